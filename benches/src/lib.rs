@@ -1,0 +1,1 @@
+//! Benchmarks for tfdisco live in `benches/`; this library is empty.

@@ -1,0 +1,83 @@
+//! Where Terraform and OpenTofu differ.
+
+use std::fmt;
+use std::str::FromStr;
+
+use crate::Hostname;
+
+/// Which implementation to match where Terraform and OpenTofu differ: the
+/// service-id version rules, the default User-Agent and the default registry.
+///
+/// The default is OpenTofu-compatible.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum Dialect {
+    /// opentofu/svchost: versions are `v` plus an integer (`tfe.v2.1` quirk kept).
+    #[default]
+    OpenTofu,
+    /// hashicorp/terraform-svchost: versions follow go-version (`modules.1`, `v1.1`, `v1-beta`).
+    Terraform,
+}
+
+impl Dialect {
+    /// The lower-case name: `opentofu` or `terraform`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Dialect::OpenTofu => "opentofu",
+            Dialect::Terraform => "terraform",
+        }
+    }
+
+    /// The registry used for addresses without a hostname.
+    pub fn default_registry_host(self) -> Hostname {
+        let name = match self {
+            Dialect::OpenTofu => "registry.opentofu.org",
+            Dialect::Terraform => "registry.terraform.io",
+        };
+        Hostname::from_comparison(name).expect("the default registries are in comparison form")
+    }
+
+    /// The User-Agent the reference library sends when the caller sets none:
+    /// terraform-svchost's `terraform-svchost/1.0`, and for opentofu/svchost,
+    /// which sets none, Go's own `Go-http-client/1.1`.
+    pub fn default_user_agent(self) -> &'static str {
+        match self {
+            Dialect::OpenTofu => "Go-http-client/1.1",
+            Dialect::Terraform => "terraform-svchost/1.0",
+        }
+    }
+}
+
+impl fmt::Display for Dialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The error of parsing a [`Dialect`] from text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UnknownDialect(String);
+
+impl fmt::Display for UnknownDialect {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "unknown dialect {:?} (expected \"opentofu\" or \"terraform\")",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for UnknownDialect {}
+
+impl FromStr for Dialect {
+    type Err = UnknownDialect;
+
+    /// Accepts `opentofu` (or `tofu`) and `terraform`, in any case.
+    fn from_str(s: &str) -> Result<Dialect, UnknownDialect> {
+        match s.to_ascii_lowercase().as_str() {
+            "opentofu" | "tofu" => Ok(Dialect::OpenTofu),
+            "terraform" => Ok(Dialect::Terraform),
+            _ => Err(UnknownDialect(s.to_owned())),
+        }
+    }
+}

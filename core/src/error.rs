@@ -1,0 +1,475 @@
+//! The one error type of the core, and the transport failures it wraps.
+
+use std::fmt;
+use std::sync::Arc;
+use std::time::Duration;
+
+use http::StatusCode;
+use url::Url;
+
+use crate::{HostnameError, ServiceIdError};
+
+/// Everything that can go wrong in discovery and in reading its result.
+///
+/// Messages name what was wrong and where (the input, the URL, the status,
+/// the header value) and never contain credentials. Where Go has the same
+/// failure the message keeps Go's words, so people can search for them.
+/// [`Error::kind`] gives a stable identifier for programs.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub enum Error {
+    /// The hostname the caller gave is not valid.
+    InvalidHostname {
+        /// What the caller gave.
+        input: String,
+        /// Why it is not a hostname.
+        error: HostnameError,
+    },
+    /// A valid hostname that no URL can carry (`foo.123` reads as a bad IPv4 address).
+    UnusableHostname {
+        /// The hostname.
+        host: String,
+        /// Why no discovery URL can be built.
+        reason: String,
+    },
+    /// The service id the caller gave does not parse.
+    InvalidServiceId(ServiceIdError),
+    /// The host offers no service of that name.
+    ServiceNotProvided {
+        /// The host's display form.
+        host: String,
+        /// The service name (before the dot).
+        service: String,
+    },
+    /// The host offers the service, but not in the requested version.
+    VersionNotSupported {
+        /// The host's display form.
+        host: String,
+        /// The service name.
+        service: String,
+        /// The requested version as the dialect shows it.
+        version: String,
+    },
+    /// The document's URL for a service is unusable.
+    InvalidServiceUrl {
+        /// The host's display form.
+        host: String,
+        /// The service id.
+        id: String,
+        /// What is wrong, in Go's words (`unsupported scheme ftp`).
+        problem: String,
+    },
+    /// The document's `login.v1`-style OAuth client definition is unusable.
+    InvalidOAuthClient {
+        /// The host's display form.
+        host: String,
+        /// The service id.
+        id: String,
+        /// What is wrong, in Go's words.
+        problem: String,
+    },
+    /// The transport could not perform a request (DNS, connect, TLS, I/O).
+    Transport {
+        /// The request URL.
+        url: Url,
+        /// What the transport reported.
+        error: TransportError,
+    },
+    /// The discovery did not finish within the configured time.
+    Timeout {
+        /// The request under way when time ran out.
+        url: Url,
+        /// The time allowed for the whole discovery.
+        timeout: Duration,
+    },
+    /// The server answered with a status other than 200, 404 or a redirect.
+    Status {
+        /// The request URL.
+        url: Url,
+        /// The status.
+        status: StatusCode,
+    },
+    /// The `Content-Type` header is missing or does not parse.
+    MalformedContentType {
+        /// The request URL.
+        url: Url,
+        /// The header as received (empty when missing).
+        value: String,
+    },
+    /// The media type is not `application/json`.
+    UnsupportedContentType {
+        /// The request URL.
+        url: Url,
+        /// The media type, lower-cased, without parameters.
+        media_type: String,
+    },
+    /// The document is larger than the limit (D6: declared or streamed).
+    BodyTooLarge {
+        /// The request URL.
+        url: Url,
+        /// The limit in bytes.
+        limit: u64,
+        /// The `Content-Length`, when the server declared one.
+        declared: Option<u64>,
+    },
+    /// The document is not a JSON object (nor `null`).
+    InvalidJson {
+        /// The final discovery URL.
+        url: Url,
+        /// The JSON parser's message, with line and column.
+        message: String,
+    },
+    /// A redirect without a `Location` header.
+    MissingLocation {
+        /// The request URL.
+        url: Url,
+        /// The redirect status.
+        status: StatusCode,
+    },
+    /// A redirect whose `Location` cannot be followed.
+    InvalidLocation {
+        /// The request URL.
+        url: Url,
+        /// The header value as received.
+        location: String,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A redirect from https to plain http (D5).
+    InsecureRedirect {
+        /// The request URL.
+        url: Url,
+        /// The http URL it redirected to.
+        location: String,
+    },
+    /// More redirects than allowed.
+    TooManyRedirects {
+        /// The request that answered with one redirect too many.
+        url: Url,
+        /// Where it pointed.
+        location: String,
+        /// The configured limit.
+        max: u32,
+    },
+}
+
+/// A stable, coarse name for an [`Error`], for programs and exit codes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// [`Error::InvalidHostname`], [`Error::UnusableHostname`].
+    InvalidHostname,
+    /// [`Error::InvalidServiceId`].
+    InvalidServiceId,
+    /// [`Error::ServiceNotProvided`].
+    ServiceNotProvided,
+    /// [`Error::VersionNotSupported`].
+    VersionNotSupported,
+    /// [`Error::InvalidServiceUrl`].
+    InvalidServiceUrl,
+    /// [`Error::InvalidOAuthClient`].
+    InvalidOAuthClient,
+    /// [`Error::Transport`].
+    Network,
+    /// [`Error::Timeout`].
+    Timeout,
+    /// [`Error::Status`].
+    Status,
+    /// [`Error::MalformedContentType`], [`Error::UnsupportedContentType`].
+    ContentType,
+    /// [`Error::BodyTooLarge`].
+    TooLarge,
+    /// [`Error::InvalidJson`].
+    Json,
+    /// [`Error::MissingLocation`], [`Error::InvalidLocation`], [`Error::InsecureRedirect`],
+    /// [`Error::TooManyRedirects`].
+    Redirect,
+}
+
+impl ErrorKind {
+    /// A snake_case name: `invalid_hostname`, `network`, `too_large`, ….
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::InvalidHostname => "invalid_hostname",
+            ErrorKind::InvalidServiceId => "invalid_service_id",
+            ErrorKind::ServiceNotProvided => "service_not_provided",
+            ErrorKind::VersionNotSupported => "version_not_supported",
+            ErrorKind::InvalidServiceUrl => "invalid_service_url",
+            ErrorKind::InvalidOAuthClient => "invalid_oauth_client",
+            ErrorKind::Network => "network",
+            ErrorKind::Timeout => "timeout",
+            ErrorKind::Status => "status",
+            ErrorKind::ContentType => "content_type",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::Json => "json",
+            ErrorKind::Redirect => "redirect",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl Error {
+    /// The coarse kind of this error.
+    pub fn kind(&self) -> ErrorKind {
+        match self {
+            Error::InvalidHostname { .. } | Error::UnusableHostname { .. } => {
+                ErrorKind::InvalidHostname
+            }
+            Error::InvalidServiceId(_) => ErrorKind::InvalidServiceId,
+            Error::ServiceNotProvided { .. } => ErrorKind::ServiceNotProvided,
+            Error::VersionNotSupported { .. } => ErrorKind::VersionNotSupported,
+            Error::InvalidServiceUrl { .. } => ErrorKind::InvalidServiceUrl,
+            Error::InvalidOAuthClient { .. } => ErrorKind::InvalidOAuthClient,
+            Error::Transport { .. } => ErrorKind::Network,
+            Error::Timeout { .. } => ErrorKind::Timeout,
+            Error::Status { .. } => ErrorKind::Status,
+            Error::MalformedContentType { .. } | Error::UnsupportedContentType { .. } => {
+                ErrorKind::ContentType
+            }
+            Error::BodyTooLarge { .. } => ErrorKind::TooLarge,
+            Error::InvalidJson { .. } => ErrorKind::Json,
+            Error::MissingLocation { .. }
+            | Error::InvalidLocation { .. }
+            | Error::InsecureRedirect { .. }
+            | Error::TooManyRedirects { .. } => ErrorKind::Redirect,
+        }
+    }
+
+    /// True for the caller's own mistakes (a bad hostname or service id), as
+    /// opposed to what a server did.
+    pub fn is_caller_error(&self) -> bool {
+        matches!(
+            self.kind(),
+            ErrorKind::InvalidHostname | ErrorKind::InvalidServiceId
+        )
+    }
+
+    /// True when the discovery ran out of time.
+    pub fn is_timeout(&self) -> bool {
+        matches!(self, Error::Timeout { .. })
+    }
+
+    /// The request URL at fault, for errors that happened during discovery.
+    pub fn url(&self) -> Option<&Url> {
+        match self {
+            Error::Transport { url, .. }
+            | Error::Timeout { url, .. }
+            | Error::Status { url, .. }
+            | Error::MalformedContentType { url, .. }
+            | Error::UnsupportedContentType { url, .. }
+            | Error::BodyTooLarge { url, .. }
+            | Error::InvalidJson { url, .. }
+            | Error::MissingLocation { url, .. }
+            | Error::InvalidLocation { url, .. }
+            | Error::InsecureRedirect { url, .. }
+            | Error::TooManyRedirects { url, .. } => Some(url),
+            _ => None,
+        }
+    }
+
+    /// The HTTP status, for errors about a response status.
+    pub fn status(&self) -> Option<StatusCode> {
+        match self {
+            Error::Status { status, .. } | Error::MissingLocation { status, .. } => Some(*status),
+            _ => None,
+        }
+    }
+}
+
+const REQUEST_FAILED: &str = "failed to request discovery document";
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::InvalidHostname { input, error } => {
+                write!(f, "invalid hostname {input:?}: {error}")
+            }
+            Error::UnusableHostname { host, reason } => {
+                write!(f, "cannot build a discovery URL for host {host}: {reason}")
+            }
+            Error::InvalidServiceId(e) => e.fmt(f),
+            Error::ServiceNotProvided { host, service } => {
+                write!(f, "host {host} does not provide a {service} service")
+            }
+            Error::VersionNotSupported {
+                host,
+                service,
+                version,
+            } => write!(
+                f,
+                "host {host} does not support {service} version {version}"
+            ),
+            Error::InvalidServiceUrl { host, id, problem } => write!(
+                f,
+                "host {host}: service {id}: failed to parse service URL: {problem}"
+            ),
+            Error::InvalidOAuthClient { host, problem, .. } => write!(f, "host {host}: {problem}"),
+            Error::Transport { url, error } => {
+                write!(f, "{REQUEST_FAILED}: Get \"{url}\": {error}")
+            }
+            Error::Timeout { url, timeout } => write!(
+                f,
+                "{REQUEST_FAILED}: Get \"{url}\": timed out (the whole discovery may take {timeout:?})"
+            ),
+            Error::Status { url, status } => {
+                write!(f, "{REQUEST_FAILED}: {} (GET {url})", StatusText(*status))
+            }
+            Error::MalformedContentType { url, value } => {
+                write!(
+                    f,
+                    "discovery URL {url} has a malformed Content-Type {value:?}"
+                )
+            }
+            Error::UnsupportedContentType { url, media_type } => write!(
+                f,
+                "discovery URL {url} returned an unsupported Content-Type {media_type:?}"
+            ),
+            Error::BodyTooLarge {
+                url,
+                limit,
+                declared: Some(n),
+            } => write!(
+                f,
+                "discovery doc response from {url} is too large (got {n} bytes; limit {limit})"
+            ),
+            Error::BodyTooLarge {
+                url,
+                limit,
+                declared: None,
+            } => write!(
+                f,
+                "discovery doc response from {url} is too large (more than {limit} bytes)"
+            ),
+            Error::InvalidJson { url, message } => write!(
+                f,
+                "failed to decode discovery document from {url} as a JSON object: {message}"
+            ),
+            Error::MissingLocation { url, status } => write!(
+                f,
+                "{REQUEST_FAILED}: {} without a Location header (GET {url})",
+                StatusText(*status)
+            ),
+            Error::InvalidLocation {
+                url,
+                location,
+                problem,
+            } => write!(
+                f,
+                "{REQUEST_FAILED}: redirect from {url} to unusable Location {location:?}: {problem}"
+            ),
+            Error::InsecureRedirect { url, location } => write!(
+                f,
+                "{REQUEST_FAILED}: refusing to follow redirect from {url} to {location}: \
+                 plain http is only allowed for development hosts"
+            ),
+            Error::TooManyRedirects { url, location, max } => write!(
+                f,
+                "{REQUEST_FAILED}: Get \"{location}\": too many redirects \
+                 (stopped after {max}; redirected from {url})"
+            ),
+        }
+    }
+}
+
+/// The message already includes the text of wrapped errors, so `source` only
+/// goes deeper than that text (a transport error's own cause).
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Transport { error, .. } => std::error::Error::source(error),
+            _ => None,
+        }
+    }
+}
+
+impl From<ServiceIdError> for Error {
+    fn from(e: ServiceIdError) -> Error {
+        Error::InvalidServiceId(e)
+    }
+}
+
+/// Go's status text: `500 Internal Server Error`; just the code when unknown.
+struct StatusText(StatusCode);
+
+impl fmt::Display for StatusText {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.0.canonical_reason() {
+            Some(reason) => write!(f, "{} {reason}", self.0.as_u16()),
+            None => write!(f, "{}", self.0.as_u16()),
+        }
+    }
+}
+
+/// What a transport reports when it cannot perform a request.
+///
+/// Transports classify their failures so callers can tell a refused
+/// connection from a certificate problem without parsing messages.
+#[derive(Clone)]
+pub struct TransportError {
+    kind: TransportErrorKind,
+    source: Arc<dyn std::error::Error + Send + Sync>,
+}
+
+/// The class of a [`TransportError`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum TransportErrorKind {
+    /// DNS resolution or the TCP connection failed.
+    Connect,
+    /// The TLS handshake failed (untrusted or wrong certificate, say).
+    Tls,
+    /// The proxy refused or failed the tunnel.
+    Proxy,
+    /// The connection broke while a response was being read.
+    Io,
+    /// The transport's own timer, armed from [`crate::Discovery::poll_timeout`], fired.
+    /// The discovery fails with [`Error::Timeout`].
+    Timeout,
+    /// Anything else, including HTTP protocol violations.
+    Other,
+}
+
+impl TransportError {
+    /// A transport failure of `kind`, caused by `source`.
+    pub fn new(
+        kind: TransportErrorKind,
+        source: impl Into<Box<dyn std::error::Error + Send + Sync>>,
+    ) -> TransportError {
+        TransportError {
+            kind,
+            source: Arc::from(source.into()),
+        }
+    }
+
+    /// The class of failure.
+    pub fn kind(&self) -> TransportErrorKind {
+        self.kind
+    }
+}
+
+impl fmt::Debug for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("TransportError")
+            .field("kind", &self.kind)
+            .field("source", &self.source)
+            .finish()
+    }
+}
+
+impl fmt::Display for TransportError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.source.fmt(f)
+    }
+}
+
+/// `Display` shows the cause's message, so `source` is the cause's own cause.
+impl std::error::Error for TransportError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        self.source.source()
+    }
+}

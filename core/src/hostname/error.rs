@@ -1,0 +1,74 @@
+use std::fmt;
+
+/// Why a string is not a valid service hostname.
+///
+/// The messages are the exact texts of the Go implementations (go-anchors §1.1)
+/// where Go has the same rule; the rules we add (D1–D3) have their own texts.
+/// The message does not repeat the input: [`crate::Error::InvalidHostname`]
+/// wraps this error together with the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum HostnameError {
+    /// The host part is empty (`""`, `":8080"`).
+    Empty,
+    /// A label is empty: a leading dot, two consecutive dots, or a trailing `..` (D3).
+    EmptyLabel,
+    /// A label is given in punycode (`xn--…`, any case, D2); users must give Unicode.
+    PunycodeLabel {
+        /// The label as given.
+        label: String,
+    },
+    /// The port portion is not 1 to 5 ASCII digits (D1: no signs, no spaces).
+    PortNotDigits,
+    /// The port number is greater than 65535.
+    PortTooLarge,
+    /// The port has more than 5 digits even though its value is in range (D1).
+    PortTooLong,
+    /// The port number is 0 (D1).
+    PortZero,
+    /// The input looks like a URL (`https://example.com`), not a hostname.
+    FullUrl,
+    /// The name contains a character that hostnames may not contain.
+    DisallowedRune(char),
+    /// A label breaks the IDNA rules (hyphen placement, joiners, bidi, invalid punycode).
+    InvalidLabel {
+        /// The offending label.
+        label: String,
+    },
+    /// A stored value is not in comparison form (see [`crate::Hostname::from_comparison`]).
+    NotComparisonForm,
+}
+
+impl fmt::Display for HostnameError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            HostnameError::Empty => f.write_str("empty string is not a valid hostname"),
+            HostnameError::EmptyLabel => {
+                f.write_str("hostname contains empty label (two consecutive periods)")
+            }
+            HostnameError::PunycodeLabel { label } => write!(
+                f,
+                "hostname label \"{label}\" specified in punycode format; \
+                 service hostnames must be given in unicode"
+            ),
+            HostnameError::PortNotDigits => {
+                f.write_str("port portion contains non-digit characters")
+            }
+            HostnameError::PortTooLarge => f.write_str("port number is greater than 65535"),
+            HostnameError::PortTooLong => f.write_str("port number has more than 5 digits"),
+            HostnameError::PortZero => f.write_str("port number must be between 1 and 65535"),
+            HostnameError::FullUrl => {
+                f.write_str("need just a hostname and optional port number, not a full URL")
+            }
+            HostnameError::DisallowedRune(c) => {
+                write!(f, "idna: disallowed rune U+{:04X}", u32::from(*c))
+            }
+            HostnameError::InvalidLabel { label } => write!(f, "idna: invalid label {label:?}"),
+            HostnameError::NotComparisonForm => f.write_str(
+                "not a hostname in comparison form (lower-case ASCII or punycode, normalized port)",
+            ),
+        }
+    }
+}
+
+impl std::error::Error for HostnameError {}

@@ -1,0 +1,144 @@
+//! The IDNA profiles of go-anchors §1, on top of the `idna` crate (UTS #46).
+//!
+//! * Lookup (comparison form): non-transitional, STD3 ASCII rules, CheckHyphens,
+//!   CheckJoiners, CheckBidi, no DNS length check, trailing dot kept. This is
+//!   x/net's `idna.Lookup`; the `idna` crate always checks joiners and bidi.
+//! * Liberal display (package-level `ForDisplay`): the same checks but
+//!   *transitional*, which the `idna` crate does not offer; UTS #46 defines it as
+//!   a pre-mapping of the four deviation characters, which we apply first.
+
+use std::borrow::Cow;
+
+use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
+
+use super::HostnameError;
+
+const UTS46: Uts46 = Uts46::new();
+
+/// Characters that UTS #46 maps to a label separator (U+002E).
+pub(crate) const MAPPED_DOTS: [char; 3] = ['\u{3002}', '\u{FF0E}', '\u{FF61}'];
+
+/// UTS #46 ToASCII with the Lookup profile.
+pub(crate) fn lookup_to_ascii(host: &str) -> Result<String, HostnameError> {
+    match UTS46.to_ascii(
+        host.as_bytes(),
+        AsciiDenyList::STD3,
+        Hyphens::Check,
+        DnsLength::Ignore,
+    ) {
+        Ok(ascii) => Ok(ascii.into_owned()),
+        Err(_) => Err(diagnose(host)),
+    }
+}
+
+/// UTS #46 ToUnicode with the Lookup profile; `None` if the name has errors.
+pub(crate) fn lookup_to_unicode(ascii: &str) -> Option<Cow<'_, str>> {
+    match UTS46.to_unicode(ascii.as_bytes(), AsciiDenyList::STD3, Hyphens::Check) {
+        (unicode, Ok(())) => Some(unicode),
+        (_, Err(_)) => None,
+    }
+}
+
+/// The liberal display form of a host part (no port), or `None` when Go's
+/// display profile would fail and return the input unchanged.
+pub(crate) fn liberal_display(host: &str) -> Option<String> {
+    let mapped = premap_deviations(host);
+    let ascii = UTS46
+        .to_ascii(
+            mapped.as_bytes(),
+            AsciiDenyList::STD3,
+            Hyphens::Check,
+            DnsLength::Ignore,
+        )
+        .ok()?;
+    let unicode = lookup_to_unicode(&ascii)?;
+    // A punycode label that decodes to a deviation character is invalid under
+    // transitional processing (x/net rejects it as "mapped"), so Go gives up.
+    if unicode.chars().any(is_deviation) {
+        return None;
+    }
+    Some(unicode.into_owned())
+}
+
+fn is_deviation(c: char) -> bool {
+    matches!(c, '\u{DF}' | '\u{3C2}' | '\u{200C}' | '\u{200D}')
+}
+
+/// Transitional processing: ß and ẞ become "ss", final sigma becomes σ, and the
+/// zero-width joiners disappear.
+fn premap_deviations(host: &str) -> Cow<'_, str> {
+    if !host.chars().any(|c| is_deviation(c) || c == '\u{1E9E}') {
+        return Cow::Borrowed(host);
+    }
+    let mut out = String::with_capacity(host.len() + 2);
+    for c in host.chars() {
+        match c {
+            '\u{DF}' | '\u{1E9E}' => out.push_str("ss"),
+            '\u{3C2}' => out.push('\u{3C3}'),
+            '\u{200C}' | '\u{200D}' => {}
+            other => out.push(other),
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Names the cause of an IDNA failure the way x/net does for the common cases:
+/// a disallowed ASCII character, else the first label that fails on its own.
+fn diagnose(host: &str) -> HostnameError {
+    if let Some(c) = host.chars().find(|&c| c.is_ascii() && !is_ldh_or_dot(c)) {
+        return HostnameError::DisallowedRune(c);
+    }
+    let label = host
+        .split(|c| c == '.' || MAPPED_DOTS.contains(&c))
+        .find(|label| {
+            UTS46
+                .to_ascii(
+                    label.as_bytes(),
+                    AsciiDenyList::STD3,
+                    Hyphens::Check,
+                    DnsLength::Ignore,
+                )
+                .is_err()
+        })
+        .unwrap_or(host);
+    HostnameError::InvalidLabel {
+        label: label.to_owned(),
+    }
+}
+
+pub(crate) fn is_ldh_or_dot(c: char) -> bool {
+    c.is_ascii_alphanumeric() || c == '-' || c == '.'
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_is_non_transitional() {
+        assert_eq!(lookup_to_ascii("faß.de").as_deref(), Ok("xn--fa-hia.de"));
+        assert_eq!(lookup_to_ascii("Ⅻ.com").as_deref(), Ok("xii.com"));
+    }
+
+    #[test]
+    fn display_is_transitional() {
+        assert_eq!(liberal_display("faß.de").as_deref(), Some("fass.de"));
+        assert_eq!(liberal_display("a\u{200d}b.com").as_deref(), Some("ab.com"));
+        assert_eq!(liberal_display("xn--fa-hia.de"), None);
+        assert_eq!(
+            liberal_display("xn--80akhbyknj4f.com").as_deref(),
+            Some("испытание.com")
+        );
+    }
+
+    #[test]
+    fn diagnoses_name_the_culprit() {
+        assert_eq!(diagnose("ü_x.de"), HostnameError::DisallowedRune('_'));
+        assert_eq!(
+            diagnose("ok.-ü.de"),
+            HostnameError::InvalidLabel {
+                label: "-ü".into()
+            }
+        );
+    }
+}

@@ -1,0 +1,329 @@
+//! Friendly hostnames: parsing into comparison form, and the two display forms.
+//!
+//! This is svchost's `ForComparison` / `ForDisplay` / `IsValid` (go-anchors §1)
+//! with the deliberate differences D1–D3 of the README.
+
+mod error;
+mod idn;
+mod port;
+mod repr;
+
+use std::borrow::Cow;
+use std::cmp::Ordering;
+use std::fmt;
+use std::hash::{Hash, Hasher};
+use std::str::FromStr;
+
+pub use error::HostnameError;
+use repr::Repr;
+
+/// A service hostname in comparison form: ASCII (punycode for international
+/// names), lower case, with an optional `:port` (never `:443`).
+///
+/// Two `Hostname`s name the same host exactly when they are equal. [`Display`]
+/// shows the comparison form; [`Hostname::display`] shows the Unicode form for
+/// people. Names of up to 62 bytes are stored inline, so parsing an
+/// already-normalized ASCII name does not allocate.
+///
+/// ```
+/// use tfdisco_core::Hostname;
+///
+/// let h: Hostname = "Испытание.COM:443".parse()?;
+/// assert_eq!(h.as_str(), "xn--80akhbyknj4f.com");
+/// assert_eq!(h.display(), "испытание.com");
+/// assert_eq!(h, Hostname::parse("испытание.com")?);
+/// # Ok::<(), tfdisco_core::HostnameError>(())
+/// ```
+///
+/// [`Display`]: fmt::Display
+#[derive(Clone)]
+pub struct Hostname(Repr);
+
+impl Hostname {
+    /// Parses a hostname as a user gives it (svchost `ForComparison`).
+    ///
+    /// Unicode names go through UTS #46 lookup processing; punycode input is
+    /// refused, as in Terraform and OpenTofu. The port, if any, must be 1 to 5
+    /// digits with a value from 1 to 65535; `:443` is dropped.
+    pub fn parse(given: &str) -> Result<Hostname, HostnameError> {
+        let (host, port_portion) = split_port(given);
+        let port = port::normalize(port_portion).map_err(|e| {
+            if host.eq_ignore_ascii_case("http") || host.eq_ignore_ascii_case("https") {
+                HostnameError::FullUrl
+            } else {
+                e
+            }
+        })?;
+        if host.is_empty() {
+            return Err(HostnameError::Empty);
+        }
+        check_labels(host)?;
+        if host.is_ascii() {
+            check_ascii(host)?;
+            let lowercase = host.bytes().any(|b| b.is_ascii_uppercase());
+            return Ok(Hostname(Repr::build(host, lowercase, port)));
+        }
+        let ascii = idn::lookup_to_ascii(host)?;
+        // Mapping can empty a label (U+00AD alone, say); Go lets that through.
+        check_no_empty_label(&ascii)?;
+        Ok(Hostname(Repr::build(&ascii, false, port)))
+    }
+
+    /// Accepts a value that is already in comparison form, such as one read
+    /// back from storage. Unlike [`Hostname::parse`] this accepts punycode, and
+    /// it refuses anything that `parse` would have changed (upper case, `:443`,
+    /// `:081`, Unicode).
+    ///
+    /// ```
+    /// use tfdisco_core::Hostname;
+    ///
+    /// let h = Hostname::from_comparison("xn--mnchen-3ya.de:8443")?;
+    /// assert_eq!(h.display(), "münchen.de:8443");
+    /// assert!(Hostname::from_comparison("Example.com").is_err());
+    /// # Ok::<(), tfdisco_core::HostnameError>(())
+    /// ```
+    pub fn from_comparison(value: &str) -> Result<Hostname, HostnameError> {
+        let (host, port_portion) = split_port(value);
+        if host.is_empty()
+            || !port::is_canonical(port_portion)
+            || !host
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
+        {
+            return Err(HostnameError::NotComparisonForm);
+        }
+        check_no_empty_label(host).map_err(|_| HostnameError::NotComparisonForm)?;
+        let has_punycode = host.split('.').any(|l| l.starts_with("xn--"));
+        if has_punycode {
+            // The idna crate decodes and validates punycode labels; a canonical
+            // label comes back unchanged.
+            match idn::lookup_to_ascii(host) {
+                Ok(ascii) if ascii == host => {}
+                _ => return Err(HostnameError::NotComparisonForm),
+            }
+        } else {
+            check_ascii(host).map_err(|_| HostnameError::NotComparisonForm)?;
+        }
+        Ok(Hostname(Repr::build(value, false, None)))
+    }
+
+    /// The comparison form, e.g. `xn--mnchen-3ya.de:8443`.
+    pub fn as_str(&self) -> &str {
+        self.0.as_str()
+    }
+
+    /// The host part of the comparison form, without the port.
+    pub fn host(&self) -> &str {
+        split_port(self.as_str()).0
+    }
+
+    /// The port, if the hostname has one other than 443.
+    pub fn port(&self) -> Option<u16> {
+        split_port(self.as_str()).1.get(1..)?.parse().ok()
+    }
+
+    /// The form to show people (svchost `Hostname.ForDisplay`): punycode
+    /// labels decoded to Unicode, the port kept, e.g. `münchen.de:8443`.
+    pub fn display(&self) -> Cow<'_, str> {
+        let (host, port_portion) = split_port(self.as_str());
+        if !host.split('.').any(|label| label.starts_with("xn--")) {
+            return Cow::Borrowed(self.as_str());
+        }
+        match idn::lookup_to_unicode(host) {
+            Some(unicode) => Cow::Owned(format!("{unicode}{port_portion}")),
+            // Go panics here; only a stored value with odd punycode can get here.
+            None => Cow::Borrowed(self.as_str()),
+        }
+    }
+
+    fn as_bytes(&self) -> &[u8] {
+        self.0.as_bytes()
+    }
+}
+
+/// The liberal display form of any string (svchost package-level
+/// `ForDisplay`). It never fails: what cannot be converted is returned as
+/// given. Unlike the comparison form it accepts punycode and uses transitional
+/// processing (`faß.de` is shown as `fass.de`).
+///
+/// ```
+/// assert_eq!(tfdisco_core::hostname::for_display("HashiCorp.com:443"), "hashicorp.com");
+/// assert_eq!(tfdisco_core::hostname::for_display("xn--80akhbyknj4f.com"), "испытание.com");
+/// assert_eq!(tfdisco_core::hostname::for_display("example.com:boo"), "example.com:boo");
+/// ```
+pub fn for_display(given: &str) -> String {
+    let (host, port_portion) = split_port(given);
+    let port_text = match port::normalize(port_portion) {
+        Ok(None) => String::new(),
+        Ok(Some(p)) => format!(":{p}"),
+        Err(_) => port_portion.to_owned(),
+    };
+    match idn::liberal_display(host) {
+        Some(display) => display + &port_text,
+        None => format!("{host}{port_text}"),
+    }
+}
+
+/// True when [`Hostname::parse`] accepts `given` (svchost `IsValid`).
+pub fn is_valid(given: &str) -> bool {
+    Hostname::parse(given).is_ok()
+}
+
+/// Splits at the first colon: everything from the colon on is the port portion.
+fn split_port(given: &str) -> (&str, &str) {
+    match given.find(':') {
+        Some(i) => given.split_at(i),
+        None => (given, ""),
+    }
+}
+
+/// The svchost label pre-check, run after separator mapping (D2, D3): no empty
+/// label but one trailing dot, and no label that starts with `xn--` in any case.
+fn check_labels(host: &str) -> Result<(), HostnameError> {
+    let mut labels = host
+        .split(|c| c == '.' || idn::MAPPED_DOTS.contains(&c))
+        .peekable();
+    while let Some(label) = labels.next() {
+        let last = labels.peek().is_none();
+        if label.is_empty() && !last {
+            return Err(HostnameError::EmptyLabel);
+        }
+        if label.len() >= 4 && label.as_bytes()[..4].eq_ignore_ascii_case(b"xn--") {
+            return Err(HostnameError::PunycodeLabel {
+                label: label.to_owned(),
+            });
+        }
+    }
+    Ok(())
+}
+
+/// An empty label is only allowed as the one after a trailing dot (`a.b.`).
+fn check_no_empty_label(ascii: &str) -> Result<(), HostnameError> {
+    let body = ascii.strip_suffix('.').unwrap_or(ascii);
+    if body.is_empty() || body.split('.').any(str::is_empty) {
+        return Err(HostnameError::EmptyLabel);
+    }
+    Ok(())
+}
+
+/// UTS #46 lookup for a pure ASCII host part, without the `idna` crate: only
+/// letters, digits, hyphens and dots are allowed (STD3), and no label may start
+/// or end with a hyphen or have `--` in its third and fourth positions.
+fn check_ascii(host: &str) -> Result<(), HostnameError> {
+    if let Some(c) = host.chars().find(|&c| !idn::is_ldh_or_dot(c)) {
+        return Err(HostnameError::DisallowedRune(c));
+    }
+    for label in host.split('.') {
+        let b = label.as_bytes();
+        let bad_hyphens = b.first() == Some(&b'-')
+            || b.last() == Some(&b'-')
+            || (b.len() >= 4 && &b[2..4] == b"--");
+        if bad_hyphens {
+            return Err(HostnameError::InvalidLabel {
+                label: label.to_ascii_lowercase(),
+            });
+        }
+    }
+    Ok(())
+}
+
+impl FromStr for Hostname {
+    type Err = HostnameError;
+
+    fn from_str(s: &str) -> Result<Hostname, HostnameError> {
+        Hostname::parse(s)
+    }
+}
+
+impl TryFrom<&str> for Hostname {
+    type Error = HostnameError;
+
+    fn try_from(s: &str) -> Result<Hostname, HostnameError> {
+        Hostname::parse(s)
+    }
+}
+
+impl AsRef<str> for Hostname {
+    fn as_ref(&self) -> &str {
+        self.as_str()
+    }
+}
+
+impl fmt::Display for Hostname {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl fmt::Debug for Hostname {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "Hostname({:?})", self.as_str())
+    }
+}
+
+impl PartialEq for Hostname {
+    fn eq(&self, other: &Hostname) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Eq for Hostname {}
+
+impl PartialEq<str> for Hostname {
+    fn eq(&self, other: &str) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl PartialEq<&str> for Hostname {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_bytes() == other.as_bytes()
+    }
+}
+
+impl Hash for Hostname {
+    fn hash<H: Hasher>(&self, state: &mut H) {
+        self.as_bytes().hash(state);
+    }
+}
+
+impl PartialOrd for Hostname {
+    fn partial_cmp(&self, other: &Hostname) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+impl Ord for Hostname {
+    fn cmp(&self, other: &Hostname) -> Ordering {
+        self.as_bytes().cmp(other.as_bytes())
+    }
+}
+
+/// Serialized as the comparison form.
+impl serde::Serialize for Hostname {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+/// Accepts a comparison form (as written by `Serialize`, punycode included)
+/// or, failing that, any name [`Hostname::parse`] accepts.
+impl<'de> serde::Deserialize<'de> for Hostname {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Hostname, D::Error> {
+        struct Visitor;
+        impl serde::de::Visitor<'_> for Visitor {
+            type Value = Hostname;
+
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a hostname")
+            }
+
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<Hostname, E> {
+                Hostname::from_comparison(v)
+                    .or_else(|_| Hostname::parse(v))
+                    .map_err(|e| E::custom(format_args!("invalid hostname {v:?}: {e}")))
+            }
+        }
+        deserializer.deserialize_str(Visitor)
+    }
+}

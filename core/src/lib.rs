@@ -1,0 +1,108 @@
+//! The sans-IO core of Terraform/OpenTofu remote service discovery: it turns a
+//! hostname into the base URLs of the services that host offers, exactly as
+//! `terraform init` / `tofu init` would, without doing any I/O itself.
+//!
+//! **In scope**
+//! - [`Hostname`]: svchost's comparison and display forms (UTS #46, ports).
+//! - [`Discovery`]: the state machine `normalize → fetch → redirect → parse →
+//!   resolve`. It emits [`http::Request`]s and consumes response heads, body
+//!   chunks, ends, errors and timeouts; it enforces every policy (redirect
+//!   limit, credential forwarding, plain-http refusal, content type, size,
+//!   the overall deadline).
+//! - [`Services`]: the document, [`Services::service_url`] and
+//!   [`Services::oauth_client`]; [`ServiceId`] for both [`Dialect`]s.
+//! - [`Registry`]: the per-host cache, aliases and forced services.
+//! - [`Credentials`] and the [`CredentialsSource`] trait.
+//!
+//! **Out of scope**
+//! - Sockets, TLS, proxies, DNS, async runtimes, clocks: the transports
+//!   (`tfdisco-tokio`, `tfdisco-async-std`, `tfdisco-curl`) drive this crate.
+//! - Reading CLI config files, `TF_TOKEN_*` variables or running credentials
+//!   helpers.
+//!
+//! # The run loop
+//!
+//! A driver calls [`Discovery::poll`] and does what the [`Action`] says,
+//! reporting back with the `handle_*` methods. Here the "network" is a list
+//! of canned responses: a redirect, then the document.
+//!
+//! ```
+//! use std::time::Instant;
+//! use tfdisco_core::http::{HeaderMap, StatusCode, header};
+//! use tfdisco_core::{Action, Config, Discovery, Hostname};
+//!
+//! let host = Hostname::parse("Example.COM")?;
+//! let now = Instant::now();
+//! let mut discovery = Discovery::new(host, &Config::default(), None, now);
+//!
+//! let mut responses = vec![
+//!     (StatusCode::FOUND, vec![(header::LOCATION, "/disco/v1.json")], &b""[..]),
+//!     (
+//!         StatusCode::OK,
+//!         vec![(header::CONTENT_TYPE, "application/json")],
+//!         br#"{"modules.v1": "modules/", "login.v1": {"client": "cli"}}"#,
+//!     ),
+//! ]
+//! .into_iter();
+//!
+//! let services = loop {
+//!     match discovery.poll() {
+//!         Action::Send(request) => {
+//!             // A transport performs `request` here.
+//!             println!("GET {}", request.uri());
+//!             let (status, headers, body) = responses.next().expect("a canned response");
+//!             let headers: HeaderMap = headers
+//!                 .into_iter()
+//!                 .map(|(name, value)| (name, value.parse().unwrap()))
+//!                 .collect();
+//!             discovery.handle_head(status, &headers, now);
+//!             if let Action::Receive = discovery.poll() {
+//!                 discovery.handle_body(body);
+//!                 discovery.handle_end(now);
+//!             }
+//!         }
+//!         Action::Receive => unreachable!("bodies are read right after their head here"),
+//!         Action::Done(result) => break result?,
+//!     }
+//! };
+//!
+//! assert_eq!(services.discovery_url().as_str(), "https://example.com/disco/v1.json");
+//! assert_eq!(services.service_url("modules.v1")?.as_str(), "https://example.com/disco/modules/");
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! A real driver also arms a timer for [`Discovery::poll_timeout`] and calls
+//! [`Discovery::handle_timeout`] when it fires, reports transport failures with
+//! [`Discovery::handle_error`], and stops reading a body as soon as `poll`
+//! stops returning [`Action::Receive`].
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod config;
+mod credentials;
+mod dialect;
+mod discovery;
+mod error;
+pub mod hostname;
+mod registry;
+mod service_id;
+mod services;
+mod url_rules;
+
+pub use http;
+pub use serde_json;
+pub use url;
+
+pub use config::{Config, DEFAULT_BODY_LIMIT, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT};
+pub use credentials::{
+    Credentials, CredentialsError, CredentialsSource, InvalidToken, NoCredentials,
+    StaticCredentials,
+};
+pub use dialect::{Dialect, UnknownDialect};
+pub use discovery::{Action, DISCOVERY_PATH, Discovery};
+pub use error::{Error, ErrorKind, TransportError, TransportErrorKind};
+pub use hostname::{Hostname, HostnameError};
+pub use registry::{Lookup, Registry, Ticket};
+pub use service_id::{ServiceId, ServiceIdError};
+pub use services::{OAuthClient, Services};

@@ -1,0 +1,234 @@
+//! The services a host offers, as its discovery document lists them (go-anchors §3).
+
+mod document;
+mod oauth;
+
+use std::fmt;
+use std::sync::Arc;
+
+use serde_json::Value;
+use url::Url;
+
+use crate::service_id::ParsedId;
+use crate::{Dialect, Error, Hostname, url_rules};
+
+pub use oauth::OAuthClient;
+
+/// The result of discovery: the services of one host.
+///
+/// It keeps the final discovery URL (after redirects), which relative service
+/// URLs resolve against, and the entries in document order. A host that has
+/// no document (404, or a `null` body) has no services. Cloning is cheap.
+///
+/// ```
+/// use tfdisco_core::{Dialect, Hostname, Services};
+///
+/// let host = Hostname::parse("example.com")?;
+/// let url = "https://example.com/.well-known/terraform.json".parse()?;
+/// let body = br#"{"modules.v1": "/api/modules/", "providers.v1": "https://cdn.example.net/p/"}"#;
+/// let services = Services::from_json(host, url, Dialect::OpenTofu, body)?;
+///
+/// assert_eq!(services.service_url("modules.v1")?.as_str(), "https://example.com/api/modules/");
+/// let err = services.service_url("modules.v2").unwrap_err();
+/// assert_eq!(err.to_string(), "host example.com does not support modules version 2");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone)]
+pub struct Services(Arc<Inner>);
+
+struct Inner {
+    host: Hostname,
+    discovery_url: Url,
+    dialect: Dialect,
+    forced: bool,
+    entries: Option<document::Entries>,
+}
+
+impl Services {
+    /// Parses a discovery document body fetched from `discovery_url` (the final
+    /// URL, after redirects) for `host`.
+    ///
+    /// The body must be a JSON object, or `null` for "no services". Invalid
+    /// UTF-8 inside strings becomes U+FFFD and duplicate keys keep the last
+    /// value, as in Go.
+    pub fn from_json(
+        host: Hostname,
+        discovery_url: Url,
+        dialect: Dialect,
+        body: &[u8],
+    ) -> Result<Services, Error> {
+        match document::parse(body) {
+            Ok(entries) => Ok(Services::new(host, discovery_url, dialect, false, entries)),
+            Err(message) => Err(Error::InvalidJson {
+                url: discovery_url,
+                message,
+            }),
+        }
+    }
+
+    /// Services given by the caller instead of discovered (a `host` block in
+    /// the CLI configuration), in the given order. Relative URLs resolve
+    /// against `https://<host>/.well-known/terraform.json`.
+    pub fn forced(
+        host: Hostname,
+        dialect: Dialect,
+        services: impl IntoIterator<Item = (String, Value)>,
+    ) -> Result<Services, Error> {
+        let url = crate::discovery::discovery_url(&host, "https")?;
+        let entries = document::Entries::from_pairs(services);
+        Ok(Services::new(host, url, dialect, true, Some(entries)))
+    }
+
+    /// A host that has no discovery document (it answered 404).
+    pub fn none(host: Hostname, discovery_url: Url, dialect: Dialect) -> Services {
+        Services::new(host, discovery_url, dialect, false, None)
+    }
+
+    fn new(
+        host: Hostname,
+        discovery_url: Url,
+        dialect: Dialect,
+        forced: bool,
+        entries: Option<document::Entries>,
+    ) -> Services {
+        Services(Arc::new(Inner {
+            host,
+            discovery_url,
+            dialect,
+            forced,
+            entries,
+        }))
+    }
+
+    /// The host these services belong to (for an alias, the alias's target).
+    pub fn host(&self) -> &Hostname {
+        &self.0.host
+    }
+
+    /// The URL the document came from, after redirects: the base of relative
+    /// service URLs.
+    pub fn discovery_url(&self) -> &Url {
+        &self.0.discovery_url
+    }
+
+    /// The dialect used to read service ids.
+    pub fn dialect(&self) -> Dialect {
+        self.0.dialect
+    }
+
+    /// True for services given by the caller rather than discovered.
+    pub fn is_forced(&self) -> bool {
+        self.0.forced
+    }
+
+    /// True when the host had a document (an object, even `{}`); false after
+    /// a 404 or a `null` document.
+    pub fn has_document(&self) -> bool {
+        self.0.entries.is_some()
+    }
+
+    /// The number of services listed.
+    pub fn len(&self) -> usize {
+        self.0.entries.as_ref().map_or(0, document::Entries::len)
+    }
+
+    /// True when no service is listed.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The raw value for a service id, whatever its type, as in the document.
+    pub fn get(&self, id: &str) -> Option<&Value> {
+        self.0.entries.as_ref()?.get(id)
+    }
+
+    /// Every `(id, value)` pair in document order.
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+        self.0.entries.iter().flat_map(document::Entries::iter)
+    }
+
+    /// The base URL of a service (svchost `ServiceURL`).
+    ///
+    /// Relative URLs resolve against [`Services::discovery_url`]; only http
+    /// and https are accepted, userinfo is refused and a fragment dropped.
+    /// A host that lists the service only in other versions gives
+    /// [`Error::VersionNotSupported`]; one that does not list it at all,
+    /// [`Error::ServiceNotProvided`].
+    pub fn service_url(&self, id: &str) -> Result<Url, Error> {
+        let parsed = ParsedId::parse(id, self.0.dialect)?;
+        match self.get(id) {
+            Some(Value::String(raw)) => {
+                url_rules::resolve(&self.0.discovery_url, raw).map_err(|problem| {
+                    Error::InvalidServiceUrl {
+                        host: self.display_host(),
+                        id: id.to_owned(),
+                        problem,
+                    }
+                })
+            }
+            _ => Err(self.not_provided(&parsed)),
+        }
+    }
+
+    /// The OAuth client a `login.v1`-style service describes (svchost
+    /// `ServiceOAuthClient`), with every default and check of the Go version.
+    pub fn oauth_client(&self, id: &str) -> Result<OAuthClient, Error> {
+        let parsed = ParsedId::parse(id, self.0.dialect)?;
+        let value = self.get(id).ok_or_else(|| self.not_provided(&parsed))?;
+        oauth::read(id, value, &self.0.discovery_url, self.0.forced).map_err(|problem| {
+            Error::InvalidOAuthClient {
+                host: self.display_host(),
+                id: id.to_owned(),
+                problem,
+            }
+        })
+    }
+
+    /// The error for an id without a usable string entry: another version of
+    /// the same service listed means the version is not supported.
+    fn not_provided(&self, id: &ParsedId<'_>) -> Error {
+        let host = self.display_host();
+        let other_version = self.iter().any(|(key, _)| {
+            key.len() > id.name.len()
+                && key.starts_with(id.name)
+                && key.as_bytes()[id.name.len()] == b'.'
+        });
+        if other_version {
+            Error::VersionNotSupported {
+                host,
+                service: id.name.to_owned(),
+                version: id.version.to_string(),
+            }
+        } else {
+            Error::ServiceNotProvided {
+                host,
+                service: id.name.to_owned(),
+            }
+        }
+    }
+
+    fn display_host(&self) -> String {
+        self.0.host.display().into_owned()
+    }
+}
+
+impl fmt::Debug for Services {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Services")
+            .field("host", &self.0.host)
+            .field("discovery_url", &self.0.discovery_url.as_str())
+            .field("services", &DebugEntries(self))
+            .finish()
+    }
+}
+
+struct DebugEntries<'a>(&'a Services);
+
+impl fmt::Debug for DebugEntries<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if !self.0.has_document() {
+            return f.write_str("None");
+        }
+        f.debug_map().entries(self.0.iter()).finish()
+    }
+}

@@ -1,0 +1,233 @@
+//! OAuth client definitions such as `login.v1` (go-anchors §3.4).
+
+use std::collections::BTreeSet;
+
+use serde_json::Value;
+use url::Url;
+
+use crate::url_rules;
+
+/// The lowest and highest local port a login client may listen on by default.
+const DEFAULT_PORTS: (u16, u16) = (1024, 65535);
+
+/// An OAuth client as a `login.v1` service describes it: a public client
+/// using the authorization-code flow with PKCE and a loopback redirect, as
+/// `terraform login` / `tofu login` use it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OAuthClient {
+    id: String,
+    authorization_url: Option<Url>,
+    token_url: Option<Url>,
+    min_port: u16,
+    max_port: u16,
+    grant_types: BTreeSet<String>,
+    scopes: Vec<String>,
+}
+
+impl OAuthClient {
+    /// The client id (`client`).
+    pub fn client_id(&self) -> &str {
+        &self.id
+    }
+
+    /// The authorization endpoint (`authz`), required by `authz_code`.
+    pub fn authorization_url(&self) -> Option<&Url> {
+        self.authorization_url.as_ref()
+    }
+
+    /// The token endpoint (`token`), required by `authz_code` and `password`.
+    pub fn token_url(&self) -> Option<&Url> {
+        self.token_url.as_ref()
+    }
+
+    /// The lowest local port for the redirect listener (default 1024).
+    pub fn min_port(&self) -> u16 {
+        self.min_port
+    }
+
+    /// The highest local port for the redirect listener (default 65535).
+    pub fn max_port(&self) -> u16 {
+        self.max_port
+    }
+
+    /// The grant types, `authz_code` when the document names none. Unknown
+    /// names are kept.
+    pub fn grant_types(&self) -> &BTreeSet<String> {
+        &self.grant_types
+    }
+
+    /// True when the client supports `grant_type`.
+    pub fn supports_grant_type(&self, grant_type: &str) -> bool {
+        self.grant_types.contains(grant_type)
+    }
+
+    /// The scopes to request; empty when none are given.
+    pub fn scopes(&self) -> &[String] {
+        &self.scopes
+    }
+}
+
+/// Reads the client definition `value` of service `id`; relative endpoint URLs
+/// resolve against `base`. `forced` allows the legacy HCL shape (a list of
+/// objects) that only caller-given services can have. Errors are Go's texts.
+pub(crate) fn read(
+    id: &str,
+    value: &Value,
+    base: &Url,
+    forced: bool,
+) -> Result<OAuthClient, String> {
+    let object = match value {
+        Value::Object(o) => o,
+        Value::Array(list) if forced && list.first().is_some_and(Value::is_object) => list[0]
+            .as_object()
+            .expect("checked to be an object just above"),
+        _ => {
+            return Err(format!(
+                "service {id} must be declared with an object value in the service discovery document"
+            ));
+        }
+    };
+
+    let grant_types: BTreeSet<String> = match object.get("grant_types") {
+        None => BTreeSet::from(["authz_code".to_owned()]),
+        Some(Value::Array(list)) => list
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        Some(_) => {
+            return Err(format!(
+                "service {id} is defined with invalid grant_types property: \
+                 must be an array of grant type strings"
+            ));
+        }
+    };
+    let needs_authz = grant_types.contains("authz_code");
+    let needs_token = needs_authz || grant_types.contains("password");
+
+    let Some(Value::String(client)) = object.get("client") else {
+        return Err(format!(
+            "service {id} definition is missing required property \"client\""
+        ));
+    };
+
+    let endpoint = |property: &str, what: &str, required: bool| -> Result<Option<Url>, String> {
+        match object.get(property) {
+            Some(Value::String(raw)) => url_rules::resolve(base, raw)
+                .map(Some)
+                .map_err(|e| format!("service {id}: failed to parse {what} URL: {e}")),
+            _ if required => Err(format!(
+                "service {id} definition is missing required property \"{property}\""
+            )),
+            _ => Ok(None),
+        }
+    };
+    let authorization_url = endpoint("authz", "authorization", needs_authz)?;
+    let token_url = endpoint("token", "token", needs_token)?;
+
+    let (min_port, max_port) = match object.get("ports") {
+        Some(Value::Array(ports)) => read_ports(id, ports)?,
+        _ => DEFAULT_PORTS,
+    };
+
+    let scopes = match object.get("scopes") {
+        Some(Value::Array(list)) => list
+            .iter()
+            .map(|s| s.as_str().map(str::to_owned))
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| {
+                format!("invalid \"scopes\" for service {id}: all scopes must be strings")
+            })?,
+        _ => Vec::new(),
+    };
+
+    Ok(OAuthClient {
+        id: client.clone(),
+        authorization_url,
+        token_url,
+        min_port,
+        max_port,
+        grant_types,
+        scopes,
+    })
+}
+
+fn read_ports(id: &str, ports: &[Value]) -> Result<(u16, u16), String> {
+    let [low, high] = ports else {
+        return Err(format!(
+            "invalid \"ports\" definition for service {id}: must be a two-element array"
+        ));
+    };
+    let port = |v: &Value| -> Option<u16> {
+        let n = v.as_number()?;
+        let whole = match (n.as_u64(), n.as_f64()) {
+            (Some(u), _) => u,
+            (None, Some(f)) if f.fract() == 0.0 && (0.0..=65535.0).contains(&f) => f as u64,
+            _ => return None,
+        };
+        u16::try_from(whole).ok().filter(|&p| p >= 1024)
+    };
+    let (Some(low), Some(high)) = (port(low), port(high)) else {
+        return Err(format!(
+            "invalid \"ports\" definition for service {id}: \
+             both ports must be whole numbers between 1024 and 65535"
+        ));
+    };
+    if low > high {
+        return Err(format!(
+            "invalid \"ports\" definition for service {id}: \
+             minimum port cannot be greater than maximum port"
+        ));
+    }
+    Ok((low, high))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn base() -> Url {
+        Url::parse("https://example.com/disco/foo.json").expect("valid")
+    }
+
+    #[test]
+    fn defaults() {
+        let c = read(
+            "login.v1",
+            &serde_json::json!({"client": "x", "authz": "/a", "token": "/t"}),
+            &base(),
+            false,
+        )
+        .expect("valid");
+        assert_eq!(c.client_id(), "x");
+        assert_eq!((c.min_port(), c.max_port()), (1024, 65535));
+        assert!(c.supports_grant_type("authz_code"));
+        assert_eq!(
+            c.authorization_url().map(Url::as_str),
+            Some("https://example.com/a")
+        );
+        assert!(c.scopes().is_empty());
+    }
+
+    #[test]
+    fn ports_accept_whole_floats_only() {
+        let ok = |p: &[Value]| read_ports("x.v1", p).is_ok();
+        assert!(ok(&[Value::from(1024.0), Value::from(65535)]));
+        assert!(!ok(&[Value::from(1024.5), Value::from(2000)]));
+        assert!(!ok(&[Value::from(-1), Value::from(2000)]));
+        assert!(!ok(&[Value::from(70000), Value::from(2000)]));
+        assert!(!ok(&[Value::from("1024"), Value::from(2000)]));
+        assert!(
+            read_ports("x.v1", &[Value::from(2000), Value::from(1999)])
+                .is_err_and(|e| e.contains("minimum port cannot be greater"))
+        );
+        assert!(read_ports("x.v1", &[Value::from(2000)]).is_err_and(|e| e.contains("two-element")));
+    }
+
+    #[test]
+    fn legacy_list_shape_only_when_forced() {
+        let v = serde_json::json!([{"client": "x", "grant_types": []}]);
+        assert!(read("login.v1", &v, &base(), true).is_ok());
+        assert!(read("login.v1", &v, &base(), false).is_err());
+    }
+}
