@@ -131,9 +131,9 @@ pub enum Error {
         /// The request URL.
         url: Url,
         /// The header value as received.
-        location: String,
+        location: Box<str>,
         /// What is wrong with it.
-        problem: String,
+        problem: Box<str>,
     },
     /// A redirect from https to plain http (D5).
     InsecureRedirect {

@@ -311,12 +311,12 @@ mod tests {
 
     #[test]
     fn messages() {
-        let e = ServiceId::parse("nodot", Dialect::OpenTofu).unwrap_err();
+        let e = ServiceId::parse("nodot", Dialect::OpenTofu).expect_err("no dot");
         assert_eq!(
             e.to_string(),
             "invalid service ID format (i.e. service.vN): nodot"
         );
-        let e = ServiceId::parse("a.V1", Dialect::Terraform).unwrap_err();
+        let e = ServiceId::parse("a.V1", Dialect::Terraform).expect_err("upper-case V");
         assert!(
             e.to_string()
                 .starts_with("invalid service version: Malformed version: V1")

@@ -281,8 +281,8 @@ impl Discovery {
             Err(redirect::Refusal::Unusable(problem)) => {
                 return State::Done(Err(Error::InvalidLocation {
                     url: self.url.clone(),
-                    location: String::from_utf8_lossy(location.as_bytes()).into_owned(),
-                    problem,
+                    location: String::from_utf8_lossy(location.as_bytes()).into(),
+                    problem: problem.into(),
                 }));
             }
             Err(redirect::Refusal::Insecure(next)) => {
@@ -367,8 +367,8 @@ fn request_state(url: &Url) -> State {
         Ok(uri) => State::Request(uri),
         Err(e) => State::Done(Err(Error::InvalidLocation {
             url: url.clone(),
-            location: url.to_string(),
-            problem: e.to_string(),
+            location: url.as_str().into(),
+            problem: e.to_string().into(),
         })),
     }
 }
