@@ -84,6 +84,7 @@ mod credentials;
 mod dialect;
 mod discovery;
 mod error;
+mod go_quote;
 pub mod hostname;
 mod registry;
 mod service_id;

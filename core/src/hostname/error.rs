@@ -1,5 +1,7 @@
 use std::fmt;
 
+use crate::go_quote::go_quote;
+
 /// Why a string is not a valid service hostname.
 ///
 /// The messages are the exact texts of the Go implementations (go-anchors §1.1)
@@ -63,7 +65,9 @@ impl fmt::Display for HostnameError {
             HostnameError::DisallowedRune(c) => {
                 write!(f, "idna: disallowed rune U+{:04X}", u32::from(*c))
             }
-            HostnameError::InvalidLabel { label } => write!(f, "idna: invalid label {label:?}"),
+            HostnameError::InvalidLabel { label } => {
+                write!(f, "idna: invalid label {}", go_quote(label))
+            }
             HostnameError::NotComparisonForm => f.write_str(
                 "not a hostname in comparison form (lower-case ASCII or punycode, normalized port)",
             ),
