@@ -11,6 +11,8 @@ use crate::{HostnameError, ServiceIdError};
 
 /// Everything that can go wrong in discovery and in reading its result.
 ///
+/// URLs are boxed to keep the error (and every `Result` carrying it) small.
+///
 /// Messages name what was wrong and where (the input, the URL, the status,
 /// the header value) and never contain credentials. Where Go has the same
 /// failure the message keeps Go's words, so people can search for them.
@@ -71,42 +73,42 @@ pub enum Error {
     /// The transport could not perform a request (DNS, connect, TLS, I/O).
     Transport {
         /// The request URL.
-        url: Url,
+        url: Box<Url>,
         /// What the transport reported.
         error: TransportError,
     },
     /// The discovery did not finish within the configured time.
     Timeout {
         /// The request under way when time ran out.
-        url: Url,
+        url: Box<Url>,
         /// The time allowed for the whole discovery.
         timeout: Duration,
     },
     /// The server answered with a status other than 200, 404 or a redirect.
     Status {
         /// The request URL.
-        url: Url,
+        url: Box<Url>,
         /// The status.
         status: StatusCode,
     },
     /// The `Content-Type` header is missing or does not parse.
     MalformedContentType {
         /// The request URL.
-        url: Url,
+        url: Box<Url>,
         /// The header as received (empty when missing).
         value: String,
     },
     /// The media type is not `application/json`.
     UnsupportedContentType {
         /// The request URL.
-        url: Url,
+        url: Box<Url>,
         /// The media type, lower-cased, without parameters.
         media_type: String,
     },
     /// The document is larger than the limit (D6: declared or streamed).
     BodyTooLarge {
         /// The request URL.
-        url: Url,
+        url: Box<Url>,
         /// The limit in bytes.
         limit: u64,
         /// The `Content-Length`, when the server declared one.
@@ -115,21 +117,21 @@ pub enum Error {
     /// The document is not a JSON object (nor `null`).
     InvalidJson {
         /// The final discovery URL.
-        url: Url,
+        url: Box<Url>,
         /// The JSON parser's message, with line and column.
         message: String,
     },
     /// A redirect without a `Location` header.
     MissingLocation {
         /// The request URL.
-        url: Url,
+        url: Box<Url>,
         /// The redirect status.
         status: StatusCode,
     },
     /// A redirect whose `Location` cannot be followed.
     InvalidLocation {
         /// The request URL.
-        url: Url,
+        url: Box<Url>,
         /// The header value as received.
         location: Box<str>,
         /// What is wrong with it.
@@ -138,14 +140,14 @@ pub enum Error {
     /// A redirect from https to plain http (D5).
     InsecureRedirect {
         /// The request URL.
-        url: Url,
+        url: Box<Url>,
         /// The http URL it redirected to.
         location: String,
     },
     /// More redirects than allowed.
     TooManyRedirects {
         /// The request that answered with one redirect too many.
-        url: Url,
+        url: Box<Url>,
         /// Where it pointed.
         location: String,
         /// The configured limit.
@@ -267,7 +269,7 @@ impl Error {
             | Error::MissingLocation { url, .. }
             | Error::InvalidLocation { url, .. }
             | Error::InsecureRedirect { url, .. }
-            | Error::TooManyRedirects { url, .. } => Some(url),
+            | Error::TooManyRedirects { url, .. } => Some(&**url),
             _ => None,
         }
     }

@@ -60,7 +60,7 @@ impl Services {
         match document::parse(body) {
             Ok(entries) => Ok(Services::new(host, discovery_url, dialect, false, entries)),
             Err(message) => Err(Error::InvalidJson {
-                url: discovery_url,
+                url: discovery_url.into(),
                 message,
             }),
         }

@@ -233,7 +233,7 @@ fn equality_ordering_and_hashing_use_the_comparison_form() {
     assert_eq!(a, "example.com");
     let set: HashSet<Hostname> = [a, b].into_iter().collect();
     assert_eq!(set.len(), 1);
-    let mut v = vec![
+    let mut v = [
         Hostname::parse("b.com").expect("valid"),
         Hostname::parse("a.com").expect("valid"),
     ];

@@ -162,7 +162,7 @@ impl Discovery {
             match headers.get(LOCATION) {
                 Some(location) => self.follow(status, location),
                 None => State::Done(Err(Error::MissingLocation {
-                    url: self.url.clone(),
+                    url: self.url.clone().into(),
                     status,
                 })),
             }
@@ -174,7 +174,7 @@ impl Discovery {
             )))
         } else if status != StatusCode::OK {
             State::Done(Err(Error::Status {
-                url: self.url.clone(),
+                url: self.url.clone().into(),
                 status,
             }))
         } else {
@@ -192,7 +192,7 @@ impl Discovery {
         let limit = self.config.body_limit();
         if body.len() as u64 + chunk.len() as u64 > limit {
             self.state = State::Done(Err(Error::BodyTooLarge {
-                url: self.url.clone(),
+                url: self.url.clone().into(),
                 limit,
                 declared: None,
             }));
@@ -236,12 +236,12 @@ impl Discovery {
         }
         self.state = State::Done(Err(if error.kind() == TransportErrorKind::Timeout {
             Error::Timeout {
-                url: self.url.clone(),
+                url: self.url.clone().into(),
                 timeout: self.config.timeout(),
             }
         } else {
             Error::Transport {
-                url: self.url.clone(),
+                url: self.url.clone().into(),
                 error,
             }
         }));
@@ -253,7 +253,7 @@ impl Discovery {
         let expired = self.deadline.is_some_and(|d| now >= d);
         if expired {
             self.state = State::Done(Err(Error::Timeout {
-                url: self.url.clone(),
+                url: self.url.clone().into(),
                 timeout: self.config.timeout(),
             }));
             self.trace_outcome();
@@ -280,21 +280,21 @@ impl Discovery {
             Ok(next) => next,
             Err(redirect::Refusal::Unusable(problem)) => {
                 return State::Done(Err(Error::InvalidLocation {
-                    url: self.url.clone(),
+                    url: self.url.clone().into(),
                     location: String::from_utf8_lossy(location.as_bytes()).into(),
                     problem: problem.into(),
                 }));
             }
             Err(redirect::Refusal::Insecure(next)) => {
                 return State::Done(Err(Error::InsecureRedirect {
-                    url: self.url.clone(),
+                    url: self.url.clone().into(),
                     location: next.into(),
                 }));
             }
         };
         if self.redirects >= self.config.max_redirects() {
             return State::Done(Err(Error::TooManyRedirects {
-                url: self.url.clone(),
+                url: self.url.clone().into(),
                 location: next.into(),
                 max: self.config.max_redirects(),
             }));
@@ -313,7 +313,7 @@ impl Discovery {
 
     fn accept_ok(&self, headers: &HeaderMap) -> State {
         if let Err(refusal) = content_type::check(headers) {
-            let url = self.url.clone();
+            let url = self.url.clone().into();
             return State::Done(Err(match refusal {
                 content_type::Refusal::Malformed(value) => {
                     Error::MalformedContentType { url, value }
@@ -330,7 +330,7 @@ impl Discovery {
             .and_then(|v| v.trim().parse::<u64>().ok());
         if let Some(n) = declared.filter(|&n| n > limit) {
             return State::Done(Err(Error::BodyTooLarge {
-                url: self.url.clone(),
+                url: self.url.clone().into(),
                 limit,
                 declared: Some(n),
             }));
@@ -366,7 +366,7 @@ fn request_state(url: &Url) -> State {
     match Uri::try_from(url.as_str()) {
         Ok(uri) => State::Request(uri),
         Err(e) => State::Done(Err(Error::InvalidLocation {
-            url: url.clone(),
+            url: url.clone().into(),
             location: url.as_str().into(),
             problem: e.to_string().into(),
         })),

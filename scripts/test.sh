@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# The project's test command: formatting, lints, the whole test suite.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+echo "== cargo fmt --check"
+cargo fmt --all --check
+
+echo "== cargo clippy -D warnings"
+cargo clippy --workspace --all-targets --locked -- -D warnings
+
+echo "== cargo test"
+cargo test --workspace --locked
+
+echo "== the core has no I/O dependencies"
+if cargo tree -p tfdisco-core -e normal --prefix none --locked \
+    | grep -E '^(tokio|hyper|curl|async-std|mio|socket2) ' ; then
+  echo "tfdisco-core must not depend on the crates above" >&2
+  exit 1
+fi
+
+echo "all checks passed"
