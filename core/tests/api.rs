@@ -1,0 +1,42 @@
+//! Properties of the public types that users rely on without thinking.
+
+use tfdisco_core::{
+    Action, Config, Credentials, Discovery, Error, Hostname, OAuthClient, Registry, ServiceId,
+    Services, TransportError,
+};
+
+fn send_sync<T: Send + Sync>() {}
+
+#[test]
+fn public_types_cross_threads() {
+    send_sync::<Hostname>();
+    send_sync::<Config>();
+    send_sync::<Credentials>();
+    send_sync::<Discovery>();
+    send_sync::<Action>();
+    send_sync::<Services>();
+    send_sync::<OAuthClient>();
+    send_sync::<ServiceId>();
+    send_sync::<Registry>();
+    send_sync::<Error>();
+    send_sync::<TransportError>();
+}
+
+#[test]
+fn small_enough_to_pass_around() {
+    use std::mem::size_of;
+    // Hostnames are map keys and live inline up to 62 bytes.
+    assert!(size_of::<Hostname>() <= 64, "{}", size_of::<Hostname>());
+    // Below clippy's `result_large_err` threshold, so users' own functions
+    // returning `Result<_, tfdisco_core::Error>` stay lint-clean.
+    assert!(size_of::<Error>() < 128, "{}", size_of::<Error>());
+    assert_eq!(size_of::<Services>(), size_of::<usize>());
+}
+
+#[test]
+fn errors_work_with_question_mark_into_box_dyn_error() {
+    fn parse() -> Result<Hostname, Box<dyn std::error::Error + Send + Sync>> {
+        Ok(Hostname::parse("a..b")?)
+    }
+    assert!(parse().is_err());
+}
