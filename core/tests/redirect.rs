@@ -147,6 +147,13 @@ fn a_redirect_without_location_is_a_clear_error() {
 }
 
 #[test]
+fn an_empty_location_counts_as_missing() {
+    let out = Scenario::new("example.com").reply(Reply::redirect(302, "")).run();
+    assert!(matches!(out.error(), Error::MissingLocation { .. }));
+    assert_eq!(out.seen.len(), 1);
+}
+
+#[test]
 fn garbage_locations_are_clear_errors() {
     for location in [
         "***not A URL at all!:/<@@@@>***",

@@ -159,7 +159,8 @@ impl Discovery {
             return;
         }
         self.state = if redirect::is_followed(status) {
-            match headers.get(LOCATION) {
+            // Go treats an empty Location like a missing one.
+            match headers.get(LOCATION).filter(|l| !l.is_empty()) {
                 Some(location) => self.follow(status, location),
                 None => State::Done(Err(Error::MissingLocation {
                     url: self.url.clone().into(),
