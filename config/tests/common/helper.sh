@@ -32,7 +32,7 @@ get)
   configured.example.com) printf '{"token":"configured-by-helper"}' ;;
   from-helper.example.com) printf '{"token":"from-helper"}' ;;
   xn--caf-dma.fr) printf '{"token":"cafe-token"}' ;;
-  hang.example.com) sleep 30 ;;
+  hang.example.com) sleep 5 ;;
   *) printf '{}' ;;
   esac
   ;;
@@ -50,7 +50,7 @@ store)
       exit 1
     fi
     ;;
-  hang.example.com) sleep 30 ;;
+  hang.example.com) sleep 5 ;;
   esac
   ;;
 forget)
