@@ -5,8 +5,10 @@
 //! fails the run, so the list never goes stale.
 
 mod common;
+#[path = "common/results.rs"]
+mod results;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -20,6 +22,7 @@ use tfdisco_core::{
 
 use common::trace::Recorder;
 use common::{Net, Reply};
+use results::Results;
 
 fn conformance_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance")
@@ -32,65 +35,6 @@ fn table(name: &str) -> Value {
 }
 
 /// Outcomes of one table's cases, checked against the expected differences.
-struct Results {
-    prefix: &'static str,
-    failures: BTreeMap<String, String>,
-    passes: BTreeSet<String>,
-}
-
-impl Results {
-    fn new(prefix: &'static str) -> Results {
-        Results {
-            prefix,
-            failures: BTreeMap::new(),
-            passes: BTreeSet::new(),
-        }
-    }
-
-    fn record(&mut self, id: String, outcome: Result<(), String>) {
-        assert!(id.starts_with(self.prefix), "{id} outside {}", self.prefix);
-        assert!(
-            !self.failures.contains_key(&id) && !self.passes.contains(&id),
-            "duplicate case id {id}"
-        );
-        match outcome {
-            Ok(()) => {
-                self.passes.insert(id);
-            }
-            Err(why) => {
-                self.failures.insert(id, why);
-            }
-        }
-    }
-
-    fn finish(self) {
-        let expected = expected_differences(self.prefix);
-        let mut problems = Vec::new();
-        for (id, why) in &self.failures {
-            if !expected.contains_key(id) {
-                problems.push(format!("FAIL {id}: {why}"));
-            }
-        }
-        for id in expected.keys() {
-            if self.passes.contains(id) {
-                problems.push(format!(
-                    "UNEXPECTED PASS {id} (remove it from expected_differences.txt)"
-                ));
-            } else if !self.failures.contains_key(id) {
-                problems.push(format!("UNKNOWN CASE {id} in expected_differences.txt"));
-            }
-        }
-        let total = self.passes.len() + self.failures.len();
-        assert!(total > 0, "{}: no cases ran", self.prefix);
-        assert!(
-            problems.is_empty(),
-            "{} of {total} cases:\n{}",
-            problems.len(),
-            problems.join("\n")
-        );
-    }
-}
-
 /// `id<TAB>D<n><TAB>reason` lines; `#` starts a comment.
 fn expected_differences(prefix: &str) -> BTreeMap<String, String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected_differences.txt");
