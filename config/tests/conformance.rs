@@ -6,8 +6,10 @@
 //! `expected_differences.txt`, and a listed case that passes fails the run.
 
 mod common;
+#[path = "../../core/tests/common/results.rs"]
+mod results;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde_json::Value;
@@ -18,6 +20,7 @@ use tfdisco_config::{
 use tfdisco_core::{Credentials, CredentialsSource, Hostname, StaticCredentials};
 
 use common::{Home, helper_script, host};
+use results::Results;
 
 fn table(name: &str) -> Value {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -27,8 +30,9 @@ fn table(name: &str) -> Value {
     serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// `id<TAB>reason` lines; `#` starts a comment.
-fn expected_differences() -> BTreeMap<String, String> {
+/// The cases of `expected_differences.txt` under `prefix`: `id<TAB>reason`
+/// lines; `#` starts a comment.
+fn expected_differences(prefix: &str) -> BTreeMap<String, String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected_differences.txt");
     let text = std::fs::read_to_string(&path).expect("expected_differences.txt is checked in");
     let mut map = BTreeMap::new();
@@ -40,71 +44,11 @@ fn expected_differences() -> BTreeMap<String, String> {
             .split_once('\t')
             .unwrap_or_else(|| panic!("malformed line (want id<TAB>reason): {line}"));
         assert!(!reason.trim().is_empty(), "{id}: give a reason");
-        map.insert(id.to_owned(), reason.to_owned());
+        if id.starts_with(prefix) {
+            map.insert(id.to_owned(), reason.to_owned());
+        }
     }
     map
-}
-
-struct Results {
-    prefix: &'static str,
-    failures: BTreeMap<String, String>,
-    passes: BTreeSet<String>,
-}
-
-impl Results {
-    fn new(prefix: &'static str) -> Results {
-        Results {
-            prefix,
-            failures: BTreeMap::new(),
-            passes: BTreeSet::new(),
-        }
-    }
-
-    fn record(&mut self, id: String, outcome: Result<(), String>) {
-        assert!(id.starts_with(self.prefix), "{id} outside {}", self.prefix);
-        assert!(
-            !self.failures.contains_key(&id) && !self.passes.contains(&id),
-            "duplicate case id {id}"
-        );
-        match outcome {
-            Ok(()) => {
-                self.passes.insert(id);
-            }
-            Err(why) => {
-                self.failures.insert(id, why);
-            }
-        }
-    }
-
-    fn finish(self) {
-        let expected: BTreeMap<_, _> = expected_differences()
-            .into_iter()
-            .filter(|(id, _)| id.starts_with(self.prefix))
-            .collect();
-        let mut problems = Vec::new();
-        for (id, why) in &self.failures {
-            if !expected.contains_key(id) {
-                problems.push(format!("FAIL {id}: {why}"));
-            }
-        }
-        for id in expected.keys() {
-            if self.passes.contains(id) {
-                problems.push(format!(
-                    "UNEXPECTED PASS {id} (remove it from expected_differences.txt)"
-                ));
-            } else if !self.failures.contains_key(id) {
-                problems.push(format!("UNKNOWN CASE {id} in expected_differences.txt"));
-            }
-        }
-        let total = self.passes.len() + self.failures.len();
-        assert!(total > 0, "{}: no cases ran", self.prefix);
-        assert!(
-            problems.is_empty(),
-            "{} of {total} cases:\n{}",
-            problems.len(),
-            problems.join("\n")
-        );
-    }
 }
 
 fn check<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> Result<(), String> {
