@@ -1,14 +1,53 @@
-//! Bookkeeping for running the Go implementations' tables (`conformance/`)
-//! as data: every case has an id; a failing case must be listed as an
-//! expected difference, and a listed case that passes fails the run, so the
-//! list never goes stale.
+//! Running the Go implementations' tables (`conformance/`) as data: every
+//! case has an id; a failing case must be listed in the crate's
+//! `tests/expected_differences.txt`, and a listed case that passes fails the
+//! run, so the list never goes stale.
 //!
 //! Shared by the crates that run tables (included with `#[path]`). The
 //! including test crate defines, at its root,
-//! `fn expected_differences(prefix: &str) -> BTreeMap<String, String>`: the
-//! listed case ids under `prefix`, each with its reason.
+//! `fn expected_differences(prefix: &str) -> BTreeMap<String, String>`,
+//! usually with [`expected_differences_with`].
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+
+/// The workspace's `conformance/` directory.
+pub(crate) fn conformance_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance")
+}
+
+/// One table, parsed.
+pub(crate) fn table(name: &str) -> Value {
+    let path = conformance_dir().join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The ids under `prefix` listed in `tests/expected_differences.txt`:
+/// `id<TAB>tag<TAB>reason` lines, `tag` one of `tags`; `#` starts a comment.
+pub(crate) fn expected_differences_with(prefix: &str, tags: &[&str]) -> BTreeMap<String, String> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected_differences.txt");
+    let text = std::fs::read_to_string(&path).expect("expected_differences.txt is checked in");
+    let mut map = BTreeMap::new();
+    for line in text
+        .lines()
+        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
+    {
+        let mut fields = line.split('\t');
+        let (Some(id), Some(tag), Some(reason)) = (fields.next(), fields.next(), fields.next())
+        else {
+            panic!("malformed line (want id<TAB>tag<TAB>reason): {line}");
+        };
+        assert!(tags.contains(&tag), "{id}: {tag} is not one of {tags:?}");
+        assert!(!reason.trim().is_empty(), "{id}: give a reason");
+        if id.starts_with(prefix) {
+            map.insert(id.to_owned(), tag.to_owned());
+        }
+    }
+    map
+}
 
 pub(crate) struct Results {
     prefix: &'static str,
