@@ -3,14 +3,14 @@
 //! helper program.
 //!
 //! Every case has an id; a case that fails must be listed with a reason in
-//! `expected_differences.txt`, and a listed case that passes fails the run.
+//! `expected_differences.txt`, and a listed case that passes fails the run
+//! (the bookkeeping is core's, `core/tests/common/results.rs`).
 
 mod common;
 #[path = "../../core/tests/common/results.rs"]
 mod results;
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use serde_json::Value;
 use tfdisco_config::{
@@ -20,35 +20,12 @@ use tfdisco_config::{
 use tfdisco_core::{Credentials, CredentialsSource, Hostname, StaticCredentials};
 
 use common::{Home, helper_script, host};
-use results::Results;
+use results::{Results, table};
 
-fn table(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../conformance")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// The cases of `expected_differences.txt` under `prefix`: `id<TAB>reason`
-/// lines; `#` starts a comment.
+/// `id<TAB>tag<TAB>reason` lines. Tags: `no-panic` (Go panics, we return an
+/// error), `no-such-error` (the Go error cannot happen in Rust).
 fn expected_differences(prefix: &str) -> BTreeMap<String, String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected_differences.txt");
-    let text = std::fs::read_to_string(&path).expect("expected_differences.txt is checked in");
-    let mut map = BTreeMap::new();
-    for line in text
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-    {
-        let (id, reason) = line
-            .split_once('\t')
-            .unwrap_or_else(|| panic!("malformed line (want id<TAB>reason): {line}"));
-        assert!(!reason.trim().is_empty(), "{id}: give a reason");
-        if id.starts_with(prefix) {
-            map.insert(id.to_owned(), reason.to_owned());
-        }
-    }
-    map
+    results::expected_differences_with(prefix, &["no-panic", "no-such-error"])
 }
 
 fn check<T: PartialEq + std::fmt::Debug>(what: &str, got: T, want: T) -> Result<(), String> {
