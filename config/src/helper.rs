@@ -152,11 +152,16 @@ impl HelperProgram {
         }
         let stdout = child.stdout.take().map(|pipe| capture(pipe, MAX_STDOUT));
         let stderr = child.stderr.take().map(|pipe| capture(pipe, MAX_STDERR));
+        // The pipes close when the program exits (or something it started
+        // and that keeps them open does): waiting for them first is waiting
+        // for the exit without polling.
+        let (Some(stdout), Some(stderr)) = (collect(stdout, deadline), collect(stderr, deadline))
+        else {
+            let _ = child.kill();
+            let _ = child.wait();
+            return Err(self.timed_out());
+        };
         let status = self.wait(&mut child, deadline)?;
-        // The pipes close when the program exits, unless something it
-        // started keeps them open: wait for them until the deadline only.
-        let stdout = collect(stdout, deadline).ok_or_else(|| self.timed_out())?;
-        let stderr = collect(stderr, deadline).ok_or_else(|| self.timed_out())?;
         if !status.success() {
             let text = String::from_utf8_lossy(&stderr.bytes);
             let text = text.trim_end();
@@ -180,9 +185,10 @@ impl HelperProgram {
         Ok(stdout.bytes)
     }
 
-    /// Waits for the child to exit, killing it at the deadline.
+    /// Waits for the child to exit, killing it at the deadline. (A program
+    /// that closed its output early may still run.)
     fn wait(&self, child: &mut Child, deadline: Instant) -> Result<ExitStatus, Error> {
-        let mut pause = Duration::from_millis(1);
+        let mut pause = Duration::from_micros(50);
         loop {
             match child.try_wait() {
                 Ok(Some(status)) => return Ok(status),
