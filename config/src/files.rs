@@ -192,13 +192,16 @@ impl CliConfig {
                 Ok(_) => files.push(read_config_file(main, &mut diags)),
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     if locations.override_var.is_some() {
-                        diags.push(Diagnostic::warning(
-                            "Unable to open CLI configuration file",
-                            Some(format!(
-                                "The CLI configuration file at {} does not exist.",
-                                go_quote(&main.to_string_lossy())
-                            )),
-                        ));
+                        diags.push(
+                            Diagnostic::warning(
+                                "Unable to open CLI configuration file",
+                                Some(format!(
+                                    "The CLI configuration file at {} does not exist.",
+                                    go_quote(&main.to_string_lossy())
+                                )),
+                            )
+                            .at(main, None),
+                        );
                     }
                 }
                 Err(e) => diags.push(

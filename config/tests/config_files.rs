@@ -298,6 +298,7 @@ fn override_variables_replace_the_main_file_and_skip_the_config_dir() {
         };
         assert_eq!(warning.severity(), Severity::Warning);
         assert_eq!(warning.summary(), "Unable to open CLI configuration file");
+        assert_eq!(warning.file(), Some(missing.as_path()));
         assert_eq!(
             warning.detail(),
             Some(
