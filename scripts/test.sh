@@ -19,4 +19,11 @@ if cargo tree -p tfdisco-core -e normal --prefix none --locked \
   exit 1
 fi
 
+echo "== the config crate has no network dependencies"
+if cargo tree -p tfdisco-config -e normal --prefix none --locked \
+    | grep -E '^(tokio|hyper|curl|async-std|mio|socket2|reqwest|ureq) ' ; then
+  echo "tfdisco-config must not depend on the crates above" >&2
+  exit 1
+fi
+
 echo "all checks passed"

@@ -2,9 +2,14 @@
 
 use std::fmt::Write;
 
-/// Go's `strconv.Quote`, closely enough for error messages: printable
-/// characters kept, the rest escaped Go-style.
-pub(crate) fn go_quote(s: &str) -> String {
+/// Go's `strconv.Quote` (the `%q` verb), closely enough for error messages:
+/// printable characters kept, the rest escaped Go-style. Other tfdisco crates
+/// use it to reproduce Go's error texts.
+///
+/// ```
+/// assert_eq!(tfdisco_core::go_quote("a\"b\tc"), r#""a\"b\tc""#);
+/// ```
+pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -103,6 +103,7 @@ pub use credentials::{
 pub use dialect::{Dialect, UnknownDialect};
 pub use discovery::{Action, DISCOVERY_PATH, Discovery};
 pub use error::{Error, ErrorKind, TransportError, TransportErrorKind};
+pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError};
 pub use registry::{Lookup, Registry, Ticket};
 pub use service_id::{ServiceId, ServiceIdError};

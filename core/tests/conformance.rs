@@ -5,9 +5,11 @@
 //! fails the run, so the list never goes stale.
 
 mod common;
+#[path = "common/results.rs"]
+mod results;
 
-use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -20,99 +22,12 @@ use tfdisco_core::{
 
 use common::trace::Recorder;
 use common::{Net, Reply};
+use results::{Results, conformance_dir, table};
 
-fn conformance_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../conformance")
-}
-
-fn table(name: &str) -> Value {
-    let path = conformance_dir().join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
-}
-
-/// Outcomes of one table's cases, checked against the expected differences.
-struct Results {
-    prefix: &'static str,
-    failures: BTreeMap<String, String>,
-    passes: BTreeSet<String>,
-}
-
-impl Results {
-    fn new(prefix: &'static str) -> Results {
-        Results {
-            prefix,
-            failures: BTreeMap::new(),
-            passes: BTreeSet::new(),
-        }
-    }
-
-    fn record(&mut self, id: String, outcome: Result<(), String>) {
-        assert!(id.starts_with(self.prefix), "{id} outside {}", self.prefix);
-        assert!(
-            !self.failures.contains_key(&id) && !self.passes.contains(&id),
-            "duplicate case id {id}"
-        );
-        match outcome {
-            Ok(()) => {
-                self.passes.insert(id);
-            }
-            Err(why) => {
-                self.failures.insert(id, why);
-            }
-        }
-    }
-
-    fn finish(self) {
-        let expected = expected_differences(self.prefix);
-        let mut problems = Vec::new();
-        for (id, why) in &self.failures {
-            if !expected.contains_key(id) {
-                problems.push(format!("FAIL {id}: {why}"));
-            }
-        }
-        for id in expected.keys() {
-            if self.passes.contains(id) {
-                problems.push(format!(
-                    "UNEXPECTED PASS {id} (remove it from expected_differences.txt)"
-                ));
-            } else if !self.failures.contains_key(id) {
-                problems.push(format!("UNKNOWN CASE {id} in expected_differences.txt"));
-            }
-        }
-        let total = self.passes.len() + self.failures.len();
-        assert!(total > 0, "{}: no cases ran", self.prefix);
-        assert!(
-            problems.is_empty(),
-            "{} of {total} cases:\n{}",
-            problems.len(),
-            problems.join("\n")
-        );
-    }
-}
-
-/// `id<TAB>D<n><TAB>reason` lines; `#` starts a comment.
+/// `id<TAB>D<n><TAB>reason` lines, each naming the D-id of SPEC.md that
+/// explains it.
 fn expected_differences(prefix: &str) -> BTreeMap<String, String> {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected_differences.txt");
-    let text = std::fs::read_to_string(&path).expect("expected_differences.txt is checked in");
-    let mut map = BTreeMap::new();
-    for line in text
-        .lines()
-        .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-    {
-        let mut fields = line.split('\t');
-        let (Some(id), Some(d), Some(reason)) = (fields.next(), fields.next(), fields.next())
-        else {
-            panic!("malformed line (want id<TAB>D-id<TAB>reason): {line}");
-        };
-        let known_d = ["D1", "D2", "D3", "D4", "D5", "D6", "D7"];
-        assert!(known_d.contains(&d), "{id}: {d} is not a D-id of SPEC.md");
-        assert!(!reason.trim().is_empty(), "{id}: give a reason");
-        if id.starts_with(prefix) {
-            map.insert(id.to_owned(), d.to_owned());
-        }
-    }
-    map
+    results::expected_differences_with(prefix, &["D1", "D2", "D3", "D4", "D5", "D6", "D7"])
 }
 
 fn str_field<'a>(v: &'a Value, key: &str) -> Option<&'a str> {

@@ -148,7 +148,9 @@ fn a_redirect_without_location_is_a_clear_error() {
 
 #[test]
 fn an_empty_location_counts_as_missing() {
-    let out = Scenario::new("example.com").reply(Reply::redirect(302, "")).run();
+    let out = Scenario::new("example.com")
+        .reply(Reply::redirect(302, ""))
+        .run();
     assert!(matches!(out.error(), Error::MissingLocation { .. }));
     assert_eq!(out.seen.len(), 1);
 }

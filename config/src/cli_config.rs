@@ -1,0 +1,633 @@
+//! CLI config file contents (go-anchors §5.1, §5.2, §5.4, §5.5): parsing one
+//! file's text, merging files, validating the blocks. Pure: the texts come in
+//! as strings; `files.rs` finds and reads them.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+use serde_json::Value;
+use tfdisco_core::{Credentials, Hostname, InvalidToken, Registry, go_quote};
+
+use crate::Diagnostic;
+use crate::files::Locations;
+use crate::literal::{self, Lit};
+
+/// The CLI configuration: every `credentials`, `host` and
+/// `credentials_helper` block of the files read, merged as Terraform and
+/// OpenTofu merge them.
+///
+/// Files are merged in the order given (for [`CliConfig::load`]: the main
+/// file, then the config directory's `*.tfrc` / `*.tfrc.json` files in
+/// alphabetical order). A later block replaces an earlier one of the same
+/// name whole; a `credentials` block is never merged with another. Blocks
+/// whose names are not valid hostnames are reported in
+/// [`diagnostics`](CliConfig::diagnostics) and skipped; nothing here is
+/// fatal.
+///
+/// ```
+/// use tfdisco_config::CliConfig;
+/// use tfdisco_core::Hostname;
+///
+/// let config = CliConfig::from_sources([(
+///     "/home/me/.tofurc",
+///     r#"
+///     credentials "app.example.com" { token = "s3cret" }
+///     credentials "bad host" { token = "x" }
+///     host "example.com" {
+///       services = { "modules.v1" = "https://modules.example.net/v1/" }
+///     }
+///     "#,
+/// )]);
+/// assert_eq!(config.credentials_blocks().len(), 1);
+/// assert_eq!(
+///     config.diagnostics()[0].to_string(),
+///     r#"The credentials "bad host" block has an invalid hostname: idna: disallowed rune U+0020"#
+/// );
+/// let host = &config.host_blocks()[0];
+/// assert_eq!(host.host(), &Hostname::parse("example.com")?);
+/// assert_eq!(host.services()[0].0, "modules.v1");
+/// # Ok::<(), tfdisco_core::HostnameError>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct CliConfig {
+    pub(crate) files: Vec<PathBuf>,
+    pub(crate) credentials: Vec<CredentialsBlock>,
+    pub(crate) hosts: Vec<HostBlock>,
+    pub(crate) helper: Option<HelperBlock>,
+    pub(crate) diagnostics: Vec<Diagnostic>,
+    pub(crate) locations: Option<Locations>,
+}
+
+/// A `credentials "<host>" { token = "…" }` block.
+#[derive(Clone)]
+pub struct CredentialsBlock {
+    host: Hostname,
+    name: String,
+    file: PathBuf,
+    line: Option<usize>,
+    token: Option<Token>,
+}
+
+impl CredentialsBlock {
+    /// The host, in comparison form.
+    pub fn host(&self) -> &Hostname {
+        &self.host
+    }
+
+    /// The block's label as written.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The file the block is in.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// The line the block starts on, when known (HCL syntax only).
+    pub fn line(&self) -> Option<usize> {
+        self.line
+    }
+
+    /// The credentials, or `None` when the block has no string `token`
+    /// attribute (Go ignores other attributes). Such a block still hides
+    /// the helper program for its host, as in Go.
+    pub fn credentials(&self) -> Option<Result<Credentials, InvalidToken>> {
+        self.token.as_ref().map(|t| Credentials::token(&t.0))
+    }
+
+    pub(crate) fn token(&self) -> Option<&Token> {
+        self.token.as_ref()
+    }
+}
+
+impl fmt::Debug for CredentialsBlock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CredentialsBlock")
+            .field("host", &self.host)
+            .field("name", &self.name)
+            .field("file", &self.file)
+            .field("line", &self.line)
+            .field("token", &self.token)
+            .finish()
+    }
+}
+
+/// A `host "<name>" { services = { … } }` block: services used instead of
+/// discovering the host (go-anchors §5.5).
+#[derive(Clone, Debug)]
+pub struct HostBlock {
+    host: Hostname,
+    name: String,
+    file: PathBuf,
+    line: Option<usize>,
+    services: Vec<(String, Value)>,
+}
+
+impl HostBlock {
+    /// The host, in comparison form.
+    pub fn host(&self) -> &Hostname {
+        &self.host
+    }
+
+    /// The block's label as written.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The file the block is in.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// The line the block starts on, when known (HCL syntax only).
+    pub fn line(&self) -> Option<usize> {
+        self.line
+    }
+
+    /// The services, in the order written, ready for
+    /// [`Registry::force`](tfdisco_core::Registry::force).
+    pub fn services(&self) -> &[(String, Value)] {
+        &self.services
+    }
+}
+
+/// The `credentials_helper "<type>" { args = […] }` block.
+#[derive(Clone, Debug)]
+pub struct HelperBlock {
+    kind: String,
+    args: Vec<String>,
+    file: PathBuf,
+    line: Option<usize>,
+    pub(crate) executable: Option<PathBuf>,
+}
+
+impl HelperBlock {
+    /// The helper type: the program is `terraform-credentials-<type>`.
+    pub fn kind(&self) -> &str {
+        &self.kind
+    }
+
+    /// The arguments given before the verb and the hostname.
+    pub fn args(&self) -> &[String] {
+        &self.args
+    }
+
+    /// The file the block is in.
+    pub fn file(&self) -> &Path {
+        &self.file
+    }
+
+    /// The line the block starts on, when known (HCL syntax only).
+    pub fn line(&self) -> Option<usize> {
+        self.line
+    }
+
+    /// The program found for it in the plugin directories (newest version),
+    /// when [`CliConfig::load`] found one.
+    pub fn executable(&self) -> Option<&Path> {
+        self.executable.as_deref()
+    }
+}
+
+/// A token from a config file; `Debug` does not show it.
+#[derive(Clone)]
+pub(crate) struct Token(pub(crate) String);
+
+impl fmt::Debug for Token {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("\"***\"")
+    }
+}
+
+impl CliConfig {
+    /// Parses and merges configuration texts, in order: `(path, text)`, the
+    /// path only naming the file in diagnostics. Text whose first non-space
+    /// character is `{` is JSON, anything else HCL, as in HCL 1.
+    pub fn from_sources<I, P, S>(sources: I) -> CliConfig
+    where
+        I: IntoIterator<Item = (P, S)>,
+        P: Into<PathBuf>,
+        S: AsRef<str>,
+    {
+        let mut diagnostics = Vec::new();
+        let files = sources
+            .into_iter()
+            .map(|(path, text)| parse_file(path.into(), text.as_ref(), &mut diagnostics))
+            .collect();
+        merge(files, diagnostics)
+    }
+
+    /// The files read, in the order they were merged.
+    pub fn files(&self) -> &[PathBuf] {
+        &self.files
+    }
+
+    /// The valid `credentials` blocks, one per host.
+    pub fn credentials_blocks(&self) -> &[CredentialsBlock] {
+        &self.credentials
+    }
+
+    /// The `credentials` block for `host`, if there is one.
+    pub fn credentials_block(&self, host: &Hostname) -> Option<&CredentialsBlock> {
+        self.credentials.iter().find(|b| &b.host == host)
+    }
+
+    /// The valid `host` blocks, one per host.
+    pub fn host_blocks(&self) -> &[HostBlock] {
+        &self.hosts
+    }
+
+    /// The `credentials_helper` block, if any (the first one when there are
+    /// several, which is also reported as a diagnostic).
+    pub fn credentials_helper(&self) -> Option<&HelperBlock> {
+        self.helper.as_ref()
+    }
+
+    /// Everything that was wrong, in the order found. None of it is fatal.
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        &self.diagnostics
+    }
+
+    /// Where the files were looked for, when the configuration came from
+    /// [`CliConfig::load`].
+    pub fn locations(&self) -> Option<&Locations> {
+        self.locations.as_ref()
+    }
+
+    /// Forces the services of every `host` block into `registry`, as the CLIs
+    /// do at start-up. Returns the blocks whose services the core refused
+    /// (an invalid service id, say); the others are forced.
+    pub fn force_hosts(&self, registry: &mut Registry) -> Vec<(Hostname, tfdisco_core::Error)> {
+        let mut refused = Vec::new();
+        for block in &self.hosts {
+            if let Err(e) = registry.force(block.host.clone(), block.services.clone()) {
+                refused.push((block.host.clone(), e));
+            }
+        }
+        refused
+    }
+}
+
+/// One file's blocks, before merging.
+pub(crate) struct ParsedFile {
+    path: PathBuf,
+    credentials: Vec<Entry<Option<Token>>>,
+    hosts: Vec<Entry<Vec<(String, Value)>>>,
+    helpers: Vec<Entry<Vec<String>>>,
+}
+
+impl ParsedFile {
+    /// A file that contributes nothing (it could not be read).
+    pub(crate) fn empty(path: PathBuf) -> ParsedFile {
+        ParsedFile {
+            path,
+            credentials: Vec::new(),
+            hosts: Vec::new(),
+            helpers: Vec::new(),
+        }
+    }
+}
+
+struct Entry<T> {
+    name: String,
+    line: Option<usize>,
+    value: T,
+}
+
+impl<T> Entry<T> {
+    fn new(name: &str, line: Option<usize>, value: T) -> Entry<T> {
+        Entry {
+            name: name.to_owned(),
+            line,
+            value,
+        }
+    }
+}
+
+/// A merged entry: where it came from, and its value.
+struct Located<T> {
+    name: String,
+    file: PathBuf,
+    line: Option<usize>,
+    value: T,
+}
+
+const BLOCK_KINDS: [(&str, &str); 3] = [
+    ("credentials", "the hostname"),
+    ("host", "the hostname"),
+    ("credentials_helper", "the helper type"),
+];
+
+/// Parses one file. A syntax error is a diagnostic naming the file and line,
+/// and the file then contributes nothing; a malformed block is a
+/// diagnostic and only that block is skipped.
+pub(crate) fn parse_file(path: PathBuf, text: &str, diags: &mut Vec<Diagnostic>) -> ParsedFile {
+    let mut file = ParsedFile::empty(path);
+    let top = if text.trim_start().starts_with('{') {
+        json_entries(&file.path, text, diags)
+    } else {
+        hcl_entries(&file.path, text, diags)
+    };
+    for (key, value, line) in top {
+        let problem = |what: String| {
+            Diagnostic::error(format!("Error parsing {}: {what}", file.path.display()))
+                .at(&file.path, line)
+        };
+        let Some(blocks) = labelled(&value) else {
+            diags.push(problem(format!(
+                "{key} must be an object of blocks, not {}",
+                value.kind()
+            )));
+            continue;
+        };
+        for (name, body) in blocks {
+            let Some(body) = object(&body) else {
+                diags.push(problem(format!(
+                    "the {key} {} block must contain attributes, not {}",
+                    go_quote(&name),
+                    body.kind()
+                )));
+                continue;
+            };
+            match key.as_str() {
+                "credentials" => {
+                    let token = match body.get("token") {
+                        Some(Lit::String(token)) => Some(Token(token.clone())),
+                        _ => None,
+                    };
+                    file.credentials.push(Entry::new(&name, line, token));
+                }
+                "host" => match services(&body) {
+                    Some(services) => file.hosts.push(Entry::new(&name, line, services)),
+                    None => diags.push(problem(format!(
+                        "services of the host {} block must be an object",
+                        go_quote(&name)
+                    ))),
+                },
+                _ => match args(&body) {
+                    Some(args) => file.helpers.push(Entry::new(&name, line, args)),
+                    None => diags.push(problem(format!(
+                        "args of the credentials_helper {} block must be a list of strings",
+                        go_quote(&name)
+                    ))),
+                },
+            }
+        }
+    }
+    file
+}
+
+/// The top-level entries of a JSON file that matter here.
+fn json_entries(
+    path: &Path,
+    text: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(String, Lit, Option<usize>)> {
+    match serde_json::from_str::<Lit>(text) {
+        Ok(Lit::Object(entries)) => entries
+            .into_iter()
+            .filter(|(key, _)| BLOCK_KINDS.iter().any(|(k, _)| k == key))
+            .map(|(key, value)| (key, value, None))
+            .collect(),
+        Ok(other) => {
+            diags.push(
+                Diagnostic::error(format!(
+                    "Error parsing {}: the top level is {}, not an object",
+                    path.display(),
+                    other.kind()
+                ))
+                .at(path, None),
+            );
+            Vec::new()
+        }
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(format!("Error parsing {}: {e}", path.display()))
+                    .at(path, Some(e.line())),
+            );
+            Vec::new()
+        }
+    }
+}
+
+/// The top-level blocks (and attributes) of an HCL file that matter here.
+fn hcl_entries(
+    path: &Path,
+    text: &str,
+    diags: &mut Vec<Diagnostic>,
+) -> Vec<(String, Lit, Option<usize>)> {
+    use hcl::edit::Span;
+
+    let body = match hcl::edit::parser::parse_body(text) {
+        Ok(body) => body,
+        Err(e) => {
+            let at = e.location();
+            diags.push(
+                Diagnostic::error(format!(
+                    "Error parsing {}: line {}, column {}: {}",
+                    path.display(),
+                    at.line(),
+                    at.column(),
+                    e.message()
+                ))
+                .at(path, Some(at.line())),
+            );
+            return Vec::new();
+        }
+    };
+    let mut entries = Vec::new();
+    for structure in body {
+        let line = structure.span().map(|span| line_of(text, span.start));
+        let structure = hcl::Structure::from(structure);
+        let (key, labels) = match &structure {
+            hcl::Structure::Attribute(a) => (a.key(), None),
+            hcl::Structure::Block(b) => (b.identifier(), Some(b.labels().len())),
+        };
+        let Some((_, label)) = BLOCK_KINDS.iter().find(|(k, _)| *k == key) else {
+            continue;
+        };
+        let problem = |what: String| {
+            Diagnostic::error(format!(
+                "Error parsing {}: line {}: {what}",
+                path.display(),
+                line.unwrap_or(0)
+            ))
+            .at(path, line)
+        };
+        if labels.is_some_and(|n| n != 1) {
+            diags.push(problem(format!(
+                "a {key} block needs exactly one label, {label}"
+            )));
+            continue;
+        }
+        match literal::from_structure(&structure) {
+            Ok((key, value)) => entries.push((key, value, line)),
+            Err(attr) => diags.push(problem(format!(
+                "the value of {attr} is not a literal value"
+            ))),
+        }
+    }
+    entries
+}
+
+/// `{label: body, …}` or, as HCL 1 may hand it, `[{label: body}, …]`.
+fn labelled(value: &Lit) -> Option<Vec<(String, Lit)>> {
+    match value {
+        Lit::Object(entries) => Some(entries.clone()),
+        Lit::Array(items) => {
+            let mut all = Vec::new();
+            for item in items {
+                let Lit::Object(entries) = item else {
+                    return None;
+                };
+                all.extend(entries.iter().cloned());
+            }
+            Some(all)
+        }
+        _ => None,
+    }
+}
+
+/// A block body: an object, or HCL 1's list of objects (merged).
+fn object(value: &Lit) -> Option<Lit> {
+    labelled(value).map(Lit::Object)
+}
+
+fn services(body: &Lit) -> Option<Vec<(String, Value)>> {
+    match body.get("services") {
+        None | Some(Lit::Null) => Some(Vec::new()),
+        Some(services) => Some(
+            labelled(services)?
+                .into_iter()
+                .map(|(id, value)| (id, value.into_json()))
+                .collect(),
+        ),
+    }
+}
+
+fn args(body: &Lit) -> Option<Vec<String>> {
+    match body.get("args") {
+        None | Some(Lit::Null) => Some(Vec::new()),
+        Some(Lit::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Lit::String(s) => Some(s.clone()),
+                _ => None,
+            })
+            .collect(),
+        Some(_) => None,
+    }
+}
+
+fn line_of(text: &str, offset: usize) -> usize {
+    let end = offset.min(text.len());
+    text.as_bytes()[..end]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+        + 1
+}
+
+/// Adds `entry` to `merged`, replacing an entry of the same name whole.
+fn put<T>(merged: &mut Vec<Located<T>>, file: &Path, entry: Entry<T>) {
+    let located = Located {
+        name: entry.name,
+        file: file.to_owned(),
+        line: entry.line,
+        value: entry.value,
+    };
+    match merged.iter_mut().find(|m| m.name == located.name) {
+        Some(slot) => *slot = located,
+        None => merged.push(located),
+    }
+}
+
+/// Merges parsed files in order (later wins per block name), then validates
+/// the hostnames (go-anchors §5.2, §5.5) and the number of helpers (§5.4).
+pub(crate) fn merge(files: Vec<ParsedFile>, mut diagnostics: Vec<Diagnostic>) -> CliConfig {
+    let mut credentials = Vec::new();
+    let mut hosts = Vec::new();
+    let mut helpers = Vec::new();
+    let mut paths = Vec::new();
+    for file in files {
+        for entry in file.credentials {
+            put(&mut credentials, &file.path, entry);
+        }
+        for entry in file.hosts {
+            put(&mut hosts, &file.path, entry);
+        }
+        for entry in file.helpers {
+            put(&mut helpers, &file.path, entry);
+        }
+        paths.push(file.path);
+    }
+
+    let mut config = CliConfig {
+        files: paths,
+        ..CliConfig::default()
+    };
+    for entry in hosts {
+        let Some(host) = valid_host("host", &entry, &mut diagnostics) else {
+            continue;
+        };
+        let block = HostBlock {
+            host,
+            name: entry.name,
+            file: entry.file,
+            line: entry.line,
+            services: entry.value,
+        };
+        match config.hosts.iter_mut().find(|b| b.host == block.host) {
+            Some(slot) => *slot = block,
+            None => config.hosts.push(block),
+        }
+    }
+    for entry in credentials {
+        let Some(host) = valid_host("credentials", &entry, &mut diagnostics) else {
+            continue;
+        };
+        let block = CredentialsBlock {
+            host,
+            name: entry.name,
+            file: entry.file,
+            line: entry.line,
+            token: entry.value,
+        };
+        match config.credentials.iter_mut().find(|b| b.host == block.host) {
+            Some(slot) => *slot = block,
+            None => config.credentials.push(block),
+        }
+    }
+    if let Some(second) = helpers.get(1) {
+        diagnostics.push(
+            Diagnostic::error("No more than one credentials_helper block may be specified")
+                .at(&second.file, second.line),
+        );
+    }
+    config.helper = helpers.into_iter().next().map(|entry| HelperBlock {
+        kind: entry.name,
+        args: entry.value,
+        file: entry.file,
+        line: entry.line,
+        executable: None,
+    });
+    config.diagnostics = diagnostics;
+    config
+}
+
+fn valid_host<T>(kind: &str, entry: &Located<T>, diags: &mut Vec<Diagnostic>) -> Option<Hostname> {
+    match Hostname::parse(&entry.name) {
+        Ok(host) => Some(host),
+        Err(e) => {
+            diags.push(
+                Diagnostic::error(format!(
+                    "The {kind} {} block has an invalid hostname: {e}",
+                    go_quote(&entry.name)
+                ))
+                .at(&entry.file, entry.line),
+            );
+            None
+        }
+    }
+}

@@ -1,0 +1,99 @@
+//! Problems found while loading CLI configuration. None of them is fatal.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// How serious a [`Diagnostic`] is. As in Terraform and OpenTofu, neither
+/// stops anything: the CLI prints them and goes on with what could be read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Severity {
+    /// Something in the configuration is wrong and was skipped.
+    Error,
+    /// Something looks off but nothing was lost (a missing override file).
+    Warning,
+}
+
+/// One problem with the CLI configuration: a file that cannot be read or
+/// parsed, a block with an invalid hostname, a second `credentials_helper`.
+///
+/// [`message`](Diagnostic::message) (also what `Display` shows) is the Go
+/// text where Go has one, e.g. ``The credentials "bad host" block has an
+/// invalid hostname: …``; [`file`](Diagnostic::file) and
+/// [`line`](Diagnostic::line) say where, when known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    severity: Severity,
+    summary: String,
+    detail: Option<String>,
+    file: Option<PathBuf>,
+    line: Option<usize>,
+}
+
+impl Diagnostic {
+    pub(crate) fn error(summary: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            summary: summary.into(),
+            detail: None,
+            file: None,
+            line: None,
+        }
+    }
+
+    pub(crate) fn warning(summary: impl Into<String>, detail: Option<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Warning,
+            summary: summary.into(),
+            detail,
+            file: None,
+            line: None,
+        }
+    }
+
+    pub(crate) fn at(mut self, file: &Path, line: Option<usize>) -> Diagnostic {
+        self.file = Some(file.to_owned());
+        self.line = line;
+        self
+    }
+
+    /// How serious it is.
+    pub fn severity(&self) -> Severity {
+        self.severity
+    }
+
+    /// The one-line summary, e.g. `Error parsing /home/me/.tofurc: line 3,
+    /// column 7: …`.
+    pub fn summary(&self) -> &str {
+        &self.summary
+    }
+
+    /// More detail, when there is some.
+    pub fn detail(&self) -> Option<&str> {
+        self.detail.as_deref()
+    }
+
+    /// The summary and, when there is one, the detail: `summary: detail`.
+    pub fn message(&self) -> String {
+        self.to_string()
+    }
+
+    /// The file the problem is in, when it is in one.
+    pub fn file(&self) -> Option<&Path> {
+        self.file.as_deref()
+    }
+
+    /// The line (from 1) the problem is on, when known.
+    pub fn line(&self) -> Option<usize> {
+        self.line
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.summary)?;
+        if let Some(detail) = &self.detail {
+            write!(f, ": {detail}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,97 @@
+//! Terraform/OpenTofu-compatible credentials and CLI configuration for
+//! tfdisco: the answers `terraform` and `tofu` give about which token to
+//! send to a host and which hosts not to discover (go-anchors §4, §5).
+//!
+//! - [`EnvCredentials`]: `TF_TOKEN_<host>` variables, decoded exactly as the
+//!   CLIs do ([`token_var_host`]).
+//! - [`CliConfig`]: the CLI config files of either [`Dialect`]
+//!   (`~/.terraformrc`, `~/.terraform.d/*.tfrc[.json]`, `~/.tofurc`,
+//!   `XDG_CONFIG_HOME`, `TF_CLI_CONFIG_FILE`), in HCL or JSON syntax, merged;
+//!   `credentials`, `host` and `credentials_helper` blocks. Problems are
+//!   [`Diagnostic`]s, never failures.
+//! - [`HelperProgram`]: the credentials helper protocol (`get` / `store` /
+//!   `forget`), with a timeout.
+//! - [`CliCredentials`]: the CLI's source chain (variables, then
+//!   `credentials` blocks, then the helper), which also says which source
+//!   answered ([`CliCredentials::find`]) and stores and forgets credentials
+//!   the way `terraform login` / `logout` do ([`CredentialsStore`]).
+//! - [`CachingCredentials`]: a cache of hits and misses in front of any
+//!   source.
+//!
+//! The environment comes in as an [`Env`] value ([`Env::from_process`] reads
+//! the real one), so nothing here depends on global state. Pure parsing
+//! lives in `tokens`, `cli_config`, `literal`, `credentials_file` and
+//! `plugins`; reading files is in `files`, running programs in `helper`.
+//! Nothing here opens a network connection. Tokens never appear in
+//! errors, diagnostics or `Debug` output.
+//!
+//! # Example
+//!
+//! What `tofu` would do at start-up, with a home directory of our own:
+//!
+//! ```
+//! use tfdisco_config::{CliConfig, Env};
+//! use tfdisco_core::{Config, CredentialsSource, Dialect, Hostname, Lookup, Registry};
+//!
+//! let home = tempfile::tempdir()?;
+//! std::fs::write(
+//!     home.path().join(".tofurc"),
+//!     r#"
+//!     credentials "registry.example.com" {
+//!       token = "s3cret"
+//!     }
+//!     host "modules.example.com" {
+//!       services = {
+//!         "modules.v1" = "https://modules.example.com/api/v1/"
+//!       }
+//!     }
+//!     "#,
+//! )?;
+//! let env = Env::empty().with_var("HOME", home.path());
+//!
+//! let config = CliConfig::load(Dialect::OpenTofu, &env);
+//! for diagnostic in config.diagnostics() {
+//!     eprintln!("warning: {diagnostic}");
+//! }
+//!
+//! // `host` blocks: these hosts are never discovered.
+//! let mut registry = Registry::new(Config::default());
+//! assert!(config.force_hosts(&mut registry).is_empty());
+//! let host = Hostname::parse("modules.example.com")?;
+//! assert!(matches!(registry.lookup(&host), Lookup::Cached(_)));
+//!
+//! // Credentials, as a source the transports use.
+//! let credentials = config.credentials_source(&env);
+//! let token = credentials.credentials(&Hostname::parse("Registry.Example.COM")?)?;
+//! assert_eq!(token.expect("configured").authorization().to_str()?, "Bearer s3cret");
+//! # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod caching;
+mod cli_config;
+mod credentials_file;
+mod diagnostic;
+mod env;
+mod error;
+mod files;
+mod helper;
+mod literal;
+mod plugins;
+mod source;
+mod tokens;
+
+pub use tfdisco_core::Dialect;
+
+pub use caching::CachingCredentials;
+pub use cli_config::{CliConfig, CredentialsBlock, HelperBlock, HostBlock};
+pub use credentials_file::{CREDENTIALS_FILE_NAME, to_store};
+pub use diagnostic::{Diagnostic, Severity};
+pub use env::Env;
+pub use error::Error;
+pub use files::{Locations, OVERRIDE_VARS};
+pub use helper::{DEFAULT_HELPER_TIMEOUT, HelperProgram};
+pub use source::{CliCredentials, CredentialsLocation, CredentialsStore, Found, Origin};
+pub use tokens::{EnvCredentials, TOKEN_VAR_PREFIX, token_var_host};
