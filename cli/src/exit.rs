@@ -1,6 +1,6 @@
 //! The exit codes of `tfdisco`.
 
-use std::process::ExitCode;
+use tfdisco_core::ErrorKind;
 
 /// Everything worked.
 pub(crate) const SUCCESS: u8 = 0;
@@ -9,7 +9,14 @@ pub(crate) const SUCCESS: u8 = 0;
 pub(crate) const DISCOVERY_FAILED: u8 = 1;
 /// Bad usage, or an invalid hostname or service id.
 pub(crate) const USAGE: u8 = 2;
+/// A requested service is not provided, or not in that version.
+pub(crate) const NOT_PROVIDED: u8 = 3;
 
-pub(crate) fn code(n: u8) -> ExitCode {
-    ExitCode::from(n)
+/// The exit code for a failure of `kind`.
+pub(crate) fn for_kind(kind: ErrorKind) -> u8 {
+    match kind {
+        ErrorKind::InvalidHostname | ErrorKind::InvalidServiceId => USAGE,
+        ErrorKind::ServiceNotProvided | ErrorKind::VersionNotSupported => NOT_PROVIDED,
+        _ => DISCOVERY_FAILED,
+    }
 }
