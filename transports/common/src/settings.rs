@@ -364,6 +364,13 @@ impl Settings {
         })
     }
 
+    /// Every address override: `(host, port, addresses)`.
+    pub fn overrides(&self) -> impl Iterator<Item = (&str, u16, &[SocketAddr])> {
+        self.overrides
+            .iter()
+            .map(|((host, port), addrs)| (host.as_str(), *port, addrs.as_slice()))
+    }
+
     /// The addresses configured with [`ClientBuilder::resolve`] for
     /// `host:port`, if any; transports resolve other names with DNS.
     pub fn resolve_override(&self, host: &str, port: u16) -> Option<&[SocketAddr]> {

@@ -226,18 +226,6 @@ impl TestServer {
             std::thread::sleep(Duration::from_millis(10));
         }
     }
-
-    /// Waits (at most `limit`) until the TLS failure count reaches `n`.
-    pub fn wait_tls_failures(&self, n: u64, limit: Duration) -> bool {
-        let end = Instant::now() + limit;
-        while self.tls_failures() < n {
-            if Instant::now() >= end {
-                return false;
-            }
-            std::thread::sleep(Duration::from_millis(10));
-        }
-        true
-    }
 }
 
 /// One accepted connection.
@@ -260,6 +248,7 @@ async fn accept(listener: TcpListener, tls: Option<TlsAcceptor>, shared: Arc<Sha
                 continue;
             }
         };
+        let _ = tcp.set_nodelay(true);
         let id = shared.connections.fetch_add(1, Ordering::SeqCst) + 1;
         let shared = shared.clone();
         let tls = tls.clone();

@@ -60,11 +60,9 @@ fn refused_certificate<T: Transport>(cert: Cert) {
     let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::Network);
     assert_eq!(transport_kind::<T>(&e), TransportErrorKind::Tls, "{e}");
     assert_paths::<T>(&server, &[]);
-    assert!(
-        server.wait_tls_failures(1, Duration::from_secs(10)),
-        "{}: no handshake",
-        T::NAME
-    );
+    // The client connected, then refused the certificate (libcurl checks
+    // the name after the handshake, rustls during it).
+    assert!(server.connections() >= 1, "{}: never connected", T::NAME);
 }
 
 pub fn untrusted_certificate<T: Transport>() {
