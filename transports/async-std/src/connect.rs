@@ -1,6 +1,5 @@
-//! Opening a connection: TCP (with address overrides), the proxy tunnel,
-//! TLS, then hyper's HTTP/1.1 handshake. Failures are classified here,
-//! where it is known which step failed.
+//! Opening a connection: TCP and the proxy tunnel (shared code over
+//! async-net's sockets), TLS, then hyper's HTTP/1.1 handshake.
 
 use std::io;
 use std::net::SocketAddr;
@@ -10,10 +9,9 @@ use futures_lite::{AsyncReadExt, AsyncWriteExt};
 use futures_rustls::TlsConnector;
 use futures_rustls::pki_types::ServerName;
 use tfdisco_core::{TransportError, TransportErrorKind};
-use tfdisco_transport::{Proxy, Route, Settings, hyper_body, tunnel};
-use tracing::debug;
+use tfdisco_transport::{AsyncNet, Route, Settings, hyper_body};
 
-use crate::io::{HyperIo, Stream};
+use crate::io::HyperIo;
 use crate::pool::Conn;
 
 /// Opens a new connection for `route`.
@@ -22,73 +20,45 @@ pub(crate) async fn connect(
     tls: &TlsConnector,
     route: &Route,
 ) -> Result<Conn, TransportError> {
-    let (host, port) = route.connect_to();
-    debug!(target: "tfdisco", origin = %route.authority(), proxy = ?route.proxy, "connecting");
-    let mut tcp = tcp_connect(settings, host, port).await.map_err(|e| {
-        let kind = match route.proxy {
-            Some(_) => TransportErrorKind::Proxy,
-            None => TransportErrorKind::Connect,
-        };
-        TransportError::new(kind, e)
-    })?;
-    let _ = tcp.set_nodelay(true);
-    let stream = if route.https {
-        if let Some(proxy) = &route.proxy {
-            open_tunnel(&mut tcp, route, proxy).await?;
-        }
+    let tcp = tfdisco_transport::open(&AsyncIo, settings, route).await?;
+    let io = if route.https {
         let name = ServerName::try_from(route.host.clone())
             .map_err(|e| TransportError::new(TransportErrorKind::Other, e))?;
         let tls = tls
             .connect(name, tcp)
             .await
             .map_err(|e| TransportError::new(TransportErrorKind::Tls, e))?;
-        Stream::Tls(Box::new(tls))
+        HyperIo::new(Box::new(tls))
     } else {
-        Stream::Plain(tcp)
+        HyperIo::new(Box::new(tcp))
     };
-    let (sender, connection) = hyper::client::conn::http1::handshake(HyperIo::new(stream))
+    let (sender, connection) = hyper::client::conn::http1::handshake(io)
         .await
         .map_err(hyper_body::error)?;
     Ok(Conn::new(sender, connection))
 }
 
-/// Connects to the overridden addresses of `host:port`, or to what DNS says,
-/// trying each address in turn.
-async fn tcp_connect(settings: &Settings, host: &str, port: u16) -> io::Result<TcpStream> {
-    let addrs: Vec<SocketAddr> = match settings.resolve_override(host, port) {
-        Some(addrs) => addrs.to_vec(),
-        None => async_net::resolve((host, port)).await?,
-    };
-    let mut last = io::Error::new(io::ErrorKind::NotFound, format!("no address for {host}"));
-    for addr in addrs {
-        match TcpStream::connect(addr).await {
-            Ok(tcp) => return Ok(tcp),
-            Err(e) => last = e,
-        }
-    }
-    Err(last)
-}
+/// async-io's sockets (through async-net).
+struct AsyncIo;
 
-/// `CONNECT`s through `proxy` to the route's origin.
-async fn open_tunnel(
-    tcp: &mut TcpStream,
-    route: &Route,
-    proxy: &Proxy,
-) -> Result<(), TransportError> {
-    let io_error = |e: io::Error| TransportError::new(TransportErrorKind::Proxy, e);
-    tcp.write_all(&tunnel::request(route, proxy))
-        .await
-        .map_err(io_error)?;
-    let mut received = Vec::new();
-    let mut chunk = [0u8; 1024];
-    loop {
-        let n = tcp.read(&mut chunk).await.map_err(io_error)?;
-        if n == 0 {
-            return Err(tunnel::closed(proxy));
-        }
-        received.extend_from_slice(&chunk[..n]);
-        if let Some(head) = tunnel::response(&received, proxy)? {
-            return tunnel::check_rest(head, &received, proxy);
-        }
+impl AsyncNet for AsyncIo {
+    type Tcp = TcpStream;
+
+    async fn resolve(&self, host: &str, port: u16) -> io::Result<Vec<SocketAddr>> {
+        async_net::resolve((host, port)).await
+    }
+
+    async fn connect(&self, addr: SocketAddr) -> io::Result<TcpStream> {
+        let tcp = TcpStream::connect(addr).await?;
+        tcp.set_nodelay(true)?;
+        Ok(tcp)
+    }
+
+    async fn write_all(&self, tcp: &mut TcpStream, bytes: &[u8]) -> io::Result<()> {
+        tcp.write_all(bytes).await
+    }
+
+    async fn read(&self, tcp: &mut TcpStream, buf: &mut [u8]) -> io::Result<usize> {
+        tcp.read(buf).await
     }
 }

@@ -1,70 +1,26 @@
-//! The byte streams: TCP or TLS over TCP, as `futures-io` streams, and the
-//! bridge to hyper's I/O traits.
+//! The bridge from `futures-io` streams (TCP or TLS) to hyper's I/O traits.
 
 use std::io;
 use std::pin::Pin;
 use std::task::{Context, Poll};
 
-use async_net::TcpStream;
 use futures_io::{AsyncRead, AsyncWrite};
-use futures_rustls::client::TlsStream;
 use hyper::rt::ReadBufCursor;
 
-/// A plain or TLS TCP stream.
-pub(crate) enum Stream {
-    Plain(TcpStream),
-    Tls(Box<TlsStream<TcpStream>>),
-}
+/// A plain or TLS stream.
+pub(crate) trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
 
-impl AsyncRead for Stream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut [u8],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
-            Stream::Tls(s) => Pin::new(s).poll_read(cx, buf),
-        }
-    }
-}
-
-impl AsyncWrite for Stream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Stream::Plain(s) => Pin::new(s).poll_write(cx, buf),
-            Stream::Tls(s) => Pin::new(s).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Stream::Plain(s) => Pin::new(s).poll_flush(cx),
-            Stream::Tls(s) => Pin::new(s).poll_flush(cx),
-        }
-    }
-
-    fn poll_close(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Stream::Plain(s) => Pin::new(s).poll_close(cx),
-            Stream::Tls(s) => Pin::new(s).poll_close(cx),
-        }
-    }
-}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin> Stream for T {}
 
 /// A `futures-io` stream seen through hyper's I/O traits. Reads go through a
 /// scratch buffer (one copy) so no `unsafe` is needed.
 pub(crate) struct HyperIo {
-    inner: Stream,
+    inner: Box<dyn Stream>,
     scratch: Box<[u8]>,
 }
 
 impl HyperIo {
-    pub(crate) fn new(inner: Stream) -> HyperIo {
+    pub(crate) fn new(inner: Box<dyn Stream>) -> HyperIo {
         HyperIo {
             inner,
             scratch: vec![0; 16 * 1024].into_boxed_slice(),

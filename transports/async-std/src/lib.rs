@@ -59,15 +59,9 @@ use hyper::body::Bytes;
 use tfdisco_core::http::header::HOST;
 use tfdisco_core::http::{HeaderValue, Request, Response, Uri};
 use tfdisco_core::url::Url;
-pub use tfdisco_core::{
-    self, Config, Credentials, CredentialsSource, Dialect, Discovery, Error, ErrorKind, Hostname,
-    Services, StaticCredentials,
-};
 use tfdisco_core::{TransportError, TransportErrorKind};
+pub use tfdisco_transport::reexports::*;
 use tfdisco_transport::{AsyncTransport, Route, hyper_body, tls};
-pub use tfdisco_transport::{
-    BuildError, Environment, Exchange, FromSettings, Observer, Settings, SharedRegistry,
-};
 use tracing::debug;
 
 use crate::pool::{Body, Pool};

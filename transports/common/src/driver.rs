@@ -3,6 +3,7 @@
 //! core's deadline.
 
 use std::future::{Future, poll_fn};
+use std::ops::ControlFlow;
 use std::pin::pin;
 use std::task::Poll;
 use std::time::Instant;
@@ -50,17 +51,9 @@ pub async fn drive<T: AsyncTransport>(
     mut observer: Option<&mut dyn Observer>,
 ) -> Result<Services, Error> {
     loop {
-        let request = match discovery.poll() {
-            Action::Send(request) => request,
-            Action::Receive => {
-                // Bodies are read to their end below; nothing is left open.
-                discovery.handle_error(TransportError::new(
-                    TransportErrorKind::Other,
-                    "response body abandoned",
-                ));
-                continue;
-            }
-            Action::Done(result) => return result,
+        let request = match next_request(discovery) {
+            ControlFlow::Continue(request) => request,
+            ControlFlow::Break(result) => return result,
         };
         let mut record = Recorder::start(discovery, observer.is_some(), Instant::now());
         match before(transport, discovery.poll_timeout(), transport.send(request)).await {
@@ -92,6 +85,45 @@ pub async fn drive<T: AsyncTransport>(
             }
         }
         record.finish(observer.as_deref_mut(), Instant::now());
+    }
+}
+
+/// The blocking driver loop: `exchange` performs one request (reporting
+/// head, body and failures to the discovery and the recorder) until the
+/// discovery is done. For transports whose I/O pushes data at them, such as
+/// libcurl's callbacks.
+pub fn drive_blocking<F>(
+    discovery: &mut Discovery,
+    mut observer: Option<&mut dyn Observer>,
+    mut exchange: F,
+) -> Result<Services, Error>
+where
+    F: FnMut(&mut Discovery, Request<()>, &mut Recorder),
+{
+    loop {
+        let request = match next_request(discovery) {
+            ControlFlow::Continue(request) => request,
+            ControlFlow::Break(result) => return result,
+        };
+        let mut record = Recorder::start(discovery, observer.is_some(), Instant::now());
+        exchange(discovery, request, &mut record);
+        record.finish(observer.as_deref_mut(), Instant::now());
+    }
+}
+
+/// The next request to perform, or the result. Drivers finish (or drop)
+/// every body within an exchange, so a discovery still waiting for one here
+/// is failed rather than left hanging.
+fn next_request(discovery: &mut Discovery) -> ControlFlow<Result<Services, Error>, Request<()>> {
+    loop {
+        match discovery.poll() {
+            Action::Send(request) => return ControlFlow::Continue(request),
+            Action::Receive => discovery.handle_error(TransportError::new(
+                TransportErrorKind::Other,
+                "response body abandoned",
+            )),
+            Action::Done(result) => return ControlFlow::Break(result),
+        }
     }
 }
 

@@ -16,8 +16,10 @@
 //! - [`Environment`]: where those variables are read, injectable for tests.
 //! - [`SharedRegistry`]: the core's [`tfdisco_core::Registry`] behind a lock,
 //!   with coalescing for threads and for any async runtime.
-//! - [`drive`] over an [`AsyncTransport`], and [`Recorder`] / [`Observer`]
-//!   for per-exchange reports; [`tunnel`] for the proxy `CONNECT` handshake.
+//! - [`open`] over an [`AsyncNet`] (overrides, DNS, the proxy tunnel),
+//!   [`drive`] over an [`AsyncTransport`], [`drive_blocking`] for blocking
+//!   transports, and [`Recorder`] / [`Observer`] for per-exchange reports;
+//!   [`tunnel`] for the proxy `CONNECT` handshake.
 //! - With the `rustls` feature, [`tls::client_config`]; with `hyper`,
 //!   [`hyper_body`] helpers.
 //!
@@ -77,6 +79,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod connect;
 mod driver;
 mod env;
 mod exchange;
@@ -90,10 +93,23 @@ mod settings;
 pub mod tls;
 pub mod tunnel;
 
-pub use driver::{AsyncTransport, drive};
+pub use connect::{AsyncNet, open};
+pub use driver::{AsyncTransport, drive, drive_blocking};
 pub use env::Environment;
 pub use exchange::{Exchange, Observer, Recorder};
 pub use proxy::Proxy;
 pub use registry::{Begin, Lead, SharedRegistry, Wait};
 pub use roots::TrustAnchors;
 pub use settings::{BuildError, ClientBuilder, FromSettings, Route, Settings};
+
+/// What every transport re-exports, so its users need no other crate:
+/// `pub use tfdisco_transport::reexports::*;`.
+pub mod reexports {
+    pub use crate::{
+        BuildError, Environment, Exchange, FromSettings, Observer, Settings, SharedRegistry,
+    };
+    pub use tfdisco_core::{
+        self, Config, Credentials, CredentialsSource, Dialect, Discovery, Error, ErrorKind,
+        Hostname, Services, StaticCredentials,
+    };
+}

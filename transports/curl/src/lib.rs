@@ -54,14 +54,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 
 use curl::easy::{Easy, HttpVersion, List};
 use tfdisco_core::url::Url;
-pub use tfdisco_core::{
-    self, Config, Credentials, CredentialsSource, Dialect, Discovery, Error, ErrorKind, Hostname,
-    Services, StaticCredentials,
-};
 use tfdisco_core::{Action, TransportError, TransportErrorKind};
-pub use tfdisco_transport::{
-    BuildError, Environment, Exchange, FromSettings, Observer, Settings, SharedRegistry,
-};
+pub use tfdisco_transport::reexports::*;
 
 /// The builder of a [`Client`]; see [`tfdisco_transport::ClientBuilder`]
 /// for every option.

@@ -18,25 +18,11 @@ pub(crate) fn drive(
     net: &Net,
     easy: &mut Easy,
     discovery: &mut Discovery,
-    mut observer: Option<&mut dyn Observer>,
+    observer: Option<&mut dyn Observer>,
 ) -> Result<Services, Error> {
-    loop {
-        let request = match discovery.poll() {
-            Action::Send(request) => request,
-            Action::Receive => {
-                // Each transfer reads its body to the end or stops it.
-                discovery.handle_error(TransportError::new(
-                    TransportErrorKind::Other,
-                    "response body abandoned",
-                ));
-                continue;
-            }
-            Action::Done(result) => return result,
-        };
-        let mut record = Recorder::start(discovery, observer.is_some(), Instant::now());
-        exchange(net, easy, discovery, &request, &mut record);
-        record.finish(observer.as_deref_mut(), Instant::now());
-    }
+    tfdisco_transport::drive_blocking(discovery, observer, |discovery, request, record| {
+        exchange(net, easy, discovery, &request, record)
+    })
 }
 
 /// What the callbacks share during one transfer.

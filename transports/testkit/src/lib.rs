@@ -32,3 +32,6 @@ pub use reply::Reply;
 pub use server::{Seen, TestServer};
 pub use suite::Transport;
 pub use trace::{Traces, traces};
+
+#[doc(hidden)]
+pub use {tfdisco_core as __core, tfdisco_transport as __transport};

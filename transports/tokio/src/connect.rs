@@ -1,6 +1,5 @@
-//! Opening connections for hyper-util's pooled client: TCP (with address
-//! overrides), the proxy tunnel, TLS. Failures are classified here, where
-//! it is known which step failed.
+//! Opening connections for hyper-util's pooled client: TCP and the proxy
+//! tunnel (shared code over tokio's sockets), then TLS.
 
 use std::future::Future;
 use std::io;
@@ -15,12 +14,10 @@ use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
 use tfdisco_core::http::Uri;
 use tfdisco_core::{TransportError, TransportErrorKind};
-use tfdisco_transport::{Proxy, Route, Settings, tunnel};
-use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt, ReadBuf};
+use tfdisco_transport::{AsyncNet, Settings};
+use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
-use tokio_rustls::client::TlsStream;
-use tracing::debug;
 
 /// The connector hyper-util's client calls for each new connection.
 #[derive(Clone)]
@@ -47,22 +44,10 @@ impl tower_service::Service<Uri> for Connector {
 impl Connector {
     async fn connect(self, uri: Uri) -> Result<Conn, TransportError> {
         let route = self.settings.route(&uri)?;
-        let (host, port) = route.connect_to();
-        debug!(target: "tfdisco", origin = %route.authority(), proxy = ?route.proxy, "connecting");
-        let mut tcp = tcp_connect(&self.settings, host, port).await.map_err(|e| {
-            let kind = match route.proxy {
-                Some(_) => TransportErrorKind::Proxy,
-                None => TransportErrorKind::Connect,
-            };
-            TransportError::new(kind, e)
-        })?;
-        let _ = tcp.set_nodelay(true);
-        let proxied_http = route.proxy.is_some() && !route.https;
+        let tcp = tfdisco_transport::open(&Tokio, &self.settings, &route).await?;
         if !route.https {
-            return Ok(Conn::new(Stream::Plain(tcp), proxied_http));
-        }
-        if let Some(proxy) = &route.proxy {
-            open_tunnel(&mut tcp, &route, proxy).await?;
+            let proxied = route.proxy.is_some();
+            return Ok(Conn::new(Box::new(tcp), proxied));
         }
         let name = ServerName::try_from(route.host.clone())
             .map_err(|e| TransportError::new(TransportErrorKind::Other, e))?;
@@ -71,106 +56,49 @@ impl Connector {
             .connect(name, tcp)
             .await
             .map_err(|e| TransportError::new(TransportErrorKind::Tls, e))?;
-        Ok(Conn::new(Stream::Tls(Box::new(tls)), false))
+        Ok(Conn::new(Box::new(tls), false))
     }
 }
 
-/// Connects to the overridden addresses of `host:port`, or to what DNS says,
-/// trying each address in turn.
-async fn tcp_connect(settings: &Settings, host: &str, port: u16) -> io::Result<TcpStream> {
-    let addrs: Vec<SocketAddr> = match settings.resolve_override(host, port) {
-        Some(addrs) => addrs.to_vec(),
-        None => tokio::net::lookup_host((host, port)).await?.collect(),
-    };
-    let mut last = io::Error::new(io::ErrorKind::NotFound, format!("no address for {host}"));
-    for addr in addrs {
-        match TcpStream::connect(addr).await {
-            Ok(tcp) => return Ok(tcp),
-            Err(e) => last = e,
-        }
-    }
-    Err(last)
-}
+/// tokio's sockets.
+struct Tokio;
 
-/// `CONNECT`s through `proxy` to the route's origin.
-async fn open_tunnel(
-    tcp: &mut TcpStream,
-    route: &Route,
-    proxy: &Proxy,
-) -> Result<(), TransportError> {
-    let io_error = |e: io::Error| TransportError::new(TransportErrorKind::Proxy, e);
-    tcp.write_all(&tunnel::request(route, proxy))
-        .await
-        .map_err(io_error)?;
-    let mut received = Vec::new();
-    let mut chunk = [0u8; 1024];
-    loop {
-        let n = tcp.read(&mut chunk).await.map_err(io_error)?;
-        if n == 0 {
-            return Err(tunnel::closed(proxy));
-        }
-        received.extend_from_slice(&chunk[..n]);
-        if let Some(head) = tunnel::response(&received, proxy)? {
-            return tunnel::check_rest(head, &received, proxy);
-        }
+impl AsyncNet for Tokio {
+    type Tcp = TcpStream;
+
+    async fn resolve(&self, host: &str, port: u16) -> io::Result<Vec<SocketAddr>> {
+        Ok(tokio::net::lookup_host((host, port)).await?.collect())
+    }
+
+    async fn connect(&self, addr: SocketAddr) -> io::Result<TcpStream> {
+        let tcp = TcpStream::connect(addr).await?;
+        tcp.set_nodelay(true)?;
+        Ok(tcp)
+    }
+
+    async fn write_all(&self, tcp: &mut TcpStream, bytes: &[u8]) -> io::Result<()> {
+        tcp.write_all(bytes).await
+    }
+
+    async fn read(&self, tcp: &mut TcpStream, buf: &mut [u8]) -> io::Result<usize> {
+        tcp.read(buf).await
     }
 }
 
-/// A plain or TLS TCP stream.
-pub(crate) enum Stream {
-    Plain(TcpStream),
-    Tls(Box<TlsStream<TcpStream>>),
-}
+/// A plain or TLS stream.
+trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
 
-impl AsyncRead for Stream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Stream::Plain(s) => Pin::new(s).poll_read(cx, buf),
-            Stream::Tls(s) => Pin::new(s).poll_read(cx, buf),
-        }
-    }
-}
-
-impl AsyncWrite for Stream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &[u8],
-    ) -> Poll<io::Result<usize>> {
-        match self.get_mut() {
-            Stream::Plain(s) => Pin::new(s).poll_write(cx, buf),
-            Stream::Tls(s) => Pin::new(s).poll_write(cx, buf),
-        }
-    }
-
-    fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Stream::Plain(s) => Pin::new(s).poll_flush(cx),
-            Stream::Tls(s) => Pin::new(s).poll_flush(cx),
-        }
-    }
-
-    fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
-        match self.get_mut() {
-            Stream::Plain(s) => Pin::new(s).poll_shutdown(cx),
-            Stream::Tls(s) => Pin::new(s).poll_shutdown(cx),
-        }
-    }
-}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin> Stream for T {}
 
 /// A connection as hyper-util's client sees it.
 pub(crate) struct Conn {
-    io: TokioIo<Stream>,
+    io: TokioIo<Box<dyn Stream>>,
     /// Plain http through a proxy: requests go in absolute form.
     proxied_http: bool,
 }
 
 impl Conn {
-    fn new(stream: Stream, proxied_http: bool) -> Conn {
+    fn new(stream: Box<dyn Stream>, proxied_http: bool) -> Conn {
         Conn {
             io: TokioIo::new(stream),
             proxied_http,

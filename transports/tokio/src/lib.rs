@@ -57,15 +57,9 @@ use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tfdisco_core::http::{Request, Response};
 use tfdisco_core::url::Url;
-pub use tfdisco_core::{
-    self, Config, Credentials, CredentialsSource, Dialect, Discovery, Error, ErrorKind, Hostname,
-    Services, StaticCredentials,
-};
 use tfdisco_core::{TransportError, TransportErrorKind};
+pub use tfdisco_transport::reexports::*;
 use tfdisco_transport::{AsyncTransport, hyper_body, tls};
-pub use tfdisco_transport::{
-    BuildError, Environment, Exchange, FromSettings, Observer, Settings, SharedRegistry,
-};
 use tokio_rustls::TlsConnector;
 
 use crate::connect::Connector;

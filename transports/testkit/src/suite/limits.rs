@@ -29,53 +29,44 @@ fn document_of_size(size: usize) -> Vec<u8> {
     doc
 }
 
-fn sent_after_finish<T: Transport>(server: &TestServer) -> u64 {
+/// Serves a huge body (declared or not), expects `TooLarge` with that
+/// declared length, and returns how many body bytes the server sent.
+fn over_the_limit<T: Transport>(declared: Option<u64>) -> u64 {
+    let server = TestServer::start();
+    let mut reply = Reply::new(200);
+    if let Some(n) = declared {
+        reply = reply.header("Content-Length", &n.to_string());
+    }
+    server.route(WELL_KNOWN, huge_body(reply));
+    let client = build::<T>(builder::<T>());
+    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::TooLarge);
+    assert!(
+        matches!(e, Error::BodyTooLarge { declared: d, .. } if d == declared),
+        "{e:?}"
+    );
     assert!(
         server.wait_finished(Duration::from_secs(10)),
         "{}: the server is still sending",
         T::NAME
     );
-    server.requests()[0].body_bytes_sent()
+    let sent = server.requests()[0].body_bytes_sent();
+    assert!(
+        sent <= DEFAULT_BODY_LIMIT + SLACK,
+        "{}: server sent {sent} bytes",
+        T::NAME
+    );
+    sent
 }
 
 pub fn declared_body_over_the_limit<T: Transport>() {
-    let server = TestServer::start();
-    server.route(
-        WELL_KNOWN,
-        huge_body(Reply::new(200).header("Content-Length", &(64u64 << 20).to_string())),
-    );
-    let client = build::<T>(builder::<T>());
-    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::TooLarge);
-    assert!(
-        matches!(e, Error::BodyTooLarge { declared: Some(n), .. } if n == 64 << 20),
-        "{e:?}"
-    );
-    let sent = sent_after_finish::<T>(&server);
-    assert!(
-        sent <= DEFAULT_BODY_LIMIT + SLACK,
-        "{}: server sent {sent} bytes",
-        T::NAME
-    );
+    over_the_limit::<T>(Some(64 << 20));
 }
 
 pub fn chunked_body_over_the_limit<T: Transport>() {
-    let server = TestServer::start();
-    server.route(WELL_KNOWN, huge_body(Reply::new(200)));
-    let client = build::<T>(builder::<T>());
-    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::TooLarge);
-    assert!(
-        matches!(e, Error::BodyTooLarge { declared: None, .. }),
-        "{e:?}"
-    );
-    let sent = sent_after_finish::<T>(&server);
+    let sent = over_the_limit::<T>(None);
     assert!(
         sent > DEFAULT_BODY_LIMIT,
         "{}: the client read past the limit",
-        T::NAME
-    );
-    assert!(
-        sent <= DEFAULT_BODY_LIMIT + SLACK,
-        "{}: server sent {sent} bytes",
         T::NAME
     );
 }

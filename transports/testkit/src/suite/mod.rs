@@ -142,13 +142,58 @@ pub fn bearer(name: &str) -> String {
 
 /// Runs the suite for a transport: one `#[test]` per scenario.
 ///
+/// For a client with the usual methods (`discover`, `service_url`,
+/// `registry`, `drive`), name the transport, its label and client type, and
+/// how a call's result is waited for (`|call| call` for a blocking client):
+///
 /// ```ignore
-/// struct Tokio;
-/// impl tfdisco_testkit::Transport for Tokio { /* … */ }
-/// tfdisco_testkit::conformance_suite!(Tokio);
+/// tfdisco_testkit::conformance_suite!(Tokio, "tokio", tfdisco_tokio::Client, |call| RUNTIME.block_on(call));
 /// ```
+///
+/// Or implement [`Transport`] yourself and write
+/// `tfdisco_testkit::conformance_suite!(MyTransport);`.
 #[macro_export]
 macro_rules! conformance_suite {
+    ($name:ident, $label:literal, $client:ty, |$call:ident| $wait:expr) => {
+        struct $name;
+
+        impl $crate::Transport for $name {
+            const NAME: &'static str = $label;
+            type Client = $client;
+
+            fn discover(
+                client: &$client,
+                host: &$crate::__core::Hostname,
+            ) -> Result<$crate::__core::Services, $crate::__core::Error> {
+                let $call = client.discover(host);
+                $wait
+            }
+
+            fn service_url(
+                client: &$client,
+                host: &$crate::__core::Hostname,
+                id: &str,
+            ) -> Result<$crate::__core::url::Url, $crate::__core::Error> {
+                let $call = client.service_url(host, id);
+                $wait
+            }
+
+            fn registry(client: &$client) -> &$crate::__transport::SharedRegistry {
+                client.registry()
+            }
+
+            fn drive(
+                client: &$client,
+                discovery: &mut $crate::__core::Discovery,
+                observer: &mut dyn $crate::__transport::Observer,
+            ) -> Result<$crate::__core::Services, $crate::__core::Error> {
+                let $call = client.drive(discovery, Some(observer));
+                $wait
+            }
+        }
+
+        $crate::conformance_suite!($name);
+    };
     ($transport:ty) => {
         $crate::__with_scenarios!(__scenario_tests!($transport));
     };
