@@ -9,6 +9,7 @@ use curl::easy::{Easy, List};
 use tfdisco_core::http::Request;
 use tfdisco_core::{Action, Discovery, Error, Services, TransportError, TransportErrorKind};
 use tfdisco_transport::{Observer, Recorder, Route};
+use tracing::debug;
 
 use crate::Net;
 use crate::head::HeadParser;
@@ -133,6 +134,7 @@ fn exchange(
         }
     };
     let tunneled = route.https && route.proxy.is_some();
+    debug!(target: "tfdisco", origin = %route.authority(), proxy = ?route.proxy, "libcurl transfer");
     let state = RefCell::new(Exchange {
         discovery,
         record,
