@@ -1,0 +1,233 @@
+//! Terraform/OpenTofu remote service discovery for async-std, smol and any
+//! other executor: a [`Client`] that discovers hosts, caches results, and
+//! shares one request among concurrent discoveries of a host.
+//!
+//! It is written against the `futures-io` traits and the `async-io` reactor
+//! (TCP from `async-net`, timers from `async-io`, TLS from `futures-rustls`,
+//! HTTP/1.1 from hyper's connection API) and spawns no task, so it runs
+//! under async-std, under smol (which async-std's last release recommends,
+//! async-std being discontinued), or under a plain `block_on`.
+//!
+//! **In scope**: the transport for [`tfdisco_core`]: HTTP/1.1 connections
+//! kept for reuse, TLS with the system roots plus your own CA certificates,
+//! HTTP proxies (`CONNECT`), `curl --resolve`-style address overrides. Every
+//! option is on [`ClientBuilder`], shared with the other tfdisco transports.
+//!
+//! **Out of scope**: discovery decisions (the core makes them) and reading
+//! Terraform's CLI configuration (the `tfdisco` CLI does).
+//!
+//! # Example
+//!
+//! ```no_run
+//! use std::time::Duration;
+//! use tfdisco_async_std::{Client, Credentials, Hostname, StaticCredentials};
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! async_io::block_on(async {
+//!     let host = Hostname::parse("registry.example.com")?;
+//!     let client = Client::builder()
+//!         .timeout(Duration::from_secs(5))
+//!         .credentials(StaticCredentials::new().with(host.clone(), Credentials::token("s3cret")?))
+//!         .build()?;
+//!     let modules = client.service_url(&host, "modules.v1").await?;
+//!     println!("modules live at {modules}");
+//!     Ok(())
+//! })
+//! # }
+//! ```
+//!
+//! [`Client::drive`] runs one [`Discovery`] you made yourself and reports
+//! each request/response exchange to an [`Observer`], for diagnostics.
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod connect;
+mod io;
+mod pool;
+
+/// The README's examples, compiled as doctests.
+#[doc = include_str!("../README.md")]
+#[cfg(doctest)]
+pub struct ReadmeDoctests;
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use futures_rustls::TlsConnector;
+use hyper::body::Bytes;
+use tfdisco_core::http::header::HOST;
+use tfdisco_core::http::{HeaderValue, Request, Response, Uri};
+use tfdisco_core::url::Url;
+use tfdisco_core::{TransportError, TransportErrorKind};
+pub use tfdisco_transport::reexports::*;
+use tfdisco_transport::{AsyncTransport, Route, hyper_body, tls};
+use tracing::debug;
+
+use crate::pool::{Body, Pool};
+
+/// The builder of a [`Client`]; see [`tfdisco_transport::ClientBuilder`]
+/// for every option.
+pub type ClientBuilder = tfdisco_transport::ClientBuilder<Client>;
+
+/// A discovery client for async-std, smol or any executor. Clones share the
+/// registry and the idle connections.
+#[derive(Clone)]
+pub struct Client {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    registry: SharedRegistry,
+    http: Http,
+}
+
+/// The HTTP side: connections, the pool, the timer.
+struct Http {
+    settings: Settings,
+    tls: TlsConnector,
+    pool: Option<Arc<Pool>>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("registry", &self.inner.registry)
+            .field("settings", &self.inner.http.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl FromSettings for Client {
+    fn from_settings(settings: Settings) -> Result<Client, BuildError> {
+        let tls = TlsConnector::from(tls::client_config(settings.trust_anchors())?);
+        let pool = settings
+            .reuse_connections()
+            .then(|| Arc::new(Pool::default()));
+        Ok(Client {
+            inner: Arc::new(Inner {
+                registry: settings.registry(),
+                http: Http {
+                    settings,
+                    tls,
+                    pool,
+                },
+            }),
+        })
+    }
+}
+
+impl Client {
+    /// A builder with the defaults (see [`tfdisco_transport::ClientBuilder::new`]).
+    pub fn builder() -> ClientBuilder {
+        ClientBuilder::new()
+    }
+
+    /// The services `host` offers: from the cache, from a discovery already
+    /// under way for it, or discovered now.
+    pub async fn discover(&self, host: &Hostname) -> Result<Services, Error> {
+        self.inner
+            .registry
+            .discover(host, |mut discovery| async move {
+                tfdisco_transport::drive(&self.inner.http, &mut discovery, None).await
+            })
+            .await
+    }
+
+    /// The base URL of service `id` (`modules.v1`, say) on `host`.
+    pub async fn service_url(&self, host: &Hostname, id: &str) -> Result<Url, Error> {
+        self.discover(host).await?.service_url(id)
+    }
+
+    /// The cache, aliases and forced services.
+    pub fn registry(&self) -> &SharedRegistry {
+        &self.inner.registry
+    }
+
+    /// Drives one discovery you made yourself over this client's
+    /// connections, bypassing the registry, and tells `observer` about each
+    /// exchange.
+    pub async fn drive(
+        &self,
+        discovery: &mut Discovery,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<Services, Error> {
+        tfdisco_transport::drive(&self.inner.http, discovery, observer).await
+    }
+}
+
+impl Http {
+    /// Tries an idle connection first; if it fails before a response (the
+    /// server closed it meanwhile), opens a new one.
+    async fn exchange(&self, request: Request<()>) -> Result<Response<Body>, TransportError> {
+        let route = self.settings.route(request.uri())?;
+        let key = Pool::key(&route);
+        if let Some(mut conn) = self.pool.as_ref().and_then(|p| p.take(&key)) {
+            match conn.send(to_hyper(request.clone(), &route)?).await {
+                Ok(response) => return Ok(self.with_body(response, conn, key)),
+                Err(error) => {
+                    debug!(target: "tfdisco", %error, "idle connection failed; opening a new one");
+                }
+            }
+        }
+        let mut conn = connect::connect(&self.settings, &self.tls, &route).await?;
+        let response = conn.send(to_hyper(request, &route)?).await?;
+        Ok(self.with_body(response, conn, key))
+    }
+
+    fn with_body(
+        &self,
+        response: Response<hyper::body::Incoming>,
+        conn: pool::Conn,
+        key: String,
+    ) -> Response<Body> {
+        let home = self.pool.clone().map(|pool| (pool, key));
+        response.map(|incoming| Body::new(incoming, conn, home))
+    }
+}
+
+/// The core's request as sent on a connection: origin form (absolute form
+/// to a proxy for plain http) and a `Host` header, which hyper's connection
+/// API leaves to the caller.
+fn to_hyper(
+    request: Request<()>,
+    route: &Route,
+) -> Result<Request<http_body_util::Empty<Bytes>>, TransportError> {
+    let invalid = |e: &dyn std::fmt::Display| {
+        TransportError::new(
+            TransportErrorKind::Other,
+            format!("cannot send the request: {e}"),
+        )
+    };
+    let mut request = hyper_body::request(request);
+    let uri = request.uri().clone();
+    let host = uri
+        .authority()
+        .map(|a| HeaderValue::from_str(a.as_str()))
+        .transpose()
+        .map_err(|e| invalid(&e))?
+        .ok_or_else(|| invalid(&"no host"))?;
+    request.headers_mut().insert(HOST, host);
+    if route.proxy.is_none() || route.https {
+        let origin_form = uri.path_and_query().map_or("/", |p| p.as_str());
+        *request.uri_mut() = Uri::try_from(origin_form).map_err(|e| invalid(&e))?;
+    }
+    Ok(request)
+}
+
+impl AsyncTransport for Http {
+    type Body = Body;
+    type Chunk = Bytes;
+
+    async fn send(&self, request: Request<()>) -> Result<Response<Body>, TransportError> {
+        self.exchange(request).await
+    }
+
+    async fn next_chunk(&self, body: &mut Body) -> Option<Result<Bytes, TransportError>> {
+        body.next_chunk().await
+    }
+
+    async fn sleep_until(&self, deadline: Instant) {
+        async_io::Timer::at(deadline).await;
+    }
+}

@@ -1,0 +1,493 @@
+//! The core's registry behind a lock, with request coalescing (D7): one
+//! discovery per host at a time, its result shared with every caller that
+//! asked meanwhile. Works for threads (a condition variable) and for any
+//! async runtime (wakers).
+
+use std::collections::HashMap;
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, Waker};
+use std::time::Instant;
+
+use tfdisco_core::serde_json::Value;
+use tfdisco_core::{
+    Config, CredentialsSource, Discovery, Error, Hostname, Lookup, Registry, Services, Ticket,
+};
+use tracing::{debug, warn};
+
+/// A [`Registry`] shared by every clone of a client: cache, aliases, forced
+/// services, and coalescing of concurrent discoveries of one host.
+///
+/// Transports call [`SharedRegistry::discover`] (async) or
+/// [`SharedRegistry::discover_blocking`] with their driver loop; users reach
+/// it through their client's `registry()` to alias, force and forget.
+///
+/// An in-flight failure is handed to every caller waiting for it but never
+/// cached. If the caller doing the work gives up (its future is dropped),
+/// one of the waiting callers starts over.
+#[derive(Clone)]
+pub struct SharedRegistry {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    state: Mutex<State>,
+    credentials: Arc<dyn CredentialsSource>,
+}
+
+struct State {
+    registry: Registry,
+    /// Discoveries under way, by (requested name, host contacted).
+    flights: HashMap<(Hostname, Hostname), Arc<Flight>>,
+}
+
+/// One discovery under way, as its waiting callers see it.
+#[derive(Default)]
+struct Flight {
+    state: Mutex<FlightState>,
+    done: Condvar,
+}
+
+#[derive(Default)]
+struct FlightState {
+    outcome: Option<Outcome>,
+    wakers: Vec<Waker>,
+    waiters: usize,
+}
+
+#[derive(Clone)]
+enum Outcome {
+    Finished(Result<Services, Error>),
+    /// The caller doing the work gave up; waiters start over.
+    Abandoned,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    // Nothing panics while holding these locks; if something did, the data
+    // is still consistent (every update is a single insert or remove).
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+impl Flight {
+    fn settle(&self, outcome: Outcome) {
+        let wakers = {
+            let mut state = lock(&self.state);
+            state.outcome = Some(outcome);
+            std::mem::take(&mut state.wakers)
+        };
+        self.done.notify_all();
+        wakers.into_iter().for_each(Waker::wake);
+    }
+}
+
+/// What [`SharedRegistry::begin`] found.
+#[derive(Debug)]
+pub enum Begin {
+    /// A cached or forced result.
+    Ready(Result<Services, Error>),
+    /// Nobody is discovering this host: the caller does it.
+    Lead(Lead),
+    /// Another caller is discovering this host: wait for its result.
+    Wait(Wait),
+}
+
+/// The duty to discover a host and publish the result. Dropping it without
+/// [`Lead::finish`] lets a waiting caller take over.
+#[must_use = "a Lead must be finished, or waiting callers start over"]
+pub struct Lead {
+    registry: SharedRegistry,
+    ticket: Option<Ticket>,
+    flight: Arc<Flight>,
+}
+
+/// Waiting for another caller's discovery: `.await` it, or call
+/// [`Wait::wait`] from a thread. `None` means that caller gave up; start over.
+#[must_use = "a Wait does nothing unless awaited or waited on"]
+pub struct Wait {
+    flight: Arc<Flight>,
+}
+
+impl SharedRegistry {
+    /// A registry for `config`, taking credentials from `credentials`.
+    pub fn new(config: Config, credentials: Arc<dyn CredentialsSource>) -> SharedRegistry {
+        SharedRegistry {
+            inner: Arc::new(Inner {
+                state: Mutex::new(State {
+                    registry: Registry::new(config),
+                    flights: HashMap::new(),
+                }),
+                credentials,
+            }),
+        }
+    }
+
+    fn state(&self) -> MutexGuard<'_, State> {
+        lock(&self.inner.state)
+    }
+
+    /// The discovery configuration.
+    pub fn config(&self) -> Config {
+        self.state().registry.config().clone()
+    }
+
+    /// The cached (or forced) result for `host`, without any I/O.
+    pub fn cached(&self, host: &Hostname) -> Option<Services> {
+        self.state().registry.cached(host).cloned()
+    }
+
+    /// Makes discoveries of `alias` fetch `target`'s document with `target`'s
+    /// credentials (one level; the result is cached under `alias`).
+    pub fn alias(&self, alias: Hostname, target: Hostname) {
+        self.state().registry.alias(alias, target);
+    }
+
+    /// Uses `services` for `host` instead of discovering it (a `host` block).
+    pub fn force(
+        &self,
+        host: Hostname,
+        services: impl IntoIterator<Item = (String, Value)>,
+    ) -> Result<(), Error> {
+        self.state().registry.force(host, services)
+    }
+
+    /// Removes the cached (or forced) result for `host`.
+    pub fn forget(&self, host: &Hostname) {
+        self.state().registry.forget(host);
+    }
+
+    /// Removes every cached and forced result; aliases stay.
+    pub fn forget_all(&self) {
+        self.state().registry.forget_all();
+    }
+
+    /// Removes an alias and the result cached under it.
+    pub fn forget_alias(&self, alias: &Hostname) {
+        self.state().registry.forget_alias(alias);
+    }
+
+    /// How many callers are waiting for a discovery of `host` that another
+    /// caller is performing right now.
+    pub fn waiting(&self, host: &Hostname) -> usize {
+        self.state()
+            .flights
+            .iter()
+            .filter(|((key, _), _)| key == host)
+            .map(|(_, flight)| lock(&flight.state).waiters)
+            .sum()
+    }
+
+    /// Looks `host` up: a cached result, the duty to discover it, or a
+    /// discovery under way to wait for.
+    pub fn begin(&self, host: &Hostname) -> Begin {
+        let mut state = self.state();
+        let ticket = match state.registry.lookup(host) {
+            Lookup::Cached(services) => return Begin::Ready(Ok(services)),
+            Lookup::Discover(ticket) => ticket,
+        };
+        let key = (ticket.key().clone(), ticket.target().clone());
+        if let Some(flight) = state.flights.get(&key) {
+            lock(&flight.state).waiters += 1;
+            debug!(target: "tfdisco", host = %host, "waiting for the discovery already under way");
+            return Begin::Wait(Wait {
+                flight: flight.clone(),
+            });
+        }
+        let flight = Arc::new(Flight::default());
+        state.flights.insert(key, flight.clone());
+        Begin::Lead(Lead {
+            registry: self.clone(),
+            ticket: Some(ticket),
+            flight,
+        })
+    }
+
+    /// Discovers `host` with `drive` (the transport's loop), sharing the
+    /// work with concurrent callers.
+    pub async fn discover<F, Fut>(&self, host: &Hostname, drive: F) -> Result<Services, Error>
+    where
+        F: Fn(Discovery) -> Fut,
+        Fut: Future<Output = Result<Services, Error>>,
+    {
+        loop {
+            match self.begin(host) {
+                Begin::Ready(result) => return result,
+                Begin::Lead(lead) => {
+                    let result = drive(lead.start(Instant::now())).await;
+                    return lead.finish(result);
+                }
+                Begin::Wait(wait) => {
+                    if let Some(result) = wait.await {
+                        return result;
+                    }
+                }
+            }
+        }
+    }
+
+    /// [`SharedRegistry::discover`] for blocking transports: waiting callers
+    /// block their thread.
+    pub fn discover_blocking<F>(&self, host: &Hostname, mut drive: F) -> Result<Services, Error>
+    where
+        F: FnMut(Discovery) -> Result<Services, Error>,
+    {
+        loop {
+            match self.begin(host) {
+                Begin::Ready(result) => return result,
+                Begin::Lead(lead) => {
+                    let result = drive(lead.start(Instant::now()));
+                    return lead.finish(result);
+                }
+                Begin::Wait(wait) => {
+                    if let Some(result) = wait.wait() {
+                        return result;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Removes `flight` from the table if it is still there.
+    fn land(&self, state: &mut State, ticket: &Ticket, flight: &Arc<Flight>) {
+        let key = (ticket.key().clone(), ticket.target().clone());
+        if state
+            .flights
+            .get(&key)
+            .is_some_and(|f| Arc::ptr_eq(f, flight))
+        {
+            state.flights.remove(&key);
+        }
+    }
+}
+
+impl fmt::Debug for SharedRegistry {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = self.state();
+        f.debug_struct("SharedRegistry")
+            .field("registry", &state.registry)
+            .field("in_flight", &state.flights.len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl Lead {
+    fn ticket(&self) -> &Ticket {
+        self.ticket.as_ref().expect("present until finish or drop")
+    }
+
+    /// The host whose document (and credentials) this discovery uses.
+    pub fn target(&self) -> &Hostname {
+        self.ticket().target()
+    }
+
+    /// Starts the discovery at `now`, with the target's credentials (a
+    /// failing credentials source means none, as in Terraform).
+    pub fn start(&self, now: Instant) -> Discovery {
+        let ticket = self.ticket();
+        let credentials = match self.registry.inner.credentials.credentials(ticket.target()) {
+            Ok(credentials) => credentials,
+            Err(error) => {
+                warn!(target: "tfdisco", host = %ticket.target(), %error, "credentials lookup failed; discovering without credentials");
+                None
+            }
+        };
+        self.registry
+            .state()
+            .registry
+            .start(ticket, credentials, now)
+    }
+
+    /// Records the result (cached on success), hands it to every waiting
+    /// caller, and returns it.
+    pub fn finish(mut self, result: Result<Services, Error>) -> Result<Services, Error> {
+        let ticket = self.ticket.take().expect("finish runs once");
+        let result = {
+            let mut state = self.registry.state();
+            self.registry.land(&mut state, &ticket, &self.flight);
+            state.registry.complete(ticket, result)
+        };
+        self.flight.settle(Outcome::Finished(result.clone()));
+        result
+    }
+}
+
+impl Drop for Lead {
+    fn drop(&mut self) {
+        if let Some(ticket) = self.ticket.take() {
+            debug!(target: "tfdisco", host = %ticket.key(), "discovery abandoned; a waiting caller takes over");
+            let mut state = self.registry.state();
+            self.registry.land(&mut state, &ticket, &self.flight);
+            drop(state);
+            self.flight.settle(Outcome::Abandoned);
+        }
+    }
+}
+
+impl fmt::Debug for Lead {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Lead")
+            .field("ticket", &self.ticket)
+            .finish()
+    }
+}
+
+impl Wait {
+    /// Blocks until the discovery under way ends. `None`: it was abandoned.
+    pub fn wait(self) -> Option<Result<Services, Error>> {
+        let mut state = lock(&self.flight.state);
+        loop {
+            if let Some(outcome) = &state.outcome {
+                return finished(outcome);
+            }
+            state = self
+                .flight
+                .done
+                .wait(state)
+                .unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+fn finished(outcome: &Outcome) -> Option<Result<Services, Error>> {
+    match outcome {
+        Outcome::Finished(result) => Some(result.clone()),
+        Outcome::Abandoned => None,
+    }
+}
+
+impl Future for Wait {
+    type Output = Option<Result<Services, Error>>;
+
+    fn poll(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let mut state = lock(&self.flight.state);
+        if let Some(outcome) = &state.outcome {
+            return Poll::Ready(finished(outcome));
+        }
+        if !state.wakers.iter().any(|w| w.will_wake(cx.waker())) {
+            state.wakers.push(cx.waker().clone());
+        }
+        Poll::Pending
+    }
+}
+
+impl Drop for Wait {
+    fn drop(&mut self) {
+        let mut state = lock(&self.flight.state);
+        state.waiters = state.waiters.saturating_sub(1);
+    }
+}
+
+impl fmt::Debug for Wait {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Wait").finish_non_exhaustive()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::task::Wake;
+    use std::thread;
+    use tfdisco_core::NoCredentials;
+
+    fn registry() -> SharedRegistry {
+        SharedRegistry::new(Config::default(), Arc::new(NoCredentials))
+    }
+
+    fn host() -> Hostname {
+        Hostname::parse("example.com").expect("valid")
+    }
+
+    fn failure() -> Error {
+        Error::ServiceNotProvided {
+            host: "example.com".into(),
+            service: "x".into(),
+        }
+    }
+
+    #[test]
+    fn waiting_threads_share_the_result_and_errors_are_not_cached() {
+        let registry = registry();
+        let Begin::Lead(lead) = registry.begin(&host()) else {
+            panic!("first caller leads")
+        };
+        let waiters: Vec<_> = (0..4)
+            .map(|_| {
+                let Begin::Wait(wait) = registry.begin(&host()) else {
+                    panic!("later callers wait")
+                };
+                thread::spawn(move || wait.wait())
+            })
+            .collect();
+        assert_eq!(registry.waiting(&host()), 4);
+        let _ = lead.finish(Err(failure()));
+        for waiter in waiters {
+            let result = waiter.join().expect("no panic").expect("not abandoned");
+            assert!(result.is_err());
+        }
+        assert_eq!(registry.waiting(&host()), 0);
+        assert!(
+            matches!(registry.begin(&host()), Begin::Lead(_)),
+            "errors are not cached"
+        );
+    }
+
+    struct CountWakes(AtomicUsize);
+
+    impl Wake for CountWakes {
+        fn wake(self: Arc<Self>) {
+            self.0.fetch_add(1, Ordering::SeqCst);
+        }
+    }
+
+    #[test]
+    fn an_abandoned_lead_wakes_waiters_who_start_over() {
+        let registry = registry();
+        let Begin::Lead(lead) = registry.begin(&host()) else {
+            panic!("leads")
+        };
+        let Begin::Wait(mut wait) = registry.begin(&host()) else {
+            panic!("waits")
+        };
+        let wakes = Arc::new(CountWakes(AtomicUsize::new(0)));
+        let waker = Waker::from(wakes.clone());
+        let mut cx = Context::from_waker(&waker);
+        assert!(Pin::new(&mut wait).poll(&mut cx).is_pending());
+        assert!(Pin::new(&mut wait).poll(&mut cx).is_pending());
+        drop(lead);
+        assert_eq!(
+            wakes.0.load(Ordering::SeqCst),
+            1,
+            "one waker, registered once"
+        );
+        assert!(matches!(
+            Pin::new(&mut wait).poll(&mut cx),
+            Poll::Ready(None)
+        ));
+        assert!(
+            matches!(registry.begin(&host()), Begin::Lead(_)),
+            "the waiter may lead now"
+        );
+    }
+
+    #[test]
+    fn blocking_discover_caches_success() {
+        let registry = registry();
+        let calls = AtomicUsize::new(0);
+        let drive = |d: Discovery| {
+            calls.fetch_add(1, Ordering::SeqCst);
+            Ok(Services::none(
+                d.host().clone(),
+                d.url().clone(),
+                Default::default(),
+            ))
+        };
+        let results: Vec<_> = (0..2)
+            .map(|_| registry.discover_blocking(&host(), drive))
+            .collect();
+        assert!(results.iter().all(Result::is_ok));
+        assert_eq!(calls.load(Ordering::SeqCst), 1);
+    }
+}

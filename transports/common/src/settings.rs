@@ -1,0 +1,446 @@
+//! The client builder every transport shares, and what it resolves to.
+
+use std::collections::HashMap;
+use std::fmt;
+use std::marker::PhantomData;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tfdisco_core::http::Uri;
+use tfdisco_core::{
+    Config, CredentialsSource, Dialect, Hostname, NoCredentials, TransportError, TransportErrorKind,
+};
+
+use crate::proxy::{Proxies, ProxyOptions};
+use crate::roots::CaSource;
+use crate::{Environment, Proxy, SharedRegistry, TrustAnchors};
+
+/// A transport's client, built from resolved [`Settings`].
+///
+/// Each transport implements it for its `Client`, so that
+/// `Client::builder()` is a [`ClientBuilder`] with the same options
+/// everywhere.
+pub trait FromSettings: Sized {
+    /// Builds the client; transport-specific failures are
+    /// [`BuildError::Transport`].
+    fn from_settings(settings: Settings) -> Result<Self, BuildError>;
+}
+
+/// Builds a discovery client `C`: discovery policy, trust roots, proxies,
+/// address overrides, credentials.
+///
+/// Options that can fail (a User-Agent with control characters, a proxy URL
+/// that does not parse, a CA file that cannot be read) report at
+/// [`ClientBuilder::build`], as reqwest does. Nothing is read from the
+/// environment before `build`.
+#[must_use]
+pub struct ClientBuilder<C> {
+    config: Config,
+    error: Option<BuildError>,
+    credentials: Arc<dyn CredentialsSource>,
+    extra_roots: Vec<CaSource>,
+    system_roots: bool,
+    proxies: ProxyOptions,
+    overrides: HashMap<(String, u16), Vec<SocketAddr>>,
+    reuse_connections: bool,
+    environment: Environment,
+    client: PhantomData<fn() -> C>,
+}
+
+impl<C> Default for ClientBuilder<C> {
+    fn default() -> Self {
+        ClientBuilder {
+            config: Config::default(),
+            error: None,
+            credentials: Arc::new(NoCredentials),
+            extra_roots: Vec::new(),
+            system_roots: true,
+            proxies: ProxyOptions {
+                from_env: true,
+                ..ProxyOptions::default()
+            },
+            overrides: HashMap::new(),
+            reuse_connections: true,
+            environment: Environment::process(),
+            client: PhantomData,
+        }
+    }
+}
+
+impl<C> fmt::Debug for ClientBuilder<C> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ClientBuilder")
+            .field("config", &self.config)
+            .field("extra_roots", &self.extra_roots.len())
+            .field("system_roots", &self.system_roots)
+            .field("overrides", &self.overrides)
+            .field("reuse_connections", &self.reuse_connections)
+            .field("environment", &self.environment)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<C: FromSettings> ClientBuilder<C> {
+    /// The defaults: OpenTofu dialect, 3 redirects, 1 MiB, 11 s, system roots,
+    /// proxies from the environment, no credentials, connection reuse.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Builds the client: reads the environment (proxies, `SSL_CERT_*`),
+    /// loads the trust roots, and reports the first invalid option.
+    pub fn build(self) -> Result<C, BuildError> {
+        if let Some(error) = self.error {
+            return Err(error);
+        }
+        let trust_anchors =
+            TrustAnchors::load(self.system_roots, &self.extra_roots, &self.environment)?;
+        let proxies = Proxies::resolve(&self.proxies, &self.environment)?;
+        C::from_settings(Settings {
+            config: self.config,
+            credentials: self.credentials,
+            trust_anchors,
+            proxies,
+            overrides: self.overrides,
+            reuse_connections: self.reuse_connections,
+        })
+    }
+}
+
+impl<C> ClientBuilder<C> {
+    fn config_with(mut self, f: impl FnOnce(Config) -> Config) -> Self {
+        self.config = f(self.config);
+        self
+    }
+
+    fn fail(mut self, error: BuildError) -> Self {
+        self.error.get_or_insert(error);
+        self
+    }
+
+    /// Replaces the whole discovery configuration (the options below change
+    /// parts of it).
+    pub fn config(self, config: Config) -> Self {
+        self.config_with(|_| config)
+    }
+
+    /// The time allowed for one whole discovery, redirects and body included
+    /// (default 11 s).
+    pub fn timeout(self, timeout: Duration) -> Self {
+        self.config_with(|c| c.with_timeout(timeout))
+    }
+
+    /// How many redirects are followed (default 3).
+    pub fn max_redirects(self, max: u32) -> Self {
+        self.config_with(|c| c.with_max_redirects(max))
+    }
+
+    /// The largest discovery document accepted (default 1 MiB).
+    pub fn body_limit(self, bytes: u64) -> Self {
+        self.config_with(|c| c.with_body_limit(bytes))
+    }
+
+    /// Terraform or OpenTofu rules: service ids, default User-Agent.
+    pub fn dialect(self, dialect: Dialect) -> Self {
+        self.config_with(|c| c.with_dialect(dialect))
+    }
+
+    /// Replaces the User-Agent header.
+    pub fn user_agent(self, value: &str) -> Self {
+        match self.config.clone().with_user_agent(value) {
+            Ok(config) => self.config(config),
+            Err(_) => self.fail(BuildError::UserAgent(value.to_owned())),
+        }
+    }
+
+    /// Appends text to the User-Agent as Terraform does with
+    /// `TF_APPEND_USER_AGENT` (trimmed; ignored when empty).
+    pub fn append_user_agent(self, extra: &str) -> Self {
+        match self.config.clone().with_appended_user_agent(extra) {
+            Ok(config) => self.config(config),
+            Err(_) => self.fail(BuildError::UserAgent(extra.to_owned())),
+        }
+    }
+
+    /// Allows plain `http://` for a development host (D5); credentials are
+    /// still never sent over http.
+    pub fn plain_http_host(self, host: Hostname) -> Self {
+        self.config_with(|c| c.with_plain_http_host(host))
+    }
+
+    /// Where tokens come from (default: none). A failing source means the
+    /// request goes without credentials, as in Terraform.
+    pub fn credentials(mut self, source: impl CredentialsSource + 'static) -> Self {
+        self.credentials = Arc::new(source);
+        self
+    }
+
+    /// Also trusts the CA certificates in this PEM file.
+    pub fn add_root_certificate_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.extra_roots.push(CaSource::File(path.into()));
+        self
+    }
+
+    /// Also trusts the CA certificates in these PEM bytes.
+    pub fn add_root_certificate_pem(mut self, pem: impl Into<Vec<u8>>) -> Self {
+        self.extra_roots.push(CaSource::Pem(pem.into()));
+        self
+    }
+
+    /// Whether to trust the system roots (default true): the platform store,
+    /// or `SSL_CERT_FILE` / `SSL_CERT_DIR` when either is set.
+    pub fn system_roots(mut self, enabled: bool) -> Self {
+        self.system_roots = enabled;
+        self
+    }
+
+    /// Sends every request through this HTTP proxy (`http://[user:pass@]host:port`),
+    /// except loopback and what `NO_PROXY` / [`ClientBuilder::no_proxy`] exclude.
+    pub fn proxy(self, url: &str) -> Self {
+        self.https_proxy(url).http_proxy(url)
+    }
+
+    /// The proxy for https requests, instead of `HTTPS_PROXY`.
+    pub fn https_proxy(mut self, url: &str) -> Self {
+        self.proxies.https = Some(url.to_owned());
+        self
+    }
+
+    /// The proxy for plain-http development hosts, instead of `HTTP_PROXY`.
+    pub fn http_proxy(mut self, url: &str) -> Self {
+        self.proxies.http = Some(url.to_owned());
+        self
+    }
+
+    /// Hosts reached directly, in `NO_PROXY` syntax (`example.com,.internal,10.0.0.0/8,*`),
+    /// instead of the `NO_PROXY` variable.
+    pub fn no_proxy(mut self, list: &str) -> Self {
+        self.proxies.no_proxy = Some(list.to_owned());
+        self
+    }
+
+    /// Whether `HTTPS_PROXY`, `HTTP_PROXY` and `NO_PROXY` are read (default
+    /// true); explicit settings win either way.
+    pub fn env_proxies(mut self, enabled: bool) -> Self {
+        self.proxies.from_env = enabled;
+        self
+    }
+
+    /// Connects to `addr` for requests to `host` on port `addr.port()`,
+    /// without DNS, like `curl --resolve host:port:addr`. Repeat to give more
+    /// addresses; they are tried in order.
+    pub fn resolve(mut self, host: &str, addr: SocketAddr) -> Self {
+        let host = host.trim_matches(['[', ']']).to_ascii_lowercase();
+        self.overrides
+            .entry((host, addr.port()))
+            .or_default()
+            .push(addr);
+        self
+    }
+
+    /// Whether connections are kept open and reused (default true). With
+    /// `false` every request opens a new connection.
+    pub fn reuse_connections(mut self, enabled: bool) -> Self {
+        self.reuse_connections = enabled;
+        self
+    }
+
+    /// Where `build` reads environment variables (default: the process).
+    pub fn environment(mut self, environment: Environment) -> Self {
+        self.environment = environment;
+        self
+    }
+}
+
+/// What a [`ClientBuilder`] resolved to: the input of
+/// [`FromSettings::from_settings`].
+#[derive(Clone)]
+pub struct Settings {
+    config: Config,
+    credentials: Arc<dyn CredentialsSource>,
+    trust_anchors: TrustAnchors,
+    proxies: Proxies,
+    overrides: HashMap<(String, u16), Vec<SocketAddr>>,
+    reuse_connections: bool,
+}
+
+impl fmt::Debug for Settings {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Settings")
+            .field("config", &self.config)
+            .field("proxies", &self.proxies)
+            .field("overrides", &self.overrides)
+            .field("reuse_connections", &self.reuse_connections)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where one request goes: the origin, and the proxy in between if any.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Route {
+    /// True for `https` (TLS to the origin, through a tunnel when proxied).
+    pub https: bool,
+    /// The origin's host (IPv6 without brackets).
+    pub host: String,
+    /// The origin's port.
+    pub port: u16,
+    /// The proxy to go through.
+    pub proxy: Option<Proxy>,
+}
+
+impl Route {
+    /// `host:port`, with brackets around IPv6 addresses: the `CONNECT`
+    /// target and the `Host` header.
+    pub fn authority(&self) -> String {
+        if self.host.contains(':') {
+            format!("[{}]:{}", self.host, self.port)
+        } else {
+            format!("{}:{}", self.host, self.port)
+        }
+    }
+
+    /// The host and port a transport opens a TCP connection to: the proxy's
+    /// or the origin's.
+    pub fn connect_to(&self) -> (&str, u16) {
+        match &self.proxy {
+            Some(proxy) => (proxy.host(), proxy.port()),
+            None => (&self.host, self.port),
+        }
+    }
+}
+
+impl Settings {
+    /// The discovery configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The credentials source.
+    pub fn credentials(&self) -> &Arc<dyn CredentialsSource> {
+        &self.credentials
+    }
+
+    /// The certificates to trust.
+    pub fn trust_anchors(&self) -> &TrustAnchors {
+        &self.trust_anchors
+    }
+
+    /// Whether connections may be kept and reused.
+    pub fn reuse_connections(&self) -> bool {
+        self.reuse_connections
+    }
+
+    /// A registry with coalescing, for this configuration and credentials.
+    pub fn registry(&self) -> SharedRegistry {
+        SharedRegistry::new(self.config.clone(), self.credentials.clone())
+    }
+
+    /// Where a request to `uri` goes.
+    pub fn route(&self, uri: &Uri) -> Result<Route, TransportError> {
+        let https = match uri.scheme_str() {
+            Some("https") => true,
+            Some("http") => false,
+            other => {
+                return Err(TransportError::new(
+                    TransportErrorKind::Other,
+                    format!("unsupported URL scheme {other:?}"),
+                ));
+            }
+        };
+        let host = uri
+            .host()
+            .ok_or_else(|| TransportError::new(TransportErrorKind::Other, "URL without a host"))?
+            .trim_matches(['[', ']'])
+            .to_owned();
+        let port = uri.port_u16().unwrap_or(if https { 443 } else { 80 });
+        let proxy = self.proxies.for_target(https, &host, port).cloned();
+        Ok(Route {
+            https,
+            host,
+            port,
+            proxy,
+        })
+    }
+
+    /// Every address override: `(host, port, addresses)`.
+    pub fn overrides(&self) -> impl Iterator<Item = (&str, u16, &[SocketAddr])> {
+        self.overrides
+            .iter()
+            .map(|((host, port), addrs)| (host.as_str(), *port, addrs.as_slice()))
+    }
+
+    /// The addresses configured with [`ClientBuilder::resolve`] for
+    /// `host:port`, if any; transports resolve other names with DNS.
+    pub fn resolve_override(&self, host: &str, port: u16) -> Option<&[SocketAddr]> {
+        let host = host.trim_matches(['[', ']']).to_ascii_lowercase();
+        self.overrides.get(&(host, port)).map(Vec::as_slice)
+    }
+}
+
+/// Why a client could not be built.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum BuildError {
+    /// The User-Agent text cannot be sent in a header.
+    UserAgent(String),
+    /// A CA file could not be read.
+    CaFile {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
+    /// CA certificates could not be used.
+    CaPem {
+        /// The file or "PEM bytes".
+        origin: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// A proxy URL is not usable.
+    Proxy {
+        /// The URL, user info replaced by `***`.
+        url: String,
+        /// What is wrong.
+        problem: String,
+    },
+    /// The TLS configuration could not be built.
+    Tls(String),
+    /// The transport itself could not be set up.
+    Transport(Box<dyn std::error::Error + Send + Sync>),
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::UserAgent(value) => {
+                write!(f, "invalid User-Agent {value:?}: not a valid header value")
+            }
+            BuildError::CaFile { path, source } => {
+                write!(
+                    f,
+                    "cannot read CA certificates from {}: {source}",
+                    path.display()
+                )
+            }
+            BuildError::CaPem { origin, problem } => {
+                write!(f, "cannot use CA certificates from {origin}: {problem}")
+            }
+            BuildError::Proxy { url, problem } => write!(f, "invalid proxy {url:?}: {problem}"),
+            BuildError::Tls(problem) => write!(f, "cannot set up TLS: {problem}"),
+            BuildError::Transport(e) => write!(f, "cannot set up the transport: {e}"),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            BuildError::CaFile { source, .. } => Some(source),
+            BuildError::Transport(e) => e.source(),
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,37 @@
+//! Test support for tfdisco transports: a loopback HTTPS scenario server, a
+//! CONNECT proxy, a test PKI, and the one conformance suite every transport
+//! runs unchanged.
+//!
+//! A transport's test file implements [`Transport`] (a blocking view of its
+//! client) and expands [`conformance_suite!`], which defines one `#[test]`
+//! per scenario in [`suite::SCENARIOS`].
+//!
+//! ```no_run
+//! use tfdisco_testkit::{Reply, TestServer};
+//!
+//! let server = TestServer::start();
+//! server.route("/.well-known/terraform.json", Reply::json(r#"{"modules.v1": "/m/"}"#));
+//! // … discover `server.host()` with a client trusting `tfdisco_testkit::pki().ca_pem()` …
+//! assert_eq!(server.requests().len(), 1);
+//! ```
+
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod background;
+mod pki;
+mod proxy;
+mod reply;
+mod server;
+pub mod suite;
+mod trace;
+
+pub use pki::{Cert, LEAF_NAMES, Pki, WRONG_NAME, pki};
+pub use proxy::{TestProxy, Tunnel};
+pub use reply::Reply;
+pub use server::{Seen, TestServer};
+pub use suite::Transport;
+pub use trace::{Traces, traces};
+
+#[doc(hidden)]
+pub use {tfdisco_core as __core, tfdisco_transport as __transport};

@@ -1,0 +1,125 @@
+//! Test certificates: a CA the clients are told to trust, a leaf for every
+//! name the scenarios use, a leaf for the wrong name, and a leaf from a CA
+//! nobody trusts.
+
+use std::path::PathBuf;
+use std::sync::{Arc, OnceLock};
+
+use rcgen::{
+    BasicConstraints, CertificateParams, CertifiedIssuer, DnType, ExtendedKeyUsagePurpose, IsCa,
+    KeyPair, KeyUsagePurpose,
+};
+use rustls::ServerConfig;
+use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
+
+/// The names in the trusted leaf: loopback, plus the fictional hosts the
+/// scenarios reach through address overrides (`.test` is reserved, RFC 2606).
+pub const LEAF_NAMES: &[&str] = &[
+    "localhost",
+    "127.0.0.1",
+    "::1",
+    "example.test",
+    "registry.example.test",
+    "other.test",
+];
+
+/// The only name in the wrong-name leaf.
+pub const WRONG_NAME: &str = "wrong.test";
+
+/// Which certificate a test server presents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cert {
+    /// Signed by the trusted test CA, for [`LEAF_NAMES`].
+    Trusted,
+    /// Signed by the trusted test CA, for [`WRONG_NAME`] only.
+    WrongName,
+    /// For [`LEAF_NAMES`], signed by a CA no client trusts.
+    Untrusted,
+}
+
+/// The test PKI, made once per process.
+pub struct Pki {
+    ca_pem: String,
+    ca_file: PathBuf,
+    trusted: Arc<ServerConfig>,
+    wrong_name: Arc<ServerConfig>,
+    untrusted: Arc<ServerConfig>,
+}
+
+impl Pki {
+    /// The trusted CA certificate, PEM.
+    pub fn ca_pem(&self) -> &str {
+        &self.ca_pem
+    }
+
+    /// A file holding [`Pki::ca_pem`] (for `SSL_CERT_FILE` and CA-file options).
+    pub fn ca_file(&self) -> &PathBuf {
+        &self.ca_file
+    }
+
+    /// The rustls server configuration presenting `cert`.
+    pub fn server_config(&self, cert: Cert) -> Arc<ServerConfig> {
+        match cert {
+            Cert::Trusted => self.trusted.clone(),
+            Cert::WrongName => self.wrong_name.clone(),
+            Cert::Untrusted => self.untrusted.clone(),
+        }
+    }
+}
+
+/// The process-wide test PKI.
+pub fn pki() -> &'static Pki {
+    static PKI: OnceLock<Pki> = OnceLock::new();
+    PKI.get_or_init(|| make().expect("test certificates can be made"))
+}
+
+type Issuer = CertifiedIssuer<'static, KeyPair>;
+
+fn ca(name: &str) -> Result<Issuer, rcgen::Error> {
+    let mut params = CertificateParams::default();
+    params.distinguished_name.push(DnType::CommonName, name);
+    params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+    params.key_usages = vec![
+        KeyUsagePurpose::KeyCertSign,
+        KeyUsagePurpose::CrlSign,
+        KeyUsagePurpose::DigitalSignature,
+    ];
+    CertifiedIssuer::self_signed(params, KeyPair::generate()?)
+}
+
+fn leaf(issuer: &Issuer, names: &[&str]) -> Result<Arc<ServerConfig>, Box<dyn std::error::Error>> {
+    let mut params =
+        CertificateParams::new(names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>())?;
+    params.distinguished_name.push(DnType::CommonName, names[0]);
+    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    let key = KeyPair::generate()?;
+    let cert = params.signed_by(&key, issuer)?;
+    let chain = vec![
+        cert.der().clone(),
+        CertificateDer::from(issuer.der().to_vec()),
+    ];
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)?;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+fn make() -> Result<Pki, Box<dyn std::error::Error>> {
+    let trusted_ca = ca("tfdisco test CA")?;
+    let untrusted_ca = ca("tfdisco untrusted CA")?;
+    let ca_pem = trusted_ca.pem();
+    let ca_file =
+        std::env::temp_dir().join(format!("tfdisco-testkit-{}-ca.pem", std::process::id()));
+    std::fs::write(&ca_file, &ca_pem)?;
+    Ok(Pki {
+        trusted: leaf(&trusted_ca, LEAF_NAMES)?,
+        wrong_name: leaf(&trusted_ca, &[WRONG_NAME])?,
+        untrusted: leaf(&untrusted_ca, LEAF_NAMES)?,
+        ca_pem,
+        ca_file,
+    })
+}

@@ -1,0 +1,419 @@
+//! The loopback test server: two HTTPS listeners and one plain-http
+//! listener on 127.0.0.1 sharing one route table and one record of requests.
+
+use std::collections::HashMap;
+use std::convert::Infallible;
+use std::io;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::task::{Context, Poll, ready};
+use std::time::{Duration, Instant};
+
+use bytes::Bytes;
+use hyper::body::{Frame, Incoming};
+use hyper::service::service_fn;
+use hyper_util::rt::TokioIo;
+use tfdisco_core::Hostname;
+use tfdisco_core::http::{HeaderMap, HeaderName, HeaderValue, Request, Response};
+use tokio::net::{TcpListener, TcpStream};
+use tokio::sync::watch;
+use tokio::time::Sleep;
+use tokio_rustls::TlsAcceptor;
+
+use crate::background::Background;
+use crate::pki::{Cert, pki};
+use crate::reply::{Body, Reply};
+
+/// How long a held reply waits for [`TestServer::release`] at most.
+const HOLD_LIMIT: Duration = Duration::from_secs(30);
+
+/// A scripted HTTPS server on loopback that records what it receives.
+///
+/// It listens on three ports of 127.0.0.1: [`TestServer::port`] and
+/// [`TestServer::other_port`] (HTTPS) and [`TestServer::http_port`] (plain
+/// http). Replies are scripted per path; unscripted paths get a 500. It
+/// stops when dropped.
+pub struct TestServer {
+    shared: Arc<Shared>,
+    port: u16,
+    other_port: u16,
+    http_port: u16,
+    _background: Background,
+}
+
+struct Shared {
+    routes: Mutex<HashMap<String, Reply>>,
+    seen: Mutex<Vec<Seen>>,
+    connections: AtomicU64,
+    tls_failures: AtomicU64,
+    release: watch::Sender<bool>,
+}
+
+/// A request as the server saw it.
+#[derive(Clone, Debug)]
+pub struct Seen {
+    /// `GET`, normally.
+    pub method: String,
+    /// The path.
+    pub path: String,
+    /// The query, if any.
+    pub query: Option<String>,
+    /// The local port it arrived on.
+    pub port: u16,
+    /// Whether it came over TLS.
+    pub tls: bool,
+    /// Which connection it came on (numbered from 1 per server).
+    pub connection: u64,
+    /// The request headers.
+    pub headers: HeaderMap,
+    progress: Arc<Progress>,
+}
+
+#[derive(Debug, Default)]
+struct Progress {
+    sent: AtomicU64,
+    done: AtomicBool,
+}
+
+impl Seen {
+    /// A header as text.
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers.get(name).and_then(|v| v.to_str().ok())
+    }
+
+    /// The `Host` header.
+    pub fn host(&self) -> Option<&str> {
+        self.header("host")
+    }
+
+    /// The `Authorization` header.
+    pub fn authorization(&self) -> Option<&str> {
+        self.header("authorization")
+    }
+
+    /// Body bytes the server has handed to the connection so far.
+    pub fn body_bytes_sent(&self) -> u64 {
+        self.progress.sent.load(Ordering::SeqCst)
+    }
+
+    /// True once the server stopped sending this response (finished, failed
+    /// or dropped).
+    pub fn finished(&self) -> bool {
+        self.progress.done.load(Ordering::SeqCst)
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+fn bind() -> std::net::TcpListener {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
+    listener
+        .set_nonblocking(true)
+        .expect("a non-blocking listener");
+    listener
+}
+
+impl TestServer {
+    /// A server presenting the trusted certificate.
+    pub fn start() -> TestServer {
+        TestServer::with_cert(Cert::Trusted)
+    }
+
+    /// A server presenting `cert` on its HTTPS ports.
+    pub fn with_cert(cert: Cert) -> TestServer {
+        let listeners = [bind(), bind(), bind()];
+        let port = |i: usize| listeners[i].local_addr().expect("bound").port();
+        let (p, other_port, http_port) = (port(0), port(1), port(2));
+        let shared = Arc::new(Shared {
+            routes: Mutex::new(HashMap::new()),
+            seen: Mutex::new(Vec::new()),
+            connections: AtomicU64::new(0),
+            tls_failures: AtomicU64::new(0),
+            release: watch::Sender::new(false),
+        });
+        let acceptor = TlsAcceptor::from(pki().server_config(cert));
+        let state = shared.clone();
+        let background = Background::start("tfdisco-test-server", move || async move {
+            let [a, b, c] = listeners;
+            let tls = [Some(acceptor.clone()), Some(acceptor), None];
+            for (listener, tls) in [a, b, c].into_iter().zip(tls) {
+                let listener = TcpListener::from_std(listener).expect("a tokio listener");
+                tokio::spawn(accept(listener, tls, state.clone()));
+            }
+        });
+        TestServer {
+            shared,
+            port: p,
+            other_port,
+            http_port,
+            _background: background,
+        }
+    }
+
+    /// The main HTTPS port.
+    pub fn port(&self) -> u16 {
+        self.port
+    }
+
+    /// The second HTTPS port (same routes).
+    pub fn other_port(&self) -> u16 {
+        self.other_port
+    }
+
+    /// The plain-http port (same routes).
+    pub fn http_port(&self) -> u16 {
+        self.http_port
+    }
+
+    /// `localhost:<port>`.
+    pub fn host(&self) -> Hostname {
+        Hostname::parse(&format!("localhost:{}", self.port)).expect("a valid hostname")
+    }
+
+    /// `https://localhost:<port><path>`.
+    pub fn url(&self, path: &str) -> String {
+        format!("https://localhost:{}{path}", self.port)
+    }
+
+    /// Answers `reply` on `path` (every port), from now on.
+    pub fn route(&self, path: &str, reply: Reply) -> &TestServer {
+        lock(&self.shared.routes).insert(path.to_owned(), reply);
+        self
+    }
+
+    /// Every request received so far, oldest first.
+    pub fn requests(&self) -> Vec<Seen> {
+        lock(&self.shared.seen).clone()
+    }
+
+    /// The paths requested so far, oldest first.
+    pub fn paths(&self) -> Vec<String> {
+        lock(&self.shared.seen)
+            .iter()
+            .map(|s| s.path.clone())
+            .collect()
+    }
+
+    /// TCP connections accepted so far.
+    pub fn connections(&self) -> u64 {
+        self.shared.connections.load(Ordering::SeqCst)
+    }
+
+    /// TLS handshakes that failed (a client refusing the certificate).
+    pub fn tls_failures(&self) -> u64 {
+        self.shared.tls_failures.load(Ordering::SeqCst)
+    }
+
+    /// Lets every held reply go.
+    pub fn release(&self) {
+        self.shared.release.send_replace(true);
+    }
+
+    /// Waits (at most `limit`) until every response received so far is
+    /// finished; true if they are.
+    pub fn wait_finished(&self, limit: Duration) -> bool {
+        let end = Instant::now() + limit;
+        loop {
+            if self.requests().iter().all(Seen::finished) {
+                return true;
+            }
+            if Instant::now() >= end {
+                return false;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
+
+/// One accepted connection.
+struct Conn {
+    shared: Arc<Shared>,
+    port: u16,
+    tls: bool,
+    id: u64,
+    /// Another handle on the socket, to turn a close into a reset.
+    raw: std::net::TcpStream,
+}
+
+async fn accept(listener: TcpListener, tls: Option<TlsAcceptor>, shared: Arc<Shared>) {
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    loop {
+        let tcp = match listener.accept().await {
+            Ok((tcp, _)) => tcp,
+            Err(_) => {
+                tokio::time::sleep(Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let _ = tcp.set_nodelay(true);
+        let id = shared.connections.fetch_add(1, Ordering::SeqCst) + 1;
+        let shared = shared.clone();
+        let tls = tls.clone();
+        tokio::spawn(async move {
+            let Ok((tcp, raw)) = split_handle(tcp) else {
+                return;
+            };
+            let conn = Conn {
+                shared,
+                port,
+                tls: tls.is_some(),
+                id,
+                raw,
+            };
+            match tls {
+                Some(acceptor) => match acceptor.accept(tcp).await {
+                    Ok(stream) => serve(TokioIo::new(stream), conn).await,
+                    Err(_) => {
+                        conn.shared.tls_failures.fetch_add(1, Ordering::SeqCst);
+                    }
+                },
+                None => serve(TokioIo::new(tcp), conn).await,
+            }
+        });
+    }
+}
+
+fn split_handle(tcp: TcpStream) -> io::Result<(TcpStream, std::net::TcpStream)> {
+    let std = tcp.into_std()?;
+    let raw = std.try_clone()?;
+    Ok((TcpStream::from_std(std)?, raw))
+}
+
+async fn serve<I>(io: I, conn: Conn)
+where
+    I: hyper::rt::Read + hyper::rt::Write + Unpin + Send + 'static,
+{
+    let conn = Arc::new(conn);
+    let service = service_fn(move |request| respond(request, conn.clone()));
+    let _ = hyper::server::conn::http1::Builder::new()
+        .serve_connection(io, service)
+        .await;
+}
+
+async fn respond(
+    request: Request<Incoming>,
+    conn: Arc<Conn>,
+) -> Result<Response<ReplyBody>, Infallible> {
+    let progress = Arc::new(Progress::default());
+    let path = request.uri().path().to_owned();
+    lock(&conn.shared.seen).push(Seen {
+        method: request.method().to_string(),
+        path: path.clone(),
+        query: request.uri().query().map(str::to_owned),
+        port: conn.port,
+        tls: conn.tls,
+        connection: conn.id,
+        headers: request.headers().clone(),
+        progress: progress.clone(),
+    });
+    let reply = lock(&conn.shared.routes)
+        .get(&path)
+        .cloned()
+        .unwrap_or_else(|| {
+            Reply::new(500)
+                .header("Content-Type", "text/plain")
+                .body(b"no route for this path")
+        });
+    if reply.hold {
+        let mut released = conn.shared.release.subscribe();
+        let _ = tokio::time::timeout(HOLD_LIMIT, released.wait_for(|r| *r)).await;
+    }
+    if !reply.stall.is_zero() {
+        tokio::time::sleep(reply.stall).await;
+    }
+    let mut response = Response::new(ReplyBody {
+        body: reply.body,
+        interval: reply.interval,
+        sleep: None,
+        sent: 0,
+        reset_after: reply.reset_after,
+        progress,
+        conn,
+    });
+    *response.status_mut() =
+        hyper::StatusCode::from_u16(reply.status).expect("a valid test status");
+    for (name, value) in reply.headers {
+        response.headers_mut().append(
+            HeaderName::from_bytes(name.as_bytes()).expect("a valid test header name"),
+            HeaderValue::from_bytes(&value).expect("a valid test header value"),
+        );
+    }
+    Ok(response)
+}
+
+/// A scripted body: counts what it hands over, sleeps between chunks, and
+/// can end in a TCP reset.
+struct ReplyBody {
+    body: Body,
+    interval: Duration,
+    sleep: Option<Pin<Box<Sleep>>>,
+    sent: u64,
+    reset_after: Option<u64>,
+    progress: Arc<Progress>,
+    conn: Arc<Conn>,
+}
+
+impl ReplyBody {
+    fn is_empty(&self) -> bool {
+        match &self.body {
+            Body::Parts(parts) => parts.is_empty(),
+            Body::Repeat { times, .. } => *times == 0,
+        }
+    }
+
+    fn next_part(&mut self) -> Option<Bytes> {
+        match &mut self.body {
+            Body::Parts(parts) => parts.pop_front(),
+            Body::Repeat { times: 0, .. } => None,
+            Body::Repeat { chunk, times } => {
+                *times -= 1;
+                Some(chunk.clone())
+            }
+        }
+    }
+}
+
+impl hyper::body::Body for ReplyBody {
+    type Data = Bytes;
+    type Error = io::Error;
+
+    fn poll_frame(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
+        let this = self.get_mut();
+        if this.is_empty() {
+            return Poll::Ready(None);
+        }
+        if let Some(sleep) = &mut this.sleep {
+            ready!(sleep.as_mut().poll(cx));
+            this.sleep = None;
+        }
+        if this.reset_after.is_some_and(|n| this.sent >= n) {
+            // Linger 0: closing the socket sends RST instead of FIN.
+            let _ = socket2::SockRef::from(&this.conn.raw).set_linger(Some(Duration::ZERO));
+            return Poll::Ready(Some(Err(io::Error::other("scripted connection reset"))));
+        }
+        let Some(mut part) = this.next_part() else {
+            return Poll::Ready(None);
+        };
+        if let Some(n) = this.reset_after {
+            part.truncate((n - this.sent).try_into().unwrap_or(usize::MAX));
+        }
+        this.sent += part.len() as u64;
+        this.progress.sent.store(this.sent, Ordering::SeqCst);
+        if !this.interval.is_zero() {
+            this.sleep = Some(Box::pin(tokio::time::sleep(this.interval)));
+        }
+        Poll::Ready(Some(Ok(Frame::data(part))))
+    }
+}
+
+impl Drop for ReplyBody {
+    fn drop(&mut self) {
+        self.progress.done.store(true, Ordering::SeqCst);
+    }
+}

@@ -1,0 +1,190 @@
+//! Client options: User-Agent and dialect, trust roots, the exchange
+//! observer, connection reuse, tracing.
+
+use std::time::{Duration, Instant};
+
+use tfdisco_core::{Config, Dialect, Discovery, ErrorKind, StaticCredentials, TransportErrorKind};
+use tfdisco_transport::{ClientBuilder, Environment, Exchange};
+
+use super::{
+    GENEROUS, TOKEN_PREFIX, Transport, WELL_KNOWN, build, builder, error, services, token,
+    transport_kind,
+};
+use crate::{Reply, TestServer, pki, traces};
+
+pub fn user_agent_and_dialect<T: Transport>() {
+    let server = TestServer::start();
+    server.route(WELL_KNOWN, Reply::json("{}"));
+    let terraform = build::<T>(builder::<T>().dialect(Dialect::Terraform));
+    services::<T>(T::discover(&terraform, &server.host()));
+    let custom = build::<T>(
+        builder::<T>()
+            .user_agent("my-mirror/1.0")
+            .append_user_agent("  ci-run  "),
+    );
+    services::<T>(T::discover(&custom, &server.host()));
+    let agents: Vec<_> = server
+        .requests()
+        .iter()
+        .map(|r| r.header("user-agent").unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(
+        agents,
+        [
+            Dialect::Terraform.default_user_agent(),
+            "my-mirror/1.0 ci-run"
+        ],
+        "{}",
+        T::NAME
+    );
+    let invalid = builder::<T>().user_agent("bad\nagent").build();
+    assert!(
+        invalid.is_err(),
+        "{}: a User-Agent with a line break",
+        T::NAME
+    );
+}
+
+/// `SSL_CERT_FILE` replaces the system roots, as in Go on Unix.
+pub fn ssl_cert_file_from_environment<T: Transport>() {
+    let server = TestServer::start();
+    server.route(WELL_KNOWN, Reply::json("{}"));
+    let with_env = |file: String| {
+        ClientBuilder::new()
+            .environment(Environment::from_vars([("SSL_CERT_FILE", file)]))
+            .timeout(GENEROUS)
+    };
+    let trusting = build::<T>(with_env(pki().ca_file().display().to_string()));
+    services::<T>(T::discover(&trusting, &server.host()));
+    let system_only = build::<T>(with_env("/nonexistent/tfdisco-bundle.pem".into()));
+    let e = error::<T>(
+        T::discover(&system_only, &server.host()),
+        ErrorKind::Network,
+    );
+    assert_eq!(transport_kind::<T>(&e), TransportErrorKind::Tls, "{e}");
+}
+
+pub fn ca_certificate_file<T: Transport>() {
+    let server = TestServer::start();
+    server.route(WELL_KNOWN, Reply::json("{}"));
+    let base = || {
+        ClientBuilder::new()
+            .system_roots(false)
+            .environment(Environment::empty())
+            .timeout(GENEROUS)
+    };
+    let client = build::<T>(base().add_root_certificate_file(pki().ca_file()));
+    services::<T>(T::discover(&client, &server.host()));
+    let missing: Result<T::Client, _> = base()
+        .add_root_certificate_file("/nonexistent/tfdisco-ca.pem")
+        .build();
+    assert!(missing.is_err(), "{}: a missing CA file", T::NAME);
+}
+
+pub fn observer_sees_each_exchange<T: Transport>() {
+    let server = TestServer::start();
+    let doc = r#"{"modules.v1": "/m/"}"#;
+    server
+        .route(WELL_KNOWN, Reply::redirect(302, "/next").body(b"moved"))
+        .route("/next", Reply::json(doc));
+    let client = build::<T>(builder::<T>());
+    let mut discovery = Discovery::new(
+        server.host(),
+        &Config::default(),
+        Some(token("observed")),
+        Instant::now(),
+    );
+    let mut exchanges = Vec::new();
+    let s = services::<T>(T::drive(&client, &mut discovery, &mut |e: &Exchange| {
+        exchanges.push(e.clone())
+    }));
+    assert_eq!(s.len(), 1);
+    assert_eq!(exchanges.len(), 2, "{}", T::NAME);
+    let (first, second) = (&exchanges[0], &exchanges[1]);
+    assert_eq!(first.url.as_str(), server.url(WELL_KNOWN));
+    assert!(first.authorization_sent && second.authorization_sent);
+    assert_eq!(first.status.map(|s| s.as_u16()), Some(302));
+    assert_eq!(
+        first.headers.get("location").map(|v| v.as_bytes()),
+        Some(&b"/next"[..])
+    );
+    assert!(first.time_to_head.is_some() && first.error.is_none());
+    assert_eq!(second.url.as_str(), server.url("/next"));
+    assert_eq!(second.status.map(|s| s.as_u16()), Some(200));
+    assert_eq!(second.body_bytes, doc.len() as u64, "{}", T::NAME);
+    assert!(second.elapsed >= second.time_to_head.unwrap_or_default());
+}
+
+/// Two discoveries, with the cache emptied in between; returns the
+/// connection numbers the server saw.
+fn two_discoveries<T: Transport>(reuse: bool) -> (Vec<u64>, u64) {
+    let server = TestServer::start();
+    server.route(WELL_KNOWN, Reply::json("{}"));
+    let client = build::<T>(builder::<T>().reuse_connections(reuse));
+    services::<T>(T::discover(&client, &server.host()));
+    T::registry(&client).forget(&server.host());
+    // Let the connection go back to the pool before the next request.
+    std::thread::sleep(Duration::from_millis(100));
+    services::<T>(T::discover(&client, &server.host()));
+    let ids = server.requests().iter().map(|r| r.connection).collect();
+    (ids, server.connections())
+}
+
+pub fn connections_are_reused<T: Transport>() {
+    let (ids, connections) = two_discoveries::<T>(true);
+    assert_eq!(ids, [1, 1], "{}", T::NAME);
+    assert_eq!(connections, 1, "{}", T::NAME);
+}
+
+pub fn new_connection_per_request_without_reuse<T: Transport>() {
+    let (ids, connections) = two_discoveries::<T>(false);
+    assert_eq!(ids, [1, 2], "{}", T::NAME);
+    assert_eq!(connections, 2, "{}", T::NAME);
+}
+
+/// Start, redirect, success, cache hit and failure are traced; no token is.
+pub fn traces_never_show_the_token<T: Transport>() {
+    let traces = traces();
+    let server = TestServer::start();
+    server
+        .route(WELL_KNOWN, Reply::redirect(302, "/next"))
+        .route("/next", Reply::json("{}"));
+    let failing = TestServer::start();
+    failing.route(WELL_KNOWN, Reply::new(500));
+    let client = build::<T>(
+        builder::<T>().credentials(
+            StaticCredentials::new()
+                .with(server.host(), token("traced"))
+                .with(failing.host(), token("traced-too")),
+        ),
+    );
+    services::<T>(T::discover(&client, &server.host()));
+    services::<T>(T::discover(&client, &server.host()));
+    error::<T>(T::discover(&client, &failing.host()), ErrorKind::Status);
+    let lines = traces.lines();
+    let about = |host: &str, message: &str| {
+        lines
+            .iter()
+            .any(|l| l.contains(host) && l.contains(message))
+    };
+    let host = server.host().to_string();
+    for message in [
+        "discovery started",
+        "following redirect",
+        "discovery succeeded",
+        "discovery result cached",
+    ] {
+        assert!(
+            about(&host, message),
+            "{}: no {message:?} event for {host}",
+            T::NAME
+        );
+    }
+    assert!(
+        about(failing.host().as_str(), "discovery failed"),
+        "{}",
+        T::NAME
+    );
+    let leaks: Vec<_> = lines.iter().filter(|l| l.contains(TOKEN_PREFIX)).collect();
+    assert!(leaks.is_empty(), "{}: tokens in traces: {leaks:?}", T::NAME);
+}

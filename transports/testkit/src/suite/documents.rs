@@ -1,0 +1,186 @@
+//! Documents, URLs, content types, statuses and JSON edge cases.
+
+use tfdisco_core::{Dialect, Error, ErrorKind, Services};
+
+use super::{Transport, WELL_KNOWN, assert_paths, build, builder, error, service_url, services};
+use crate::{Reply, TestServer};
+
+/// Serves `reply` at the discovery path and discovers the server once.
+fn discover_with<T: Transport>(reply: Reply) -> (TestServer, Result<Services, Error>) {
+    let server = TestServer::start();
+    server.route(WELL_KNOWN, reply);
+    let client = build::<T>(builder::<T>());
+    let result = T::discover(&client, &server.host());
+    assert_paths::<T>(&server, &[WELL_KNOWN]);
+    (server, result)
+}
+
+pub fn discovers_absolute_urls<T: Transport>() {
+    let (server, result) = discover_with::<T>(Reply::json(
+        r#"{"modules.v1": "https://modules.example.com/v1/", "login.v1": {"client": "cli"}}"#,
+    ));
+    let s = services::<T>(result);
+    assert_eq!(s.discovery_url().as_str(), server.url(WELL_KNOWN));
+    assert_eq!(s.host(), &server.host());
+    assert_eq!(
+        service_url(&s, "modules.v1"),
+        "https://modules.example.com/v1/"
+    );
+    assert_eq!(s.len(), 2);
+    let seen = &server.requests()[0];
+    assert_eq!(
+        (seen.method.as_str(), seen.tls),
+        ("GET", true),
+        "{}",
+        T::NAME
+    );
+    assert_eq!(seen.host(), Some(&*format!("localhost:{}", server.port())));
+    assert_eq!(seen.header("accept"), Some("application/json"));
+    assert_eq!(
+        seen.header("user-agent"),
+        Some(Dialect::OpenTofu.default_user_agent())
+    );
+    assert_eq!(seen.authorization(), None);
+}
+
+pub fn resolves_relative_urls<T: Transport>() {
+    let (server, result) = discover_with::<T>(Reply::json(
+        r#"{"a.v1": "api/", "b.v1": "/api/", "c.v1": "../api/"}"#,
+    ));
+    let s = services::<T>(result);
+    assert_eq!(service_url(&s, "a.v1"), server.url("/.well-known/api/"));
+    assert_eq!(service_url(&s, "b.v1"), server.url("/api/"));
+    assert_eq!(service_url(&s, "c.v1"), server.url("/api/"));
+}
+
+pub fn keeps_query_drops_fragment<T: Transport>() {
+    let (server, result) =
+        discover_with::<T>(Reply::json(r#"{"modules.v1": "/m/?x=1&y=two#fragment"}"#));
+    let s = services::<T>(result);
+    assert_eq!(service_url(&s, "modules.v1"), server.url("/m/?x=1&y=two"));
+}
+
+fn with_content_type<T: Transport>(value: Option<&str>) -> Result<Services, Error> {
+    let mut reply = Reply::new(200);
+    if let Some(value) = value {
+        reply = reply.header("Content-Type", value);
+    }
+    discover_with::<T>(reply.body(br#"{"modules.v1": "/m/"}"#)).1
+}
+
+pub fn accepts_charset_parameter<T: Transport>() {
+    let s = services::<T>(with_content_type::<T>(Some(
+        "application/json; charset=utf-8",
+    )));
+    assert_eq!(s.len(), 1);
+}
+
+pub fn accepts_upper_case_media_type<T: Transport>() {
+    let s = services::<T>(with_content_type::<T>(Some("Application/JSON")));
+    assert_eq!(s.len(), 1);
+}
+
+pub fn rejects_missing_content_type<T: Transport>() {
+    let e = error::<T>(with_content_type::<T>(None), ErrorKind::ContentType);
+    assert!(
+        matches!(e, Error::MalformedContentType { ref value, .. } if value.is_empty()),
+        "{e:?}"
+    );
+}
+
+pub fn rejects_malformed_content_type<T: Transport>() {
+    let e = error::<T>(
+        with_content_type::<T>(Some("application/json; charset")),
+        ErrorKind::ContentType,
+    );
+    assert!(matches!(e, Error::MalformedContentType { .. }), "{e:?}");
+}
+
+pub fn rejects_unsupported_content_type<T: Transport>() {
+    let e = error::<T>(
+        with_content_type::<T>(Some("text/plain")),
+        ErrorKind::ContentType,
+    );
+    assert!(
+        matches!(e, Error::UnsupportedContentType { ref media_type, .. } if media_type == "text/plain"),
+        "{e:?}"
+    );
+}
+
+pub fn not_found_means_no_services<T: Transport>() {
+    let (server, result) = discover_with::<T>(Reply::new(404).body(b"not here"));
+    let s = services::<T>(result);
+    assert!(s.is_empty() && !s.has_document(), "{s:?}");
+    assert_eq!(s.discovery_url().as_str(), server.url(WELL_KNOWN));
+}
+
+pub fn null_means_no_services<T: Transport>() {
+    let s = services::<T>(discover_with::<T>(Reply::json("null")).1);
+    assert!(s.is_empty(), "{s:?}");
+}
+
+pub fn empty_object_has_no_services<T: Transport>() {
+    let s = services::<T>(discover_with::<T>(Reply::json("{}")).1);
+    assert!(s.is_empty(), "{s:?}");
+}
+
+pub fn status_500_is_an_error<T: Transport>() {
+    let e = error::<T>(
+        discover_with::<T>(Reply::new(500).body(b"oops")).1,
+        ErrorKind::Status,
+    );
+    assert_eq!(e.status().map(|s| s.as_u16()), Some(500));
+}
+
+pub fn status_204_is_an_error<T: Transport>() {
+    let e = error::<T>(discover_with::<T>(Reply::new(204)).1, ErrorKind::Status);
+    assert_eq!(e.status().map(|s| s.as_u16()), Some(204));
+}
+
+fn with_body<T: Transport>(body: &[u8]) -> Result<Services, Error> {
+    discover_with::<T>(
+        Reply::new(200)
+            .header("Content-Type", "application/json")
+            .body(body),
+    )
+    .1
+}
+
+pub fn invalid_utf8_is_replaced<T: Transport>() {
+    let s = services::<T>(with_body::<T>(b"{\"modules.v1\": \"/caf\xe9/\"}"));
+    assert_eq!(
+        s.service_url("modules.v1")
+            .map(|u| u.path().to_owned())
+            .ok()
+            .as_deref(),
+        Some("/caf%EF%BF%BD/")
+    );
+}
+
+pub fn byte_order_mark_is_an_error<T: Transport>() {
+    error::<T>(with_body::<T>(b"\xef\xbb\xbf{}"), ErrorKind::Json);
+}
+
+pub fn duplicate_keys_keep_the_last<T: Transport>() {
+    let s = services::<T>(with_body::<T>(
+        br#"{"modules.v1": "/old/", "modules.v1": "/new/"}"#,
+    ));
+    assert_eq!(s.len(), 1);
+    assert!(service_url(&s, "modules.v1").ends_with("/new/"));
+}
+
+pub fn deep_nesting_is_an_error<T: Transport>() {
+    let mut body = b"{\"a.v1\": ".to_vec();
+    body.extend(std::iter::repeat_n(b'[', 100_000));
+    body.extend(std::iter::repeat_n(b']', 100_000));
+    body.push(b'}');
+    error::<T>(with_body::<T>(&body), ErrorKind::Json);
+}
+
+pub fn large_response_header_is_fine<T: Transport>() {
+    let big = "a".repeat(64 * 1024);
+    let s = services::<T>(
+        discover_with::<T>(Reply::json(r#"{"modules.v1": "/m/"}"#).header("X-Large", &big)).1,
+    );
+    assert_eq!(s.len(), 1);
+}

@@ -1,0 +1,343 @@
+//! The conformance suite: every scenario, written once against
+//! [`Transport`], run by every transport through [`crate::conformance_suite!`].
+//!
+//! Each scenario starts its own [`TestServer`] (and proxy, if it needs one),
+//! builds a client, and asserts both the result and what the servers saw.
+//! Success paths get a generous deadline; stall scenarios configure a short
+//! one, so nothing depends on timing luck and nothing waits for 11 s.
+
+// Each scenario's name says what it checks; its body is the specification.
+#[allow(missing_docs)]
+pub mod client;
+#[allow(missing_docs)]
+pub mod credentials;
+#[allow(missing_docs)]
+pub mod documents;
+#[allow(missing_docs)]
+pub mod limits;
+#[allow(missing_docs)]
+pub mod network;
+#[allow(missing_docs)]
+pub mod redirects;
+#[allow(missing_docs)]
+pub mod registry;
+
+use std::time::Duration;
+
+use tfdisco_core::url::Url;
+use tfdisco_core::{
+    Credentials, Discovery, Error, ErrorKind, Hostname, Services, TransportErrorKind,
+};
+use tfdisco_transport::{ClientBuilder, Environment, FromSettings, Observer, SharedRegistry};
+
+use crate::{TestServer, pki};
+
+/// What a transport offers the suite, with a blocking interface: async
+/// transports block on their runtime.
+pub trait Transport: 'static {
+    /// Shown in failure messages.
+    const NAME: &'static str;
+    /// The transport's client.
+    type Client: FromSettings + Send + Sync + 'static;
+
+    /// The client's `discover`.
+    fn discover(client: &Self::Client, host: &Hostname) -> Result<Services, Error>;
+    /// The client's `service_url`.
+    fn service_url(client: &Self::Client, host: &Hostname, id: &str) -> Result<Url, Error>;
+    /// The client's registry.
+    fn registry(client: &Self::Client) -> &SharedRegistry;
+    /// The client's low-level entry point: drive one discovery, observed.
+    fn drive(
+        client: &Self::Client,
+        discovery: &mut Discovery,
+        observer: &mut dyn Observer,
+    ) -> Result<Services, Error>;
+}
+
+/// The client builder of `T`.
+pub type Builder<T> = ClientBuilder<<T as Transport>::Client>;
+
+/// The discovery path.
+pub const WELL_KNOWN: &str = "/.well-known/terraform.json";
+
+/// The deadline for scenarios that should succeed: long enough for any
+/// loaded machine, short enough that a hang fails the test.
+pub const GENEROUS: Duration = Duration::from_secs(20);
+
+/// The deadline for scenarios where the server stalls.
+pub const SHORT: Duration = Duration::from_millis(600);
+
+/// A builder that trusts only the test CA, reads no environment and allows
+/// [`GENEROUS`] time.
+pub fn builder<T: Transport>() -> Builder<T> {
+    ClientBuilder::new()
+        .system_roots(false)
+        .add_root_certificate_pem(pki().ca_pem())
+        .environment(Environment::empty())
+        .timeout(GENEROUS)
+}
+
+/// Builds the client or fails the test.
+pub fn build<T: Transport>(builder: Builder<T>) -> T::Client {
+    match builder.build() {
+        Ok(client) => client,
+        Err(e) => panic!("{}: the client does not build: {e}", T::NAME),
+    }
+}
+
+/// The services, or a failed test naming the transport.
+#[track_caller]
+pub fn services<T: Transport>(result: Result<Services, Error>) -> Services {
+    match result {
+        Ok(services) => services,
+        Err(e) => panic!("{}: expected services, got error: {e} ({e:?})", T::NAME),
+    }
+}
+
+/// The error, which must be of `kind`, or a failed test.
+#[track_caller]
+pub fn error<T: Transport>(result: Result<Services, Error>, kind: ErrorKind) -> Error {
+    match result {
+        Ok(services) => panic!("{}: expected a {kind} error, got {services:?}", T::NAME),
+        Err(e) if e.kind() == kind => e,
+        Err(e) => panic!("{}: expected a {kind} error, got {e} ({e:?})", T::NAME),
+    }
+}
+
+/// The class of a transport failure.
+#[track_caller]
+pub fn transport_kind<T: Transport>(e: &Error) -> TransportErrorKind {
+    match e {
+        Error::Transport { error, .. } => error.kind(),
+        other => panic!("{}: expected a transport error, got {other}", T::NAME),
+    }
+}
+
+/// `name.vN`'s URL as text.
+#[track_caller]
+pub fn service_url(services: &Services, id: &str) -> String {
+    match services.service_url(id) {
+        Ok(url) => url.into(),
+        Err(e) => panic!("no URL for {id}: {e}"),
+    }
+}
+
+/// A hostname the test gives.
+pub fn hostname(s: &str) -> Hostname {
+    Hostname::parse(s).expect("a valid test hostname")
+}
+
+/// Every test token starts with this, so traces can be searched for leaks.
+pub const TOKEN_PREFIX: &str = "tfdisco-test-token-";
+
+/// Token credentials `tfdisco-test-token-<name>`.
+pub fn token(name: &str) -> Credentials {
+    Credentials::token(&format!("{TOKEN_PREFIX}{name}")).expect("a valid token")
+}
+
+/// The `Authorization` value of [`token`].
+pub fn bearer(name: &str) -> String {
+    format!("Bearer {TOKEN_PREFIX}{name}")
+}
+
+/// Runs the suite for a transport: one `#[test]` per scenario.
+///
+/// For a client with the usual methods (`discover`, `service_url`,
+/// `registry`, `drive`), name the transport, its label and client type, and
+/// how a call's result is waited for (`|call| call` for a blocking client):
+///
+/// ```ignore
+/// tfdisco_testkit::conformance_suite!(Tokio, "tokio", tfdisco_tokio::Client, |call| RUNTIME.block_on(call));
+/// ```
+///
+/// Or implement [`Transport`] yourself and write
+/// `tfdisco_testkit::conformance_suite!(MyTransport);`.
+#[macro_export]
+macro_rules! conformance_suite {
+    ($name:ident, $label:literal, $client:ty, |$call:ident| $wait:expr) => {
+        struct $name;
+
+        impl $crate::Transport for $name {
+            const NAME: &'static str = $label;
+            type Client = $client;
+
+            fn discover(
+                client: &$client,
+                host: &$crate::__core::Hostname,
+            ) -> Result<$crate::__core::Services, $crate::__core::Error> {
+                let $call = client.discover(host);
+                $wait
+            }
+
+            fn service_url(
+                client: &$client,
+                host: &$crate::__core::Hostname,
+                id: &str,
+            ) -> Result<$crate::__core::url::Url, $crate::__core::Error> {
+                let $call = client.service_url(host, id);
+                $wait
+            }
+
+            fn registry(client: &$client) -> &$crate::__transport::SharedRegistry {
+                client.registry()
+            }
+
+            fn drive(
+                client: &$client,
+                discovery: &mut $crate::__core::Discovery,
+                observer: &mut dyn $crate::__transport::Observer,
+            ) -> Result<$crate::__core::Services, $crate::__core::Error> {
+                let $call = client.drive(discovery, Some(observer));
+                $wait
+            }
+        }
+
+        $crate::conformance_suite!($name);
+    };
+    ($transport:ty) => {
+        $crate::__with_scenarios!(__scenario_tests!($transport));
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __scenario_tests {
+    (($transport:ty) $($module:ident :: $name:ident,)*) => {
+        $(
+            #[test]
+            fn $name() {
+                $crate::suite::$module::$name::<$transport>();
+            }
+        )*
+    };
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __scenario_names {
+    (() $($module:ident :: $name:ident,)*) => {
+        &[$(concat!(stringify!($module), "::", stringify!($name))),*]
+    };
+}
+
+/// The one list of scenarios.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __with_scenarios {
+    ($callback:ident ! ($($args:tt)*)) => {
+        $crate::$callback! {
+            ($($args)*)
+            documents::discovers_absolute_urls,
+            documents::resolves_relative_urls,
+            documents::keeps_query_drops_fragment,
+            documents::accepts_charset_parameter,
+            documents::accepts_upper_case_media_type,
+            documents::rejects_missing_content_type,
+            documents::rejects_malformed_content_type,
+            documents::rejects_unsupported_content_type,
+            documents::not_found_means_no_services,
+            documents::null_means_no_services,
+            documents::empty_object_has_no_services,
+            documents::status_500_is_an_error,
+            documents::status_204_is_an_error,
+            documents::invalid_utf8_is_replaced,
+            documents::byte_order_mark_is_an_error,
+            documents::duplicate_keys_keep_the_last,
+            documents::deep_nesting_is_an_error,
+            documents::large_response_header_is_fine,
+            redirects::redirect_301,
+            redirects::redirect_302,
+            redirects::redirect_303,
+            redirects::redirect_307,
+            redirects::redirect_308,
+            redirects::redirect_to_other_port,
+            redirects::redirect_to_other_host,
+            redirects::redirect_without_location,
+            redirects::redirect_with_garbage_location,
+            redirects::redirect_chain_at_the_limit,
+            redirects::redirect_loop_past_the_limit,
+            redirects::https_to_http_is_refused,
+            redirects::https_to_http_for_a_development_host,
+            redirects::plain_http_development_host,
+            credentials::sends_credentials_and_user_agent,
+            credentials::credentials_follow_d4,
+            credentials::credentials_not_sent_to_parent_domain,
+            credentials::failing_credentials_source_means_anonymous,
+            credentials::alias_uses_target_document_and_credentials,
+            limits::declared_body_over_the_limit,
+            limits::chunked_body_over_the_limit,
+            limits::declared_body_of_exactly_the_limit,
+            limits::chunked_body_of_exactly_the_limit,
+            limits::configured_body_limit,
+            limits::stall_before_headers_times_out,
+            limits::dripping_body_times_out,
+            limits::slow_server_within_the_deadline,
+            network::connection_reset_mid_body,
+            network::connection_refused,
+            network::untrusted_certificate,
+            network::wrong_name_certificate,
+            network::proxy_tunnel,
+            network::proxy_from_environment,
+            network::no_proxy_from_environment,
+            network::loopback_is_never_proxied,
+            network::proxy_refuses_the_tunnel,
+            registry::cache_hit_makes_no_request,
+            registry::errors_are_not_cached,
+            registry::forget_and_forget_all,
+            registry::forced_services_make_no_request,
+            registry::forget_alias,
+            registry::service_url_through_the_client,
+            registry::concurrent_discoveries_share_one_request,
+            registry::concurrent_failure_is_shared_not_cached,
+            client::user_agent_and_dialect,
+            client::ssl_cert_file_from_environment,
+            client::ca_certificate_file,
+            client::observer_sees_each_exchange,
+            client::connections_are_reused,
+            client::new_connection_per_request_without_reuse,
+            client::traces_never_show_the_token,
+        }
+    };
+}
+
+/// Every scenario, as `module::name`.
+pub const SCENARIOS: &[&str] = crate::__with_scenarios!(__scenario_names!());
+
+/// The server saw exactly these paths.
+#[track_caller]
+pub fn assert_paths<T: Transport>(server: &TestServer, expected: &[&str]) {
+    let paths = server.paths();
+    assert_eq!(paths, expected, "{}: the requests the server saw", T::NAME);
+}
+
+#[cfg(test)]
+mod tests {
+    /// Every `pub fn name<T: Transport>()` in a scenario module is listed
+    /// once in the macro, so no transport skips one.
+    #[test]
+    fn every_scenario_is_listed_once() {
+        let sources = [
+            ("client", include_str!("client.rs")),
+            ("credentials", include_str!("credentials.rs")),
+            ("documents", include_str!("documents.rs")),
+            ("limits", include_str!("limits.rs")),
+            ("network", include_str!("network.rs")),
+            ("redirects", include_str!("redirects.rs")),
+            ("registry", include_str!("registry.rs")),
+        ];
+        let mut defined = Vec::new();
+        for (module, source) in sources {
+            for line in source.lines() {
+                if let Some(rest) = line.strip_prefix("pub fn ") {
+                    if let Some((name, _)) = rest.split_once("<T: Transport>()") {
+                        defined.push(format!("{module}::{name}"));
+                    }
+                }
+            }
+        }
+        let mut listed: Vec<String> = super::SCENARIOS.iter().map(|s| s.to_string()).collect();
+        defined.sort();
+        listed.sort();
+        assert_eq!(defined, listed);
+    }
+}

@@ -1,0 +1,188 @@
+//! Redirects: every followed status, relative and absolute `Location`,
+//! other ports and hosts, broken redirects, the limit, https→http (D5).
+
+use tfdisco_core::{Error, ErrorKind, StaticCredentials};
+
+use super::{
+    Transport, WELL_KNOWN, assert_paths, bearer, build, builder, error, hostname, service_url,
+    services, token,
+};
+use crate::{Reply, TestServer};
+
+/// `status` with a relative `Location`, then with an absolute one, then the
+/// document, whose relative URL resolves against the final URL.
+fn redirect_chain<T: Transport>(status: u16) {
+    let server = TestServer::start();
+    server
+        .route(WELL_KNOWN, Reply::redirect(status, "/hop1"))
+        .route("/hop1", Reply::redirect(status, &server.url("/hop2/")))
+        .route("/hop2/", Reply::json(r#"{"modules.v1": "api/"}"#));
+    let client = build::<T>(builder::<T>());
+    let s = services::<T>(T::discover(&client, &server.host()));
+    assert_eq!(s.discovery_url().as_str(), server.url("/hop2/"));
+    assert_eq!(service_url(&s, "modules.v1"), server.url("/hop2/api/"));
+    assert_paths::<T>(&server, &[WELL_KNOWN, "/hop1", "/hop2/"]);
+    assert!(
+        server.requests().iter().all(|r| r.method == "GET"),
+        "{status} keeps GET"
+    );
+}
+
+pub fn redirect_301<T: Transport>() {
+    redirect_chain::<T>(301);
+}
+
+pub fn redirect_302<T: Transport>() {
+    redirect_chain::<T>(302);
+}
+
+pub fn redirect_303<T: Transport>() {
+    redirect_chain::<T>(303);
+}
+
+pub fn redirect_307<T: Transport>() {
+    redirect_chain::<T>(307);
+}
+
+pub fn redirect_308<T: Transport>() {
+    redirect_chain::<T>(308);
+}
+
+pub fn redirect_to_other_port<T: Transport>() {
+    let server = TestServer::start();
+    let target = format!("https://localhost:{}/disco", server.other_port());
+    server
+        .route(WELL_KNOWN, Reply::redirect(302, &target))
+        .route("/disco", Reply::json(r#"{"modules.v1": "/m/"}"#));
+    let client = build::<T>(builder::<T>());
+    let s = services::<T>(T::discover(&client, &server.host()));
+    assert_eq!(s.discovery_url().as_str(), target);
+    let seen = server.requests();
+    assert_eq!(seen.len(), 2, "{}", T::NAME);
+    assert_eq!(seen[1].port, server.other_port());
+    assert_eq!(
+        seen[1].host(),
+        Some(&*format!("localhost:{}", server.other_port()))
+    );
+}
+
+pub fn redirect_to_other_host<T: Transport>() {
+    let server = TestServer::start();
+    let target = format!("https://127.0.0.1:{}/disco", server.port());
+    server
+        .route(WELL_KNOWN, Reply::redirect(307, &target))
+        .route("/disco", Reply::json(r#"{"modules.v1": "/m/"}"#));
+    let client = build::<T>(builder::<T>());
+    let s = services::<T>(T::discover(&client, &server.host()));
+    assert_eq!(
+        service_url(&s, "modules.v1"),
+        format!("https://127.0.0.1:{}/m/", server.port())
+    );
+    let seen = server.requests();
+    assert_eq!(seen.len(), 2, "{}", T::NAME);
+    assert_eq!(
+        seen[1].host(),
+        Some(&*format!("127.0.0.1:{}", server.port()))
+    );
+}
+
+pub fn redirect_without_location<T: Transport>() {
+    let server = TestServer::start();
+    server.route(WELL_KNOWN, Reply::new(302).body(b"nowhere"));
+    let client = build::<T>(builder::<T>());
+    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::Redirect);
+    assert!(matches!(e, Error::MissingLocation { .. }), "{e:?}");
+    assert_paths::<T>(&server, &[WELL_KNOWN]);
+}
+
+pub fn redirect_with_garbage_location<T: Transport>() {
+    let server = TestServer::start();
+    server.route(
+        WELL_KNOWN,
+        Reply::new(301).header_bytes("Location", b"\xff\xfe/\x80garbage"),
+    );
+    let client = build::<T>(builder::<T>());
+    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::Redirect);
+    assert!(matches!(e, Error::InvalidLocation { .. }), "{e:?}");
+    assert_paths::<T>(&server, &[WELL_KNOWN]);
+}
+
+pub fn redirect_chain_at_the_limit<T: Transport>() {
+    let server = TestServer::start();
+    server
+        .route(WELL_KNOWN, Reply::redirect(302, "/r1"))
+        .route("/r1", Reply::redirect(302, "/r2"))
+        .route("/r2", Reply::redirect(302, "/r3"))
+        .route("/r3", Reply::json("{}"));
+    let client = build::<T>(builder::<T>());
+    services::<T>(T::discover(&client, &server.host()));
+    assert_paths::<T>(&server, &[WELL_KNOWN, "/r1", "/r2", "/r3"]);
+}
+
+pub fn redirect_loop_past_the_limit<T: Transport>() {
+    let server = TestServer::start();
+    server
+        .route(WELL_KNOWN, Reply::redirect(302, "/loop"))
+        .route("/loop", Reply::redirect(302, "/loop"));
+    let client = build::<T>(builder::<T>());
+    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::Redirect);
+    assert!(matches!(e, Error::TooManyRedirects { max: 3, .. }), "{e:?}");
+    assert_paths::<T>(&server, &[WELL_KNOWN, "/loop", "/loop", "/loop"]);
+}
+
+pub fn https_to_http_is_refused<T: Transport>() {
+    let server = TestServer::start();
+    let target = format!("http://localhost:{}/disco", server.http_port());
+    server
+        .route(WELL_KNOWN, Reply::redirect(302, &target))
+        .route("/disco", Reply::json("{}"));
+    let client = build::<T>(builder::<T>());
+    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::Redirect);
+    assert!(matches!(e, Error::InsecureRedirect { .. }), "{e:?}");
+    assert_paths::<T>(&server, &[WELL_KNOWN]);
+}
+
+pub fn https_to_http_for_a_development_host<T: Transport>() {
+    let server = TestServer::start();
+    let dev = hostname(&format!("localhost:{}", server.http_port()));
+    let target = format!("http://localhost:{}/disco", server.http_port());
+    server
+        .route(WELL_KNOWN, Reply::redirect(302, &target))
+        .route("/disco", Reply::json(r#"{"modules.v1": "/m/"}"#));
+    let client = build::<T>(
+        builder::<T>()
+            .plain_http_host(dev)
+            .credentials(StaticCredentials::new().with(server.host(), token("dev"))),
+    );
+    let s = services::<T>(T::discover(&client, &server.host()));
+    assert_eq!(s.discovery_url().as_str(), target);
+    let seen = server.requests();
+    assert_eq!(seen.len(), 2, "{}", T::NAME);
+    assert_eq!(seen[0].authorization(), Some(&*bearer("dev")));
+    assert!(!seen[1].tls);
+    assert_eq!(
+        seen[1].authorization(),
+        None,
+        "credentials never go over http"
+    );
+}
+
+pub fn plain_http_development_host<T: Transport>() {
+    let server = TestServer::start();
+    let dev = hostname(&format!("localhost:{}", server.http_port()));
+    server.route(WELL_KNOWN, Reply::json(r#"{"modules.v1": "/m/"}"#));
+    let client = build::<T>(
+        builder::<T>()
+            .plain_http_host(dev.clone())
+            .credentials(StaticCredentials::new().with(dev.clone(), token("dev"))),
+    );
+    let s = services::<T>(T::discover(&client, &dev));
+    assert_eq!(
+        service_url(&s, "modules.v1"),
+        format!("http://localhost:{}/m/", server.http_port())
+    );
+    let seen = server.requests();
+    assert_eq!(seen.len(), 1, "{}", T::NAME);
+    assert!(!seen[0].tls);
+    assert_eq!(seen[0].authorization(), None);
+}
