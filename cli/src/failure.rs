@@ -11,6 +11,8 @@ pub(crate) struct Failure {
     pub(crate) message: String,
     /// The `kind` shown in `--json` output.
     pub(crate) kind: &'static str,
+    /// A suggestion for people, printed after the message.
+    pub(crate) hint: Option<&'static str>,
 }
 
 impl Failure {
@@ -19,13 +21,31 @@ impl Failure {
             code,
             message: message.to_string(),
             kind,
+            hint: None,
         }
     }
 }
 
 impl From<tfdisco_core::Error> for Failure {
     fn from(e: tfdisco_core::Error) -> Failure {
-        Failure::new(exit::for_kind(e.kind()), e.kind().as_str(), e)
+        let mut failure = Failure::new(exit::for_kind(e.kind()), e.kind().as_str(), &e);
+        failure.hint = hint(&e);
+        failure
+    }
+}
+
+/// What to try next, for the failures people hit most.
+pub(crate) fn hint(e: &tfdisco_core::Error) -> Option<&'static str> {
+    use tfdisco_core::{Error, TransportErrorKind};
+    match e {
+        Error::Transport { error, .. } if error.kind() == TransportErrorKind::Tls => {
+            Some("if the server uses a private CA, trust it with --ca-file FILE (or SSL_CERT_FILE)")
+        }
+        Error::InsecureRedirect { .. } => {
+            Some("for a development server, allow plain http with --insecure-http HOST")
+        }
+        Error::Timeout { .. } => Some("allow more time with --timeout SECS"),
+        _ => None,
     }
 }
 

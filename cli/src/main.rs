@@ -2,29 +2,66 @@
 
 #![forbid(unsafe_code)]
 
+mod check;
 mod credentials;
+mod demo;
+mod discover;
 mod exit;
 mod failure;
+mod net;
 mod normalize;
+mod report;
+mod sample;
+mod serve;
 mod setup;
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgAction, Parser, Subcommand};
 use tfdisco_core::Dialect;
 
 use failure::Failure;
+use net::NetOpts;
+use serve::ServeOpts;
 
-/// Terraform/OpenTofu remote service discovery.
+/// Terraform/OpenTofu remote service discovery: which services a host offers,
+/// exactly as `terraform init` / `tofu init` would see them.
 #[derive(Parser)]
 #[command(name = "tfdisco", version, about, propagate_version = true)]
 struct Cli {
+    /// Show what happens (-v: discovery steps, -vv: transport details).
+    #[arg(short, long, global = true, action = ArgAction::Count)]
+    verbose: u8,
     #[command(subcommand)]
     command: Command,
 }
 
 #[derive(Subcommand)]
 enum Command {
+    /// Discover a host's services and show their URLs.
+    ///
+    /// Exit codes: 0 success; 1 discovery failed; 2 bad usage or invalid
+    /// hostname; 3 a requested service is not provided or not in that version.
+    Discover {
+        /// The host, as users write it (`registry.example.com`, `Example.COM:8443`).
+        host: String,
+        /// Only these services (`modules.v1`, `providers.v1`, …).
+        service_ids: Vec<String>,
+        /// JSON output: hostname, display, discovery_url, services, resolved.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        net: NetOpts,
+    },
+    /// Check a host's discovery the way a registry operator would: each
+    /// request, redirects, content type, size, each service, and the verdict
+    /// under the Terraform and OpenTofu rules. Exits 1 when either would fail.
+    Check {
+        /// The host, as users write it.
+        host: String,
+        #[command(flatten)]
+        net: NetOpts,
+    },
     /// Print the comparison and display forms of hostnames (stdin when none are given).
     Normalize {
         /// Hostnames as users write them.
@@ -33,13 +70,18 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Serve a discovery document over HTTPS on loopback, for development.
+    Serve(ServeOpts),
+    /// Start the built-in server with a sample document and discover it
+    /// through every transport, step by step. Works offline.
+    Demo,
     /// Say which source supplies credentials for a host (TF_TOKEN_* variables,
     /// CLI config files, credentials.tfrc.json, the credentials helper).
     Credentials {
         /// The host, as users write it.
         host: String,
         /// Which CLI's configuration files to read.
-        #[arg(long, value_parser = parse_dialect, default_value = "opentofu")]
+        #[arg(long, value_parser = net::parse_dialect, default_value = "opentofu")]
         dialect: Dialect,
         /// Print the token itself.
         #[arg(long)]
@@ -50,28 +92,52 @@ enum Command {
     },
 }
 
-fn parse_dialect(s: &str) -> Result<Dialect, String> {
-    s.parse()
-        .map_err(|e: tfdisco_core::UnknownDialect| e.to_string())
-}
-
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
-        Command::Normalize { hosts, json } => normalize::run(&hosts, json).map_err(Failure::from),
+    init_tracing(cli.verbose);
+    let result = match &cli.command {
+        Command::Discover {
+            host,
+            service_ids,
+            json,
+            net,
+        } => discover::run(host, service_ids, *json, net),
+        Command::Check { host, net } => check::run(host, net),
+        Command::Normalize { hosts, json } => normalize::run(hosts, *json).map_err(Failure::from),
+        Command::Serve(opts) => serve::run(opts),
+        Command::Demo => demo::run(),
         Command::Credentials {
             host,
             dialect,
             show_token,
             json,
-        } => credentials::run(&host, dialect, show_token, json),
+        } => credentials::run(host, *dialect, *show_token, *json),
     };
     match result {
         Ok(code) => ExitCode::from(code),
         Err(f) if f.kind == failure::BROKEN_PIPE => ExitCode::SUCCESS,
         Err(f) => {
             eprintln!("tfdisco: {}", f.message);
+            if let Some(hint) = f.hint {
+                eprintln!("hint: {hint}");
+            }
             ExitCode::from(f.code)
         }
     }
+}
+
+/// `-v` shows the core's discovery events, `-vv` everything, on stderr.
+fn init_tracing(verbose: u8) {
+    let level = match verbose {
+        0 => return,
+        1 => tracing::Level::DEBUG,
+        _ => tracing::Level::TRACE,
+    };
+    let subscriber = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_target(false)
+        .without_time()
+        .finish();
+    let _ = tracing::subscriber::set_global_default(subscriber);
 }

@@ -13,6 +13,13 @@ pub(crate) struct Setup {
 }
 
 impl Setup {
+    /// No environment and no configuration files at all (`tfdisco demo`).
+    pub(crate) fn empty() -> Setup {
+        let env = Env::empty();
+        let config = CliConfig::from_sources(std::iter::empty::<(std::path::PathBuf, String)>());
+        Setup { env, config }
+    }
+
     /// Reads the CLI configuration of `dialect`; problems in it are printed as
     /// warnings (they never stop a command, as in Terraform).
     pub(crate) fn load(dialect: Dialect) -> Setup {

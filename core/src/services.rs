@@ -100,6 +100,22 @@ impl Services {
         }))
     }
 
+    /// The same services read under the rules of another dialect (service id
+    /// syntax), to see what a Terraform or an OpenTofu client would make of
+    /// one document.
+    pub fn with_dialect(&self, dialect: Dialect) -> Services {
+        let entries = self.0.entries.as_ref().map(|e| {
+            document::Entries::from_pairs(e.iter().map(|(k, v)| (k.to_owned(), v.clone())))
+        });
+        Services::new(
+            self.0.host.clone(),
+            self.0.discovery_url.clone(),
+            dialect,
+            self.0.forced,
+            entries,
+        )
+    }
+
     /// The host these services belong to (for an alias, the alias's target).
     pub fn host(&self) -> &Hostname {
         &self.0.host

@@ -178,3 +178,24 @@ fn oauth_client_rules_beyond_the_table() {
         ErrorKind::VersionNotSupported
     );
 }
+
+#[test]
+fn the_same_document_under_the_other_dialect() {
+    let s = services(
+        "example.com",
+        json!({"modules.1": "/a/", "tfe.v2.1": "/t/"}),
+        Dialect::OpenTofu,
+    );
+    assert_eq!(
+        s.service_url("modules.1").expect_err("not v+int").kind(),
+        ErrorKind::InvalidServiceId
+    );
+    let t = s.with_dialect(Dialect::Terraform);
+    assert_eq!(t.dialect(), Dialect::Terraform);
+    assert_eq!(
+        t.service_url("modules.1").expect("go-version").path(),
+        "/a/"
+    );
+    assert_eq!(t.service_url("tfe.v2.1").expect("exact key").path(), "/t/");
+    assert_eq!(t.len(), 2);
+}

@@ -1,6 +1,7 @@
-//! Test support for tfdisco transports: a loopback HTTPS scenario server, a
-//! CONNECT proxy, a test PKI, and the one conformance suite every transport
-//! runs unchanged.
+//! Loopback HTTPS discovery servers for tests and development: a scripted
+//! scenario server, a CONNECT proxy, test and development PKIs, and the one
+//! conformance suite every tfdisco transport runs unchanged. `tfdisco serve`
+//! and `tfdisco demo` run on it too.
 //!
 //! A transport's test file implements [`Transport`] (a blocking view of its
 //! client) and expands [`conformance_suite!`], which defines one `#[test]`
@@ -26,7 +27,7 @@ mod server;
 pub mod suite;
 mod trace;
 
-pub use pki::{Cert, LEAF_NAMES, Pki, WRONG_NAME, pki};
+pub use pki::{Cert, DevPki, LEAF_NAMES, Pki, WRONG_NAME, dev_pki, pki, server_config_from_pem};
 pub use proxy::{TestProxy, Tunnel};
 pub use reply::Reply;
 pub use server::{Seen, TestServer};

@@ -67,6 +67,55 @@ impl Pki {
     }
 }
 
+/// A fresh CA and a leaf it signed, for a development server (`tfdisco serve`).
+pub struct DevPki {
+    /// The CA certificate, PEM: what clients must trust.
+    pub ca_pem: String,
+    /// The rustls configuration presenting the leaf.
+    pub server_config: Arc<ServerConfig>,
+}
+
+/// Makes a new CA and a leaf for `names` (DNS names or IP addresses).
+pub fn dev_pki(names: &[&str]) -> Result<DevPki, Box<dyn std::error::Error + Send + Sync>> {
+    let issuer = ca("tfdisco development CA").map_err(|e| e.to_string())?;
+    let server_config = leaf(&issuer, names).map_err(|e| e.to_string())?;
+    Ok(DevPki {
+        ca_pem: issuer.pem(),
+        server_config,
+    })
+}
+
+/// A rustls configuration presenting the certificate chain and private key
+/// of two PEM texts (a certificate file and its key file).
+pub fn server_config_from_pem(
+    certs_pem: &[u8],
+    key_pem: &[u8],
+) -> Result<Arc<ServerConfig>, Box<dyn std::error::Error + Send + Sync>> {
+    use rustls::pki_types::pem::PemObject;
+    let chain = CertificateDer::pem_slice_iter(certs_pem)
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|e| format!("reading the certificates: {e}"))?;
+    if chain.is_empty() {
+        return Err("the certificate file holds no certificate".into());
+    }
+    let key = PrivateKeyDer::from_pem_slice(key_pem)
+        .map_err(|e| format!("reading the private key: {e}"))?;
+    server_config(chain, key).map_err(|e| e.to_string().into())
+}
+
+fn server_config(
+    chain: Vec<CertificateDer<'static>>,
+    key: PrivateKeyDer<'static>,
+) -> Result<Arc<ServerConfig>, rustls::Error> {
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let mut config = ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)?;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
 /// The process-wide test PKI.
 pub fn pki() -> &'static Pki {
     static PKI: OnceLock<Pki> = OnceLock::new();
@@ -99,13 +148,7 @@ fn leaf(issuer: &Issuer, names: &[&str]) -> Result<Arc<ServerConfig>, Box<dyn st
         CertificateDer::from(issuer.der().to_vec()),
     ];
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
-    let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let mut config = ServerConfig::builder_with_provider(provider)
-        .with_safe_default_protocol_versions()?
-        .with_no_client_auth()
-        .with_single_cert(chain, key)?;
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
-    Ok(Arc::new(config))
+    Ok(server_config(chain, key)?)
 }
 
 fn make() -> Result<Pki, Box<dyn std::error::Error>> {

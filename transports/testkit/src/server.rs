@@ -4,6 +4,7 @@
 use std::collections::HashMap;
 use std::convert::Infallible;
 use std::io;
+use std::net::SocketAddr;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -20,6 +21,7 @@ use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::watch;
 use tokio::time::Sleep;
 use tokio_rustls::TlsAcceptor;
+use tokio_rustls::rustls::ServerConfig;
 
 use crate::background::Background;
 use crate::pki::{Cert, pki};
@@ -124,9 +126,36 @@ impl TestServer {
 
     /// A server presenting `cert` on its HTTPS ports.
     pub fn with_cert(cert: Cert) -> TestServer {
-        let listeners = [bind(), bind(), bind()];
-        let port = |i: usize| listeners[i].local_addr().expect("bound").port();
-        let (p, other_port, http_port) = (port(0), port(1), port(2));
+        let acceptor = TlsAcceptor::from(pki().server_config(cert));
+        let [a, b, c] = [bind(), bind(), bind()];
+        TestServer::serve(vec![
+            (a, Some(acceptor.clone())),
+            (b, Some(acceptor)),
+            (c, None),
+        ])
+    }
+
+    /// A server with one listener on `addr` (port 0 picks one): HTTPS with
+    /// `tls`, plain http without. This is what `tfdisco serve` runs; for it
+    /// [`TestServer::port`], [`TestServer::other_port`] and
+    /// [`TestServer::http_port`] are all the one listener's port.
+    pub fn bind(addr: SocketAddr, tls: Option<Arc<ServerConfig>>) -> io::Result<TestServer> {
+        let listener = std::net::TcpListener::bind(addr)?;
+        listener.set_nonblocking(true)?;
+        Ok(TestServer::serve(vec![(
+            listener,
+            tls.map(TlsAcceptor::from),
+        )]))
+    }
+
+    /// Serves every listener from a background runtime; ports are given in
+    /// the order main, other, plain http (repeating the last when fewer).
+    fn serve(listeners: Vec<(std::net::TcpListener, Option<TlsAcceptor>)>) -> TestServer {
+        let ports: Vec<u16> = listeners
+            .iter()
+            .map(|(l, _)| l.local_addr().expect("bound").port())
+            .collect();
+        let port = |i: usize| ports.get(i).or(ports.last()).copied().unwrap_or(0);
         let shared = Arc::new(Shared {
             routes: Mutex::new(HashMap::new()),
             seen: Mutex::new(Vec::new()),
@@ -134,21 +163,18 @@ impl TestServer {
             tls_failures: AtomicU64::new(0),
             release: watch::Sender::new(false),
         });
-        let acceptor = TlsAcceptor::from(pki().server_config(cert));
         let state = shared.clone();
         let background = Background::start("tfdisco-test-server", move || async move {
-            let [a, b, c] = listeners;
-            let tls = [Some(acceptor.clone()), Some(acceptor), None];
-            for (listener, tls) in [a, b, c].into_iter().zip(tls) {
+            for (listener, tls) in listeners {
                 let listener = TcpListener::from_std(listener).expect("a tokio listener");
                 tokio::spawn(accept(listener, tls, state.clone()));
             }
         });
         TestServer {
             shared,
-            port: p,
-            other_port,
-            http_port,
+            port: port(0),
+            other_port: port(1),
+            http_port: port(2),
             _background: background,
         }
     }

@@ -1,0 +1,267 @@
+//! `tfdisco check HOST`: a report for registry operators.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use serde_json::Value;
+use tfdisco_core::http::header;
+use tfdisco_core::{CredentialsSource, Dialect, Discovery, Hostname, ServiceId, Services};
+use tfdisco_transport::Exchange;
+
+use crate::exit;
+use crate::failure::Failure;
+use crate::net::{Client, NetOpts};
+use crate::setup::{self, Setup};
+
+/// The service ids Terraform and OpenTofu use.
+const KNOWN: &[&str] = &[
+    "modules.v1",
+    "providers.v1",
+    "login.v1",
+    "tfe.v2",
+    "tfe.v2.1",
+    "tfe.v2.2",
+    "motd.v1",
+    "versions.v1",
+    "state.v2",
+];
+
+/// Headers worth showing for each response.
+const SHOWN_HEADERS: &[header::HeaderName] = &[
+    header::LOCATION,
+    header::CONTENT_TYPE,
+    header::CONTENT_LENGTH,
+    header::TRANSFER_ENCODING,
+    header::CONTENT_ENCODING,
+    header::WWW_AUTHENTICATE,
+];
+
+pub(crate) fn run(host: &str, opts: &NetOpts) -> Result<u8, Failure> {
+    let host = setup::hostname(host)?;
+    let setup = Setup::load(opts.dialect);
+    let client = Client::build(opts, &setup)?;
+    let mut out = String::new();
+    let _ = writeln!(out, "check {}", host.display());
+
+    let (services, forced) = match client.registry().cached(&host) {
+        Some(forced) => (Ok(forced), true),
+        None => {
+            let (result, exchanges) = discover(&client, &host, opts, &setup);
+            requests(&mut out, &exchanges);
+            (result, false)
+        }
+    };
+    let services = match services {
+        Ok(s) => s,
+        Err(e) => {
+            let _ = writeln!(out, "\ndiscovery failed\n  {e}");
+            let _ = writeln!(
+                out,
+                "\nverdict\n  terraform: would fail\n  opentofu:  would fail"
+            );
+            print!("{out}");
+            return Ok(exit::DISCOVERY_FAILED);
+        }
+    };
+    if forced {
+        let _ = writeln!(
+            out,
+            "\na host block in the CLI configuration gives this host's services: it is not discovered"
+        );
+    }
+    services_section(&mut out, &services);
+    let failing = verdict(&mut out, &services);
+    print!("{out}");
+    Ok(if failing {
+        exit::DISCOVERY_FAILED
+    } else {
+        exit::SUCCESS
+    })
+}
+
+/// Drives one discovery, recording every exchange.
+fn discover(
+    client: &Client,
+    host: &Hostname,
+    opts: &NetOpts,
+    setup: &Setup,
+) -> (Result<Services, tfdisco_core::Error>, Vec<Exchange>) {
+    let credentials = if opts.no_credentials {
+        None
+    } else {
+        setup
+            .config
+            .credentials_source(&setup.env)
+            .credentials(host)
+            .ok()
+            .flatten()
+    };
+    let config = client.registry().config();
+    let mut discovery = Discovery::new(host.clone(), &config, credentials, Instant::now());
+    let mut exchanges = Vec::new();
+    let mut observer = |e: &Exchange| exchanges.push(e.clone());
+    let result = client.drive(&mut discovery, &mut observer);
+    (result, exchanges)
+}
+
+fn requests(out: &mut String, exchanges: &[Exchange]) {
+    let _ = writeln!(out, "\nrequests");
+    for (i, e) in exchanges.iter().enumerate() {
+        let creds = if e.authorization_sent {
+            "  (with credentials)"
+        } else {
+            ""
+        };
+        let _ = writeln!(out, "  {}. GET {}{creds}", i + 1, e.url);
+        match (e.status, &e.error) {
+            (Some(status), _) => {
+                let time = e
+                    .time_to_head
+                    .map(|t| format!(" in {:.1} ms", t.as_secs_f64() * 1e3));
+                let _ = writeln!(out, "     {status}{}", time.unwrap_or_default());
+                for name in SHOWN_HEADERS {
+                    for value in e.headers.get_all(name) {
+                        let _ = writeln!(
+                            out,
+                            "     {name}: {}",
+                            String::from_utf8_lossy(value.as_bytes())
+                        );
+                    }
+                }
+                if e.body_bytes > 0 {
+                    let _ = writeln!(out, "     {} body bytes", e.body_bytes);
+                }
+            }
+            (None, Some(error)) => {
+                let _ = writeln!(out, "     failed: {error}");
+            }
+            (None, None) => {
+                let _ = writeln!(out, "     no response");
+            }
+        }
+    }
+    let redirects = exchanges.len().saturating_sub(1);
+    if redirects > 1 {
+        let _ = writeln!(
+            out,
+            "  warning: {redirects} redirects; clients are only guaranteed to follow one"
+        );
+    }
+    if exchanges
+        .last()
+        .is_some_and(|e| e.headers.contains_key(header::CONTENT_ENCODING))
+    {
+        let _ = writeln!(
+            out,
+            "  warning: the document is sent with a Content-Encoding although none was asked for"
+        );
+    }
+}
+
+fn services_section(out: &mut String, services: &Services) {
+    let _ = writeln!(out, "\ndocument {}", services.discovery_url());
+    if !services.has_document() {
+        let _ = writeln!(out, "  none: the host offers no services (404 or null)");
+        return;
+    }
+    let _ = writeln!(out, "\nservices ({})", services.len());
+    let width = services.iter().map(|(id, _)| id.len()).max().unwrap_or(0);
+    for (id, value) in services.iter() {
+        let (shown, warnings) = describe(services, id, value);
+        let _ = writeln!(out, "  {id:<width$}  {shown}");
+        for w in warnings {
+            let _ = writeln!(out, "  {:width$}  warning: {w}", "");
+        }
+    }
+}
+
+/// What a service resolves to, and what an operator should know about it.
+fn describe(services: &Services, id: &str, value: &Value) -> (String, Vec<String>) {
+    let mut warnings = Vec::new();
+    if !KNOWN.contains(&id) {
+        warnings.push("not a service id Terraform or OpenTofu use".to_owned());
+    }
+    let shown = match value {
+        Value::String(raw) => match services.service_url(id) {
+            Ok(url) => {
+                let relative = !raw.contains("://");
+                if relative && !raw.ends_with('/') && !raw.contains('?') {
+                    warnings.push(format!(
+                        "relative URL {raw:?} has no trailing slash: clients resolve paths against its parent"
+                    ));
+                }
+                if url.scheme() == "http" {
+                    warnings.push("plain http: requests and tokens travel unencrypted".to_owned());
+                }
+                url.to_string()
+            }
+            Err(e) => format!("error: {e}"),
+        },
+        Value::Object(_) => match services.oauth_client(id) {
+            Ok(c) => format!(
+                "OAuth client {:?} (grant types {})",
+                c.client_id(),
+                c.grant_types()
+                    .iter()
+                    .cloned()
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Err(e) => format!("error: {e}"),
+        },
+        other => format!("error: a {} is neither a URL nor an object", kind(other)),
+    };
+    (shown, warnings)
+}
+
+fn kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "boolean",
+        Value::Number(_) => "number",
+        Value::String(_) => "string",
+        Value::Array(_) => "array",
+        Value::Object(_) => "object",
+    }
+}
+
+/// Prints what each dialect would make of the document; true if either fails.
+fn verdict(out: &mut String, services: &Services) -> bool {
+    let _ = writeln!(out, "\nverdict");
+    let mut failing = false;
+    for dialect in [Dialect::Terraform, Dialect::OpenTofu] {
+        let view = services.with_dialect(dialect);
+        let mut problems = Vec::new();
+        let mut notes = Vec::new();
+        for (id, value) in view.iter() {
+            if let Err(e) = ServiceId::parse(id, dialect) {
+                notes.push(format!("{id} cannot be requested: {e}"));
+                continue;
+            }
+            if !KNOWN.contains(&id) {
+                continue;
+            }
+            let ok = match value {
+                Value::Object(_) => view.oauth_client(id).map(drop),
+                _ => view.service_url(id).map(drop),
+            };
+            if let Err(e) = ok {
+                problems.push(e.to_string());
+            }
+        }
+        let name = format!("{}:", dialect.name());
+        if problems.is_empty() {
+            let _ = writeln!(out, "  {name:<10} ok");
+        } else {
+            failing = true;
+            let _ = writeln!(out, "  {name:<10} would fail");
+            for p in problems {
+                let _ = writeln!(out, "    {p}");
+            }
+        }
+        for n in notes {
+            let _ = writeln!(out, "    note: {n}");
+        }
+    }
+    failing
+}

@@ -1,0 +1,134 @@
+//! `tfdisco demo`: the built-in server, discovered through every transport,
+//! step by step. Works offline.
+
+use std::fmt::Write as _;
+use std::time::Instant;
+
+use tfdisco_core::{Discovery, Hostname, Services};
+use tfdisco_testkit::{Reply, TestServer, dev_pki};
+use tfdisco_transport::Exchange;
+
+use crate::exit;
+use crate::failure::Failure;
+use crate::net::{Client, NetOpts, TransportKind};
+use crate::report::Report;
+use crate::sample;
+use crate::setup::Setup;
+
+const MOVED_TO: &str = "/terraform/discovery.json";
+
+pub(crate) fn run() -> Result<u8, Failure> {
+    let pki = dev_pki(&["localhost", "127.0.0.1", "::1"])
+        .map_err(|e| Failure::new(exit::DISCOVERY_FAILED, "tls", e))?;
+    let listen = "127.0.0.1:0".parse().expect("a constant socket address");
+    let server = TestServer::bind(listen, Some(pki.server_config))?;
+    server.route(tfdisco_core::DISCOVERY_PATH, Reply::redirect(301, MOVED_TO));
+    server.route(MOVED_TO, Reply::json(sample::DOCUMENT));
+    let host = Hostname::parse(&format!("localhost:{}", server.port())).expect("a valid hostname");
+
+    println!(
+        "A discovery server is listening on https://{host} with a certificate from its own CA."
+    );
+    println!(
+        "{} redirects to {MOVED_TO}, which lists:",
+        tfdisco_core::DISCOVERY_PATH
+    );
+    for line in sample::DOCUMENT.lines() {
+        println!("    {line}");
+    }
+
+    // The demo's own world: no CLI configuration, no credentials.
+    let setup = Setup::empty();
+    let mut first: Option<Services> = None;
+    let mut all_agree = true;
+    for kind in TransportKind::ALL {
+        println!("\n== {} transport", kind.name());
+        let opts = NetOpts::defaults(kind);
+        let client = Client::build_with(kind, &opts, &setup, |b| b.trust_pem(&pki.ca_pem))?;
+        let config = client.registry().config();
+        let mut discovery = Discovery::new(host.clone(), &config, None, Instant::now());
+        let mut steps = String::new();
+        let mut step = |e: &Exchange| describe(&mut steps, e);
+        let result = client.drive(&mut discovery, &mut step);
+        print!("{steps}");
+        match result {
+            Ok(services) => match &first {
+                None => {
+                    println!("  services, resolved against {}:", services.discovery_url());
+                    for line in (Report {
+                        services: &services,
+                        ids: &[],
+                    })
+                    .human()
+                    .lines()
+                    .skip(2)
+                    {
+                        println!("    {line}");
+                    }
+                    first = Some(services);
+                }
+                Some(earlier) => {
+                    let same = same_answers(earlier, &services);
+                    all_agree &= same;
+                    println!(
+                        "  {}",
+                        if same {
+                            "the same services as the tokio transport"
+                        } else {
+                            "DIFFERENT services from the tokio transport"
+                        }
+                    );
+                }
+            },
+            Err(e) => {
+                all_agree = false;
+                println!("  failed: {e}");
+            }
+        }
+    }
+    println!();
+    if all_agree {
+        println!("All three transports gave the same answer.");
+        Ok(exit::SUCCESS)
+    } else {
+        println!("The transports did not all succeed with the same answer.");
+        Ok(exit::DISCOVERY_FAILED)
+    }
+}
+
+fn describe(out: &mut String, e: &Exchange) {
+    let _ = writeln!(out, "  -> GET {}", e.url);
+    match (e.status, &e.error) {
+        (Some(status), _) => {
+            let mut line = format!("  <- {status}");
+            if let Some(t) = e.time_to_head {
+                let _ = write!(line, " in {:.1} ms", t.as_secs_f64() * 1e3);
+            }
+            for name in ["location", "content-type"] {
+                if let Some(v) = e.headers.get(name).and_then(|v| v.to_str().ok()) {
+                    let _ = write!(line, ", {name}: {v}");
+                }
+            }
+            if e.body_bytes > 0 {
+                let _ = write!(line, ", {} bytes", e.body_bytes);
+            }
+            let _ = writeln!(out, "{line}");
+        }
+        (None, Some(error)) => {
+            let _ = writeln!(out, "  <- failed: {error}");
+        }
+        (None, None) => {
+            let _ = writeln!(out, "  <- no response");
+        }
+    }
+}
+
+/// Same final URL, same entries, same resolved URLs.
+fn same_answers(a: &Services, b: &Services) -> bool {
+    let resolved = |s: &Services| -> Vec<(String, Option<String>)> {
+        s.iter()
+            .map(|(id, _)| (id.to_owned(), s.service_url(id).ok().map(String::from)))
+            .collect()
+    };
+    a.discovery_url() == b.discovery_url() && a.iter().eq(b.iter()) && resolved(a) == resolved(b)
+}

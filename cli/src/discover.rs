@@ -1,0 +1,65 @@
+//! `tfdisco discover HOST [SERVICE_ID...]`: the services of a host.
+
+use tfdisco_core::{Error, ServiceId};
+
+use crate::exit;
+use crate::failure::Failure;
+use crate::net::{Client, NetOpts};
+use crate::report::{Report, error_json};
+use crate::setup::Setup;
+
+/// Discovers `host` and shows its services (only `ids` when given). With
+/// `json`, failures are reported on stdout as `{"error": {kind, message}}`
+/// too; the exit code is the same either way.
+pub(crate) fn run(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8, Failure> {
+    match discover(host, ids, json, opts) {
+        Ok(code) => Ok(code),
+        Err(Fail::Plain(failure)) => Err(failure),
+        Err(Fail::Core(error)) if json => {
+            println!("{}", serde_json::json!({ "error": error_json(&error) }));
+            Ok(exit::for_kind(error.kind()))
+        }
+        Err(Fail::Core(error)) => Err(Failure::from(error)),
+    }
+}
+
+enum Fail {
+    /// A failure of the tool itself (a bad option, say).
+    Plain(Failure),
+    /// A discovery failure, shown as JSON with `--json`.
+    Core(Error),
+}
+
+impl From<Failure> for Fail {
+    fn from(f: Failure) -> Fail {
+        Fail::Plain(f)
+    }
+}
+
+fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8, Fail> {
+    let host = tfdisco_core::Hostname::parse(host).map_err(|error| {
+        Fail::Core(Error::InvalidHostname {
+            input: host.to_owned(),
+            error,
+        })
+    })?;
+    // Bad service ids are usage errors: say so before touching the network.
+    for id in ids {
+        ServiceId::parse(id, opts.dialect).map_err(|e| Fail::Core(e.into()))?;
+    }
+    let setup = Setup::load(opts.dialect);
+    let client = Client::build(opts, &setup)?;
+    let services = client.discover(&host).map_err(Fail::Core)?;
+    let report = Report {
+        services: &services,
+        ids,
+    };
+    if json {
+        println!("{}", report.json());
+    } else {
+        print!("{}", report.human());
+    }
+    Ok(report
+        .first_error()
+        .map_or(exit::SUCCESS, |e| exit::for_kind(e.kind())))
+}

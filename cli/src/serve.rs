@@ -1,0 +1,157 @@
+//! `tfdisco serve`: a development discovery server on loopback.
+
+use std::io::Write as _;
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::Args;
+use tfdisco_testkit::{Reply, TestServer, dev_pki, server_config_from_pem};
+
+use crate::exit;
+use crate::failure::Failure;
+use crate::sample;
+
+/// Options of `tfdisco serve`.
+#[derive(Args, Debug)]
+pub(crate) struct ServeOpts {
+    /// The discovery document to serve [default: a sample document].
+    #[arg(long, value_name = "FILE")]
+    doc: Option<PathBuf>,
+    /// Where to listen; port 0 picks a free port.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8443")]
+    listen: SocketAddr,
+    /// The server certificate chain, PEM (without it a CA and a certificate are made).
+    #[arg(long, value_name = "FILE", requires = "key")]
+    cert: Option<PathBuf>,
+    /// The private key of --cert, PEM.
+    #[arg(long, value_name = "FILE", requires = "cert")]
+    key: Option<PathBuf>,
+    /// Where to write the CA certificate made when no --cert is given
+    /// [default: tfdisco-serve-ca.pem in the temporary directory].
+    #[arg(long, value_name = "FILE", conflicts_with = "cert")]
+    ca_out: Option<PathBuf>,
+}
+
+fn read(path: &PathBuf) -> Result<Vec<u8>, Failure> {
+    std::fs::read(path).map_err(|e| {
+        Failure::new(
+            exit::USAGE,
+            "invalid_option",
+            format!("reading {}: {e}", path.display()),
+        )
+    })
+}
+
+pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
+    let doc = match &opts.doc {
+        Some(path) => read(path)?,
+        None => sample::DOCUMENT.as_bytes().to_vec(),
+    };
+    if !matches!(
+        serde_json::from_slice::<serde_json::Value>(&doc),
+        Ok(serde_json::Value::Object(_) | serde_json::Value::Null)
+    ) {
+        eprintln!("tfdisco: warning: the document is not a JSON object; clients will refuse it");
+    }
+    let (tls, ca_file) = match (&opts.cert, &opts.key) {
+        (Some(cert), Some(key)) => {
+            let config = server_config_from_pem(&read(cert)?, &read(key)?).map_err(|e| {
+                Failure::new(exit::USAGE, "invalid_option", format!("--cert/--key: {e}"))
+            })?;
+            (config, None)
+        }
+        _ => {
+            let mut names = vec![
+                "localhost".to_owned(),
+                "127.0.0.1".to_owned(),
+                "::1".to_owned(),
+            ];
+            let ip = opts.listen.ip();
+            if !ip.is_loopback() && !ip.is_unspecified() {
+                names.push(ip.to_string());
+            }
+            let names: Vec<&str> = names.iter().map(String::as_str).collect();
+            let pki =
+                dev_pki(&names).map_err(|e| Failure::new(exit::DISCOVERY_FAILED, "tls", e))?;
+            let path = opts
+                .ca_out
+                .clone()
+                .unwrap_or_else(|| std::env::temp_dir().join("tfdisco-serve-ca.pem"));
+            std::fs::write(&path, &pki.ca_pem).map_err(|e| {
+                Failure::new(
+                    exit::USAGE,
+                    "invalid_option",
+                    format!("writing {}: {e}", path.display()),
+                )
+            })?;
+            (pki.server_config, Some(path))
+        }
+    };
+    let server = TestServer::bind(opts.listen, Some(tls)).map_err(|e| {
+        Failure::new(
+            exit::USAGE,
+            "invalid_option",
+            format!(
+                "cannot listen on {}: {e} (choose another with --listen, port 0 for any)",
+                opts.listen
+            ),
+        )
+    })?;
+    server.route(
+        tfdisco_core::DISCOVERY_PATH,
+        Reply::new(200)
+            .header("Content-Type", "application/json")
+            .body(&doc),
+    );
+
+    let ip = opts.listen.ip();
+    let host = if ip.is_loopback() || ip.is_unspecified() {
+        format!("localhost:{}", server.port())
+    } else {
+        SocketAddr::new(ip, server.port()).to_string()
+    };
+    let mut out = std::io::stdout().lock();
+    writeln!(
+        out,
+        "serving https://{host}{}",
+        tfdisco_core::DISCOVERY_PATH
+    )?;
+    match &ca_file {
+        Some(ca) => {
+            writeln!(out, "CA certificate: {}", ca.display())?;
+            writeln!(out, "discover it with:")?;
+            writeln!(out, "  tfdisco discover {host} --ca-file {}", ca.display())?;
+            writeln!(
+                out,
+                "or, for Terraform and OpenTofu (this replaces the system roots):"
+            )?;
+            writeln!(out, "  SSL_CERT_FILE={} tofu init", ca.display())?;
+        }
+        None => {
+            writeln!(out, "discover it with:")?;
+            writeln!(out, "  tfdisco discover {host}")?;
+        }
+    }
+    writeln!(out, "press Ctrl-C to stop")?;
+    out.flush()?;
+    drop(out);
+
+    // Report each request as it arrives, until the process is stopped.
+    let mut shown = 0;
+    loop {
+        std::thread::sleep(Duration::from_millis(100));
+        let requests = server.requests();
+        let mut out = std::io::stdout().lock();
+        for seen in requests.iter().skip(shown) {
+            let creds = if seen.authorization().is_some() {
+                " (with credentials)"
+            } else {
+                ""
+            };
+            writeln!(out, "{} {}{creds}", seen.method, seen.path)?;
+        }
+        out.flush()?;
+        shown = requests.len();
+    }
+}
