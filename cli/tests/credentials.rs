@@ -1,23 +1,8 @@
 //! `tfdisco credentials HOST`, run as a real process with its own home.
 
-use std::path::Path;
-use std::process::{Command, Output};
+mod common;
 
-fn tfdisco(home: &Path, vars: &[(&str, &str)], args: &[&str]) -> Output {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tfdisco"));
-    cmd.args(args)
-        .env_clear()
-        .env("HOME", home)
-        .env("PATH", "/usr/bin:/bin");
-    for (k, v) in vars {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("the binary runs")
-}
-
-fn text(b: &[u8]) -> String {
-    String::from_utf8_lossy(b).into_owned()
-}
+use common::tfdisco;
 
 #[test]
 fn environment_variable_wins_and_the_token_stays_hidden() {
@@ -29,8 +14,8 @@ fn environment_variable_wins_and_the_token_stays_hidden() {
     .expect("write config");
     let vars = [("TF_TOKEN_registry_example_com", "from-env")];
     let o = tfdisco(home.path(), &vars, &["credentials", "Registry.Example.com"]);
-    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
-    let out = text(&o.stdout);
+    assert_eq!(o.code, Some(0), "{}", o.stderr.clone());
+    let out = o.stdout.clone();
     assert!(
         out.contains("environment variable TF_TOKEN_registry_example_com"),
         "{out}"
@@ -42,14 +27,14 @@ fn environment_variable_wins_and_the_token_stays_hidden() {
         &vars,
         &["credentials", "registry.example.com", "--show-token"],
     );
-    assert!(text(&o.stdout).contains("token   from-env"));
+    assert!(o.stdout.clone().contains("token   from-env"));
 
     let o = tfdisco(
         home.path(),
         &[],
         &["credentials", "registry.example.com", "--json"],
     );
-    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("JSON");
+    let v: serde_json::Value = serde_json::from_str(&o.stdout).expect("JSON");
     assert_eq!(v["hostname"], "registry.example.com");
     assert_eq!(v["has_token"], true);
     assert!(
@@ -74,9 +59,9 @@ fn config_problems_are_reported_but_not_fatal() {
         &[],
         &["credentials", "example.com", "--dialect", "terraform"],
     );
-    assert_eq!(o.status.code(), Some(0));
-    assert!(text(&o.stdout).contains("source  none"));
-    let err = text(&o.stderr);
+    assert_eq!(o.code, Some(0));
+    assert!(o.stdout.clone().contains("source  none"));
+    let err = o.stderr.clone();
     assert!(
         err.contains("The credentials \"a..b\" block has an invalid hostname"),
         "{err}"
@@ -87,9 +72,9 @@ fn config_problems_are_reported_but_not_fatal() {
 fn an_invalid_hostname_is_a_usage_error() {
     let home = tempfile::tempdir().expect("temp dir");
     let o = tfdisco(home.path(), &[], &["credentials", "xn--80akhbyknj4f.com"]);
-    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(o.code, Some(2));
     assert_eq!(
-        text(&o.stderr),
+        o.stderr.clone(),
         "tfdisco: invalid hostname \"xn--80akhbyknj4f.com\": hostname label \"xn--80akhbyknj4f\" \
          specified in punycode format; service hostnames must be given in unicode\n"
     );
