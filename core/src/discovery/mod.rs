@@ -355,7 +355,14 @@ impl Discovery {
 
 /// `<scheme>://<host>/.well-known/terraform.json` for `host`.
 pub(crate) fn discovery_url(host: &Hostname, scheme: &str) -> Result<Url, Error> {
-    Url::parse(&format!("{scheme}://{host}{DISCOVERY_PATH}")).map_err(|e| Error::UnusableHostname {
+    // Concatenated by hand: `format!` costs as much here as a third of the
+    // URL parse that follows.
+    let host_text = host.as_str();
+    let mut text = String::with_capacity(scheme.len() + 3 + host_text.len() + DISCOVERY_PATH.len());
+    for piece in [scheme, "://", host_text, DISCOVERY_PATH] {
+        text.push_str(piece);
+    }
+    Url::parse(&text).map_err(|e| Error::UnusableHostname {
         host: host.to_string(),
         reason: e.to_string(),
     })
