@@ -48,15 +48,20 @@ impl<'a> Iterator for Labels<'a> {
 
 /// UTS #46 ToASCII with the Lookup profile.
 pub(crate) fn lookup_to_ascii(host: &str) -> Result<String, HostnameError> {
-    match UTS46.to_ascii(
-        host.as_bytes(),
-        AsciiDenyList::STD3,
-        Hyphens::Check,
-        DnsLength::Ignore,
-    ) {
-        Ok(ascii) => Ok(ascii.into_owned()),
-        Err(_) => Err(diagnose(host)),
-    }
+    try_lookup_to_ascii(host).ok_or_else(|| diagnose(host))
+}
+
+/// [`lookup_to_ascii`] without naming the error.
+pub(crate) fn try_lookup_to_ascii(host: &str) -> Option<String> {
+    UTS46
+        .to_ascii(
+            host.as_bytes(),
+            AsciiDenyList::STD3,
+            Hyphens::Check,
+            DnsLength::Ignore,
+        )
+        .ok()
+        .map(|ascii| ascii.into_owned())
 }
 
 /// UTS #46 ToUnicode with the Lookup profile; `None` if the name has errors.

@@ -60,6 +60,9 @@ impl Hostname {
         if let Some(lowercase) = plain_ascii(host.as_bytes()) {
             return Ok(Hostname(Repr::build(host, lowercase, port)));
         }
+        if let Some(ascii) = plain_international(host) {
+            return Ok(Hostname(Repr::build(&ascii, false, port)));
+        }
         check_labels(host)?;
         if host.is_ascii() {
             check_ascii(host)?;
@@ -204,6 +207,20 @@ fn plain_ascii(host: &[u8]) -> Option<bool> {
     let last = &host[start..];
     // Only the label after a trailing dot may be empty.
     (plain_label(last) || (last.is_empty() && start > 0)).then_some(upper)
+}
+
+/// The common international case without the label pre-check: a Unicode
+/// host part without hyphens (so no label can start with `xn--`) whose UTS #46
+/// form has no empty label (an empty input label would leave one there).
+/// `None` means the full checks decide, and name the error. Whatever this
+/// accepts, they accept too, with the same result.
+fn plain_international(host: &str) -> Option<String> {
+    if host.is_ascii() || host.as_bytes().contains(&b'-') {
+        return None;
+    }
+    let ascii = idn::try_lookup_to_ascii(host)?;
+    check_no_empty_label(&ascii).ok()?;
+    Some(ascii)
 }
 
 fn plain_label(label: &[u8]) -> bool {
@@ -392,8 +409,56 @@ mod tests {
         }
     }
 
+    /// What the full checks make of a Unicode host part.
+    fn full_international(host: &str) -> Result<String, HostnameError> {
+        check_labels(host)?;
+        let ascii = idn::lookup_to_ascii(host)?;
+        check_no_empty_label(&ascii)?;
+        Ok(ascii)
+    }
+
+    #[test]
+    fn plain_international_cases() {
+        for (given, ascii) in [
+            ("münchen.de", "xn--mnchen-3ya.de"),
+            ("Испытание.com", "xn--80akhbyknj4f.com"),
+            ("bücher.de.", "xn--bcher-kva.de."),
+            ("a。b．ü｡d", "a.b.xn--tda.d"),
+            ("ｘｎ－－mnchen－3ya.de", "xn--mnchen-3ya.de"),
+        ] {
+            assert_eq!(
+                plain_international(given).as_deref(),
+                Some(ascii),
+                "{given}"
+            );
+            assert_eq!(full_international(given).as_deref(), Ok(ascii), "{given}");
+        }
+        for odd in [
+            "bücher-online.de",
+            "ü..de",
+            "ü。。de",
+            "。ü",
+            "ü.de..",
+            "\u{AD}.ü",
+            "ü_x.de",
+            "ascii.only",
+        ] {
+            assert_eq!(plain_international(odd), None, "{odd}");
+        }
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        /// The international fast path agrees with the full checks.
+        #[test]
+        fn plain_international_agrees_with_the_full_checks(
+            host in "[aü.\u{3002}\u{FF0E}\u{FF61}\u{AD}\u{200D}_x-]{1,10}"
+        ) {
+            if let Some(ascii) = plain_international(&host) {
+                prop_assert_eq!(full_international(&host), Ok(ascii), "{:?}", host);
+            }
+        }
 
         /// The fast path accepts exactly what the full checks accept.
         #[test]
