@@ -9,8 +9,8 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use serde::de::IgnoredAny;
-use tfdisco_benches::documents::{TYPICAL, of_size, resolve_all};
+use tfdisco_benches::baselines::ignored_any;
+use tfdisco_benches::documents::{TYPICAL, of_size, parse_and_resolve};
 use tfdisco_core::serde_json::Value;
 use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, Hostname, Services};
@@ -53,27 +53,18 @@ fn document(c: &mut Criterion) {
         }
         g.throughput(Throughput::Bytes(body.len() as u64));
         g.bench_function(format!("baseline/ignored_any/{label}"), |b| {
-            b.iter(|| serde_json::from_slice::<IgnoredAny>(black_box(body)).is_ok())
+            b.iter(|| ignored_any(black_box(body)))
         });
         let texts = url_texts(body);
         g.bench_function(format!("floor/ignored_any_and_url_joins/{label}"), |b| {
             b.iter(|| {
-                let skipped = serde_json::from_slice::<IgnoredAny>(black_box(body)).is_ok();
+                let skipped = ignored_any(black_box(body));
                 let joined = texts.iter().filter(|t| url.join(t).is_ok()).count();
                 (skipped, joined)
             })
         });
         g.bench_function(format!("parse_resolve/{label}"), |b| {
-            b.iter(|| {
-                let services = Services::from_json(
-                    host.clone(),
-                    url.clone(),
-                    Dialect::OpenTofu,
-                    black_box(body),
-                )
-                .expect("valid");
-                resolve_all(&services)
-            })
+            b.iter(|| parse_and_resolve(&host, &url, black_box(body)))
         });
         g.bench_function(format!("parse/{label}"), |b| {
             b.iter(|| {

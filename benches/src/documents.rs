@@ -3,8 +3,9 @@
 
 use std::fmt::Write as _;
 
-use tfdisco_core::Services;
 use tfdisco_core::serde_json::Value;
+use tfdisco_core::url::Url;
+use tfdisco_core::{Dialect, Hostname, Services};
 
 use crate::rng::Rng;
 
@@ -98,10 +99,17 @@ pub fn resolve_all(services: &Services) -> usize {
         .count()
 }
 
+/// Reads `body` as `host`'s document fetched from `url`, then resolves every
+/// service ([`resolve_all`]): the work the document target measures.
+pub fn parse_and_resolve(host: &Hostname, url: &Url, body: &[u8]) -> usize {
+    let services = Services::from_json(host.clone(), url.clone(), Dialect::OpenTofu, body)
+        .expect("a valid document");
+    resolve_all(&services)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tfdisco_core::{Dialect, Hostname};
 
     fn parse(body: &[u8]) -> Services {
         let host = Hostname::parse("registry.example.com").expect("valid");

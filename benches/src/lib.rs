@@ -7,6 +7,7 @@
 //!
 //! [`Discovery`]: tfdisco_core::Discovery
 
+pub mod baselines;
 pub mod canned;
 pub mod documents;
 pub mod hostnames;

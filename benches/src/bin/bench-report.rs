@@ -2,10 +2,13 @@
 //! checks them against the speed targets, as a Markdown table.
 //!
 //! ```text
-//! cargo run -p tfdisco-benches --bin bench-report [target/criterion]
+//! cargo run -p tfdisco-benches --bin bench-report [--baseline NAME] [DIR]
 //! ```
 //!
-//! Exits with status 1 when a target is missed or a benchmark is missing.
+//! `DIR` defaults to the workspace's `target/criterion`; `--baseline NAME`
+//! reads a run saved with `cargo bench -- --save-baseline NAME` instead of the
+//! latest one. Exits with status 1 when a target is missed or a benchmark is
+//! missing.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -93,12 +96,17 @@ const TARGETS: [(&str, &str, Limit); 9] = [
 ];
 
 fn main() {
-    let root = env::args_os()
-        .nth(1)
-        .map(PathBuf::from)
-        .unwrap_or_else(default_root);
+    let mut args = env::args_os().skip(1).peekable();
+    let run = match args.next_if(|a| a == "--baseline") {
+        Some(_) => args.next().unwrap_or_else(|| {
+            eprintln!("--baseline needs a name");
+            process::exit(2);
+        }),
+        None => "new".into(),
+    };
+    let root = args.next().map(PathBuf::from).unwrap_or_else(default_root);
     let mut medians = BTreeMap::new();
-    if let Err(e) = collect(&root, &mut medians) {
+    if let Err(e) = collect(&root, Path::new(&run), &mut medians) {
         eprintln!("cannot read the results under {}: {e}", root.display());
         process::exit(2);
     }
@@ -155,10 +163,10 @@ fn default_root() -> PathBuf {
     target.join("criterion")
 }
 
-/// Finds every `<bench>/new/benchmark.json` under `dir` and records the
+/// Finds every `<bench>/<run>/benchmark.json` under `dir` and records the
 /// benchmark's median.
-fn collect(dir: &Path, medians: &mut BTreeMap<String, f64>) -> io::Result<()> {
-    let latest = dir.join("new");
+fn collect(dir: &Path, run: &Path, medians: &mut BTreeMap<String, f64>) -> io::Result<()> {
+    let latest = dir.join(run);
     if latest.join("benchmark.json").is_file() {
         let id = read_json(&latest.join("benchmark.json"))?;
         let estimates = read_json(&latest.join("estimates.json"))?;
@@ -172,7 +180,7 @@ fn collect(dir: &Path, medians: &mut BTreeMap<String, f64>) -> io::Result<()> {
     for entry in fs::read_dir(dir)? {
         let path = entry?.path();
         if path.is_dir() {
-            collect(&path, medians)?;
+            collect(&path, run, medians)?;
         }
     }
     Ok(())
