@@ -10,31 +10,9 @@ use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use tfdisco_benches::baselines::ignored_any;
-use tfdisco_benches::documents::{TYPICAL, of_size, parse_and_resolve};
-use tfdisco_core::serde_json::Value;
+use tfdisco_benches::documents::{TYPICAL, of_size, parse_and_resolve, url_texts};
 use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, Hostname, Services};
-
-/// Every URL text `resolve_all` resolves: string entries, and the
-/// endpoints of OAuth client objects.
-fn url_texts(body: &[u8]) -> Vec<String> {
-    let document: serde_json::Map<String, Value> = serde_json::from_slice(body).expect("valid");
-    let mut texts = Vec::new();
-    for value in document.values() {
-        match value {
-            Value::String(s) => texts.push(s.clone()),
-            Value::Object(client) => {
-                for endpoint in ["authz", "token"] {
-                    if let Some(Value::String(s)) = client.get(endpoint) {
-                        texts.push(s.clone());
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    texts
-}
 
 fn document(c: &mut Criterion) {
     let host = Hostname::parse("registry.example.com").expect("valid");

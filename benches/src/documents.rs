@@ -107,6 +107,28 @@ pub fn parse_and_resolve(host: &Hostname, url: &Url, body: &[u8]) -> usize {
     resolve_all(&services)
 }
 
+/// Every URL text `resolve_all` resolves: string entries, and the
+/// endpoints of OAuth client objects.
+pub fn url_texts(body: &[u8]) -> Vec<String> {
+    let document: tfdisco_core::serde_json::Map<String, Value> =
+        tfdisco_core::serde_json::from_slice(body).expect("valid");
+    let mut texts = Vec::new();
+    for value in document.values() {
+        match value {
+            Value::String(s) => texts.push(s.clone()),
+            Value::Object(client) => {
+                for endpoint in ["authz", "token"] {
+                    if let Some(Value::String(s)) = client.get(endpoint) {
+                        texts.push(s.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    texts
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
