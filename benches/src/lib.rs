@@ -1,1 +1,15 @@
-//! Benchmarks for tfdisco live in `benches/`; this library is empty.
+//! Fixtures and baselines shared by the criterion benchmarks in `benches/`,
+//! the `paired` tool and the peak-memory test: deterministic hostname
+//! corpora, discovery documents of chosen sizes, a driver that runs a
+//! [`Discovery`] against canned responses, and the in-run baselines the speed
+//! targets are ratios to. `benches/README.md` has the commands and figures.
+//!
+//! Everything here is deterministic, so two runs measure the same work.
+//!
+//! [`Discovery`]: tfdisco_core::Discovery
+
+pub mod baselines;
+pub mod canned;
+pub mod documents;
+pub mod hostnames;
+mod rng;

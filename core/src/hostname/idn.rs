@@ -15,20 +15,53 @@ use super::HostnameError;
 
 const UTS46: Uts46 = Uts46::new();
 
-/// Characters that UTS #46 maps to a label separator (U+002E).
-pub(crate) const MAPPED_DOTS: [char; 3] = ['\u{3002}', '\u{FF0E}', '\u{FF61}'];
+/// The labels of a host part: split at `.` and at the characters UTS #46 maps
+/// to it (`。`, `．`, `｡`), like `str::split`. It works on bytes: in UTF-8 the
+/// separators' encodings cannot start inside another character.
+pub(crate) fn labels(host: &str) -> Labels<'_> {
+    Labels { rest: Some(host) }
+}
+
+pub(crate) struct Labels<'a> {
+    rest: Option<&'a str>,
+}
+
+impl<'a> Iterator for Labels<'a> {
+    type Item = &'a str;
+
+    fn next(&mut self) -> Option<&'a str> {
+        let rest = self.rest?;
+        let bytes = rest.as_bytes();
+        for i in 0..bytes.len() {
+            let width = match bytes[i..] {
+                [b'.', ..] => 1,
+                [0xE3, 0x80, 0x82, ..] | [0xEF, 0xBC, 0x8E, ..] | [0xEF, 0xBD, 0xA1, ..] => 3,
+                _ => continue,
+            };
+            self.rest = Some(&rest[i + width..]);
+            return Some(&rest[..i]);
+        }
+        self.rest = None;
+        Some(rest)
+    }
+}
 
 /// UTS #46 ToASCII with the Lookup profile.
 pub(crate) fn lookup_to_ascii(host: &str) -> Result<String, HostnameError> {
-    match UTS46.to_ascii(
-        host.as_bytes(),
-        AsciiDenyList::STD3,
-        Hyphens::Check,
-        DnsLength::Ignore,
-    ) {
-        Ok(ascii) => Ok(ascii.into_owned()),
-        Err(_) => Err(diagnose(host)),
-    }
+    try_lookup_to_ascii(host).ok_or_else(|| diagnose(host))
+}
+
+/// [`lookup_to_ascii`] without naming the error.
+pub(crate) fn try_lookup_to_ascii(host: &str) -> Option<String> {
+    UTS46
+        .to_ascii(
+            host.as_bytes(),
+            AsciiDenyList::STD3,
+            Hyphens::Check,
+            DnsLength::Ignore,
+        )
+        .ok()
+        .map(|ascii| ascii.into_owned())
 }
 
 /// UTS #46 ToUnicode with the Lookup profile; `None` if the name has errors.
@@ -88,8 +121,7 @@ fn diagnose(host: &str) -> HostnameError {
     if let Some(c) = host.chars().find(|&c| c.is_ascii() && !is_ldh_or_dot(c)) {
         return HostnameError::DisallowedRune(c);
     }
-    let label = host
-        .split(|c| c == '.' || MAPPED_DOTS.contains(&c))
+    let label = labels(host)
         .find(|label| {
             UTS46
                 .to_ascii(
@@ -129,6 +161,34 @@ mod tests {
             liberal_display("xn--80akhbyknj4f.com").as_deref(),
             Some("испытание.com")
         );
+    }
+
+    #[test]
+    fn labels_split_like_str_split_at_every_separator() {
+        let separators = ['.', '\u{3002}', '\u{FF0E}', '\u{FF61}'];
+        for host in [
+            "",
+            ".",
+            "a",
+            "a.b",
+            "a。b．c｡d",
+            "a..b.",
+            "ü。",
+            "。ü",
+            "a\u{3003}b",
+            "\u{FF0F}.x",
+        ] {
+            let expected: Vec<&str> = host.split(separators).collect();
+            assert_eq!(labels(host).collect::<Vec<_>>(), expected, "{host:?}");
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn labels_agree_with_str_split(host in "[a.\u{3002}\u{FF0E}\u{FF61}\u{3003}\u{FF0F}ü]{0,8}") {
+            let expected: Vec<&str> = host.split(['.', '\u{3002}', '\u{FF0E}', '\u{FF61}']).collect();
+            proptest::prop_assert_eq!(labels(&host).collect::<Vec<_>>(), expected);
+        }
     }
 
     #[test]

@@ -57,6 +57,12 @@ impl Hostname {
         if host.is_empty() {
             return Err(HostnameError::Empty);
         }
+        if let Some(lowercase) = plain_ascii(host.as_bytes()) {
+            return Ok(Hostname(Repr::build(host, lowercase, port)));
+        }
+        if let Some(ascii) = plain_international(host) {
+            return Ok(Hostname(Repr::build(&ascii, false, port)));
+        }
         check_labels(host)?;
         if host.is_ascii() {
             check_ascii(host)?;
@@ -171,18 +177,66 @@ pub fn is_valid(given: &str) -> bool {
 
 /// Splits at the first colon: everything from the colon on is the port portion.
 fn split_port(given: &str) -> (&str, &str) {
-    match given.find(':') {
+    match given.bytes().position(|b| b == b':') {
         Some(i) => given.split_at(i),
         None => (given, ""),
+    }
+}
+
+/// The common case in one pass: an ASCII host part whose labels are letters,
+/// digits and inner hyphens, with no empty label but a trailing one and no
+/// `--` in third and fourth place (which covers `xn--`). Returns whether it has
+/// upper case. `None` means "not that simple": the full checks then decide,
+/// and name the error. Whatever this accepts, they accept too.
+fn plain_ascii(host: &[u8]) -> Option<bool> {
+    let mut upper = false;
+    let mut start = 0;
+    for (i, &b) in host.iter().enumerate() {
+        match b {
+            b'a'..=b'z' | b'0'..=b'9' | b'-' => {}
+            b'A'..=b'Z' => upper = true,
+            b'.' => {
+                if !plain_label(&host[start..i]) {
+                    return None;
+                }
+                start = i + 1;
+            }
+            _ => return None,
+        }
+    }
+    let last = &host[start..];
+    // Only the label after a trailing dot may be empty.
+    (plain_label(last) || (last.is_empty() && start > 0)).then_some(upper)
+}
+
+/// The common international case without the label pre-check: a Unicode
+/// host part without hyphens (so no label can start with `xn--`) whose UTS #46
+/// form has no empty label (an empty input label would leave one there).
+/// `None` means the full checks decide, and name the error. Whatever this
+/// accepts, they accept too, with the same result.
+fn plain_international(host: &str) -> Option<String> {
+    if host.is_ascii() || host.as_bytes().contains(&b'-') {
+        return None;
+    }
+    let ascii = idn::try_lookup_to_ascii(host)?;
+    check_no_empty_label(&ascii).ok()?;
+    Some(ascii)
+}
+
+fn plain_label(label: &[u8]) -> bool {
+    match label {
+        [] => false,
+        [first, .., last] if *first == b'-' || *last == b'-' => false,
+        [b'-'] => false,
+        [_, _, b'-', b'-', ..] => false,
+        _ => true,
     }
 }
 
 /// The svchost label pre-check, run after separator mapping (D2, D3): no empty
 /// label but one trailing dot, and no label that starts with `xn--` in any case.
 fn check_labels(host: &str) -> Result<(), HostnameError> {
-    let mut labels = host
-        .split(|c| c == '.' || idn::MAPPED_DOTS.contains(&c))
-        .peekable();
+    let mut labels = idn::labels(host).peekable();
     while let Some(label) = labels.next() {
         let last = labels.peek().is_none();
         if label.is_empty() && !last {
@@ -199,8 +253,8 @@ fn check_labels(host: &str) -> Result<(), HostnameError> {
 
 /// An empty label is only allowed as the one after a trailing dot (`a.b.`).
 fn check_no_empty_label(ascii: &str) -> Result<(), HostnameError> {
-    let body = ascii.strip_suffix('.').unwrap_or(ascii);
-    if body.is_empty() || body.split('.').any(str::is_empty) {
+    let body = ascii.strip_suffix('.').unwrap_or(ascii).as_bytes();
+    if body.is_empty() || body.split(|&b| b == b'.').any(<[u8]>::is_empty) {
         return Err(HostnameError::EmptyLabel);
     }
     Ok(())
@@ -325,5 +379,91 @@ impl<'de> serde::Deserialize<'de> for Hostname {
             }
         }
         deserializer.deserialize_str(Visitor)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The full checks an ASCII host part goes through without the fast path.
+    fn full_checks(host: &str) -> bool {
+        check_labels(host).is_ok() && check_ascii(host).is_ok()
+    }
+
+    #[test]
+    fn plain_ascii_cases() {
+        for ok in [
+            "a", "a.b", "a.b.", "A-b.c0", "x1-2", "ab-c.d", "xn-a.b", "0.0",
+        ] {
+            assert!(plain_ascii(ok.as_bytes()).is_some(), "{ok}");
+        }
+        assert_eq!(plain_ascii(b"Registry.IO"), Some(true));
+        assert_eq!(plain_ascii(b"registry.io"), Some(false));
+        for odd in [
+            ".", "a..b", ".a", "a.b..", "-a", "a-", "a.-b", "xn--a", "XN--a", "ab--c", "a_b",
+            "a b", "a:b", "a.b-",
+        ] {
+            assert_eq!(plain_ascii(odd.as_bytes()), None, "{odd}");
+        }
+    }
+
+    /// What the full checks make of a Unicode host part.
+    fn full_international(host: &str) -> Result<String, HostnameError> {
+        check_labels(host)?;
+        let ascii = idn::lookup_to_ascii(host)?;
+        check_no_empty_label(&ascii)?;
+        Ok(ascii)
+    }
+
+    #[test]
+    fn plain_international_cases() {
+        for (given, ascii) in [
+            ("münchen.de", "xn--mnchen-3ya.de"),
+            ("Испытание.com", "xn--80akhbyknj4f.com"),
+            ("bücher.de.", "xn--bcher-kva.de."),
+            ("a。b．ü｡d", "a.b.xn--tda.d"),
+            ("ｘｎ－－mnchen－3ya.de", "xn--mnchen-3ya.de"),
+        ] {
+            assert_eq!(
+                plain_international(given).as_deref(),
+                Some(ascii),
+                "{given}"
+            );
+            assert_eq!(full_international(given).as_deref(), Ok(ascii), "{given}");
+        }
+        for odd in [
+            "bücher-online.de",
+            "ü..de",
+            "ü。。de",
+            "。ü",
+            "ü.de..",
+            "\u{AD}.ü",
+            "ü_x.de",
+            "ascii.only",
+        ] {
+            assert_eq!(plain_international(odd), None, "{odd}");
+        }
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(5000))]
+
+        /// The international fast path agrees with the full checks.
+        #[test]
+        fn plain_international_agrees_with_the_full_checks(
+            host in "[aü.\u{3002}\u{FF0E}\u{FF61}\u{AD}\u{200D}_x-]{1,10}"
+        ) {
+            if let Some(ascii) = plain_international(&host) {
+                prop_assert_eq!(full_international(&host), Ok(ascii), "{:?}", host);
+            }
+        }
+
+        /// The fast path accepts exactly what the full checks accept.
+        #[test]
+        fn plain_ascii_agrees_with_the_full_checks(host in "[aXn0._-]{1,12}|[ -~]{1,8}") {
+            prop_assert_eq!(plain_ascii(host.as_bytes()).is_some(), full_checks(&host), "{:?}", host);
+        }
     }
 }

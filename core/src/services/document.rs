@@ -1,38 +1,44 @@
 //! Reading a discovery document: a JSON object kept in document order.
 
-use std::cmp::Ordering;
+use std::borrow::Cow;
 use std::fmt;
 
+use indexmap::IndexMap;
 use serde::de::{Deserializer as _, MapAccess, Visitor};
 use serde_json::Value;
 
-/// Below this many entries a linear scan beats keeping a sorted index.
-const LINEAR_LOOKUP_MAX: usize = 16;
+/// Up to this many entries a linear scan beats hashing.
+const FEW: usize = 16;
 
-/// The entries of a document: unique keys, in document order.
-pub(crate) struct Entries {
-    list: Vec<(Box<str>, Value)>,
-    /// Positions in `list` sorted by key; empty when `list` is short.
-    sorted: Vec<u32>,
+/// The entries of a document: unique keys, in document order. Larger
+/// documents are hashed for lookups (SipHash with a random key, so a hostile
+/// document cannot make them slow).
+pub(crate) enum Entries {
+    Few(Vec<(Box<str>, Value)>),
+    Many(IndexMap<Box<str>, Value>),
 }
 
 /// Parses a body into its entries, `None` for a `null` document. Invalid
 /// UTF-8 becomes U+FFFD first, as Go's decoder does inside strings (outside
 /// strings it is a syntax error either way).
 pub(crate) fn parse(body: &[u8]) -> Result<Option<Entries>, String> {
-    let text = String::from_utf8_lossy(body);
+    // `from_utf8` checks valid text much faster than `from_utf8_lossy` does.
+    let text = match std::str::from_utf8(body) {
+        Ok(text) => Cow::Borrowed(text),
+        Err(_) => String::from_utf8_lossy(body),
+    };
     let mut de = serde_json::Deserializer::from_str(&text);
-    let list = de
+    let entries = de
         .deserialize_any(DocumentVisitor)
-        .and_then(|list| de.end().map(|()| list))
+        .and_then(|entries| de.end().map(|()| entries))
         .map_err(|e| e.to_string())?;
-    Ok(list.map(Entries::from_list))
+    Ok(entries)
 }
 
 struct DocumentVisitor;
 
 impl<'de> Visitor<'de> for DocumentVisitor {
-    type Value = Option<Vec<(Box<str>, Value)>>;
+    type Value = Option<Entries>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON object")
@@ -43,94 +49,69 @@ impl<'de> Visitor<'de> for DocumentVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut list = Vec::with_capacity(map.size_hint().unwrap_or(8).min(64));
+        let mut entries = Entries::Few(Vec::with_capacity(FEW));
         while let Some(key) = map.next_key::<Box<str>>()? {
             let value = map.next_value::<Value>()?;
-            list.push((key, value));
+            entries.insert(key, value);
         }
-        Ok(Some(list))
+        Ok(Some(entries))
     }
 }
 
 impl Entries {
+    /// Entries from caller-given pairs, with the document's duplicate rule.
     pub(crate) fn from_pairs(pairs: impl IntoIterator<Item = (String, Value)>) -> Entries {
-        Entries::from_list(
-            pairs
-                .into_iter()
-                .map(|(k, v)| (k.into_boxed_str(), v))
-                .collect(),
-        )
+        let mut entries = Entries::Few(Vec::new());
+        for (key, value) in pairs {
+            entries.insert(key.into_boxed_str(), value);
+        }
+        entries
     }
 
-    /// Removes duplicate keys (the last value wins, at the first key's place)
-    /// and builds the lookup index.
-    fn from_list(mut list: Vec<(Box<str>, Value)>) -> Entries {
-        if list.len() <= LINEAR_LOOKUP_MAX {
-            let mut i = 0;
-            while i < list.len() {
-                match list[..i].iter().position(|(k, _)| *k == list[i].0) {
-                    Some(first) => {
-                        let (_, value) = list.remove(i);
-                        list[first].1 = value;
-                    }
-                    None => i += 1,
+    /// Adds an entry. A duplicate key keeps its first place and takes the
+    /// last value, as Go's `map` decoding does.
+    fn insert(&mut self, key: Box<str>, value: Value) {
+        match self {
+            Entries::Few(list) => {
+                if let Some((_, slot)) = list.iter_mut().find(|(k, _)| *k == key) {
+                    *slot = value;
+                } else if list.len() < FEW {
+                    list.push((key, value));
+                } else {
+                    let mut map: IndexMap<_, _> = std::mem::take(list).into_iter().collect();
+                    map.insert(key, value);
+                    *self = Entries::Many(map);
                 }
             }
-            return Entries {
-                list,
-                sorted: Vec::new(),
-            };
-        }
-        let mut sorted = sorted_positions(&list);
-        let mut keep = vec![true; list.len()];
-        // (first, last) positions of each duplicated key; a stable sort leaves
-        // a group's positions in document order.
-        let mut moves = Vec::new();
-        for group in sorted.chunk_by(|&a, &b| list[a as usize].0 == list[b as usize].0) {
-            if let [first, .., last] = *group {
-                moves.push((first as usize, last as usize));
-                for &dup in &group[1..] {
-                    keep[dup as usize] = false;
-                }
+            Entries::Many(map) => {
+                map.insert(key, value);
             }
         }
-        for &(first, last) in &moves {
-            list[first].1 = std::mem::take(&mut list[last].1);
-        }
-        if !moves.is_empty() {
-            let mut flags = keep.into_iter();
-            list.retain(|_| flags.next().unwrap_or(true));
-            sorted = sorted_positions(&list);
-        }
-        Entries { list, sorted }
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.list.len()
+        match self {
+            Entries::Few(list) => list.len(),
+            Entries::Many(map) => map.len(),
+        }
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<&Value> {
-        if self.sorted.is_empty() {
-            return self.list.iter().find(|(k, _)| **k == *id).map(|(_, v)| v);
+        match self {
+            Entries::Few(list) => list.iter().find(|(k, _)| **k == *id).map(|(_, v)| v),
+            Entries::Many(map) => map.get(id),
         }
-        let at = self
-            .sorted
-            .binary_search_by(|&i| self.list[i as usize].0.as_ref().cmp(id))
-            .ok()?;
-        Some(&self.list[self.sorted[at] as usize].1)
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
-        self.list.iter().map(|(k, v)| (k.as_ref(), v))
+        let (few, many) = match self {
+            Entries::Few(list) => (&list[..], None),
+            Entries::Many(map) => (&[][..], Some(map)),
+        };
+        let few = few.iter().map(|(k, v)| (k.as_ref(), v));
+        let many = many.into_iter().flatten().map(|(k, v)| (k.as_ref(), v));
+        few.chain(many)
     }
-}
-
-/// Positions of `list` sorted by key (stable, so equal keys stay in order).
-/// A document is at most a few MiB, so positions fit in a u32.
-fn sorted_positions(list: &[(Box<str>, Value)]) -> Vec<u32> {
-    let mut sorted: Vec<u32> = (0..list.len() as u32).collect();
-    sorted.sort_by(|&a, &b| -> Ordering { list[a as usize].0.cmp(&list[b as usize].0) });
-    sorted
 }
 
 #[cfg(test)]

@@ -1,0 +1,64 @@
+//! Parsing a discovery document and resolving every service, next to
+//! `serde_json` skipping the same bytes (`IgnoredAny`).
+//!
+//! Target (see `benches/README.md`): at most 2× the baseline, for the typical
+//! and the 1 MiB document. `floor/…` measures what no implementation that
+//! returns `url::Url`s can skip: skipping the JSON plus one `Url::join` per
+//! URL the services hold.
+
+use std::hint::black_box;
+
+use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use tfdisco_benches::baselines::ignored_any;
+use tfdisco_benches::documents::{TYPICAL, of_size, parse_and_resolve, url_texts};
+use tfdisco_core::url::Url;
+use tfdisco_core::{Dialect, Hostname, Services};
+
+fn document(c: &mut Criterion) {
+    let host = Hostname::parse("registry.example.com").expect("valid");
+    let url: Url = "https://registry.example.com/.well-known/terraform.json"
+        .parse()
+        .expect("valid");
+    let documents = [
+        ("typical", TYPICAL.as_bytes().to_vec()),
+        ("64KiB", of_size(64 * 1024)),
+        ("1MiB", of_size(1024 * 1024)),
+    ];
+    let mut g = c.benchmark_group("document");
+    for (label, body) in &documents {
+        if body.len() > 100_000 {
+            g.sample_size(20);
+        }
+        g.throughput(Throughput::Bytes(body.len() as u64));
+        g.bench_function(format!("baseline/ignored_any/{label}"), |b| {
+            b.iter(|| ignored_any(black_box(body)))
+        });
+        let texts = url_texts(body);
+        g.bench_function(format!("floor/ignored_any_and_url_joins/{label}"), |b| {
+            b.iter(|| {
+                let skipped = ignored_any(black_box(body));
+                let joined = texts.iter().filter(|t| url.join(t).is_ok()).count();
+                (skipped, joined)
+            })
+        });
+        g.bench_function(format!("parse_resolve/{label}"), |b| {
+            b.iter(|| parse_and_resolve(&host, &url, black_box(body)))
+        });
+        g.bench_function(format!("parse/{label}"), |b| {
+            b.iter(|| {
+                Services::from_json(
+                    host.clone(),
+                    url.clone(),
+                    Dialect::OpenTofu,
+                    black_box(body),
+                )
+                .expect("valid")
+                .len()
+            })
+        });
+    }
+    g.finish();
+}
+
+criterion_group!(benches, document);
+criterion_main!(benches);

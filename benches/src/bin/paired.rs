@@ -1,0 +1,198 @@
+//! The speed targets measured in interleaved pairs. Each round times a batch
+//! of the baseline and a batch of the candidate back to back, alternating
+//! which goes first, so the slow drifts of a shared machine (which move whole
+//! criterion runs by tens of percent) cancel out in the ratio. Prints the
+//! median ratio and its interquartile range for each target, the machine
+//! run's absolute time, and (without a limit) the least a document parse +
+//! resolve can cost, as a Markdown table.
+//!
+//! ```text
+//! cargo run --release -p tfdisco-benches --bin paired
+//! ```
+//!
+//! Exits with status 1 when a target is missed.
+
+use std::hint::black_box;
+use std::process;
+use std::time::{Duration, Instant};
+
+use tfdisco_benches::baselines::{ascii_lowercase_and_scan, idna_to_ascii, ignored_any};
+use tfdisco_benches::canned::{self, Response};
+use tfdisco_benches::documents::{TYPICAL, of_size, parse_and_resolve, url_texts};
+use tfdisco_benches::hostnames::{ASCII_NORMALIZED, IDN};
+use tfdisco_core::http::StatusCode;
+use tfdisco_core::url::Url;
+use tfdisco_core::{Config, Discovery, Hostname};
+
+/// Rounds per target (odd, for a plain median), after a few to warm up.
+const ROUNDS: usize = 101;
+const WARM_UP_ROUNDS: usize = 5;
+/// Each batch runs for about this long.
+const BATCH: Duration = Duration::from_millis(2);
+
+/// Nanoseconds per call of `f` over `n` calls.
+fn time(f: &mut dyn FnMut(), n: u32) -> f64 {
+    let start = Instant::now();
+    for _ in 0..n {
+        f();
+    }
+    start.elapsed().as_nanos() as f64 / f64::from(n)
+}
+
+/// How many calls of `f` take about [`BATCH`] (at least one).
+fn calibrate(f: &mut dyn FnMut()) -> u32 {
+    let once = time(f, 1).max(1.0);
+    let rough = (BATCH.as_nanos() as f64 / once).clamp(1.0, 1e6) as u32;
+    let per_call = time(f, rough).max(1.0);
+    (BATCH.as_nanos() as f64 / per_call).clamp(1.0, 1e7) as u32
+}
+
+/// The median and quartiles of `values`.
+fn quartiles(mut values: Vec<f64>) -> (f64, f64, f64) {
+    values.sort_by(f64::total_cmp);
+    let at = |q: f64| values[((values.len() - 1) as f64 * q).round() as usize];
+    (at(0.5), at(0.25), at(0.75))
+}
+
+/// Per-round ratios of `candidate` to `baseline`.
+fn paired(baseline: &mut dyn FnMut(), candidate: &mut dyn FnMut()) -> (f64, f64, f64) {
+    let (nb, nc) = (calibrate(baseline), calibrate(candidate));
+    let mut ratios = Vec::with_capacity(ROUNDS);
+    for round in 0..WARM_UP_ROUNDS + ROUNDS {
+        let (b, c) = if round % 2 == 0 {
+            let b = time(baseline, nb);
+            (b, time(candidate, nc))
+        } else {
+            let c = time(candidate, nc);
+            (time(baseline, nb), c)
+        };
+        if round >= WARM_UP_ROUNDS {
+            ratios.push(c / b);
+        }
+    }
+    quartiles(ratios)
+}
+
+/// Per-round nanoseconds per call of `f`.
+fn alone(f: &mut dyn FnMut()) -> (f64, f64, f64) {
+    let n = calibrate(f);
+    let times = (0..WARM_UP_ROUNDS + ROUNDS)
+        .map(|_| time(f, n))
+        .skip(WARM_UP_ROUNDS)
+        .collect();
+    quartiles(times)
+}
+
+fn main() {
+    if cfg!(debug_assertions) {
+        eprintln!("build with --release: debug timings mean nothing");
+        process::exit(2);
+    }
+    let mut all_met = true;
+    let mut row = |what: &str,
+                   (median, low, high): (f64, f64, f64),
+                   limit: Option<f64>,
+                   unit: &str| {
+        let (bound, verdict) = match limit {
+            Some(limit) => {
+                let met = median <= limit;
+                all_met &= met;
+                (format!("≤ {limit}{unit}"), if met { "yes" } else { "no" })
+            }
+            None => ("–".to_owned(), "–"),
+        };
+        println!("| {what} | {median:.2}{unit} | {low:.2}–{high:.2}{unit} | {bound} | {verdict} |");
+    };
+    println!("| target | median | interquartile range | limit | met |\n|---|---:|---:|---:|:-:|");
+
+    row(
+        "normalized ASCII hostname vs. lower-case + scan",
+        paired(
+            &mut || {
+                black_box(ascii_lowercase_and_scan(black_box(ASCII_NORMALIZED)));
+            },
+            &mut || {
+                let _ = black_box(Hostname::parse(black_box(ASCII_NORMALIZED)));
+            },
+        ),
+        Some(3.0),
+        "×",
+    );
+    for (label, idn) in IDN {
+        row(
+            &format!("IDN `{idn}` ({label}) vs. idna `to_ascii`"),
+            paired(
+                &mut || {
+                    black_box(idna_to_ascii(black_box(idn)));
+                },
+                &mut || {
+                    let _ = black_box(Hostname::parse(black_box(idn)));
+                },
+            ),
+            Some(1.3),
+            "×",
+        );
+    }
+
+    let host = Hostname::parse("registry.example.com").expect("valid");
+    let url: Url = "https://registry.example.com/.well-known/terraform.json"
+        .parse()
+        .expect("valid");
+    for (label, body) in [
+        ("typical", TYPICAL.as_bytes().to_vec()),
+        ("1 MiB", of_size(1024 * 1024)),
+    ] {
+        row(
+            &format!("{label} document parse + resolve vs. `IgnoredAny`"),
+            paired(
+                &mut || {
+                    black_box(ignored_any(black_box(&body)));
+                },
+                &mut || {
+                    black_box(parse_and_resolve(&host, &url, black_box(&body)));
+                },
+            ),
+            Some(2.0),
+            "×",
+        );
+        let texts = url_texts(&body);
+        row(
+            &format!(
+                "{label} document floor (`IgnoredAny` + one `Url::join` per URL) vs. `IgnoredAny`"
+            ),
+            paired(
+                &mut || {
+                    black_box(ignored_any(black_box(&body)));
+                },
+                &mut || {
+                    black_box(ignored_any(black_box(&body)));
+                    black_box(texts.iter().filter(|t| url.join(t).is_ok()).count());
+                },
+            ),
+            None,
+            "×",
+        );
+    }
+
+    let host = Hostname::parse("app.terraform.io").expect("valid");
+    let config = Config::default();
+    let now = Instant::now();
+    let responses = [
+        Response::redirect(StatusCode::MOVED_PERMANENTLY, "/disco/v1.json"),
+        Response::json(TYPICAL.as_bytes(), true),
+    ];
+    let (median, low, high) = alone(&mut || {
+        let mut d = Discovery::new(black_box(&host).clone(), &config, None, now);
+        black_box(canned::run(&mut d, &responses, now).is_ok());
+    });
+    row(
+        "machine run, one redirect + typical document",
+        (median / 1e3, low / 1e3, high / 1e3),
+        Some(3.0),
+        " µs",
+    );
+
+    if !all_met {
+        process::exit(1);
+    }
+}

@@ -1,0 +1,105 @@
+//! A driver that runs a [`Discovery`] against canned responses, the way a
+//! transport would, without sockets.
+
+use std::time::Instant;
+
+use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
+use tfdisco_core::{Action, Discovery, Error, Services, TransportError, TransportErrorKind};
+
+/// How many body bytes a transport hands over at once (hyper's usual read).
+pub const CHUNK: usize = 16 * 1024;
+
+/// One response, built before the measurement starts.
+#[derive(Clone, Debug)]
+pub struct Response {
+    status: StatusCode,
+    headers: HeaderMap,
+    body: Vec<u8>,
+}
+
+impl Response {
+    /// A redirect to `location`.
+    pub fn redirect(status: StatusCode, location: &'static str) -> Response {
+        let mut headers = HeaderMap::new();
+        headers.insert(header::LOCATION, HeaderValue::from_static(location));
+        Response {
+            status,
+            headers,
+            body: Vec::new(),
+        }
+    }
+
+    /// A 200 `application/json` document; with `declared`, a `Content-Length`.
+    pub fn json(body: &[u8], declared: bool) -> Response {
+        let mut headers = HeaderMap::new();
+        headers.insert(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        );
+        if declared {
+            headers.insert(header::CONTENT_LENGTH, HeaderValue::from(body.len()));
+        }
+        Response {
+            status: StatusCode::OK,
+            headers,
+            body: body.to_vec(),
+        }
+    }
+}
+
+/// Drives `discovery` to its result: the n-th request gets the n-th response
+/// (a request past the last one fails as a refused connection), bodies
+/// arrive in [`CHUNK`]-sized pieces, and the clock stands still at `now`.
+pub fn run(
+    discovery: &mut Discovery,
+    responses: &[Response],
+    now: Instant,
+) -> Result<Services, Error> {
+    let mut next = responses.iter();
+    loop {
+        match discovery.poll() {
+            Action::Send(_request) => match next.next() {
+                Some(response) => {
+                    discovery.handle_head(response.status, &response.headers, now);
+                    for chunk in response.body.chunks(CHUNK) {
+                        if !matches!(discovery.poll(), Action::Receive) {
+                            break;
+                        }
+                        discovery.handle_body(chunk);
+                    }
+                    discovery.handle_end(now);
+                }
+                None => discovery.handle_error(TransportError::new(
+                    TransportErrorKind::Connect,
+                    "connection refused",
+                )),
+            },
+            Action::Receive => unreachable!("bodies are read right after their head"),
+            Action::Done(result) => return result,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::documents::TYPICAL;
+    use tfdisco_core::{Config, Hostname};
+
+    #[test]
+    fn one_redirect_then_the_typical_document() {
+        let host = Hostname::parse("app.terraform.io").expect("valid");
+        let responses = [
+            Response::redirect(StatusCode::MOVED_PERMANENTLY, "/disco/v1.json"),
+            Response::json(TYPICAL.as_bytes(), true),
+        ];
+        let now = Instant::now();
+        let mut d = Discovery::new(host, &Config::default(), None, now);
+        let services = run(&mut d, &responses, now).expect("discovered");
+        assert_eq!(d.redirects(), 1);
+        assert_eq!(
+            services.service_url("modules.v1").expect("listed").as_str(),
+            "https://app.terraform.io/api/registry/v1/modules/"
+        );
+    }
+}

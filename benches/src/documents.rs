@@ -1,0 +1,162 @@
+//! Discovery documents: a typical one and realistic large ones, and the
+//! "resolve every service" work the benchmarks measure.
+
+use std::fmt::Write as _;
+
+use tfdisco_core::serde_json::Value;
+use tfdisco_core::url::Url;
+use tfdisco_core::{Dialect, Hostname, Services};
+
+use crate::rng::Rng;
+
+/// A typical document, shaped like Terraform Cloud's: a `login.v1` OAuth
+/// client and seven services with relative and absolute URLs (423 bytes).
+pub const TYPICAL: &str = concat!(
+    r#"{"login.v1":{"client":"terraform-cli","grant_types":["authz_code"],"#,
+    r#""authz":"/app/settings/tokens?source=terraform-login","token":"/api/terraform/token","#,
+    r#""ports":[10000,10010]},"modules.v1":"/api/registry/v1/modules/","#,
+    r#""motd.v1":"/api/terraform/motd","providers.v1":"/api/registry/v1/providers/","#,
+    r#""state.v2":"/api/v2/","tfe.v2":"/api/v2/","tfe.v2.1":"/api/v2/","#,
+    r#""versions.v1":"https://checkpoint-api.hashicorp.com/v1/versions/"}"#
+);
+
+const NAMES: [&str; 12] = [
+    "modules",
+    "providers",
+    "state",
+    "tfe",
+    "motd",
+    "versions",
+    "policies",
+    "runs",
+    "workspaces",
+    "mirror",
+    "audit",
+    "notifications",
+];
+const HOSTS: [&str; 4] = [
+    "registry.example.com",
+    "cdn.example.net",
+    "api.eu-west-1.example.io",
+    "registry.example.com:8443",
+];
+
+/// A document of at most `bytes` bytes (and close to it) with many service
+/// entries, as a large private registry might serve: mostly relative and
+/// absolute URL strings, one in twenty a `login`-style OAuth client object,
+/// one entry per line.
+pub fn of_size(bytes: usize) -> Vec<u8> {
+    let mut rng = Rng::new(0x5eed_d15c);
+    let mut doc = String::with_capacity(bytes);
+    doc.push('{');
+    let mut entry = String::new();
+    for i in 0.. {
+        entry.clear();
+        if i > 0 {
+            entry.push(',');
+        }
+        let name = rng.pick(&NAMES);
+        let version = 1 + rng.below(3);
+        let _ = write!(entry, "\n  \"{name}-{i}.v{version}\": ");
+        match rng.below(20) {
+            0 => {
+                let _ = write!(
+                    entry,
+                    r#"{{"client": "cli-{i}", "grant_types": ["authz_code", "password"], "authz": "/oauth/{i}/authorize", "token": "/oauth/{i}/token", "ports": [10000, 10010], "scopes": ["read", "write"]}}"#
+                );
+            }
+            1..12 => {
+                let _ = write!(entry, "\"/api/{name}/v{version}/{i}/\"");
+            }
+            12..18 => {
+                let host = rng.pick(&HOSTS);
+                let _ = write!(entry, "\"https://{host}/v{version}/{name}/{i}/\"");
+            }
+            _ => {
+                let _ = write!(entry, "\"./{name}/{i}?format=json\"");
+            }
+        }
+        if doc.len() + entry.len() + "\n}".len() > bytes {
+            break;
+        }
+        doc.push_str(&entry);
+    }
+    doc.push_str("\n}");
+    doc.into_bytes()
+}
+
+/// Resolves every service of `services` as a client would: `service_url`
+/// for each string entry, `oauth_client` for each object. Returns how many
+/// resolved, so the work cannot be optimized away.
+pub fn resolve_all(services: &Services) -> usize {
+    services
+        .iter()
+        .filter(|(id, value)| match value {
+            Value::String(_) => services.service_url(id).is_ok(),
+            Value::Object(_) => services.oauth_client(id).is_ok(),
+            _ => false,
+        })
+        .count()
+}
+
+/// Reads `body` as `host`'s document fetched from `url`, then resolves every
+/// service ([`resolve_all`]): the work the document target measures.
+pub fn parse_and_resolve(host: &Hostname, url: &Url, body: &[u8]) -> usize {
+    let services = Services::from_json(host.clone(), url.clone(), Dialect::OpenTofu, body)
+        .expect("a valid document");
+    resolve_all(&services)
+}
+
+/// Every URL text `resolve_all` resolves: string entries, and the
+/// endpoints of OAuth client objects.
+pub fn url_texts(body: &[u8]) -> Vec<String> {
+    let document: tfdisco_core::serde_json::Map<String, Value> =
+        tfdisco_core::serde_json::from_slice(body).expect("valid");
+    let mut texts = Vec::new();
+    for value in document.values() {
+        match value {
+            Value::String(s) => texts.push(s.clone()),
+            Value::Object(client) => {
+                for endpoint in ["authz", "token"] {
+                    if let Some(Value::String(s)) = client.get(endpoint) {
+                        texts.push(s.clone());
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    texts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(body: &[u8]) -> Services {
+        let host = Hostname::parse("registry.example.com").expect("valid");
+        let url = "https://registry.example.com/.well-known/terraform.json"
+            .parse()
+            .expect("valid");
+        Services::from_json(host, url, Dialect::OpenTofu, body).expect("a valid document")
+    }
+
+    #[test]
+    fn the_typical_document_resolves_completely() {
+        assert_eq!(TYPICAL.len(), 423);
+        let services = parse(TYPICAL.as_bytes());
+        assert_eq!(services.len(), 8);
+        assert_eq!(resolve_all(&services), 8);
+    }
+
+    #[test]
+    fn large_documents_fill_their_size_and_resolve_completely() {
+        for size in [64 * 1024, 1024 * 1024] {
+            let doc = of_size(size);
+            assert!(doc.len() <= size && doc.len() > size - 300, "{}", doc.len());
+            let services = parse(&doc);
+            assert!(services.len() > size / 100, "{} entries", services.len());
+            assert_eq!(resolve_all(&services), services.len());
+        }
+    }
+}
