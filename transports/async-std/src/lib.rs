@@ -58,101 +58,49 @@ use futures_rustls::TlsConnector;
 use hyper::body::Bytes;
 use tfdisco_core::http::header::HOST;
 use tfdisco_core::http::{HeaderValue, Request, Response, Uri};
-use tfdisco_core::url::Url;
 use tfdisco_core::{TransportError, TransportErrorKind};
 pub use tfdisco_transport::reexports::*;
 use tfdisco_transport::{AsyncTransport, Route, hyper_body, tls};
 use tracing::debug;
 
-use crate::pool::{Body, Pool};
+pub use crate::pool::Body;
+use crate::pool::Pool;
 
 /// The builder of a [`Client`]; see [`tfdisco_transport::ClientBuilder`]
 /// for every option.
 pub type ClientBuilder = tfdisco_transport::ClientBuilder<Client>;
 
-/// A discovery client for async-std, smol or any executor. Clones share the
-/// registry and the idle connections.
-#[derive(Clone)]
-pub struct Client {
-    inner: Arc<Inner>,
-}
+/// A discovery client for async-std, smol or any executor: the registry in
+/// front of [`Http`]. Clones share the registry and the idle connections.
+/// See [`AsyncClient`](tfdisco_transport::AsyncClient) for its methods.
+pub type Client = tfdisco_transport::AsyncClient<Http>;
 
-struct Inner {
-    registry: SharedRegistry,
-    http: Http,
-}
-
-/// The HTTP side: connections, the pool, the timer.
-struct Http {
+/// The HTTP side of a [`Client`]: connections, the pool, the timer.
+pub struct Http {
     settings: Settings,
     tls: TlsConnector,
     pool: Option<Arc<Pool>>,
 }
 
-impl std::fmt::Debug for Client {
+impl std::fmt::Debug for Http {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client")
-            .field("registry", &self.inner.registry)
-            .field("settings", &self.inner.http.settings)
+        f.debug_struct("Http")
+            .field("settings", &self.settings)
             .finish_non_exhaustive()
     }
 }
 
-impl FromSettings for Client {
-    fn from_settings(settings: Settings) -> Result<Client, BuildError> {
+impl FromSettings for Http {
+    fn from_settings(settings: Settings) -> Result<Http, BuildError> {
         let tls = TlsConnector::from(tls::client_config(settings.trust_anchors())?);
         let pool = settings
             .reuse_connections()
             .then(|| Arc::new(Pool::default()));
-        Ok(Client {
-            inner: Arc::new(Inner {
-                registry: settings.registry(),
-                http: Http {
-                    settings,
-                    tls,
-                    pool,
-                },
-            }),
+        Ok(Http {
+            settings,
+            tls,
+            pool,
         })
-    }
-}
-
-impl Client {
-    /// A builder with the defaults (see [`tfdisco_transport::ClientBuilder::new`]).
-    pub fn builder() -> ClientBuilder {
-        ClientBuilder::new()
-    }
-
-    /// The services `host` offers: from the cache, from a discovery already
-    /// under way for it, or discovered now.
-    pub async fn discover(&self, host: &Hostname) -> Result<Services, Error> {
-        self.inner
-            .registry
-            .discover(host, |mut discovery| async move {
-                tfdisco_transport::drive(&self.inner.http, &mut discovery, None).await
-            })
-            .await
-    }
-
-    /// The base URL of service `id` (`modules.v1`, say) on `host`.
-    pub async fn service_url(&self, host: &Hostname, id: &str) -> Result<Url, Error> {
-        self.discover(host).await?.service_url(id)
-    }
-
-    /// The cache, aliases and forced services.
-    pub fn registry(&self) -> &SharedRegistry {
-        &self.inner.registry
-    }
-
-    /// Drives one discovery you made yourself over this client's
-    /// connections, bypassing the registry, and tells `observer` about each
-    /// exchange.
-    pub async fn drive(
-        &self,
-        discovery: &mut Discovery,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<Services, Error> {
-        tfdisco_transport::drive(&self.inner.http, discovery, observer).await
     }
 }
 

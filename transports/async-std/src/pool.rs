@@ -76,8 +76,9 @@ async fn drive_with<F: Future>(driver: &mut Option<Driver>, future: F) -> F::Out
     .await
 }
 
-/// A response body being read, with the connection it arrives on.
-pub(crate) struct Body {
+/// A response body being read, with the connection it arrives on (the body
+/// type of [`Http`](crate::Http)'s `AsyncTransport` side; opaque).
+pub struct Body {
     incoming: Incoming,
     conn: Option<Conn>,
     ended: bool,

@@ -17,7 +17,8 @@
 //! - [`SharedRegistry`]: the core's [`tfdisco_core::Registry`] behind a lock,
 //!   with coalescing for threads and for any async runtime.
 //! - [`open`] over an [`AsyncNet`] (overrides, DNS, the proxy tunnel),
-//!   [`drive`] over an [`AsyncTransport`], [`drive_blocking`] for blocking
+//!   [`drive`] over an [`AsyncTransport`], [`AsyncClient`] (the tokio and
+//!   async-std transports' `Client`), [`drive_blocking`] for blocking
 //!   transports, and [`Recorder`] / [`Observer`] for per-exchange reports;
 //!   [`tunnel`] for the proxy `CONNECT` handshake.
 //! - With the `rustls` feature, [`tls::client_config`]; with `hyper`,
@@ -79,6 +80,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod client;
 mod connect;
 mod driver;
 mod env;
@@ -93,6 +95,7 @@ mod settings;
 pub mod tls;
 pub mod tunnel;
 
+pub use client::AsyncClient;
 pub use connect::{AsyncNet, open};
 pub use driver::{AsyncTransport, drive, drive_blocking};
 pub use env::Environment;

@@ -56,7 +56,6 @@ use hyper::body::{Bytes, Incoming};
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tfdisco_core::http::{Request, Response};
-use tfdisco_core::url::Url;
 use tfdisco_core::{TransportError, TransportErrorKind};
 pub use tfdisco_transport::reexports::*;
 use tfdisco_transport::{AsyncTransport, hyper_body, tls};
@@ -68,20 +67,14 @@ use crate::connect::Connector;
 /// for every option.
 pub type ClientBuilder = tfdisco_transport::ClientBuilder<Client>;
 
-/// A discovery client on tokio. Clones share the registry and connections.
-#[derive(Clone, Debug)]
-pub struct Client {
-    inner: Arc<Inner>,
-}
+/// A discovery client on tokio: the registry in front of [`Http`]. Clones
+/// share the registry and the connection pool. See
+/// [`AsyncClient`](tfdisco_transport::AsyncClient) for its methods.
+pub type Client = tfdisco_transport::AsyncClient<Http>;
 
-#[derive(Debug)]
-struct Inner {
-    registry: SharedRegistry,
-    http: Http,
-}
-
-/// The HTTP side: hyper-util's pooled client over our connector.
-struct Http(HyperClient<Connector, Empty<Bytes>>);
+/// The HTTP side of a [`Client`]: hyper-util's pooled client over
+/// tfdisco's connector (address overrides, proxies, rustls).
+pub struct Http(HyperClient<Connector, Empty<Bytes>>);
 
 impl std::fmt::Debug for Http {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -89,10 +82,9 @@ impl std::fmt::Debug for Http {
     }
 }
 
-impl FromSettings for Client {
-    fn from_settings(settings: Settings) -> Result<Client, BuildError> {
+impl FromSettings for Http {
+    fn from_settings(settings: Settings) -> Result<Http, BuildError> {
         let tls = TlsConnector::from(tls::client_config(settings.trust_anchors())?);
-        let registry = settings.registry();
         let mut builder = HyperClient::builder(TokioExecutor::new());
         builder
             .pool_timer(TokioTimer::new())
@@ -104,51 +96,7 @@ impl FromSettings for Client {
             settings: Arc::new(settings),
             tls,
         };
-        Ok(Client {
-            inner: Arc::new(Inner {
-                registry,
-                http: Http(builder.build(connector)),
-            }),
-        })
-    }
-}
-
-impl Client {
-    /// A builder with the defaults (see [`tfdisco_transport::ClientBuilder::new`]).
-    pub fn builder() -> ClientBuilder {
-        ClientBuilder::new()
-    }
-
-    /// The services `host` offers: from the cache, from a discovery already
-    /// under way for it, or discovered now.
-    pub async fn discover(&self, host: &Hostname) -> Result<Services, Error> {
-        self.inner
-            .registry
-            .discover(host, |mut discovery| async move {
-                tfdisco_transport::drive(&self.inner.http, &mut discovery, None).await
-            })
-            .await
-    }
-
-    /// The base URL of service `id` (`modules.v1`, say) on `host`.
-    pub async fn service_url(&self, host: &Hostname, id: &str) -> Result<Url, Error> {
-        self.discover(host).await?.service_url(id)
-    }
-
-    /// The cache, aliases and forced services.
-    pub fn registry(&self) -> &SharedRegistry {
-        &self.inner.registry
-    }
-
-    /// Drives one discovery you made yourself over this client's
-    /// connections, bypassing the registry, and tells `observer` about each
-    /// exchange.
-    pub async fn drive(
-        &self,
-        discovery: &mut Discovery,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<Services, Error> {
-        tfdisco_transport::drive(&self.inner.http, discovery, observer).await
+        Ok(Http(builder.build(connector)))
     }
 }
 
