@@ -3,10 +3,9 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
-use common::{ca_file, tfdisco};
+use common::{ca_file, discover_terraform, install_helper, tfdisco};
 use tfdisco_testkit::{Reply, TestServer};
 
 fn write(path: &Path, text: &str) {
@@ -92,18 +91,7 @@ fn credentials_blocks_and_the_legacy_file() {
     tfdisco(home.path(), &[], &["discover", &host, "--ca-file", &ca]);
     assert_eq!(server.requests()[1].authorization(), None);
     // Terraform still reads it.
-    tfdisco(
-        home.path(),
-        &[],
-        &[
-            "discover",
-            &host,
-            "--ca-file",
-            &ca,
-            "--dialect",
-            "terraform",
-        ],
-    );
+    discover_terraform(home.path(), &host);
     assert_eq!(
         server.requests()[2].authorization(),
         Some("Bearer legacy-token")
@@ -116,18 +104,11 @@ fn a_credentials_helper_supplies_the_token() {
     server.route("/.well-known/terraform.json", Reply::json("{}"));
     let host = server.host().to_string();
     let home = tempfile::tempdir().expect("temp dir");
-    let helper = home
-        .path()
-        .join(".terraform.d/plugins/terraform-credentials-demo");
-    write(
-        &helper,
+    install_helper(
+        home.path(),
+        "demo",
         "#!/bin/sh\n# get <host>: print a token for the host asked about\n\
          [ \"$1\" = get ] && printf '{\"token\":\"helper-token-for-%s\"}' \"$2\"\n",
-    );
-    std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    write(
-        &home.path().join(".terraformrc"),
-        "credentials_helper \"demo\" {}\n",
     );
 
     let r = tfdisco(
@@ -142,19 +123,7 @@ fn a_credentials_helper_supplies_the_token() {
         r.stdout
     );
 
-    let ca = ca_file();
-    let r = tfdisco(
-        home.path(),
-        &[],
-        &[
-            "discover",
-            &host,
-            "--ca-file",
-            &ca,
-            "--dialect",
-            "terraform",
-        ],
-    );
+    let r = discover_terraform(home.path(), &host);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     let want = format!("Bearer helper-token-for-{host}");
     assert_eq!(server.requests()[0].authorization(), Some(want.as_str()));

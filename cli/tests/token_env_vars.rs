@@ -3,10 +3,9 @@
 
 mod common;
 
-use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
-use common::{ca_file, tfdisco};
+use common::{discover_terraform, install_helper, tfdisco};
 use serde_json::Value;
 use tfdisco_testkit::{Reply, TestServer};
 
@@ -79,31 +78,10 @@ fn a_hung_helper_is_stopped_and_discovery_goes_ahead_without_credentials() {
     server.route("/.well-known/terraform.json", Reply::json("{}"));
     let host = server.host().to_string();
     let home = tempfile::tempdir().expect("temp dir");
-    let plugins = home.path().join(".terraform.d/plugins");
-    std::fs::create_dir_all(&plugins).expect("mkdir");
-    let helper = plugins.join("terraform-credentials-stuck");
-    std::fs::write(&helper, "#!/bin/sh\nexec sleep 60\n").expect("write helper");
-    std::fs::set_permissions(&helper, std::fs::Permissions::from_mode(0o755)).expect("chmod");
-    std::fs::write(
-        home.path().join(".terraformrc"),
-        "credentials_helper \"stuck\" {}\n",
-    )
-    .expect("write config");
+    install_helper(home.path(), "stuck", "#!/bin/sh\nexec sleep 60\n");
 
     let started = Instant::now();
-    let ca = ca_file();
-    let r = tfdisco(
-        home.path(),
-        &[],
-        &[
-            "discover",
-            &host,
-            "--ca-file",
-            &ca,
-            "--dialect",
-            "terraform",
-        ],
-    );
+    let r = discover_terraform(home.path(), &host);
     let took = started.elapsed();
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     assert_eq!(server.requests()[0].authorization(), None);

@@ -58,8 +58,9 @@ pub struct CliConfig {
     pub(crate) locations: Option<Locations>,
 }
 
-/// A `credentials "<host>" { token = "…" }` block.
-#[derive(Clone)]
+/// A `credentials "<host>" { token = "…" }` block. `Debug` does not show
+/// the token.
+#[derive(Clone, Debug)]
 pub struct CredentialsBlock {
     host: Hostname,
     name: String,
@@ -98,18 +99,6 @@ impl CredentialsBlock {
 
     pub(crate) fn token(&self) -> Option<&Token> {
         self.token.as_ref()
-    }
-}
-
-impl fmt::Debug for CredentialsBlock {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("CredentialsBlock")
-            .field("host", &self.host)
-            .field("name", &self.name)
-            .field("file", &self.file)
-            .field("line", &self.line)
-            .field("token", &self.token)
-            .finish()
     }
 }
 

@@ -646,3 +646,24 @@ fn credentials_file_origin_and_priority_over_the_main_file() {
         tfdisco_config::CredentialsLocation::InOtherFile
     );
 }
+
+#[test]
+fn debug_forms_never_show_a_block_token() {
+    let config = CliConfig::from_sources([(
+        "/cfg/main.tfrc",
+        "credentials \"example.com\" {\n  token = \"s3cret.atlasv1.token\"\n}\n",
+    )]);
+    let block = &config.credentials_blocks()[0];
+    assert_eq!(
+        block
+            .credentials()
+            .expect("a token")
+            .expect("valid")
+            .expose_token(),
+        "s3cret.atlasv1.token"
+    );
+    for shown in [format!("{block:?}"), format!("{config:?}")] {
+        assert!(!shown.contains("s3cret"), "{shown}");
+        assert!(shown.contains("example.com"), "{shown}");
+    }
+}
