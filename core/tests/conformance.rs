@@ -59,6 +59,9 @@ fn every_table_is_accounted_for() {
         // Host.VersionConstraints exists only in terraform-svchost (OpenTofu
         // removed it) and is not implemented; README says so.
         "version_constraints.json",
+        // Provider and module source addresses: not implemented yet (the
+        // registry issue); nothing runs this table today.
+        "source_addresses.json",
     ];
     let mut present: Vec<String> = std::fs::read_dir(conformance_dir())
         .expect("conformance/ exists")
