@@ -62,20 +62,23 @@ pub fn run(
                 Some(response) => {
                     discovery.handle_head(response.status, &response.headers, now);
                     for chunk in response.body.chunks(CHUNK) {
-                        if !matches!(discovery.poll(), Action::Receive) {
+                        if !discovery.is_receiving() {
                             break;
                         }
-                        discovery.handle_body(chunk);
+                        discovery.handle_body(chunk, now);
                     }
                     discovery.handle_end(now);
                 }
-                None => discovery.handle_error(TransportError::new(
-                    TransportErrorKind::Connect,
-                    "connection refused",
-                )),
+                None => discovery.handle_error(
+                    TransportError::new(TransportErrorKind::Connect, "connection refused"),
+                    now,
+                ),
             },
             Action::Receive => unreachable!("bodies are read right after their head"),
+            // The clock stands still: a wait is over at once.
+            Action::Wait(until) => discovery.handle_timeout(until),
             Action::Done(result) => return result,
+            other => unreachable!("an action this driver does not know: {other:?}"),
         }
     }
 }

@@ -1,30 +1,16 @@
 //! `tfdisco check HOST`: a report for registry operators.
 
 use std::fmt::Write as _;
-use std::time::Instant;
 
 use serde_json::Value;
 use tfdisco_core::http::header;
-use tfdisco_core::{CredentialsSource, Dialect, Discovery, Hostname, ServiceId, Services};
-use tfdisco_transport::Exchange;
+use tfdisco_core::{Dialect, Error, Hostname, Resolved, ServiceId, Services};
+use tfdisco_transport::{Event, ExchangeReport};
 
 use crate::exit;
 use crate::failure::Failure;
-use crate::net::{Client, NetOpts};
+use crate::net::{self, Client, NetOpts};
 use crate::setup::{self, Setup};
-
-/// The service ids Terraform and OpenTofu use.
-const KNOWN: &[&str] = &[
-    "modules.v1",
-    "providers.v1",
-    "login.v1",
-    "tfe.v2",
-    "tfe.v2.1",
-    "tfe.v2.2",
-    "motd.v1",
-    "versions.v1",
-    "state.v2",
-];
 
 /// Headers worth showing for each response.
 const SHOWN_HEADERS: &[header::HeaderName] = &[
@@ -39,18 +25,17 @@ const SHOWN_HEADERS: &[header::HeaderName] = &[
 pub(crate) fn run(host: &str, opts: &NetOpts) -> Result<u8, Failure> {
     let host = setup::hostname(host)?;
     let setup = Setup::load(opts.dialect);
-    let client = Client::build(opts, &setup)?;
+    let client = net::client(opts, &setup)?;
     let mut out = String::new();
     let _ = writeln!(out, "check {}", host.display());
 
-    let (services, forced) = match client.registry().cached(&host) {
-        Some(forced) => (Ok(forced), true),
-        None => {
-            let (result, exchanges) = discover(&client, &host, opts, &setup);
-            requests(&mut out, &exchanges);
-            (result, false)
-        }
-    };
+    let (services, observed) = discover(&client, &host);
+    if !observed.exchanges.is_empty() {
+        requests(&mut out, &observed.exchanges);
+    }
+    for warning in &observed.warnings {
+        let _ = writeln!(out, "  warning: {warning}");
+    }
     let services = match services {
         Ok(s) => s,
         Err(e) => {
@@ -63,7 +48,7 @@ pub(crate) fn run(host: &str, opts: &NetOpts) -> Result<u8, Failure> {
             return Ok(exit::DISCOVERY_FAILED);
         }
     };
-    if forced {
+    if services.is_forced() {
         let _ = writeln!(
             out,
             "\na host block in the CLI configuration gives this host's services: it is not discovered"
@@ -79,32 +64,30 @@ pub(crate) fn run(host: &str, opts: &NetOpts) -> Result<u8, Failure> {
     })
 }
 
-/// Drives one discovery, recording every exchange.
-fn discover(
-    client: &Client,
-    host: &Hostname,
-    opts: &NetOpts,
-    setup: &Setup,
-) -> (Result<Services, tfdisco_core::Error>, Vec<Exchange>) {
-    let credentials = if opts.no_credentials {
-        None
-    } else {
-        setup
-            .config
-            .credentials_source(&setup.env)
-            .credentials(host)
-            .ok()
-            .flatten()
-    };
-    let config = client.registry().config();
-    let mut discovery = Discovery::new(host.clone(), &config, credentials, Instant::now());
-    let mut exchanges = Vec::new();
-    let mut observer = |e: &Exchange| exchanges.push(e.clone());
-    let result = client.drive(&mut discovery, &mut observer);
-    (result, exchanges)
+/// What a discovery showed of itself.
+#[derive(Default)]
+struct Observed {
+    exchanges: Vec<ExchangeReport>,
+    warnings: Vec<String>,
 }
 
-fn requests(out: &mut String, exchanges: &[Exchange]) {
+/// Discovers `host` through the client (aliases, `host` blocks and the
+/// credentials rule included), recording every exchange.
+fn discover(client: &Client, host: &Hostname) -> (Result<Services, Error>, Observed) {
+    let mut observed = Observed::default();
+    let mut observer = |event: &Event<'_>| match event {
+        Event::Exchange(report) => observed.exchanges.push((*report).clone()),
+        Event::CredentialsFailed { host, error } => observed.warnings.push(format!(
+            "credentials for {}: {error}; discovering without credentials",
+            host.display()
+        )),
+        _ => {}
+    };
+    let result = client.discover_observed(host, Some(&mut observer));
+    (result, observed)
+}
+
+fn requests(out: &mut String, exchanges: &[ExchangeReport]) {
     let _ = writeln!(out, "\nrequests");
     for (i, e) in exchanges.iter().enumerate() {
         let creds = if e.authorization_sent {
@@ -178,38 +161,40 @@ fn services_section(out: &mut String, services: &Services) {
 /// What a service resolves to, and what an operator should know about it.
 fn describe(services: &Services, id: &str, value: &Value) -> (String, Vec<String>) {
     let mut warnings = Vec::new();
-    if !KNOWN.contains(&id) {
+    if !ServiceId::is_known(id) {
         warnings.push("not a service id Terraform or OpenTofu use".to_owned());
     }
-    let shown = match value {
-        Value::String(raw) => match services.service_url(id) {
-            Ok(url) => {
+    if !matches!(value, Value::String(_) | Value::Object(_)) {
+        warnings.push(format!(
+            "a {} is neither a URL nor a client definition",
+            kind(value)
+        ));
+    }
+    let shown = match services.resolve(id) {
+        Ok(Resolved::Url(url)) => {
+            if let Value::String(raw) = value {
                 let relative = !raw.contains("://");
                 if relative && !raw.ends_with('/') && !raw.contains('?') {
                     warnings.push(format!(
                         "relative URL {raw:?} has no trailing slash: clients resolve paths against its parent"
                     ));
                 }
-                if url.scheme() == "http" {
-                    warnings.push("plain http: requests and tokens travel unencrypted".to_owned());
-                }
-                url.to_string()
             }
-            Err(e) => format!("error: {e}"),
-        },
-        Value::Object(_) => match services.oauth_client(id) {
-            Ok(c) => format!(
-                "OAuth client {:?} (grant types {})",
-                c.client_id(),
-                c.grant_types()
-                    .iter()
-                    .cloned()
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            ),
-            Err(e) => format!("error: {e}"),
-        },
-        other => format!("error: a {} is neither a URL nor an object", kind(other)),
+            if url.scheme() == "http" {
+                warnings.push("plain http: requests and tokens travel unencrypted".to_owned());
+            }
+            url.to_string()
+        }
+        Ok(Resolved::OAuthClient(c)) => format!(
+            "OAuth client {:?} (grant types {})",
+            c.client_id(),
+            c.grant_types()
+                .iter()
+                .cloned()
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Err(e) => format!("error: {e}"),
     };
     (shown, warnings)
 }
@@ -233,19 +218,15 @@ fn verdict(out: &mut String, services: &Services) -> bool {
         let view = services.with_dialect(dialect);
         let mut problems = Vec::new();
         let mut notes = Vec::new();
-        for (id, value) in view.iter() {
+        for (id, _) in view.iter() {
             if let Err(e) = ServiceId::parse(id, dialect) {
                 notes.push(format!("{id} cannot be requested: {e}"));
                 continue;
             }
-            if !KNOWN.contains(&id) {
+            if !ServiceId::is_known(id) {
                 continue;
             }
-            let ok = match value {
-                Value::Object(_) => view.oauth_client(id).map(drop),
-                _ => view.service_url(id).map(drop),
-            };
-            if let Err(e) = ok {
+            if let Err(e) = view.resolve(id) {
                 problems.push(e.to_string());
             }
         }

@@ -2,15 +2,14 @@
 //! step by step. Works offline.
 
 use std::fmt::Write as _;
-use std::time::Instant;
 
-use tfdisco_core::{Discovery, Hostname, Services};
+use tfdisco_core::{Hostname, Services};
 use tfdisco_testkit::{Reply, TestServer, dev_pki};
-use tfdisco_transport::Exchange;
+use tfdisco_transport::{Event, ExchangeReport};
 
 use crate::exit;
 use crate::failure::Failure;
-use crate::net::{Client, NetOpts, TransportKind};
+use crate::net::{self, NetOpts, TransportKind};
 use crate::report::Report;
 use crate::sample;
 use crate::setup::Setup;
@@ -44,12 +43,16 @@ pub(crate) fn run() -> Result<u8, Failure> {
     for kind in TransportKind::ALL {
         println!("\n== {} transport", kind.name());
         let opts = NetOpts::defaults(kind);
-        let client = Client::build_with(kind, &opts, &setup, |b| b.trust_pem(&pki.ca_pem))?;
-        let config = client.registry().config();
-        let mut discovery = Discovery::new(host.clone(), &config, None, Instant::now());
+        let client = net::client_with(kind, &opts, &setup, |b| {
+            b.add_root_certificate_pem(pki.ca_pem.as_bytes())
+        })?;
         let mut steps = String::new();
-        let mut step = |e: &Exchange| describe(&mut steps, e);
-        let result = client.drive(&mut discovery, &mut step);
+        let mut step = |event: &Event<'_>| {
+            if let Event::Exchange(report) = event {
+                describe(&mut steps, report);
+            }
+        };
+        let result = client.discover_observed(&host, Some(&mut step));
         print!("{steps}");
         match result {
             Ok(services) => match &first {
@@ -96,7 +99,7 @@ pub(crate) fn run() -> Result<u8, Failure> {
     }
 }
 
-fn describe(out: &mut String, e: &Exchange) {
+fn describe(out: &mut String, e: &ExchangeReport) {
     let _ = writeln!(out, "  -> GET {}", e.url);
     match (e.status, &e.error) {
         (Some(status), _) => {

@@ -1,10 +1,11 @@
 //! `tfdisco discover HOST [SERVICE_ID...]`: the services of a host.
 
 use tfdisco_core::{Error, ServiceId};
+use tfdisco_transport::Event;
 
 use crate::exit;
 use crate::failure::Failure;
-use crate::net::{Client, NetOpts};
+use crate::net::{self, NetOpts};
 use crate::report::{Report, error_json};
 use crate::setup::Setup;
 
@@ -48,8 +49,10 @@ fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8
         ServiceId::parse(id, opts.dialect).map_err(|e| Fail::Core(e.into()))?;
     }
     let setup = Setup::load(opts.dialect);
-    let client = Client::build(opts, &setup)?;
-    let services = client.discover(&host).map_err(Fail::Core)?;
+    let client = net::client(opts, &setup)?;
+    let services = client
+        .discover_observed(&host, Some(&mut warn_on_credentials_failure))
+        .map_err(Fail::Core)?;
     let report = Report {
         services: &services,
         ids,
@@ -62,4 +65,15 @@ fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8
     Ok(report
         .first_error()
         .map_or(exit::SUCCESS, |e| exit::for_kind(e.kind())))
+}
+
+/// A credentials lookup that failed does not stop discovery (as in
+/// Terraform), but people should know the request went without.
+fn warn_on_credentials_failure(event: &Event<'_>) {
+    if let Event::CredentialsFailed { host, error } = event {
+        eprintln!(
+            "tfdisco: warning: credentials for {}: {error}; discovering without credentials",
+            host.display()
+        );
+    }
 }

@@ -1,13 +1,16 @@
-//! The options every command that talks to servers takes, and one client
-//! type over the three transports.
+//! The options every command that talks to servers takes, and the one
+//! client type, over whichever transport was chosen.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use tfdisco_core::{Dialect, Discovery, Error, Hostname, Services};
-use tfdisco_transport::{ClientBuilder, FromSettings, Observer, SharedRegistry};
+use tfdisco_core::{Dialect, NoCredentials};
+use tfdisco_transport::{
+    AnyTransport, Blocking, BlockingClient, BuildError, ClientBuilder, FromSettings, Settings,
+    Transport,
+};
 
 use crate::exit;
 use crate::failure::Failure;
@@ -117,178 +120,61 @@ fn parse_resolve(s: &str) -> Result<(String, SocketAddr), String> {
     Ok((host.to_owned(), SocketAddr::new(ip, port)))
 }
 
-/// One client over whichever transport was chosen.
-pub(crate) enum Client {
-    Tokio {
-        runtime: tokio::runtime::Runtime,
-        client: tfdisco_tokio::Client,
-    },
-    AsyncStd(tfdisco_async_std::Client),
-    Curl(tfdisco_curl::Client),
+/// The CLI's one client type, whichever transport moves the bytes.
+pub(crate) type Client = BlockingClient<AnyTransport>;
+
+/// A client for `opts`, with the CLI configuration and environment of
+/// `setup` (credentials, `host` blocks, `TF_APPEND_USER_AGENT`).
+pub(crate) fn client(opts: &NetOpts, setup: &Setup) -> Result<Client, Failure> {
+    client_with(opts.transport, opts, setup, |b| b)
 }
 
-impl Client {
-    /// Builds a client for `opts` with the credentials and `host` blocks of
-    /// the CLI configuration.
-    pub(crate) fn build(opts: &NetOpts, setup: &Setup) -> Result<Client, Failure> {
-        Client::build_with(opts.transport, opts, setup, |b| b)
+/// [`client`] for the transport `kind`, with extra builder settings.
+pub(crate) fn client_with(
+    kind: TransportKind,
+    opts: &NetOpts,
+    setup: &Setup,
+    extra: impl FnOnce(ClientBuilder<Settings>) -> ClientBuilder<Settings>,
+) -> Result<Client, Failure> {
+    let mut b = ClientBuilder::<Settings>::new()
+        .cli_config(&setup.config)
+        .environment(setup.env.clone())
+        .dialect(opts.dialect);
+    if let Some(t) = opts.timeout {
+        b = b.timeout(t);
     }
-
-    /// Like [`Client::build`], for `kind`, with extra builder settings.
-    pub(crate) fn build_with(
-        kind: TransportKind,
-        opts: &NetOpts,
-        setup: &Setup,
-        extra: impl Fn(Builder) -> Builder,
-    ) -> Result<Client, Failure> {
-        let settings = extra(settings(opts, setup)?);
-        let client = match kind {
-            TransportKind::Tokio => {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()?;
-                let client = {
-                    let _entered = runtime.enter();
-                    settings.apply(tfdisco_tokio::Client::builder()).build()
-                };
-                Client::Tokio {
-                    client: client.map_err(build_failure)?,
-                    runtime,
-                }
-            }
-            TransportKind::AsyncStd => Client::AsyncStd(
-                settings
-                    .apply(tfdisco_async_std::Client::builder())
-                    .build()
-                    .map_err(build_failure)?,
-            ),
-            TransportKind::Curl => Client::Curl(
-                settings
-                    .apply(tfdisco_curl::Client::builder())
-                    .build()
-                    .map_err(build_failure)?,
-            ),
-        };
-        for block in setup.config.host_blocks() {
-            if let Err(e) = client
-                .registry()
-                .force(block.host().clone(), block.services().to_vec())
-            {
-                eprintln!("tfdisco: warning: host block {:?}: {e}", block.name());
-            }
-        }
-        Ok(client)
+    if let Some(n) = opts.max_redirects {
+        b = b.max_redirects(n);
     }
-
-    pub(crate) fn registry(&self) -> &SharedRegistry {
-        match self {
-            Client::Tokio { client, .. } => client.registry(),
-            Client::AsyncStd(client) => client.registry(),
-            Client::Curl(client) => client.registry(),
-        }
+    for file in &opts.ca_files {
+        b = b.add_root_certificate_file(file);
     }
-
-    /// Discovers `host` through the registry (cache, forced hosts).
-    pub(crate) fn discover(&self, host: &Hostname) -> Result<Services, Error> {
-        match self {
-            Client::Tokio { runtime, client } => runtime.block_on(client.discover(host)),
-            Client::AsyncStd(client) => async_std::task::block_on(client.discover(host)),
-            Client::Curl(client) => client.discover(host),
-        }
+    for host in &opts.insecure_http {
+        b = b.plain_http_host(setup::hostname(host)?);
     }
-
-    /// Drives one discovery, telling `observer` about each exchange.
-    pub(crate) fn drive(
-        &self,
-        discovery: &mut Discovery,
-        observer: &mut dyn Observer,
-    ) -> Result<Services, Error> {
-        match self {
-            Client::Tokio { runtime, client } => {
-                runtime.block_on(client.drive(discovery, Some(observer)))
-            }
-            Client::AsyncStd(client) => {
-                async_std::task::block_on(client.drive(discovery, Some(observer)))
-            }
-            Client::Curl(client) => client.drive(discovery, Some(observer)),
-        }
+    for (host, addr) in &opts.resolve {
+        b = b.resolve(host, *addr);
     }
+    if opts.no_credentials {
+        b = b.credentials(NoCredentials);
+    }
+    let settings = extra(b).build().map_err(build_failure)?;
+    let transport = match kind {
+        TransportKind::Tokio => any(tfdisco_tokio::Http::from_settings(settings.clone())),
+        TransportKind::AsyncStd => any(tfdisco_async_std::Http::from_settings(settings.clone())),
+        TransportKind::Curl => any(Blocking::<tfdisco_curl::Http>::from_settings(
+            settings.clone(),
+        )),
+    }?;
+    Ok(Client::new(settings.new_registry(), transport))
 }
 
-fn build_failure(e: tfdisco_transport::BuildError) -> Failure {
+fn any<T: Transport>(built: Result<T, BuildError>) -> Result<AnyTransport, Failure> {
+    built.map(AnyTransport::new).map_err(build_failure)
+}
+
+fn build_failure(e: BuildError) -> Failure {
     Failure::new(exit::USAGE, "invalid_option", e)
-}
-
-/// The builder settings of the options, independent of the transport.
-pub(crate) struct Builder {
-    dialect: Dialect,
-    timeout: Option<Duration>,
-    max_redirects: Option<u32>,
-    ca_files: Vec<PathBuf>,
-    ca_pems: Vec<Vec<u8>>,
-    plain_http: Vec<Hostname>,
-    resolve: Vec<(String, SocketAddr)>,
-    append_user_agent: Option<String>,
-    credentials: Option<tfdisco_config::CliCredentials>,
-}
-
-impl Builder {
-    /// Also trusts the CA certificates in `pem`.
-    pub(crate) fn trust_pem(mut self, pem: &str) -> Builder {
-        self.ca_pems.push(pem.as_bytes().to_vec());
-        self
-    }
-
-    fn apply<C: FromSettings>(self, mut b: ClientBuilder<C>) -> ClientBuilder<C> {
-        b = b.dialect(self.dialect);
-        if let Some(t) = self.timeout {
-            b = b.timeout(t);
-        }
-        if let Some(n) = self.max_redirects {
-            b = b.max_redirects(n);
-        }
-        for file in self.ca_files {
-            b = b.add_root_certificate_file(file);
-        }
-        for pem in self.ca_pems {
-            b = b.add_root_certificate_pem(pem);
-        }
-        for host in self.plain_http {
-            b = b.plain_http_host(host);
-        }
-        for (host, addr) in &self.resolve {
-            b = b.resolve(host, *addr);
-        }
-        if let Some(extra) = &self.append_user_agent {
-            b = b.append_user_agent(extra);
-        }
-        if let Some(credentials) = self.credentials {
-            b = b.credentials(credentials);
-        }
-        b
-    }
-}
-
-fn settings(opts: &NetOpts, setup: &Setup) -> Result<Builder, Failure> {
-    let plain_http = opts
-        .insecure_http
-        .iter()
-        .map(|h| setup::hostname(h))
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Builder {
-        dialect: opts.dialect,
-        timeout: opts.timeout,
-        max_redirects: opts.max_redirects,
-        ca_files: opts.ca_files.clone(),
-        ca_pems: Vec::new(),
-        plain_http,
-        resolve: opts.resolve.clone(),
-        append_user_agent: setup
-            .env
-            .var("TF_APPEND_USER_AGENT")
-            .map(|v| v.to_string_lossy().into_owned()),
-        credentials: (!opts.no_credentials).then(|| setup.config.credentials_source(&setup.env)),
-    })
 }
 
 #[cfg(test)]

@@ -5,19 +5,12 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde::ser::{SerializeMap, Serializer};
 use serde_json::Value;
-use tfdisco_core::{Error, OAuthClient, Services};
+use tfdisco_core::{Error, OAuthClient, Resolved, Services};
 
 /// The services of one discovery, restricted to `ids` when any are given.
 pub(crate) struct Report<'a> {
     pub(crate) services: &'a Services,
     pub(crate) ids: &'a [String],
-}
-
-/// What one service id resolves to.
-enum Resolved {
-    Url(String),
-    OAuth(Box<OAuthClient>),
-    Error(Error),
 }
 
 impl Report<'_> {
@@ -30,20 +23,6 @@ impl Report<'_> {
         }
     }
 
-    fn resolve(&self, id: &str) -> Resolved {
-        match self.services.service_url(id) {
-            Ok(url) => Resolved::Url(url.into()),
-            // An object value is a client definition (login.v1), not a URL.
-            Err(e) if self.services.get(id).is_some_and(Value::is_object) => {
-                match self.services.oauth_client(id) {
-                    Ok(client) => Resolved::OAuth(Box::new(client)),
-                    Err(_) => Resolved::Error(e),
-                }
-            }
-            Err(e) => Resolved::Error(e),
-        }
-    }
-
     /// The first error among the requested ids, which decides the exit code.
     pub(crate) fn first_error(&self) -> Option<Error> {
         if self.ids.is_empty() {
@@ -51,10 +30,7 @@ impl Report<'_> {
         }
         self.ids()
             .into_iter()
-            .find_map(|id| match self.resolve(id) {
-                Resolved::Error(e) => Some(e),
-                _ => None,
-            })
+            .find_map(|id| self.services.resolve(id).err())
     }
 
     /// The table for people.
@@ -71,10 +47,10 @@ impl Report<'_> {
             ));
         }
         for id in self.ids() {
-            let shown = match self.resolve(id) {
-                Resolved::Url(url) => url,
-                Resolved::OAuth(c) => summarize(&c),
-                Resolved::Error(e) => format!("error: {e}"),
+            let shown = match s.resolve(id) {
+                Ok(Resolved::Url(url)) => url.into(),
+                Ok(Resolved::OAuthClient(c)) => summarize(&c),
+                Err(e) => format!("error: {e}"),
             };
             rows.push((id.to_owned(), shown));
         }
@@ -154,9 +130,9 @@ impl Serialize for ResolvedMap<'_, '_> {
         let ids = self.0.ids();
         let mut map = serializer.serialize_map(Some(ids.len()))?;
         for id in ids {
-            let value = match self.0.resolve(id) {
-                Resolved::Url(url) => Value::String(url),
-                Resolved::OAuth(c) => serde_json::json!({ "oauth_client": {
+            let value = match self.0.services.resolve(id) {
+                Ok(Resolved::Url(url)) => Value::String(url.into()),
+                Ok(Resolved::OAuthClient(c)) => serde_json::json!({ "oauth_client": {
                     "client": c.client_id(),
                     "authz": c.authorization_url().map(|u| u.as_str()),
                     "token": c.token_url().map(|u| u.as_str()),
@@ -164,7 +140,7 @@ impl Serialize for ResolvedMap<'_, '_> {
                     "grant_types": c.grant_types(),
                     "scopes": c.scopes(),
                 }}),
-                Resolved::Error(e) => serde_json::json!({ "error": error_json(&e) }),
+                Err(e) => serde_json::json!({ "error": error_json(&e) }),
             };
             map.serialize_entry(id, &value)?;
         }

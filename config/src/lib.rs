@@ -74,7 +74,6 @@ mod caching;
 mod cli_config;
 mod credentials_file;
 mod diagnostic;
-mod env;
 mod error;
 mod files;
 mod helper;
@@ -82,6 +81,7 @@ mod literal;
 mod plugins;
 mod source;
 mod tokens;
+mod user_agent;
 
 pub use tfdisco_core::Dialect;
 
@@ -89,9 +89,10 @@ pub use caching::CachingCredentials;
 pub use cli_config::{CliConfig, CredentialsBlock, HelperBlock, HostBlock};
 pub use credentials_file::{CREDENTIALS_FILE_NAME, to_store};
 pub use diagnostic::{Diagnostic, Severity};
-pub use env::Env;
 pub use error::Error;
 pub use files::{Locations, OVERRIDE_VARS};
 pub use helper::{DEFAULT_HELPER_TIMEOUT, HelperProgram};
 pub use source::{CliCredentials, CredentialsLocation, CredentialsStore, Found, Origin};
+pub use tfdisco_core::Env;
 pub use tokens::{EnvCredentials, TOKEN_VAR_PREFIX, token_var_host};
+pub use user_agent::{APPEND_USER_AGENT_VAR, appended_user_agent};

@@ -50,13 +50,15 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
                 println!("{step}. response   {status}");
                 step += 1;
                 discovery.handle_head(status, &headers, now);
-                if let Action::Receive = discovery.poll() {
-                    discovery.handle_body(body.as_bytes());
+                if discovery.is_receiving() {
+                    discovery.handle_body(body.as_bytes(), now);
                     discovery.handle_end(now);
                 }
             }
             Action::Receive => unreachable!("bodies are read right after their head"),
+            Action::Wait(until) => discovery.handle_timeout(until),
             Action::Done(result) => break result?,
+            _ => unreachable!("no other action yet"),
         }
     };
 

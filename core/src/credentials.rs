@@ -96,6 +96,38 @@ impl<S: CredentialsSource + ?Sized> CredentialsSource for Box<S> {
     }
 }
 
+/// The credentials `source` has for `host`, by Terraform's rule: a lookup
+/// that fails means no credentials, and the request goes ahead without. The
+/// failure comes back too, for the caller to report (it never contains the
+/// token).
+///
+/// ```
+/// use tfdisco_core::{Credentials, CredentialsError, CredentialsSource, Hostname, credentials_for};
+///
+/// struct Broken;
+/// impl CredentialsSource for Broken {
+///     fn credentials(&self, _: &Hostname) -> Result<Option<Credentials>, CredentialsError> {
+///         Err("the helper crashed".into())
+///     }
+/// }
+/// let (credentials, failure) = credentials_for(&Broken, &Hostname::parse("example.com")?);
+/// assert!(credentials.is_none());
+/// assert_eq!(failure.expect("reported").to_string(), "the helper crashed");
+/// # Ok::<(), tfdisco_core::HostnameError>(())
+/// ```
+pub fn credentials_for(
+    source: &dyn CredentialsSource,
+    host: &Hostname,
+) -> (Option<Credentials>, Option<CredentialsError>) {
+    match source.credentials(host) {
+        Ok(credentials) => (credentials, None),
+        Err(error) => {
+            tracing::warn!(target: "tfdisco", host = %host, %error, "credentials lookup failed; going ahead without credentials");
+            (None, Some(error))
+        }
+    }
+}
+
 /// No credentials for any host.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NoCredentials;

@@ -22,7 +22,8 @@ use crate::{HostnameError, ServiceIdError};
 pub enum Error {
     /// The hostname the caller gave is not valid.
     InvalidHostname {
-        /// What the caller gave.
+        /// What the caller gave (empty when converted from a bare
+        /// [`HostnameError`], which does not keep the input).
         input: String,
         /// Why it is not a hostname.
         error: HostnameError,
@@ -171,7 +172,10 @@ pub enum ErrorKind {
     InvalidServiceUrl,
     /// [`Error::InvalidOAuthClient`].
     InvalidOAuthClient,
-    /// [`Error::Transport`].
+    /// [`Error::Transport`] when the TLS handshake failed (an untrusted or
+    /// wrong certificate, say).
+    Tls,
+    /// [`Error::Transport`] for every other failure (DNS, connect, proxy, I/O).
     Network,
     /// [`Error::Timeout`].
     Timeout,
@@ -198,6 +202,7 @@ impl ErrorKind {
             ErrorKind::VersionNotSupported => "version_not_supported",
             ErrorKind::InvalidServiceUrl => "invalid_service_url",
             ErrorKind::InvalidOAuthClient => "invalid_oauth_client",
+            ErrorKind::Tls => "tls",
             ErrorKind::Network => "network",
             ErrorKind::Timeout => "timeout",
             ErrorKind::Status => "status",
@@ -227,6 +232,9 @@ impl Error {
             Error::VersionNotSupported { .. } => ErrorKind::VersionNotSupported,
             Error::InvalidServiceUrl { .. } => ErrorKind::InvalidServiceUrl,
             Error::InvalidOAuthClient { .. } => ErrorKind::InvalidOAuthClient,
+            Error::Transport { error, .. } if error.kind() == TransportErrorKind::Tls => {
+                ErrorKind::Tls
+            }
             Error::Transport { .. } => ErrorKind::Network,
             Error::Timeout { .. } => ErrorKind::Timeout,
             Error::Status { .. } => ErrorKind::Status,
@@ -288,6 +296,9 @@ const REQUEST_FAILED: &str = "failed to request discovery document";
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
+            Error::InvalidHostname { input, error } if input.is_empty() => {
+                write!(f, "invalid hostname: {error}")
+            }
             Error::InvalidHostname { input, error } => {
                 write!(f, "invalid hostname {input:?}: {error}")
             }
@@ -389,6 +400,18 @@ impl std::error::Error for Error {
     }
 }
 
+/// For `?` after [`Hostname::parse`](crate::Hostname::parse); the input is
+/// not known here, so the message leaves it out. [`Error::InvalidHostname`]
+/// with the input says more.
+impl From<HostnameError> for Error {
+    fn from(error: HostnameError) -> Error {
+        Error::InvalidHostname {
+            input: String::new(),
+            error,
+        }
+    }
+}
+
 impl From<ServiceIdError> for Error {
     fn from(e: ServiceIdError) -> Error {
         Error::InvalidServiceId(e)
@@ -429,8 +452,8 @@ pub enum TransportErrorKind {
     Proxy,
     /// The connection broke while a response was being read.
     Io,
-    /// The transport's own timer, armed from [`crate::Discovery::poll_timeout`], fired.
-    /// The discovery fails with [`Error::Timeout`].
+    /// The transport's own timer, armed from [`crate::Fetch::poll_timeout`],
+    /// fired: the fetch's earliest timer fires (the deadline: [`Error::Timeout`]).
     Timeout,
     /// Anything else, including HTTP protocol violations.
     Other,

@@ -4,27 +4,36 @@
 //!
 //! **In scope**
 //! - [`Hostname`]: svchost's comparison and display forms (UTS #46, ports).
-//! - [`Discovery`]: the state machine `normalize → fetch → redirect → parse →
-//!   resolve`. It emits [`http::Request`]s and consumes response heads, body
-//!   chunks, ends, errors and timeouts; it enforces every policy (redirect
-//!   limit, credential forwarding, plain-http refusal, content type, size,
-//!   the overall deadline).
-//! - [`Services`]: the document, [`Services::service_url`] and
-//!   [`Services::oauth_client`]; [`ServiceId`] for both [`Dialect`]s.
+//! - [`Fetch`]: the one state machine every request runs on, "GET a JSON
+//!   document under these rules". It emits [`http::Request`]s and consumes
+//!   response heads, body chunks, ends, errors and the time; it enforces
+//!   every policy (redirect limit, credential forwarding, plain-http refusal,
+//!   content type, size, the overall deadline). A [`Goal`] says what the
+//!   final response means.
+//! - [`Discovery`]: the fetch whose goal is a host's discovery document.
+//! - [`Services`]: the document, [`Services::resolve`],
+//!   [`Services::service_url`] and [`Services::oauth_client`]; [`ServiceId`]
+//!   for both [`Dialect`]s.
 //! - [`Registry`]: the per-host cache, aliases and forced services.
-//! - [`Credentials`] and the [`CredentialsSource`] trait.
+//! - [`Credentials`] and the [`CredentialsSource`] trait; [`Env`], a
+//!   snapshot of environment variables the other crates read.
 //!
 //! **Out of scope**
 //! - Sockets, TLS, proxies, DNS, async runtimes, clocks: the transports
 //!   (`tfdisco-tokio`, `tfdisco-async-std`, `tfdisco-curl`) drive this crate.
 //! - Reading CLI config files, `TF_TOKEN_*` variables or running credentials
-//!   helpers.
+//!   helpers (`tfdisco-config`).
+//!
+//! Every rule, the Go behaviour it matches or the deliberate difference
+//! (D1–D9) it makes, and the test that pins it are listed in the project's
+//! `docs/behaviour.md`.
 //!
 //! # The run loop
 //!
-//! A driver calls [`Discovery::poll`] and does what the [`Action`] says,
-//! reporting back with the `handle_*` methods. Here the "network" is a list
-//! of canned responses: a redirect, then the document.
+//! A driver calls [`Fetch::poll`] and does what the [`Action`] says,
+//! reporting back with the `handle_*` methods, each with the current time.
+//! Here the "network" is a list of canned responses: a redirect, then the
+//! document.
 //!
 //! ```
 //! use std::time::Instant;
@@ -56,13 +65,16 @@
 //!                 .map(|(name, value)| (name, value.parse().unwrap()))
 //!                 .collect();
 //!             discovery.handle_head(status, &headers, now);
-//!             if let Action::Receive = discovery.poll() {
-//!                 discovery.handle_body(body);
+//!             if discovery.is_receiving() {
+//!                 discovery.handle_body(body, now);
 //!                 discovery.handle_end(now);
 //!             }
 //!         }
 //!         Action::Receive => unreachable!("bodies are read right after their head here"),
+//!         // Nothing to wait for here: this clock stands still.
+//!         Action::Wait(until) => discovery.handle_timeout(until),
 //!         Action::Done(result) => break result?,
+//!         _ => unreachable!("no other action yet"),
 //!     }
 //! };
 //!
@@ -71,10 +83,10 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! A real driver also arms a timer for [`Discovery::poll_timeout`] and calls
-//! [`Discovery::handle_timeout`] when it fires, reports transport failures with
-//! [`Discovery::handle_error`], and stops reading a body as soon as `poll`
-//! stops returning [`Action::Receive`].
+//! A real driver also arms a timer for [`Fetch::poll_timeout`] and calls
+//! [`Fetch::handle_timeout`] when it fires (early is harmless: nothing
+//! happens), reports transport failures with [`Fetch::handle_error`], and
+//! stops reading a body as soon as `poll` stops returning [`Action::Receive`].
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -83,7 +95,9 @@ mod config;
 mod credentials;
 mod dialect;
 mod discovery;
+mod env;
 mod error;
+mod fetch;
 mod go_quote;
 pub mod hostname;
 mod registry;
@@ -98,13 +112,15 @@ pub use url;
 pub use config::{Config, DEFAULT_BODY_LIMIT, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT};
 pub use credentials::{
     Credentials, CredentialsError, CredentialsSource, InvalidToken, NoCredentials,
-    StaticCredentials,
+    StaticCredentials, credentials_for,
 };
 pub use dialect::{Dialect, UnknownDialect};
-pub use discovery::{Action, DISCOVERY_PATH, Discovery};
+pub use discovery::{DISCOVERY_PATH, Discover, Discovery};
+pub use env::Env;
 pub use error::{Error, ErrorKind, TransportError, TransportErrorKind};
+pub use fetch::{Action, Fetch, Goal, Next};
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError};
 pub use registry::{Lookup, Registry, Ticket};
 pub use service_id::{ServiceId, ServiceIdError};
-pub use services::{OAuthClient, Services};
+pub use services::{OAuthClient, Resolved, Services};

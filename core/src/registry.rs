@@ -103,7 +103,7 @@ impl Registry {
     }
 
     /// Starts the discovery a ticket asks for, with the credentials of
-    /// [`Ticket::target`].
+    /// [`Ticket::target`] (see [`credentials_for`](crate::credentials_for)).
     pub fn start(
         &self,
         ticket: &Ticket,
@@ -140,10 +140,16 @@ impl Registry {
         host: Hostname,
         services: impl IntoIterator<Item = (String, Value)>,
     ) -> Result<(), Error> {
-        let services = Services::forced(host.clone(), self.config.dialect(), services)?;
-        self.cache.insert(host, services);
-        self.generation += 1;
+        let services = Services::forced(host, self.config.dialect(), services)?;
+        self.force_services(services);
         Ok(())
+    }
+
+    /// Uses `services` (made with [`Services::forced`]) for their host
+    /// instead of discovering it.
+    pub fn force_services(&mut self, services: Services) {
+        self.cache.insert(services.host().clone(), services);
+        self.generation += 1;
     }
 
     /// Makes discoveries of `alias` fetch `target`'s document (one level; the

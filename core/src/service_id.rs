@@ -30,6 +30,27 @@ pub struct ServiceId {
 }
 
 impl ServiceId {
+    /// The service ids Terraform and OpenTofu use: the registries
+    /// (`modules.v1`, `providers.v1`), `terraform login` (`login.v1`), HCP
+    /// Terraform / Terraform Enterprise (`tfe.v2`, `tfe.v2.1`, `tfe.v2.2`,
+    /// `motd.v1`, `state.v2`) and the remote backend's `versions.v1`.
+    pub const KNOWN: &'static [&'static str] = &[
+        "modules.v1",
+        "providers.v1",
+        "login.v1",
+        "tfe.v2",
+        "tfe.v2.1",
+        "tfe.v2.2",
+        "motd.v1",
+        "versions.v1",
+        "state.v2",
+    ];
+
+    /// True for an id in [`ServiceId::KNOWN`].
+    pub fn is_known(id: &str) -> bool {
+        ServiceId::KNOWN.contains(&id)
+    }
+
     /// Parses `id` under the rules of `dialect`.
     pub fn parse(id: &str, dialect: Dialect) -> Result<ServiceId, ServiceIdError> {
         let parsed = ParsedId::parse(id, dialect)?;

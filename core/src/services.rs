@@ -14,6 +14,15 @@ use crate::{Dialect, Error, Hostname, url_rules};
 
 pub use oauth::OAuthClient;
 
+/// What a service id resolves to ([`Services::resolve`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Resolved {
+    /// The base URL of the service.
+    Url(Url),
+    /// The OAuth client a client definition (`login.v1`) describes.
+    OAuthClient(Box<OAuthClient>),
+}
+
 /// The result of discovery: the services of one host.
 ///
 /// It keeps the final discovery URL (after redirects), which relative service
@@ -183,6 +192,39 @@ impl Services {
                 })
             }
             _ => Err(self.not_provided(&parsed)),
+        }
+    }
+
+    /// What service `id` is: an OAuth client for a client definition (an
+    /// object, as `login.v1` has), a base URL for anything else. This is the
+    /// one place that decides which of [`Services::oauth_client`] and
+    /// [`Services::service_url`] applies to an entry.
+    ///
+    /// ```
+    /// use tfdisco_core::{Dialect, Hostname, Resolved, Services};
+    ///
+    /// let host = Hostname::parse("example.com")?;
+    /// let url = "https://example.com/.well-known/terraform.json".parse()?;
+    /// let body = br#"{"modules.v1": "/m/", "login.v1": {"client": "cli", "authz": "/a", "token": "/t"}}"#;
+    /// let services = Services::from_json(host, url, Dialect::OpenTofu, body)?;
+    /// assert!(matches!(services.resolve("modules.v1")?, Resolved::Url(_)));
+    /// assert!(matches!(services.resolve("login.v1")?, Resolved::OAuthClient(_)));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resolve(&self, id: &str) -> Result<Resolved, Error> {
+        let client_definition = match self.get(id) {
+            Some(Value::Object(_)) => true,
+            // The legacy HCL shape of a `host` block: a list of objects.
+            Some(Value::Array(items)) => {
+                self.0.forced && items.first().is_some_and(Value::is_object)
+            }
+            _ => false,
+        };
+        if client_definition {
+            self.oauth_client(id)
+                .map(|c| Resolved::OAuthClient(Box::new(c)))
+        } else {
+            self.service_url(id).map(Resolved::Url)
         }
     }
 

@@ -13,7 +13,7 @@ fn public_types_cross_threads() {
     send_sync::<Config>();
     send_sync::<Credentials>();
     send_sync::<Discovery>();
-    send_sync::<Action>();
+    send_sync::<Action<Services>>();
     send_sync::<Services>();
     send_sync::<OAuthClient>();
     send_sync::<ServiceId>();
@@ -31,6 +31,20 @@ fn small_enough_to_pass_around() {
     // returning `Result<_, tfdisco_core::Error>` stay lint-clean.
     assert!(size_of::<Error>() < 128, "{}", size_of::<Error>());
     assert_eq!(size_of::<Services>(), size_of::<usize>());
+}
+
+#[test]
+fn hostname_errors_convert_into_the_error_type() {
+    fn parse() -> Result<Hostname, Error> {
+        Ok(Hostname::parse("a..b")?)
+    }
+    let e = parse().expect_err("invalid");
+    assert_eq!(e.kind(), tfdisco_core::ErrorKind::InvalidHostname);
+    assert!(e.is_caller_error());
+    assert_eq!(
+        e.to_string(),
+        "invalid hostname: hostname contains empty label (two consecutive periods)"
+    );
 }
 
 #[test]

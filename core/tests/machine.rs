@@ -48,21 +48,21 @@ fn poll_repeats_the_same_request_until_something_is_handled() {
 #[test]
 fn stray_input_is_ignored() {
     let (mut d, now) = start("example.com");
-    d.handle_body(b"{}");
+    d.handle_body(b"{}", now);
     d.handle_end(now);
     assert!(matches!(d.poll(), Action::Send(_)));
     d.handle_head(StatusCode::OK, &json_head(), now);
     d.handle_head(StatusCode::INTERNAL_SERVER_ERROR, &HeaderMap::new(), now);
     assert!(matches!(d.poll(), Action::Receive));
-    d.handle_body(b"{\"a.v1\": \"/a/\"}");
+    d.handle_body(b"{\"a.v1\": \"/a/\"}", now);
     d.handle_end(now);
     let Action::Done(Ok(first)) = d.poll() else {
         panic!("want success")
     };
     // After the end nothing changes the result.
-    d.handle_error(TransportError::new(TransportErrorKind::Io, "late"));
+    d.handle_error(TransportError::new(TransportErrorKind::Io, "late"), now);
     d.handle_timeout(now + std::time::Duration::from_secs(3600));
-    d.handle_body(b"garbage");
+    d.handle_body(b"garbage", now);
     let Action::Done(Ok(again)) = d.poll() else {
         panic!("still the success")
     };
@@ -77,7 +77,7 @@ fn a_redirect_is_another_send_and_a_redirect_body_is_not_read() {
     h.insert(header::LOCATION, HeaderValue::from_static("/next"));
     d.handle_head(StatusCode::FOUND, &h, now);
     // The driver may still be reading the redirect's body: ignored.
-    d.handle_body(b"<html>moved</html>");
+    d.handle_body(b"<html>moved</html>", now);
     let Action::Send(req) = d.poll() else {
         panic!("want the next request")
     };
@@ -97,12 +97,31 @@ fn a_host_no_url_can_carry_is_done_before_sending() {
 
 #[test]
 fn a_transport_timeout_is_a_discovery_timeout() {
-    let (mut d, _) = start("example.com");
-    d.handle_error(TransportError::new(
-        TransportErrorKind::Timeout,
-        "operation timed out",
-    ));
+    // The transport's timer may run a little ahead of the driver's clock:
+    // its timeout fires the machine's earliest timer, the deadline.
+    let (mut d, now) = start("example.com");
+    d.handle_error(
+        TransportError::new(TransportErrorKind::Timeout, "operation timed out"),
+        now,
+    );
     assert!(matches!(d.poll(), Action::Done(Err(e)) if e.is_timeout()));
+}
+
+#[test]
+fn requests_counts_every_request_of_the_fetch() {
+    let (mut d, now) = start("example.com");
+    assert_eq!(d.requests(), 1);
+    let mut h = HeaderMap::new();
+    h.insert(header::LOCATION, HeaderValue::from_static("/next"));
+    d.handle_head(StatusCode::FOUND, &h, now);
+    assert_eq!(d.requests(), 2, "a followed redirect is a new request");
+    d.handle_head(StatusCode::OK, &json_head(), now);
+    assert!(d.is_receiving());
+    assert_eq!(d.requests(), 2, "its body belongs to the same request");
+    d.handle_body(b"{}", now);
+    d.handle_end(now);
+    assert!(d.is_done() && !d.is_receiving());
+    assert_eq!(d.poll_timeout(), None, "no timer once done");
 }
 
 #[test]

@@ -211,6 +211,10 @@ proptest! {
         let result = loop {
             match d.poll() {
                 Action::Done(result) => break result,
+                Action::Wait(until) => {
+                    now = now.max(until);
+                    d.handle_timeout(now);
+                }
                 Action::Receive => {
                     // A driver whose script left the body open gives up at the deadline.
                     now = d.poll_timeout().expect("a deadline while receiving");
@@ -229,7 +233,7 @@ proptest! {
                         prop_assert!(host == "example.com" || host.ends_with(".example.com"), "token sent to {host}");
                     }
                     match script.next().expect("cycle never ends") {
-                        Step::Fail => d.handle_error(TransportError::new(TransportErrorKind::Io, "reset")),
+                        Step::Fail => d.handle_error(TransportError::new(TransportErrorKind::Io, "reset"), now),
                         Step::Timeout => {
                             now = d.poll_timeout().expect("a deadline while sending");
                             d.handle_timeout(now);
@@ -241,7 +245,7 @@ proptest! {
                             let mut accepted = 0u64;
                             for chunk in chunks {
                                 if !matches!(d.poll(), Action::Receive) { break; }
-                                d.handle_body(chunk);
+                                d.handle_body(chunk, now);
                                 if !matches!(d.poll(), Action::Done(Err(Error::BodyTooLarge { .. }))) {
                                     accepted += chunk.len() as u64;
                                 }
@@ -253,6 +257,7 @@ proptest! {
                         }
                     }
                 }
+                other => prop_assert!(false, "unknown action {other:?}"),
             }
         };
         prop_assert!(now <= start + Duration::from_secs(11) + Duration::from_secs(4));

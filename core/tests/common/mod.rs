@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use tfdisco_core::http::header::AUTHORIZATION;
 use tfdisco_core::http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode};
 use tfdisco_core::{
-    Action, Config, Credentials, CredentialsSource, Discovery, Error, Hostname, Lookup, Registry,
-    Services, TransportError, TransportErrorKind,
+    Action, Config, Credentials, CredentialsSource, Discovery, Error, Fetch, Goal, Hostname,
+    Lookup, Registry, Services, TransportError, TransportErrorKind,
 };
 
 /// What a simulated server does with one request.
@@ -147,17 +147,22 @@ impl Net {
     }
 
     /// Drives `d` to its result, as a transport would.
-    pub fn drive(&mut self, d: &mut Discovery) -> Result<Services, Error> {
+    pub fn drive<G: Goal>(&mut self, d: &mut Fetch<G>) -> Result<G::Output, Error> {
         loop {
             match d.poll() {
                 Action::Send(request) => self.exchange(d, request),
                 Action::Receive => panic!("the harness reads each body right after its head"),
+                Action::Wait(until) => {
+                    self.elapsed += until.saturating_duration_since(self.now());
+                    d.handle_timeout(self.now());
+                }
                 Action::Done(result) => return result,
+                other => panic!("an action the harness does not know: {other:?}"),
             }
         }
     }
 
-    fn exchange(&mut self, d: &mut Discovery, request: Request<()>) {
+    fn exchange<G: Goal>(&mut self, d: &mut Fetch<G>, request: Request<()>) {
         let url = request.uri().to_string();
         self.seen.push(Seen {
             url: url.clone(),
@@ -168,11 +173,13 @@ impl Net {
             None => {
                 let refused =
                     TransportError::new(TransportErrorKind::Connect, "connection refused");
-                return d.handle_error(refused);
+                return d.handle_error(refused, self.now());
             }
         };
         match reply {
-            Reply::Fail(kind) => d.handle_error(TransportError::new(kind, "simulated failure")),
+            Reply::Fail(kind) => {
+                d.handle_error(TransportError::new(kind, "simulated failure"), self.now())
+            }
             Reply::Stall => self.wait_for_deadline(d),
             Reply::Response {
                 status,
@@ -187,13 +194,13 @@ impl Net {
                 let status = StatusCode::from_u16(status).expect("a valid test status");
                 d.handle_head(status, &header_map(&headers), self.now());
                 for chunk in chunks {
-                    if !matches!(d.poll(), Action::Receive) || !self.advance(d, chunk_delay) {
+                    if !d.is_receiving() || !self.advance(d, chunk_delay) {
                         return;
                     }
                     self.bytes_sent += chunk.len() as u64;
-                    d.handle_body(&chunk);
+                    d.handle_body(&chunk, self.now());
                 }
-                if matches!(d.poll(), Action::Receive) {
+                if d.is_receiving() {
                     d.handle_end(self.now());
                 }
             }
@@ -202,7 +209,7 @@ impl Net {
 
     /// Lets `by` pass, firing the machine's timer if it falls due first.
     /// Returns false when the discovery timed out.
-    fn advance(&mut self, d: &mut Discovery, by: Duration) -> bool {
+    fn advance<G: Goal>(&mut self, d: &mut Fetch<G>, by: Duration) -> bool {
         let target = self.now() + by;
         if let Some(deadline) = d.poll_timeout() {
             if deadline <= target {
@@ -215,7 +222,7 @@ impl Net {
         true
     }
 
-    fn wait_for_deadline(&mut self, d: &mut Discovery) {
+    fn wait_for_deadline<G: Goal>(&mut self, d: &mut Fetch<G>) {
         let deadline = d
             .poll_timeout()
             .expect("a stalled server needs a deadline to end");
@@ -235,7 +242,7 @@ impl Net {
             Lookup::Cached(services) => return Ok(services),
             Lookup::Discover(ticket) => ticket,
         };
-        let credentials = source.credentials(ticket.target()).ok().flatten();
+        let (credentials, _) = tfdisco_core::credentials_for(source, ticket.target());
         let mut d = registry.start(&ticket, credentials, self.now());
         let result = self.drive(&mut d);
         registry.complete(ticket, result)

@@ -1,5 +1,5 @@
-//! Opening a connection: TCP and the proxy tunnel (shared code over
-//! async-net's sockets), TLS, then hyper's HTTP/1.1 handshake.
+//! Opening a connection: the shared [`tfdisco_transport::open`] over
+//! async-net's sockets and futures-rustls, then hyper's HTTP/1.1 handshake.
 
 use std::io;
 use std::net::SocketAddr;
@@ -7,9 +7,10 @@ use std::net::SocketAddr;
 use async_net::TcpStream;
 use futures_lite::{AsyncReadExt, AsyncWriteExt};
 use futures_rustls::TlsConnector;
+use futures_rustls::client::TlsStream;
 use futures_rustls::pki_types::ServerName;
-use tfdisco_core::{TransportError, TransportErrorKind};
-use tfdisco_transport::{AsyncNet, Route, Settings, hyper_body};
+use tfdisco_core::TransportError;
+use tfdisco_transport::{AsyncNet, Route, Settings, Stream, hyper_body};
 
 use crate::io::HyperIo;
 use crate::pool::Conn;
@@ -17,20 +18,12 @@ use crate::pool::Conn;
 /// Opens a new connection for `route`.
 pub(crate) async fn connect(
     settings: &Settings,
-    tls: &TlsConnector,
+    net: &AsyncIo,
     route: &Route,
 ) -> Result<Conn, TransportError> {
-    let tcp = tfdisco_transport::open(&AsyncIo, settings, route).await?;
-    let io = if route.https {
-        let name = ServerName::try_from(route.host.clone())
-            .map_err(|e| TransportError::new(TransportErrorKind::Other, e))?;
-        let tls = tls
-            .connect(name, tcp)
-            .await
-            .map_err(|e| TransportError::new(TransportErrorKind::Tls, e))?;
-        HyperIo::new(Box::new(tls))
-    } else {
-        HyperIo::new(Box::new(tcp))
+    let io = match tfdisco_transport::open(net, settings, route).await? {
+        Stream::Plain(tcp) => HyperIo::new(Box::new(tcp)),
+        Stream::Tls(tls) => HyperIo::new(Box::new(tls)),
     };
     let (sender, connection) = hyper::client::conn::http1::handshake(io)
         .await
@@ -38,11 +31,14 @@ pub(crate) async fn connect(
     Ok(Conn::new(sender, connection))
 }
 
-/// async-io's sockets (through async-net).
-struct AsyncIo;
+/// async-io's sockets (through async-net) and futures-rustls.
+pub(crate) struct AsyncIo {
+    pub(crate) tls: TlsConnector,
+}
 
 impl AsyncNet for AsyncIo {
     type Tcp = TcpStream;
+    type Tls = TlsStream<TcpStream>;
 
     async fn resolve(&self, host: &str, port: u16) -> io::Result<Vec<SocketAddr>> {
         async_net::resolve((host, port)).await
@@ -60,5 +56,13 @@ impl AsyncNet for AsyncIo {
 
     async fn read(&self, tcp: &mut TcpStream, buf: &mut [u8]) -> io::Result<usize> {
         tcp.read(buf).await
+    }
+
+    async fn tls_handshake(
+        &self,
+        name: ServerName<'static>,
+        tcp: TcpStream,
+    ) -> io::Result<Self::Tls> {
+        self.tls.connect(name, tcp).await
     }
 }

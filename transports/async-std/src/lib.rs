@@ -13,8 +13,9 @@
 //! HTTP proxies (`CONNECT`), `curl --resolve`-style address overrides. Every
 //! option is on [`ClientBuilder`], shared with the other tfdisco transports.
 //!
-//! **Out of scope**: discovery decisions (the core makes them) and reading
-//! Terraform's CLI configuration (the `tfdisco` CLI does).
+//! **Out of scope**: discovery decisions (the core makes them). Terraform's
+//! CLI configuration, read by `tfdisco-config`, is applied with
+//! [`ClientBuilder::cli_config`](tfdisco_transport::ClientBuilder::cli_config).
 //!
 //! # Example
 //!
@@ -36,8 +37,10 @@
 //! # }
 //! ```
 //!
-//! [`Client::drive`] runs one [`Discovery`] you made yourself and reports
-//! each request/response exchange to an [`Observer`], for diagnostics.
+//! [`Client`] is [`AsyncClient<Http>`](tfdisco_transport::AsyncClient): its
+//! methods (`discover`, `discover_observed`, `service_url`, `registry`,
+//! `drive`) are documented there. [`BlockingClient`] offers them to blocking
+//! code (on `async_io::block_on`).
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -51,6 +54,7 @@ mod pool;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -58,10 +62,11 @@ use futures_rustls::TlsConnector;
 use hyper::body::Bytes;
 use tfdisco_core::http::header::HOST;
 use tfdisco_core::http::{HeaderValue, Request, Response, Uri};
-use tfdisco_core::{TransportError, TransportErrorKind};
 pub use tfdisco_transport::reexports::*;
-use tfdisco_transport::{AsyncTransport, Route, hyper_body, tls};
+use tfdisco_transport::{AsyncHttp, Route, hyper_body, perform_async_http, tls};
 use tracing::debug;
+
+use crate::connect::AsyncIo;
 
 pub use crate::pool::Body;
 use crate::pool::Pool;
@@ -72,13 +77,17 @@ pub type ClientBuilder = tfdisco_transport::ClientBuilder<Client>;
 
 /// A discovery client for async-std, smol or any executor: the registry in
 /// front of [`Http`]. Clones share the registry and the idle connections.
-/// See [`AsyncClient`](tfdisco_transport::AsyncClient) for its methods.
+/// Its methods are [`AsyncClient`](tfdisco_transport::AsyncClient)'s.
 pub type Client = tfdisco_transport::AsyncClient<Http>;
+
+/// The same client for blocking code. Its methods are
+/// [`BlockingClient`](tfdisco_transport::BlockingClient)'s.
+pub type BlockingClient = tfdisco_transport::BlockingClient<Http>;
 
 /// The HTTP side of a [`Client`]: connections, the pool, the timer.
 pub struct Http {
     settings: Settings,
-    tls: TlsConnector,
+    net: AsyncIo,
     pool: Option<Arc<Pool>>,
 }
 
@@ -93,12 +102,15 @@ impl std::fmt::Debug for Http {
 impl FromSettings for Http {
     fn from_settings(settings: Settings) -> Result<Http, BuildError> {
         let tls = TlsConnector::from(tls::client_config(settings.trust_anchors())?);
-        let pool = settings
-            .reuse_connections()
-            .then(|| Arc::new(Pool::default()));
+        let pool = (settings.pool_max_idle_per_origin() > 0).then(|| {
+            Arc::new(Pool::new(
+                settings.pool_idle_timeout(),
+                settings.pool_max_idle_per_origin(),
+            ))
+        });
         Ok(Http {
             settings,
-            tls,
+            net: AsyncIo { tls },
             pool,
         })
     }
@@ -107,7 +119,10 @@ impl FromSettings for Http {
 impl Http {
     /// Tries an idle connection first; if it fails before a response (the
     /// server closed it meanwhile), opens a new one.
-    async fn exchange(&self, request: Request<()>) -> Result<Response<Body>, TransportError> {
+    async fn connect_and_send(
+        &self,
+        request: Request<()>,
+    ) -> Result<Response<Body>, TransportError> {
         let route = self.settings.route(request.uri())?;
         let key = Pool::key(&route);
         if let Some(mut conn) = self.pool.as_ref().and_then(|p| p.take(&key)) {
@@ -118,7 +133,7 @@ impl Http {
                 }
             }
         }
-        let mut conn = connect::connect(&self.settings, &self.tls, &route).await?;
+        let mut conn = connect::connect(&self.settings, &self.net, &route).await?;
         let response = conn.send(to_hyper(request, &route)?).await?;
         Ok(self.with_body(response, conn, key))
     }
@@ -163,19 +178,34 @@ fn to_hyper(
     Ok(request)
 }
 
-impl AsyncTransport for Http {
-    type Body = Body;
-    type Chunk = Bytes;
-
-    async fn send(&self, request: Request<()>) -> Result<Response<Body>, TransportError> {
-        self.exchange(request).await
-    }
-
-    async fn next_chunk(&self, body: &mut Body) -> Option<Result<Bytes, TransportError>> {
-        body.next_chunk().await
+impl Transport for Http {
+    fn perform<'a>(
+        &'a self,
+        request: Request<()>,
+        exchange: &'a mut Exchange<'_>,
+    ) -> impl Future<Output = ()> + Send + 'a {
+        perform_async_http(self, request, exchange)
     }
 
     async fn sleep_until(&self, deadline: Instant) {
         async_io::Timer::at(deadline).await;
+    }
+
+    /// Drives async-io's reactor on the calling thread meanwhile.
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        async_io::block_on(future)
+    }
+}
+
+impl AsyncHttp for Http {
+    type Body = Body;
+    type Chunk = Bytes;
+
+    async fn send(&self, request: Request<()>) -> Result<Response<Body>, TransportError> {
+        self.connect_and_send(request).await
+    }
+
+    async fn next_chunk(&self, body: &mut Body) -> Option<Result<Bytes, TransportError>> {
+        body.next_chunk().await
     }
 }

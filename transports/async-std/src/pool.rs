@@ -18,11 +18,6 @@ use tfdisco_transport::{Route, hyper_body};
 
 use crate::io::HyperIo;
 
-/// How long an idle connection is kept.
-const IDLE_TIMEOUT: Duration = Duration::from_secs(90);
-/// Idle connections kept per origin.
-const IDLE_PER_ORIGIN: usize = 4;
-
 type Driver = Pin<Box<Connection<HyperIo, Empty<Bytes>>>>;
 
 /// One HTTP/1.1 connection: the handle to send on and the future that
@@ -123,12 +118,23 @@ impl Drop for Body {
 }
 
 /// Idle connections by origin.
-#[derive(Default)]
 pub(crate) struct Pool {
     idle: Mutex<HashMap<String, Vec<(Conn, Instant)>>>,
+    idle_timeout: Duration,
+    max_idle_per_origin: usize,
 }
 
 impl Pool {
+    /// A pool keeping at most `max_idle_per_origin` connections per origin,
+    /// each for at most `idle_timeout`.
+    pub(crate) fn new(idle_timeout: Duration, max_idle_per_origin: usize) -> Pool {
+        Pool {
+            idle: Mutex::default(),
+            idle_timeout,
+            max_idle_per_origin,
+        }
+    }
+
     /// The key of connections that can serve `route`.
     pub(crate) fn key(route: &Route) -> String {
         let proxy = route
@@ -144,7 +150,7 @@ impl Pool {
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         let list = idle.get_mut(key)?;
         while let Some((conn, since)) = list.pop() {
-            if since.elapsed() < IDLE_TIMEOUT && conn.reusable() {
+            if since.elapsed() < self.idle_timeout && conn.reusable() {
                 return Some(conn);
             }
         }
@@ -157,7 +163,7 @@ impl Pool {
         }
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
         let list = idle.entry(key).or_default();
-        if list.len() < IDLE_PER_ORIGIN {
+        if list.len() < self.max_idle_per_origin {
             list.push((conn, Instant::now()));
         }
     }

@@ -1,6 +1,4 @@
-//! The shared conformance suite, under smol's executor (`smol::block_on` is
-//! `async_io::block_on`).
+//! The shared conformance suite, under smol's executor: the transport's own
+//! `block_on` is `async_io::block_on`, which `smol::block_on` is.
 
-tfdisco_testkit::conformance_suite!(Smol, "smol", tfdisco_async_std::Client, |call| {
-    async_io::block_on(call)
-});
+tfdisco_testkit::conformance_suite!(Smol, "smol", tfdisco_async_std::Http);

@@ -1,20 +1,25 @@
-//! The discovery client of every async transport, written once.
+//! The client of every async transport, written once: the registry (cache,
+//! aliases, forced services, coalescing) in front of a [`Transport`].
 
 use std::fmt;
 use std::sync::Arc;
+use std::time::Instant;
 
 use tfdisco_core::url::Url;
-use tfdisco_core::{Discovery, Error, Hostname, Services};
+use tfdisco_core::{Error, Fetch, Goal, Hostname, Services};
 
-use crate::{AsyncTransport, BuildError, ClientBuilder, FromSettings, Observer, Settings};
-use crate::{SharedRegistry, drive};
+use crate::registry::Begin;
+use crate::{BuildError, ClientBuilder, Event, FromSettings, Observer, Settings, SharedRegistry};
+use crate::{Transport, drive};
 
-/// A discovery client over the async transport `T`: the registry (cache,
-/// aliases, forced services, coalescing) in front of `T`'s connections.
+/// A client over the transport `T`, for async code: the registry (cache,
+/// aliases, forced services, coalescing of concurrent discoveries of one
+/// host) in front of `T`'s connections. Clones share both.
 ///
 /// The tokio and async-std transports name theirs `Client`
-/// (`tfdisco_tokio::Client` is `AsyncClient<tfdisco_tokio::Http>`). Clones
-/// share the registry and the connections.
+/// (`tfdisco_tokio::Client` is `AsyncClient<tfdisco_tokio::Http>`);
+/// [`BlockingClient`](crate::BlockingClient) offers the same methods to
+/// blocking code.
 pub struct AsyncClient<T> {
     inner: Arc<Inner<T>>,
 }
@@ -44,40 +49,28 @@ impl<T: fmt::Debug> fmt::Debug for AsyncClient<T> {
 /// The registry comes from the settings, the rest from `T`.
 impl<T: FromSettings> FromSettings for AsyncClient<T> {
     fn from_settings(settings: Settings) -> Result<Self, BuildError> {
-        let registry = settings.registry();
-        let transport = T::from_settings(settings)?;
-        Ok(AsyncClient {
-            inner: Arc::new(Inner {
-                registry,
-                transport,
-            }),
-        })
+        let registry = settings.new_registry();
+        Ok(AsyncClient::new(registry, T::from_settings(settings)?))
     }
 }
 
-impl<T: AsyncTransport + FromSettings> AsyncClient<T> {
+impl<T: Transport + FromSettings> AsyncClient<T> {
     /// A builder with the defaults (see [`ClientBuilder::new`]).
     pub fn builder() -> ClientBuilder<Self> {
         ClientBuilder::new()
     }
 }
 
-impl<T: AsyncTransport> AsyncClient<T> {
-    /// The services `host` offers: from the cache, from a discovery already
-    /// under way for it, or discovered now.
-    pub async fn discover(&self, host: &Hostname) -> Result<Services, Error> {
-        let transport = &self.inner.transport;
-        self.inner
-            .registry
-            .discover(host, |mut discovery| async move {
-                drive(transport, &mut discovery, None).await
-            })
-            .await
-    }
-
-    /// The base URL of service `id` (`modules.v1`, say) on `host`.
-    pub async fn service_url(&self, host: &Hostname, id: &str) -> Result<Url, Error> {
-        self.discover(host).await?.service_url(id)
+impl<T> AsyncClient<T> {
+    /// A client of `registry` over `transport` (for a transport chosen at run
+    /// time, say; `builder()` is the usual way).
+    pub fn new(registry: SharedRegistry, transport: T) -> AsyncClient<T> {
+        AsyncClient {
+            inner: Arc::new(Inner {
+                registry,
+                transport,
+            }),
+        }
     }
 
     /// The cache, aliases and forced services.
@@ -85,14 +78,68 @@ impl<T: AsyncTransport> AsyncClient<T> {
         &self.inner.registry
     }
 
-    /// Drives one discovery you made yourself over this client's
-    /// connections, bypassing the registry, and tells `observer` about each
-    /// exchange.
-    pub async fn drive(
+    /// The transport.
+    pub fn transport(&self) -> &T {
+        &self.inner.transport
+    }
+}
+
+impl<T: Transport> AsyncClient<T> {
+    /// The services `host` offers: from the cache (or a `host` block), from
+    /// a discovery already under way for it, or discovered now.
+    pub async fn discover(&self, host: &Hostname) -> Result<Services, Error> {
+        self.discover_observed(host, None).await
+    }
+
+    /// [`AsyncClient::discover`], telling `observer` what happens: each
+    /// exchange of a discovery made now, and a credentials lookup that failed.
+    /// A result from the cache or from another caller's discovery comes
+    /// without events.
+    pub async fn discover_observed(
         &self,
-        discovery: &mut Discovery,
-        observer: Option<&mut dyn Observer>,
+        host: &Hostname,
+        mut observer: Option<&mut dyn Observer>,
     ) -> Result<Services, Error> {
-        drive(&self.inner.transport, discovery, observer).await
+        loop {
+            match self.inner.registry.begin(host) {
+                Begin::Ready(result) => return result,
+                Begin::Lead(lead) => {
+                    let (mut discovery, failure) = lead.start(Instant::now());
+                    if let (Some(error), Some(observer)) = (&failure, observer.as_deref_mut()) {
+                        observer.event(&Event::CredentialsFailed {
+                            host: lead.target(),
+                            error,
+                        });
+                    }
+                    let result = drive(&self.inner.transport, &mut discovery, observer).await;
+                    return lead.finish(result);
+                }
+                Begin::Wait(wait) => {
+                    if let Some(result) = wait.await {
+                        return result;
+                    }
+                }
+            }
+        }
+    }
+
+    /// The base URL of service `id` (`modules.v1`, say) on `host`.
+    pub async fn service_url(&self, host: &Hostname, id: &str) -> Result<Url, Error> {
+        self.discover(host).await?.service_url(id)
+    }
+
+    /// Runs one fetch you made yourself (a [`Discovery`](tfdisco_core::Discovery)
+    /// that bypasses the cache, say) over this client's connections, telling
+    /// `observer` about each exchange.
+    pub async fn drive<G>(
+        &self,
+        fetch: &mut Fetch<G>,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<G::Output, Error>
+    where
+        G: Goal + Send,
+        G::Output: Send,
+    {
+        drive(&self.inner.transport, fetch, observer).await
     }
 }

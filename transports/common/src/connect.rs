@@ -1,20 +1,24 @@
-//! Opening the TCP connection of a [`Route`], written once for every async
-//! runtime: address overrides or DNS, each address in turn, then the proxy
-//! tunnel. Failures are classified here, where it is known which step failed.
+//! Opening the connection of a [`Route`], written once for every async
+//! runtime: address overrides or DNS, each address in turn, the proxy
+//! tunnel, then TLS. Failures are classified here, where it is known which
+//! step failed.
 
 use std::future::Future;
 use std::io;
 use std::net::SocketAddr;
 
+use rustls_pki_types::ServerName;
 use tfdisco_core::{TransportError, TransportErrorKind};
 use tracing::debug;
 
 use crate::{Proxy, Route, Settings, tunnel};
 
-/// The socket primitives of an async runtime.
+/// The socket and TLS primitives of an async runtime.
 pub trait AsyncNet: Sync {
     /// A connected TCP stream.
     type Tcp: Send;
+    /// A TLS stream over [`AsyncNet::Tcp`].
+    type Tls: Send;
 
     /// The addresses of `host:port`, from DNS.
     fn resolve(
@@ -39,16 +43,32 @@ pub trait AsyncNet: Sync {
         tcp: &mut Self::Tcp,
         buf: &mut [u8],
     ) -> impl Future<Output = io::Result<usize>> + Send;
+
+    /// The TLS handshake with `name` over `tcp` (the client configuration
+    /// is the runtime's, from [`crate::tls::client_config`]).
+    fn tls_handshake(
+        &self,
+        name: ServerName<'static>,
+        tcp: Self::Tcp,
+    ) -> impl Future<Output = io::Result<Self::Tls>> + Send;
+}
+
+/// An open connection: plain TCP (http, directly or to a proxy) or TLS.
+pub enum Stream<N: AsyncNet> {
+    /// Plain http.
+    Plain(N::Tcp),
+    /// https (through the proxy's tunnel when there is one).
+    Tls(N::Tls),
 }
 
 /// Connects to the route's proxy or origin (address overrides first, DNS
-/// otherwise) and, for https through a proxy, opens the `CONNECT` tunnel.
-/// The caller adds TLS when [`Route::https`] is set.
+/// otherwise), opens the `CONNECT` tunnel for https through a proxy, and
+/// shakes hands with the origin for https.
 pub async fn open<N: AsyncNet>(
     net: &N,
     settings: &Settings,
     route: &Route,
-) -> Result<N::Tcp, TransportError> {
+) -> Result<Stream<N>, TransportError> {
     let (host, port) = route.connect_to();
     debug!(target: "tfdisco", origin = %route.authority(), proxy = ?route.proxy, "connecting");
     let mut tcp = connect_any(net, settings, host, port).await.map_err(|e| {
@@ -58,10 +78,19 @@ pub async fn open<N: AsyncNet>(
         };
         TransportError::new(kind, e)
     })?;
-    if let (true, Some(proxy)) = (route.https, &route.proxy) {
+    if !route.https {
+        return Ok(Stream::Plain(tcp));
+    }
+    if let Some(proxy) = &route.proxy {
         open_tunnel(net, &mut tcp, route, proxy).await?;
     }
-    Ok(tcp)
+    let name = ServerName::try_from(route.host.clone())
+        .map_err(|e| TransportError::new(TransportErrorKind::Other, e))?;
+    let tls = net
+        .tls_handshake(name, tcp)
+        .await
+        .map_err(|e| TransportError::new(TransportErrorKind::Tls, e))?;
+    Ok(Stream::Tls(tls))
 }
 
 /// Tries each address of `host:port` in turn.

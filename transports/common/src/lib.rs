@@ -1,10 +1,12 @@
-//! What every tfdisco transport shares, written once: the client builder,
-//! proxy and trust-root resolution, address overrides, the registry with
-//! request coalescing (D7), the async driver loop and exchange reports.
+//! What every tfdisco transport shares, written once: the client builder and
+//! its settings (proxies, trust roots, address overrides, the connection
+//! pool), the registry with request coalescing (D7), the one driver loop, and
+//! the two clients every transport gets: [`AsyncClient`] and
+//! [`BlockingClient`].
 //!
-//! Users meet this crate through a transport: `tfdisco_tokio::Client::builder()`,
-//! `tfdisco_async_std::Client::builder()` and `tfdisco_curl::Client::builder()`
-//! all return a [`ClientBuilder`], so every transport has the same options.
+//! Users meet this crate through a transport: `tfdisco_tokio::Client`,
+//! `tfdisco_async_std::Client` and `tfdisco_curl::Client` all have
+//! `builder()`, a [`ClientBuilder`] with the same options everywhere.
 //!
 //! **In scope**
 //! - [`ClientBuilder`] → [`Settings`]: timeout, redirects, body limit,
@@ -12,78 +14,78 @@
 //!   CA certificates on top of the system roots (`SSL_CERT_FILE` /
 //!   `SSL_CERT_DIR` honoured), proxies (explicit, or `HTTPS_PROXY` /
 //!   `HTTP_PROXY` / `NO_PROXY` with Go's rules; loopback never proxied),
-//!   `curl --resolve`-style address overrides, connection reuse.
-//! - [`Environment`]: where those variables are read, injectable for tests.
-//! - [`SharedRegistry`]: the core's [`tfdisco_core::Registry`] behind a lock,
-//!   with coalescing for threads and for any async runtime.
-//! - [`open`] over an [`AsyncNet`] (overrides, DNS, the proxy tunnel),
-//!   [`drive`] over an [`AsyncTransport`], [`AsyncClient`] (the tokio and
-//!   async-std transports' `Client`), [`drive_blocking`] for blocking
-//!   transports, and [`Recorder`] / [`Observer`] for per-exchange reports;
-//!   [`tunnel`] for the proxy `CONNECT` handshake.
-//! - With the `rustls` feature, [`tls::client_config`]; with `hyper`,
+//!   `curl --resolve`-style address overrides, the connection pool, and
+//!   (feature `cli-config`, on by default) Terraform's CLI configuration
+//!   with [`ClientBuilder::cli_config`].
+//! - [`Transport`]: what a transport implements (perform one [`Exchange`],
+//!   sleep); [`BlockingTransport`] and [`Blocking`] for blocking I/O;
+//!   [`AsyncHttp`] and [`perform_async_http`] for hyper-style clients;
+//!   [`AnyTransport`] to pick one at run time.
+//! - [`drive`]: the one loop that runs any [`Fetch`](tfdisco_core::Fetch)
+//!   over any transport.
+//! - [`AsyncClient`] and [`BlockingClient`]: discovery with the cache,
+//!   aliases, forced services and coalescing of [`SharedRegistry`];
+//!   [`Observer`]s see each [`ExchangeReport`].
+//! - [`open`] over an [`AsyncNet`] (overrides, DNS, the proxy tunnel, TLS);
+//!   with the `rustls` feature, [`tls::client_config`]; with `hyper`,
 //!   [`hyper_body`] helpers.
 //!
-//! **Out of scope**: sockets, TLS handshakes, timers and runtimes (the
+//! **Out of scope**: sockets, TLS libraries, timers and runtimes (the
 //! transports), and every discovery decision (the core).
 //!
 //! # Writing a transport
 //!
-//! A transport implements [`FromSettings`] and drives the core. This one
-//! "transport" answers from a table, blocking:
+//! A transport implements [`Transport`] (or [`BlockingTransport`]) and
+//! [`FromSettings`]; both clients then work over it. This one answers every
+//! request from a table, without I/O:
 //!
 //! ```
 //! use std::time::Instant;
-//! use tfdisco_core::http::{HeaderMap, StatusCode, header};
-//! use tfdisco_core::{Action, Discovery, Error, Hostname, Services};
-//! use tfdisco_transport::{BuildError, ClientBuilder, FromSettings, Settings, SharedRegistry};
+//! use tfdisco_core::http::{HeaderMap, Request, StatusCode, header};
+//! use tfdisco_core::Hostname;
+//! use tfdisco_transport::{
+//!     Blocking, BlockingClient, BlockingTransport, BuildError, ClientBuilder, Exchange,
+//!     FromSettings, Settings,
+//! };
 //!
-//! struct CannedClient {
-//!     registry: SharedRegistry,
-//! }
+//! struct Canned;
 //!
-//! impl FromSettings for CannedClient {
-//!     fn from_settings(settings: Settings) -> Result<Self, BuildError> {
-//!         Ok(CannedClient { registry: settings.registry() })
+//! impl BlockingTransport for Canned {
+//!     fn perform(&self, _request: Request<()>, exchange: &mut Exchange<'_>) {
+//!         let mut headers = HeaderMap::new();
+//!         headers.insert(header::CONTENT_TYPE, "application/json".parse().unwrap());
+//!         if exchange.head(StatusCode::OK, &headers) {
+//!             exchange.body(br#"{"modules.v1": "/modules/"}"#);
+//!             exchange.end();
+//!         }
 //!     }
 //! }
 //!
-//! impl CannedClient {
-//!     fn discover(&self, host: &Hostname) -> Result<Services, Error> {
-//!         self.registry.discover_blocking(host, |mut d: Discovery| loop {
-//!             match d.poll() {
-//!                 Action::Send(_request) => {
-//!                     let mut headers = HeaderMap::new();
-//!                     headers.insert(header::CONTENT_TYPE, "application/json".parse().unwrap());
-//!                     d.handle_head(StatusCode::OK, &headers, Instant::now());
-//!                     d.handle_body(br#"{"modules.v1": "/modules/"}"#);
-//!                     d.handle_end(Instant::now());
-//!                 }
-//!                 Action::Receive => unreachable!("the body is handed over right away"),
-//!                 Action::Done(result) => break result,
-//!             }
-//!         })
+//! impl FromSettings for Canned {
+//!     fn from_settings(_: Settings) -> Result<Self, BuildError> {
+//!         Ok(Canned)
 //!     }
 //! }
 //!
-//! let client: CannedClient = ClientBuilder::new()
+//! let client: BlockingClient<Blocking<Canned>> = ClientBuilder::new()
 //!     .system_roots(false)
 //!     .env_proxies(false)
 //!     .build()?;
 //! let host = Hostname::parse("example.com")?;
 //! let services = client.discover(&host)?;
 //! assert_eq!(services.service_url("modules.v1")?.as_str(), "https://example.com/modules/");
-//! assert!(client.registry.cached(&host).is_some());
+//! assert!(client.registry().cached(&host).is_some());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod async_http;
+mod blocking;
 mod client;
 mod connect;
-mod driver;
-mod env;
+mod drive;
 mod exchange;
 #[cfg(feature = "hyper")]
 pub mod hyper_body;
@@ -93,26 +95,34 @@ mod roots;
 mod settings;
 #[cfg(feature = "rustls")]
 pub mod tls;
+mod transport;
 pub mod tunnel;
 
+pub use async_http::{AsyncHttp, perform_async_http};
+pub use blocking::BlockingClient;
 pub use client::AsyncClient;
-pub use connect::{AsyncNet, open};
-pub use driver::{AsyncTransport, drive, drive_blocking};
-pub use env::Environment;
-pub use exchange::{Exchange, Observer, Recorder};
+pub use connect::{AsyncNet, Stream, open};
+pub use drive::drive;
+pub use exchange::{Event, Exchange, ExchangeReport, Observer};
 pub use proxy::Proxy;
 pub use registry::{Begin, Lead, SharedRegistry, Wait};
 pub use roots::TrustAnchors;
-pub use settings::{BuildError, ClientBuilder, FromSettings, Route, Settings};
+pub use settings::{
+    BuildError, ClientBuilder, DEFAULT_POOL_IDLE_TIMEOUT, DEFAULT_POOL_MAX_IDLE_PER_ORIGIN,
+    FromSettings, Route, Settings,
+};
+pub use transport::{AnyTransport, Blocking, BlockingTransport, Transport};
 
 /// What every transport re-exports, so its users need no other crate:
 /// `pub use tfdisco_transport::reexports::*;`.
 pub mod reexports {
     pub use crate::{
-        BuildError, Environment, Exchange, FromSettings, Observer, Settings, SharedRegistry,
+        AnyTransport, AsyncClient, Blocking, BlockingClient, BuildError, Event, Exchange,
+        ExchangeReport, FromSettings, Observer, Settings, SharedRegistry, Transport,
     };
     pub use tfdisco_core::{
-        self, Config, Credentials, CredentialsSource, Dialect, Discovery, Error, ErrorKind,
-        Hostname, Services, StaticCredentials,
+        self, Config, Credentials, CredentialsSource, Dialect, Discovery, Env, Error, ErrorKind,
+        Hostname, HostnameError, Resolved, ServiceId, Services, StaticCredentials, TransportError,
+        TransportErrorKind,
     };
 }

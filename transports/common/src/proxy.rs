@@ -9,7 +9,9 @@ use base64::Engine;
 use tfdisco_core::http::HeaderValue;
 use tfdisco_core::url::Url;
 
-use crate::{BuildError, Environment};
+use tfdisco_core::Env;
+
+use crate::BuildError;
 
 /// An HTTP proxy: requests to https URLs go through a `CONNECT` tunnel,
 /// requests to plain-http development hosts are sent to it in absolute form.
@@ -120,14 +122,14 @@ pub(crate) struct Proxies {
 impl Proxies {
     /// Explicit values first, then (if allowed) the environment, with Go's
     /// variable names and precedence.
-    pub(crate) fn resolve(
-        options: &ProxyOptions,
-        env: &Environment,
-    ) -> Result<Proxies, BuildError> {
+    pub(crate) fn resolve(options: &ProxyOptions, env: &Env) -> Result<Proxies, BuildError> {
         let pick = |explicit: &Option<String>, names: &[&str]| -> Option<String> {
-            explicit
-                .clone()
-                .or_else(|| options.from_env.then(|| env.first(names)).flatten())
+            explicit.clone().or_else(|| {
+                options
+                    .from_env
+                    .then(|| env.first_non_empty_str(names).map(str::to_owned))
+                    .flatten()
+            })
         };
         let parse = |value: Option<String>| value.as_deref().map(Proxy::parse).transpose();
         Ok(Proxies {
@@ -378,7 +380,7 @@ mod tests {
 
     #[test]
     fn explicit_settings_win_over_the_environment() {
-        let env = Environment::from_vars([
+        let env = Env::new([
             ("HTTPS_PROXY", "http://env-proxy:1"),
             ("http_proxy", "http://lower:2"),
             ("NO_PROXY", "skip.test"),

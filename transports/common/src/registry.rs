@@ -13,16 +13,16 @@ use std::time::Instant;
 
 use tfdisco_core::serde_json::Value;
 use tfdisco_core::{
-    Config, CredentialsSource, Discovery, Error, Hostname, Lookup, Registry, Services, Ticket,
+    Config, CredentialsError, CredentialsSource, Discovery, Error, Hostname, Lookup, Registry,
+    Services, Ticket, credentials_for,
 };
-use tracing::{debug, warn};
+use tracing::debug;
 
 /// A [`Registry`] shared by every clone of a client: cache, aliases, forced
 /// services, and coalescing of concurrent discoveries of one host.
 ///
-/// Transports call [`SharedRegistry::discover`] (async) or
-/// [`SharedRegistry::discover_blocking`] with their driver loop; users reach
-/// it through their client's `registry()` to alias, force and forget.
+/// Clients call [`SharedRegistry::begin`] for each discovery; users reach it
+/// through their client's `registry()` to alias, force and forget.
 ///
 /// An in-flight failure is handed to every caller waiting for it but never
 /// cached. If the caller doing the work gives up (its future is dropped),
@@ -152,6 +152,12 @@ impl SharedRegistry {
         self.state().registry.force(host, services)
     }
 
+    /// Uses `services` (made with [`Services::forced`]) for their host
+    /// instead of discovering it.
+    pub fn force_services(&self, services: Services) {
+        self.state().registry.force_services(services);
+    }
+
     /// Removes the cached (or forced) result for `host`.
     pub fn forget(&self, host: &Hostname) {
         self.state().registry.forget(host);
@@ -203,51 +209,6 @@ impl SharedRegistry {
         })
     }
 
-    /// Discovers `host` with `drive` (the transport's loop), sharing the
-    /// work with concurrent callers.
-    pub async fn discover<F, Fut>(&self, host: &Hostname, drive: F) -> Result<Services, Error>
-    where
-        F: Fn(Discovery) -> Fut,
-        Fut: Future<Output = Result<Services, Error>>,
-    {
-        loop {
-            match self.begin(host) {
-                Begin::Ready(result) => return result,
-                Begin::Lead(lead) => {
-                    let result = drive(lead.start(Instant::now())).await;
-                    return lead.finish(result);
-                }
-                Begin::Wait(wait) => {
-                    if let Some(result) = wait.await {
-                        return result;
-                    }
-                }
-            }
-        }
-    }
-
-    /// [`SharedRegistry::discover`] for blocking transports: waiting callers
-    /// block their thread.
-    pub fn discover_blocking<F>(&self, host: &Hostname, mut drive: F) -> Result<Services, Error>
-    where
-        F: FnMut(Discovery) -> Result<Services, Error>,
-    {
-        loop {
-            match self.begin(host) {
-                Begin::Ready(result) => return result,
-                Begin::Lead(lead) => {
-                    let result = drive(lead.start(Instant::now()));
-                    return lead.finish(result);
-                }
-                Begin::Wait(wait) => {
-                    if let Some(result) = wait.wait() {
-                        return result;
-                    }
-                }
-            }
-        }
-    }
-
     /// Removes `flight` from the table if it is still there.
     fn land(&self, state: &mut State, ticket: &Ticket, flight: &Arc<Flight>) {
         let key = (ticket.key().clone(), ticket.target().clone());
@@ -281,21 +242,21 @@ impl Lead {
         self.ticket().target()
     }
 
-    /// Starts the discovery at `now`, with the target's credentials (a
-    /// failing credentials source means none, as in Terraform).
-    pub fn start(&self, now: Instant) -> Discovery {
+    /// Starts the discovery at `now`, with the target's credentials. A
+    /// failing credentials source means none, as in Terraform
+    /// ([`credentials_for`]); its failure is returned for the caller to
+    /// report.
+    pub fn start(&self, now: Instant) -> (Discovery, Option<CredentialsError>) {
+        // The lookup may run a helper program: not under the lock.
         let ticket = self.ticket();
-        let credentials = match self.registry.inner.credentials.credentials(ticket.target()) {
-            Ok(credentials) => credentials,
-            Err(error) => {
-                warn!(target: "tfdisco", host = %ticket.target(), %error, "credentials lookup failed; discovering without credentials");
-                None
-            }
-        };
-        self.registry
+        let (credentials, failure) =
+            credentials_for(&*self.registry.inner.credentials, ticket.target());
+        let discovery = self
+            .registry
             .state()
             .registry
-            .start(ticket, credentials, now)
+            .start(ticket, credentials, now);
+        (discovery, failure)
     }
 
     /// Records the result (cached on success), hands it to every waiting
@@ -472,22 +433,34 @@ mod tests {
         );
     }
 
+    struct Failing;
+
+    impl CredentialsSource for Failing {
+        fn credentials(
+            &self,
+            _: &Hostname,
+        ) -> Result<Option<tfdisco_core::Credentials>, CredentialsError> {
+            Err("helper crashed".into())
+        }
+    }
+
     #[test]
-    fn blocking_discover_caches_success() {
-        let registry = registry();
-        let calls = AtomicUsize::new(0);
-        let drive = |d: Discovery| {
-            calls.fetch_add(1, Ordering::SeqCst);
-            Ok(Services::none(
-                d.host().clone(),
-                d.url().clone(),
-                Default::default(),
-            ))
+    fn a_lead_reports_a_failing_source_and_caches_its_success() {
+        let registry = SharedRegistry::new(Config::default(), Arc::new(Failing));
+        let Begin::Lead(lead) = registry.begin(&host()) else {
+            panic!("first caller leads")
         };
-        let results: Vec<_> = (0..2)
-            .map(|_| registry.discover_blocking(&host(), drive))
-            .collect();
-        assert!(results.iter().all(Result::is_ok));
-        assert_eq!(calls.load(Ordering::SeqCst), 1);
+        let (discovery, failure) = lead.start(Instant::now());
+        assert_eq!(
+            failure.map(|e| e.to_string()).as_deref(),
+            Some("helper crashed")
+        );
+        assert!(
+            !discovery.sends_credentials(),
+            "a failing source means none"
+        );
+        let services = Services::none(host(), discovery.url().clone(), Default::default());
+        assert!(lead.finish(Ok(services)).is_ok());
+        assert!(matches!(registry.begin(&host()), Begin::Ready(Ok(_))));
     }
 }

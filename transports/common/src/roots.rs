@@ -8,7 +8,9 @@ use rustls_pki_types::CertificateDer;
 use rustls_pki_types::pem::PemObject;
 use tracing::{debug, warn};
 
-use crate::{BuildError, Environment};
+use tfdisco_core::Env;
+
+use crate::BuildError;
 
 /// Where an extra CA certificate comes from.
 #[derive(Clone, Debug)]
@@ -32,7 +34,7 @@ impl TrustAnchors {
     pub(crate) fn load(
         system_roots: bool,
         extra: &[CaSource],
-        env: &Environment,
+        env: &Env,
     ) -> Result<TrustAnchors, BuildError> {
         let system = if system_roots {
             system_roots_from(env)
@@ -112,9 +114,9 @@ fn parse_pem(pem: &[u8], origin: &str) -> Result<Vec<CertificateDer<'static>>, B
 /// `SSL_CERT_FILE` and `SSL_CERT_DIR` (colon-separated) when either is set,
 /// as Go does on Unix; the platform's store otherwise. Unreadable entries are
 /// logged and skipped, as Go skips them.
-fn system_roots_from(env: &Environment) -> Vec<CertificateDer<'static>> {
-    let file = env.var("SSL_CERT_FILE");
-    let dirs = env.var("SSL_CERT_DIR");
+fn system_roots_from(env: &Env) -> Vec<CertificateDer<'static>> {
+    let file = env.non_empty_str("SSL_CERT_FILE");
+    let dirs = env.non_empty_str("SSL_CERT_DIR");
     let mut results = Vec::new();
     if file.is_some() || dirs.is_some() {
         if let Some(file) = &file {
@@ -173,7 +175,7 @@ mod tests {
         let e = TrustAnchors::load(
             false,
             &[CaSource::File("/nonexistent/tfdisco-ca.pem".into())],
-            &Environment::empty(),
+            &Env::empty(),
         )
         .expect_err("missing file");
         assert!(e.to_string().contains("/nonexistent/tfdisco-ca.pem"), "{e}");
@@ -181,7 +183,7 @@ mod tests {
 
     #[test]
     fn ssl_cert_variables_replace_the_platform_store() {
-        let env = Environment::from_vars([("SSL_CERT_FILE", "/nonexistent/bundle.pem")]);
+        let env = Env::new([("SSL_CERT_FILE", "/nonexistent/bundle.pem")]);
         let anchors = TrustAnchors::load(true, &[], &env).expect("missing files are skipped");
         assert!(anchors.system().is_empty());
     }

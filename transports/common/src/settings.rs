@@ -10,12 +10,13 @@ use std::time::Duration;
 
 use tfdisco_core::http::Uri;
 use tfdisco_core::{
-    Config, CredentialsSource, Dialect, Hostname, NoCredentials, TransportError, TransportErrorKind,
+    Config, CredentialsSource, Dialect, Env, Hostname, NoCredentials, Services, TransportError,
+    TransportErrorKind,
 };
 
 use crate::proxy::{Proxies, ProxyOptions};
 use crate::roots::CaSource;
-use crate::{Environment, Proxy, SharedRegistry, TrustAnchors};
+use crate::{Proxy, SharedRegistry, TrustAnchors};
 
 /// A transport's client, built from resolved [`Settings`].
 ///
@@ -39,22 +40,41 @@ pub trait FromSettings: Sized {
 pub struct ClientBuilder<C> {
     config: Config,
     error: Option<BuildError>,
-    credentials: Arc<dyn CredentialsSource>,
+    /// `None`: the CLI configuration's source if one is applied, else none.
+    credentials: Option<Arc<dyn CredentialsSource>>,
+    #[cfg(feature = "cli-config")]
+    cli: Option<tfdisco_config::CliConfig>,
     extra_roots: Vec<CaSource>,
     system_roots: bool,
     proxies: ProxyOptions,
     overrides: HashMap<(String, u16), Vec<SocketAddr>>,
-    reuse_connections: bool,
-    environment: Environment,
+    pool: Pool,
+    /// `None`: the process environment, read at `build`.
+    environment: Option<Env>,
     client: PhantomData<fn() -> C>,
 }
+
+/// How connections are kept for reuse.
+#[derive(Clone, Copy, Debug)]
+struct Pool {
+    reuse: bool,
+    idle_timeout: Duration,
+    max_idle_per_origin: usize,
+}
+
+/// How long an idle connection is kept (Go's and hyper-util's default).
+pub const DEFAULT_POOL_IDLE_TIMEOUT: Duration = Duration::from_secs(90);
+/// Idle connections kept per origin.
+pub const DEFAULT_POOL_MAX_IDLE_PER_ORIGIN: usize = 4;
 
 impl<C> Default for ClientBuilder<C> {
     fn default() -> Self {
         ClientBuilder {
             config: Config::default(),
             error: None,
-            credentials: Arc::new(NoCredentials),
+            credentials: None,
+            #[cfg(feature = "cli-config")]
+            cli: None,
             extra_roots: Vec::new(),
             system_roots: true,
             proxies: ProxyOptions {
@@ -62,8 +82,12 @@ impl<C> Default for ClientBuilder<C> {
                 ..ProxyOptions::default()
             },
             overrides: HashMap::new(),
-            reuse_connections: true,
-            environment: Environment::process(),
+            pool: Pool {
+                reuse: true,
+                idle_timeout: DEFAULT_POOL_IDLE_TIMEOUT,
+                max_idle_per_origin: DEFAULT_POOL_MAX_IDLE_PER_ORIGIN,
+            },
+            environment: None,
             client: PhantomData,
         }
     }
@@ -76,7 +100,7 @@ impl<C> fmt::Debug for ClientBuilder<C> {
             .field("extra_roots", &self.extra_roots.len())
             .field("system_roots", &self.system_roots)
             .field("overrides", &self.overrides)
-            .field("reuse_connections", &self.reuse_connections)
+            .field("pool", &self.pool)
             .field("environment", &self.environment)
             .finish_non_exhaustive()
     }
@@ -89,23 +113,62 @@ impl<C: FromSettings> ClientBuilder<C> {
         Self::default()
     }
 
-    /// Builds the client: reads the environment (proxies, `SSL_CERT_*`),
+    /// Builds the client: reads the environment (proxies, `SSL_CERT_*`, and
+    /// with a CLI configuration `TF_TOKEN_*` and `TF_APPEND_USER_AGENT`),
     /// loads the trust roots, and reports the first invalid option.
-    pub fn build(self) -> Result<C, BuildError> {
-        if let Some(error) = self.error {
+    pub fn build(mut self) -> Result<C, BuildError> {
+        if let Some(error) = self.error.take() {
             return Err(error);
         }
-        let trust_anchors =
-            TrustAnchors::load(self.system_roots, &self.extra_roots, &self.environment)?;
-        let proxies = Proxies::resolve(&self.proxies, &self.environment)?;
+        let env = self.environment.take().unwrap_or_else(Env::from_process);
+        let trust_anchors = TrustAnchors::load(self.system_roots, &self.extra_roots, &env)?;
+        let proxies = Proxies::resolve(&self.proxies, &env)?;
+        let mut forced = Vec::new();
+        #[cfg(feature = "cli-config")]
+        if let Some(cli) = self.cli.take() {
+            self.apply_cli_config(&cli, &env, &mut forced)?;
+        }
         C::from_settings(Settings {
             config: self.config,
-            credentials: self.credentials,
+            credentials: self.credentials.unwrap_or_else(|| Arc::new(NoCredentials)),
+            forced: forced.into(),
             trust_anchors,
             proxies,
             overrides: self.overrides,
-            reuse_connections: self.reuse_connections,
+            pool: self.pool,
         })
+    }
+
+    /// What [`ClientBuilder::cli_config`] defers to `build`, when the
+    /// environment is known.
+    #[cfg(feature = "cli-config")]
+    fn apply_cli_config(
+        &mut self,
+        cli: &tfdisco_config::CliConfig,
+        env: &Env,
+        forced: &mut Vec<Services>,
+    ) -> Result<(), BuildError> {
+        if let Some(extra) = tfdisco_config::appended_user_agent(env) {
+            self.config = self
+                .config
+                .clone()
+                .with_appended_user_agent(extra)
+                .map_err(|_| BuildError::UserAgent(extra.to_owned()))?;
+        }
+        if self.credentials.is_none() {
+            self.credentials = Some(Arc::new(cli.credentials_source(env)));
+        }
+        for block in cli.host_blocks() {
+            let services = block.services().iter().cloned();
+            match Services::forced(block.host().clone(), self.config.dialect(), services) {
+                Ok(services) => forced.push(services),
+                // `CliConfig` reports such a host block as a diagnostic.
+                Err(error) => {
+                    tracing::warn!(target: "tfdisco", host = block.name(), %error, "host block skipped");
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -170,10 +233,52 @@ impl<C> ClientBuilder<C> {
         self.config_with(|c| c.with_plain_http_host(host))
     }
 
-    /// Where tokens come from (default: none). A failing source means the
-    /// request goes without credentials, as in Terraform.
+    /// Where tokens come from (default: none, or with
+    /// [`ClientBuilder::cli_config`] the CLI's sources). A failing source
+    /// means the request goes without credentials, as in Terraform, and
+    /// observers hear of it.
     pub fn credentials(mut self, source: impl CredentialsSource + 'static) -> Self {
-        self.credentials = Arc::new(source);
+        self.credentials = Some(Arc::new(source));
+        self
+    }
+
+    /// Applies a Terraform or OpenTofu CLI configuration read by
+    /// `tfdisco-config`, as `terraform` / `tofu` apply theirs:
+    ///
+    /// - the configuration's dialect (that of [`CliConfig::load`](tfdisco_config::CliConfig::load));
+    /// - its credentials: `TF_TOKEN_*` variables, `credentials` blocks,
+    ///   `credentials.tfrc.json` and the credentials helper (unless
+    ///   [`ClientBuilder::credentials`] gives another source);
+    /// - its `host` blocks: those hosts are never discovered;
+    /// - `TF_APPEND_USER_AGENT`, appended to the User-Agent.
+    ///
+    /// Variables are read from [`ClientBuilder::environment`] (default: the
+    /// process) when the client is built.
+    ///
+    /// ```
+    /// use tfdisco_config::CliConfig;
+    /// use tfdisco_core::{Env, Hostname};
+    /// use tfdisco_transport::{ClientBuilder, Settings};
+    ///
+    /// let cli = CliConfig::from_sources([(
+    ///     "/home/me/.tofurc",
+    ///     r#"host "example.com" { services = { "modules.v1" = "https://modules.example.net/" } }"#,
+    /// )]);
+    /// let settings: Settings = ClientBuilder::new()
+    ///     .cli_config(&cli)
+    ///     .environment(Env::empty().with_var("TF_APPEND_USER_AGENT", "my-tool/1.0"))
+    ///     .build()?;
+    /// assert_eq!(settings.config().user_agent(), "Go-http-client/1.1 my-tool/1.0");
+    /// let host = Hostname::parse("example.com")?;
+    /// assert!(settings.new_registry().cached(&host).is_some_and(|s| s.is_forced()));
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    #[cfg(feature = "cli-config")]
+    pub fn cli_config(mut self, cli: &tfdisco_config::CliConfig) -> Self {
+        if let Some(dialect) = cli.locations().map(|l| l.dialect()) {
+            self = self.dialect(dialect);
+        }
+        self.cli = Some(cli.clone());
         self
     }
 
@@ -243,13 +348,27 @@ impl<C> ClientBuilder<C> {
     /// Whether connections are kept open and reused (default true). With
     /// `false` every request opens a new connection.
     pub fn reuse_connections(mut self, enabled: bool) -> Self {
-        self.reuse_connections = enabled;
+        self.pool.reuse = enabled;
         self
     }
 
-    /// Where `build` reads environment variables (default: the process).
-    pub fn environment(mut self, environment: Environment) -> Self {
-        self.environment = environment;
+    /// How long an idle connection is kept for reuse (default 90 s).
+    pub fn pool_idle_timeout(mut self, timeout: Duration) -> Self {
+        self.pool.idle_timeout = timeout;
+        self
+    }
+
+    /// How many idle connections are kept per origin (default 4; libcurl
+    /// keeps this many idle handles in all).
+    pub fn pool_max_idle_per_origin(mut self, max: usize) -> Self {
+        self.pool.max_idle_per_origin = max;
+        self
+    }
+
+    /// Where `build` reads environment variables (default: a snapshot of
+    /// the process environment, taken by `build`).
+    pub fn environment(mut self, env: Env) -> Self {
+        self.environment = Some(env);
         self
     }
 }
@@ -260,10 +379,20 @@ impl<C> ClientBuilder<C> {
 pub struct Settings {
     config: Config,
     credentials: Arc<dyn CredentialsSource>,
+    /// The services of `host` blocks, forced into every new registry.
+    forced: Arc<[Services]>,
     trust_anchors: TrustAnchors,
     proxies: Proxies,
     overrides: HashMap<(String, u16), Vec<SocketAddr>>,
-    reuse_connections: bool,
+    pool: Pool,
+}
+
+/// The settings themselves: `ClientBuilder::<Settings>::new()…build()`
+/// resolves the options once, for a transport chosen afterwards.
+impl FromSettings for Settings {
+    fn from_settings(settings: Settings) -> Result<Settings, BuildError> {
+        Ok(settings)
+    }
 }
 
 impl fmt::Debug for Settings {
@@ -272,7 +401,7 @@ impl fmt::Debug for Settings {
             .field("config", &self.config)
             .field("proxies", &self.proxies)
             .field("overrides", &self.overrides)
-            .field("reuse_connections", &self.reuse_connections)
+            .field("pool", &self.pool)
             .finish_non_exhaustive()
     }
 }
@@ -329,12 +458,33 @@ impl Settings {
 
     /// Whether connections may be kept and reused.
     pub fn reuse_connections(&self) -> bool {
-        self.reuse_connections
+        self.pool.reuse
     }
 
-    /// A registry with coalescing, for this configuration and credentials.
-    pub fn registry(&self) -> SharedRegistry {
-        SharedRegistry::new(self.config.clone(), self.credentials.clone())
+    /// How long an idle connection is kept.
+    pub fn pool_idle_timeout(&self) -> Duration {
+        self.pool.idle_timeout
+    }
+
+    /// How many idle connections are kept per origin: 0 when connections
+    /// are not reused.
+    pub fn pool_max_idle_per_origin(&self) -> usize {
+        if self.pool.reuse {
+            self.pool.max_idle_per_origin
+        } else {
+            0
+        }
+    }
+
+    /// A new, empty registry (cache, aliases, coalescing) for this
+    /// configuration and credentials. Each call makes another cache: a
+    /// client makes one and its clones share it.
+    pub fn new_registry(&self) -> SharedRegistry {
+        let registry = SharedRegistry::new(self.config.clone(), self.credentials.clone());
+        for services in self.forced.iter() {
+            registry.force_services(services.clone());
+        }
+        registry
     }
 
     /// Where a request to `uri` goes.

@@ -14,8 +14,9 @@
 //! on [`ClientBuilder`], shared with the other tfdisco transports.
 //!
 //! **Out of scope**: discovery decisions (the core makes them), async use
-//! (use `tfdisco-tokio` or `tfdisco-async-std`), reading Terraform's CLI
-//! configuration.
+//! (use `tfdisco-tokio` or `tfdisco-async-std`). Terraform's CLI
+//! configuration, read by `tfdisco-config`, is applied with
+//! [`ClientBuilder::cli_config`](tfdisco_transport::ClientBuilder::cli_config).
 //!
 //! Building needs libcurl 7.77 or newer with its development files
 //! (`libcurl4-openssl-dev` on Debian and Ubuntu).
@@ -36,8 +37,9 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! [`Client::drive`] runs one [`Discovery`] you made yourself and reports
-//! each request/response exchange to an [`Observer`], for diagnostics.
+//! [`Client`] is a [`BlockingClient`](tfdisco_transport::BlockingClient):
+//! its methods (`discover`, `discover_observed`, `service_url`, `registry`,
+//! `drive`) are documented there.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -50,51 +52,42 @@ mod transfer;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use curl::easy::{Easy, HttpVersion, List};
-use tfdisco_core::url::Url;
-use tfdisco_core::{Action, TransportError, TransportErrorKind};
+use tfdisco_core::http::Request;
+use tfdisco_transport::BlockingTransport;
 pub use tfdisco_transport::reexports::*;
 
 /// The builder of a [`Client`]; see [`tfdisco_transport::ClientBuilder`]
 /// for every option.
 pub type ClientBuilder = tfdisco_transport::ClientBuilder<Client>;
 
-/// Easy handles kept for reuse (each keeps its own connections).
-const IDLE_HANDLES: usize = 8;
+/// A blocking discovery client on libcurl: the registry in front of
+/// [`Http`]. Clones share the registry and the idle handles; use it from as
+/// many threads as you like. Its methods are
+/// [`BlockingClient`](tfdisco_transport::BlockingClient)'s.
+pub type Client = tfdisco_transport::BlockingClient<Blocking<Http>>;
 
-/// A blocking discovery client on libcurl. Clones share the registry and the
-/// idle handles; use it from as many threads as you like.
-#[derive(Clone)]
-pub struct Client {
-    inner: Arc<Inner>,
-}
-
-struct Inner {
-    registry: SharedRegistry,
-    net: Net,
-}
-
-/// The libcurl side: settings, the trust bundle, idle handles.
-pub(crate) struct Net {
-    pub(crate) settings: Settings,
+/// The libcurl side of a [`Client`]: the settings, the trust bundle, idle
+/// easy handles (each keeps its own connections).
+pub struct Http {
+    settings: Settings,
     ca_bundle: Vec<u8>,
     resolve: Vec<String>,
     idle: Mutex<Vec<Easy>>,
 }
 
-impl std::fmt::Debug for Client {
+impl std::fmt::Debug for Http {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Client")
-            .field("registry", &self.inner.registry)
-            .field("settings", &self.inner.net.settings)
+        f.debug_struct("Http")
+            .field("settings", &self.settings)
             .finish_non_exhaustive()
     }
 }
 
-impl FromSettings for Client {
-    fn from_settings(settings: Settings) -> Result<Client, BuildError> {
+impl FromSettings for Http {
+    fn from_settings(settings: Settings) -> Result<Http, BuildError> {
         curl::init();
         let resolve = settings
             .overrides()
@@ -109,27 +102,22 @@ impl FromSettings for Client {
                 format!("{host}:{port}:{}", addrs.join(","))
             })
             .collect();
-        let net = Net {
+        let http = Http {
             ca_bundle: settings.trust_anchors().to_pem(),
             settings,
             resolve,
             idle: Mutex::new(Vec::new()),
         };
         // A first handle checks that libcurl takes every option.
-        let easy = net
+        let easy = http
             .new_handle()
             .map_err(|e| BuildError::Transport(Box::new(e)))?;
-        net.give_back(easy);
-        Ok(Client {
-            inner: Arc::new(Inner {
-                registry: net.settings.registry(),
-                net,
-            }),
-        })
+        http.give_back(easy);
+        Ok(http)
     }
 }
 
-impl Net {
+impl Http {
     /// A handle with the options every request shares.
     fn new_handle(&self) -> Result<Easy, curl::Error> {
         let mut easy = Easy::new();
@@ -137,6 +125,7 @@ impl Net {
         easy.follow_location(false)?;
         easy.http_version(HttpVersion::V11)?;
         easy.tcp_nodelay(true)?;
+        easy.maxage_conn(self.settings.pool_idle_timeout())?;
         easy.ssl_cainfo_blob(&self.ca_bundle)?;
         // The bundle is the whole trust store, so libcurl's built-in
         // certificate directory must not add to it. It cannot be unset
@@ -166,73 +155,24 @@ impl Net {
         }
     }
 
+    /// Keeps `easy` (and its connections) for the next request, up to the
+    /// pool's size.
     fn give_back(&self, easy: Easy) {
-        if !self.settings.reuse_connections() {
-            return;
-        }
         let mut idle = self.idle.lock().unwrap_or_else(PoisonError::into_inner);
-        if idle.len() < IDLE_HANDLES {
+        if idle.len() < self.settings.pool_max_idle_per_origin() {
             idle.push(easy);
         }
     }
-
-    fn run(
-        &self,
-        discovery: &mut Discovery,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<Services, Error> {
-        let mut easy = match self.handle() {
-            Ok(easy) => easy,
-            Err(error) => {
-                discovery.handle_error(error.clone());
-                return match discovery.poll() {
-                    Action::Done(result) => result,
-                    _ => Err(Error::Transport {
-                        url: discovery.url().clone().into(),
-                        error,
-                    }),
-                };
-            }
-        };
-        let result = transfer::drive(self, &mut easy, discovery, observer);
-        self.give_back(easy);
-        result
-    }
 }
 
-impl Client {
-    /// A builder with the defaults (see [`tfdisco_transport::ClientBuilder::new`]).
-    pub fn builder() -> ClientBuilder {
-        ClientBuilder::new()
-    }
-
-    /// The services `host` offers: from the cache, from a discovery another
-    /// thread has under way (this thread waits for it), or discovered now.
-    pub fn discover(&self, host: &Hostname) -> Result<Services, Error> {
-        self.inner
-            .registry
-            .discover_blocking(host, |mut discovery| {
-                self.inner.net.run(&mut discovery, None)
-            })
-    }
-
-    /// The base URL of service `id` (`modules.v1`, say) on `host`.
-    pub fn service_url(&self, host: &Hostname, id: &str) -> Result<Url, Error> {
-        self.discover(host)?.service_url(id)
-    }
-
-    /// The cache, aliases and forced services.
-    pub fn registry(&self) -> &SharedRegistry {
-        &self.inner.registry
-    }
-
-    /// Drives one discovery you made yourself, bypassing the registry, and
-    /// tells `observer` about each exchange.
-    pub fn drive(
-        &self,
-        discovery: &mut Discovery,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<Services, Error> {
-        self.inner.net.run(discovery, observer)
+impl BlockingTransport for Http {
+    fn perform(&self, request: Request<()>, exchange: &mut Exchange<'_>) {
+        match self.handle() {
+            Ok(mut easy) => {
+                transfer::perform(self, &mut easy, &request, exchange);
+                self.give_back(easy);
+            }
+            Err(error) => exchange.fail(error),
+        }
     }
 }

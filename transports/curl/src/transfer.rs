@@ -1,59 +1,39 @@
-//! One request/response exchange on a libcurl easy handle, and the blocking
-//! driver loop. libcurl never follows redirects here; the write callback
-//! stops the transfer as soon as the core stops asking for body bytes.
+//! One exchange on a libcurl easy handle. libcurl never follows redirects
+//! here; the callbacks report to the [`Exchange`] as data arrives and stop
+//! the transfer as soon as the fetch wants no more.
 
 use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use curl::easy::{Easy, List};
 use tfdisco_core::http::Request;
-use tfdisco_core::{Action, Discovery, Error, Services, TransportError, TransportErrorKind};
-use tfdisco_transport::{Observer, Recorder, Route};
+use tfdisco_core::{TransportError, TransportErrorKind};
+use tfdisco_transport::{Exchange, Route};
 use tracing::debug;
 
-use crate::Net;
+use crate::Http;
 use crate::head::HeadParser;
 
-/// Drives `discovery` to its result on `easy`.
-pub(crate) fn drive(
-    net: &Net,
-    easy: &mut Easy,
-    discovery: &mut Discovery,
-    observer: Option<&mut dyn Observer>,
-) -> Result<Services, Error> {
-    tfdisco_transport::drive_blocking(discovery, observer, |discovery, request, record| {
-        exchange(net, easy, discovery, &request, record)
-    })
-}
-
 /// What the callbacks share during one transfer.
-struct Exchange<'a> {
-    discovery: &'a mut Discovery,
-    record: &'a mut Recorder,
+struct Transfer<'e, 'f> {
+    exchange: &'e mut Exchange<'f>,
     head: HeadParser,
-    delivered: bool,
+    /// The head could not be parsed: the transfer is stopped for this.
     failure: Option<TransportError>,
 }
 
-impl Exchange<'_> {
-    fn receiving(&mut self) -> bool {
-        self.delivered && matches!(self.discovery.poll(), Action::Receive)
-    }
-
+impl Transfer<'_, '_> {
     /// Header callback: false stops the transfer.
     fn header_line(&mut self, line: &[u8]) -> bool {
-        if self.delivered {
+        if self.exchange.wants_body() {
             return true; // trailers
+        }
+        if !self.exchange.is_current() {
+            return false;
         }
         match self.head.line(line) {
             Ok(None) => true,
-            Ok(Some((status, headers))) => {
-                self.delivered = true;
-                let now = Instant::now();
-                self.record.head(status, &headers, now);
-                self.discovery.handle_head(status, &headers, now);
-                self.receiving()
-            }
+            Ok(Some((status, headers))) => self.exchange.head(status, &headers),
             Err(e) => {
                 self.failure = Some(e);
                 false
@@ -63,104 +43,75 @@ impl Exchange<'_> {
 
     /// Write callback: fewer bytes than given stops the transfer.
     fn body(&mut self, data: &[u8]) -> usize {
-        if !self.receiving() {
-            return 0;
+        if self.exchange.body(data) {
+            data.len()
+        } else {
+            0
         }
-        self.record.body(data.len());
-        self.discovery.handle_body(data);
-        if self.receiving() { data.len() } else { 0 }
     }
 
-    fn finish(mut self, result: Result<(), curl::Error>, proxied: bool, deadline: Option<Instant>) {
-        if let (Err(e), Some(deadline)) = (&result, deadline) {
-            if e.is_operation_timedout() && (!self.delivered || self.receiving()) {
-                // libcurl's clock can fire a fraction of a millisecond early;
-                // the discovery ends at its deadline, not before.
-                std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
-                let now = Instant::now();
-                self.record
-                    .error(&TransportError::new(TransportErrorKind::Timeout, e.clone()));
-                return self.discovery.handle_timeout(now);
-            }
-        }
-        let failure = match (self.failure.take(), result) {
-            (Some(failure), _) => Some(failure),
-            (None, Ok(())) if self.receiving() => {
-                self.discovery.handle_end(Instant::now());
-                None
-            }
-            (None, Ok(())) if !self.delivered => Some(TransportError::new(
+    /// Reports how the transfer ended. Errors after the fetch stopped
+    /// wanting the response (we stopped the transfer) are ignored by the
+    /// exchange.
+    fn finish(self, result: Result<(), curl::Error>, proxied: bool) {
+        let error = match (self.failure, result) {
+            (Some(failure), _) => failure,
+            (None, Ok(())) if self.exchange.wants_body() => return self.exchange.end(),
+            (None, Ok(())) => TransportError::new(
                 TransportErrorKind::Other,
                 "the transfer ended without a response",
-            )),
-            (None, Err(e)) if !self.delivered || self.receiving() => {
-                Some(TransportError::new(classify(&e, proxied), e))
-            }
-            // The core had what it needed and we stopped the transfer.
-            (None, _) => None,
+            ),
+            (None, Err(e)) => TransportError::new(classify(&e, proxied), e),
         };
-        if let Some(failure) = failure {
-            self.record.error(&failure);
-            self.discovery.handle_error(failure);
-        }
+        self.exchange.fail(error);
     }
 }
 
-fn exchange(
-    net: &Net,
+/// Performs `request` on `easy`, reporting to `exchange`.
+pub(crate) fn perform(
+    http: &Http,
     easy: &mut Easy,
-    discovery: &mut Discovery,
     request: &Request<()>,
-    record: &mut Recorder,
+    exchange: &mut Exchange<'_>,
 ) {
-    let now = Instant::now();
-    let deadline = discovery.poll_timeout();
-    let timeout = match deadline {
-        Some(deadline) if deadline <= now => return discovery.handle_timeout(now),
-        // libcurl counts whole milliseconds: round up, so it never fires
-        // before the core's deadline.
-        Some(deadline) => (deadline - now).as_millis() as u64 + 1,
-        None => 0,
+    let timeout = match exchange.deadline() {
+        Some(deadline) => match deadline.checked_duration_since(Instant::now()) {
+            Some(left) if !left.is_zero() => Some(left),
+            _ => return exchange.timer_fired(),
+        },
+        None => None,
     };
-    let prepared = net
+    let prepared = http
         .settings
         .route(request.uri())
-        .and_then(|route| prepare(net, easy, request, &route, timeout).map(|()| route));
+        .and_then(|route| prepare(http, easy, request, &route, timeout).map(|()| route));
     let route = match prepared {
         Ok(route) => route,
-        Err(e) => {
-            record.error(&e);
-            return discovery.handle_error(e);
-        }
+        Err(e) => return exchange.fail(e),
     };
     let tunneled = route.https && route.proxy.is_some();
     debug!(target: "tfdisco", origin = %route.authority(), proxy = ?route.proxy, "libcurl transfer");
-    let state = RefCell::new(Exchange {
-        discovery,
-        record,
+    let transfer = RefCell::new(Transfer {
+        exchange,
         head: HeadParser::new(tunneled),
-        delivered: false,
         failure: None,
     });
     let result = {
-        let mut transfer = easy.transfer();
-        transfer
-            .header_function(|line| state.borrow_mut().header_line(line))
-            .and_then(|()| transfer.write_function(|data| Ok(state.borrow_mut().body(data))))
-            .and_then(|()| transfer.perform())
+        let mut easy = easy.transfer();
+        easy.header_function(|line| transfer.borrow_mut().header_line(line))
+            .and_then(|()| easy.write_function(|data| Ok(transfer.borrow_mut().body(data))))
+            .and_then(|()| easy.perform())
     };
-    state
-        .into_inner()
-        .finish(result, route.proxy.is_some(), deadline);
+    transfer.into_inner().finish(result, route.proxy.is_some());
 }
 
-/// Sets the per-request options: URL, headers, proxy, deadline, reuse.
+/// Sets the per-request options: URL, headers, proxy, timeout, reuse.
 fn prepare(
-    net: &Net,
+    http: &Http,
     easy: &mut Easy,
     request: &Request<()>,
     route: &Route,
-    timeout_ms: u64,
+    timeout: Option<Duration>,
 ) -> Result<(), TransportError> {
     let other = |e: curl::Error| TransportError::new(TransportErrorKind::Other, e);
     let mut headers = List::new();
@@ -184,14 +135,19 @@ fn prepare(
         None => String::new(),
     };
     // A tunnel is always new, so its CONNECT answer comes first.
-    let fresh = !net.settings.reuse_connections() || (route.https && route.proxy.is_some());
+    let fresh = !http.settings.reuse_connections() || (route.https && route.proxy.is_some());
     easy.url(&request.uri().to_string()).map_err(other)?;
     easy.get(true).map_err(other)?;
     easy.http_headers(headers).map_err(other)?;
     easy.proxy(&proxy).map_err(other)?;
     easy.proxy_headers(proxy_headers).map_err(other)?;
-    easy.timeout(Duration::from_millis(timeout_ms))
-        .map_err(other)?;
+    // libcurl counts whole elapsed milliseconds (0 means none): round up and
+    // add one, so that its timer never fires before the fetch's deadline.
+    let timeout_ms = timeout.map_or(0, |t| t.as_nanos().div_ceil(1_000_000) + 1);
+    easy.timeout(Duration::from_millis(
+        u64::try_from(timeout_ms).unwrap_or(u64::MAX),
+    ))
+    .map_err(other)?;
     easy.fresh_connect(fresh).map_err(other)?;
     easy.forbid_reuse(fresh).map_err(other)?;
     Ok(())

@@ -1,3 +1,3 @@
 //! The shared conformance suite, on libcurl (blocking).
 
-tfdisco_testkit::conformance_suite!(Curl, "curl", tfdisco_curl::Client, |call| call);
+tfdisco_testkit::conformance_suite!(Curl, "curl", tfdisco_curl::Blocking<tfdisco_curl::Http>);

@@ -3,9 +3,10 @@
 //! conformance suite every tfdisco transport runs unchanged. `tfdisco serve`
 //! and `tfdisco demo` run on it too.
 //!
-//! A transport's test file implements [`Transport`] (a blocking view of its
-//! client) and expands [`conformance_suite!`], which defines one `#[test]`
-//! per scenario in [`suite::SCENARIOS`].
+//! A transport's test file expands [`conformance_suite!`] with its
+//! [`Transport`](tfdisco_transport::Transport) type, which defines one
+//! `#[test]` per scenario in [`suite::SCENARIOS`], each driving a
+//! [`BlockingClient`](tfdisco_transport::BlockingClient) over it.
 //!
 //! ```no_run
 //! use tfdisco_testkit::{Reply, TestServer};
@@ -31,7 +32,7 @@ pub use pki::{Cert, DevPki, LEAF_NAMES, Pki, WRONG_NAME, dev_pki, pki, server_co
 pub use proxy::{TestProxy, Tunnel};
 pub use reply::Reply;
 pub use server::{Seen, TestServer};
-pub use suite::Transport;
+pub use suite::Subject;
 pub use trace::{Traces, traces};
 
 #[doc(hidden)]

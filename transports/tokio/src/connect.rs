@@ -1,5 +1,5 @@
-//! Opening connections for hyper-util's pooled client: TCP and the proxy
-//! tunnel (shared code over tokio's sockets), then TLS.
+//! Opening connections for hyper-util's pooled client: the shared
+//! [`tfdisco_transport::open`] over tokio's sockets and tokio-rustls.
 
 use std::future::Future;
 use std::io;
@@ -12,18 +12,28 @@ use hyper::rt::ReadBufCursor;
 use hyper_util::client::legacy::connect::{Connected, Connection};
 use hyper_util::rt::TokioIo;
 use rustls::pki_types::ServerName;
+use tfdisco_core::TransportError;
 use tfdisco_core::http::Uri;
-use tfdisco_core::{TransportError, TransportErrorKind};
-use tfdisco_transport::{AsyncNet, Settings};
+use tfdisco_transport::{AsyncNet, Settings, Stream};
 use tokio::io::{AsyncRead, AsyncReadExt, AsyncWrite, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
+use tokio_rustls::client::TlsStream;
 
 /// The connector hyper-util's client calls for each new connection.
 #[derive(Clone)]
 pub(crate) struct Connector {
-    pub(crate) settings: Arc<Settings>,
-    pub(crate) tls: TlsConnector,
+    settings: Arc<Settings>,
+    net: Arc<Tokio>,
+}
+
+impl Connector {
+    pub(crate) fn new(settings: Arc<Settings>, tls: TlsConnector) -> Connector {
+        Connector {
+            settings,
+            net: Arc::new(Tokio { tls }),
+        }
+    }
 }
 
 impl tower_service::Service<Uri> for Connector {
@@ -44,27 +54,23 @@ impl tower_service::Service<Uri> for Connector {
 impl Connector {
     async fn connect(self, uri: Uri) -> Result<Conn, TransportError> {
         let route = self.settings.route(&uri)?;
-        let tcp = tfdisco_transport::open(&Tokio, &self.settings, &route).await?;
-        if !route.https {
-            let proxied = route.proxy.is_some();
-            return Ok(Conn::new(Box::new(tcp), proxied));
-        }
-        let name = ServerName::try_from(route.host.clone())
-            .map_err(|e| TransportError::new(TransportErrorKind::Other, e))?;
-        let tls = self
-            .tls
-            .connect(name, tcp)
-            .await
-            .map_err(|e| TransportError::new(TransportErrorKind::Tls, e))?;
-        Ok(Conn::new(Box::new(tls), false))
+        Ok(
+            match tfdisco_transport::open(&*self.net, &self.settings, &route).await? {
+                Stream::Plain(tcp) => Conn::new(Box::new(tcp), route.proxy.is_some()),
+                Stream::Tls(tls) => Conn::new(Box::new(tls), false),
+            },
+        )
     }
 }
 
-/// tokio's sockets.
-struct Tokio;
+/// tokio's sockets and tokio-rustls.
+struct Tokio {
+    tls: TlsConnector,
+}
 
 impl AsyncNet for Tokio {
     type Tcp = TcpStream;
+    type Tls = TlsStream<TcpStream>;
 
     async fn resolve(&self, host: &str, port: u16) -> io::Result<Vec<SocketAddr>> {
         Ok(tokio::net::lookup_host((host, port)).await?.collect())
@@ -83,22 +89,30 @@ impl AsyncNet for Tokio {
     async fn read(&self, tcp: &mut TcpStream, buf: &mut [u8]) -> io::Result<usize> {
         tcp.read(buf).await
     }
+
+    async fn tls_handshake(
+        &self,
+        name: ServerName<'static>,
+        tcp: TcpStream,
+    ) -> io::Result<Self::Tls> {
+        self.tls.connect(name, tcp).await
+    }
 }
 
 /// A plain or TLS stream.
-trait Stream: AsyncRead + AsyncWrite + Send + Unpin {}
+trait Io: AsyncRead + AsyncWrite + Send + Unpin {}
 
-impl<T: AsyncRead + AsyncWrite + Send + Unpin> Stream for T {}
+impl<T: AsyncRead + AsyncWrite + Send + Unpin> Io for T {}
 
 /// A connection as hyper-util's client sees it.
 pub(crate) struct Conn {
-    io: TokioIo<Box<dyn Stream>>,
+    io: TokioIo<Box<dyn Io>>,
     /// Plain http through a proxy: requests go in absolute form.
     proxied_http: bool,
 }
 
 impl Conn {
-    fn new(stream: Box<dyn Stream>, proxied_http: bool) -> Conn {
+    fn new(stream: Box<dyn Io>, proxied_http: bool) -> Conn {
         Conn {
             io: TokioIo::new(stream),
             proxied_http,

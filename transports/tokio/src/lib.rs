@@ -6,11 +6,13 @@
 //! HTTP/1.1 connections (hyper-util), TLS with the system roots plus your
 //! own CA certificates, HTTP proxies (`CONNECT`), `curl --resolve`-style
 //! address overrides. Every option is on [`ClientBuilder`], shared with the
-//! other tfdisco transports.
+//! other tfdisco transports, including
+//! [`cli_config`](tfdisco_transport::ClientBuilder::cli_config), which
+//! applies Terraform's or OpenTofu's CLI configuration (credentials, `host`
+//! blocks, `TF_APPEND_USER_AGENT`) read by `tfdisco-config`.
 //!
 //! **Out of scope**: discovery decisions (redirects, credentials on
-//! redirects, content type, size, deadline: the core makes them all) and
-//! reading Terraform's CLI configuration (the `tfdisco` CLI does).
+//! redirects, content type, size, deadline: the core makes them all).
 //!
 //! # Example
 //!
@@ -31,12 +33,12 @@
 //! # }
 //! ```
 //!
-//! [`Client::drive`] runs one [`Discovery`] you made yourself and reports
-//! each request/response exchange to an [`Observer`], for diagnostics.
-//!
-//! A `Client` is cheap to clone; clones share the cache and the connection
-//! pool. It must be used inside a tokio runtime (with the `net` and `time`
-//! drivers enabled).
+//! [`Client`] is [`AsyncClient<Http>`](tfdisco_transport::AsyncClient): its
+//! methods (`discover`, `discover_observed`, `service_url`, `registry`,
+//! `drive`) are documented there. A `Client` is cheap to clone; clones share
+//! the cache and the connection pool. Use it inside a tokio runtime with the
+//! `net` and `time` drivers enabled. [`BlockingClient`] offers the same
+//! methods to blocking code, on a runtime of its own.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
@@ -48,17 +50,18 @@ mod connect;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
+use std::future::Future;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use http_body_util::Empty;
 use hyper::body::{Bytes, Incoming};
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
 use tfdisco_core::http::{Request, Response};
-use tfdisco_core::{TransportError, TransportErrorKind};
 pub use tfdisco_transport::reexports::*;
-use tfdisco_transport::{AsyncTransport, hyper_body, tls};
+use tfdisco_transport::{AsyncHttp, hyper_body, perform_async_http, tls};
+use tokio::runtime::{Handle, Runtime};
 use tokio_rustls::TlsConnector;
 
 use crate::connect::Connector;
@@ -68,13 +71,45 @@ use crate::connect::Connector;
 pub type ClientBuilder = tfdisco_transport::ClientBuilder<Client>;
 
 /// A discovery client on tokio: the registry in front of [`Http`]. Clones
-/// share the registry and the connection pool. See
-/// [`AsyncClient`](tfdisco_transport::AsyncClient) for its methods.
+/// share the registry and the connection pool. Its methods are
+/// [`AsyncClient`](tfdisco_transport::AsyncClient)'s.
 pub type Client = tfdisco_transport::AsyncClient<Http>;
+
+/// The same client for blocking code, running on a tokio runtime of its own
+/// (one worker thread; build it outside any async runtime). Its methods are
+/// [`BlockingClient`](tfdisco_transport::BlockingClient)'s.
+pub type BlockingClient = tfdisco_transport::BlockingClient<Http>;
 
 /// The HTTP side of a [`Client`]: hyper-util's pooled client over
 /// tfdisco's connector (address overrides, proxies, rustls).
-pub struct Http(HyperClient<Connector, Empty<Bytes>>);
+pub struct Http {
+    client: HyperClient<Connector, Empty<Bytes>>,
+    /// Where blocking calls run: a runtime of our own when the client was
+    /// built outside any, else the runtime it was built in.
+    runtime: OwnRuntime,
+}
+
+/// A runtime of our own, or the handle of the ambient one.
+///
+/// Ours has one worker thread, so that hyper's connection tasks go on
+/// between blocking calls: a connection whose body was dropped unread is
+/// closed at once, not at the next call.
+enum OwnRuntime {
+    Own(Option<Runtime>),
+    Ambient(Handle),
+}
+
+impl Drop for OwnRuntime {
+    fn drop(&mut self) {
+        // A runtime dropped inside async code would panic; this one may be
+        // (a client built outside a runtime, dropped inside one).
+        if let OwnRuntime::Own(runtime) = self {
+            if let Some(runtime) = runtime.take() {
+                runtime.shutdown_background();
+            }
+        }
+    }
+}
 
 impl std::fmt::Debug for Http {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -88,24 +123,55 @@ impl FromSettings for Http {
         let mut builder = HyperClient::builder(TokioExecutor::new());
         builder
             .pool_timer(TokioTimer::new())
-            .pool_idle_timeout(Duration::from_secs(90));
-        if !settings.reuse_connections() {
-            builder.pool_max_idle_per_host(0);
-        }
-        let connector = Connector {
-            settings: Arc::new(settings),
-            tls,
+            .pool_idle_timeout(settings.pool_idle_timeout())
+            .pool_max_idle_per_host(settings.pool_max_idle_per_origin());
+        let runtime = match Handle::try_current() {
+            Ok(handle) => OwnRuntime::Ambient(handle),
+            Err(_) => OwnRuntime::Own(Some(
+                tokio::runtime::Builder::new_multi_thread()
+                    .worker_threads(1)
+                    .thread_name("tfdisco-tokio")
+                    .enable_all()
+                    .build()
+                    .map_err(|e| BuildError::Transport(Box::new(e)))?,
+            )),
         };
-        Ok(Http(builder.build(connector)))
+        let connector = Connector::new(Arc::new(settings), tls);
+        Ok(Http {
+            client: builder.build(connector),
+            runtime,
+        })
     }
 }
 
-impl AsyncTransport for Http {
+impl Transport for Http {
+    fn perform<'a>(
+        &'a self,
+        request: Request<()>,
+        exchange: &'a mut Exchange<'_>,
+    ) -> impl Future<Output = ()> + Send + 'a {
+        perform_async_http(self, request, exchange)
+    }
+
+    async fn sleep_until(&self, deadline: Instant) {
+        tokio::time::sleep_until(deadline.into()).await;
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        match &self.runtime {
+            OwnRuntime::Own(Some(runtime)) => runtime.block_on(future),
+            OwnRuntime::Own(None) => unreachable!("the runtime is only taken on drop"),
+            OwnRuntime::Ambient(handle) => handle.block_on(future),
+        }
+    }
+}
+
+impl AsyncHttp for Http {
     type Body = Incoming;
     type Chunk = Bytes;
 
     async fn send(&self, request: Request<()>) -> Result<Response<Incoming>, TransportError> {
-        self.0
+        self.client
             .request(hyper_body::request(request))
             .await
             .map_err(request_error)
@@ -113,10 +179,6 @@ impl AsyncTransport for Http {
 
     async fn next_chunk(&self, body: &mut Incoming) -> Option<Result<Bytes, TransportError>> {
         hyper_body::next_chunk(body).await
-    }
-
-    async fn sleep_until(&self, deadline: Instant) {
-        tokio::time::sleep_until(deadline.into()).await;
     }
 }
 

@@ -3,26 +3,27 @@
 
 use std::time::{Duration, Instant};
 
+use tfdisco_core::Env;
 use tfdisco_core::{Config, Dialect, Discovery, ErrorKind, StaticCredentials, TransportErrorKind};
-use tfdisco_transport::{ClientBuilder, Environment, Exchange};
+use tfdisco_transport::ClientBuilder;
 
 use super::{
-    GENEROUS, TOKEN_PREFIX, Transport, WELL_KNOWN, build, builder, error, services, token,
-    transport_kind,
+    Client, GENEROUS, Subject, TOKEN_PREFIX, WELL_KNOWN, build, builder, error, record, services,
+    token, transport_kind,
 };
 use crate::{Reply, TestServer, pki, traces};
 
-pub fn user_agent_and_dialect<T: Transport>() {
+pub fn user_agent_and_dialect<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let terraform = build::<T>(builder::<T>().dialect(Dialect::Terraform));
-    services::<T>(T::discover(&terraform, &server.host()));
+    services::<T>(terraform.discover(&server.host()));
     let custom = build::<T>(
         builder::<T>()
             .user_agent("my-mirror/1.0")
             .append_user_agent("  ci-run  "),
     );
-    services::<T>(T::discover(&custom, &server.host()));
+    services::<T>(custom.discover(&server.host()));
     let agents: Vec<_> = server
         .requests()
         .iter()
@@ -46,42 +47,39 @@ pub fn user_agent_and_dialect<T: Transport>() {
 }
 
 /// `SSL_CERT_FILE` replaces the system roots, as in Go on Unix.
-pub fn ssl_cert_file_from_environment<T: Transport>() {
+pub fn ssl_cert_file_from_environment<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let with_env = |file: String| {
         ClientBuilder::new()
-            .environment(Environment::from_vars([("SSL_CERT_FILE", file)]))
+            .environment(Env::new([("SSL_CERT_FILE", file)]))
             .timeout(GENEROUS)
     };
     let trusting = build::<T>(with_env(pki().ca_file().display().to_string()));
-    services::<T>(T::discover(&trusting, &server.host()));
+    services::<T>(trusting.discover(&server.host()));
     let system_only = build::<T>(with_env("/nonexistent/tfdisco-bundle.pem".into()));
-    let e = error::<T>(
-        T::discover(&system_only, &server.host()),
-        ErrorKind::Network,
-    );
+    let e = error::<T>(system_only.discover(&server.host()), ErrorKind::Tls);
     assert_eq!(transport_kind::<T>(&e), TransportErrorKind::Tls, "{e}");
 }
 
-pub fn ca_certificate_file<T: Transport>() {
+pub fn ca_certificate_file<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let base = || {
         ClientBuilder::new()
             .system_roots(false)
-            .environment(Environment::empty())
+            .environment(Env::empty())
             .timeout(GENEROUS)
     };
     let client = build::<T>(base().add_root_certificate_file(pki().ca_file()));
-    services::<T>(T::discover(&client, &server.host()));
-    let missing: Result<T::Client, _> = base()
+    services::<T>(client.discover(&server.host()));
+    let missing: Result<Client<T>, _> = base()
         .add_root_certificate_file("/nonexistent/tfdisco-ca.pem")
         .build();
     assert!(missing.is_err(), "{}: a missing CA file", T::NAME);
 }
 
-pub fn observer_sees_each_exchange<T: Transport>() {
+pub fn observer_sees_each_exchange<T: Subject>() {
     let server = TestServer::start();
     let doc = r#"{"modules.v1": "/m/"}"#;
     server
@@ -95,9 +93,7 @@ pub fn observer_sees_each_exchange<T: Transport>() {
         Instant::now(),
     );
     let mut exchanges = Vec::new();
-    let s = services::<T>(T::drive(&client, &mut discovery, &mut |e: &Exchange| {
-        exchanges.push(e.clone())
-    }));
+    let s = services::<T>(client.drive(&mut discovery, Some(&mut record(&mut exchanges))));
     assert_eq!(s.len(), 1);
     assert_eq!(exchanges.len(), 2, "{}", T::NAME);
     let (first, second) = (&exchanges[0], &exchanges[1]);
@@ -117,33 +113,33 @@ pub fn observer_sees_each_exchange<T: Transport>() {
 
 /// Two discoveries, with the cache emptied in between; returns the
 /// connection numbers the server saw.
-fn two_discoveries<T: Transport>(reuse: bool) -> (Vec<u64>, u64) {
+fn two_discoveries<T: Subject>(reuse: bool) -> (Vec<u64>, u64) {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(builder::<T>().reuse_connections(reuse));
-    services::<T>(T::discover(&client, &server.host()));
-    T::registry(&client).forget(&server.host());
+    services::<T>(client.discover(&server.host()));
+    client.registry().forget(&server.host());
     // Let the connection go back to the pool before the next request.
     std::thread::sleep(Duration::from_millis(100));
-    services::<T>(T::discover(&client, &server.host()));
+    services::<T>(client.discover(&server.host()));
     let ids = server.requests().iter().map(|r| r.connection).collect();
     (ids, server.connections())
 }
 
-pub fn connections_are_reused<T: Transport>() {
+pub fn connections_are_reused<T: Subject>() {
     let (ids, connections) = two_discoveries::<T>(true);
     assert_eq!(ids, [1, 1], "{}", T::NAME);
     assert_eq!(connections, 1, "{}", T::NAME);
 }
 
-pub fn new_connection_per_request_without_reuse<T: Transport>() {
+pub fn new_connection_per_request_without_reuse<T: Subject>() {
     let (ids, connections) = two_discoveries::<T>(false);
     assert_eq!(ids, [1, 2], "{}", T::NAME);
     assert_eq!(connections, 2, "{}", T::NAME);
 }
 
 /// Start, redirect, success, cache hit and failure are traced; no token is.
-pub fn traces_never_show_the_token<T: Transport>() {
+pub fn traces_never_show_the_token<T: Subject>() {
     let traces = traces();
     let server = TestServer::start();
     server
@@ -158,9 +154,9 @@ pub fn traces_never_show_the_token<T: Transport>() {
                 .with(failing.host(), token("traced-too")),
         ),
     );
-    services::<T>(T::discover(&client, &server.host()));
-    services::<T>(T::discover(&client, &server.host()));
-    error::<T>(T::discover(&client, &failing.host()), ErrorKind::Status);
+    services::<T>(client.discover(&server.host()));
+    services::<T>(client.discover(&server.host()));
+    error::<T>(client.discover(&failing.host()), ErrorKind::Status);
     let lines = traces.lines();
     let about = |host: &str, message: &str| {
         lines

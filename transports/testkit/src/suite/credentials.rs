@@ -6,13 +6,13 @@ use std::net::SocketAddr;
 use tfdisco_core::{Credentials, CredentialsError, CredentialsSource, Hostname, StaticCredentials};
 
 use super::{
-    Builder, Transport, WELL_KNOWN, assert_paths, bearer, build, builder, hostname, service_url,
+    Builder, Subject, WELL_KNOWN, assert_paths, bearer, build, builder, hostname, service_url,
     services, token,
 };
 use crate::{Reply, TestServer};
 
 /// `host` on `port` connects to the test server's loopback port.
-fn resolving<T: Transport>(builder: Builder<T>, names: &[&str], ports: &[u16]) -> Builder<T> {
+fn resolving<T: Subject>(builder: Builder<T>, names: &[&str], ports: &[u16]) -> Builder<T> {
     let mut builder = builder;
     for name in names {
         for port in ports {
@@ -22,7 +22,7 @@ fn resolving<T: Transport>(builder: Builder<T>, names: &[&str], ports: &[u16]) -
     builder
 }
 
-pub fn sends_credentials_and_user_agent<T: Transport>() {
+pub fn sends_credentials_and_user_agent<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(
@@ -30,7 +30,7 @@ pub fn sends_credentials_and_user_agent<T: Transport>() {
             .credentials(StaticCredentials::new().with(server.host(), token("plain")))
             .user_agent("tfdisco-suite/1.0"),
     );
-    services::<T>(T::discover(&client, &server.host()));
+    services::<T>(client.discover(&server.host()));
     let seen = server.requests();
     assert_eq!(seen.len(), 1, "{}", T::NAME);
     assert_eq!(seen[0].authorization(), Some(&*bearer("plain")));
@@ -39,7 +39,7 @@ pub fn sends_credentials_and_user_agent<T: Transport>() {
 
 /// Same host other port (kept), subdomain (kept), other host (dropped), and
 /// back again (still dropped).
-pub fn credentials_follow_d4<T: Transport>() {
+pub fn credentials_follow_d4<T: Subject>() {
     let server = TestServer::start();
     let (p, other) = (server.port(), server.other_port());
     let host = hostname(&format!("example.test:{p}"));
@@ -70,7 +70,7 @@ pub fn credentials_follow_d4<T: Transport>() {
         .max_redirects(4)
         .credentials(StaticCredentials::new().with(host.clone(), token("d4"))),
     );
-    let s = services::<T>(T::discover(&client, &host));
+    let s = services::<T>(client.discover(&host));
     assert_eq!(
         service_url(&s, "modules.v1"),
         format!("https://example.test:{p}/m/")
@@ -105,7 +105,7 @@ pub fn credentials_follow_d4<T: Transport>() {
     );
 }
 
-pub fn credentials_not_sent_to_parent_domain<T: Transport>() {
+pub fn credentials_not_sent_to_parent_domain<T: Subject>() {
     let server = TestServer::start();
     let p = server.port();
     let host = hostname(&format!("registry.example.test:{p}"));
@@ -123,7 +123,7 @@ pub fn credentials_not_sent_to_parent_domain<T: Transport>() {
         )
         .credentials(StaticCredentials::new().with(host.clone(), token("child"))),
     );
-    services::<T>(T::discover(&client, &host));
+    services::<T>(client.discover(&host));
     let sent: Vec<_> = server
         .requests()
         .iter()
@@ -140,11 +140,11 @@ impl CredentialsSource for FailingSource {
     }
 }
 
-pub fn failing_credentials_source_means_anonymous<T: Transport>() {
+pub fn failing_credentials_source_means_anonymous<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(builder::<T>().credentials(FailingSource));
-    services::<T>(T::discover(&client, &server.host()));
+    services::<T>(client.discover(&server.host()));
     let seen = server.requests();
     assert_eq!(seen.len(), 1, "{}", T::NAME);
     assert_eq!(seen[0].authorization(), None);
@@ -152,7 +152,7 @@ pub fn failing_credentials_source_means_anonymous<T: Transport>() {
 
 /// An alias fetches the target's document with the target's credentials and
 /// is cached under the alias; the target is a separate entry.
-pub fn alias_uses_target_document_and_credentials<T: Transport>() {
+pub fn alias_uses_target_document_and_credentials<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json(r#"{"modules.v1": "/m/"}"#));
     let alias = hostname("alias.test");
@@ -163,17 +163,17 @@ pub fn alias_uses_target_document_and_credentials<T: Transport>() {
                 .with(alias.clone(), token("alias")),
         ),
     );
-    T::registry(&client).alias(alias.clone(), server.host());
-    let s = services::<T>(T::discover(&client, &alias));
+    client.registry().alias(alias.clone(), server.host());
+    let s = services::<T>(client.discover(&alias));
     assert_eq!(service_url(&s, "modules.v1"), server.url("/m/"));
     assert_eq!(
         server.requests()[0].authorization(),
         Some(&*bearer("target"))
     );
-    assert!(T::registry(&client).cached(&alias).is_some());
-    assert!(T::registry(&client).cached(&server.host()).is_none());
-    services::<T>(T::discover(&client, &alias));
+    assert!(client.registry().cached(&alias).is_some());
+    assert!(client.registry().cached(&server.host()).is_none());
+    services::<T>(client.discover(&alias));
     assert_paths::<T>(&server, &[WELL_KNOWN]);
-    services::<T>(T::discover(&client, &server.host()));
+    services::<T>(client.discover(&server.host()));
     assert_paths::<T>(&server, &[WELL_KNOWN, WELL_KNOWN]);
 }

@@ -2,20 +2,20 @@
 
 use tfdisco_core::{Dialect, Error, ErrorKind, Services};
 
-use super::{Transport, WELL_KNOWN, assert_paths, build, builder, error, service_url, services};
+use super::{Subject, WELL_KNOWN, assert_paths, build, builder, error, service_url, services};
 use crate::{Reply, TestServer};
 
 /// Serves `reply` at the discovery path and discovers the server once.
-fn discover_with<T: Transport>(reply: Reply) -> (TestServer, Result<Services, Error>) {
+fn discover_with<T: Subject>(reply: Reply) -> (TestServer, Result<Services, Error>) {
     let server = TestServer::start();
     server.route(WELL_KNOWN, reply);
     let client = build::<T>(builder::<T>());
-    let result = T::discover(&client, &server.host());
+    let result = client.discover(&server.host());
     assert_paths::<T>(&server, &[WELL_KNOWN]);
     (server, result)
 }
 
-pub fn discovers_absolute_urls<T: Transport>() {
+pub fn discovers_absolute_urls<T: Subject>() {
     let (server, result) = discover_with::<T>(Reply::json(
         r#"{"modules.v1": "https://modules.example.com/v1/", "login.v1": {"client": "cli"}}"#,
     ));
@@ -43,7 +43,7 @@ pub fn discovers_absolute_urls<T: Transport>() {
     assert_eq!(seen.authorization(), None);
 }
 
-pub fn resolves_relative_urls<T: Transport>() {
+pub fn resolves_relative_urls<T: Subject>() {
     let (server, result) = discover_with::<T>(Reply::json(
         r#"{"a.v1": "api/", "b.v1": "/api/", "c.v1": "../api/"}"#,
     ));
@@ -53,14 +53,14 @@ pub fn resolves_relative_urls<T: Transport>() {
     assert_eq!(service_url(&s, "c.v1"), server.url("/api/"));
 }
 
-pub fn keeps_query_drops_fragment<T: Transport>() {
+pub fn keeps_query_drops_fragment<T: Subject>() {
     let (server, result) =
         discover_with::<T>(Reply::json(r#"{"modules.v1": "/m/?x=1&y=two#fragment"}"#));
     let s = services::<T>(result);
     assert_eq!(service_url(&s, "modules.v1"), server.url("/m/?x=1&y=two"));
 }
 
-fn with_content_type<T: Transport>(value: Option<&str>) -> Result<Services, Error> {
+fn with_content_type<T: Subject>(value: Option<&str>) -> Result<Services, Error> {
     let mut reply = Reply::new(200);
     if let Some(value) = value {
         reply = reply.header("Content-Type", value);
@@ -68,19 +68,19 @@ fn with_content_type<T: Transport>(value: Option<&str>) -> Result<Services, Erro
     discover_with::<T>(reply.body(br#"{"modules.v1": "/m/"}"#)).1
 }
 
-pub fn accepts_charset_parameter<T: Transport>() {
+pub fn accepts_charset_parameter<T: Subject>() {
     let s = services::<T>(with_content_type::<T>(Some(
         "application/json; charset=utf-8",
     )));
     assert_eq!(s.len(), 1);
 }
 
-pub fn accepts_upper_case_media_type<T: Transport>() {
+pub fn accepts_upper_case_media_type<T: Subject>() {
     let s = services::<T>(with_content_type::<T>(Some("Application/JSON")));
     assert_eq!(s.len(), 1);
 }
 
-pub fn rejects_missing_content_type<T: Transport>() {
+pub fn rejects_missing_content_type<T: Subject>() {
     let e = error::<T>(with_content_type::<T>(None), ErrorKind::ContentType);
     assert!(
         matches!(e, Error::MalformedContentType { ref value, .. } if value.is_empty()),
@@ -88,7 +88,7 @@ pub fn rejects_missing_content_type<T: Transport>() {
     );
 }
 
-pub fn rejects_malformed_content_type<T: Transport>() {
+pub fn rejects_malformed_content_type<T: Subject>() {
     let e = error::<T>(
         with_content_type::<T>(Some("application/json; charset")),
         ErrorKind::ContentType,
@@ -96,7 +96,7 @@ pub fn rejects_malformed_content_type<T: Transport>() {
     assert!(matches!(e, Error::MalformedContentType { .. }), "{e:?}");
 }
 
-pub fn rejects_unsupported_content_type<T: Transport>() {
+pub fn rejects_unsupported_content_type<T: Subject>() {
     let e = error::<T>(
         with_content_type::<T>(Some("text/plain")),
         ErrorKind::ContentType,
@@ -107,24 +107,24 @@ pub fn rejects_unsupported_content_type<T: Transport>() {
     );
 }
 
-pub fn not_found_means_no_services<T: Transport>() {
+pub fn not_found_means_no_services<T: Subject>() {
     let (server, result) = discover_with::<T>(Reply::new(404).body(b"not here"));
     let s = services::<T>(result);
     assert!(s.is_empty() && !s.has_document(), "{s:?}");
     assert_eq!(s.discovery_url().as_str(), server.url(WELL_KNOWN));
 }
 
-pub fn null_means_no_services<T: Transport>() {
+pub fn null_means_no_services<T: Subject>() {
     let s = services::<T>(discover_with::<T>(Reply::json("null")).1);
     assert!(s.is_empty(), "{s:?}");
 }
 
-pub fn empty_object_has_no_services<T: Transport>() {
+pub fn empty_object_has_no_services<T: Subject>() {
     let s = services::<T>(discover_with::<T>(Reply::json("{}")).1);
     assert!(s.is_empty(), "{s:?}");
 }
 
-pub fn status_500_is_an_error<T: Transport>() {
+pub fn status_500_is_an_error<T: Subject>() {
     let e = error::<T>(
         discover_with::<T>(Reply::new(500).body(b"oops")).1,
         ErrorKind::Status,
@@ -132,12 +132,12 @@ pub fn status_500_is_an_error<T: Transport>() {
     assert_eq!(e.status().map(|s| s.as_u16()), Some(500));
 }
 
-pub fn status_204_is_an_error<T: Transport>() {
+pub fn status_204_is_an_error<T: Subject>() {
     let e = error::<T>(discover_with::<T>(Reply::new(204)).1, ErrorKind::Status);
     assert_eq!(e.status().map(|s| s.as_u16()), Some(204));
 }
 
-fn with_body<T: Transport>(body: &[u8]) -> Result<Services, Error> {
+fn with_body<T: Subject>(body: &[u8]) -> Result<Services, Error> {
     discover_with::<T>(
         Reply::new(200)
             .header("Content-Type", "application/json")
@@ -146,7 +146,7 @@ fn with_body<T: Transport>(body: &[u8]) -> Result<Services, Error> {
     .1
 }
 
-pub fn invalid_utf8_is_replaced<T: Transport>() {
+pub fn invalid_utf8_is_replaced<T: Subject>() {
     let s = services::<T>(with_body::<T>(b"{\"modules.v1\": \"/caf\xe9/\"}"));
     assert_eq!(
         s.service_url("modules.v1")
@@ -157,11 +157,11 @@ pub fn invalid_utf8_is_replaced<T: Transport>() {
     );
 }
 
-pub fn byte_order_mark_is_an_error<T: Transport>() {
+pub fn byte_order_mark_is_an_error<T: Subject>() {
     error::<T>(with_body::<T>(b"\xef\xbb\xbf{}"), ErrorKind::Json);
 }
 
-pub fn duplicate_keys_keep_the_last<T: Transport>() {
+pub fn duplicate_keys_keep_the_last<T: Subject>() {
     let s = services::<T>(with_body::<T>(
         br#"{"modules.v1": "/old/", "modules.v1": "/new/"}"#,
     ));
@@ -169,7 +169,7 @@ pub fn duplicate_keys_keep_the_last<T: Transport>() {
     assert!(service_url(&s, "modules.v1").ends_with("/new/"));
 }
 
-pub fn deep_nesting_is_an_error<T: Transport>() {
+pub fn deep_nesting_is_an_error<T: Subject>() {
     let mut body = b"{\"a.v1\": ".to_vec();
     body.extend(std::iter::repeat_n(b'[', 100_000));
     body.extend(std::iter::repeat_n(b']', 100_000));
@@ -177,7 +177,7 @@ pub fn deep_nesting_is_an_error<T: Transport>() {
     error::<T>(with_body::<T>(&body), ErrorKind::Json);
 }
 
-pub fn large_response_header_is_fine<T: Transport>() {
+pub fn large_response_header_is_fine<T: Subject>() {
     let big = "a".repeat(64 * 1024);
     let s = services::<T>(
         discover_with::<T>(Reply::json(r#"{"modules.v1": "/m/"}"#).header("X-Large", &big)).1,

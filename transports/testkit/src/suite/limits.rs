@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use tfdisco_core::{DEFAULT_BODY_LIMIT, Error, ErrorKind};
 
-use super::{SHORT, Transport, WELL_KNOWN, assert_paths, build, builder, error, services};
+use super::{SHORT, Subject, WELL_KNOWN, assert_paths, build, builder, error, services};
 use crate::{Reply, TestServer};
 
 /// How many bytes past the limit a server may have sent before the client
@@ -31,7 +31,7 @@ fn document_of_size(size: usize) -> Vec<u8> {
 
 /// Serves a huge body (declared or not), expects `TooLarge` with that
 /// declared length, and returns how many body bytes the server sent.
-fn over_the_limit<T: Transport>(declared: Option<u64>) -> u64 {
+fn over_the_limit<T: Subject>(declared: Option<u64>) -> u64 {
     let server = TestServer::start();
     let mut reply = Reply::new(200);
     if let Some(n) = declared {
@@ -39,7 +39,7 @@ fn over_the_limit<T: Transport>(declared: Option<u64>) -> u64 {
     }
     server.route(WELL_KNOWN, huge_body(reply));
     let client = build::<T>(builder::<T>());
-    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::TooLarge);
+    let e = error::<T>(client.discover(&server.host()), ErrorKind::TooLarge);
     assert!(
         matches!(e, Error::BodyTooLarge { declared: d, .. } if d == declared),
         "{e:?}"
@@ -58,11 +58,11 @@ fn over_the_limit<T: Transport>(declared: Option<u64>) -> u64 {
     sent
 }
 
-pub fn declared_body_over_the_limit<T: Transport>() {
+pub fn declared_body_over_the_limit<T: Subject>() {
     over_the_limit::<T>(Some(64 << 20));
 }
 
-pub fn chunked_body_over_the_limit<T: Transport>() {
+pub fn chunked_body_over_the_limit<T: Subject>() {
     let sent = over_the_limit::<T>(None);
     assert!(
         sent > DEFAULT_BODY_LIMIT,
@@ -71,7 +71,7 @@ pub fn chunked_body_over_the_limit<T: Transport>() {
     );
 }
 
-pub fn declared_body_of_exactly_the_limit<T: Transport>() {
+pub fn declared_body_of_exactly_the_limit<T: Subject>() {
     let server = TestServer::start();
     let doc = document_of_size(DEFAULT_BODY_LIMIT as usize);
     server.route(
@@ -81,11 +81,11 @@ pub fn declared_body_of_exactly_the_limit<T: Transport>() {
             .body(&doc),
     );
     let client = build::<T>(builder::<T>());
-    let s = services::<T>(T::discover(&client, &server.host()));
+    let s = services::<T>(client.discover(&server.host()));
     assert_eq!(s.len(), 1);
 }
 
-pub fn chunked_body_of_exactly_the_limit<T: Transport>() {
+pub fn chunked_body_of_exactly_the_limit<T: Subject>() {
     let server = TestServer::start();
     let doc = document_of_size(DEFAULT_BODY_LIMIT as usize);
     server.route(
@@ -96,11 +96,11 @@ pub fn chunked_body_of_exactly_the_limit<T: Transport>() {
             .chunk_size(64 * 1024),
     );
     let client = build::<T>(builder::<T>());
-    let s = services::<T>(T::discover(&client, &server.host()));
+    let s = services::<T>(client.discover(&server.host()));
     assert_eq!(s.len(), 1);
 }
 
-pub fn configured_body_limit<T: Transport>() {
+pub fn configured_body_limit<T: Subject>() {
     let server = TestServer::start();
     server.route(
         WELL_KNOWN,
@@ -109,16 +109,16 @@ pub fn configured_body_limit<T: Transport>() {
             .chunked([document_of_size(200)]),
     );
     let client = build::<T>(builder::<T>().body_limit(100));
-    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::TooLarge);
+    let e = error::<T>(client.discover(&server.host()), ErrorKind::TooLarge);
     assert!(matches!(e, Error::BodyTooLarge { limit: 100, .. }), "{e:?}");
 }
 
 /// Runs a discovery that must time out after [`SHORT`], and checks it did
 /// not take much longer.
-fn times_out<T: Transport>(server: &TestServer) {
+fn times_out<T: Subject>(server: &TestServer) {
     let client = build::<T>(builder::<T>().timeout(SHORT));
     let started = Instant::now();
-    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::Timeout);
+    let e = error::<T>(client.discover(&server.host()), ErrorKind::Timeout);
     let took = started.elapsed();
     assert!(
         took >= SHORT,
@@ -130,13 +130,13 @@ fn times_out<T: Transport>(server: &TestServer) {
     assert_paths::<T>(server, &[WELL_KNOWN]);
 }
 
-pub fn stall_before_headers_times_out<T: Transport>() {
+pub fn stall_before_headers_times_out<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}").stall(Duration::from_secs(20)));
     times_out::<T>(&server);
 }
 
-pub fn dripping_body_times_out<T: Transport>() {
+pub fn dripping_body_times_out<T: Subject>() {
     let server = TestServer::start();
     server.route(
         WELL_KNOWN,
@@ -148,7 +148,7 @@ pub fn dripping_body_times_out<T: Transport>() {
     assert!(server.requests()[0].body_bytes_sent() < 1002, "{}", T::NAME);
 }
 
-pub fn slow_server_within_the_deadline<T: Transport>() {
+pub fn slow_server_within_the_deadline<T: Subject>() {
     let server = TestServer::start();
     server.route(
         WELL_KNOWN,
@@ -158,6 +158,6 @@ pub fn slow_server_within_the_deadline<T: Transport>() {
             .interval(Duration::from_millis(5)),
     );
     let client = build::<T>(builder::<T>());
-    let s = services::<T>(T::discover(&client, &server.host()));
+    let s = services::<T>(client.discover(&server.host()));
     assert_eq!(s.len(), 1);
 }

@@ -1,5 +1,5 @@
-//! The conformance suite: every scenario, written once against
-//! [`Transport`], run by every transport through [`crate::conformance_suite!`].
+//! The conformance suite: every scenario, written once against a
+//! [`Subject`], run by every transport through [`crate::conformance_suite!`].
 //!
 //! Each scenario starts its own [`TestServer`] (and proxy, if it needs one),
 //! builds a client, and asserts both the result and what the servers saw.
@@ -24,41 +24,34 @@ pub mod registry;
 
 use std::time::Duration;
 
-use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Credentials, Discovery, Error, ErrorKind, Hostname, Services, TransportErrorKind,
+    Credentials, DISCOVERY_PATH, Env, Error, ErrorKind, Hostname, Services, TransportErrorKind,
 };
-use tfdisco_transport::{ClientBuilder, Environment, FromSettings, Observer, SharedRegistry};
+use tfdisco_transport::{
+    BlockingClient, ClientBuilder, Event, ExchangeReport, FromSettings, Transport,
+};
 
 use crate::{TestServer, pki};
 
-/// What a transport offers the suite, with a blocking interface: async
-/// transports block on their runtime.
-pub trait Transport: 'static {
+/// A transport the suite runs against: its name, for failure messages, and
+/// its [`Transport`]. Every scenario drives it through a [`BlockingClient`],
+/// which runs the same async client code every client of that transport
+/// runs.
+pub trait Subject: 'static {
     /// Shown in failure messages.
     const NAME: &'static str;
-    /// The transport's client.
-    type Client: FromSettings + Send + Sync + 'static;
-
-    /// The client's `discover`.
-    fn discover(client: &Self::Client, host: &Hostname) -> Result<Services, Error>;
-    /// The client's `service_url`.
-    fn service_url(client: &Self::Client, host: &Hostname, id: &str) -> Result<Url, Error>;
-    /// The client's registry.
-    fn registry(client: &Self::Client) -> &SharedRegistry;
-    /// The client's low-level entry point: drive one discovery, observed.
-    fn drive(
-        client: &Self::Client,
-        discovery: &mut Discovery,
-        observer: &mut dyn Observer,
-    ) -> Result<Services, Error>;
+    /// The transport.
+    type Transport: Transport + FromSettings;
 }
 
+/// The client every scenario uses.
+pub type Client<T> = BlockingClient<<T as Subject>::Transport>;
+
 /// The client builder of `T`.
-pub type Builder<T> = ClientBuilder<<T as Transport>::Client>;
+pub type Builder<T> = ClientBuilder<Client<T>>;
 
 /// The discovery path.
-pub const WELL_KNOWN: &str = "/.well-known/terraform.json";
+pub const WELL_KNOWN: &str = DISCOVERY_PATH;
 
 /// The deadline for scenarios that should succeed: long enough for any
 /// loaded machine, short enough that a hang fails the test.
@@ -69,16 +62,16 @@ pub const SHORT: Duration = Duration::from_millis(600);
 
 /// A builder that trusts only the test CA, reads no environment and allows
 /// [`GENEROUS`] time.
-pub fn builder<T: Transport>() -> Builder<T> {
+pub fn builder<T: Subject>() -> Builder<T> {
     ClientBuilder::new()
         .system_roots(false)
         .add_root_certificate_pem(pki().ca_pem())
-        .environment(Environment::empty())
+        .environment(Env::empty())
         .timeout(GENEROUS)
 }
 
 /// Builds the client or fails the test.
-pub fn build<T: Transport>(builder: Builder<T>) -> T::Client {
+pub fn build<T: Subject>(builder: Builder<T>) -> Client<T> {
     match builder.build() {
         Ok(client) => client,
         Err(e) => panic!("{}: the client does not build: {e}", T::NAME),
@@ -87,7 +80,7 @@ pub fn build<T: Transport>(builder: Builder<T>) -> T::Client {
 
 /// The services, or a failed test naming the transport.
 #[track_caller]
-pub fn services<T: Transport>(result: Result<Services, Error>) -> Services {
+pub fn services<T: Subject>(result: Result<Services, Error>) -> Services {
     match result {
         Ok(services) => services,
         Err(e) => panic!("{}: expected services, got error: {e} ({e:?})", T::NAME),
@@ -96,7 +89,7 @@ pub fn services<T: Transport>(result: Result<Services, Error>) -> Services {
 
 /// The error, which must be of `kind`, or a failed test.
 #[track_caller]
-pub fn error<T: Transport>(result: Result<Services, Error>, kind: ErrorKind) -> Error {
+pub fn error<T: Subject>(result: Result<Services, Error>, kind: ErrorKind) -> Error {
     match result {
         Ok(services) => panic!("{}: expected a {kind} error, got {services:?}", T::NAME),
         Err(e) if e.kind() == kind => e,
@@ -106,7 +99,7 @@ pub fn error<T: Transport>(result: Result<Services, Error>, kind: ErrorKind) -> 
 
 /// The class of a transport failure.
 #[track_caller]
-pub fn transport_kind<T: Transport>(e: &Error) -> TransportErrorKind {
+pub fn transport_kind<T: Subject>(e: &Error) -> TransportErrorKind {
     match e {
         Error::Transport { error, .. } => error.kind(),
         other => panic!("{}: expected a transport error, got {other}", T::NAME),
@@ -140,73 +133,50 @@ pub fn bearer(name: &str) -> String {
     format!("Bearer {TOKEN_PREFIX}{name}")
 }
 
+/// An observer that keeps every exchange report.
+pub fn record(reports: &mut Vec<ExchangeReport>) -> impl FnMut(&Event<'_>) + Send + '_ {
+    |event| {
+        if let Event::Exchange(report) = event {
+            reports.push((*report).clone());
+        }
+    }
+}
+
 /// Runs the suite for a transport: one `#[test]` per scenario.
 ///
-/// For a client with the usual methods (`discover`, `service_url`,
-/// `registry`, `drive`), name the transport, its label and client type, and
-/// how a call's result is waited for (`|call| call` for a blocking client):
+/// Name the subject, its label and its [`Transport`] type:
 ///
 /// ```ignore
-/// tfdisco_testkit::conformance_suite!(Tokio, "tokio", tfdisco_tokio::Client, |call| RUNTIME.block_on(call));
+/// tfdisco_testkit::conformance_suite!(Tokio, "tokio", tfdisco_tokio::Http);
 /// ```
 ///
-/// Or implement [`Transport`] yourself and write
-/// `tfdisco_testkit::conformance_suite!(MyTransport);`.
+/// Or implement [`Subject`] yourself and write
+/// `tfdisco_testkit::conformance_suite!(MySubject);`.
 #[macro_export]
 macro_rules! conformance_suite {
-    ($name:ident, $label:literal, $client:ty, |$call:ident| $wait:expr) => {
+    ($name:ident, $label:literal, $transport:ty) => {
         struct $name;
 
-        impl $crate::Transport for $name {
+        impl $crate::suite::Subject for $name {
             const NAME: &'static str = $label;
-            type Client = $client;
-
-            fn discover(
-                client: &$client,
-                host: &$crate::__core::Hostname,
-            ) -> Result<$crate::__core::Services, $crate::__core::Error> {
-                let $call = client.discover(host);
-                $wait
-            }
-
-            fn service_url(
-                client: &$client,
-                host: &$crate::__core::Hostname,
-                id: &str,
-            ) -> Result<$crate::__core::url::Url, $crate::__core::Error> {
-                let $call = client.service_url(host, id);
-                $wait
-            }
-
-            fn registry(client: &$client) -> &$crate::__transport::SharedRegistry {
-                client.registry()
-            }
-
-            fn drive(
-                client: &$client,
-                discovery: &mut $crate::__core::Discovery,
-                observer: &mut dyn $crate::__transport::Observer,
-            ) -> Result<$crate::__core::Services, $crate::__core::Error> {
-                let $call = client.drive(discovery, Some(observer));
-                $wait
-            }
+            type Transport = $transport;
         }
 
         $crate::conformance_suite!($name);
     };
-    ($transport:ty) => {
-        $crate::__with_scenarios!(__scenario_tests!($transport));
+    ($subject:ty) => {
+        $crate::__with_scenarios!(__scenario_tests!($subject));
     };
 }
 
 #[doc(hidden)]
 #[macro_export]
 macro_rules! __scenario_tests {
-    (($transport:ty) $($module:ident :: $name:ident,)*) => {
+    (($subject:ty) $($module:ident :: $name:ident,)*) => {
         $(
             #[test]
             fn $name() {
-                $crate::suite::$module::$name::<$transport>();
+                $crate::suite::$module::$name::<$subject>();
             }
         )*
     };
@@ -305,14 +275,14 @@ pub const SCENARIOS: &[&str] = crate::__with_scenarios!(__scenario_names!());
 
 /// The server saw exactly these paths.
 #[track_caller]
-pub fn assert_paths<T: Transport>(server: &TestServer, expected: &[&str]) {
+pub fn assert_paths<T: Subject>(server: &TestServer, expected: &[&str]) {
     let paths = server.paths();
     assert_eq!(paths, expected, "{}: the requests the server saw", T::NAME);
 }
 
 #[cfg(test)]
 mod tests {
-    /// Every `pub fn name<T: Transport>()` in a scenario module is listed
+    /// Every `pub fn name<T: Subject>()` in a scenario module is listed
     /// once in the macro, so no transport skips one.
     #[test]
     fn every_scenario_is_listed_once() {
@@ -329,7 +299,7 @@ mod tests {
         for (module, source) in sources {
             for line in source.lines() {
                 if let Some(rest) = line.strip_prefix("pub fn ") {
-                    if let Some((name, _)) = rest.split_once("<T: Transport>()") {
+                    if let Some((name, _)) = rest.split_once("<T: Subject>()") {
                         defined.push(format!("{module}::{name}"));
                     }
                 }

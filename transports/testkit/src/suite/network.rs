@@ -3,15 +3,16 @@
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use tfdisco_core::Env;
 use tfdisco_core::{Config, Discovery, ErrorKind, TransportErrorKind};
-use tfdisco_transport::{Environment, Exchange};
 
 use super::{
-    Transport, WELL_KNOWN, assert_paths, build, builder, error, hostname, services, transport_kind,
+    Subject, WELL_KNOWN, assert_paths, build, builder, error, hostname, record, services,
+    transport_kind,
 };
 use crate::{Cert, Reply, TestProxy, TestServer, Tunnel};
 
-pub fn connection_reset_mid_body<T: Transport>() {
+pub fn connection_reset_mid_body<T: Subject>() {
     let server = TestServer::start();
     server.route(
         WELL_KNOWN,
@@ -25,9 +26,7 @@ pub fn connection_reset_mid_body<T: Transport>() {
     let client = build::<T>(builder::<T>());
     let mut discovery = Discovery::new(server.host(), &Config::default(), None, Instant::now());
     let mut exchanges = Vec::new();
-    let result = T::drive(&client, &mut discovery, &mut |e: &Exchange| {
-        exchanges.push(e.clone())
-    });
+    let result = client.drive(&mut discovery, Some(&mut record(&mut exchanges)));
     let e = error::<T>(result, ErrorKind::Network);
     assert_eq!(transport_kind::<T>(&e), TransportErrorKind::Io, "{e}");
     assert_eq!(exchanges.len(), 1, "{}", T::NAME);
@@ -40,24 +39,24 @@ pub fn connection_reset_mid_body<T: Transport>() {
     assert!(exchanges[0].error.is_some());
 }
 
-pub fn connection_refused<T: Transport>() {
+pub fn connection_refused<T: Subject>() {
     let port = {
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a port");
         listener.local_addr().expect("bound").port()
     };
     let client = build::<T>(builder::<T>());
     let e = error::<T>(
-        T::discover(&client, &hostname(&format!("127.0.0.1:{port}"))),
+        client.discover(&hostname(&format!("127.0.0.1:{port}"))),
         ErrorKind::Network,
     );
     assert_eq!(transport_kind::<T>(&e), TransportErrorKind::Connect, "{e}");
 }
 
-fn refused_certificate<T: Transport>(cert: Cert) {
+fn refused_certificate<T: Subject>(cert: Cert) {
     let server = TestServer::with_cert(cert);
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(builder::<T>());
-    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::Network);
+    let e = error::<T>(client.discover(&server.host()), ErrorKind::Tls);
     assert_eq!(transport_kind::<T>(&e), TransportErrorKind::Tls, "{e}");
     assert_paths::<T>(&server, &[]);
     // The client connected, then refused the certificate (libcurl checks
@@ -65,15 +64,15 @@ fn refused_certificate<T: Transport>(cert: Cert) {
     assert!(server.connections() >= 1, "{}: never connected", T::NAME);
 }
 
-pub fn untrusted_certificate<T: Transport>() {
+pub fn untrusted_certificate<T: Subject>() {
     refused_certificate::<T>(Cert::Untrusted);
 }
 
-pub fn wrong_name_certificate<T: Transport>() {
+pub fn wrong_name_certificate<T: Subject>() {
     refused_certificate::<T>(Cert::WrongName);
 }
 
-pub fn proxy_tunnel<T: Transport>() {
+pub fn proxy_tunnel<T: Subject>() {
     let server = TestServer::start();
     let proxy = TestProxy::start();
     server.route(WELL_KNOWN, Reply::json(r#"{"modules.v1": "/m/"}"#));
@@ -82,7 +81,7 @@ pub fn proxy_tunnel<T: Transport>() {
         .replace("http://", "http://tfdisco:pr%40xy-secret@");
     let client = build::<T>(builder::<T>().proxy(&proxy_url));
     let host = hostname(&format!("example.test:{}", server.port()));
-    services::<T>(T::discover(&client, &host));
+    services::<T>(client.discover(&host));
     assert_eq!(
         proxy.tunnels(),
         [Tunnel {
@@ -96,24 +95,24 @@ pub fn proxy_tunnel<T: Transport>() {
     assert_eq!(server.requests()[0].host(), Some(host.as_str()));
 }
 
-pub fn proxy_from_environment<T: Transport>() {
+pub fn proxy_from_environment<T: Subject>() {
     let server = TestServer::start();
     let proxy = TestProxy::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
-    let env = Environment::from_vars([("HTTPS_PROXY", proxy.url())]);
+    let env = Env::new([("HTTPS_PROXY", proxy.url())]);
     let client = build::<T>(builder::<T>().environment(env));
     let host = hostname(&format!("registry.example.test:{}", server.port()));
-    services::<T>(T::discover(&client, &host));
+    services::<T>(client.discover(&host));
     let targets: Vec<String> = proxy.tunnels().into_iter().map(|t| t.target).collect();
     assert_eq!(targets, [host.to_string()], "{}", T::NAME);
     assert_paths::<T>(&server, &[WELL_KNOWN]);
 }
 
-pub fn no_proxy_from_environment<T: Transport>() {
+pub fn no_proxy_from_environment<T: Subject>() {
     let server = TestServer::start();
     let proxy = TestProxy::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
-    let env = Environment::from_vars([
+    let env = Env::new([
         ("HTTPS_PROXY", proxy.url().as_str()),
         ("NO_PROXY", "other.test,.example.test"),
     ]);
@@ -124,32 +123,29 @@ pub fn no_proxy_from_environment<T: Transport>() {
             .resolve("registry.example.test", addr),
     );
     let host = hostname(&format!("registry.example.test:{}", server.port()));
-    services::<T>(T::discover(&client, &host));
+    services::<T>(client.discover(&host));
     assert_eq!(proxy.tunnels(), [], "{}: NO_PROXY matched", T::NAME);
     assert_paths::<T>(&server, &[WELL_KNOWN]);
 }
 
-pub fn loopback_is_never_proxied<T: Transport>() {
+pub fn loopback_is_never_proxied<T: Subject>() {
     let server = TestServer::start();
     let proxy = TestProxy::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(builder::<T>().proxy(&proxy.url()));
-    services::<T>(T::discover(&client, &server.host()));
-    services::<T>(T::discover(
-        &client,
-        &hostname(&format!("127.0.0.1:{}", server.port())),
-    ));
+    services::<T>(client.discover(&server.host()));
+    services::<T>(client.discover(&hostname(&format!("127.0.0.1:{}", server.port()))));
     assert_eq!(proxy.tunnels(), [], "{}", T::NAME);
     assert_paths::<T>(&server, &[WELL_KNOWN, WELL_KNOWN]);
 }
 
-pub fn proxy_refuses_the_tunnel<T: Transport>() {
+pub fn proxy_refuses_the_tunnel<T: Subject>() {
     let server = TestServer::start();
     let proxy = TestProxy::refusing();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(builder::<T>().proxy(&proxy.url()));
     let host = hostname(&format!("example.test:{}", server.port()));
-    let e = error::<T>(T::discover(&client, &host), ErrorKind::Network);
+    let e = error::<T>(client.discover(&host), ErrorKind::Network);
     assert_eq!(transport_kind::<T>(&e), TransportErrorKind::Proxy, "{e}");
     assert_eq!(proxy.tunnels().len(), 1, "{}", T::NAME);
     assert_paths::<T>(&server, &[]);

@@ -4,21 +4,21 @@
 use tfdisco_core::{Error, ErrorKind, StaticCredentials};
 
 use super::{
-    Transport, WELL_KNOWN, assert_paths, bearer, build, builder, error, hostname, service_url,
+    Subject, WELL_KNOWN, assert_paths, bearer, build, builder, error, hostname, service_url,
     services, token,
 };
 use crate::{Reply, TestServer};
 
 /// `status` with a relative `Location`, then with an absolute one, then the
 /// document, whose relative URL resolves against the final URL.
-fn redirect_chain<T: Transport>(status: u16) {
+fn redirect_chain<T: Subject>(status: u16) {
     let server = TestServer::start();
     server
         .route(WELL_KNOWN, Reply::redirect(status, "/hop1"))
         .route("/hop1", Reply::redirect(status, &server.url("/hop2/")))
         .route("/hop2/", Reply::json(r#"{"modules.v1": "api/"}"#));
     let client = build::<T>(builder::<T>());
-    let s = services::<T>(T::discover(&client, &server.host()));
+    let s = services::<T>(client.discover(&server.host()));
     assert_eq!(s.discovery_url().as_str(), server.url("/hop2/"));
     assert_eq!(service_url(&s, "modules.v1"), server.url("/hop2/api/"));
     assert_paths::<T>(&server, &[WELL_KNOWN, "/hop1", "/hop2/"]);
@@ -28,34 +28,34 @@ fn redirect_chain<T: Transport>(status: u16) {
     );
 }
 
-pub fn redirect_301<T: Transport>() {
+pub fn redirect_301<T: Subject>() {
     redirect_chain::<T>(301);
 }
 
-pub fn redirect_302<T: Transport>() {
+pub fn redirect_302<T: Subject>() {
     redirect_chain::<T>(302);
 }
 
-pub fn redirect_303<T: Transport>() {
+pub fn redirect_303<T: Subject>() {
     redirect_chain::<T>(303);
 }
 
-pub fn redirect_307<T: Transport>() {
+pub fn redirect_307<T: Subject>() {
     redirect_chain::<T>(307);
 }
 
-pub fn redirect_308<T: Transport>() {
+pub fn redirect_308<T: Subject>() {
     redirect_chain::<T>(308);
 }
 
-pub fn redirect_to_other_port<T: Transport>() {
+pub fn redirect_to_other_port<T: Subject>() {
     let server = TestServer::start();
     let target = format!("https://localhost:{}/disco", server.other_port());
     server
         .route(WELL_KNOWN, Reply::redirect(302, &target))
         .route("/disco", Reply::json(r#"{"modules.v1": "/m/"}"#));
     let client = build::<T>(builder::<T>());
-    let s = services::<T>(T::discover(&client, &server.host()));
+    let s = services::<T>(client.discover(&server.host()));
     assert_eq!(s.discovery_url().as_str(), target);
     let seen = server.requests();
     assert_eq!(seen.len(), 2, "{}", T::NAME);
@@ -66,14 +66,14 @@ pub fn redirect_to_other_port<T: Transport>() {
     );
 }
 
-pub fn redirect_to_other_host<T: Transport>() {
+pub fn redirect_to_other_host<T: Subject>() {
     let server = TestServer::start();
     let target = format!("https://127.0.0.1:{}/disco", server.port());
     server
         .route(WELL_KNOWN, Reply::redirect(307, &target))
         .route("/disco", Reply::json(r#"{"modules.v1": "/m/"}"#));
     let client = build::<T>(builder::<T>());
-    let s = services::<T>(T::discover(&client, &server.host()));
+    let s = services::<T>(client.discover(&server.host()));
     assert_eq!(
         service_url(&s, "modules.v1"),
         format!("https://127.0.0.1:{}/m/", server.port())
@@ -86,28 +86,28 @@ pub fn redirect_to_other_host<T: Transport>() {
     );
 }
 
-pub fn redirect_without_location<T: Transport>() {
+pub fn redirect_without_location<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::new(302).body(b"nowhere"));
     let client = build::<T>(builder::<T>());
-    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::Redirect);
+    let e = error::<T>(client.discover(&server.host()), ErrorKind::Redirect);
     assert!(matches!(e, Error::MissingLocation { .. }), "{e:?}");
     assert_paths::<T>(&server, &[WELL_KNOWN]);
 }
 
-pub fn redirect_with_garbage_location<T: Transport>() {
+pub fn redirect_with_garbage_location<T: Subject>() {
     let server = TestServer::start();
     server.route(
         WELL_KNOWN,
         Reply::new(301).header_bytes("Location", b"\xff\xfe/\x80garbage"),
     );
     let client = build::<T>(builder::<T>());
-    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::Redirect);
+    let e = error::<T>(client.discover(&server.host()), ErrorKind::Redirect);
     assert!(matches!(e, Error::InvalidLocation { .. }), "{e:?}");
     assert_paths::<T>(&server, &[WELL_KNOWN]);
 }
 
-pub fn redirect_chain_at_the_limit<T: Transport>() {
+pub fn redirect_chain_at_the_limit<T: Subject>() {
     let server = TestServer::start();
     server
         .route(WELL_KNOWN, Reply::redirect(302, "/r1"))
@@ -115,34 +115,34 @@ pub fn redirect_chain_at_the_limit<T: Transport>() {
         .route("/r2", Reply::redirect(302, "/r3"))
         .route("/r3", Reply::json("{}"));
     let client = build::<T>(builder::<T>());
-    services::<T>(T::discover(&client, &server.host()));
+    services::<T>(client.discover(&server.host()));
     assert_paths::<T>(&server, &[WELL_KNOWN, "/r1", "/r2", "/r3"]);
 }
 
-pub fn redirect_loop_past_the_limit<T: Transport>() {
+pub fn redirect_loop_past_the_limit<T: Subject>() {
     let server = TestServer::start();
     server
         .route(WELL_KNOWN, Reply::redirect(302, "/loop"))
         .route("/loop", Reply::redirect(302, "/loop"));
     let client = build::<T>(builder::<T>());
-    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::Redirect);
+    let e = error::<T>(client.discover(&server.host()), ErrorKind::Redirect);
     assert!(matches!(e, Error::TooManyRedirects { max: 3, .. }), "{e:?}");
     assert_paths::<T>(&server, &[WELL_KNOWN, "/loop", "/loop", "/loop"]);
 }
 
-pub fn https_to_http_is_refused<T: Transport>() {
+pub fn https_to_http_is_refused<T: Subject>() {
     let server = TestServer::start();
     let target = format!("http://localhost:{}/disco", server.http_port());
     server
         .route(WELL_KNOWN, Reply::redirect(302, &target))
         .route("/disco", Reply::json("{}"));
     let client = build::<T>(builder::<T>());
-    let e = error::<T>(T::discover(&client, &server.host()), ErrorKind::Redirect);
+    let e = error::<T>(client.discover(&server.host()), ErrorKind::Redirect);
     assert!(matches!(e, Error::InsecureRedirect { .. }), "{e:?}");
     assert_paths::<T>(&server, &[WELL_KNOWN]);
 }
 
-pub fn https_to_http_for_a_development_host<T: Transport>() {
+pub fn https_to_http_for_a_development_host<T: Subject>() {
     let server = TestServer::start();
     let dev = hostname(&format!("localhost:{}", server.http_port()));
     let target = format!("http://localhost:{}/disco", server.http_port());
@@ -154,7 +154,7 @@ pub fn https_to_http_for_a_development_host<T: Transport>() {
             .plain_http_host(dev)
             .credentials(StaticCredentials::new().with(server.host(), token("dev"))),
     );
-    let s = services::<T>(T::discover(&client, &server.host()));
+    let s = services::<T>(client.discover(&server.host()));
     assert_eq!(s.discovery_url().as_str(), target);
     let seen = server.requests();
     assert_eq!(seen.len(), 2, "{}", T::NAME);
@@ -167,7 +167,7 @@ pub fn https_to_http_for_a_development_host<T: Transport>() {
     );
 }
 
-pub fn plain_http_development_host<T: Transport>() {
+pub fn plain_http_development_host<T: Subject>() {
     let server = TestServer::start();
     let dev = hostname(&format!("localhost:{}", server.http_port()));
     server.route(WELL_KNOWN, Reply::json(r#"{"modules.v1": "/m/"}"#));
@@ -176,7 +176,7 @@ pub fn plain_http_development_host<T: Transport>() {
             .plain_http_host(dev.clone())
             .credentials(StaticCredentials::new().with(dev.clone(), token("dev"))),
     );
-    let s = services::<T>(T::discover(&client, &dev));
+    let s = services::<T>(client.discover(&dev));
     assert_eq!(
         service_url(&s, "modules.v1"),
         format!("http://localhost:{}/m/", server.http_port())

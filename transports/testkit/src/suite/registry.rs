@@ -7,53 +7,54 @@ use tfdisco_core::serde_json::json;
 use tfdisco_core::{Error, ErrorKind, Services};
 
 use super::{
-    Transport, WELL_KNOWN, assert_paths, build, builder, error, hostname, service_url, services,
+    Client, Subject, WELL_KNOWN, assert_paths, build, builder, error, hostname, service_url,
+    services,
 };
 use crate::{Reply, TestServer};
 
-pub fn cache_hit_makes_no_request<T: Transport>() {
+pub fn cache_hit_makes_no_request<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json(r#"{"modules.v1": "/m/"}"#));
     let client = build::<T>(builder::<T>());
-    let first = services::<T>(T::discover(&client, &server.host()));
-    let second = services::<T>(T::discover(&client, &server.host()));
+    let first = services::<T>(client.discover(&server.host()));
+    let second = services::<T>(client.discover(&server.host()));
     assert_eq!(first.discovery_url(), second.discovery_url());
     assert_eq!(service_url(&second, "modules.v1"), server.url("/m/"));
     assert_paths::<T>(&server, &[WELL_KNOWN]);
 }
 
-pub fn errors_are_not_cached<T: Transport>() {
+pub fn errors_are_not_cached<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::new(500));
     let client = build::<T>(builder::<T>());
-    error::<T>(T::discover(&client, &server.host()), ErrorKind::Status);
-    error::<T>(T::discover(&client, &server.host()), ErrorKind::Status);
+    error::<T>(client.discover(&server.host()), ErrorKind::Status);
+    error::<T>(client.discover(&server.host()), ErrorKind::Status);
     assert_paths::<T>(&server, &[WELL_KNOWN, WELL_KNOWN]);
 }
 
-pub fn forget_and_forget_all<T: Transport>() {
+pub fn forget_and_forget_all<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(builder::<T>());
-    let registry = T::registry(&client);
-    services::<T>(T::discover(&client, &server.host()));
+    let registry = client.registry();
+    services::<T>(client.discover(&server.host()));
     registry.forget(&server.host());
     assert!(registry.cached(&server.host()).is_none());
-    services::<T>(T::discover(&client, &server.host()));
+    services::<T>(client.discover(&server.host()));
     registry.forget_all();
-    services::<T>(T::discover(&client, &server.host()));
+    services::<T>(client.discover(&server.host()));
     assert_paths::<T>(&server, &[WELL_KNOWN, WELL_KNOWN, WELL_KNOWN]);
 }
 
-pub fn forced_services_make_no_request<T: Transport>() {
+pub fn forced_services_make_no_request<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json(r#"{"modules.v1": "/discovered/"}"#));
     let client = build::<T>(builder::<T>());
-    let registry = T::registry(&client);
+    let registry = client.registry();
     registry
         .force(server.host(), [("modules.v1".to_owned(), json!("rel/"))])
         .expect("valid services");
-    let s = services::<T>(T::discover(&client, &server.host()));
+    let s = services::<T>(client.discover(&server.host()));
     assert!(s.is_forced());
     assert_eq!(
         service_url(&s, "modules.v1"),
@@ -61,38 +62,44 @@ pub fn forced_services_make_no_request<T: Transport>() {
     );
     assert_paths::<T>(&server, &[]);
     registry.forget(&server.host());
-    let s = services::<T>(T::discover(&client, &server.host()));
+    let s = services::<T>(client.discover(&server.host()));
     assert_eq!(service_url(&s, "modules.v1"), server.url("/discovered/"));
     assert_paths::<T>(&server, &[WELL_KNOWN]);
 }
 
-pub fn forget_alias<T: Transport>() {
+pub fn forget_alias<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(builder::<T>());
-    let registry = T::registry(&client);
+    let registry = client.registry();
     let alias = hostname(&format!("localhost:{}", server.other_port()));
     registry.alias(alias.clone(), server.host());
-    services::<T>(T::discover(&client, &alias));
+    services::<T>(client.discover(&alias));
     registry.forget_alias(&alias);
     assert!(registry.cached(&alias).is_none());
-    services::<T>(T::discover(&client, &alias));
+    services::<T>(client.discover(&alias));
     let ports: Vec<u16> = server.requests().iter().map(|r| r.port).collect();
     assert_eq!(ports, [server.port(), server.other_port()], "{}", T::NAME);
 }
 
-pub fn service_url_through_the_client<T: Transport>() {
+pub fn service_url_through_the_client<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json(r#"{"modules.v1": "/m/"}"#));
     let client = build::<T>(builder::<T>());
     let host = server.host();
-    let url = T::service_url(&client, &host, "modules.v1").expect("provided");
+    let url = client.service_url(&host, "modules.v1").expect("provided");
     assert_eq!(url.as_str(), server.url("/m/"));
-    let e = T::service_url(&client, &host, "providers.v1").expect_err("not provided");
+    let e = client
+        .service_url(&host, "providers.v1")
+        .expect_err("not provided");
     assert_eq!(e.kind(), ErrorKind::ServiceNotProvided);
-    let e = T::service_url(&client, &host, "modules.v2").expect_err("other version");
+    let e = client
+        .service_url(&host, "modules.v2")
+        .expect_err("other version");
     assert_eq!(e.kind(), ErrorKind::VersionNotSupported);
-    let e = T::service_url(&client, &host, "modules").expect_err("no version");
+    let e = client
+        .service_url(&host, "modules")
+        .expect_err("no version");
     assert_eq!(e.kind(), ErrorKind::InvalidServiceId);
     assert_paths::<T>(&server, &[WELL_KNOWN]);
 }
@@ -102,20 +109,20 @@ const CALLERS: usize = 6;
 /// Starts [`CALLERS`] discoveries of one host on as many threads while the
 /// server holds its answer, releases it once all but one wait for the first,
 /// and returns every result.
-fn concurrently<T: Transport>(
+fn concurrently<T: Subject>(
     server: &TestServer,
-    client: &T::Client,
+    client: &Client<T>,
 ) -> Vec<Result<Services, Error>> {
     let host = server.host();
     std::thread::scope(|scope| {
         let callers: Vec<_> = (0..CALLERS)
-            .map(|_| scope.spawn(|| T::discover(client, &host)))
+            .map(|_| scope.spawn(|| client.discover(&host)))
             .collect();
         let end = Instant::now() + Duration::from_secs(10);
-        while T::registry(client).waiting(&host) < CALLERS - 1 && Instant::now() < end {
+        while client.registry().waiting(&host) < CALLERS - 1 && Instant::now() < end {
             std::thread::sleep(Duration::from_millis(5));
         }
-        let waiting = T::registry(client).waiting(&host);
+        let waiting = client.registry().waiting(&host);
         server.release();
         let results = callers
             .into_iter()
@@ -131,7 +138,7 @@ fn concurrently<T: Transport>(
     })
 }
 
-pub fn concurrent_discoveries_share_one_request<T: Transport>() {
+pub fn concurrent_discoveries_share_one_request<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json(r#"{"modules.v1": "/m/"}"#).hold());
     let client = build::<T>(builder::<T>());
@@ -143,7 +150,7 @@ pub fn concurrent_discoveries_share_one_request<T: Transport>() {
     assert_paths::<T>(&server, &[WELL_KNOWN]);
 }
 
-pub fn concurrent_failure_is_shared_not_cached<T: Transport>() {
+pub fn concurrent_failure_is_shared_not_cached<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::new(503).hold());
     let client = build::<T>(builder::<T>());
@@ -153,6 +160,6 @@ pub fn concurrent_failure_is_shared_not_cached<T: Transport>() {
         assert_eq!(e.status().map(|s| s.as_u16()), Some(503));
     }
     assert_paths::<T>(&server, &[WELL_KNOWN]);
-    error::<T>(T::discover(&client, &server.host()), ErrorKind::Status);
+    error::<T>(client.discover(&server.host()), ErrorKind::Status);
     assert_paths::<T>(&server, &[WELL_KNOWN, WELL_KNOWN]);
 }

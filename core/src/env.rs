@@ -1,6 +1,7 @@
-//! The environment the configuration is read from: variables and the home
-//! directory, given explicitly so tests (and embedders) never touch the
-//! process environment. [`Env::from_process`] is the one place that reads it.
+//! The environment tfdisco reads (`TF_TOKEN_*`, `TF_CLI_CONFIG_FILE`,
+//! `HTTPS_PROXY`, `SSL_CERT_FILE`, …): variables and the home directory,
+//! given explicitly so tests (and embedders) never touch the process
+//! environment. [`Env::from_process`] is the one place that reads it.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
@@ -13,7 +14,7 @@ use std::path::PathBuf;
 /// names only, never their values (they include `TF_TOKEN_*` tokens).
 ///
 /// ```
-/// use tfdisco_config::Env;
+/// use tfdisco_core::Env;
 ///
 /// let env = Env::empty()
 ///     .with_var("HOME", "/home/me")
@@ -78,6 +79,17 @@ impl Env {
     /// `os.Getenv(name) != ""`).
     pub fn non_empty(&self, name: &str) -> Option<&OsStr> {
         self.var(name).filter(|v| !v.is_empty())
+    }
+
+    /// The value of a variable when it is set, not empty and valid UTF-8.
+    pub fn non_empty_str(&self, name: &str) -> Option<&str> {
+        self.non_empty(name).and_then(OsStr::to_str)
+    }
+
+    /// The first of `names` that [`Env::non_empty_str`] finds (Go's
+    /// `getEnvAny`).
+    pub fn first_non_empty_str(&self, names: &[&str]) -> Option<&str> {
+        names.iter().find_map(|name| self.non_empty_str(name))
     }
 
     /// Every variable, in order, duplicates included.

@@ -1,0 +1,116 @@
+//! Discovery as a goal of the fetch engine: the first URL is the host's
+//! well-known document, 404 means "no services", and the body becomes
+//! [`Services`] (docs/behaviour.md, "Discovery").
+
+use std::time::Instant;
+
+use http::{HeaderMap, StatusCode};
+use url::Url;
+
+use crate::fetch::{Fetch, Goal, Next};
+use crate::{Config, Credentials, Dialect, Error, Hostname, Services};
+
+/// Where every host keeps its discovery document.
+pub const DISCOVERY_PATH: &str = "/.well-known/terraform.json";
+
+/// One discovery of one host: a [`Fetch`] of its discovery document.
+///
+/// ```
+/// use std::time::Instant;
+/// use tfdisco_core::{Action, Config, Discovery, Hostname};
+///
+/// let host = Hostname::parse("Example.COM")?;
+/// let mut discovery = Discovery::new(host, &Config::default(), None, Instant::now());
+/// let Action::Send(request) = discovery.poll() else { unreachable!("a request comes first") };
+/// assert_eq!(request.uri(), "https://example.com/.well-known/terraform.json");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub type Discovery = Fetch<Discover>;
+
+/// The goal of a [`Discovery`]: the services of a host.
+#[derive(Clone, Debug)]
+pub struct Discover {
+    host: Hostname,
+    dialect: Dialect,
+}
+
+impl Goal for Discover {
+    type Output = Services;
+    const NAME: &'static str = "discovery";
+
+    fn host(&self) -> &Hostname {
+        &self.host
+    }
+
+    fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<Services> {
+        match status {
+            StatusCode::OK => Next::ReadDocument,
+            StatusCode::NOT_FOUND => Next::Finish(Ok(Services::none(
+                self.host.clone(),
+                url.clone(),
+                self.dialect,
+            ))),
+            status => Next::Finish(Err(Error::Status {
+                url: url.clone().into(),
+                status,
+            })),
+        }
+    }
+
+    fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<Services, Error> {
+        Services::from_json(self.host.clone(), url.clone(), self.dialect, body)
+    }
+}
+
+impl Fetch<Discover> {
+    /// Starts discovering `host`'s services at time `now`.
+    ///
+    /// `credentials` are sent only as D4 allows. A host in
+    /// [`Config::with_plain_http_host`] is fetched over plain http.
+    pub fn new(
+        host: Hostname,
+        config: &Config,
+        credentials: Option<Credentials>,
+        now: Instant,
+    ) -> Discovery {
+        let scheme = if config.allows_plain_http(host.host(), host.port()) {
+            "http"
+        } else {
+            "https"
+        };
+        let url = discovery_url(&host, scheme);
+        let goal = Discover {
+            host,
+            dialect: config.dialect(),
+        };
+        match url {
+            Ok(url) => Fetch::get(goal, url, config, credentials, now),
+            Err(e) => Fetch::failed(goal, placeholder_url(), config, e),
+        }
+    }
+
+    /// The host being discovered.
+    pub fn host(&self) -> &Hostname {
+        &self.goal().host
+    }
+}
+
+/// `<scheme>://<host>/.well-known/terraform.json` for `host`.
+pub(crate) fn discovery_url(host: &Hostname, scheme: &str) -> Result<Url, Error> {
+    // Concatenated by hand: `format!` costs as much here as a third of the
+    // URL parse that follows.
+    let host_text = host.as_str();
+    let mut text = String::with_capacity(scheme.len() + 3 + host_text.len() + DISCOVERY_PATH.len());
+    for piece in [scheme, "://", host_text, DISCOVERY_PATH] {
+        text.push_str(piece);
+    }
+    Url::parse(&text).map_err(|e| Error::UnusableHostname {
+        host: host.to_string(),
+        reason: e.to_string(),
+    })
+}
+
+/// The URL a [`Discovery`] reports for a host that no URL can carry.
+fn placeholder_url() -> Url {
+    Url::parse("https://invalid./").expect("a constant, valid URL")
+}

@@ -1,0 +1,501 @@
+//! The engine every request runs on: GET a JSON document under the rules all
+//! of tfdisco's requests share, for a [`Goal`] that says what the answer
+//! means. Discovery is one goal (`crate::discovery`); the rules themselves
+//! are listed, each with the test that pins it, in `docs/behaviour.md`.
+
+mod content_type;
+mod redirect;
+mod timer;
+
+use std::fmt;
+use std::time::Instant;
+
+use http::header::{ACCEPT, AUTHORIZATION, CONTENT_LENGTH, LOCATION, USER_AGENT};
+use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, Uri};
+use tracing::debug;
+use url::Url;
+
+use crate::{Config, Credentials, Error, Hostname, TransportError, TransportErrorKind};
+
+use timer::{Timer, Timers};
+
+/// What a [`Fetch`] is for: which final responses are answers, and what the
+/// answer is.
+///
+/// The engine applies every HTTP rule itself (redirects, where credentials
+/// may go, plain http, the deadline, `Content-Type`, the size limit); a goal
+/// only sees the final response, after redirects.
+pub trait Goal {
+    /// What a successful fetch gives. Cloned once, when the driver takes it.
+    type Output: Clone + fmt::Debug;
+
+    /// What is being fetched, for traces: `"discovery"`, for example, gives
+    /// the events `discovery started`, `discovery succeeded`, ….
+    const NAME: &'static str;
+
+    /// The host the fetch is about (the discovered host; a registry
+    /// address's host), named in traces.
+    fn host(&self) -> &Hostname;
+
+    /// A final response head arrived from `url`: a status that is not a
+    /// followed redirect. Say whether to read its body as a JSON document or
+    /// to finish now.
+    fn on_head(&mut self, url: &Url, status: StatusCode, headers: &HeaderMap)
+    -> Next<Self::Output>;
+
+    /// The whole body of the response [`Goal::on_head`] asked to read, from
+    /// `url`. Its `Content-Type` was `application/json` and it is within the
+    /// size limit.
+    fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<Self::Output, Error>;
+}
+
+/// What a [`Goal`] makes of a final response head.
+#[derive(Debug)]
+pub enum Next<T> {
+    /// Read the body: a JSON document (its `Content-Type` must be
+    /// `application/json`, and it may not pass the size limit).
+    ReadDocument,
+    /// The fetch is over, with this result.
+    Finish(Result<T, Error>),
+}
+
+/// What the driver of a [`Fetch`] must do next.
+///
+/// [`Fetch::poll`] returns the same action until the driver reports what
+/// happened with one of the `handle_*` methods. More actions may be added;
+/// a driver that meets one it does not know should report
+/// [`Fetch::handle_error`] and poll again.
+#[derive(Debug)]
+#[must_use]
+#[non_exhaustive]
+pub enum Action<T> {
+    /// Perform this request and report the response head with
+    /// [`Fetch::handle_head`] (or a failure with [`Fetch::handle_error`]).
+    /// A redirect is just another `Send`.
+    Send(Request<()>),
+    /// Read the response body: report each chunk with [`Fetch::handle_body`]
+    /// and its end with [`Fetch::handle_end`]. When `poll` stops returning
+    /// `Receive`, stop reading and drop the body.
+    Receive,
+    /// Nothing is in flight: wait until this instant, then report the time
+    /// with [`Fetch::handle_timeout`].
+    Wait(Instant),
+    /// The fetch is over; drop any response still open.
+    Done(Result<T, Error>),
+}
+
+/// One GET of one JSON document, as a state machine without I/O: redirects,
+/// credentials, deadline, content type and size are decided here; what the
+/// answer means is the [`Goal`]'s.
+///
+/// It never reads a clock: every `now` comes from the driver, and
+/// [`Fetch::poll_timeout`] says when the driver must next call
+/// [`Fetch::handle_timeout`]. [`Discovery`](crate::Discovery) is a `Fetch`
+/// whose goal is a host's discovery document.
+///
+/// ```text
+///            Fetch::get / Discovery::new
+///                       │
+///                       ▼
+///        ┌──────────▶ Send ─────────────┐ handle_error, deadline
+///        │              │ handle_head   │
+///        │  redirect ◀──┤               │
+///        │  (≤ max)     ├── goal: read ─▶ Receive ── handle_body…, handle_end ──┐
+///        └──────────────┘               │              │ limit, deadline,       │
+///                       ├── goal: done ─┼──────────────┼─ handle_error          │
+///                       ▼               ▼              ▼                        ▼
+///                      Done(Result<G::Output, Error>) ◀──────────────────────────┘
+/// ```
+///
+/// # Inputs in each state
+///
+/// | `poll` returns | inputs that act                                   | ignored                          |
+/// |----------------|---------------------------------------------------|----------------------------------|
+/// | `Send`         | `handle_head`, `handle_error`, `handle_timeout`   | `handle_body`, `handle_end`      |
+/// | `Receive`      | `handle_body`, `handle_end`, `handle_error`, `handle_timeout` | `handle_head`        |
+/// | `Wait`         | `handle_timeout`                                  | everything else                  |
+/// | `Done`         | none                                              | everything                       |
+///
+/// Every `handle_*` first fires the timers due at its `now` (so a head that
+/// arrives after the deadline is a timeout, not an answer), then acts if the
+/// state still accepts the input. An input the state ignores changes
+/// nothing, so a driver can never put the machine in a wrong state.
+/// `handle_timeout` before the earliest timer does nothing.
+pub struct Fetch<G: Goal> {
+    goal: G,
+    config: Config,
+    /// The first request's URL: the scope of the credentials (D4).
+    first: Url,
+    /// The URL of the current (or last) request.
+    url: Url,
+    /// `None` once dropped on a redirect, or when there were none.
+    credentials: Option<Credentials>,
+    redirects: u32,
+    requests: u32,
+    timers: Timers,
+    state: State<G::Output>,
+}
+
+enum State<T> {
+    Send(Uri),
+    Receive(Vec<u8>),
+    Done(Result<T, Error>),
+}
+
+impl<G: Goal> Fetch<G> {
+    /// Starts fetching `url` for `goal` at time `now`.
+    ///
+    /// `credentials` are sent only over https, and on redirects only as D4
+    /// allows. The overall deadline is `now` plus [`Config::timeout`].
+    pub fn get(
+        goal: G,
+        url: Url,
+        config: &Config,
+        credentials: Option<Credentials>,
+        now: Instant,
+    ) -> Fetch<G> {
+        debug!(target: "tfdisco", host = %goal.host(), url = %url, "{} started", G::NAME);
+        let state = send_state(&url);
+        let mut fetch = Fetch {
+            goal,
+            config: config.clone(),
+            credentials: credentials.filter(|_| url.scheme() == "https"),
+            first: url.clone(),
+            url,
+            redirects: 0,
+            requests: 1,
+            timers: Timers::default(),
+            state,
+        };
+        fetch
+            .timers
+            .set(Timer::Deadline, now.checked_add(config.timeout()));
+        fetch.trace_outcome();
+        fetch
+    }
+
+    /// A fetch that failed before its first request: `poll` says `Done`.
+    /// `url` stands for the request that could not be made.
+    pub(crate) fn failed(goal: G, url: Url, config: &Config, error: Error) -> Fetch<G> {
+        let fetch = Fetch {
+            goal,
+            config: config.clone(),
+            credentials: None,
+            first: url.clone(),
+            url,
+            redirects: 0,
+            requests: 0,
+            timers: Timers::default(),
+            state: State::Done(Err(error)),
+        };
+        fetch.trace_outcome();
+        fetch
+    }
+
+    /// What the driver must do next.
+    pub fn poll(&mut self) -> Action<G::Output> {
+        match &self.state {
+            State::Send(uri) => Action::Send(self.request(uri.clone())),
+            State::Receive(_) => Action::Receive,
+            State::Done(result) => Action::Done(result.clone()),
+        }
+    }
+
+    /// When the driver must next call [`Fetch::handle_timeout`]: the
+    /// earliest of the fetch's timers (today, the end of the time allowed for
+    /// the whole fetch). `None` once done, or when no timer is armed (a
+    /// timeout too large to represent).
+    pub fn poll_timeout(&self) -> Option<Instant> {
+        match self.state {
+            State::Done(_) => None,
+            _ => self.timers.next().map(|(_, at)| at),
+        }
+    }
+
+    /// True once `poll` returns [`Action::Done`].
+    pub fn is_done(&self) -> bool {
+        matches!(self.state, State::Done(_))
+    }
+
+    /// True while `poll` returns [`Action::Send`]: a request to perform, or
+    /// whose response head is awaited.
+    pub fn is_sending(&self) -> bool {
+        matches!(self.state, State::Send(_))
+    }
+
+    /// True while `poll` returns [`Action::Receive`].
+    pub fn is_receiving(&self) -> bool {
+        matches!(self.state, State::Receive(_))
+    }
+
+    /// What the fetch is for.
+    pub fn goal(&self) -> &G {
+        &self.goal
+    }
+
+    /// The configuration it runs under.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The URL of the current (or last) request.
+    pub fn url(&self) -> &Url {
+        &self.url
+    }
+
+    /// How many redirects have been followed so far.
+    pub fn redirects(&self) -> u32 {
+        self.redirects
+    }
+
+    /// How many requests the fetch has asked for so far, the current one
+    /// included. A driver can compare it before and after an input to tell
+    /// whether the request it is performing is still the current one.
+    pub fn requests(&self) -> u32 {
+        self.requests
+    }
+
+    /// True when the current request carries credentials.
+    pub fn sends_credentials(&self) -> bool {
+        self.credentials.is_some()
+    }
+
+    /// Reports the status and headers of the response to the last `Send`.
+    pub fn handle_head(&mut self, status: StatusCode, headers: &HeaderMap, now: Instant) {
+        self.expire(now);
+        if !matches!(self.state, State::Send(_)) {
+            return;
+        }
+        self.state = if redirect::is_followed(status) {
+            // Go treats an empty Location like a missing one.
+            match headers.get(LOCATION).filter(|l| !l.is_empty()) {
+                Some(location) => self.follow(status, location),
+                None => State::Done(Err(Error::MissingLocation {
+                    url: self.url.clone().into(),
+                    status,
+                })),
+            }
+        } else {
+            match self.goal.on_head(&self.url, status, headers) {
+                Next::ReadDocument => self.receive(headers),
+                Next::Finish(result) => State::Done(result),
+            }
+        };
+        self.trace_outcome();
+    }
+
+    /// Reports a chunk of the response body. Once the body passes the limit
+    /// the fetch fails (D6) and `poll` stops asking for more.
+    pub fn handle_body(&mut self, chunk: &[u8], now: Instant) {
+        self.expire(now);
+        let State::Receive(body) = &mut self.state else {
+            return;
+        };
+        let limit = self.config.body_limit();
+        if body.len() as u64 + chunk.len() as u64 > limit {
+            self.state = State::Done(Err(Error::BodyTooLarge {
+                url: self.url.clone().into(),
+                limit,
+                declared: None,
+            }));
+            self.trace_outcome();
+            return;
+        }
+        body.extend_from_slice(chunk);
+    }
+
+    /// Reports the end of the response body.
+    pub fn handle_end(&mut self, now: Instant) {
+        self.expire(now);
+        let State::Receive(body) = &mut self.state else {
+            return;
+        };
+        let body = std::mem::take(body);
+        self.state = State::Done(self.goal.on_body(&self.url, &body));
+        self.trace_outcome();
+    }
+
+    /// Reports the time: fires whatever timer is due. Before the earliest
+    /// timer ([`Fetch::poll_timeout`]) this does nothing.
+    pub fn handle_timeout(&mut self, now: Instant) {
+        self.expire(now);
+    }
+
+    /// Reports that the transport could not perform the request or read the
+    /// response.
+    ///
+    /// A [`TransportErrorKind::Timeout`] means the transport's own timer,
+    /// armed from [`Fetch::poll_timeout`], ended the exchange: the earliest
+    /// timer fires then, even if the transport's clock ran a little ahead.
+    pub fn handle_error(&mut self, error: TransportError, now: Instant) {
+        self.expire(now);
+        if self.is_done() {
+            return;
+        }
+        if error.kind() == TransportErrorKind::Timeout {
+            if let Some((timer, _)) = self.timers.next() {
+                self.timers.set(timer, None);
+                return self.fire(timer);
+            }
+            self.state = State::Done(Err(self.timeout_error()));
+        } else {
+            self.state = State::Done(Err(Error::Transport {
+                url: self.url.clone().into(),
+                error,
+            }));
+        }
+        self.trace_outcome();
+    }
+
+    /// Fires every timer due at `now`.
+    fn expire(&mut self, now: Instant) {
+        while !self.is_done() {
+            match self.timers.expire(now) {
+                Some(timer) => self.fire(timer),
+                None => break,
+            }
+        }
+    }
+
+    fn fire(&mut self, timer: Timer) {
+        match timer {
+            Timer::Deadline => {
+                self.state = State::Done(Err(self.timeout_error()));
+                self.timers.clear();
+            }
+        }
+        self.trace_outcome();
+    }
+
+    fn timeout_error(&self) -> Error {
+        Error::Timeout {
+            url: self.url.clone().into(),
+            timeout: self.config.timeout(),
+        }
+    }
+
+    fn request(&self, uri: Uri) -> Request<()> {
+        let mut headers = HeaderMap::with_capacity(3);
+        headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        headers.insert(USER_AGENT, self.config.user_agent().clone());
+        if let Some(credentials) = &self.credentials {
+            headers.insert(AUTHORIZATION, credentials.authorization().clone());
+        }
+        let mut request = Request::new(());
+        *request.method_mut() = Method::GET;
+        *request.uri_mut() = uri;
+        *request.headers_mut() = headers;
+        request
+    }
+
+    fn follow(&mut self, status: StatusCode, location: &HeaderValue) -> State<G::Output> {
+        let next = match redirect::target(&self.url, location.as_bytes(), &self.config) {
+            Ok(next) => next,
+            Err(redirect::Refusal::Unusable(problem)) => {
+                return State::Done(Err(Error::InvalidLocation {
+                    url: self.url.clone().into(),
+                    location: String::from_utf8_lossy(location.as_bytes()).into(),
+                    problem: problem.into(),
+                }));
+            }
+            Err(redirect::Refusal::Insecure(next)) => {
+                return State::Done(Err(Error::InsecureRedirect {
+                    url: self.url.clone().into(),
+                    location: next.into(),
+                }));
+            }
+        };
+        if self.redirects >= self.config.max_redirects() {
+            return State::Done(Err(Error::TooManyRedirects {
+                url: self.url.clone().into(),
+                location: next.into(),
+                max: self.config.max_redirects(),
+            }));
+        }
+        if self.credentials.is_some() && !redirect::may_carry_credentials(&self.first, &next) {
+            // D4: once dropped, credentials stay dropped for the whole chain.
+            self.credentials = None;
+            debug!(target: "tfdisco", host = %self.goal.host(), from = %self.first, to = %next, "credentials dropped on redirect");
+        }
+        debug!(target: "tfdisco", host = %self.goal.host(), status = status.as_u16(), from = %self.url, to = %next, "following redirect");
+        self.redirects += 1;
+        self.requests += 1;
+        let state = send_state(&next);
+        self.url = next;
+        state
+    }
+
+    /// The goal wants the body: check the content type and the declared size.
+    fn receive(&self, headers: &HeaderMap) -> State<G::Output> {
+        if let Err(refusal) = content_type::check(headers) {
+            let url = self.url.clone().into();
+            return State::Done(Err(match refusal {
+                content_type::Refusal::Malformed(value) => {
+                    Error::MalformedContentType { url, value }
+                }
+                content_type::Refusal::Unsupported(media_type) => {
+                    Error::UnsupportedContentType { url, media_type }
+                }
+            }));
+        }
+        let limit = self.config.body_limit();
+        let declared = headers
+            .get(CONTENT_LENGTH)
+            .and_then(|v| v.to_str().ok())
+            .and_then(|v| v.trim().parse::<u64>().ok());
+        if let Some(n) = declared.filter(|&n| n > limit) {
+            return State::Done(Err(Error::BodyTooLarge {
+                url: self.url.clone().into(),
+                limit,
+                declared: Some(n),
+            }));
+        }
+        // Reserve what the server declared; it cannot exceed the limit.
+        let capacity = declared.unwrap_or(0).min(limit).min(usize::MAX as u64) as usize;
+        State::Receive(Vec::with_capacity(capacity))
+    }
+
+    fn trace_outcome(&self) {
+        match &self.state {
+            State::Done(Ok(_)) => {
+                debug!(target: "tfdisco", host = %self.goal.host(), url = %self.url, "{} succeeded", G::NAME);
+            }
+            State::Done(Err(error)) => {
+                debug!(target: "tfdisco", host = %self.goal.host(), url = %self.url, %error, "{} failed", G::NAME);
+            }
+            _ => {}
+        }
+    }
+}
+
+impl<G: Goal + fmt::Debug> fmt::Debug for Fetch<G> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let state = match &self.state {
+            State::Send(_) => "Send",
+            State::Receive(_) => "Receive",
+            State::Done(Ok(_)) => "Done(Ok)",
+            State::Done(Err(_)) => "Done(Err)",
+        };
+        f.debug_struct("Fetch")
+            .field("goal", &self.goal)
+            .field("url", &self.url.as_str())
+            .field("credentials", &self.credentials)
+            .field("redirects", &self.redirects)
+            .field("requests", &self.requests)
+            .field("timers", &self.timers)
+            .field("state", &state)
+            .finish_non_exhaustive()
+    }
+}
+
+/// The state that sends a request to `url`.
+fn send_state<T>(url: &Url) -> State<T> {
+    match Uri::try_from(url.as_str()) {
+        Ok(uri) => State::Send(uri),
+        Err(e) => State::Done(Err(Error::InvalidLocation {
+            url: url.clone().into(),
+            location: url.as_str().into(),
+            problem: e.to_string().into(),
+        })),
+    }
+}

@@ -1,0 +1,121 @@
+//! The same client for blocking code: each call runs the async client's
+//! method to completion with the transport's [`Transport::block_on`].
+
+use std::fmt;
+
+use tfdisco_core::url::Url;
+use tfdisco_core::{Error, Fetch, Goal, Hostname, Services};
+
+use crate::{
+    AsyncClient, BuildError, ClientBuilder, FromSettings, Observer, Settings, SharedRegistry,
+    Transport,
+};
+
+/// A client for blocking code: [`AsyncClient`]'s methods, each run to
+/// completion on the calling thread. Clones share the registry and the
+/// connections; use it from as many threads as you like (threads that
+/// discover one host at the same time share one request).
+///
+/// `tfdisco_curl::Client` is one; the CLI holds one over whichever
+/// transport it was asked for. Do not call it from inside an async runtime
+/// (use the [`AsyncClient`] there).
+pub struct BlockingClient<T> {
+    inner: AsyncClient<T>,
+}
+
+impl<T> Clone for BlockingClient<T> {
+    fn clone(&self) -> Self {
+        BlockingClient {
+            inner: self.inner.clone(),
+        }
+    }
+}
+
+impl<T: fmt::Debug> fmt::Debug for BlockingClient<T> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.inner.fmt(f)
+    }
+}
+
+impl<T: FromSettings> FromSettings for BlockingClient<T> {
+    fn from_settings(settings: Settings) -> Result<Self, BuildError> {
+        AsyncClient::from_settings(settings).map(BlockingClient::from)
+    }
+}
+
+impl<T> From<AsyncClient<T>> for BlockingClient<T> {
+    fn from(inner: AsyncClient<T>) -> Self {
+        BlockingClient { inner }
+    }
+}
+
+impl<T: Transport + FromSettings> BlockingClient<T> {
+    /// A builder with the defaults (see [`ClientBuilder::new`]).
+    pub fn builder() -> ClientBuilder<Self> {
+        ClientBuilder::new()
+    }
+}
+
+impl<T> BlockingClient<T> {
+    /// A client of `registry` over `transport`.
+    pub fn new(registry: SharedRegistry, transport: T) -> BlockingClient<T> {
+        AsyncClient::new(registry, transport).into()
+    }
+
+    /// The cache, aliases and forced services.
+    pub fn registry(&self) -> &SharedRegistry {
+        self.inner.registry()
+    }
+
+    /// The transport.
+    pub fn transport(&self) -> &T {
+        self.inner.transport()
+    }
+
+    /// The async client behind this one (same registry, same connections).
+    pub fn as_async(&self) -> &AsyncClient<T> {
+        &self.inner
+    }
+}
+
+impl<T: Transport> BlockingClient<T> {
+    /// The services `host` offers: from the cache (or a `host` block), from
+    /// a discovery another thread has under way (this thread waits for it),
+    /// or discovered now.
+    pub fn discover(&self, host: &Hostname) -> Result<Services, Error> {
+        self.block_on(self.inner.discover(host))
+    }
+
+    /// [`BlockingClient::discover`], telling `observer` what happens (see
+    /// [`AsyncClient::discover_observed`]).
+    pub fn discover_observed(
+        &self,
+        host: &Hostname,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<Services, Error> {
+        self.block_on(self.inner.discover_observed(host, observer))
+    }
+
+    /// The base URL of service `id` (`modules.v1`, say) on `host`.
+    pub fn service_url(&self, host: &Hostname, id: &str) -> Result<Url, Error> {
+        self.block_on(self.inner.service_url(host, id))
+    }
+
+    /// Runs one fetch you made yourself over this client's connections,
+    /// telling `observer` about each exchange.
+    pub fn drive<G>(
+        &self,
+        fetch: &mut Fetch<G>,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<G::Output, Error>
+    where
+        G: Goal + Send,
+        G::Output: Send,
+    {
+        self.block_on(self.inner.drive(fetch, observer))
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> F::Output {
+        self.inner.transport().block_on(future)
+    }
+}

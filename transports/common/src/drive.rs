@@ -1,0 +1,56 @@
+//! The one driver loop: a fetch run to its result over any [`Transport`].
+
+use std::time::Instant;
+
+use tfdisco_core::{Action, Error, Fetch, Goal, TransportError, TransportErrorKind};
+
+use crate::{Event, Exchange, Observer, Transport};
+
+/// Runs `fetch` to its result over `transport`, telling `observer` about each
+/// exchange.
+///
+/// Each request the fetch asks for is performed by the transport
+/// ([`Transport::perform`]); each wait is slept ([`Transport::sleep_until`])
+/// and the time reported; the fetch decides everything else. A transport
+/// that returns while the fetch still wants its response fails the fetch
+/// rather than leaving it hanging.
+pub async fn drive<T, G>(
+    transport: &T,
+    fetch: &mut Fetch<G>,
+    mut observer: Option<&mut dyn Observer>,
+) -> Result<G::Output, Error>
+where
+    T: Transport + ?Sized,
+    G: Goal + Send,
+    G::Output: Send,
+{
+    loop {
+        match fetch.poll() {
+            Action::Send(request) => {
+                let mut exchange = Exchange::new(fetch, observer.is_some());
+                transport.perform(request, &mut exchange).await;
+                if let (Some(report), Some(observer)) = (exchange.finish(), observer.as_deref_mut())
+                {
+                    observer.event(&Event::Exchange(&report));
+                }
+            }
+            Action::Wait(until) => {
+                transport.sleep_until(until).await;
+                fetch.handle_timeout(Instant::now());
+            }
+            Action::Done(result) => return result,
+            // Exchanges finish their bodies; nothing else can be waiting for one.
+            Action::Receive => fetch.handle_error(
+                TransportError::new(TransportErrorKind::Other, "response body abandoned"),
+                Instant::now(),
+            ),
+            _ => fetch.handle_error(
+                TransportError::new(
+                    TransportErrorKind::Other,
+                    "the fetch asked for an action this version of tfdisco-transport does not know",
+                ),
+                Instant::now(),
+            ),
+        }
+    }
+}
