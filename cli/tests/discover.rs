@@ -203,6 +203,32 @@ fn credentials_from_the_environment_and_no_credentials() {
 }
 
 #[test]
+fn a_credentials_lookup_that_fails_is_a_warning() {
+    // A token that cannot be sent in a header: the lookup fails, discovery
+    // goes ahead anonymously (as in Terraform), and people are told.
+    let s = server(Reply::json(DOC));
+    let var = format!("TF_TOKEN_localhost:{}", s.port());
+    for transport in ["tokio", "curl"] {
+        let r = discover(
+            &s,
+            &["--transport", transport],
+            &[(var.as_str(), "s3c\nret")],
+        );
+        assert_eq!(r.code, Some(0), "{transport}: {}", r.stderr);
+        assert!(
+            r.stderr.contains(&format!(
+                "tfdisco: warning: credentials for localhost:{}:",
+                s.port()
+            )) && r.stderr.contains("discovering without credentials"),
+            "{transport}: {}",
+            r.stderr
+        );
+        assert!(!r.stderr.contains("s3c"), "{}", r.stderr);
+    }
+    assert!(s.requests().iter().all(|r| r.authorization().is_none()));
+}
+
+#[test]
 fn user_agent_follows_the_dialect_and_tf_append_user_agent() {
     let s = server(Reply::json(DOC));
     discover(

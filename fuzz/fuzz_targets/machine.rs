@@ -166,10 +166,10 @@ struct Observer {
 
 impl Observer {
     /// Hands `bytes` to the machine, counting them if it read them.
-    fn chunk(&mut self, d: &mut Discovery, bytes: &[u8]) {
-        let reading = matches!(d.poll(), Action::Receive);
-        d.handle_body(bytes);
-        if reading && matches!(d.poll(), Action::Receive) {
+    fn chunk(&mut self, d: &mut Discovery, bytes: &[u8], now: Instant) {
+        let reading = d.is_receiving();
+        d.handle_body(bytes, now);
+        if reading && d.is_receiving() {
             self.accepted += bytes.len() as u64;
         }
     }
@@ -205,6 +205,7 @@ impl Observer {
                 }
             }
             Action::Receive => assert!(self.accepted <= self.limit),
+            Action::Wait(until) => assert!(d.poll_timeout().is_some_and(|t| t <= until)),
             Action::Done(result) => {
                 let shown = match &result {
                     Ok(services) => format!("{services:?}"),
@@ -230,6 +231,7 @@ impl Observer {
                     None => self.done = Some(shown),
                 }
             }
+            other => panic!("an action the fuzz target does not know: {other:?}"),
         }
     }
 }
@@ -283,10 +285,10 @@ fuzz_target!(|script: Script| {
                 seen.accepted = 0;
                 d.handle_head(status.code(), &headers, now);
             }
-            Event::Chunk(bytes) => seen.chunk(&mut d, bytes),
+            Event::Chunk(bytes) => seen.chunk(&mut d, bytes, now),
             Event::Document(i) => {
                 let document = DOCUMENTS[usize::from(*i) % DOCUMENTS.len()];
-                seen.chunk(&mut d, document.as_bytes());
+                seen.chunk(&mut d, document.as_bytes(), now);
             }
             Event::End => d.handle_end(now),
             Event::Advance(ms) => now += Duration::from_millis(u64::from(*ms)),
@@ -304,7 +306,7 @@ fuzz_target!(|script: Script| {
                     ErrorKind::Timeout => TransportErrorKind::Timeout,
                     ErrorKind::Tls => TransportErrorKind::Tls,
                 };
-                d.handle_error(TransportError::new(kind, "simulated failure"));
+                d.handle_error(TransportError::new(kind, "simulated failure"), now);
             }
         }
         seen.check(&mut d);

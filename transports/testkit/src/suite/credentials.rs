@@ -3,12 +3,17 @@
 
 use std::net::SocketAddr;
 
-use tfdisco_core::{Credentials, CredentialsError, CredentialsSource, Hostname, StaticCredentials};
+use tfdisco_config::CliConfig;
+use tfdisco_core::{
+    Credentials, CredentialsError, CredentialsSource, Env, Hostname, StaticCredentials,
+};
+use tfdisco_transport::Event;
 
 use super::{
-    Builder, Subject, WELL_KNOWN, assert_paths, bearer, build, builder, hostname, service_url,
-    services, token,
+    Builder, Subject, TOKEN_PREFIX, WELL_KNOWN, assert_paths, bearer, build, builder, hostname,
+    service_url, services, token,
 };
+
 use crate::{Reply, TestServer};
 
 /// `host` on `port` connects to the test server's loopback port.
@@ -144,10 +149,25 @@ pub fn failing_credentials_source_means_anonymous<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(builder::<T>().credentials(FailingSource));
-    services::<T>(client.discover(&server.host()));
+    let mut failures = Vec::new();
+    let mut observer = |event: &Event<'_>| {
+        if let Event::CredentialsFailed { host, error } = event {
+            failures.push(format!("{host}: {error}"));
+        }
+    };
+    services::<T>(client.discover_observed(&server.host(), Some(&mut observer)));
     let seen = server.requests();
     assert_eq!(seen.len(), 1, "{}", T::NAME);
     assert_eq!(seen[0].authorization(), None);
+    assert_eq!(
+        failures,
+        [format!(
+            "{}: the credentials helper exited with status 1",
+            server.host()
+        )],
+        "{}: the observer hears of the failure",
+        T::NAME
+    );
 }
 
 /// An alias fetches the target's document with the target's credentials and
@@ -176,4 +196,54 @@ pub fn alias_uses_target_document_and_credentials<T: Subject>() {
     assert_paths::<T>(&server, &[WELL_KNOWN]);
     services::<T>(client.discover(&server.host()));
     assert_paths::<T>(&server, &[WELL_KNOWN, WELL_KNOWN]);
+}
+
+/// `cli_config` applies a CLI configuration: its `credentials` block, its
+/// `host` blocks (never discovered) and `TF_APPEND_USER_AGENT`.
+pub fn cli_config_gives_credentials_host_blocks_and_user_agent<T: Subject>() {
+    let server = TestServer::start();
+    server.route(WELL_KNOWN, Reply::json(r#"{"modules.v1": "/m/"}"#));
+    let text = format!(
+        r#"
+        credentials "{host}" {{
+          token = "{TOKEN_PREFIX}from-config"
+        }}
+        host "forced.test" {{
+          services = {{
+            "modules.v1" = "https://modules.forced.test/v1/"
+          }}
+        }}
+        "#,
+        host = server.host().display(),
+    );
+    let cli = CliConfig::from_sources([("/home/me/.tofurc", text)]);
+    assert!(cli.diagnostics().is_empty(), "{:?}", cli.diagnostics());
+    let env = Env::empty().with_var("TF_APPEND_USER_AGENT", " ci-runner/7 ");
+    let client = build::<T>(builder::<T>().cli_config(&cli).environment(env));
+    services::<T>(client.discover(&server.host()));
+    let forced = services::<T>(client.discover(&hostname("forced.test")));
+    assert!(forced.is_forced(), "{}", T::NAME);
+    assert_eq!(
+        service_url(&forced, "modules.v1"),
+        "https://modules.forced.test/v1/"
+    );
+    let seen = server.requests();
+    assert_eq!(
+        seen.len(),
+        1,
+        "{}: the forced host is not discovered",
+        T::NAME
+    );
+    assert_eq!(
+        seen[0].authorization(),
+        Some(bearer("from-config").as_str()),
+        "{}",
+        T::NAME
+    );
+    assert_eq!(
+        seen[0].header("user-agent"),
+        Some("Go-http-client/1.1 ci-runner/7"),
+        "{}",
+        T::NAME
+    );
 }

@@ -234,6 +234,7 @@ macro_rules! __with_scenarios {
             credentials::credentials_not_sent_to_parent_domain,
             credentials::failing_credentials_source_means_anonymous,
             credentials::alias_uses_target_document_and_credentials,
+            credentials::cli_config_gives_credentials_host_blocks_and_user_agent,
             limits::declared_body_over_the_limit,
             limits::chunked_body_over_the_limit,
             limits::declared_body_of_exactly_the_limit,
@@ -287,13 +288,13 @@ mod tests {
     #[test]
     fn every_scenario_is_listed_once() {
         let sources = [
-            ("client", include_str!("client.rs")),
-            ("credentials", include_str!("credentials.rs")),
-            ("documents", include_str!("documents.rs")),
-            ("limits", include_str!("limits.rs")),
-            ("network", include_str!("network.rs")),
-            ("redirects", include_str!("redirects.rs")),
-            ("registry", include_str!("registry.rs")),
+            ("client", include_str!("suite/client.rs")),
+            ("credentials", include_str!("suite/credentials.rs")),
+            ("documents", include_str!("suite/documents.rs")),
+            ("limits", include_str!("suite/limits.rs")),
+            ("network", include_str!("suite/network.rs")),
+            ("redirects", include_str!("suite/redirects.rs")),
+            ("registry", include_str!("suite/registry.rs")),
         ];
         let mut defined = Vec::new();
         for (module, source) in sources {

@@ -1,0 +1,74 @@
+//! The async client inside the caller's own tokio runtime, as most users run
+//! it: concurrent discoveries of several hosts, and one host shared.
+
+use tfdisco_core::Env;
+use tfdisco_testkit::{Reply, TestServer, pki};
+use tfdisco_tokio::Client;
+
+fn client() -> Client {
+    Client::builder()
+        .system_roots(false)
+        .add_root_certificate_pem(pki().ca_pem())
+        .environment(Env::empty())
+        .build()
+        .expect("a client")
+}
+
+fn servers(n: usize) -> Vec<TestServer> {
+    (0..n)
+        .map(|i| {
+            let server = TestServer::start();
+            let doc = format!(r#"{{"modules.v1": "/m{i}/"}}"#);
+            server.route(tfdisco_core::DISCOVERY_PATH, Reply::json(&doc));
+            server
+        })
+        .collect()
+}
+
+async fn discover_all(client: &Client, servers: &[TestServer]) {
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, server) in servers.iter().enumerate() {
+        let client = client.clone();
+        let host = server.host();
+        // Each host twice: the second call shares the first one's request
+        // or hits the cache.
+        for _ in 0..2 {
+            let (client, host) = (client.clone(), host.clone());
+            tasks.spawn(async move { (i, client.service_url(&host, "modules.v1").await) });
+        }
+    }
+    while let Some(joined) = tasks.join_next().await {
+        let (i, url) = joined.expect("no panic");
+        let url = url.expect("discovered");
+        assert!(url.as_str().ends_with(&format!("/m{i}/")), "{url}");
+    }
+    for server in servers {
+        assert_eq!(server.requests().len(), 1, "one request per host");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_hosts_at_once_on_a_multi_thread_runtime() {
+    let servers = servers(8);
+    discover_all(&client(), &servers).await;
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn many_hosts_at_once_on_a_current_thread_runtime() {
+    let servers = servers(4);
+    discover_all(&client(), &servers).await;
+}
+
+#[test]
+fn a_client_built_outside_a_runtime_works_and_drops_inside_one() {
+    let client = client();
+    let servers = servers(2);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    runtime.block_on(async move {
+        discover_all(&client, &servers).await;
+        drop(client);
+    });
+}
