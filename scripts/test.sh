@@ -12,6 +12,12 @@ cargo clippy --workspace --all-targets --locked -- -D warnings
 echo "== cargo test"
 cargo test --workspace --locked
 
+echo "== the example crate outside the workspace (public API only, no [patch])"
+example=examples/concurrent-discovery/Cargo.toml
+cargo fmt --manifest-path "$example" --check
+CARGO_TARGET_DIR=target cargo clippy --manifest-path "$example" --all-targets --locked -- -D warnings
+CARGO_TARGET_DIR=target cargo test --manifest-path "$example" --locked
+
 echo "== the core has no I/O dependencies"
 if cargo tree -p tfdisco-core -e normal --prefix none --locked \
     | grep -E '^(tokio|hyper|curl|async-std|mio|socket2) ' ; then

@@ -124,8 +124,10 @@ pub enum Action<T> {
 pub struct Fetch<G: Goal> {
     goal: G,
     config: Config,
-    /// The first request's URL: the scope of the credentials (D4).
-    first: Url,
+    /// The first request's URL once a redirect moved away from it (`None`:
+    /// it is `url`): the scope of the credentials (D4). Moved here, never
+    /// cloned.
+    first: Option<Url>,
     /// The URL of the current (or last) request.
     url: Url,
     /// `None` once dropped on a redirect, or when there were none.
@@ -160,7 +162,7 @@ impl<G: Goal> Fetch<G> {
             goal,
             config: config.clone(),
             credentials: credentials.filter(|_| url.scheme() == "https"),
-            first: url.clone(),
+            first: None,
             url,
             redirects: 0,
             requests: 1,
@@ -181,7 +183,7 @@ impl<G: Goal> Fetch<G> {
             goal,
             config: config.clone(),
             credentials: None,
-            first: url.clone(),
+            first: None,
             url,
             redirects: 0,
             requests: 0,
@@ -412,16 +414,18 @@ impl<G: Goal> Fetch<G> {
                 max: self.config.max_redirects(),
             }));
         }
-        if self.credentials.is_some() && !redirect::may_carry_credentials(&self.first, &next) {
+        let first = self.first.as_ref().unwrap_or(&self.url);
+        if self.credentials.is_some() && !redirect::may_carry_credentials(first, &next) {
             // D4: once dropped, credentials stay dropped for the whole chain.
             self.credentials = None;
-            debug!(target: "tfdisco", host = %self.goal.host(), from = %self.first, to = %next, "credentials dropped on redirect");
+            debug!(target: "tfdisco", host = %self.goal.host(), from = %first, to = %next, "credentials dropped on redirect");
         }
         debug!(target: "tfdisco", host = %self.goal.host(), status = status.as_u16(), from = %self.url, to = %next, "following redirect");
         self.redirects += 1;
         self.requests += 1;
         let state = send_state(&next);
-        self.url = next;
+        let previous = std::mem::replace(&mut self.url, next);
+        self.first.get_or_insert(previous);
         state
     }
 

@@ -20,32 +20,38 @@ impl Timer {
     }
 }
 
-/// When each timer fires, if it is armed.
+/// When each timer fires, if it is armed, and the earliest of them (kept
+/// up to date, as every input checks it).
 #[derive(Clone, Copy, Debug, Default)]
-pub(crate) struct Timers([Option<Instant>; Timer::ALL.len()]);
+pub(crate) struct Timers {
+    at: [Option<Instant>; Timer::ALL.len()],
+    next: Option<(Timer, Instant)>,
+}
 
 impl Timers {
     /// Arms `timer` for `at` (`None` disarms it).
     pub(crate) fn set(&mut self, timer: Timer, at: Option<Instant>) {
-        self.0[timer.index()] = at;
+        self.at[timer.index()] = at;
+        self.next = Timer::ALL
+            .iter()
+            .filter_map(|&t| self.at[t.index()].map(|at| (t, at)))
+            .min_by_key(|&(_, at)| at);
     }
 
     /// The earliest armed timer and when it fires.
     pub(crate) fn next(&self) -> Option<(Timer, Instant)> {
-        Timer::ALL
-            .iter()
-            .filter_map(|&t| self.0[t.index()].map(|at| (t, at)))
-            .min_by_key(|&(_, at)| at)
+        self.next
     }
 
     /// Disarms and returns the earliest timer due at `now`, if any.
     pub(crate) fn expire(&mut self, now: Instant) -> Option<Timer> {
-        let (timer, at) = self.next()?;
-        if at > now {
-            return None;
+        match self.next {
+            Some((timer, at)) if at <= now => {
+                self.set(timer, None);
+                Some(timer)
+            }
+            _ => None,
         }
-        self.0[timer.index()] = None;
-        Some(timer)
     }
 
     /// Disarms every timer.

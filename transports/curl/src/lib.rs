@@ -37,7 +37,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
-//! [`Client`] is a [`BlockingClient`](tfdisco_transport::BlockingClient):
+//! [`Client`] is a [`BlockingClient`]:
 //! its methods (`discover`, `discover_observed`, `service_url`, `registry`,
 //! `drive`) are documented there.
 
@@ -65,8 +65,15 @@ pub type ClientBuilder = tfdisco_transport::ClientBuilder<Client>;
 
 /// A blocking discovery client on libcurl: the registry in front of
 /// [`Http`]. Clones share the registry and the idle handles; use it from as
-/// many threads as you like. Its methods are
-/// [`BlockingClient`](tfdisco_transport::BlockingClient)'s.
+/// many threads as you like.
+///
+/// Methods (documented on [`BlockingClient`]):
+/// [`builder`](BlockingClient::builder),
+/// [`discover`](BlockingClient::discover),
+/// [`discover_observed`](BlockingClient::discover_observed),
+/// [`service_url`](BlockingClient::service_url),
+/// [`registry`](BlockingClient::registry),
+/// [`drive`](BlockingClient::drive).
 pub type Client = tfdisco_transport::BlockingClient<Blocking<Http>>;
 
 /// The libcurl side of a [`Client`]: the settings, the trust bundle, idle

@@ -71,13 +71,25 @@ use crate::connect::Connector;
 pub type ClientBuilder = tfdisco_transport::ClientBuilder<Client>;
 
 /// A discovery client on tokio: the registry in front of [`Http`]. Clones
-/// share the registry and the connection pool. Its methods are
-/// [`AsyncClient`](tfdisco_transport::AsyncClient)'s.
+/// share the registry and the connection pool.
+///
+/// Methods (documented on [`AsyncClient`]): [`builder`](AsyncClient::builder),
+/// [`discover`](AsyncClient::discover),
+/// [`discover_observed`](AsyncClient::discover_observed),
+/// [`service_url`](AsyncClient::service_url),
+/// [`registry`](AsyncClient::registry), [`drive`](AsyncClient::drive).
 pub type Client = tfdisco_transport::AsyncClient<Http>;
 
 /// The same client for blocking code, running on a tokio runtime of its own
-/// (one worker thread; build it outside any async runtime). Its methods are
-/// [`BlockingClient`](tfdisco_transport::BlockingClient)'s.
+/// (one worker thread; build it outside any async runtime).
+///
+/// Methods (documented on [`tfdisco_transport::BlockingClient`]):
+/// [`builder`](tfdisco_transport::BlockingClient::builder),
+/// [`discover`](tfdisco_transport::BlockingClient::discover),
+/// [`discover_observed`](tfdisco_transport::BlockingClient::discover_observed),
+/// [`service_url`](tfdisco_transport::BlockingClient::service_url),
+/// [`registry`](tfdisco_transport::BlockingClient::registry),
+/// [`drive`](tfdisco_transport::BlockingClient::drive).
 pub type BlockingClient = tfdisco_transport::BlockingClient<Http>;
 
 /// The HTTP side of a [`Client`]: hyper-util's pooled client over
