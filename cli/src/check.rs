@@ -95,7 +95,12 @@ fn requests(out: &mut String, exchanges: &[ExchangeReport]) {
         } else {
             ""
         };
-        let _ = writeln!(out, "  {}. GET {}{creds}", i + 1, e.url);
+        let attempt = if e.attempt > 1 {
+            format!("  (attempt {})", e.attempt)
+        } else {
+            String::new()
+        };
+        let _ = writeln!(out, "  {}. GET {}{creds}{attempt}", i + 1, e.url);
         match (e.status, &e.error) {
             (Some(status), _) => {
                 let time = e
@@ -122,8 +127,25 @@ fn requests(out: &mut String, exchanges: &[ExchangeReport]) {
                 let _ = writeln!(out, "     no response");
             }
         }
+        if let Some(retry) = &e.retry {
+            let why = if retry.from_retry_after {
+                " (Retry-After)"
+            } else {
+                ""
+            };
+            let _ = writeln!(
+                out,
+                "     retrying in {:?}{why}: attempt {} of {}",
+                retry.wait, retry.attempt, retry.attempts
+            );
+        }
     }
-    let redirects = exchanges.len().saturating_sub(1);
+    let last_attempt = exchanges.last().map_or(1, |e| e.attempt);
+    let redirects = exchanges
+        .iter()
+        .filter(|e| e.attempt == last_attempt)
+        .count()
+        .saturating_sub(1);
     if redirects > 1 {
         let _ = writeln!(
             out,

@@ -61,6 +61,12 @@ pub(crate) struct NetOpts {
     /// How many redirects to follow [default: 3].
     #[arg(long, value_name = "N")]
     pub(crate) max_redirects: Option<u32>,
+    /// How many times to retry a request that failed with a connection
+    /// error, 429 or a 5xx other than 501, waiting 100 ms, 200 ms, 400 ms, …
+    /// or as Retry-After says, within --timeout [default: 3 with --dialect
+    /// terraform, as Terraform 1.15; 0 with opentofu].
+    #[arg(long, value_name = "N")]
+    pub(crate) retries: Option<u32>,
     /// Send no credentials (ignore TF_TOKEN_*, config files and helpers).
     #[arg(long)]
     pub(crate) no_credentials: bool,
@@ -81,6 +87,7 @@ impl NetOpts {
             ca_files: Vec::new(),
             timeout: None,
             max_redirects: None,
+            retries: None,
             no_credentials: true,
             insecure_http: Vec::new(),
             resolve: Vec::new(),
@@ -145,6 +152,9 @@ pub(crate) fn client_with(
     }
     if let Some(n) = opts.max_redirects {
         b = b.max_redirects(n);
+    }
+    if let Some(n) = opts.retries {
+        b = b.retries(n);
     }
     for file in &opts.ca_files {
         b = b.add_root_certificate_file(file);

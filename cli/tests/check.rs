@@ -108,3 +108,56 @@ fn a_failed_discovery_fails_both() {
         r.stdout.contains("terraform: would fail") && r.stdout.contains("opentofu:  would fail")
     );
 }
+
+#[test]
+fn each_attempt_is_a_line_with_why_it_was_retried() {
+    let s = TestServer::start();
+    s.route_each(
+        "/.well-known/terraform.json",
+        [
+            Reply::new(503).header("Retry-After", "0"),
+            Reply::new(502),
+            Reply::json(r#"{"modules.v1": "/m/"}"#),
+        ],
+    );
+    let r = check(&s, &["--dialect", "terraform"]);
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    let out = &r.stdout;
+    for want in [
+        "1. GET https://localhost:",
+        "503 Service Unavailable in ",
+        "retrying in 0ns (Retry-After): attempt 2 of 4",
+        "(attempt 2)",
+        "502 Bad Gateway in ",
+        "retrying in 200ms: attempt 3 of 4",
+        "(attempt 3)",
+        "200 OK in ",
+    ] {
+        assert!(out.contains(want), "{want:?} in\n{out}");
+    }
+    assert!(
+        !out.contains("redirects; clients"),
+        "retries are not redirects\n{out}"
+    );
+}
+
+#[test]
+fn retries_is_an_option() {
+    let s = TestServer::start();
+    s.route("/.well-known/terraform.json", Reply::new(503));
+    let r = check(&s, &["--dialect", "terraform", "--retries", "0"]);
+    assert_eq!(r.code, Some(1));
+    assert_eq!(s.requests().len(), 1);
+    let r = check(&s, &["--retries", "1", "--timeout", "5"]);
+    assert_eq!(r.code, Some(1));
+    assert_eq!(
+        s.requests().len(),
+        3,
+        "opentofu with one retry: two more requests"
+    );
+    assert!(
+        r.stdout.contains("(gave up after 2 attempts)"),
+        "{}",
+        r.stdout
+    );
+}

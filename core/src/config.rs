@@ -6,10 +6,11 @@ use std::time::Duration;
 use http::HeaderValue;
 use http::header::InvalidHeaderValue;
 
-use crate::{Dialect, Hostname};
+use crate::{Dialect, Hostname, RetryPolicy};
 
 /// How discovery behaves. The defaults are those of both Go implementations:
-/// at most 3 redirects, a 1 MiB document, 11 seconds for the whole exchange.
+/// at most 3 redirects, a 1 MiB document, 11 seconds for the whole exchange,
+/// and the dialect's retries (Terraform: 4 attempts; OpenTofu: 1).
 ///
 /// ```
 /// use std::time::Duration;
@@ -29,6 +30,7 @@ pub struct Config {
     body_limit: u64,
     timeout: Duration,
     user_agent: HeaderValue,
+    retry_policy: RetryPolicy,
     plain_http_hosts: Arc<[Hostname]>,
 }
 
@@ -54,15 +56,19 @@ impl Config {
             body_limit: DEFAULT_BODY_LIMIT,
             timeout: DEFAULT_TIMEOUT,
             user_agent: HeaderValue::from_static(dialect.default_user_agent()),
+            retry_policy: RetryPolicy::for_dialect(dialect),
             plain_http_hosts: Arc::from([]),
         }
     }
 
-    /// Sets the dialect; a User-Agent that is still the old dialect's default
-    /// follows the change.
+    /// Sets the dialect; a User-Agent or retry policy that is still the old
+    /// dialect's default follows the change.
     pub fn with_dialect(mut self, dialect: Dialect) -> Config {
         if self.user_agent == self.dialect.default_user_agent() {
             self.user_agent = HeaderValue::from_static(dialect.default_user_agent());
+        }
+        if self.retry_policy == RetryPolicy::for_dialect(self.dialect) {
+            self.retry_policy = RetryPolicy::for_dialect(dialect);
         }
         self.dialect = dialect;
         self
@@ -72,6 +78,19 @@ impl Config {
     pub fn with_max_redirects(mut self, max: u32) -> Config {
         self.max_redirects = max;
         self
+    }
+
+    /// Sets how failed attempts are retried.
+    pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Config {
+        self.retry_policy = policy;
+        self
+    }
+
+    /// Sets how many times a failed attempt is retried (`retries + 1`
+    /// attempts at most), with the current policy's waits.
+    pub fn with_retries(self, retries: u32) -> Config {
+        let policy = self.retry_policy.clone().with_retries(retries);
+        self.with_retry_policy(policy)
     }
 
     /// Sets the largest document accepted, in bytes.
@@ -135,6 +154,11 @@ impl Config {
     /// The time allowed for a whole discovery.
     pub fn timeout(&self) -> Duration {
         self.timeout
+    }
+
+    /// How failed attempts are retried.
+    pub fn retry_policy(&self) -> &RetryPolicy {
+        &self.retry_policy
     }
 
     /// The User-Agent header value.

@@ -154,6 +154,35 @@ pub enum Error {
         /// The configured limit.
         max: u32,
     },
+    /// A failure the retry policy retries, given up on: every attempt the
+    /// policy allows failed, or the next one could not start before the
+    /// deadline. [`Error::kind`], [`Error::url`] and [`Error::status`] are
+    /// the last failure's.
+    GaveUp {
+        /// The attempts made.
+        attempts: u32,
+        /// Why no further attempt was made.
+        reason: GiveUpReason,
+        /// The last attempt's failure.
+        last: Box<Error>,
+    },
+}
+
+/// Why a fetch stopped retrying ([`Error::GaveUp`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum GiveUpReason {
+    /// Every attempt the policy allows failed.
+    AttemptsExhausted,
+    /// The next attempt could not start before the deadline.
+    PastDeadline {
+        /// The wait before it (`None`: longer than any clock can count).
+        wait: Option<Duration>,
+        /// True when the wait was the server's `Retry-After`.
+        from_retry_after: bool,
+        /// The time allowed for the whole fetch.
+        timeout: Duration,
+    },
 }
 
 /// A stable, coarse name for an [`Error`], for programs and exit codes.
@@ -247,6 +276,7 @@ impl Error {
             | Error::InvalidLocation { .. }
             | Error::InsecureRedirect { .. }
             | Error::TooManyRedirects { .. } => ErrorKind::Redirect,
+            Error::GaveUp { last, .. } => last.kind(),
         }
     }
 
@@ -261,7 +291,11 @@ impl Error {
 
     /// True when the discovery ran out of time.
     pub fn is_timeout(&self) -> bool {
-        matches!(self, Error::Timeout { .. })
+        match self {
+            Error::Timeout { .. } => true,
+            Error::GaveUp { last, .. } => last.is_timeout(),
+            _ => false,
+        }
     }
 
     /// The request URL at fault, for errors that happened during discovery.
@@ -278,6 +312,7 @@ impl Error {
             | Error::InvalidLocation { url, .. }
             | Error::InsecureRedirect { url, .. }
             | Error::TooManyRedirects { url, .. } => Some(&**url),
+            Error::GaveUp { last, .. } => last.url(),
             _ => None,
         }
     }
@@ -286,6 +321,7 @@ impl Error {
     pub fn status(&self) -> Option<StatusCode> {
         match self {
             Error::Status { status, .. } | Error::MissingLocation { status, .. } => Some(*status),
+            Error::GaveUp { last, .. } => last.status(),
             _ => None,
         }
     }
@@ -385,6 +421,33 @@ impl fmt::Display for Error {
                 "{REQUEST_FAILED}: Get \"{location}\": too many redirects \
                  (stopped after {max}; redirected from {url})"
             ),
+            Error::GaveUp {
+                attempts,
+                reason: GiveUpReason::AttemptsExhausted,
+                last,
+            } => write!(f, "{last} (gave up after {attempts} attempts)"),
+            Error::GaveUp {
+                attempts,
+                reason:
+                    GiveUpReason::PastDeadline {
+                        wait,
+                        from_retry_after,
+                        timeout,
+                    },
+                last,
+            } => {
+                write!(f, "{last} (attempt {attempts}; not retried: ")?;
+                match (wait, from_retry_after) {
+                    (Some(wait), true) => {
+                        write!(f, "the server asked to wait {wait:?} (Retry-After)")?
+                    }
+                    (None, _) => f.write_str(
+                        "the server asked to wait longer than any clock counts (Retry-After)",
+                    )?,
+                    (Some(wait), false) => write!(f, "the next attempt would wait {wait:?}")?,
+                }
+                write!(f, ", past the end of the {timeout:?} allowed)")
+            }
         }
     }
 }
@@ -395,6 +458,7 @@ impl std::error::Error for Error {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
             Error::Transport { error, .. } => std::error::Error::source(error),
+            Error::GaveUp { last, .. } => last.source(),
             _ => None,
         }
     }

@@ -5,6 +5,7 @@
 
 mod content_type;
 mod redirect;
+mod retry;
 mod timer;
 
 use std::fmt;
@@ -15,9 +16,14 @@ use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, Uri};
 use tracing::debug;
 use url::Url;
 
-use crate::{Config, Credentials, Error, Hostname, TransportError, TransportErrorKind};
+use crate::{
+    Config, Credentials, Error, GiveUpReason, Hostname, TransportError, TransportErrorKind,
+};
 
+use retry::RetryAfter;
 use timer::{Timer, Timers};
+
+pub use retry::{Retry, RetryPolicy};
 
 /// What a [`Fetch`] is for: which final responses are answers, and what the
 /// answer is.
@@ -97,14 +103,20 @@ pub enum Action<T> {
 ///            Fetch::get / Discovery::new
 ///                       │
 ///                       ▼
-///        ┌──────────▶ Send ─────────────┐ handle_error, deadline
-///        │              │ handle_head   │
-///        │  redirect ◀──┤               │
-///        │  (≤ max)     ├── goal: read ─▶ Receive ── handle_body…, handle_end ──┐
-///        └──────────────┘               │              │ limit, deadline,       │
-///                       ├── goal: done ─┼──────────────┼─ handle_error          │
-///                       ▼               ▼              ▼                        ▼
-///                      Done(Result<G::Output, Error>) ◀──────────────────────────┘
+///        ┌──────────▶ Send ──────────────────────────┐ handle_error, deadline
+///        │              │ handle_head                │
+///        │  redirect ◀──┤ (≤ max_redirects)          │
+///        │              ├── goal: read ─▶ Receive ───┼── handle_body…, handle_end ─┐
+///        │              │                  │         │                             │
+///        │  retry: 429, 5xx (not 501),     │ limit,  │                             │
+///        │  a connection failure           │ error   │                             │
+///        │              ▼                  │         │                             │
+///        └── handle_timeout ── Wait        │         │                             │
+///                 (the retry timer)  │     │         │                             │
+///              no time / attempts ───┤     │         │                             │
+///                       ├── goal: done ────┼─────────┤                             │
+///                       ▼                  ▼         ▼                             ▼
+///                      Done(Result<G::Output, Error>) ◀─────────────────────────────┘
 /// ```
 ///
 /// # Inputs in each state
@@ -117,8 +129,9 @@ pub enum Action<T> {
 /// | `Done`         | none                                              | everything                       |
 ///
 /// Every `handle_*` first fires the timers due at its `now` (so a head that
-/// arrives after the deadline is a timeout, not an answer), then acts if the
-/// state still accepts the input. An input the state ignores changes
+/// arrives after the deadline is a timeout, not an answer); if one fired,
+/// the input, meant for the state before, is dropped; otherwise it acts if
+/// the state accepts it. An input the state ignores changes
 /// nothing, so a driver can never put the machine in a wrong state.
 /// `handle_timeout` before the earliest timer does nothing.
 pub struct Fetch<G: Goal> {
@@ -130,10 +143,16 @@ pub struct Fetch<G: Goal> {
     first: Option<Url>,
     /// The URL of the current (or last) request.
     url: Url,
-    /// `None` once dropped on a redirect, or when there were none.
+    /// The credentials the first request of each attempt carries (only
+    /// over https).
     credentials: Option<Credentials>,
+    /// True once a redirect of this attempt left their scope (D4).
+    credentials_dropped: bool,
     redirects: u32,
     requests: u32,
+    attempt: u32,
+    /// The retry being waited for.
+    retry: Option<Retry>,
     timers: Timers,
     state: State<G::Output>,
 }
@@ -141,6 +160,7 @@ pub struct Fetch<G: Goal> {
 enum State<T> {
     Send(Uri),
     Receive(Vec<u8>),
+    Wait,
     Done(Result<T, Error>),
 }
 
@@ -162,10 +182,13 @@ impl<G: Goal> Fetch<G> {
             goal,
             config: config.clone(),
             credentials: credentials.filter(|_| url.scheme() == "https"),
+            credentials_dropped: false,
             first: None,
             url,
             redirects: 0,
             requests: 1,
+            attempt: 1,
+            retry: None,
             timers: Timers::default(),
             state,
         };
@@ -183,10 +206,13 @@ impl<G: Goal> Fetch<G> {
             goal,
             config: config.clone(),
             credentials: None,
+            credentials_dropped: false,
             first: None,
             url,
             redirects: 0,
             requests: 0,
+            attempt: 0,
+            retry: None,
             timers: Timers::default(),
             state: State::Done(Err(error)),
         };
@@ -199,14 +225,18 @@ impl<G: Goal> Fetch<G> {
         match &self.state {
             State::Send(uri) => Action::Send(self.request(uri.clone())),
             State::Receive(_) => Action::Receive,
+            State::Wait => match self.timers.get(Timer::Retry) {
+                Some(at) => Action::Wait(at),
+                None => unreachable!("the retry timer is armed while waiting"),
+            },
             State::Done(result) => Action::Done(result.clone()),
         }
     }
 
     /// When the driver must next call [`Fetch::handle_timeout`]: the
-    /// earliest of the fetch's timers (today, the end of the time allowed for
-    /// the whole fetch). `None` once done, or when no timer is armed (a
-    /// timeout too large to represent).
+    /// earliest of the fetch's timers (the end of the wait before a retry,
+    /// the end of the time allowed for the whole fetch). `None` once done,
+    /// or when no timer is armed (a timeout too large to represent).
     pub fn poll_timeout(&self) -> Option<Instant> {
         match self.state {
             State::Done(_) => None,
@@ -228,6 +258,21 @@ impl<G: Goal> Fetch<G> {
     /// True while `poll` returns [`Action::Receive`].
     pub fn is_receiving(&self) -> bool {
         matches!(self.state, State::Receive(_))
+    }
+
+    /// True while `poll` returns [`Action::Wait`]: the fetch waits to retry.
+    pub fn is_waiting(&self) -> bool {
+        matches!(self.state, State::Wait)
+    }
+
+    /// The retry being waited for, while [`Fetch::is_waiting`].
+    pub fn retry(&self) -> Option<&Retry> {
+        self.retry.as_ref()
+    }
+
+    /// The current attempt, from 1 ([`RetryPolicy`]).
+    pub fn attempt(&self) -> u32 {
+        self.attempt
     }
 
     /// What the fetch is for.
@@ -259,13 +304,12 @@ impl<G: Goal> Fetch<G> {
 
     /// True when the current request carries credentials.
     pub fn sends_credentials(&self) -> bool {
-        self.credentials.is_some()
+        self.credentials.is_some() && !self.credentials_dropped
     }
 
     /// Reports the status and headers of the response to the last `Send`.
     pub fn handle_head(&mut self, status: StatusCode, headers: &HeaderMap, now: Instant) {
-        self.expire(now);
-        if !matches!(self.state, State::Send(_)) {
+        if self.expire(now) || !matches!(self.state, State::Send(_)) {
             return;
         }
         self.state = if redirect::is_followed(status) {
@@ -277,6 +321,12 @@ impl<G: Goal> Fetch<G> {
                     status,
                 })),
             }
+        } else if retry::is_retried_status(status) && self.config.retry_policy().attempts() > 1 {
+            let cause = Error::Status {
+                url: self.url.clone().into(),
+                status,
+            };
+            self.retry_or_give_up(cause, retry::retry_after(status, headers), now)
         } else {
             match self.goal.on_head(&self.url, status, headers) {
                 Next::ReadDocument => self.receive(headers),
@@ -289,7 +339,9 @@ impl<G: Goal> Fetch<G> {
     /// Reports a chunk of the response body. Once the body passes the limit
     /// the fetch fails (D6) and `poll` stops asking for more.
     pub fn handle_body(&mut self, chunk: &[u8], now: Instant) {
-        self.expire(now);
+        if self.expire(now) {
+            return;
+        }
         let State::Receive(body) = &mut self.state else {
             return;
         };
@@ -308,7 +360,9 @@ impl<G: Goal> Fetch<G> {
 
     /// Reports the end of the response body.
     pub fn handle_end(&mut self, now: Instant) {
-        self.expire(now);
+        if self.expire(now) {
+            return;
+        }
         let State::Receive(body) = &mut self.state else {
             return;
         };
@@ -330,8 +384,7 @@ impl<G: Goal> Fetch<G> {
     /// armed from [`Fetch::poll_timeout`], ended the exchange: the earliest
     /// timer fires then, even if the transport's clock ran a little ahead.
     pub fn handle_error(&mut self, error: TransportError, now: Instant) {
-        self.expire(now);
-        if self.is_done() {
+        if self.expire(now) || self.is_done() || self.is_waiting() {
             return;
         }
         if error.kind() == TransportErrorKind::Timeout {
@@ -341,22 +394,32 @@ impl<G: Goal> Fetch<G> {
             }
             self.state = State::Done(Err(self.timeout_error()));
         } else {
-            self.state = State::Done(Err(Error::Transport {
+            let retried = self.is_sending() && retry::is_retried_failure(error.kind());
+            let cause = Error::Transport {
                 url: self.url.clone().into(),
                 error,
-            }));
+            };
+            self.state = if retried {
+                self.retry_or_give_up(cause, RetryAfter::Unusable, now)
+            } else {
+                State::Done(Err(cause))
+            };
         }
         self.trace_outcome();
     }
 
-    /// Fires every timer due at `now`.
-    fn expire(&mut self, now: Instant) {
+    /// Fires every timer due at `now`; true if any fired. The input that
+    /// reported `now` was meant for the state before: it is then dropped.
+    fn expire(&mut self, now: Instant) -> bool {
+        let mut fired = false;
         while !self.is_done() {
             match self.timers.expire(now) {
                 Some(timer) => self.fire(timer),
                 None => break,
             }
+            fired = true;
         }
+        fired
     }
 
     fn fire(&mut self, timer: Timer) {
@@ -365,8 +428,69 @@ impl<G: Goal> Fetch<G> {
                 self.state = State::Done(Err(self.timeout_error()));
                 self.timers.clear();
             }
+            Timer::Retry => {
+                // The same first request again: first URL, full redirect
+                // budget, the same credentials decision (D4, D5 unchanged).
+                self.retry = None;
+                self.attempt += 1;
+                self.requests += 1;
+                self.redirects = 0;
+                self.credentials_dropped = false;
+                if let Some(first) = self.first.take() {
+                    self.url = first;
+                }
+                self.state = send_state(&self.url);
+            }
         }
         self.trace_outcome();
+    }
+
+    /// After a failure the policy retries: wait for the next attempt, or
+    /// give up when none is left or it could not start before the deadline.
+    fn retry_or_give_up(
+        &mut self,
+        cause: Error,
+        retry_after: RetryAfter,
+        now: Instant,
+    ) -> State<G::Output> {
+        let policy = self.config.retry_policy();
+        let attempts = policy.attempts();
+        if attempts <= 1 {
+            return State::Done(Err(cause));
+        }
+        let give_up = |reason| Error::GaveUp {
+            attempts: self.attempt,
+            reason,
+            last: Box::new(cause.clone()),
+        };
+        if self.attempt >= attempts {
+            return State::Done(Err(give_up(GiveUpReason::AttemptsExhausted)));
+        }
+        let (wait, from_retry_after) = match retry_after {
+            RetryAfter::Wait(wait) if policy.honours_retry_after() => (Some(wait), true),
+            RetryAfter::Forever if policy.honours_retry_after() => (None, true),
+            _ => (Some(policy.wait(self.attempt)), false),
+        };
+        let at = wait.and_then(|wait| now.checked_add(wait));
+        let deadline = self.timers.get(Timer::Deadline);
+        let (Some(wait), Some(at)) = (wait, at.filter(|&at| deadline.is_none_or(|d| at < d)))
+        else {
+            return State::Done(Err(give_up(GiveUpReason::PastDeadline {
+                wait,
+                from_retry_after,
+                timeout: self.config.timeout(),
+            })));
+        };
+        debug!(target: "tfdisco", host = %self.goal.host(), attempt = self.attempt + 1, attempts, wait = ?wait, cause = %cause, "retrying");
+        self.timers.set(Timer::Retry, Some(at));
+        self.retry = Some(Retry {
+            attempt: self.attempt + 1,
+            attempts,
+            wait,
+            from_retry_after,
+            cause,
+        });
+        State::Wait
     }
 
     fn timeout_error(&self) -> Error {
@@ -380,7 +504,11 @@ impl<G: Goal> Fetch<G> {
         let mut headers = HeaderMap::with_capacity(3);
         headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
         headers.insert(USER_AGENT, self.config.user_agent().clone());
-        if let Some(credentials) = &self.credentials {
+        if let Some(credentials) = self
+            .credentials
+            .as_ref()
+            .filter(|_| !self.credentials_dropped)
+        {
             headers.insert(AUTHORIZATION, credentials.authorization().clone());
         }
         let mut request = Request::new(());
@@ -415,9 +543,9 @@ impl<G: Goal> Fetch<G> {
             }));
         }
         let first = self.first.as_ref().unwrap_or(&self.url);
-        if self.credentials.is_some() && !redirect::may_carry_credentials(first, &next) {
+        if self.sends_credentials() && !redirect::may_carry_credentials(first, &next) {
             // D4: once dropped, credentials stay dropped for the whole chain.
-            self.credentials = None;
+            self.credentials_dropped = true;
             debug!(target: "tfdisco", host = %self.goal.host(), from = %first, to = %next, "credentials dropped on redirect");
         }
         debug!(target: "tfdisco", host = %self.goal.host(), status = status.as_u16(), from = %self.url, to = %next, "following redirect");
@@ -477,6 +605,7 @@ impl<G: Goal + fmt::Debug> fmt::Debug for Fetch<G> {
         let state = match &self.state {
             State::Send(_) => "Send",
             State::Receive(_) => "Receive",
+            State::Wait => "Wait",
             State::Done(Ok(_)) => "Done(Ok)",
             State::Done(Err(_)) => "Done(Err)",
         };
@@ -484,8 +613,10 @@ impl<G: Goal + fmt::Debug> fmt::Debug for Fetch<G> {
             .field("goal", &self.goal)
             .field("url", &self.url.as_str())
             .field("credentials", &self.credentials)
+            .field("credentials_dropped", &self.credentials_dropped)
             .field("redirects", &self.redirects)
             .field("requests", &self.requests)
+            .field("attempt", &self.attempt)
             .field("timers", &self.timers)
             .field("state", &state)
             .finish_non_exhaustive()

@@ -117,8 +117,8 @@ pub use credentials::{
 pub use dialect::{Dialect, UnknownDialect};
 pub use discovery::{DISCOVERY_PATH, Discover, Discovery};
 pub use env::Env;
-pub use error::{Error, ErrorKind, TransportError, TransportErrorKind};
-pub use fetch::{Action, Fetch, Goal, Next};
+pub use error::{Error, ErrorKind, GiveUpReason, TransportError, TransportErrorKind};
+pub use fetch::{Action, Fetch, Goal, Next, Retry, RetryPolicy};
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError};
 pub use registry::{Lookup, Registry, Ticket};

@@ -7,14 +7,19 @@
 //! `max_redirects` redirects, never accepts more body than the limit, sends
 //! credentials only over https to the initial host or its subdomains and
 //! never again once dropped (D4), uses plain http only for the development
-//! host (D5), keeps its result once done, and never shows the token.
+//! host (D5), keeps its result once done, and never shows the token. With
+//! retries: a wait never ends past the deadline, each attempt starts over
+//! at the first URL with the same credentials decision, and no more
+//! attempts are made than the policy allows.
 #![no_main]
 
 use std::time::{Duration, Instant};
 
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
-use tfdisco_core::http::header::{AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, LOCATION};
+use tfdisco_core::http::header::{
+    AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, DATE, LOCATION, RETRY_AFTER,
+};
 use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
@@ -69,6 +74,15 @@ const DOCUMENTS: [&str; 4] = [
     r#"{"login.v1": {"client": "c", "authz": "/a", "token": "/t"}, "tfe.v2.1": "./api/"}"#,
 ];
 
+const RETRY_AFTERS: [&str; 6] = [
+    "0",
+    "1",
+    "3600",
+    "soon",
+    "Sun, 22 Nov 2026 10:00:02 GMT",
+    "99999999999999999999999",
+];
+
 const CONTENT_TYPES: [&str; 6] = [
     "application/json",
     "Application/JSON; charset=utf-8",
@@ -86,6 +100,7 @@ struct Script {
     max_redirects: u8,
     limit: u16,
     timeout_ms: u16,
+    retries: u8,
     events: Vec<Event>,
 }
 
@@ -96,6 +111,9 @@ enum Event {
         location: Option<Text>,
         content_type: Option<Text>,
         content_length: Option<u64>,
+        retry_after: Option<Text>,
+        /// A `Date` header, so that an HTTP-date `Retry-After` counts.
+        dated: bool,
     },
     Chunk(Vec<u8>),
     /// A chunk that is a whole valid document, so success paths are reached.
@@ -114,6 +132,8 @@ enum Status {
     Ok,
     NotFound,
     Redirect(u8),
+    /// 429 and 5xx, which the retry policy retries (but 501).
+    Retried(u8),
     Other(u16),
 }
 
@@ -137,6 +157,7 @@ impl Status {
             Status::Ok => 200,
             Status::NotFound => 404,
             Status::Redirect(i) => [300, 301, 302, 303, 304, 307, 308][usize::from(*i) % 7],
+            Status::Retried(i) => [429, 500, 501, 502, 503, 504][usize::from(*i) % 6],
             Status::Other(n) => 100 + n % 900,
         };
         StatusCode::from_u16(n).expect("100..=999 is a valid status")
@@ -156,6 +177,10 @@ impl Text {
 struct Observer {
     max_redirects: u32,
     limit: u64,
+    deadline: Instant,
+    attempts: u32,
+    attempt: u32,
+    with_token: bool,
     initial_host: Option<String>,
     dev: Option<(String, u16)>,
     credentials_dropped: bool,
@@ -176,11 +201,27 @@ impl Observer {
 
     fn check(&mut self, d: &mut Discovery) {
         assert!(d.redirects() <= self.max_redirects);
+        assert!(
+            d.attempt() <= self.attempts,
+            "attempt {} of {}",
+            d.attempt(),
+            self.attempts
+        );
+        if d.attempt() != self.attempt {
+            // A retry: the first URL again, with the same credentials decision.
+            assert_eq!(d.attempt(), self.attempt + 1);
+            assert_eq!(d.redirects(), 0);
+            self.attempt = d.attempt();
+            self.credentials_dropped = !self.with_token;
+        }
         match d.poll() {
             Action::Send(request) => {
                 let url = Url::parse(&request.uri().to_string()).expect("absolute request URI");
                 let host = url.host_str().expect("request URLs have a host").to_owned();
                 let initial = self.initial_host.get_or_insert_with(|| host.clone());
+                if d.redirects() == 0 {
+                    assert_eq!(&host, initial, "each attempt starts at the first URL");
+                }
                 if url.scheme() == "http" {
                     let dev = self.dev.as_ref().expect("plain http only with a dev host");
                     assert_eq!(
@@ -205,7 +246,11 @@ impl Observer {
                 }
             }
             Action::Receive => assert!(self.accepted <= self.limit),
-            Action::Wait(until) => assert!(d.poll_timeout().is_some_and(|t| t <= until)),
+            Action::Wait(until) => {
+                assert_eq!(d.poll_timeout(), Some(until));
+                assert!(until < self.deadline, "a wait past the deadline");
+                assert!(d.attempt() < self.attempts, "a wait with no attempt left");
+            }
             Action::Done(result) => {
                 let shown = match &result {
                     Ok(services) => format!("{services:?}"),
@@ -242,7 +287,8 @@ fuzz_target!(|script: Script| {
     let mut config = Config::default()
         .with_max_redirects(u32::from(script.max_redirects % 6))
         .with_body_limit(u64::from(script.limit % 4096))
-        .with_timeout(Duration::from_millis(u64::from(script.timeout_ms)));
+        .with_timeout(Duration::from_millis(u64::from(script.timeout_ms)))
+        .with_retries(u32::from(script.retries % 4));
     let dev = Hostname::parse("localhost:8080").expect("valid");
     if script.dev_host {
         config = config.with_plain_http_host(dev);
@@ -256,6 +302,10 @@ fuzz_target!(|script: Script| {
     let mut seen = Observer {
         max_redirects: config.max_redirects(),
         limit: config.body_limit(),
+        deadline: start + config.timeout(),
+        attempts: config.retry_policy().attempts(),
+        attempt: 1,
+        with_token: script.with_token,
         initial_host: None,
         dev: script.dev_host.then(|| ("localhost".to_owned(), 8080)),
         credentials_dropped: !script.with_token,
@@ -271,6 +321,8 @@ fuzz_target!(|script: Script| {
                 location,
                 content_type,
                 content_length,
+                retry_after,
+                dated,
             } => {
                 let mut headers = HeaderMap::new();
                 if let Some(v) = location.as_ref().and_then(|l| l.value(&LOCATIONS)) {
@@ -281,6 +333,15 @@ fuzz_target!(|script: Script| {
                 }
                 if let Some(n) = content_length {
                     headers.insert(CONTENT_LENGTH, HeaderValue::from(*n));
+                }
+                if let Some(v) = retry_after.as_ref().and_then(|r| r.value(&RETRY_AFTERS)) {
+                    headers.insert(RETRY_AFTER, v);
+                }
+                if *dated {
+                    headers.insert(
+                        DATE,
+                        HeaderValue::from_static("Sun, 22 Nov 2026 10:00:00 GMT"),
+                    );
                 }
                 seen.accepted = 0;
                 d.handle_head(status.code(), &headers, now);
@@ -312,16 +373,20 @@ fuzz_target!(|script: Script| {
         seen.check(&mut d);
     }
 
-    // The script is over: the driver's timer fires, and that ends it.
-    if !matches!(d.poll(), Action::Done(_)) {
-        let deadline = d
+    // The script is over: the driver's timers fire (a retry's wait, then the
+    // deadline), and that ends it.
+    for _ in 0..2 {
+        if matches!(d.poll(), Action::Done(_)) {
+            break;
+        }
+        let next = d
             .poll_timeout()
             .expect("a running discovery has a deadline");
-        assert!(deadline <= start + config.timeout());
-        now = now.max(deadline);
+        assert!(next <= start + config.timeout());
+        now = now.max(next);
         d.handle_timeout(now);
+        seen.check(&mut d);
     }
-    seen.check(&mut d);
     assert!(
         matches!(d.poll(), Action::Done(_)),
         "still running after its deadline"

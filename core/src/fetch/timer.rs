@@ -10,10 +10,12 @@ use std::time::Instant;
 pub(crate) enum Timer {
     /// The end of the time allowed for the whole fetch (`Config::timeout`).
     Deadline,
+    /// The end of the wait before the next attempt.
+    Retry,
 }
 
 impl Timer {
-    const ALL: [Timer; 1] = [Timer::Deadline];
+    const ALL: [Timer; 2] = [Timer::Deadline, Timer::Retry];
 
     fn index(self) -> usize {
         self as usize
@@ -36,6 +38,11 @@ impl Timers {
             .iter()
             .filter_map(|&t| self.at[t.index()].map(|at| (t, at)))
             .min_by_key(|&(_, at)| at);
+    }
+
+    /// When `timer` fires, if it is armed.
+    pub(crate) fn get(&self, timer: Timer) -> Option<Instant> {
+        self.at[timer.index()]
     }
 
     /// The earliest armed timer and when it fires.
@@ -79,5 +86,19 @@ mod tests {
         timers.set(Timer::Deadline, Some(at));
         timers.clear();
         assert_eq!(timers.next(), None);
+    }
+
+    #[test]
+    fn the_earliest_fires_first() {
+        let start = Instant::now();
+        let mut timers = Timers::default();
+        timers.set(Timer::Deadline, Some(start + Duration::from_secs(11)));
+        timers.set(Timer::Retry, Some(start + Duration::from_millis(100)));
+        assert_eq!(timers.next().map(|(t, _)| t), Some(Timer::Retry));
+        let late = start + Duration::from_secs(12);
+        assert_eq!(timers.expire(late), Some(Timer::Retry));
+        assert_eq!(timers.expire(late), Some(Timer::Deadline));
+        assert_eq!(timers.expire(late), None);
+        assert_eq!(timers.get(Timer::Deadline), None);
     }
 }

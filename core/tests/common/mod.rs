@@ -23,6 +23,8 @@ pub enum Reply {
         chunks: Vec<Vec<u8>>,
         delay: Duration,
         chunk_delay: Duration,
+        /// The connection breaks after the chunks, before the end.
+        then_fail: Option<TransportErrorKind>,
     },
     /// Accepts the request and never answers.
     Stall,
@@ -38,6 +40,7 @@ impl Reply {
             chunks: Vec::new(),
             delay: Duration::ZERO,
             chunk_delay: Duration::ZERO,
+            then_fail: None,
         }
     }
 
@@ -81,6 +84,14 @@ impl Reply {
         self
     }
 
+    /// The connection breaks with `kind` after the body chunks sent so far.
+    pub fn then_fail(mut self, kind: TransportErrorKind) -> Reply {
+        if let Reply::Response { then_fail, .. } = &mut self {
+            *then_fail = Some(kind);
+        }
+        self
+    }
+
     /// Each body chunk arrives `d` after the previous one.
     pub fn drip(mut self, d: Duration) -> Reply {
         if let Reply::Response { chunk_delay, .. } = &mut self {
@@ -95,6 +106,8 @@ impl Reply {
 pub struct Seen {
     pub url: String,
     pub headers: HeaderMap,
+    /// When the request was sent, from the start of the scenario.
+    pub at: Duration,
 }
 
 impl Seen {
@@ -167,6 +180,7 @@ impl Net {
         self.seen.push(Seen {
             url: url.clone(),
             headers: request.headers().clone(),
+            at: self.elapsed,
         });
         let reply = match self.reply_for(&url) {
             Some(reply) => reply,
@@ -187,6 +201,7 @@ impl Net {
                 chunks,
                 delay,
                 chunk_delay,
+                then_fail,
             } => {
                 if !self.advance(d, delay) {
                     return;
@@ -200,8 +215,12 @@ impl Net {
                     self.bytes_sent += chunk.len() as u64;
                     d.handle_body(&chunk, self.now());
                 }
-                if d.is_receiving() {
-                    d.handle_end(self.now());
+                match then_fail {
+                    Some(kind) => {
+                        d.handle_error(TransportError::new(kind, "connection reset"), self.now())
+                    }
+                    None if d.is_receiving() => d.handle_end(self.now()),
+                    None => {}
                 }
             }
         }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use tfdisco_core::http::{HeaderMap, StatusCode};
 use tfdisco_core::url::Url;
-use tfdisco_core::{CredentialsError, Fetch, Goal, Hostname, TransportError, TransportErrorKind};
+use tfdisco_core::{
+    CredentialsError, Fetch, Goal, Hostname, Retry, TransportError, TransportErrorKind,
+};
 
 use crate::Transport;
 
@@ -29,6 +31,8 @@ pub(crate) trait Feed: Send {
     fn is_receiving(&self) -> bool;
     fn url(&self) -> &Url;
     fn sends_credentials(&self) -> bool;
+    fn attempt(&self) -> u32;
+    fn retry(&self) -> Option<&Retry>;
 }
 
 impl<G> Feed for Fetch<G>
@@ -69,6 +73,12 @@ where
     fn sends_credentials(&self) -> bool {
         Fetch::sends_credentials(self)
     }
+    fn attempt(&self) -> u32 {
+        Fetch::attempt(self)
+    }
+    fn retry(&self) -> Option<&Retry> {
+        Fetch::retry(self)
+    }
 }
 
 /// One request of a fetch being performed by a transport: where the
@@ -97,12 +107,14 @@ impl<'a> Exchange<'a> {
     pub(crate) fn new(fetch: &'a mut dyn Feed, observed: bool) -> Exchange<'a> {
         let report = observed.then(|| ExchangeReport {
             url: fetch.url().clone(),
+            attempt: fetch.attempt(),
             authorization_sent: fetch.sends_credentials(),
             status: None,
             headers: HeaderMap::new(),
             time_to_head: None,
             body_bytes: 0,
             error: None,
+            retry: None,
             elapsed: Duration::ZERO,
         });
         Exchange {
@@ -248,6 +260,9 @@ impl<'a> Exchange<'a> {
         }
         let mut report = self.report.take()?;
         report.elapsed = self.started.elapsed();
+        if self.fetch.requests() == self.request {
+            report.retry = self.fetch.retry().cloned();
+        }
         Some(report)
     }
 }
@@ -258,6 +273,8 @@ impl<'a> Exchange<'a> {
 pub struct ExchangeReport {
     /// The request URL.
     pub url: Url,
+    /// The attempt it belongs to, from 1 (see `RetryPolicy`).
+    pub attempt: u32,
     /// Whether the request carried an `Authorization` header (never its value).
     pub authorization_sent: bool,
     /// The response status, if a response head arrived.
@@ -271,6 +288,9 @@ pub struct ExchangeReport {
     /// The failure that ended the exchange, if any: the transport's, or a
     /// timeout.
     pub error: Option<TransportError>,
+    /// The retry its failure led to: the next attempt, the wait before it,
+    /// and why.
+    pub retry: Option<Retry>,
     /// From sending the request to the end of the exchange.
     pub elapsed: Duration,
 }

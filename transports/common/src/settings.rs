@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use tfdisco_core::http::Uri;
 use tfdisco_core::{
-    Config, CredentialsSource, Dialect, Env, Hostname, NoCredentials, Services, TransportError,
-    TransportErrorKind,
+    Config, CredentialsSource, Dialect, Env, Hostname, NoCredentials, RetryPolicy, Services,
+    TransportError, TransportErrorKind,
 };
 
 use crate::proxy::{Proxies, ProxyOptions};
@@ -193,6 +193,18 @@ impl<C> ClientBuilder<C> {
     /// (default 11 s).
     pub fn timeout(self, timeout: Duration) -> Self {
         self.config_with(|c| c.with_timeout(timeout))
+    }
+
+    /// Retries failed attempts at most `retries` times, with the current
+    /// policy's waits (default: the dialect's policy, Terraform's 3 retries
+    /// or OpenTofu's none).
+    pub fn retries(self, retries: u32) -> Self {
+        self.config_with(|c| c.with_retries(retries))
+    }
+
+    /// How failed attempts are retried (see [`RetryPolicy`]).
+    pub fn retry_policy(self, policy: RetryPolicy) -> Self {
+        self.config_with(|c| c.with_retry_policy(policy))
     }
 
     /// How many redirects are followed (default 3).

@@ -25,6 +25,7 @@ pub struct Reply {
     pub(crate) stall: Duration,
     pub(crate) interval: Duration,
     pub(crate) reset_after: Option<u64>,
+    pub(crate) reset: bool,
     pub(crate) hold: bool,
 }
 
@@ -45,6 +46,7 @@ impl Reply {
             stall: Duration::ZERO,
             interval: Duration::ZERO,
             reset_after: None,
+            reset: false,
             hold: false,
         }
     }
@@ -122,6 +124,15 @@ impl Reply {
     pub fn reset_after(mut self, n: u64) -> Reply {
         self.reset_after = Some(n);
         self
+    }
+
+    /// Resets the connection (TCP RST) instead of answering: a failure
+    /// before any response head.
+    pub fn reset() -> Reply {
+        Reply {
+            reset: true,
+            ..Reply::new(500)
+        }
     }
 
     /// Holds the head until [`crate::TestServer::release`] (at most 30 s).

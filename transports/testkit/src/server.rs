@@ -1,8 +1,7 @@
 //! The loopback test server: two HTTPS listeners and one plain-http
 //! listener on 127.0.0.1 sharing one route table and one record of requests.
 
-use std::collections::HashMap;
-use std::convert::Infallible;
+use std::collections::{HashMap, VecDeque};
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -45,7 +44,8 @@ pub struct TestServer {
 }
 
 struct Shared {
-    routes: Mutex<HashMap<String, Reply>>,
+    /// The replies of each path, in turn; the last one repeats.
+    routes: Mutex<HashMap<String, VecDeque<Reply>>>,
     seen: Mutex<Vec<Seen>>,
     connections: AtomicU64,
     tls_failures: AtomicU64,
@@ -69,6 +69,8 @@ pub struct Seen {
     pub connection: u64,
     /// The request headers.
     pub headers: HeaderMap,
+    /// When the request arrived.
+    pub received: std::time::Instant,
     progress: Arc<Progress>,
 }
 
@@ -206,7 +208,15 @@ impl TestServer {
 
     /// Answers `reply` on `path` (every port), from now on.
     pub fn route(&self, path: &str, reply: Reply) -> &TestServer {
-        lock(&self.shared.routes).insert(path.to_owned(), reply);
+        self.route_each(path, [reply])
+    }
+
+    /// Answers the requests for `path` with `replies` in turn; the last one
+    /// answers every request after it.
+    pub fn route_each(&self, path: &str, replies: impl IntoIterator<Item = Reply>) -> &TestServer {
+        let replies: VecDeque<Reply> = replies.into_iter().collect();
+        assert!(!replies.is_empty(), "a route needs a reply");
+        lock(&self.shared.routes).insert(path.to_owned(), replies);
         self
     }
 
@@ -322,7 +332,7 @@ where
 async fn respond(
     request: Request<Incoming>,
     conn: Arc<Conn>,
-) -> Result<Response<ReplyBody>, Infallible> {
+) -> Result<Response<ReplyBody>, io::Error> {
     let progress = Arc::new(Progress::default());
     let path = request.uri().path().to_owned();
     lock(&conn.shared.seen).push(Seen {
@@ -333,11 +343,18 @@ async fn respond(
         tls: conn.tls,
         connection: conn.id,
         headers: request.headers().clone(),
+        received: std::time::Instant::now(),
         progress: progress.clone(),
     });
     let reply = lock(&conn.shared.routes)
-        .get(&path)
-        .cloned()
+        .get_mut(&path)
+        .and_then(|replies| {
+            if replies.len() > 1 {
+                replies.pop_front()
+            } else {
+                replies.front().cloned()
+            }
+        })
         .unwrap_or_else(|| {
             Reply::new(500)
                 .header("Content-Type", "text/plain")
@@ -349,6 +366,12 @@ async fn respond(
     }
     if !reply.stall.is_zero() {
         tokio::time::sleep(reply.stall).await;
+    }
+    if reply.reset {
+        // Linger 0, and hyper closes a connection whose service failed:
+        // a TCP RST instead of a response.
+        let _ = socket2::SockRef::from(&conn.raw).set_linger(Some(Duration::ZERO));
+        return Err(io::Error::other("scripted reset before the response"));
     }
     let mut response = Response::new(ReplyBody {
         body: reply.body,

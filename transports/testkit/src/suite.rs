@@ -21,6 +21,8 @@ pub mod network;
 pub mod redirects;
 #[allow(missing_docs)]
 pub mod registry;
+#[allow(missing_docs)]
+pub mod retries;
 
 use std::time::Duration;
 
@@ -252,6 +254,12 @@ macro_rules! __with_scenarios {
             network::no_proxy_from_environment,
             network::loopback_is_never_proxied,
             network::proxy_refuses_the_tunnel,
+            retries::status_503_twice_then_the_document,
+            retries::a_reset_twice_then_the_document,
+            retries::status_429_with_retry_after_then_the_document,
+            retries::status_500_forever_is_four_requests,
+            retries::status_501_is_not_retried,
+            retries::a_retry_cut_short_by_the_deadline,
             registry::cache_hit_makes_no_request,
             registry::errors_are_not_cached,
             registry::forget_and_forget_all,
@@ -295,6 +303,7 @@ mod tests {
             ("network", include_str!("suite/network.rs")),
             ("redirects", include_str!("suite/redirects.rs")),
             ("registry", include_str!("suite/registry.rs")),
+            ("retries", include_str!("suite/retries.rs")),
         ];
         let mut defined = Vec::new();
         for (module, source) in sources {
