@@ -47,6 +47,14 @@ impl Response {
     }
 }
 
+impl Response {
+    /// The same response with one more header.
+    pub fn with_header(mut self, name: header::HeaderName, value: &'static str) -> Response {
+        self.headers.insert(name, HeaderValue::from_static(value));
+        self
+    }
+}
+
 /// Drives `discovery` to its result: the n-th request gets the n-th response
 /// (a request past the last one fails as a refused connection), bodies
 /// arrive in [`CHUNK`]-sized pieces, and the clock stands still at `now`.

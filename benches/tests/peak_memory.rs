@@ -10,10 +10,14 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::time::Instant;
 
+use std::io::Write;
 use tfdisco_benches::canned::{self, Response};
 use tfdisco_benches::documents::{TYPICAL, of_size, resolve_all};
-use tfdisco_core::http::StatusCode;
-use tfdisco_core::{Config, Discovery, Hostname, Services};
+
+use flate2::Compression;
+use flate2::write::GzEncoder;
+use tfdisco_core::http::{StatusCode, header};
+use tfdisco_core::{Config, Discovery, Error, Hostname, Services};
 
 /// The target: at most this much heap above the baseline, at any moment.
 const LIMIT: usize = 8 * 1024 * 1024;
@@ -119,6 +123,58 @@ fn discovering_a_1_mib_document_stays_under_8_mib() {
         // The result is most of that; dropping it gives everything back.
         let (_, _, _) = measure(|| drop(services));
     }
+}
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    let mut e = GzEncoder::new(Vec::new(), Compression::default());
+    e.write_all(data).expect("in memory");
+    e.finish().expect("in memory")
+}
+
+fn gzipped(body: &[u8]) -> [Response; 2] {
+    [
+        Response::redirect(StatusCode::FOUND, "/v1/disco.json"),
+        Response::json(body, true).with_header(header::CONTENT_ENCODING, "gzip"),
+    ]
+}
+
+#[test]
+fn a_gzip_1_mib_document_stays_under_8_mib() {
+    let body = gzip(&of_size(1024 * 1024));
+    let replies = gzipped(&body);
+    let (services, peak, _) = measure(|| discover(&replies));
+    eprintln!(
+        "1 MiB document, gzip ({} bytes compressed, {} services): peak {:.2} MiB",
+        body.len(),
+        services.len(),
+        peak as f64 / (1024.0 * 1024.0)
+    );
+    assert!(peak < LIMIT, "peak {peak} bytes");
+}
+
+#[test]
+fn a_gzip_bomb_stops_at_the_limit_plus_a_small_constant() {
+    // 10 MiB of zeros in about 10 KiB: the machine stops decoding at the
+    // 1 MiB limit, and its memory stays there.
+    let bomb = gzip(&vec![0u8; 10 << 20]);
+    let replies = gzipped(&bomb);
+    let host = Hostname::parse("registry.example.com").expect("valid");
+    let now = Instant::now();
+    let (result, peak, _) = measure(|| {
+        let mut d = Discovery::new(host, &Config::default(), None, now);
+        canned::run(&mut d, &replies, now)
+    });
+    eprintln!(
+        "gzip bomb ({} bytes compressed, 10 MiB decoded): peak {:.2} MiB",
+        bomb.len(),
+        peak as f64 / (1024.0 * 1024.0)
+    );
+    assert!(
+        matches!(result, Err(Error::BodyTooLarge { .. })),
+        "{result:?}"
+    );
+    let limit = 1024 * 1024;
+    assert!(peak < limit + 256 * 1024, "peak {peak} bytes");
 }
 
 #[test]

@@ -152,15 +152,6 @@ fn requests(out: &mut String, exchanges: &[ExchangeReport]) {
             "  warning: {redirects} redirects; clients are only guaranteed to follow one"
         );
     }
-    if exchanges
-        .last()
-        .is_some_and(|e| e.headers.contains_key(header::CONTENT_ENCODING))
-    {
-        let _ = writeln!(
-            out,
-            "  warning: the document is sent with a Content-Encoding although none was asked for"
-        );
-    }
 }
 
 fn services_section(out: &mut String, services: &Services) {

@@ -106,7 +106,22 @@ pub enum Error {
         /// The media type, lower-cased, without parameters.
         media_type: String,
     },
-    /// The document is larger than the limit (D6: declared or streamed).
+    /// The response's `Content-Encoding` is neither gzip nor identity.
+    UnsupportedContentEncoding {
+        /// The request URL.
+        url: Box<Url>,
+        /// The header as received (a list when there were several).
+        encoding: String,
+    },
+    /// A gzip body that does not decode.
+    InvalidGzip {
+        /// The request URL.
+        url: Box<Url>,
+        /// What the decoder found wrong.
+        problem: String,
+    },
+    /// The document is larger than the limit (D6: declared or streamed,
+    /// counted after gzip decoding).
     BodyTooLarge {
         /// The request URL.
         url: Box<Url>,
@@ -212,6 +227,8 @@ pub enum ErrorKind {
     Status,
     /// [`Error::MalformedContentType`], [`Error::UnsupportedContentType`].
     ContentType,
+    /// [`Error::UnsupportedContentEncoding`], [`Error::InvalidGzip`].
+    ContentEncoding,
     /// [`Error::BodyTooLarge`].
     TooLarge,
     /// [`Error::InvalidJson`].
@@ -236,6 +253,7 @@ impl ErrorKind {
             ErrorKind::Timeout => "timeout",
             ErrorKind::Status => "status",
             ErrorKind::ContentType => "content_type",
+            ErrorKind::ContentEncoding => "content_encoding",
             ErrorKind::TooLarge => "too_large",
             ErrorKind::Json => "json",
             ErrorKind::Redirect => "redirect",
@@ -269,6 +287,9 @@ impl Error {
             Error::Status { .. } => ErrorKind::Status,
             Error::MalformedContentType { .. } | Error::UnsupportedContentType { .. } => {
                 ErrorKind::ContentType
+            }
+            Error::UnsupportedContentEncoding { .. } | Error::InvalidGzip { .. } => {
+                ErrorKind::ContentEncoding
             }
             Error::BodyTooLarge { .. } => ErrorKind::TooLarge,
             Error::InvalidJson { .. } => ErrorKind::Json,
@@ -306,6 +327,8 @@ impl Error {
             | Error::Status { url, .. }
             | Error::MalformedContentType { url, .. }
             | Error::UnsupportedContentType { url, .. }
+            | Error::UnsupportedContentEncoding { url, .. }
+            | Error::InvalidGzip { url, .. }
             | Error::BodyTooLarge { url, .. }
             | Error::InvalidJson { url, .. }
             | Error::MissingLocation { url, .. }
@@ -377,6 +400,15 @@ impl fmt::Display for Error {
             Error::UnsupportedContentType { url, media_type } => write!(
                 f,
                 "discovery URL {url} returned an unsupported Content-Type {media_type:?}"
+            ),
+            Error::UnsupportedContentEncoding { url, encoding } => write!(
+                f,
+                "discovery URL {url} returned an unsupported Content-Encoding {encoding:?} \
+                 (gzip and identity are accepted)"
+            ),
+            Error::InvalidGzip { url, problem } => write!(
+                f,
+                "discovery doc response from {url} is not valid gzip: {problem}"
             ),
             Error::BodyTooLarge {
                 url,

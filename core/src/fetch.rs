@@ -3,6 +3,7 @@
 //! means. Discovery is one goal (`crate::discovery`); the rules themselves
 //! are listed, each with the test that pins it, in `docs/behaviour.md`.
 
+mod body;
 mod content_type;
 mod redirect;
 mod retry;
@@ -11,7 +12,7 @@ mod timer;
 use std::fmt;
 use std::time::Instant;
 
-use http::header::{ACCEPT, AUTHORIZATION, CONTENT_LENGTH, LOCATION, USER_AGENT};
+use http::header::{ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_LENGTH, LOCATION, USER_AGENT};
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, Uri};
 use tracing::debug;
 use url::Url;
@@ -159,7 +160,7 @@ pub struct Fetch<G: Goal> {
 
 enum State<T> {
     Send(Uri),
-    Receive(Vec<u8>),
+    Receive(body::Body),
     Wait,
     Done(Result<T, Error>),
 }
@@ -345,17 +346,10 @@ impl<G: Goal> Fetch<G> {
         let State::Receive(body) = &mut self.state else {
             return;
         };
-        let limit = self.config.body_limit();
-        if body.len() as u64 + chunk.len() as u64 > limit {
-            self.state = State::Done(Err(Error::BodyTooLarge {
-                url: self.url.clone().into(),
-                limit,
-                declared: None,
-            }));
+        if let Err(e) = body.push(chunk) {
+            self.state = State::Done(Err(self.body_error(e)));
             self.trace_outcome();
-            return;
         }
-        body.extend_from_slice(chunk);
     }
 
     /// Reports the end of the response body.
@@ -363,12 +357,29 @@ impl<G: Goal> Fetch<G> {
         if self.expire(now) {
             return;
         }
-        let State::Receive(body) = &mut self.state else {
+        let State::Receive(_) = &self.state else {
             return;
         };
-        let body = std::mem::take(body);
-        self.state = State::Done(self.goal.on_body(&self.url, &body));
+        let State::Receive(body) = std::mem::replace(&mut self.state, State::Wait) else {
+            unreachable!("checked just above")
+        };
+        self.state = State::Done(match body.finish() {
+            Ok(bytes) => self.goal.on_body(&self.url, &bytes),
+            Err(e) => Err(self.body_error(e)),
+        });
         self.trace_outcome();
+    }
+
+    fn body_error(&self, e: body::BodyError) -> Error {
+        let url = self.url.clone().into();
+        match e {
+            body::BodyError::TooLarge => Error::BodyTooLarge {
+                url,
+                limit: self.config.body_limit(),
+                declared: None,
+            },
+            body::BodyError::Corrupt(problem) => Error::InvalidGzip { url, problem },
+        }
     }
 
     /// Reports the time: fires whatever timer is due. Before the earliest
@@ -501,8 +512,9 @@ impl<G: Goal> Fetch<G> {
     }
 
     fn request(&self, uri: Uri) -> Request<()> {
-        let mut headers = HeaderMap::with_capacity(3);
+        let mut headers = HeaderMap::with_capacity(4);
         headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        headers.insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
         headers.insert(USER_AGENT, self.config.user_agent().clone());
         if let Some(credentials) = self
             .credentials
@@ -557,7 +569,8 @@ impl<G: Goal> Fetch<G> {
         state
     }
 
-    /// The goal wants the body: check the content type and the declared size.
+    /// The goal wants the body: check the content type, the content coding
+    /// and the declared size.
     fn receive(&self, headers: &HeaderMap) -> State<G::Output> {
         if let Err(refusal) = content_type::check(headers) {
             let url = self.url.clone().into();
@@ -570,11 +583,23 @@ impl<G: Goal> Fetch<G> {
                 }
             }));
         }
+        let encoding = match body::encoding(headers) {
+            Ok(encoding) => encoding,
+            Err(encoding) => {
+                return State::Done(Err(Error::UnsupportedContentEncoding {
+                    url: self.url.clone().into(),
+                    encoding,
+                }));
+            }
+        };
         let limit = self.config.body_limit();
+        // The declared length of a gzip body is its compressed length: only
+        // the decoded bytes count against the limit.
         let declared = headers
             .get(CONTENT_LENGTH)
             .and_then(|v| v.to_str().ok())
-            .and_then(|v| v.trim().parse::<u64>().ok());
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .filter(|_| encoding == body::Encoding::Identity);
         if let Some(n) = declared.filter(|&n| n > limit) {
             return State::Done(Err(Error::BodyTooLarge {
                 url: self.url.clone().into(),
@@ -582,9 +607,7 @@ impl<G: Goal> Fetch<G> {
                 declared: Some(n),
             }));
         }
-        // Reserve what the server declared; it cannot exceed the limit.
-        let capacity = declared.unwrap_or(0).min(limit).min(usize::MAX as u64) as usize;
-        State::Receive(Vec::with_capacity(capacity))
+        State::Receive(body::Body::new(encoding, limit, declared))
     }
 
     fn trace_outcome(&self) {

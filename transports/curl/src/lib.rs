@@ -130,6 +130,10 @@ impl Http {
         let mut easy = Easy::new();
         easy.signal(false)?;
         easy.follow_location(false)?;
+        // The core decodes gzip for every transport: libcurl must hand over
+        // the bytes as they came (it would only decode with
+        // CURLOPT_ACCEPT_ENCODING set, which is never set here).
+        easy.http_content_decoding(false)?;
         easy.http_version(HttpVersion::V11)?;
         easy.tcp_nodelay(true)?;
         easy.maxage_conn(self.settings.pool_idle_timeout())?;

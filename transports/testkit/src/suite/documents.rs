@@ -184,3 +184,49 @@ pub fn large_response_header_is_fine<T: Subject>() {
     );
     assert_eq!(s.len(), 1);
 }
+
+fn gzip(data: &[u8]) -> Vec<u8> {
+    use std::io::Write;
+    let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    e.write_all(data).expect("in memory");
+    e.finish().expect("in memory")
+}
+
+/// gzip is asked for, and decoded by the core whatever the transport.
+pub fn gzip_document_is_decoded<T: Subject>() {
+    let doc = br#"{"modules.v1": "/m/", "providers.v1": "https://p.example/v1/"}"#;
+    let (server, result) = discover_with::<T>(
+        Reply::new(200)
+            .header("Content-Type", "application/json")
+            .header("Content-Encoding", "gzip")
+            .body(&gzip(doc)),
+    );
+    let s = services::<T>(result);
+    assert_eq!(service_url(&s, "providers.v1"), "https://p.example/v1/");
+    assert_eq!(
+        server.requests()[0].header("accept-encoding"),
+        Some("gzip"),
+        "{}",
+        T::NAME
+    );
+}
+
+/// 10 MiB of gzip-compressed zeros: reading stops at the limit.
+pub fn gzip_bomb_stops_at_the_limit<T: Subject>() {
+    let bomb = gzip(&vec![0u8; 10 << 20]);
+    let (server, result) = discover_with::<T>(
+        Reply::new(200)
+            .header("Content-Type", "application/json")
+            .header("Content-Encoding", "gzip")
+            .chunked([bomb])
+            .chunk_size(1024),
+    );
+    error::<T>(result, ErrorKind::TooLarge);
+    assert!(server.wait_finished(std::time::Duration::from_secs(10)));
+}
+
+pub fn unsupported_content_encoding_is_named<T: Subject>() {
+    let (_, result) = discover_with::<T>(Reply::json("{}").header("Content-Encoding", "br"));
+    let e = error::<T>(result, ErrorKind::ContentEncoding);
+    assert!(e.to_string().contains("\"br\""), "{}: {e}", T::NAME);
+}
