@@ -85,17 +85,14 @@ pub fn of_size(bytes: usize) -> Vec<u8> {
     doc.into_bytes()
 }
 
-/// Resolves every service of `services` as a client would: `service_url`
-/// for each string entry, `oauth_client` for each object. Returns how many
-/// resolved, so the work cannot be optimized away.
+/// Resolves every service of `services` as a client would
+/// ([`Services::resolve`]: `service_url` for a URL, `oauth_client` for a
+/// client definition). Returns how many resolved, so the work cannot be
+/// optimized away.
 pub fn resolve_all(services: &Services) -> usize {
     services
         .iter()
-        .filter(|(id, value)| match value {
-            Value::String(_) => services.service_url(id).is_ok(),
-            Value::Object(_) => services.oauth_client(id).is_ok(),
-            _ => false,
-        })
+        .filter(|(id, _)| services.resolve(id).is_ok())
         .count()
 }
 

@@ -2,9 +2,9 @@
 
 use std::fmt::Write as _;
 
-use serde_json::Value;
+use serde_json::value::RawValue;
 use tfdisco_core::http::header;
-use tfdisco_core::{Dialect, Error, Hostname, Resolved, ServiceId, Services};
+use tfdisco_core::{Dialect, Error, Hostname, JsonType, Resolved, ServiceId, Services};
 use tfdisco_transport::{Event, ExchangeReport};
 
 use crate::exit;
@@ -172,20 +172,21 @@ fn services_section(out: &mut String, services: &Services) {
 }
 
 /// What a service resolves to, and what an operator should know about it.
-fn describe(services: &Services, id: &str, value: &Value) -> (String, Vec<String>) {
+fn describe(services: &Services, id: &str, value: &RawValue) -> (String, Vec<String>) {
     let mut warnings = Vec::new();
     if !ServiceId::is_known(id) {
         warnings.push("not a service id Terraform or OpenTofu use".to_owned());
     }
-    if !matches!(value, Value::String(_) | Value::Object(_)) {
+    let kind = JsonType::of(value);
+    if !matches!(kind, JsonType::String | JsonType::Object) {
         warnings.push(format!(
             "a {} is neither a URL nor a client definition",
-            kind(value)
+            kind.name()
         ));
     }
     let shown = match services.resolve(id) {
         Ok(Resolved::Url(url)) => {
-            if let Value::String(raw) = value {
+            if let Ok(raw) = serde_json::from_str::<String>(value.get()) {
                 let relative = !raw.contains("://");
                 if relative && !raw.ends_with('/') && !raw.contains('?') {
                     warnings.push(format!(
@@ -210,17 +211,6 @@ fn describe(services: &Services, id: &str, value: &Value) -> (String, Vec<String
         Err(e) => format!("error: {e}"),
     };
     (shown, warnings)
-}
-
-fn kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "boolean",
-        Value::Number(_) => "number",
-        Value::String(_) => "string",
-        Value::Array(_) => "array",
-        Value::Object(_) => "object",
-    }
 }
 
 /// Prints what each dialect would make of the document; true if either fails.

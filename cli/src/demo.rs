@@ -133,5 +133,10 @@ fn same_answers(a: &Services, b: &Services) -> bool {
             .map(|(id, _)| (id.to_owned(), s.service_url(id).ok().map(String::from)))
             .collect()
     };
-    a.discovery_url() == b.discovery_url() && a.iter().eq(b.iter()) && resolved(a) == resolved(b)
+    let raw = |s: &Services| -> Vec<(String, String)> {
+        s.iter()
+            .map(|(id, v)| (id.to_owned(), v.get().to_owned()))
+            .collect()
+    };
+    a.discovery_url() == b.discovery_url() && raw(a) == raw(b) && resolved(a) == resolved(b)
 }

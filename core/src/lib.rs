@@ -123,4 +123,4 @@ pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError};
 pub use registry::{Lookup, Registry, Ticket};
 pub use service_id::{ServiceId, ServiceIdError};
-pub use services::{OAuthClient, Resolved, Services};
+pub use services::{JsonType, OAuthClient, Resolved, Services};

@@ -7,10 +7,14 @@ use std::fmt;
 use std::sync::Arc;
 
 use serde_json::Value;
+use serde_json::value::RawValue;
 use url::Url;
 
 use crate::service_id::ParsedId;
+use document::Shallow;
+
 use crate::{Dialect, Error, Hostname, url_rules};
+pub use document::JsonType;
 
 pub use oauth::OAuthClient;
 
@@ -113,9 +117,7 @@ impl Services {
     /// syntax), to see what a Terraform or an OpenTofu client would make of
     /// one document.
     pub fn with_dialect(&self, dialect: Dialect) -> Services {
-        let entries = self.0.entries.as_ref().map(|e| {
-            document::Entries::from_pairs(e.iter().map(|(k, v)| (k.to_owned(), v.clone())))
-        });
+        let entries = self.0.entries.as_ref().map(document::Entries::copy);
         Services::new(
             self.0.host.clone(),
             self.0.discovery_url.clone(),
@@ -162,13 +164,31 @@ impl Services {
         self.len() == 0
     }
 
-    /// The raw value for a service id, whatever its type, as in the document.
-    pub fn get(&self, id: &str) -> Option<&Value> {
+    /// The value of a service id, whatever its type, as the JSON text of the
+    /// document: deserialize it into the type you expect.
+    ///
+    /// ```
+    /// use tfdisco_core::{Dialect, Hostname, Services};
+    ///
+    /// let host = Hostname::parse("example.com")?;
+    /// let url = "https://example.com/.well-known/terraform.json".parse()?;
+    /// let body = br#"{"motd.v1": "/motd/", "custom.v1": {"flags": [1, 2]}}"#;
+    /// let services = Services::from_json(host, url, Dialect::OpenTofu, body)?;
+    /// let custom = services.get("custom.v1").expect("listed");
+    /// assert_eq!(custom.get(), r#"{"flags": [1, 2]}"#);
+    /// let value: serde_json::Value = serde_json::from_str(custom.get())?;
+    /// assert_eq!(value["flags"][1], 2);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    ///
+    /// Values are kept as text, never as trees, so a document nested as deep
+    /// as Go accepts is read, cloned and dropped without deep recursion.
+    pub fn get(&self, id: &str) -> Option<&RawValue> {
         self.0.entries.as_ref()?.get(id)
     }
 
     /// Every `(id, value)` pair in document order.
-    pub fn iter(&self) -> impl Iterator<Item = (&str, &Value)> {
+    pub fn iter(&self) -> impl Iterator<Item = (&str, &RawValue)> {
         self.0.entries.iter().flat_map(document::Entries::iter)
     }
 
@@ -181,9 +201,13 @@ impl Services {
     /// [`Error::ServiceNotProvided`].
     pub fn service_url(&self, id: &str) -> Result<Url, Error> {
         let parsed = ParsedId::parse(id, self.0.dialect)?;
-        match self.get(id) {
-            Some(Value::String(raw)) => {
-                url_rules::resolve(&self.0.discovery_url, raw).map_err(|problem| {
+        let string = self
+            .get(id)
+            .filter(|v| JsonType::of(v) == JsonType::String)
+            .map(Shallow::of);
+        match string {
+            Some(Shallow::String(raw)) => {
+                url_rules::resolve(&self.0.discovery_url, &raw).map_err(|problem| {
                     Error::InvalidServiceUrl {
                         host: self.display_host(),
                         id: id.to_owned(),
@@ -212,12 +236,15 @@ impl Services {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn resolve(&self, id: &str) -> Result<Resolved, Error> {
-        let client_definition = match self.get(id) {
-            Some(Value::Object(_)) => true,
+        let client_definition = match self.get(id).map(|v| (v, JsonType::of(v))) {
+            Some((_, JsonType::Object)) => true,
             // The legacy HCL shape of a `host` block: a list of objects.
-            Some(Value::Array(items)) => {
-                self.0.forced && items.first().is_some_and(Value::is_object)
-            }
+            Some((value, JsonType::Array)) if self.0.forced => match Shallow::of(value) {
+                Shallow::Array(items) => items
+                    .first()
+                    .is_some_and(|first| JsonType::of(first) == JsonType::Object),
+                _ => false,
+            },
             _ => false,
         };
         if client_definition {

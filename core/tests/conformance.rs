@@ -48,6 +48,7 @@ fn every_table_is_accounted_for() {
     let run_here = [
         "discovery_http.json",
         "hostnames.json",
+        "hostnames_reported.json",
         "oauth_clients.json",
         "service_urls.json",
     ];
@@ -109,14 +110,25 @@ fn vendored_tables_match_shared_copy() {
 
 #[test]
 fn hostnames() {
-    let t = table("hostnames.json");
-    let mut results = Results::new("hostnames/");
-    for (i, case) in t["for_comparison"]
-        .as_array()
-        .expect("array")
-        .iter()
-        .enumerate()
-    {
+    hostname_table("hostnames");
+}
+
+/// Cases this project adds to the shared table (`hostnames_reported.json`).
+#[test]
+fn hostnames_reported() {
+    hostname_table("hostnames_reported");
+}
+
+fn hostname_table(name: &str) {
+    let t = table(&format!("{name}.json"));
+    let mut results = Results::new(format!("{name}/").leak());
+    let cases = |key: &str| {
+        t.get(key)
+            .and_then(Value::as_array)
+            .cloned()
+            .unwrap_or_default()
+    };
+    for (i, case) in cases("for_comparison").iter().enumerate() {
         let input = str_field(case, "input").expect("input");
         let got = Hostname::parse(input);
         let outcome = match (str_field(case, "comparison"), str_field(case, "error")) {
@@ -130,27 +142,17 @@ fn hostnames() {
             },
             other => panic!("case {i}: unexpected shape {other:?}"),
         };
-        results.record(format!("hostnames/for_comparison[{i}] {input:?}"), outcome);
+        results.record(format!("{name}/for_comparison[{i}] {input:?}"), outcome);
     }
-    for (i, case) in t["for_display"]
-        .as_array()
-        .expect("array")
-        .iter()
-        .enumerate()
-    {
+    for (i, case) in cases("for_display").iter().enumerate() {
         let input = str_field(case, "input").expect("input");
         let want = str_field(case, "display").expect("display");
         results.record(
-            format!("hostnames/for_display[{i}] {input:?}"),
+            format!("{name}/for_display[{i}] {input:?}"),
             compare("display", for_display(input).as_str(), want),
         );
     }
-    for (i, case) in t["hostname_for_display"]
-        .as_array()
-        .expect("array")
-        .iter()
-        .enumerate()
-    {
+    for (i, case) in cases("hostname_for_display").iter().enumerate() {
         let input = str_field(case, "input").expect("input");
         let want = str_field(case, "display").expect("display");
         let outcome = match Hostname::from_comparison(input) {
@@ -158,7 +160,7 @@ fn hostnames() {
             Err(e) => Err(format!("not accepted as a comparison form: {e}")),
         };
         results.record(
-            format!("hostnames/hostname_for_display[{i}] {input:?}"),
+            format!("{name}/hostname_for_display[{i}] {input:?}"),
             outcome,
         );
     }

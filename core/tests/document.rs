@@ -1,4 +1,5 @@
-//! Reading the document: JSON rules of go-anchors §2.3 step 11.
+//! Reading the document: Go's JSON rules (docs/behaviour.md, DISCO-8 to
+//! DISCO-11), its nesting limit included.
 
 mod common;
 
@@ -22,8 +23,10 @@ fn keeps_document_order_and_raw_values() {
         .expect("valid");
     let ids: Vec<&str> = s.iter().map(|(id, _)| id).collect();
     assert_eq!(ids, ["z.v1", "login.v1", "a.v1", "m.v1"]);
-    assert_eq!(s.get("a.v1"), Some(&serde_json::json!(7)));
-    assert_eq!(s.get("m.v1"), Some(&serde_json::Value::Null));
+    let text = |id| s.get(id).map(|raw| raw.get());
+    assert_eq!(text("a.v1"), Some("7"));
+    assert_eq!(text("m.v1"), Some("null"));
+    assert_eq!(text("login.v1"), Some(r#"{"client": "c"}"#));
     assert_eq!(s.len(), 4);
 }
 
@@ -79,14 +82,49 @@ fn non_objects_and_broken_json_are_errors_with_position() {
     );
 }
 
-#[test]
-fn deep_nesting_is_an_error_not_a_crash() {
-    let mut body = b"{\"a.v1\": ".to_vec();
-    body.extend(std::iter::repeat_n(b'[', 100_000));
-    body.extend(std::iter::repeat_n(b']', 100_000));
+/// `{"x.v1": [[…0…]]}` nested `depth` levels, the object included.
+fn nested(depth: usize) -> Vec<u8> {
+    let mut body = b"{\"x.v1\": ".to_vec();
+    body.extend(std::iter::repeat_n(b'[', depth - 1));
+    body.push(b'0');
+    body.extend(std::iter::repeat_n(b']', depth - 1));
     body.push(b'}');
-    assert_eq!(
-        discover(&body).expect_err("too deep").kind(),
-        ErrorKind::Json
-    );
+    body
+}
+
+/// Runs `f` on a thread with a 64 KiB stack: deep recursion would crash it.
+fn on_a_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(64 * 1024)
+        .spawn(f)
+        .expect("a thread")
+        .join()
+        .expect("no stack overflow")
+}
+
+#[test]
+fn as_deep_as_go_accepts_on_a_small_stack() {
+    on_a_small_stack(|| {
+        let s = discover(&nested(10_000)).expect("Go accepts 10 000 levels");
+        let copy = s.with_dialect(tfdisco_core::Dialect::Terraform);
+        assert_eq!(copy.get("x.v1").map(|v| v.get().len()), Some(2 * 9_999 + 1));
+        // Reading it as a URL looks at one level only.
+        assert_eq!(
+            s.service_url("x.v1").expect_err("not a string").kind(),
+            ErrorKind::VersionNotSupported
+        );
+        drop((s, copy));
+    });
+}
+
+#[test]
+fn deeper_than_go_accepts_is_an_error_not_a_crash() {
+    on_a_small_stack(|| {
+        let e = discover(&nested(10_001)).expect_err("too deep");
+        assert_eq!(e.kind(), ErrorKind::Json);
+        assert!(e.to_string().contains("exceeded max depth"), "{e}");
+        // 1 MiB of `[`.
+        let e = discover(&vec![b'['; 1 << 20]).expect_err("too deep");
+        assert!(e.to_string().contains("exceeded max depth"), "{e}");
+    });
 }

@@ -53,6 +53,7 @@ pub(crate) fn lookup_to_ascii(host: &str) -> Result<String, HostnameError> {
 
 /// [`lookup_to_ascii`] without naming the error.
 pub(crate) fn try_lookup_to_ascii(host: &str) -> Option<String> {
+    let host = go_tables(host);
     UTS46
         .to_ascii(
             host.as_bytes(),
@@ -72,10 +73,23 @@ pub(crate) fn lookup_to_unicode(ascii: &str) -> Option<Cow<'_, str>> {
     }
 }
 
+/// Where the `idna` crate's Unicode tables differ from the older x/net tables
+/// Terraform and OpenTofu ship, Go's mapping first (docs/behaviour.md,
+/// HOST-7): U+1E9E LATIN CAPITAL LETTER SHARP S maps to `ss` there (to `ß`
+/// since Unicode 15.1), so both contact the same host.
+fn go_tables(host: &str) -> Cow<'_, str> {
+    if host.contains('\u{1E9E}') {
+        Cow::Owned(host.replace('\u{1E9E}', "ss"))
+    } else {
+        Cow::Borrowed(host)
+    }
+}
+
 /// The liberal display form of a host part (no port), or `None` when Go's
 /// display profile would fail and return the input unchanged.
 pub(crate) fn liberal_display(host: &str) -> Option<String> {
-    let mapped = premap_deviations(host);
+    let host = drop_empty_punycode(host);
+    let mapped = premap_deviations(&host);
     let ascii = UTS46
         .to_ascii(
             mapped.as_bytes(),
@@ -91,6 +105,31 @@ pub(crate) fn liberal_display(host: &str) -> Option<String> {
         return None;
     }
     Some(unicode.into_owned())
+}
+
+/// A label that is only the punycode prefix (`xn--`, in any case or width)
+/// decodes to nothing in Go's display profile: `foo.xn--` shows as `foo.`.
+fn drop_empty_punycode(host: &str) -> Cow<'_, str> {
+    let is_bare_prefix = |label: &str| {
+        let mut ascii = label.chars().map(|c| match c {
+            // Fullwidth ASCII, which UTS #46 maps to ASCII.
+            '\u{FF01}'..='\u{FF5E}' => char::from_u32(c as u32 - 0xFEE0).unwrap_or(c),
+            c => c,
+        });
+        ascii
+            .by_ref()
+            .take(4)
+            .map(|c| c.to_ascii_lowercase())
+            .eq("xn--".chars())
+            && ascii.next().is_none()
+    };
+    if !labels(host).any(is_bare_prefix) {
+        return Cow::Borrowed(host);
+    }
+    let kept: Vec<&str> = labels(host)
+        .map(|label| if is_bare_prefix(label) { "" } else { label })
+        .collect();
+    Cow::Owned(kept.join("."))
 }
 
 fn is_deviation(c: char) -> bool {
@@ -150,6 +189,22 @@ mod tests {
     fn lookup_is_non_transitional() {
         assert_eq!(lookup_to_ascii("faß.de").as_deref(), Ok("xn--fa-hia.de"));
         assert_eq!(lookup_to_ascii("Ⅻ.com").as_deref(), Ok("xii.com"));
+    }
+
+    #[test]
+    fn capital_sharp_s_maps_as_in_go() {
+        assert_eq!(lookup_to_ascii("ẞ.de").as_deref(), Ok("ss.de"));
+        assert_eq!(lookup_to_ascii("faẞ.de").as_deref(), Ok("fass.de"));
+        assert_eq!(liberal_display("faẞ.de").as_deref(), Some("fass.de"));
+    }
+
+    #[test]
+    fn a_bare_punycode_prefix_displays_as_nothing() {
+        assert_eq!(liberal_display("xn--").as_deref(), Some(""));
+        assert_eq!(liberal_display("foo.xn--").as_deref(), Some("foo."));
+        assert_eq!(liberal_display("foo.XN--.bar").as_deref(), Some("foo..bar"));
+        assert_eq!(liberal_display("foo.ｘｎ－－").as_deref(), Some("foo."));
+        assert_eq!(liberal_display("foo.xn--x").as_deref(), None);
     }
 
     #[test]

@@ -2,10 +2,12 @@
 
 use std::collections::BTreeSet;
 
-use serde_json::Value;
+use serde_json::value::RawValue;
 use url::Url;
 
 use crate::url_rules;
+
+use super::document::Shallow;
 
 /// The lowest and highest local port a login client may listen on by default.
 const DEFAULT_PORTS: (u16, u16) = (1024, 65535);
@@ -70,30 +72,33 @@ impl OAuthClient {
 /// Reads the client definition `value` of service `id`; relative endpoint URLs
 /// resolve against `base`. `forced` allows the legacy HCL shape (a list of
 /// objects) that only caller-given services can have. Errors are Go's texts.
+/// Only the members it reads are looked into, one level at a time.
 pub(crate) fn read(
     id: &str,
-    value: &Value,
+    value: &RawValue,
     base: &Url,
     forced: bool,
 ) -> Result<OAuthClient, String> {
-    let object = match value {
-        Value::Object(o) => o,
-        Value::Array(list) if forced && list.first().is_some_and(Value::is_object) => list[0]
-            .as_object()
-            .expect("checked to be an object just above"),
-        _ => {
-            return Err(format!(
-                "service {id} must be declared with an object value in the service discovery document"
-            ));
-        }
+    let not_an_object = || {
+        format!(
+            "service {id} must be declared with an object value in the service discovery document"
+        )
     };
+    let object = match Shallow::of(value) {
+        Shallow::Object(o) => o,
+        Shallow::Array(list) if forced => match list.first().map(|first| Shallow::of(first)) {
+            Some(Shallow::Object(o)) => o,
+            _ => return Err(not_an_object()),
+        },
+        _ => return Err(not_an_object()),
+    };
+    let member = |name: &str| object.get(name).map(|raw| Shallow::of(raw));
 
-    let grant_types: BTreeSet<String> = match object.get("grant_types") {
+    let grant_types: BTreeSet<String> = match member("grant_types") {
         None => BTreeSet::from(["authz_code".to_owned()]),
-        Some(Value::Array(list)) => list
+        Some(Shallow::Array(list)) => list
             .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
+            .filter_map(|item| Shallow::of(item).into_string())
             .collect(),
         Some(_) => {
             return Err(format!(
@@ -105,15 +110,15 @@ pub(crate) fn read(
     let needs_authz = grant_types.contains("authz_code");
     let needs_token = needs_authz || grant_types.contains("password");
 
-    let Some(Value::String(client)) = object.get("client") else {
+    let Some(Shallow::String(client)) = member("client") else {
         return Err(format!(
             "service {id} definition is missing required property \"client\""
         ));
     };
 
     let endpoint = |property: &str, what: &str, required: bool| -> Result<Option<Url>, String> {
-        match object.get(property) {
-            Some(Value::String(raw)) => url_rules::resolve(base, raw)
+        match member(property) {
+            Some(Shallow::String(raw)) => url_rules::resolve(base, &raw)
                 .map(Some)
                 .map_err(|e| format!("service {id}: failed to parse {what} URL: {e}")),
             _ if required => Err(format!(
@@ -125,15 +130,15 @@ pub(crate) fn read(
     let authorization_url = endpoint("authz", "authorization", needs_authz)?;
     let token_url = endpoint("token", "token", needs_token)?;
 
-    let (min_port, max_port) = match object.get("ports") {
-        Some(Value::Array(ports)) => read_ports(id, ports)?,
+    let (min_port, max_port) = match member("ports") {
+        Some(Shallow::Array(ports)) => read_ports(id, &ports)?,
         _ => DEFAULT_PORTS,
     };
 
-    let scopes = match object.get("scopes") {
-        Some(Value::Array(list)) => list
+    let scopes = match member("scopes") {
+        Some(Shallow::Array(list)) => list
             .iter()
-            .map(|s| s.as_str().map(str::to_owned))
+            .map(|s| Shallow::of(s).into_string())
             .collect::<Option<Vec<_>>>()
             .ok_or_else(|| {
                 format!("invalid \"scopes\" for service {id}: all scopes must be strings")
@@ -142,7 +147,7 @@ pub(crate) fn read(
     };
 
     Ok(OAuthClient {
-        id: client.clone(),
+        id: client,
         authorization_url,
         token_url,
         min_port,
@@ -152,14 +157,16 @@ pub(crate) fn read(
     })
 }
 
-fn read_ports(id: &str, ports: &[Value]) -> Result<(u16, u16), String> {
+fn read_ports(id: &str, ports: &[Box<RawValue>]) -> Result<(u16, u16), String> {
     let [low, high] = ports else {
         return Err(format!(
             "invalid \"ports\" definition for service {id}: must be a two-element array"
         ));
     };
-    let port = |v: &Value| -> Option<u16> {
-        let n = v.as_number()?;
+    let port = |v: &RawValue| -> Option<u16> {
+        let Shallow::Number(n) = Shallow::of(v) else {
+            return None;
+        };
         let whole = match (n.as_u64(), n.as_f64()) {
             (Some(u), _) => u,
             (None, Some(f)) if f.fract() == 0.0 && (0.0..=65535.0).contains(&f) => f as u64,
@@ -190,11 +197,15 @@ mod tests {
         Url::parse("https://example.com/disco/foo.json").expect("valid")
     }
 
+    fn raw(text: &str) -> Box<RawValue> {
+        RawValue::from_string(text.to_owned()).expect("valid JSON")
+    }
+
     #[test]
     fn defaults() {
         let c = read(
             "login.v1",
-            &serde_json::json!({"client": "x", "authz": "/a", "token": "/t"}),
+            &raw(r#"{"client": "x", "authz": "/a", "token": "/t"}"#),
             &base(),
             false,
         )
@@ -211,23 +222,29 @@ mod tests {
 
     #[test]
     fn ports_accept_whole_floats_only() {
-        let ok = |p: &[Value]| read_ports("x.v1", p).is_ok();
-        assert!(ok(&[Value::from(1024.0), Value::from(65535)]));
-        assert!(!ok(&[Value::from(1024.5), Value::from(2000)]));
-        assert!(!ok(&[Value::from(-1), Value::from(2000)]));
-        assert!(!ok(&[Value::from(70000), Value::from(2000)]));
-        assert!(!ok(&[Value::from("1024"), Value::from(2000)]));
-        assert!(
-            read_ports("x.v1", &[Value::from(2000), Value::from(1999)])
-                .is_err_and(|e| e.contains("minimum port cannot be greater"))
-        );
-        assert!(read_ports("x.v1", &[Value::from(2000)]).is_err_and(|e| e.contains("two-element")));
+        let ports = |a: &str, b: &str| read_ports("x.v1", &[raw(a), raw(b)]);
+        assert!(ports("1024.0", "65535").is_ok());
+        assert!(ports("1024.5", "2000").is_err());
+        assert!(ports("-1", "2000").is_err());
+        assert!(ports("70000", "2000").is_err());
+        assert!(ports("\"1024\"", "2000").is_err());
+        assert!(ports("2000", "1999").is_err_and(|e| e.contains("minimum port cannot be greater")));
+        assert!(read_ports("x.v1", &[raw("2000")]).is_err_and(|e| e.contains("two-element")));
     }
 
     #[test]
     fn legacy_list_shape_only_when_forced() {
-        let v = serde_json::json!([{"client": "x", "grant_types": []}]);
+        let v = raw(r#"[{"client": "x", "grant_types": []}]"#);
         assert!(read("login.v1", &v, &base(), true).is_ok());
         assert!(read("login.v1", &v, &base(), false).is_err());
+    }
+
+    #[test]
+    fn deep_members_it_does_not_read_are_never_looked_into() {
+        let deep = format!("{}{}", "[".repeat(5000), "]".repeat(5000));
+        let v = raw(&format!(
+            r#"{{"client": "x", "authz": "/a", "token": "/t", "extra": {deep}}}"#
+        ));
+        assert!(read("login.v1", &v, &base(), false).is_ok());
     }
 }

@@ -216,6 +216,7 @@ macro_rules! __with_scenarios {
             documents::byte_order_mark_is_an_error,
             documents::duplicate_keys_keep_the_last,
             documents::deep_nesting_is_an_error,
+            documents::nesting_as_deep_as_go_accepts,
             documents::large_response_header_is_fine,
             documents::gzip_document_is_decoded,
             documents::gzip_bomb_stops_at_the_limit,

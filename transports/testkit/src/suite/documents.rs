@@ -177,6 +177,18 @@ pub fn deep_nesting_is_an_error<T: Subject>() {
     error::<T>(with_body::<T>(&body), ErrorKind::Json);
 }
 
+/// Go accepts 10 000 levels of nesting; so does every transport, on its
+/// own threads.
+pub fn nesting_as_deep_as_go_accepts<T: Subject>() {
+    let depth = 10_000 - 1;
+    let mut body = b"{\"modules.v1\": \"/m/\", \"deep.v1\": ".to_vec();
+    body.extend(std::iter::repeat_n(b'[', depth));
+    body.extend(std::iter::repeat_n(b']', depth));
+    body.push(b'}');
+    let s = services::<T>(with_body::<T>(&body));
+    assert_eq!(s.len(), 2, "{}", T::NAME);
+}
+
 pub fn large_response_header_is_fine<T: Subject>() {
     let big = "a".repeat(64 * 1024);
     let s = services::<T>(
