@@ -7,9 +7,11 @@
 //! `CURLOPT_RESOLVE` address overrides, connection reuse per handle); it
 //! never follows redirects (`follow_location(false)`), and the transfer stops
 //! as soon as the core has what it needs. Trust roots are given to libcurl
-//! as one PEM bundle (`CURLOPT_CAINFO_BLOB`): the system roots, or
-//! `SSL_CERT_FILE` / `SSL_CERT_DIR` (which a system libcurl ignores), plus
-//! your own CA certificates. Proxies are decided by the shared rules and set
+//! as libcurl expects them: the system roots (or `SSL_CERT_FILE` /
+//! `SSL_CERT_DIR`, which a system libcurl ignores) that sit in hashed
+//! directories as `CURLOPT_CAPATH`, looked up by OpenSSL only when a
+//! handshake needs them, and the others, with your own CA certificates, as
+//! one PEM bundle (`CURLOPT_CAINFO_BLOB`). Proxies are decided by the shared rules and set
 //! explicitly, so libcurl's own proxy variables never apply. Every option is
 //! on [`ClientBuilder`], shared with the other tfdisco transports.
 //!
@@ -80,7 +82,10 @@ pub type Client = tfdisco_transport::BlockingClient<Blocking<Http>>;
 /// easy handles (each keeps its own connections).
 pub struct Http {
     settings: Settings,
+    /// The trust anchors no hashed directory holds, as PEM.
     ca_bundle: Vec<u8>,
+    /// The hashed root directories, `:`-separated, if any.
+    capath: Option<String>,
     resolve: Vec<String>,
     idle: Mutex<Vec<Easy>>,
 }
@@ -109,8 +114,17 @@ impl FromSettings for Http {
                 format!("{host}:{port}:{}", addrs.join(","))
             })
             .collect();
+        let anchors = settings.trust_anchors();
+        // The roots in hashed directories are looked up by OpenSSL when a
+        // handshake needs them; only the others are handed over (and parsed
+        // by OpenSSL for each new connection).
+        let capath = std::env::join_paths(anchors.hashed_dirs())
+            .ok()
+            .and_then(|p| p.into_string().ok())
+            .filter(|p| !p.is_empty());
         let http = Http {
-            ca_bundle: settings.trust_anchors().to_pem(),
+            ca_bundle: anchors.pem_beyond_hashed_dirs(),
+            capath,
             settings,
             resolve,
             idle: Mutex::new(Vec::new()),
@@ -137,13 +151,19 @@ impl Http {
         easy.http_version(HttpVersion::V11)?;
         easy.tcp_nodelay(true)?;
         easy.maxage_conn(self.settings.pool_idle_timeout())?;
+        // The blob replaces libcurl's built-in bundle (CURLOPT_CAINFO_BLOB
+        // overrides CURLOPT_CAINFO), and CAPATH is ours: the hashed system
+        // directories, or else a directory that does not exist (by
+        // convention, `/nonexistent` never does), since libcurl's built-in
+        // one must not add to the trust store and cannot be unset through
+        // the `curl` crate. (An empty path makes OpenSSL stall each
+        // handshake.)
         easy.ssl_cainfo_blob(&self.ca_bundle)?;
-        // The bundle is the whole trust store, so libcurl's built-in
-        // certificate directory must not add to it. It cannot be unset
-        // through the `curl` crate; a directory that does not exist (by
-        // convention, `/nonexistent` never does) holds no certificates. (An
-        // empty path also works but makes OpenSSL stall each handshake.)
-        easy.capath("/nonexistent/tfdisco-no-ca-directory")?;
+        easy.capath(
+            self.capath
+                .as_deref()
+                .unwrap_or("/nonexistent/tfdisco-no-ca-directory"),
+        )?;
         let mut resolve = List::new();
         for entry in &self.resolve {
             resolve.append(entry)?;
