@@ -3,15 +3,14 @@
 
 use std::fmt::Write as _;
 
-use tfdisco_core::{Hostname, Services};
-use tfdisco_testkit::{Reply, TestServer, dev_pki};
+use tfdisco_core::{Error, Hostname, ModuleSource, Platform, ProviderSource, Services};
+use tfdisco_testkit::{Reply, TestServer, dev_pki, sample};
 use tfdisco_transport::{Event, ExchangeReport};
 
 use crate::exit;
 use crate::failure::Failure;
-use crate::net::{self, NetOpts, TransportKind};
+use crate::net::{self, Client, NetOpts, TransportKind};
 use crate::report::Report;
-use crate::sample;
 use crate::setup::Setup;
 
 const MOVED_TO: &str = "/terraform/discovery.json";
@@ -23,6 +22,7 @@ pub(crate) fn run() -> Result<u8, Failure> {
     let server = TestServer::bind(listen, Some(pki.server_config))?;
     server.route(tfdisco_core::DISCOVERY_PATH, Reply::redirect(301, MOVED_TO));
     server.route(MOVED_TO, Reply::json(sample::DOCUMENT));
+    sample::install_registry(&server);
     let host = Hostname::parse(&format!("localhost:{}", server.port())).expect("a valid hostname");
 
     println!(
@@ -39,6 +39,7 @@ pub(crate) fn run() -> Result<u8, Failure> {
     // The demo's own world: no CLI configuration, no credentials.
     let setup = Setup::empty();
     let mut first: Option<Services> = None;
+    let mut first_walk: Option<Vec<String>> = None;
     let mut all_agree = true;
     for kind in TransportKind::ALL {
         println!("\n== {} transport", kind.name());
@@ -86,6 +87,36 @@ pub(crate) fn run() -> Result<u8, Failure> {
             Err(e) => {
                 all_agree = false;
                 println!("  failed: {e}");
+                continue;
+            }
+        }
+        // Module registry hosts need a dot (Terraform's rule): the registry
+        // is reached by address.
+        let registry =
+            Hostname::parse(&format!("127.0.0.1:{}", server.port())).expect("a valid hostname");
+        match (walk(&client, &registry), &first_walk) {
+            (Ok(lines), None) => {
+                println!("  then on to the registry, as init goes:");
+                for line in &lines {
+                    println!("    {line}");
+                }
+                first_walk = Some(lines);
+            }
+            (Ok(lines), Some(earlier)) => {
+                let same = &lines == earlier;
+                all_agree &= same;
+                println!(
+                    "  {}",
+                    if same {
+                        "the same registry answers as the tokio transport"
+                    } else {
+                        "DIFFERENT registry answers from the tokio transport"
+                    }
+                );
+            }
+            (Err(e), _) => {
+                all_agree = false;
+                println!("  registry request failed: {e}");
             }
         }
     }
@@ -97,6 +128,42 @@ pub(crate) fn run() -> Result<u8, Failure> {
         println!("The transports did not all succeed with the same answer.");
         Ok(exit::DISCOVERY_FAILED)
     }
+}
+
+/// From the sample source addresses to a provider package and a module's
+/// download location, one line per answer.
+fn walk(client: &Client, host: &Hostname) -> Result<Vec<String>, Error> {
+    let dialect = client.registry().config().dialect();
+    let invalid = |input: String, error| Error::InvalidSource { input, error };
+    let text = format!("{host}/{}", sample::PROVIDER);
+    let provider = ProviderSource::parse(&text, dialect).map_err(|e| invalid(text, e))?;
+    let versions = client.provider_versions(&provider)?;
+    let latest = versions.versions.last().map(|v| v.version.clone());
+    let latest = latest.ok_or_else(|| Error::InvalidArgument {
+        message: format!("{provider} has no versions"),
+    })?;
+    let platform = Platform::parse("linux_amd64")?;
+    let package = client.provider_package(&provider, &latest, &platform)?;
+    let text = format!("{host}/{}", sample::MODULE);
+    let module = ModuleSource::parse(&text, dialect).map_err(|e| invalid(text, e))?;
+    let modules = client.module_versions(&module)?;
+    let newest = modules.versions.last().cloned().unwrap_or_default();
+    let location = client.module_download(&module, &newest)?;
+    Ok(vec![
+        format!(
+            "provider {provider}: versions {}",
+            versions
+                .versions
+                .iter()
+                .map(|v| v.version.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        format!("  {latest} for {platform}: {}", package.download_url),
+        format!("  sha256 {}", package.shasum),
+        format!("module {module}: versions {}", modules.versions.join(", ")),
+        format!("  {newest} downloads from {}", location.location),
+    ])
 }
 
 fn describe(out: &mut String, e: &ExchangeReport) {

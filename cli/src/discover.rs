@@ -4,37 +4,16 @@ use tfdisco_core::{Error, ServiceId};
 use tfdisco_transport::Event;
 
 use crate::exit;
-use crate::failure::Failure;
+use crate::failure::{self, Fail, Failure};
 use crate::net::{self, NetOpts};
-use crate::report::{Report, error_json};
+use crate::report::Report;
 use crate::setup::Setup;
 
 /// Discovers `host` and shows its services (only `ids` when given). With
 /// `json`, failures are reported on stdout as `{"error": {kind, message}}`
 /// too; the exit code is the same either way.
 pub(crate) fn run(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8, Failure> {
-    match discover(host, ids, json, opts) {
-        Ok(code) => Ok(code),
-        Err(Fail::Plain(failure)) => Err(failure),
-        Err(Fail::Core(error)) if json => {
-            println!("{}", serde_json::json!({ "error": error_json(&error) }));
-            Ok(exit::for_kind(error.kind()))
-        }
-        Err(Fail::Core(error)) => Err(Failure::from(error)),
-    }
-}
-
-enum Fail {
-    /// A failure of the tool itself (a bad option, say).
-    Plain(Failure),
-    /// A discovery failure, shown as JSON with `--json`.
-    Core(Error),
-}
-
-impl From<Failure> for Fail {
-    fn from(f: Failure) -> Fail {
-        Fail::Plain(f)
-    }
+    failure::report(json, discover(host, ids, json, opts))
 }
 
 fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8, Fail> {
@@ -69,7 +48,7 @@ fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8
 
 /// A credentials lookup that failed does not stop discovery (as in
 /// Terraform), but people should know the request went without.
-fn warn_on_credentials_failure(event: &Event<'_>) {
+pub(crate) fn warn_on_credentials_failure(event: &Event<'_>) {
     if let Event::CredentialsFailed { host, error } = event {
         eprintln!(
             "tfdisco: warning: credentials for {}: {error}; discovering without credentials",

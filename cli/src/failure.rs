@@ -62,3 +62,41 @@ impl From<std::io::Error> for Failure {
 
 /// The kind of a failure that is not worth a message.
 pub(crate) const BROKEN_PIPE: &str = "broken_pipe";
+
+/// A command's failure: of the tool itself, or a core error, which
+/// `--json` reports on stdout as `{"error": {"kind", "message"}}`.
+pub(crate) enum Fail {
+    /// A failure of the tool itself (a bad option, say).
+    Plain(Failure),
+    /// A discovery or registry failure, shown as JSON with `--json`.
+    Core(tfdisco_core::Error),
+}
+
+impl From<Failure> for Fail {
+    fn from(f: Failure) -> Fail {
+        Fail::Plain(f)
+    }
+}
+
+impl From<tfdisco_core::Error> for Fail {
+    fn from(e: tfdisco_core::Error) -> Fail {
+        Fail::Core(e)
+    }
+}
+
+/// Runs a command; with `json`, a core error is printed as JSON on stdout.
+/// The exit code is the same either way.
+pub(crate) fn report(json: bool, result: Result<u8, Fail>) -> Result<u8, Failure> {
+    match result {
+        Ok(code) => Ok(code),
+        Err(Fail::Plain(failure)) => Err(failure),
+        Err(Fail::Core(error)) if json => {
+            println!(
+                "{}",
+                serde_json::json!({ "error": crate::report::error_json(&error) })
+            );
+            Ok(exit::for_kind(error.kind()))
+        }
+        Err(Fail::Core(error)) => Err(Failure::from(error)),
+    }
+}

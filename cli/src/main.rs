@@ -10,18 +10,20 @@ mod exit;
 mod failure;
 mod net;
 mod normalize;
+mod registry;
 mod report;
-mod sample;
 mod serve;
 mod setup;
 
 use std::process::ExitCode;
 
-use clap::{ArgAction, Parser, Subcommand};
+use clap::{ArgAction, CommandFactory, Parser, Subcommand};
+use clap_complete::Shell;
 use tfdisco_core::Dialect;
 
 use failure::Failure;
 use net::NetOpts;
+use registry::{ModuleCommand, ProviderCommand};
 use serve::ServeOpts;
 
 /// Terraform/OpenTofu remote service discovery: which services a host offers,
@@ -61,6 +63,23 @@ enum Command {
         host: String,
         #[command(flatten)]
         net: NetOpts,
+    },
+    /// Ask a provider registry, as `init` does: versions, or a package.
+    ///
+    /// Exit codes as for discover; 3 also when the registry has no such
+    /// provider, version or platform (404).
+    #[command(subcommand)]
+    Provider(ProviderCommand),
+    /// Ask a module registry, as `init` does: versions, or a download location.
+    ///
+    /// Exit codes as for discover; 3 also when the registry has no such
+    /// module or version (404).
+    #[command(subcommand)]
+    Module(ModuleCommand),
+    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    Completions {
+        /// The shell.
+        shell: Shell,
     },
     /// Print the comparison and display forms of hostnames (stdin when none are given).
     Normalize {
@@ -103,6 +122,17 @@ fn main() -> ExitCode {
             net,
         } => discover::run(host, service_ids, *json, net),
         Command::Check { host, net } => check::run(host, net),
+        Command::Provider(command) => registry::run_provider(command),
+        Command::Module(command) => registry::run_module(command),
+        Command::Completions { shell } => {
+            clap_complete::generate(
+                *shell,
+                &mut Cli::command(),
+                "tfdisco",
+                &mut std::io::stdout(),
+            );
+            Ok(exit::SUCCESS)
+        }
         Command::Normalize { hosts, json } => normalize::run(hosts, *json).map_err(Failure::from),
         Command::Serve(opts) => serve::run(opts),
         Command::Demo => demo::run(),

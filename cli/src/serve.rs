@@ -6,11 +6,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::Args;
-use tfdisco_testkit::{Reply, TestServer, dev_pki, server_config_from_pem};
+use tfdisco_testkit::{TestServer, dev_pki, sample, server_config_from_pem};
 
 use crate::exit;
 use crate::failure::Failure;
-use crate::sample;
 
 /// Options of `tfdisco serve`.
 #[derive(Args, Debug)]
@@ -98,12 +97,8 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
             ),
         )
     })?;
-    server.route(
-        tfdisco_core::DISCOVERY_PATH,
-        Reply::new(200)
-            .header("Content-Type", "application/json")
-            .body(&doc),
-    );
+    // The document, and a small sample registry it may point to.
+    sample::install(&server, &doc);
 
     let ip = opts.listen.ip();
     let host = if ip.is_loopback() || ip.is_unspecified() {

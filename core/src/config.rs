@@ -32,12 +32,17 @@ pub struct Config {
     user_agent: HeaderValue,
     retry_policy: RetryPolicy,
     plain_http_hosts: Arc<[Hostname]>,
+    cli_version: HeaderValue,
+    registry_body_limit: u64,
 }
 
 /// The redirect limit of both Go libraries' policy.
 pub const DEFAULT_MAX_REDIRECTS: u32 = 3;
 /// The largest discovery document accepted: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: u64 = 1024 * 1024;
+/// The largest registry API document accepted: 16 MiB (the provider
+/// versions of the largest public providers are a few hundred KiB).
+pub const DEFAULT_REGISTRY_BODY_LIMIT: u64 = 16 * 1024 * 1024;
 /// The time allowed for a whole discovery, redirects and body included.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(11);
 
@@ -58,6 +63,8 @@ impl Config {
             user_agent: HeaderValue::from_static(dialect.default_user_agent()),
             retry_policy: RetryPolicy::for_dialect(dialect),
             plain_http_hosts: Arc::from([]),
+            cli_version: HeaderValue::from_static(dialect.default_cli_version()),
+            registry_body_limit: DEFAULT_REGISTRY_BODY_LIMIT,
         }
     }
 
@@ -66,6 +73,9 @@ impl Config {
     pub fn with_dialect(mut self, dialect: Dialect) -> Config {
         if self.user_agent == self.dialect.default_user_agent() {
             self.user_agent = HeaderValue::from_static(dialect.default_user_agent());
+        }
+        if self.cli_version == self.dialect.default_cli_version() {
+            self.cli_version = HeaderValue::from_static(dialect.default_cli_version());
         }
         if self.retry_policy == RetryPolicy::for_dialect(self.dialect) {
             self.retry_policy = RetryPolicy::for_dialect(dialect);
@@ -99,6 +109,21 @@ impl Config {
         self
     }
 
+    /// Sets the largest registry API response accepted, in bytes (provider
+    /// and module versions, download locations, packages).
+    pub fn with_registry_body_limit(mut self, bytes: u64) -> Config {
+        self.registry_body_limit = bytes;
+        self
+    }
+
+    /// Sets the CLI version registry requests announce in
+    /// `X-Terraform-Version` (default: [`Dialect::default_cli_version`]).
+    /// Registries may use it to hide versions a CLI cannot install.
+    pub fn with_cli_version(mut self, version: &str) -> Result<Config, InvalidHeaderValue> {
+        self.cli_version = HeaderValue::from_str(version)?;
+        Ok(self)
+    }
+
     /// Sets the time allowed for a whole discovery.
     pub fn with_timeout(mut self, timeout: Duration) -> Config {
         self.timeout = timeout;
@@ -113,7 +138,7 @@ impl Config {
     }
 
     /// Appends Terraform's `TF_APPEND_USER_AGENT` text: trimmed, and ignored
-    /// when empty (go-anchors §5.6).
+    /// when empty (docs/behaviour.md, DISCO-3).
     pub fn with_appended_user_agent(self, extra: &str) -> Result<Config, InvalidHeaderValue> {
         let extra = extra.trim();
         if extra.is_empty() {
@@ -149,6 +174,16 @@ impl Config {
     /// The largest document accepted, in bytes.
     pub fn body_limit(&self) -> u64 {
         self.body_limit
+    }
+
+    /// The largest registry API response accepted, in bytes.
+    pub fn registry_body_limit(&self) -> u64 {
+        self.registry_body_limit
+    }
+
+    /// The `X-Terraform-Version` value of registry requests.
+    pub fn cli_version(&self) -> &HeaderValue {
+        &self.cli_version
     }
 
     /// The time allowed for a whole discovery.

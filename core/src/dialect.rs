@@ -47,6 +47,17 @@ impl Dialect {
     }
 }
 
+impl Dialect {
+    /// The CLI release whose registry requests tfdisco matches, announced
+    /// in `X-Terraform-Version`: Terraform 1.15.5, OpenTofu 1.10.6.
+    pub fn default_cli_version(self) -> &'static str {
+        match self {
+            Dialect::OpenTofu => "1.10.6",
+            Dialect::Terraform => "1.15.5",
+        }
+    }
+}
+
 impl fmt::Display for Dialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -111,6 +111,6 @@ pub(crate) fn discovery_url(host: &Hostname, scheme: &str) -> Result<Url, Error>
 }
 
 /// The URL a [`Discovery`] reports for a host that no URL can carry.
-fn placeholder_url() -> Url {
+pub(crate) fn placeholder_url() -> Url {
     Url::parse("https://invalid./").expect("a constant, valid URL")
 }

@@ -7,7 +7,7 @@ use std::time::Duration;
 use http::StatusCode;
 use url::Url;
 
-use crate::{HostnameError, ServiceIdError};
+use crate::{HostnameError, RegistryCall, ServiceIdError, SourceError};
 
 /// Everything that can go wrong in discovery and in reading its result.
 ///
@@ -169,6 +169,46 @@ pub enum Error {
         /// The configured limit.
         max: u32,
     },
+    /// A provider or module source address that does not parse, or one a
+    /// registry request cannot use (a bare type, a legacy namespace).
+    InvalidSource {
+        /// What the caller gave.
+        input: String,
+        /// Why it cannot be used, in the Go implementations' words.
+        error: SourceError,
+    },
+    /// An argument of a registry request that cannot be used (a version or
+    /// platform that does not parse).
+    InvalidArgument {
+        /// What is wrong, naming the argument.
+        message: String,
+    },
+    /// The registry answered 404: it has no such provider, module, version
+    /// or platform.
+    NotFound {
+        /// The request URL.
+        url: Box<Url>,
+        /// What was not found, as Terraform says it.
+        message: String,
+    },
+    /// A registry response that parses but cannot be used: a missing
+    /// `X-Terraform-Get`, a checksum that is not 64 hex digits, a platform
+    /// other than the one asked for, an unsupported protocol.
+    InvalidResponse {
+        /// The final request URL.
+        url: Box<Url>,
+        /// What is wrong with it.
+        problem: String,
+    },
+    /// A failure of a registry request: `error` says what went wrong, and
+    /// the message names the request instead of the discovery document.
+    /// [`Error::kind`], [`Error::url`] and [`Error::status`] are `error`'s.
+    Registry {
+        /// Which request failed.
+        call: RegistryCall,
+        /// What went wrong.
+        error: Box<Error>,
+    },
     /// A failure the retry policy retries, given up on: every attempt the
     /// policy allows failed, or the next one could not start before the
     /// deadline. [`Error::kind`], [`Error::url`] and [`Error::status`] are
@@ -236,6 +276,14 @@ pub enum ErrorKind {
     /// [`Error::MissingLocation`], [`Error::InvalidLocation`], [`Error::InsecureRedirect`],
     /// [`Error::TooManyRedirects`].
     Redirect,
+    /// [`Error::InvalidSource`].
+    InvalidSource,
+    /// [`Error::InvalidArgument`].
+    InvalidArgument,
+    /// [`Error::NotFound`].
+    NotFound,
+    /// [`Error::InvalidResponse`].
+    InvalidResponse,
 }
 
 impl ErrorKind {
@@ -257,6 +305,10 @@ impl ErrorKind {
             ErrorKind::TooLarge => "too_large",
             ErrorKind::Json => "json",
             ErrorKind::Redirect => "redirect",
+            ErrorKind::InvalidSource => "invalid_source",
+            ErrorKind::InvalidArgument => "invalid_argument",
+            ErrorKind::NotFound => "not_found",
+            ErrorKind::InvalidResponse => "invalid_response",
         }
     }
 }
@@ -297,6 +349,11 @@ impl Error {
             | Error::InvalidLocation { .. }
             | Error::InsecureRedirect { .. }
             | Error::TooManyRedirects { .. } => ErrorKind::Redirect,
+            Error::InvalidSource { .. } => ErrorKind::InvalidSource,
+            Error::InvalidArgument { .. } => ErrorKind::InvalidArgument,
+            Error::NotFound { .. } => ErrorKind::NotFound,
+            Error::InvalidResponse { .. } => ErrorKind::InvalidResponse,
+            Error::Registry { error, .. } => error.kind(),
             Error::GaveUp { last, .. } => last.kind(),
         }
     }
@@ -306,7 +363,10 @@ impl Error {
     pub fn is_caller_error(&self) -> bool {
         matches!(
             self.kind(),
-            ErrorKind::InvalidHostname | ErrorKind::InvalidServiceId
+            ErrorKind::InvalidHostname
+                | ErrorKind::InvalidServiceId
+                | ErrorKind::InvalidSource
+                | ErrorKind::InvalidArgument
         )
     }
 
@@ -315,6 +375,7 @@ impl Error {
         match self {
             Error::Timeout { .. } => true,
             Error::GaveUp { last, .. } => last.is_timeout(),
+            Error::Registry { error, .. } => error.is_timeout(),
             _ => false,
         }
     }
@@ -334,8 +395,11 @@ impl Error {
             | Error::MissingLocation { url, .. }
             | Error::InvalidLocation { url, .. }
             | Error::InsecureRedirect { url, .. }
-            | Error::TooManyRedirects { url, .. } => Some(&**url),
+            | Error::TooManyRedirects { url, .. }
+            | Error::NotFound { url, .. }
+            | Error::InvalidResponse { url, .. } => Some(&**url),
             Error::GaveUp { last, .. } => last.url(),
+            Error::Registry { error, .. } => error.url(),
             _ => None,
         }
     }
@@ -345,15 +409,42 @@ impl Error {
         match self {
             Error::Status { status, .. } | Error::MissingLocation { status, .. } => Some(*status),
             Error::GaveUp { last, .. } => last.status(),
+            Error::Registry { error, .. } => error.status(),
             _ => None,
         }
     }
 }
 
-const REQUEST_FAILED: &str = "failed to request discovery document";
+/// What the request was for, in the messages of the errors every fetch
+/// can meet: Go's words for a discovery, the request's name for the others.
+#[derive(Clone, Copy)]
+pub(crate) struct Subject {
+    /// `failed to request …`
+    pub(crate) request: &'static str,
+    /// `… {url} returned …`
+    pub(crate) url: &'static str,
+    /// `… from {url} is …`
+    pub(crate) response: &'static str,
+}
+
+const DISCOVERY: Subject = Subject {
+    request: "discovery document",
+    url: "discovery URL",
+    response: "discovery doc response",
+};
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.describe(f, DISCOVERY)
+    }
+}
+
+impl Error {
+    fn describe(&self, f: &mut fmt::Formatter<'_>, subject: Subject) -> fmt::Result {
+        let failed = RequestFailed(subject.request);
+        let Subject {
+            url: at, response, ..
+        } = subject;
         match self {
             Error::InvalidHostname { input, error } if input.is_empty() => {
                 write!(f, "invalid hostname: {error}")
@@ -364,7 +455,7 @@ impl fmt::Display for Error {
             Error::UnusableHostname { host, reason } => {
                 write!(f, "cannot build a discovery URL for host {host}: {reason}")
             }
-            Error::InvalidServiceId(e) => e.fmt(f),
+            Error::InvalidServiceId(e) => fmt::Display::fmt(e, f),
             Error::ServiceNotProvided { host, service } => {
                 write!(f, "host {host} does not provide a {service} service")
             }
@@ -382,41 +473,37 @@ impl fmt::Display for Error {
             ),
             Error::InvalidOAuthClient { host, problem, .. } => write!(f, "host {host}: {problem}"),
             Error::Transport { url, error } => {
-                write!(f, "{REQUEST_FAILED}: Get \"{url}\": {error}")
+                write!(f, "{failed}: Get \"{url}\": {error}")
             }
             Error::Timeout { url, timeout } => write!(
                 f,
-                "{REQUEST_FAILED}: Get \"{url}\": timed out (the whole discovery may take {timeout:?})"
+                "{failed}: Get \"{url}\": timed out (the whole discovery may take {timeout:?})"
             ),
             Error::Status { url, status } => {
-                write!(f, "{REQUEST_FAILED}: {} (GET {url})", StatusText(*status))
+                write!(f, "{failed}: {} (GET {url})", StatusText(*status))
             }
             Error::MalformedContentType { url, value } => {
-                write!(
-                    f,
-                    "discovery URL {url} has a malformed Content-Type {value:?}"
-                )
+                write!(f, "{at} {url} has a malformed Content-Type {value:?}")
             }
             Error::UnsupportedContentType { url, media_type } => write!(
                 f,
-                "discovery URL {url} returned an unsupported Content-Type {media_type:?}"
+                "{at} {url} returned an unsupported Content-Type {media_type:?}"
             ),
             Error::UnsupportedContentEncoding { url, encoding } => write!(
                 f,
-                "discovery URL {url} returned an unsupported Content-Encoding {encoding:?} \
+                "{at} {url} returned an unsupported Content-Encoding {encoding:?} \
                  (gzip and identity are accepted)"
             ),
-            Error::InvalidGzip { url, problem } => write!(
-                f,
-                "discovery doc response from {url} is not valid gzip: {problem}"
-            ),
+            Error::InvalidGzip { url, problem } => {
+                write!(f, "{response} from {url} is not valid gzip: {problem}")
+            }
             Error::BodyTooLarge {
                 url,
                 limit,
                 declared: Some(n),
             } => write!(
                 f,
-                "discovery doc response from {url} is too large (got {n} bytes; limit {limit})"
+                "{response} from {url} is too large (got {n} bytes; limit {limit})"
             ),
             Error::BodyTooLarge {
                 url,
@@ -424,15 +511,16 @@ impl fmt::Display for Error {
                 declared: None,
             } => write!(
                 f,
-                "discovery doc response from {url} is too large (more than {limit} bytes)"
+                "{response} from {url} is too large (more than {limit} bytes)"
             ),
             Error::InvalidJson { url, message } => write!(
                 f,
-                "failed to decode discovery document from {url} as a JSON object: {message}"
+                "failed to decode {} from {url} as a JSON object: {message}",
+                subject.request
             ),
             Error::MissingLocation { url, status } => write!(
                 f,
-                "{REQUEST_FAILED}: {} without a Location header (GET {url})",
+                "{failed}: {} without a Location header (GET {url})",
                 StatusText(*status)
             ),
             Error::InvalidLocation {
@@ -441,23 +529,35 @@ impl fmt::Display for Error {
                 problem,
             } => write!(
                 f,
-                "{REQUEST_FAILED}: redirect from {url} to unusable Location {location:?}: {problem}"
+                "{failed}: redirect from {url} to unusable Location {location:?}: {problem}"
             ),
             Error::InsecureRedirect { url, location } => write!(
                 f,
-                "{REQUEST_FAILED}: refusing to follow redirect from {url} to {location}: \
+                "{failed}: refusing to follow redirect from {url} to {location}: \
                  plain http is only allowed for development hosts"
             ),
             Error::TooManyRedirects { url, location, max } => write!(
                 f,
-                "{REQUEST_FAILED}: Get \"{location}\": too many redirects \
+                "{failed}: Get \"{location}\": too many redirects \
                  (stopped after {max}; redirected from {url})"
             ),
+            Error::InvalidSource { input, error } => {
+                write!(f, "invalid source address {input:?}: {error}")
+            }
+            Error::InvalidArgument { message } => f.write_str(message),
+            Error::NotFound { url, message } => write!(f, "{message} (GET {url})"),
+            Error::InvalidResponse { url, problem } => {
+                write!(f, "invalid {response} from {url}: {problem}")
+            }
+            Error::Registry { call, error } => error.describe(f, call.subject()),
             Error::GaveUp {
                 attempts,
                 reason: GiveUpReason::AttemptsExhausted,
                 last,
-            } => write!(f, "{last} (gave up after {attempts} attempts)"),
+            } => {
+                last.describe(f, subject)?;
+                write!(f, " (gave up after {attempts} attempts)")
+            }
             Error::GaveUp {
                 attempts,
                 reason:
@@ -468,7 +568,8 @@ impl fmt::Display for Error {
                     },
                 last,
             } => {
-                write!(f, "{last} (attempt {attempts}; not retried: ")?;
+                last.describe(f, subject)?;
+                write!(f, " (attempt {attempts}; not retried: ")?;
                 match (wait, from_retry_after) {
                     (Some(wait), true) => {
                         write!(f, "the server asked to wait {wait:?} (Retry-After)")?
@@ -491,6 +592,7 @@ impl std::error::Error for Error {
         match self {
             Error::Transport { error, .. } => std::error::Error::source(error),
             Error::GaveUp { last, .. } => last.source(),
+            Error::Registry { error, .. } => error.source(),
             _ => None,
         }
     }
@@ -511,6 +613,15 @@ impl From<HostnameError> for Error {
 impl From<ServiceIdError> for Error {
     fn from(e: ServiceIdError) -> Error {
         Error::InvalidServiceId(e)
+    }
+}
+
+/// `failed to request …`.
+struct RequestFailed(&'static str);
+
+impl fmt::Display for RequestFailed {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "failed to request {}", self.0)
     }
 }
 

@@ -54,6 +54,22 @@ pub trait Goal {
     /// `url`. Its `Content-Type` was `application/json` and it is within the
     /// size limit.
     fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<Self::Output, Error>;
+
+    /// Headers every request of this fetch carries besides `Accept`,
+    /// `Accept-Encoding`, `User-Agent` and `Authorization` (registry
+    /// requests add `X-Terraform-Version`). None by default.
+    fn add_headers(&self, _headers: &mut HeaderMap, _config: &Config) {}
+
+    /// The largest body accepted, decoded. [`Config::body_limit`] by default.
+    fn body_limit(&self, config: &Config) -> u64 {
+        config.body_limit()
+    }
+
+    /// The failure [`Fetch::poll`] reports: registry goals wrap it so its
+    /// message names their request. Unchanged by default.
+    fn present_error(&self, error: Error) -> Error {
+        error
+    }
 }
 
 /// What a [`Goal`] makes of a final response head.
@@ -230,7 +246,8 @@ impl<G: Goal> Fetch<G> {
                 Some(at) => Action::Wait(at),
                 None => unreachable!("the retry timer is armed while waiting"),
             },
-            State::Done(result) => Action::Done(result.clone()),
+            State::Done(Ok(output)) => Action::Done(Ok(output.clone())),
+            State::Done(Err(error)) => Action::Done(Err(self.goal.present_error(error.clone()))),
         }
     }
 
@@ -375,7 +392,7 @@ impl<G: Goal> Fetch<G> {
         match e {
             body::BodyError::TooLarge => Error::BodyTooLarge {
                 url,
-                limit: self.config.body_limit(),
+                limit: self.goal.body_limit(&self.config),
                 declared: None,
             },
             body::BodyError::Corrupt(problem) => Error::InvalidGzip { url, problem },
@@ -523,6 +540,7 @@ impl<G: Goal> Fetch<G> {
         {
             headers.insert(AUTHORIZATION, credentials.authorization().clone());
         }
+        self.goal.add_headers(&mut headers, &self.config);
         let mut request = Request::new(());
         *request.method_mut() = Method::GET;
         *request.uri_mut() = uri;
@@ -592,7 +610,7 @@ impl<G: Goal> Fetch<G> {
                 }));
             }
         };
-        let limit = self.config.body_limit();
+        let limit = self.goal.body_limit(&self.config);
         // The declared length of a gzip body is its compressed length: only
         // the decoded bytes count against the limit.
         let declared = headers

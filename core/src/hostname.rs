@@ -1,10 +1,11 @@
 //! Friendly hostnames: parsing into comparison form, and the two display forms.
 //!
-//! This is svchost's `ForComparison` / `ForDisplay` / `IsValid` (go-anchors §1)
-//! with the deliberate differences D1–D3 of the README.
+//! This is svchost's `ForComparison` / `ForDisplay` / `IsValid`
+//! (docs/behaviour.md, HOST-1 to HOST-10) with the deliberate differences
+//! D1–D3 (HOST-2 to HOST-4).
 
 mod error;
-mod idn;
+pub(crate) mod idn;
 mod port;
 mod repr;
 

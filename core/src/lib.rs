@@ -15,6 +15,10 @@
 //!   [`Services::service_url`] and [`Services::oauth_client`]; [`ServiceId`]
 //!   for both [`Dialect`]s.
 //! - [`Registry`]: the per-host cache, aliases and forced services.
+//! - [`ProviderSource`] and [`ModuleSource`]: source addresses as both CLIs
+//!   parse them; the registry requests made from them (provider and module
+//!   versions, a module's download location, a provider package), goals of
+//!   the same engine (`Fetch::provider_versions`, …).
 //! - [`Credentials`] and the [`CredentialsSource`] trait; [`Env`], a
 //!   snapshot of environment variables the other crates read.
 //!
@@ -101,15 +105,19 @@ mod fetch;
 mod go_quote;
 pub mod hostname;
 mod registry;
+mod registry_api;
 mod service_id;
 mod services;
+mod source;
 mod url_rules;
 
 pub use http;
 pub use serde_json;
 pub use url;
 
-pub use config::{Config, DEFAULT_BODY_LIMIT, DEFAULT_MAX_REDIRECTS, DEFAULT_TIMEOUT};
+pub use config::{
+    Config, DEFAULT_BODY_LIMIT, DEFAULT_MAX_REDIRECTS, DEFAULT_REGISTRY_BODY_LIMIT, DEFAULT_TIMEOUT,
+};
 pub use credentials::{
     Credentials, CredentialsError, CredentialsSource, InvalidToken, NoCredentials,
     StaticCredentials, credentials_for,
@@ -122,5 +130,11 @@ pub use fetch::{Action, Fetch, Goal, Next, Retry, RetryPolicy};
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError};
 pub use registry::{Lookup, Registry, Ticket};
+pub use registry_api::{
+    ModuleDownloadRequest, ModuleLocation, ModuleVersions, ModuleVersionsRequest, Platform,
+    ProviderPackage, ProviderPackageRequest, ProviderVersion, ProviderVersions,
+    ProviderVersionsRequest, RegistryCall, SigningKey,
+};
 pub use service_id::{ServiceId, ServiceIdError};
 pub use services::{JsonType, OAuthClient, Resolved, Services};
+pub use source::{ModuleSource, ProviderSource, SourceError};

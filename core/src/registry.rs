@@ -1,4 +1,5 @@
-//! The per-host cache, aliases and forced services (go-anchors §2.4).
+//! The per-host cache, aliases and forced services (docs/behaviour.md,
+//! REG-1 to REG-5).
 
 use std::collections::HashMap;
 use std::time::Instant;

@@ -1,4 +1,5 @@
-//! Service identifiers such as `modules.v1` (go-anchors §3.1).
+//! Service identifiers such as `modules.v1` (docs/behaviour.md, SVCID-1 to
+//! SVCID-5).
 
 use std::borrow::Cow;
 use std::fmt;
@@ -220,7 +221,8 @@ fn dotted_run(b: &[u8], mut i: usize, is_x: impl Fn(u8) -> bool, allow_empty_hea
     i
 }
 
-/// A service id that does not parse (go-anchors §3.1 texts).
+/// A service id that does not parse (texts: docs/behaviour.md, SVCID-1 to
+/// SVCID-3).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ServiceIdError {
     id: String,

@@ -1,4 +1,5 @@
-//! The services a host offers, as its discovery document lists them (go-anchors §3).
+//! The services a host offers, as its discovery document lists them
+//! (docs/behaviour.md, DISCO-9, URL-1 to URL-7, OAUTH-1).
 
 mod document;
 mod oauth;

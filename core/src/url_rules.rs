@@ -1,4 +1,5 @@
-//! The URL rules for service URLs and redirect targets (go-anchors §3.3).
+//! The URL rules for service URLs and redirect targets (docs/behaviour.md,
+//! URL-2 to URL-6, REDIR-2).
 //!
 //! Go parses with `net/url` and resolves relative references with RFC 3986; we
 //! resolve with the `url` crate (WHATWG), which gives the same answer for

@@ -1,4 +1,4 @@
-//! The Content-Type rule (go-anchors §2.3 step 9) through the machine.
+//! The Content-Type rule (docs/behaviour.md, DISCO-6) through the machine.
 
 mod common;
 

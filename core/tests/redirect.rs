@@ -1,4 +1,5 @@
-//! Redirects: which are followed, where to, how many (go-anchors §2.5, D5).
+//! Redirects: which are followed, where to, how many (docs/behaviour.md,
+//! REDIR-1 to REDIR-6; D5 is REDIR-5).
 
 mod common;
 

@@ -1,4 +1,5 @@
-//! The registry: cache, aliases, forced services, forgetting (go-anchors §2.4).
+//! The registry: cache, aliases, forced services, forgetting
+//! (docs/behaviour.md, REG-1 to REG-5).
 
 mod common;
 

@@ -1,4 +1,5 @@
-//! `service_url` and `oauth_client` beyond the anchor tables (go-anchors §3).
+//! `service_url` and `oauth_client` beyond the conformance tables
+//! (docs/behaviour.md, URL-1 to URL-7, OAUTH-1 to OAUTH-8).
 
 use serde_json::json;
 use tfdisco_core::url::Url;

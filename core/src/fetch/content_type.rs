@@ -1,4 +1,4 @@
-//! The `Content-Type` check of go-anchors §2.3 step 9.
+//! The `Content-Type` check (docs/behaviour.md, DISCO-6).
 
 use http::HeaderMap;
 use http::header::CONTENT_TYPE;

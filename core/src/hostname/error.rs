@@ -4,8 +4,9 @@ use crate::go_quote::go_quote;
 
 /// Why a string is not a valid service hostname.
 ///
-/// The messages are the exact texts of the Go implementations (go-anchors §1.1)
-/// where Go has the same rule; the rules we add (D1–D3) have their own texts.
+/// The messages are the exact texts of the Go implementations where Go has
+/// the same rule; the rules we add (D1–D3) have their own texts
+/// (docs/behaviour.md, HOST-1 to HOST-6).
 /// The message does not repeat the input: [`crate::Error::InvalidHostname`]
 /// wraps this error together with the input.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -1,4 +1,5 @@
-//! The IDNA profiles of go-anchors §1, on top of the `idna` crate (UTS #46).
+//! The IDNA profiles (docs/behaviour.md, HOST-5, HOST-6, HOST-9), on top of
+//! the `idna` crate (UTS #46).
 //!
 //! * Lookup (comparison form): non-transitional, STD3 ASCII rules, CheckHyphens,
 //!   CheckJoiners, CheckBidi, no DNS length check, trailing dot kept. This is
@@ -77,7 +78,7 @@ pub(crate) fn lookup_to_unicode(ascii: &str) -> Option<Cow<'_, str>> {
 /// Terraform and OpenTofu ship, Go's mapping first (docs/behaviour.md,
 /// HOST-7): U+1E9E LATIN CAPITAL LETTER SHARP S maps to `ss` there (to `ß`
 /// since Unicode 15.1), so both contact the same host.
-fn go_tables(host: &str) -> Cow<'_, str> {
+pub(crate) fn go_tables(host: &str) -> Cow<'_, str> {
     if host.contains('\u{1E9E}') {
         Cow::Owned(host.replace('\u{1E9E}', "ss"))
     } else {

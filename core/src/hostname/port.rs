@@ -1,4 +1,4 @@
-//! The `:port` portion of a friendly hostname (go-anchors §1.1 step 2, with D1).
+//! The `:port` portion of a friendly hostname (docs/behaviour.md, HOST-2: D1).
 
 use super::HostnameError;
 

@@ -1,4 +1,5 @@
-//! OAuth client definitions such as `login.v1` (go-anchors §3.4).
+//! OAuth client definitions such as `login.v1` (docs/behaviour.md, OAUTH-1
+//! to OAUTH-8).
 
 use std::collections::BTreeSet;
 

@@ -4,7 +4,10 @@
 use std::fmt;
 
 use tfdisco_core::url::Url;
-use tfdisco_core::{Error, Fetch, Goal, Hostname, Services};
+use tfdisco_core::{
+    Error, Fetch, Goal, Hostname, ModuleLocation, ModuleSource, ModuleVersions, Platform,
+    ProviderPackage, ProviderSource, ProviderVersions, Services,
+};
 
 use crate::{
     AsyncClient, BuildError, ClientBuilder, FromSettings, Observer, Settings, SharedRegistry,
@@ -99,6 +102,35 @@ impl<T: Transport> BlockingClient<T> {
     /// The base URL of service `id` (`modules.v1`, say) on `host`.
     pub fn service_url(&self, host: &Hostname, id: &str) -> Result<Url, Error> {
         self.block_on(self.inner.service_url(host, id))
+    }
+
+    /// The versions of a provider (see [`AsyncClient::provider_versions`]).
+    pub fn provider_versions(&self, source: &ProviderSource) -> Result<ProviderVersions, Error> {
+        self.block_on(self.inner.provider_versions(source))
+    }
+
+    /// A provider package (see [`AsyncClient::provider_package`]).
+    pub fn provider_package(
+        &self,
+        source: &ProviderSource,
+        version: &str,
+        platform: &Platform,
+    ) -> Result<ProviderPackage, Error> {
+        self.block_on(self.inner.provider_package(source, version, platform))
+    }
+
+    /// The versions of a module (see [`AsyncClient::module_versions`]).
+    pub fn module_versions(&self, source: &ModuleSource) -> Result<ModuleVersions, Error> {
+        self.block_on(self.inner.module_versions(source))
+    }
+
+    /// A module's download location (see [`AsyncClient::module_download`]).
+    pub fn module_download(
+        &self,
+        source: &ModuleSource,
+        version: &str,
+    ) -> Result<ModuleLocation, Error> {
+        self.block_on(self.inner.module_download(source, version))
     }
 
     /// Runs one fetch you made yourself over this client's connections,

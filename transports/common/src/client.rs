@@ -6,7 +6,10 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use tfdisco_core::url::Url;
-use tfdisco_core::{Error, Fetch, Goal, Hostname, Services};
+use tfdisco_core::{
+    Config, Credentials, Error, Fetch, Goal, Hostname, ModuleLocation, ModuleSource,
+    ModuleVersions, Platform, ProviderPackage, ProviderSource, ProviderVersions, Services,
+};
 
 use crate::registry::Begin;
 use crate::{BuildError, ClientBuilder, Event, FromSettings, Observer, Settings, SharedRegistry};
@@ -126,6 +129,80 @@ impl<T: Transport> AsyncClient<T> {
     /// The base URL of service `id` (`modules.v1`, say) on `host`.
     pub async fn service_url(&self, host: &Hostname, id: &str) -> Result<Url, Error> {
         self.discover(host).await?.service_url(id)
+    }
+
+    /// The versions of a provider, from its registry: discovers the
+    /// source's host (cached, coalesced), then asks its `providers.v1` API
+    /// with the host's credentials (over https only, D9).
+    pub async fn provider_versions(
+        &self,
+        source: &ProviderSource,
+    ) -> Result<ProviderVersions, Error> {
+        self.registry_request(source.host(), |services, config, credentials, now| {
+            Fetch::provider_versions(services, source, config, credentials, now)
+        })
+        .await
+    }
+
+    /// Where to download `version` of a provider for `platform`, and how to
+    /// check it.
+    pub async fn provider_package(
+        &self,
+        source: &ProviderSource,
+        version: &str,
+        platform: &Platform,
+    ) -> Result<ProviderPackage, Error> {
+        self.registry_request(source.host(), |services, config, credentials, now| {
+            Fetch::provider_package(
+                services,
+                source,
+                version,
+                platform,
+                config,
+                credentials,
+                now,
+            )
+        })
+        .await
+    }
+
+    /// The versions of a module package, from its registry's `modules.v1`
+    /// API.
+    pub async fn module_versions(&self, source: &ModuleSource) -> Result<ModuleVersions, Error> {
+        self.registry_request(source.host(), |services, config, credentials, now| {
+            Fetch::module_versions(services, source, config, credentials, now)
+        })
+        .await
+    }
+
+    /// Where to download `version` of a module package from.
+    pub async fn module_download(
+        &self,
+        source: &ModuleSource,
+        version: &str,
+    ) -> Result<ModuleLocation, Error> {
+        self.registry_request(source.host(), |services, config, credentials, now| {
+            Fetch::module_download(services, source, version, config, credentials, now)
+        })
+        .await
+    }
+
+    /// Discovers `host`, then runs the registry request `start` makes from
+    /// its services, with `host`'s credentials.
+    async fn registry_request<G>(
+        &self,
+        host: &Hostname,
+        start: impl FnOnce(&Services, &Config, Option<Credentials>, Instant) -> Fetch<G>,
+    ) -> Result<G::Output, Error>
+    where
+        G: Goal + Send,
+        G::Output: Send,
+    {
+        let services = self.discover(host).await?;
+        let (credentials, _) = self.inner.registry.credentials(host);
+        let config = self.inner.registry.config();
+        let mut fetch = start(&services, &config, credentials, Instant::now());
+        drive(&self.inner.transport, &mut fetch, None).await
     }
 
     /// Runs one fetch you made yourself (a [`Discovery`](tfdisco_core::Discovery)

@@ -122,7 +122,8 @@ pub mod reexports {
     };
     pub use tfdisco_core::{
         self, Config, Credentials, CredentialsSource, Dialect, Discovery, Env, Error, ErrorKind,
-        Hostname, HostnameError, Resolved, ServiceId, Services, StaticCredentials, TransportError,
-        TransportErrorKind,
+        Hostname, HostnameError, ModuleLocation, ModuleSource, ModuleVersions, Platform,
+        ProviderPackage, ProviderSource, ProviderVersion, ProviderVersions, Resolved, ServiceId,
+        Services, SourceError, StaticCredentials, TransportError, TransportErrorKind,
     };
 }

@@ -13,8 +13,8 @@ use std::time::Instant;
 
 use tfdisco_core::serde_json::Value;
 use tfdisco_core::{
-    Config, CredentialsError, CredentialsSource, Discovery, Error, Hostname, Lookup, Registry,
-    Services, Ticket, credentials_for,
+    Config, Credentials, CredentialsError, CredentialsSource, Discovery, Error, Hostname, Lookup,
+    Registry, Services, Ticket, credentials_for,
 };
 use tracing::debug;
 
@@ -130,6 +130,13 @@ impl SharedRegistry {
     /// The discovery configuration.
     pub fn config(&self) -> Config {
         self.state().registry.config().clone()
+    }
+
+    /// `host`'s credentials, for a registry request about one of its
+    /// addresses. A failing source means none, as for discovery
+    /// ([`credentials_for`]); its failure is returned too.
+    pub fn credentials(&self, host: &Hostname) -> (Option<Credentials>, Option<CredentialsError>) {
+        credentials_for(&*self.inner.credentials, host)
     }
 
     /// The cached (or forced) result for `host`, without any I/O.

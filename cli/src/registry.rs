@@ -1,0 +1,253 @@
+//! `tfdisco provider …` and `tfdisco module …`: from a source address to the
+//! registry's answer, as `init` asks it.
+
+use clap::Subcommand;
+use serde_json::{Value, json};
+use tfdisco_core::{Error, Hostname, ModuleSource, Platform, ProviderSource};
+
+use crate::discover::warn_on_credentials_failure;
+use crate::exit;
+use crate::failure::{self, Fail, Failure};
+use crate::net::{self, Client, NetOpts};
+use crate::setup::Setup;
+
+/// `tfdisco provider …`
+#[derive(Subcommand)]
+pub(crate) enum ProviderCommand {
+    /// List a provider's versions, with their protocols and platforms.
+    Versions {
+        /// The provider's source address (`hashicorp/aws`, `registry.example.com/acme/widgets`).
+        source: String,
+        /// JSON output: source, versions_url, versions.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        net: NetOpts,
+    },
+    /// Show where to download a provider package and how to check it.
+    Package {
+        /// The provider's source address.
+        source: String,
+        /// The version (`5.31.0`).
+        version: String,
+        /// The platform, as `OS_ARCH` (`linux_amd64`).
+        os_arch: String,
+        /// JSON output: source, version, os, arch, filename, download_url,
+        /// shasums_url, shasums_signature_url, shasum, protocols, signing_keys.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        net: NetOpts,
+    },
+}
+
+/// `tfdisco module …`
+#[derive(Subcommand)]
+pub(crate) enum ModuleCommand {
+    /// List a module's versions.
+    Versions {
+        /// The module's registry source address (`hashicorp/consul/aws`).
+        source: String,
+        /// JSON output: source, versions_url, versions.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        net: NetOpts,
+    },
+    /// Show where to download a version of a module from.
+    Download {
+        /// The module's registry source address.
+        source: String,
+        /// The version (`1.2.0`).
+        version: String,
+        /// JSON output: source, version, location.
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        net: NetOpts,
+    },
+}
+
+pub(crate) fn run_provider(command: &ProviderCommand) -> Result<u8, Failure> {
+    match command {
+        ProviderCommand::Versions { source, json, net } => {
+            failure::report(*json, provider_versions(source, *json, net))
+        }
+        ProviderCommand::Package {
+            source,
+            version,
+            os_arch,
+            json,
+            net,
+        } => failure::report(
+            *json,
+            provider_package(source, version, os_arch, *json, net),
+        ),
+    }
+}
+
+pub(crate) fn run_module(command: &ModuleCommand) -> Result<u8, Failure> {
+    match command {
+        ModuleCommand::Versions { source, json, net } => {
+            failure::report(*json, module_versions(source, *json, net))
+        }
+        ModuleCommand::Download {
+            source,
+            version,
+            json,
+            net,
+        } => failure::report(*json, module_download(source, version, *json, net)),
+    }
+}
+
+fn provider_source(given: &str, opts: &NetOpts) -> Result<ProviderSource, Error> {
+    ProviderSource::parse(given, opts.dialect).map_err(|error| Error::InvalidSource {
+        input: given.to_owned(),
+        error,
+    })
+}
+
+fn module_source(given: &str, opts: &NetOpts) -> Result<ModuleSource, Error> {
+    ModuleSource::parse(given, opts.dialect).map_err(|error| Error::InvalidSource {
+        input: given.to_owned(),
+        error,
+    })
+}
+
+/// The client, after discovering `host` with a warning when its
+/// credentials could not be looked up (the registry request then reuses the
+/// cached discovery).
+fn client_for(host: &Hostname, opts: &NetOpts) -> Result<Client, Fail> {
+    let client = net::client(opts, &Setup::load(opts.dialect))?;
+    client.discover_observed(host, Some(&mut warn_on_credentials_failure))?;
+    Ok(client)
+}
+
+fn print(json: bool, value: &Value, human: impl FnOnce() -> String) {
+    if json {
+        println!("{value}");
+    } else {
+        print!("{}", human());
+    }
+}
+
+fn provider_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Fail> {
+    let source = provider_source(given, opts)?;
+    let answer = client_for(source.host(), opts)?.provider_versions(&source)?;
+    for warning in &answer.warnings {
+        eprintln!("tfdisco: warning from the registry: {warning}");
+    }
+    let value = json!({
+        "source": source.to_string(),
+        "versions_url": answer.url.as_str(),
+        "versions": answer.versions.iter().map(|v| json!({
+            "version": v.version,
+            "protocols": v.protocols,
+            "platforms": v.platforms.iter().map(|p| json!({"os": p.os, "arch": p.arch})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>(),
+    });
+    print(json, &value, || {
+        let mut out = format!(
+            "{source}: {} versions (from {})\n",
+            answer.versions.len(),
+            answer.url
+        );
+        for v in &answer.versions {
+            let platforms: Vec<String> = v.platforms.iter().map(Platform::to_string).collect();
+            out.push_str(&format!(
+                "  {:<14} protocols {:<10} {}\n",
+                v.version,
+                v.protocols.join(","),
+                platforms.join(" ")
+            ));
+        }
+        out
+    });
+    Ok(exit::SUCCESS)
+}
+
+fn provider_package(
+    given: &str,
+    version: &str,
+    os_arch: &str,
+    json: bool,
+    opts: &NetOpts,
+) -> Result<u8, Fail> {
+    let source = provider_source(given, opts)?;
+    let platform = Platform::parse(os_arch)?;
+    let package = client_for(source.host(), opts)?.provider_package(&source, version, &platform)?;
+    let value = json!({
+        "source": source.to_string(),
+        "version": package.version,
+        "os": package.platform.os,
+        "arch": package.platform.arch,
+        "filename": package.filename,
+        "download_url": package.download_url.as_str(),
+        "shasums_url": package.shasums_url.as_str(),
+        "shasums_signature_url": package.shasums_signature_url.as_str(),
+        "shasum": package.shasum,
+        "protocols": package.protocols,
+        "signing_keys": package.signing_keys.iter().map(|k| json!({
+            "key_id": k.key_id,
+            "ascii_armor": k.ascii_armor,
+            "trust_signature": k.trust_signature,
+            "source": k.source,
+            "source_url": k.source_url,
+        })).collect::<Vec<_>>(),
+    });
+    print(json, &value, || {
+        let keys: Vec<&str> = package
+            .signing_keys
+            .iter()
+            .map(|k| k.key_id.as_str())
+            .collect();
+        format!(
+            "{source} {version} for {platform}\n  filename   {}\n  download   {}\n  \
+             shasums    {}\n  signature  {}\n  sha256     {}\n  protocols  {}\n  keys       {}\n",
+            package.filename,
+            package.download_url,
+            package.shasums_url,
+            package.shasums_signature_url,
+            package.shasum,
+            package.protocols.join(","),
+            keys.join(" "),
+        )
+    });
+    Ok(exit::SUCCESS)
+}
+
+fn module_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Fail> {
+    let source = module_source(given, opts)?;
+    let answer = client_for(source.host(), opts)?.module_versions(&source)?;
+    let value = json!({
+        "source": source.to_string(),
+        "versions_url": answer.url.as_str(),
+        "versions": answer.versions,
+    });
+    print(json, &value, || {
+        let mut out = format!(
+            "{source}: {} versions (from {})\n",
+            answer.versions.len(),
+            answer.url
+        );
+        for v in &answer.versions {
+            out.push_str(&format!("  {v}\n"));
+        }
+        out
+    });
+    Ok(exit::SUCCESS)
+}
+
+fn module_download(given: &str, version: &str, json: bool, opts: &NetOpts) -> Result<u8, Fail> {
+    let source = module_source(given, opts)?;
+    let location = client_for(source.host(), opts)?.module_download(&source, version)?;
+    let value = json!({
+        "source": source.to_string(),
+        "version": location.version,
+        "location": location.location,
+    });
+    print(json, &value, || {
+        format!("{source} {version}: {}\n", location.location)
+    });
+    Ok(exit::SUCCESS)
+}

@@ -1,0 +1,208 @@
+//! Registry requests, the second use of the fetch engine: from a source
+//! address and its host's [`Services`] to the registry's answer, with every
+//! rule of the engine (redirects, D4–D6, deadline, retries, content type,
+//! size, gzip) unchanged (docs/behaviour.md, API-1 to API-12).
+//!
+//! Each request is a [`Goal`](crate::Goal): it says which URL to fetch,
+//! which statuses are answers and what the JSON body becomes. Credentials
+//! are the source host's, sent to the endpoint the discovery document names
+//! even on another host, but only over https (D9; the engine never sends
+//! credentials over http).
+
+mod modules;
+mod providers;
+
+use std::fmt;
+
+use http::HeaderMap;
+use serde::de::DeserializeOwned;
+use url::Url;
+
+use crate::error::Subject;
+use crate::{Config, Error, Services};
+
+pub use modules::{ModuleDownloadRequest, ModuleLocation, ModuleVersions, ModuleVersionsRequest};
+pub use providers::{
+    Platform, ProviderPackage, ProviderPackageRequest, ProviderVersion, ProviderVersions,
+    ProviderVersionsRequest, SigningKey,
+};
+
+/// The header registry requests announce the CLI version in.
+const X_TERRAFORM_VERSION: &str = "x-terraform-version";
+
+/// Which registry request an [`Error::Registry`] comes from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RegistryCall {
+    /// `GET <modules.v1>/<namespace>/<name>/<system>/versions`
+    ModuleVersions,
+    /// `GET <modules.v1>/<namespace>/<name>/<system>/<version>/download`
+    ModuleDownload,
+    /// `GET <providers.v1>/<namespace>/<type>/versions`
+    ProviderVersions,
+    /// `GET <providers.v1>/<namespace>/<type>/<version>/download/<os>/<arch>`
+    ProviderPackage,
+}
+
+impl RegistryCall {
+    /// Its name in messages: `provider versions`, ….
+    pub fn name(self) -> &'static str {
+        self.subject().request
+    }
+
+    pub(crate) fn subject(self) -> Subject {
+        match self {
+            RegistryCall::ModuleVersions => Subject {
+                request: "module versions",
+                url: "module versions URL",
+                response: "module versions response",
+            },
+            RegistryCall::ModuleDownload => Subject {
+                request: "module download location",
+                url: "module download URL",
+                response: "module download response",
+            },
+            RegistryCall::ProviderVersions => Subject {
+                request: "provider versions",
+                url: "provider versions URL",
+                response: "provider versions response",
+            },
+            RegistryCall::ProviderPackage => Subject {
+                request: "provider package",
+                url: "provider package URL",
+                response: "provider package response",
+            },
+        }
+    }
+}
+
+impl fmt::Display for RegistryCall {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// The endpoint of a registry request: the base URL of service `id`,
+/// then the path `segments` resolved against it as a relative reference,
+/// as Terraform does (API-1): the module client first adds a missing
+/// trailing slash to the base path (`trailing_slash`); the provider client
+/// does not, so a base without one loses its last segment. The base's query
+/// and fragment are dropped.
+pub(crate) fn endpoint(
+    services: &Services,
+    id: &str,
+    trailing_slash: bool,
+    segments: &[&str],
+) -> Result<Url, Error> {
+    let mut base = services.service_url(id)?;
+    if trailing_slash && !base.path().ends_with('/') {
+        let path = format!("{}/", base.path());
+        base.set_path(&path);
+    }
+    // `./` keeps a first segment such as `a:b` from reading as a scheme;
+    // the segments are checked before they get here.
+    let relative = format!("./{}", segments.join("/"));
+    base.join(&relative).map_err(|e| Error::InvalidServiceUrl {
+        host: services.host().display().into_owned(),
+        id: id.to_owned(),
+        problem: e.to_string(),
+    })
+}
+
+/// `X-Terraform-Version`, as every registry request of both CLIs sends it.
+pub(crate) fn add_cli_version(headers: &mut HeaderMap, config: &Config) {
+    headers.insert(X_TERRAFORM_VERSION, config.cli_version().clone());
+}
+
+/// Reads a registry response body: JSON of the shape `T` describes
+/// (unknown fields ignored).
+pub(crate) fn parse_json<T: DeserializeOwned>(url: &Url, body: &[u8]) -> Result<T, Error> {
+    serde_json::from_slice(body).map_err(|e| Error::InvalidJson {
+        url: url.clone().into(),
+        message: e.to_string(),
+    })
+}
+
+/// A failure as a registry request reports it: named after the request.
+pub(crate) fn wrap(call: RegistryCall, error: Error) -> Error {
+    match error {
+        Error::Registry { .. } => error,
+        error => Error::Registry {
+            call,
+            error: Box::new(error),
+        },
+    }
+}
+
+/// A version as registries list them and as requests name them: semantic
+/// versioning's `MAJOR.MINOR.PATCH`, an optional `-prerelease` and
+/// `+build` (API-3).
+pub(crate) fn is_version(s: &str) -> bool {
+    let (core, build) = match s.split_once('+') {
+        Some((core, build)) => (core, Some(build)),
+        None => (s, None),
+    };
+    let (core, pre) = match core.split_once('-') {
+        Some((core, pre)) => (core, Some(pre)),
+        None => (core, None),
+    };
+    let numbers_ok = {
+        let parts: Vec<&str> = core.split('.').collect();
+        parts.len() == 3
+            && parts
+                .iter()
+                .all(|p| !p.is_empty() && p.len() <= 20 && p.bytes().all(|b| b.is_ascii_digit()))
+    };
+    let identifiers_ok = |s: Option<&str>| {
+        s.is_none_or(|s| {
+            s.split('.').all(|id| {
+                !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+            })
+        })
+    };
+    numbers_ok && identifiers_ok(pre) && identifiers_ok(build)
+}
+
+/// A version the caller gave, checked before it goes into a URL path.
+pub(crate) fn check_version(version: &str) -> Result<(), Error> {
+    if is_version(version) {
+        Ok(())
+    } else {
+        Err(Error::InvalidArgument {
+            message: format!(
+                "invalid version {version:?}: expected MAJOR.MINOR.PATCH, \
+                 with an optional -prerelease and +build"
+            ),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        for ok in [
+            "1.0.0",
+            "0.12.31",
+            "1.2.3-beta.1",
+            "1.2.3+build.5",
+            "10.20.30-rc1+x",
+        ] {
+            assert!(is_version(ok), "{ok}");
+        }
+        for bad in [
+            "1.0",
+            "v1.0.0",
+            "1.0.0-",
+            "1..0",
+            "1.0.0/x",
+            "",
+            "1.0.0-a..b",
+            "a.b.c",
+        ] {
+            assert!(!is_version(bad), "{bad}");
+        }
+    }
+}

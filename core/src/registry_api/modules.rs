@@ -1,0 +1,307 @@
+//! The module registry: versions and download locations
+//! (docs/behaviour.md, API-4 to API-7).
+
+use std::time::Instant;
+
+use http::{HeaderMap, StatusCode};
+use serde::Deserialize;
+use url::Url;
+
+use super::{RegistryCall, add_cli_version, check_version, endpoint};
+use crate::discovery::placeholder_url;
+use crate::fetch::{Fetch, Goal, Next};
+use crate::{Config, Credentials, Dialect, Error, Hostname, ModuleSource, Services};
+
+const SERVICE: &str = "modules.v1";
+const X_TERRAFORM_GET: &str = "x-terraform-get";
+
+/// The versions of a module package, in the registry's order.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleVersions {
+    /// The module asked about.
+    pub source: ModuleSource,
+    /// The URL the versions were read from (after redirects).
+    pub url: Url,
+    /// The versions, as the registry lists them.
+    pub versions: Vec<String>,
+}
+
+/// Where to download one version of a module package from.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ModuleLocation {
+    /// The module asked about (its subdirectory, if any, applies inside the
+    /// package).
+    pub source: ModuleSource,
+    /// The version asked about.
+    pub version: String,
+    /// The location: a go-getter address (`git::https://…`, `https://….zip`,
+    /// `s3::…`) or, with `use_registry_credentials` set, a direct http(s)
+    /// URL. A location starting `/`, `./` or `../` is resolved against the
+    /// download request's URL, as Terraform resolves it.
+    pub location: String,
+    /// OpenTofu's direct packages: whether the registry's credentials go
+    /// with the package download. `None` for a go-getter address.
+    pub use_registry_credentials: Option<bool>,
+}
+
+/// The goal of a module versions request
+/// (`GET <modules.v1>/<namespace>/<name>/<system>/versions`).
+#[derive(Clone, Debug)]
+pub struct ModuleVersionsRequest {
+    source: ModuleSource,
+}
+
+impl Fetch<ModuleVersionsRequest> {
+    /// Starts asking `source`'s registry, whose discovered services are
+    /// `services`, for the module's versions, sending `credentials` (the
+    /// source host's) only over https.
+    pub fn module_versions(
+        services: &Services,
+        source: &ModuleSource,
+        config: &Config,
+        credentials: Option<Credentials>,
+        now: Instant,
+    ) -> Fetch<ModuleVersionsRequest> {
+        let goal = ModuleVersionsRequest {
+            source: source.clone(),
+        };
+        // Checked by `ModuleSource::parse`: ASCII letters, digits, `-`, `_`.
+        let package = source.package_path();
+        match endpoint(services, SERVICE, true, &[&package, "versions"]) {
+            Ok(url) => Fetch::get(goal, url, config, credentials, now),
+            Err(e) => Fetch::failed(goal, placeholder_url(), config, e),
+        }
+    }
+}
+
+impl Goal for ModuleVersionsRequest {
+    type Output = ModuleVersions;
+    const NAME: &'static str = "module versions";
+
+    fn host(&self) -> &Hostname {
+        self.source.host()
+    }
+
+    fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<ModuleVersions> {
+        match status {
+            StatusCode::OK => Next::ReadDocument,
+            StatusCode::NOT_FOUND => Next::Finish(Err(Error::NotFound {
+                url: url.clone().into(),
+                message: format!("module {} not found", self.source.for_display()),
+            })),
+            status => Next::Finish(Err(Error::Status {
+                url: url.clone().into(),
+                status,
+            })),
+        }
+    }
+
+    fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<ModuleVersions, Error> {
+        #[derive(Deserialize)]
+        struct Document {
+            modules: Vec<Module>,
+        }
+        #[derive(Deserialize)]
+        struct Module {
+            versions: Vec<Version>,
+        }
+        #[derive(Deserialize)]
+        struct Version {
+            version: String,
+        }
+        let document: Document = super::parse_json(url, body)?;
+        // Terraform reads the first module only, and needs one.
+        let Some(module) = document.modules.into_iter().next() else {
+            return Err(Error::InvalidResponse {
+                url: url.clone().into(),
+                problem: format!(
+                    "the registry returned no versions for module {}",
+                    self.source.for_display()
+                ),
+            });
+        };
+        Ok(ModuleVersions {
+            source: self.source.clone(),
+            url: url.clone(),
+            versions: module.versions.into_iter().map(|v| v.version).collect(),
+        })
+    }
+
+    fn add_headers(&self, headers: &mut HeaderMap, config: &Config) {
+        add_cli_version(headers, config);
+    }
+
+    fn body_limit(&self, config: &Config) -> u64 {
+        config.registry_body_limit()
+    }
+
+    fn present_error(&self, error: Error) -> Error {
+        super::wrap(RegistryCall::ModuleVersions, error)
+    }
+}
+
+/// The goal of a module download request
+/// (`GET <modules.v1>/<namespace>/<name>/<system>/<version>/download`).
+#[derive(Clone, Debug)]
+pub struct ModuleDownloadRequest {
+    source: ModuleSource,
+    version: String,
+    dialect: Dialect,
+    /// The request URL before redirects: the base of relative locations.
+    first: Url,
+    /// `X-Terraform-Get` of a 200 that OpenTofu reads the body of.
+    header: Option<String>,
+}
+
+impl Fetch<ModuleDownloadRequest> {
+    /// Starts asking `source`'s registry where to download `version` of the
+    /// module from. `version` must be a semantic version.
+    pub fn module_download(
+        services: &Services,
+        source: &ModuleSource,
+        version: &str,
+        config: &Config,
+        credentials: Option<Credentials>,
+        now: Instant,
+    ) -> Fetch<ModuleDownloadRequest> {
+        let package = source.package_path();
+        let url = check_version(version)
+            .and_then(|()| endpoint(services, SERVICE, true, &[&package, version, "download"]));
+        let goal = ModuleDownloadRequest {
+            source: source.clone(),
+            version: version.to_owned(),
+            dialect: config.dialect(),
+            first: url.as_ref().map_or_else(|_| placeholder_url(), Url::clone),
+            header: None,
+        };
+        match url {
+            Ok(url) => Fetch::get(goal, url, config, credentials, now),
+            Err(e) => Fetch::failed(goal, placeholder_url(), config, e),
+        }
+    }
+}
+
+impl ModuleDownloadRequest {
+    fn location(
+        &self,
+        url: &Url,
+        location: &str,
+        flag: Option<bool>,
+    ) -> Result<ModuleLocation, Error> {
+        let invalid = |problem: String| Error::InvalidResponse {
+            url: url.clone().into(),
+            problem,
+        };
+        let location = if ["/", "./", "../"].iter().any(|p| location.starts_with(p)) {
+            self.first
+                .join(location)
+                .map_err(|e| invalid(format!("unusable location {location:?}: {e}")))?
+                .to_string()
+        } else {
+            location.to_owned()
+        };
+        if flag.is_some() {
+            // OpenTofu's direct packages are plain http(s) URLs.
+            let direct = Url::parse(&location)
+                .map_err(|e| invalid(format!("unusable package URL {location:?}: {e}")))?;
+            if !matches!(direct.scheme(), "http" | "https") || direct.fragment().is_some() {
+                return Err(invalid(format!(
+                    "unusable package URL {location:?}: only http and https URLs without a \
+                     fragment are allowed"
+                )));
+            }
+        }
+        Ok(ModuleLocation {
+            source: self.source.clone(),
+            version: self.version.clone(),
+            location,
+            use_registry_credentials: flag,
+        })
+    }
+
+    fn no_location(url: &Url) -> Error {
+        Error::InvalidResponse {
+            url: url.clone().into(),
+            problem: "the registry did not return a location for this package \
+                      (no X-Terraform-Get header)"
+                .to_owned(),
+        }
+    }
+}
+
+impl Goal for ModuleDownloadRequest {
+    type Output = ModuleLocation;
+    const NAME: &'static str = "module download";
+
+    fn host(&self) -> &Hostname {
+        self.source.host()
+    }
+
+    fn on_head(
+        &mut self,
+        url: &Url,
+        status: StatusCode,
+        headers: &HeaderMap,
+    ) -> Next<ModuleLocation> {
+        let header = headers
+            .get(X_TERRAFORM_GET)
+            .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
+            .filter(|v| !v.is_empty());
+        match status {
+            // OpenTofu: a 200 carries the location in a JSON body.
+            StatusCode::OK if self.dialect == Dialect::OpenTofu => {
+                self.header = header;
+                Next::ReadDocument
+            }
+            StatusCode::OK | StatusCode::NO_CONTENT => Next::Finish(match header {
+                Some(location) => self.location(url, &location, None),
+                None => Err(ModuleDownloadRequest::no_location(url)),
+            }),
+            StatusCode::NOT_FOUND => Next::Finish(Err(Error::NotFound {
+                url: url.clone().into(),
+                message: format!(
+                    "module {:?} version {:?} not found",
+                    self.source.for_display(),
+                    self.version
+                ),
+            })),
+            status => Next::Finish(Err(Error::Status {
+                url: url.clone().into(),
+                status,
+            })),
+        }
+    }
+
+    fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<ModuleLocation, Error> {
+        #[derive(Deserialize)]
+        struct Document {
+            #[serde(default)]
+            location: String,
+            use_registry_credentials: Option<bool>,
+        }
+        let document: Document = super::parse_json(url, body)?;
+        match (
+            document.location.is_empty(),
+            document.use_registry_credentials,
+        ) {
+            (false, flag) => self.location(url, &document.location, flag),
+            (true, None) => match self.header.clone() {
+                Some(location) => self.location(url, &location, None),
+                None => Err(ModuleDownloadRequest::no_location(url)),
+            },
+            (true, Some(_)) => Err(ModuleDownloadRequest::no_location(url)),
+        }
+    }
+
+    fn add_headers(&self, headers: &mut HeaderMap, config: &Config) {
+        add_cli_version(headers, config);
+    }
+
+    fn body_limit(&self, config: &Config) -> u64 {
+        config.registry_body_limit()
+    }
+
+    fn present_error(&self, error: Error) -> Error {
+        super::wrap(RegistryCall::ModuleDownload, error)
+    }
+}
