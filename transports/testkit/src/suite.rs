@@ -22,6 +22,8 @@ pub mod redirects;
 #[allow(missing_docs)]
 pub mod registry;
 #[allow(missing_docs)]
+pub mod registry_api;
+#[allow(missing_docs)]
 pub mod retries;
 
 use std::time::Duration;
@@ -272,6 +274,11 @@ macro_rules! __with_scenarios {
             registry::service_url_through_the_client,
             registry::concurrent_discoveries_share_one_request,
             registry::concurrent_failure_is_shared_not_cached,
+            registry_api::sample_registry_from_source_to_package,
+            registry_api::registry_api_on_another_https_host_gets_the_token,
+            registry_api::registry_api_on_plain_http_gets_no_token,
+            registry_api::redirect_inside_the_registry_api,
+            registry_api::registry_not_found_and_not_a_registry,
             client::user_agent_and_dialect,
             client::ssl_cert_file_from_environment,
             client::ca_certificate_file,
@@ -307,6 +314,7 @@ mod tests {
             ("network", include_str!("suite/network.rs")),
             ("redirects", include_str!("suite/redirects.rs")),
             ("registry", include_str!("suite/registry.rs")),
+            ("registry_api", include_str!("suite/registry_api.rs")),
             ("retries", include_str!("suite/retries.rs")),
         ];
         let mut defined = Vec::new();
