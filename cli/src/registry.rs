@@ -3,7 +3,7 @@
 
 use clap::Subcommand;
 use serde_json::{Value, json};
-use tfdisco_core::{Error, Hostname, ModuleSource, Platform, ProviderSource};
+use tfdisco_core::{Error, Hostname, ModuleSource, Platform, ProviderSource, check_version};
 
 use crate::discover::warn_on_credentials_failure;
 use crate::exit;
@@ -29,7 +29,8 @@ pub(crate) enum ProviderCommand {
         /// The provider's source address.
         source: String,
         /// The version (`5.31.0`).
-        version: String,
+        #[arg(value_name = "VERSION")]
+        package_version: String,
         /// The platform, as `OS_ARCH` (`linux_amd64`).
         os_arch: String,
         /// JSON output: source, version, os, arch, filename, download_url,
@@ -59,7 +60,8 @@ pub(crate) enum ModuleCommand {
         /// The module's registry source address.
         source: String,
         /// The version (`1.2.0`).
-        version: String,
+        #[arg(value_name = "VERSION")]
+        module_version: String,
         /// JSON output: source, version, location.
         #[arg(long)]
         json: bool,
@@ -75,13 +77,13 @@ pub(crate) fn run_provider(command: &ProviderCommand) -> Result<u8, Failure> {
         }
         ProviderCommand::Package {
             source,
-            version,
+            package_version,
             os_arch,
             json,
             net,
         } => failure::report(
             *json,
-            provider_package(source, version, os_arch, *json, net),
+            provider_package(source, package_version, os_arch, *json, net),
         ),
     }
 }
@@ -93,18 +95,21 @@ pub(crate) fn run_module(command: &ModuleCommand) -> Result<u8, Failure> {
         }
         ModuleCommand::Download {
             source,
-            version,
+            module_version,
             json,
             net,
-        } => failure::report(*json, module_download(source, version, *json, net)),
+        } => failure::report(*json, module_download(source, module_version, *json, net)),
     }
 }
 
+/// A provider source a registry request can use: fully qualified.
 fn provider_source(given: &str, opts: &NetOpts) -> Result<ProviderSource, Error> {
-    ProviderSource::parse(given, opts.dialect).map_err(|error| Error::InvalidSource {
-        input: given.to_owned(),
-        error,
-    })
+    ProviderSource::parse(given, opts.dialect)
+        .and_then(|source| source.validate().map(|()| source))
+        .map_err(|error| Error::InvalidSource {
+            input: given.to_owned(),
+            error,
+        })
 }
 
 fn module_source(given: &str, opts: &NetOpts) -> Result<ModuleSource, Error> {
@@ -174,6 +179,7 @@ fn provider_package(
     opts: &NetOpts,
 ) -> Result<u8, Fail> {
     let source = provider_source(given, opts)?;
+    check_version(version)?;
     let platform = Platform::parse(os_arch)?;
     let package = client_for(source.host(), opts)?.provider_package(&source, version, &platform)?;
     let value = json!({
@@ -240,6 +246,7 @@ fn module_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Fail> 
 
 fn module_download(given: &str, version: &str, json: bool, opts: &NetOpts) -> Result<u8, Fail> {
     let source = module_source(given, opts)?;
+    check_version(version)?;
     let location = client_for(source.host(), opts)?.module_download(&source, version)?;
     let value = json!({
         "source": source.to_string(),

@@ -133,7 +133,7 @@ pub use registry::{Lookup, Registry, Ticket};
 pub use registry_api::{
     ModuleDownloadRequest, ModuleLocation, ModuleVersions, ModuleVersionsRequest, Platform,
     ProviderPackage, ProviderPackageRequest, ProviderVersion, ProviderVersions,
-    ProviderVersionsRequest, RegistryCall, SigningKey,
+    ProviderVersionsRequest, RegistryCall, SigningKey, check_version,
 };
 pub use service_id::{ServiceId, ServiceIdError};
 pub use services::{JsonType, OAuthClient, Resolved, Services};

@@ -163,8 +163,10 @@ pub(crate) fn is_version(s: &str) -> bool {
     numbers_ok && identifiers_ok(pre) && identifiers_ok(build)
 }
 
-/// A version the caller gave, checked before it goes into a URL path.
-pub(crate) fn check_version(version: &str) -> Result<(), Error> {
+/// Checks a version a registry request is to name (`1.2.0`, `2.0.0-beta1`):
+/// semantic versioning's `MAJOR.MINOR.PATCH` with an optional `-prerelease`
+/// and `+build`, so it can go into a URL path.
+pub fn check_version(version: &str) -> Result<(), Error> {
     if is_version(version) {
         Ok(())
     } else {

@@ -156,7 +156,7 @@ impl Fetch<ProviderVersionsRequest> {
             source: source.clone(),
             dialect: config.dialect(),
         };
-        let url = qualified(source).and_then(|()| {
+        let url = source.require_qualified().and_then(|()| {
             endpoint(
                 services,
                 SERVICE,
@@ -267,7 +267,8 @@ impl Fetch<ProviderPackageRequest> {
             version: version.to_owned(),
             platform: platform.clone(),
         };
-        let url = qualified(source)
+        let url = source
+            .require_qualified()
             .and_then(|()| check_version(version))
             .and_then(|()| platform.check())
             .and_then(|()| {
@@ -400,13 +401,16 @@ impl Goal for ProviderPackageRequest {
     }
 }
 
-/// A registry request needs a namespace: not a bare type, not the legacy
-/// `-` (API-8).
-fn qualified(source: &ProviderSource) -> Result<(), Error> {
-    source.validate().map_err(|error| Error::InvalidSource {
-        input: source.to_string(),
-        error,
-    })
+impl ProviderSource {
+    /// [`ProviderSource::validate`] as a registry request reports it: a
+    /// request needs a namespace, not a bare type nor the legacy `-`
+    /// (API-8).
+    pub fn require_qualified(&self) -> Result<(), Error> {
+        self.validate().map_err(|error| Error::InvalidSource {
+            input: self.to_string(),
+            error,
+        })
+    }
 }
 
 /// Both CLIs install protocol 5 and 6 providers (`>= 5, < 7`); a protocol

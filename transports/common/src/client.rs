@@ -9,6 +9,7 @@ use tfdisco_core::url::Url;
 use tfdisco_core::{
     Config, Credentials, Error, Fetch, Goal, Hostname, ModuleLocation, ModuleSource,
     ModuleVersions, Platform, ProviderPackage, ProviderSource, ProviderVersions, Services,
+    check_version,
 };
 
 use crate::registry::Begin;
@@ -152,6 +153,10 @@ impl<T: Transport> AsyncClient<T> {
         version: &str,
         platform: &Platform,
     ) -> Result<ProviderPackage, Error> {
+        // What needs no network is checked before the discovery.
+        source.require_qualified()?;
+        check_version(version)?;
+        platform.check()?;
         self.registry_request(source.host(), |services, config, credentials, now| {
             Fetch::provider_package(
                 services,
@@ -181,6 +186,7 @@ impl<T: Transport> AsyncClient<T> {
         source: &ModuleSource,
         version: &str,
     ) -> Result<ModuleLocation, Error> {
+        check_version(version)?;
         self.registry_request(source.host(), |services, config, credentials, now| {
             Fetch::module_download(services, source, version, config, credentials, now)
         })

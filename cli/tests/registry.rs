@@ -1,0 +1,183 @@
+//! `tfdisco provider …`, `tfdisco module …` and `tfdisco completions`
+//! against the sample registry on the loopback test server: JSON shapes,
+//! human output, exit codes.
+
+mod common;
+
+use common::{Run, ca_file, tfdisco};
+use tfdisco_testkit::{Reply, TestServer, sample};
+
+fn sample_server() -> TestServer {
+    let s = TestServer::start();
+    sample::install(&s, sample::DOCUMENT.as_bytes());
+    s
+}
+
+/// Module registry hosts need a dot: the server by address.
+fn host(server: &TestServer) -> String {
+    format!("127.0.0.1:{}", server.port())
+}
+
+fn run(args: &[&str]) -> Run {
+    let home = tempfile::tempdir().expect("temp dir");
+    let ca = ca_file();
+    let mut all = args.to_vec();
+    all.extend_from_slice(&["--ca-file", ca.as_str()]);
+    tfdisco(home.path(), &[], &all)
+}
+
+#[test]
+fn provider_versions_json() {
+    let s = sample_server();
+    let source = format!("{}/{}", host(&s), sample::PROVIDER);
+    let r = run(&["provider", "versions", &source, "--json"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let v = r.json();
+    assert_eq!(v["source"], source);
+    assert_eq!(
+        v["versions_url"],
+        format!(
+            "https://{}/v1/providers/hashicorp/random/versions",
+            host(&s)
+        )
+    );
+    assert_eq!(v["versions"][1]["version"], "3.6.0");
+    assert_eq!(v["versions"][1]["protocols"][0], "5.0");
+    assert_eq!(
+        v["versions"][1]["platforms"][0],
+        serde_json::json!({"os": "linux", "arch": "amd64"})
+    );
+}
+
+#[test]
+fn provider_package_json_and_human() {
+    let s = sample_server();
+    let source = format!("{}/{}", host(&s), sample::PROVIDER);
+    let r = run(&[
+        "provider",
+        "package",
+        &source,
+        "3.6.0",
+        "darwin_arm64",
+        "--json",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let v = r.json();
+    let keys: Vec<&str> = v
+        .as_object()
+        .expect("an object")
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut want = vec![
+        "source",
+        "version",
+        "os",
+        "arch",
+        "filename",
+        "download_url",
+        "shasums_url",
+        "shasums_signature_url",
+        "shasum",
+        "protocols",
+        "signing_keys",
+    ];
+    want.sort_unstable();
+    let mut keys = keys;
+    keys.sort_unstable();
+    assert_eq!(keys, want);
+    assert_eq!(v["os"], "darwin");
+    assert_eq!(v["arch"], "arm64");
+    assert_eq!(v["shasum"], sample::SHASUM);
+    assert_eq!(
+        v["shasums_url"],
+        format!("https://{}/downloads/random/3.6.0/SHA256SUMS", host(&s))
+    );
+    assert_eq!(v["signing_keys"][0]["key_id"], "34365D9472D7468F");
+
+    let r = run(&["provider", "package", &source, "3.6.0", "linux_amd64"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stdout
+            .contains("terraform-provider-random_3.6.0_linux_amd64.zip"),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn module_versions_and_download() {
+    let s = sample_server();
+    let source = format!("{}/{}", host(&s), sample::MODULE);
+    let r = run(&["module", "versions", &source, "--json"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(
+        r.json()["versions"],
+        serde_json::json!(sample::MODULE_VERSIONS)
+    );
+    let r = run(&["module", "download", &source, "0.12.0", "--json"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert_eq!(
+        r.json(),
+        serde_json::json!({
+            "source": source,
+            "version": "0.12.0",
+            "location": "git::https://github.com/hashicorp/terraform-aws-consul?ref=v0.12.0",
+        })
+    );
+}
+
+#[test]
+fn failures_have_the_discover_exit_codes() {
+    let s = sample_server();
+    s.route("/v1/modules/acme/none/aws/versions", Reply::new(404));
+    let h = host(&s);
+    // Not found: 3, with the JSON error shape.
+    let r = run(&[
+        "module",
+        "versions",
+        &format!("{h}/acme/none/aws"),
+        "--json",
+    ]);
+    assert_eq!(r.code, Some(3), "{}", r.stderr);
+    assert_eq!(r.json()["error"]["kind"], "not_found");
+    // Bad source, version or platform: usage, 2, before any request.
+    for args in [
+        vec!["module", "versions", "github.com/acme/vpc/aws"],
+        vec!["provider", "versions", "aws"],
+        vec!["provider", "package", "hashicorp/aws", "1.0", "linux_amd64"],
+        vec!["provider", "package", "hashicorp/aws", "1.0.0", "linux"],
+    ] {
+        let r = run(&args);
+        assert_eq!(r.code, Some(2), "{args:?}: {}", r.stderr);
+        assert!(
+            r.stderr.starts_with("tfdisco: invalid"),
+            "{args:?}: {}",
+            r.stderr
+        );
+    }
+    // A host without that registry: 3, as a service that is not provided.
+    let plain = TestServer::start();
+    plain.route("/.well-known/terraform.json", Reply::json("{}"));
+    let r = run(&[
+        "provider",
+        "versions",
+        &format!("localhost:{}/a/b", plain.port()),
+        "--json",
+    ]);
+    assert_eq!(r.code, Some(3), "{}", r.stderr);
+    assert_eq!(r.json()["error"]["kind"], "service_not_provided");
+}
+
+#[test]
+fn completions_for_each_shell() {
+    for shell in ["bash", "zsh", "fish"] {
+        let home = tempfile::tempdir().expect("temp dir");
+        let r = tfdisco(home.path(), &[], &["completions", shell]);
+        assert_eq!(r.code, Some(0), "{shell}: {}", r.stderr);
+        assert!(
+            r.stdout.contains("provider"),
+            "{shell}: no subcommand in the script"
+        );
+    }
+}
