@@ -9,10 +9,15 @@
 use std::hint::black_box;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
+use std::time::Instant;
 use tfdisco_benches::baselines::ignored_any;
-use tfdisco_benches::documents::{TYPICAL, of_size, parse_and_resolve, url_texts};
+
+use tfdisco_benches::canned::{self, Response};
+use tfdisco_benches::documents::{
+    TYPICAL, of_size, parse_and_resolve, provider_versions, url_texts,
+};
 use tfdisco_core::url::Url;
-use tfdisco_core::{Dialect, Hostname, Services};
+use tfdisco_core::{Config, Dialect, Fetch, Hostname, ProviderSource, Services};
 
 fn document(c: &mut Criterion) {
     let host = Hostname::parse("registry.example.com").expect("valid");
@@ -57,6 +62,34 @@ fn document(c: &mut Criterion) {
             })
         });
     }
+    g.finish();
+
+    // The registry document of issue 11, through the machine.
+    let body = provider_versions();
+    let services = Services::from_json(
+        host.clone(),
+        url.clone(),
+        Dialect::OpenTofu,
+        br#"{"providers.v1": "/v1/providers/"}"#,
+    )
+    .expect("valid");
+    let source = ProviderSource::parse("registry.example.com/hashicorp/aws", Dialect::OpenTofu)
+        .expect("valid");
+    let answer = [Response::json(&body, true)];
+    let config = Config::default();
+    let now = Instant::now();
+    let mut g = c.benchmark_group("registry_document");
+    g.sample_size(20);
+    g.throughput(Throughput::Bytes(body.len() as u64));
+    g.bench_function("baseline/ignored_any/provider_versions", |b| {
+        b.iter(|| ignored_any(black_box(&body)))
+    });
+    g.bench_function("provider_versions", |b| {
+        b.iter(|| {
+            let mut fetch = Fetch::provider_versions(&services, &source, &config, None, now);
+            canned::run(&mut fetch, &answer, now).map(|v| v.versions.len())
+        })
+    });
     g.finish();
 }
 

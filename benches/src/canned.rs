@@ -1,10 +1,10 @@
-//! A driver that runs a [`Discovery`] against canned responses, the way a
-//! transport would, without sockets.
+//! A driver that runs a [`Fetch`] (a discovery, a registry request) against
+//! canned responses, the way a transport would, without sockets.
 
 use std::time::Instant;
 
 use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
-use tfdisco_core::{Action, Discovery, Error, Services, TransportError, TransportErrorKind};
+use tfdisco_core::{Action, Error, Fetch, Goal, TransportError, TransportErrorKind};
 
 /// How many body bytes a transport hands over at once (hyper's usual read).
 pub const CHUNK: usize = 16 * 1024;
@@ -55,14 +55,15 @@ impl Response {
     }
 }
 
-/// Drives `discovery` to its result: the n-th request gets the n-th response
-/// (a request past the last one fails as a refused connection), bodies
-/// arrive in [`CHUNK`]-sized pieces, and the clock stands still at `now`.
-pub fn run(
-    discovery: &mut Discovery,
+/// Drives `discovery` (any fetch) to its result: the n-th request gets the
+/// n-th response (a request past the last one fails as a refused
+/// connection), bodies arrive in [`CHUNK`]-sized pieces, and the clock stands
+/// still at `now`.
+pub fn run<G: Goal>(
+    discovery: &mut Fetch<G>,
     responses: &[Response],
     now: Instant,
-) -> Result<Services, Error> {
+) -> Result<G::Output, Error> {
     let mut next = responses.iter();
     loop {
         match discovery.poll() {
@@ -95,7 +96,7 @@ pub fn run(
 mod tests {
     use super::*;
     use crate::documents::TYPICAL;
-    use tfdisco_core::{Config, Hostname};
+    use tfdisco_core::{Config, Discovery, Hostname};
 
     #[test]
     fn one_redirect_then_the_typical_document() {
@@ -112,5 +113,29 @@ mod tests {
             services.service_url("modules.v1").expect("listed").as_str(),
             "https://app.terraform.io/api/registry/v1/modules/"
         );
+    }
+
+    #[test]
+    fn the_provider_versions_document_reads_completely() {
+        use tfdisco_core::{Dialect, Fetch, ProviderSource, Services};
+        let body = crate::documents::provider_versions();
+        assert!(body.len() > 300 * 1024, "{} bytes", body.len());
+        let services = Services::from_json(
+            Hostname::parse("registry.example.com").expect("valid"),
+            "https://registry.example.com/.well-known/terraform.json"
+                .parse()
+                .expect("valid"),
+            Dialect::OpenTofu,
+            br#"{"providers.v1": "/v1/providers/"}"#,
+        )
+        .expect("valid");
+        let source = ProviderSource::parse("registry.example.com/hashicorp/aws", Dialect::OpenTofu)
+            .expect("valid");
+        let now = Instant::now();
+        let mut fetch = Fetch::provider_versions(&services, &source, &Config::default(), None, now);
+        let answer = run(&mut fetch, &[Response::json(&body, true)], now).expect("versions");
+        assert_eq!(answer.versions.len(), 700);
+        assert!(answer.versions.iter().all(|v| v.platforms.len() == 14));
+        assert!(answer.warnings.is_empty(), "null warnings read as none");
     }
 }

@@ -41,6 +41,48 @@ const HOSTS: [&str; 4] = [
     "registry.example.com:8443",
 ];
 
+/// A provider versions document of the size of `hashicorp/aws`'s on the
+/// public registries (about 700 versions with 13 or 14 platforms each;
+/// here 700 × 14, 330 KiB).
+pub fn provider_versions() -> Vec<u8> {
+    const PLATFORMS: [(&str, &str); 14] = [
+        ("darwin", "amd64"),
+        ("darwin", "arm64"),
+        ("freebsd", "386"),
+        ("freebsd", "amd64"),
+        ("freebsd", "arm"),
+        ("linux", "386"),
+        ("linux", "amd64"),
+        ("linux", "arm"),
+        ("linux", "arm64"),
+        ("openbsd", "386"),
+        ("openbsd", "amd64"),
+        ("solaris", "amd64"),
+        ("windows", "386"),
+        ("windows", "amd64"),
+    ];
+    let platforms: Vec<String> = PLATFORMS
+        .iter()
+        .map(|(os, arch)| format!(r#"{{"os":"{os}","arch":"{arch}"}}"#))
+        .collect();
+    let platforms = platforms.join(",");
+    let versions: Vec<String> = (0..700)
+        .map(|i| {
+            format!(
+                r#"{{"version":"{}.{}.{}","protocols":["5.0"],"platforms":[{platforms}]}}"#,
+                i / 100 + 1,
+                (i / 10) % 10,
+                i % 10
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"id":"hashicorp/aws","versions":[{}],"warnings":null}}"#,
+        versions.join(",")
+    )
+    .into_bytes()
+}
+
 /// A document of at most `bytes` bytes (and close to it) with many service
 /// entries, as a large private registry might serve: mostly relative and
 /// absolute URL strings, one in twenty a `login`-style OAuth client object,

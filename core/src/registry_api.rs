@@ -16,6 +16,7 @@ use std::fmt;
 
 use http::HeaderMap;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer};
 use url::Url;
 
 use crate::error::Subject;
@@ -121,6 +122,16 @@ pub(crate) fn parse_json<T: DeserializeOwned>(url: &Url, body: &[u8]) -> Result<
         url: url.clone().into(),
         message: e.to_string(),
     })
+}
+
+/// `null` read as the type's default, as Go reads `null` into a slice or a
+/// string: for `#[serde(default, deserialize_with = "nullable")]` fields.
+pub(crate) fn nullable<'de, D, T>(deserializer: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de> + Default,
+{
+    Ok(Option::<T>::deserialize(deserializer)?.unwrap_or_default())
 }
 
 /// A failure as a registry request reports it: named after the request.

@@ -18,11 +18,13 @@ use std::time::{Duration, Instant};
 
 use tfdisco_benches::baselines::{ascii_lowercase_and_scan, idna_to_ascii, ignored_any};
 use tfdisco_benches::canned::{self, Response};
-use tfdisco_benches::documents::{TYPICAL, of_size, parse_and_resolve, url_texts};
+use tfdisco_benches::documents::{
+    TYPICAL, of_size, parse_and_resolve, provider_versions, url_texts,
+};
 use tfdisco_benches::hostnames::{ASCII_NORMALIZED, IDN};
 use tfdisco_core::http::StatusCode;
 use tfdisco_core::url::Url;
-use tfdisco_core::{Config, Discovery, Hostname};
+use tfdisco_core::{Config, Dialect, Discovery, Fetch, Hostname, ProviderSource, Services};
 
 /// Rounds per target (odd, for a plain median), after a few to warm up.
 const ROUNDS: usize = 101;
@@ -174,9 +176,42 @@ fn main() {
         );
     }
 
-    let host = Hostname::parse("app.terraform.io").expect("valid");
+    // Issue 11: a registry document of hashicorp/aws's size through the
+    // machine (no target yet; issue 13 sets one).
+    let body = provider_versions();
+    let registry = Hostname::parse("registry.example.com").expect("valid");
+    let services = Services::from_json(
+        registry,
+        url.clone(),
+        Dialect::OpenTofu,
+        br#"{"providers.v1": "/v1/providers/"}"#,
+    )
+    .expect("valid");
+    let source = ProviderSource::parse("registry.example.com/hashicorp/aws", Dialect::OpenTofu)
+        .expect("valid");
+    let answer = [Response::json(&body, true)];
     let config = Config::default();
     let now = Instant::now();
+    row(
+        "provider versions (hashicorp/aws size) fetch + parse vs. `IgnoredAny`",
+        paired(
+            &mut || {
+                black_box(ignored_any(black_box(&body)));
+            },
+            &mut || {
+                let mut fetch = Fetch::provider_versions(&services, &source, &config, None, now);
+                black_box(
+                    canned::run(&mut fetch, &answer, now)
+                        .map(|v| v.versions.len())
+                        .ok(),
+                );
+            },
+        ),
+        None,
+        "×",
+    );
+
+    let host = Hostname::parse("app.terraform.io").expect("valid");
     let responses = [
         Response::redirect(StatusCode::MOVED_PERMANENTLY, "/disco/v1.json"),
         Response::json(TYPICAL.as_bytes(), true),

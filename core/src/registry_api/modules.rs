@@ -275,7 +275,7 @@ impl Goal for ModuleDownloadRequest {
     fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<ModuleLocation, Error> {
         #[derive(Deserialize)]
         struct Document {
-            #[serde(default)]
+            #[serde(default, deserialize_with = "super::nullable")]
             location: String,
             use_registry_credentials: Option<bool>,
         }

@@ -67,10 +67,10 @@ pub struct ProviderVersion {
     /// The version, such as `5.31.0`.
     pub version: String,
     /// The plugin protocol versions it speaks, such as `["5.0"]`.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::nullable")]
     pub protocols: Vec<String>,
     /// The platforms it has packages for.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::nullable")]
     pub platforms: Vec<Platform>,
 }
 
@@ -91,18 +91,18 @@ pub struct ProviderVersions {
 #[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct SigningKey {
     /// The key id.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::nullable")]
     pub key_id: String,
     /// The public key, ASCII-armored.
     pub ascii_armor: String,
     /// A signature by a trusted key over this key (partner providers).
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::nullable")]
     pub trust_signature: String,
     /// Who the key belongs to.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::nullable")]
     pub source: String,
     /// Where to read more about it.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "super::nullable")]
     pub source_url: Option<String>,
 }
 
@@ -201,7 +201,7 @@ impl Goal for ProviderVersionsRequest {
         #[derive(Deserialize)]
         struct Document {
             versions: Vec<ProviderVersion>,
-            #[serde(default)]
+            #[serde(default, deserialize_with = "super::nullable")]
             warnings: Vec<String>,
         }
         let Document {
@@ -321,7 +321,7 @@ impl Goal for ProviderPackageRequest {
     fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<ProviderPackage, Error> {
         #[derive(Deserialize)]
         struct Document {
-            #[serde(default)]
+            #[serde(default, deserialize_with = "super::nullable")]
             protocols: Vec<String>,
             os: String,
             arch: String,
@@ -330,12 +330,12 @@ impl Goal for ProviderPackageRequest {
             shasums_url: String,
             shasums_signature_url: String,
             shasum: String,
-            #[serde(default)]
+            #[serde(default, deserialize_with = "super::nullable")]
             signing_keys: SigningKeys,
         }
         #[derive(Deserialize, Default)]
         struct SigningKeys {
-            #[serde(default)]
+            #[serde(default, deserialize_with = "super::nullable")]
             gpg_public_keys: Vec<SigningKey>,
         }
         let doc: Document = super::parse_json(url, body)?;

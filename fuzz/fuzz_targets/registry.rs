@@ -1,0 +1,135 @@
+//! Registry responses from arbitrary bytes: the body (and the location
+//! header) of each of the four registry requests, in both dialects, through
+//! the machine as a transport would feed it. The answer is an error or a
+//! result whose URLs are usable; nothing panics.
+//!
+//! The first byte picks the request, the dialect, the status (200 or 204)
+//! and whether the response first redirects; the rest is the body, and also
+//! the `X-Terraform-Get` value when it is valid header text.
+#![no_main]
+
+use std::time::Instant;
+
+use libfuzzer_sys::fuzz_target;
+use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
+use tfdisco_core::url::Url;
+use tfdisco_core::{
+    Action, Config, Dialect, Error, Fetch, Goal, Hostname, ModuleSource, Platform, ProviderSource,
+    Services,
+};
+
+fn check_url(url: &Url) {
+    assert!(matches!(url.scheme(), "http" | "https"), "{url}");
+}
+
+/// One response for each request: the head, then the body in two chunks.
+fn drive<G: Goal>(
+    mut fetch: Fetch<G>,
+    redirect: bool,
+    status: StatusCode,
+    body: &[u8],
+) -> Result<G::Output, Error> {
+    let now = Instant::now();
+    let mut redirected = false;
+    loop {
+        match fetch.poll() {
+            Action::Send(_) if redirect && !redirected => {
+                redirected = true;
+                let mut headers = HeaderMap::new();
+                headers.insert(header::LOCATION, HeaderValue::from_static("/moved/here"));
+                fetch.handle_head(StatusCode::FOUND, &headers, now);
+            }
+            Action::Send(_) => {
+                let mut headers = HeaderMap::new();
+                headers.insert(
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static("application/json"),
+                );
+                if let Ok(value) = HeaderValue::from_bytes(body) {
+                    headers.insert("x-terraform-get", value);
+                }
+                fetch.handle_head(status, &headers, now);
+                let (a, b) = body.split_at(body.len() / 2);
+                for chunk in [a, b] {
+                    if fetch.is_receiving() {
+                        fetch.handle_body(chunk, now);
+                    }
+                }
+                fetch.handle_end(now);
+            }
+            Action::Receive => unreachable!("bodies are read right after their head"),
+            Action::Wait(until) => fetch.handle_timeout(until),
+            Action::Done(result) => return result,
+            _ => unreachable!("no other action"),
+        }
+    }
+}
+
+fuzz_target!(|data: &[u8]| {
+    let Some((&selector, body)) = data.split_first() else {
+        return;
+    };
+    let dialect = if selector & 1 == 0 {
+        Dialect::OpenTofu
+    } else {
+        Dialect::Terraform
+    };
+    let status = if selector & 2 == 0 {
+        StatusCode::OK
+    } else {
+        StatusCode::NO_CONTENT
+    };
+    let redirect = selector & 4 != 0;
+    let config = Config::new(dialect).with_retries(0);
+    let now = Instant::now();
+    let services = Services::from_json(
+        Hostname::parse("registry.example.com").expect("valid"),
+        Url::parse("https://registry.example.com/.well-known/terraform.json").expect("valid"),
+        dialect,
+        br#"{"providers.v1": "/v1/providers/", "modules.v1": "https://api.example.net/m"}"#,
+    )
+    .expect("valid");
+    let provider =
+        ProviderSource::parse("registry.example.com/hashicorp/aws", dialect).expect("valid");
+    let module = ModuleSource::parse("registry.example.com/acme/vpc/aws", dialect).expect("valid");
+    let platform = Platform::parse("linux_amd64").expect("valid");
+    match (selector >> 3) % 4 {
+        0 => {
+            let fetch = Fetch::provider_versions(&services, &provider, &config, None, now);
+            if let Ok(answer) = drive(fetch, redirect, status, body) {
+                check_url(&answer.url);
+            }
+        }
+        1 => {
+            let fetch = Fetch::provider_package(
+                &services, &provider, "1.0.0", &platform, &config, None, now,
+            );
+            if let Ok(package) = drive(fetch, redirect, status, body) {
+                for url in [
+                    &package.download_url,
+                    &package.shasums_url,
+                    &package.shasums_signature_url,
+                ] {
+                    check_url(url);
+                }
+                assert_eq!(package.shasum.len(), 64);
+                assert_eq!(package.platform, platform);
+            }
+        }
+        2 => {
+            let fetch = Fetch::module_versions(&services, &module, &config, None, now);
+            if let Ok(answer) = drive(fetch, redirect, status, body) {
+                check_url(&answer.url);
+            }
+        }
+        _ => {
+            let fetch = Fetch::module_download(&services, &module, "1.0.0", &config, None, now);
+            if let Ok(location) = drive(fetch, redirect, status, body) {
+                assert!(!location.location.is_empty());
+                if location.use_registry_credentials.is_some() {
+                    check_url(&Url::parse(&location.location).expect("a direct URL parses"));
+                }
+            }
+        }
+    }
+});
