@@ -14,10 +14,10 @@ use tfdisco_benches::baselines::ignored_any;
 
 use tfdisco_benches::canned::{self, Response};
 use tfdisco_benches::documents::{
-    TYPICAL, of_size, parse_and_resolve, provider_versions, url_texts,
+    TYPICAL, of_size, parse_and_resolve, provider_versions, provider_versions_request, url_texts,
 };
 use tfdisco_core::url::Url;
-use tfdisco_core::{Config, Dialect, Fetch, Hostname, ProviderSource, Services};
+use tfdisco_core::{Config, Dialect, Fetch, Hostname, Services};
 
 fn document(c: &mut Criterion) {
     let host = Hostname::parse("registry.example.com").expect("valid");
@@ -66,15 +66,7 @@ fn document(c: &mut Criterion) {
 
     // The registry document of issue 11, through the machine.
     let body = provider_versions();
-    let services = Services::from_json(
-        host.clone(),
-        url.clone(),
-        Dialect::OpenTofu,
-        br#"{"providers.v1": "/v1/providers/"}"#,
-    )
-    .expect("valid");
-    let source = ProviderSource::parse("registry.example.com/hashicorp/aws", Dialect::OpenTofu)
-        .expect("valid");
+    let (services, source) = provider_versions_request();
     let answer = [Response::json(&body, true)];
     let config = Config::default();
     let now = Instant::now();

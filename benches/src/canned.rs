@@ -117,20 +117,10 @@ mod tests {
 
     #[test]
     fn the_provider_versions_document_reads_completely() {
-        use tfdisco_core::{Dialect, Fetch, ProviderSource, Services};
+        use tfdisco_core::Fetch;
         let body = crate::documents::provider_versions();
         assert!(body.len() > 300 * 1024, "{} bytes", body.len());
-        let services = Services::from_json(
-            Hostname::parse("registry.example.com").expect("valid"),
-            "https://registry.example.com/.well-known/terraform.json"
-                .parse()
-                .expect("valid"),
-            Dialect::OpenTofu,
-            br#"{"providers.v1": "/v1/providers/"}"#,
-        )
-        .expect("valid");
-        let source = ProviderSource::parse("registry.example.com/hashicorp/aws", Dialect::OpenTofu)
-            .expect("valid");
+        let (services, source) = crate::documents::provider_versions_request();
         let now = Instant::now();
         let mut fetch = Fetch::provider_versions(&services, &source, &Config::default(), None, now);
         let answer = run(&mut fetch, &[Response::json(&body, true)], now).expect("versions");

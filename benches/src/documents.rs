@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use tfdisco_core::serde_json::Value;
 use tfdisco_core::url::Url;
-use tfdisco_core::{Dialect, Hostname, Services};
+use tfdisco_core::{Dialect, Hostname, ProviderSource, Services};
 
 use crate::rng::Rng;
 
@@ -40,6 +40,24 @@ const HOSTS: [&str; 4] = [
     "api.eu-west-1.example.io",
     "registry.example.com:8443",
 ];
+
+/// What a provider versions request needs besides its answer: the
+/// registry's services (`providers.v1` at `/v1/providers/`) and the source
+/// `registry.example.com/hashicorp/aws`.
+pub fn provider_versions_request() -> (Services, ProviderSource) {
+    let services = Services::from_json(
+        Hostname::parse("registry.example.com").expect("valid"),
+        "https://registry.example.com/.well-known/terraform.json"
+            .parse()
+            .expect("valid"),
+        Dialect::OpenTofu,
+        br#"{"providers.v1": "/v1/providers/"}"#,
+    )
+    .expect("valid");
+    let source = ProviderSource::parse("registry.example.com/hashicorp/aws", Dialect::OpenTofu)
+        .expect("valid");
+    (services, source)
+}
 
 /// A provider versions document of the size of `hashicorp/aws`'s on the
 /// public registries (about 700 versions with 13 or 14 platforms each;

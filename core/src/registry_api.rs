@@ -9,17 +9,37 @@
 //! even on another host, but only over https (D9; the engine never sends
 //! credentials over http).
 
+/// The parts every registry goal shares, for its `impl Goal`: the CLI
+/// version header, the registry body limit, and failures named after the
+/// request.
+macro_rules! registry_goal {
+    ($call:expr) => {
+        fn add_headers(&self, headers: &mut HeaderMap, config: &Config) {
+            super::add_cli_version(headers, config);
+        }
+
+        fn body_limit(&self, config: &Config) -> u64 {
+            config.registry_body_limit()
+        }
+
+        fn present_error(&self, error: Error) -> Error {
+            super::wrap($call, error)
+        }
+    };
+}
+
 mod modules;
 mod providers;
 
 use std::fmt;
 
-use http::HeaderMap;
+use http::{HeaderMap, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use url::Url;
 
 use crate::error::Subject;
+use crate::fetch::Next;
 use crate::{Config, Error, Services};
 
 pub use modules::{ModuleDownloadRequest, ModuleLocation, ModuleVersions, ModuleVersionsRequest};
@@ -108,6 +128,25 @@ pub(crate) fn endpoint(
         id: id.to_owned(),
         problem: e.to_string(),
     })
+}
+
+/// What a registry answer's status means: 200 is the document to read, 404
+/// is [`Error::NotFound`] with `not_found`'s message, anything else (not
+/// retried, not a followed redirect) an [`Error::Status`].
+pub(crate) fn read_ok<T>(
+    url: &Url,
+    status: StatusCode,
+    not_found: impl FnOnce() -> String,
+) -> Next<T> {
+    let url = url.clone().into();
+    match status {
+        StatusCode::OK => Next::ReadDocument,
+        StatusCode::NOT_FOUND => Next::Finish(Err(Error::NotFound {
+            url,
+            message: not_found(),
+        })),
+        status => Next::Finish(Err(Error::Status { url, status })),
+    }
 }
 
 /// `X-Terraform-Version`, as every registry request of both CLIs sends it.

@@ -19,12 +19,12 @@ use std::time::{Duration, Instant};
 use tfdisco_benches::baselines::{ascii_lowercase_and_scan, idna_to_ascii, ignored_any};
 use tfdisco_benches::canned::{self, Response};
 use tfdisco_benches::documents::{
-    TYPICAL, of_size, parse_and_resolve, provider_versions, url_texts,
+    TYPICAL, of_size, parse_and_resolve, provider_versions, provider_versions_request, url_texts,
 };
 use tfdisco_benches::hostnames::{ASCII_NORMALIZED, IDN};
 use tfdisco_core::http::StatusCode;
 use tfdisco_core::url::Url;
-use tfdisco_core::{Config, Dialect, Discovery, Fetch, Hostname, ProviderSource, Services};
+use tfdisco_core::{Config, Discovery, Fetch, Hostname};
 
 /// Rounds per target (odd, for a plain median), after a few to warm up.
 const ROUNDS: usize = 101;
@@ -179,16 +179,7 @@ fn main() {
     // Issue 11: a registry document of hashicorp/aws's size through the
     // machine (no target yet; issue 13 sets one).
     let body = provider_versions();
-    let registry = Hostname::parse("registry.example.com").expect("valid");
-    let services = Services::from_json(
-        registry,
-        url.clone(),
-        Dialect::OpenTofu,
-        br#"{"providers.v1": "/v1/providers/"}"#,
-    )
-    .expect("valid");
-    let source = ProviderSource::parse("registry.example.com/hashicorp/aws", Dialect::OpenTofu)
-        .expect("valid");
+    let (services, source) = provider_versions_request();
     let answer = [Response::json(&body, true)];
     let config = Config::default();
     let now = Instant::now();

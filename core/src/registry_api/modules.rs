@@ -7,7 +7,7 @@ use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use url::Url;
 
-use super::{RegistryCall, add_cli_version, check_version, endpoint};
+use super::{RegistryCall, check_version, endpoint, read_ok};
 use crate::discovery::placeholder_url;
 use crate::fetch::{Fetch, Goal, Next};
 use crate::{Config, Credentials, Dialect, Error, Hostname, ModuleSource, Services};
@@ -83,17 +83,9 @@ impl Goal for ModuleVersionsRequest {
     }
 
     fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<ModuleVersions> {
-        match status {
-            StatusCode::OK => Next::ReadDocument,
-            StatusCode::NOT_FOUND => Next::Finish(Err(Error::NotFound {
-                url: url.clone().into(),
-                message: format!("module {} not found", self.source.for_display()),
-            })),
-            status => Next::Finish(Err(Error::Status {
-                url: url.clone().into(),
-                status,
-            })),
-        }
+        read_ok(url, status, || {
+            format!("module {} not found", self.source.for_display())
+        })
     }
 
     fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<ModuleVersions, Error> {
@@ -127,17 +119,7 @@ impl Goal for ModuleVersionsRequest {
         })
     }
 
-    fn add_headers(&self, headers: &mut HeaderMap, config: &Config) {
-        add_cli_version(headers, config);
-    }
-
-    fn body_limit(&self, config: &Config) -> u64 {
-        config.registry_body_limit()
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        super::wrap(RegistryCall::ModuleVersions, error)
-    }
+    registry_goal!(RegistryCall::ModuleVersions);
 }
 
 /// The goal of a module download request
@@ -257,18 +239,13 @@ impl Goal for ModuleDownloadRequest {
                 Some(location) => self.location(url, &location, None),
                 None => Err(ModuleDownloadRequest::no_location(url)),
             }),
-            StatusCode::NOT_FOUND => Next::Finish(Err(Error::NotFound {
-                url: url.clone().into(),
-                message: format!(
+            status => read_ok(url, status, || {
+                format!(
                     "module {:?} version {:?} not found",
                     self.source.for_display(),
                     self.version
-                ),
-            })),
-            status => Next::Finish(Err(Error::Status {
-                url: url.clone().into(),
-                status,
-            })),
+                )
+            }),
         }
     }
 
@@ -293,15 +270,5 @@ impl Goal for ModuleDownloadRequest {
         }
     }
 
-    fn add_headers(&self, headers: &mut HeaderMap, config: &Config) {
-        add_cli_version(headers, config);
-    }
-
-    fn body_limit(&self, config: &Config) -> u64 {
-        config.registry_body_limit()
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        super::wrap(RegistryCall::ModuleDownload, error)
-    }
+    registry_goal!(RegistryCall::ModuleDownload);
 }

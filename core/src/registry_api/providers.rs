@@ -7,7 +7,7 @@ use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use url::Url;
 
-use super::{RegistryCall, add_cli_version, check_version, endpoint, is_version};
+use super::{RegistryCall, check_version, endpoint, is_version, read_ok};
 use crate::discovery::placeholder_url;
 use crate::fetch::{Fetch, Goal, Next};
 use crate::{Config, Credentials, Dialect, Error, Hostname, ProviderSource, Services};
@@ -180,21 +180,13 @@ impl Goal for ProviderVersionsRequest {
     }
 
     fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<ProviderVersions> {
-        match status {
-            StatusCode::OK => Next::ReadDocument,
-            StatusCode::NOT_FOUND => Next::Finish(Err(Error::NotFound {
-                url: url.clone().into(),
-                message: format!(
-                    "provider registry {} does not have a provider named {}",
-                    self.source.host().display(),
-                    self.source
-                ),
-            })),
-            status => Next::Finish(Err(Error::Status {
-                url: url.clone().into(),
-                status,
-            })),
-        }
+        read_ok(url, status, || {
+            format!(
+                "provider registry {} does not have a provider named {}",
+                self.source.host().display(),
+                self.source
+            )
+        })
     }
 
     fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<ProviderVersions, Error> {
@@ -228,17 +220,7 @@ impl Goal for ProviderVersionsRequest {
         })
     }
 
-    fn add_headers(&self, headers: &mut HeaderMap, config: &Config) {
-        add_cli_version(headers, config);
-    }
-
-    fn body_limit(&self, config: &Config) -> u64 {
-        config.registry_body_limit()
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        super::wrap(RegistryCall::ProviderVersions, error)
-    }
+    registry_goal!(RegistryCall::ProviderVersions);
 }
 
 /// The goal of a provider package request
@@ -302,20 +284,12 @@ impl Goal for ProviderPackageRequest {
     }
 
     fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<ProviderPackage> {
-        match status {
-            StatusCode::OK => Next::ReadDocument,
-            StatusCode::NOT_FOUND => Next::Finish(Err(Error::NotFound {
-                url: url.clone().into(),
-                message: format!(
-                    "provider {} {} is not available for {}",
-                    self.source, self.version, self.platform
-                ),
-            })),
-            status => Next::Finish(Err(Error::Status {
-                url: url.clone().into(),
-                status,
-            })),
-        }
+        read_ok(url, status, || {
+            format!(
+                "provider {} {} is not available for {}",
+                self.source, self.version, self.platform
+            )
+        })
     }
 
     fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<ProviderPackage, Error> {
@@ -388,17 +362,7 @@ impl Goal for ProviderPackageRequest {
         })
     }
 
-    fn add_headers(&self, headers: &mut HeaderMap, config: &Config) {
-        add_cli_version(headers, config);
-    }
-
-    fn body_limit(&self, config: &Config) -> u64 {
-        config.registry_body_limit()
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        super::wrap(RegistryCall::ProviderPackage, error)
-    }
+    registry_goal!(RegistryCall::ProviderPackage);
 }
 
 impl ProviderSource {

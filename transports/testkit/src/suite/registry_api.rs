@@ -89,9 +89,10 @@ pub fn sample_registry_from_source_to_package<T: Subject>() {
     }
 }
 
-pub fn registry_api_on_another_https_host_gets_the_token<T: Subject>() {
-    let server = TestServer::start();
-    let api = format!("https://127.0.0.1:{}/api/providers/", server.other_port());
+/// A discovery document naming `api` as `providers.v1`, a versions answer
+/// under it, and a client with a token for the server's host: the requests
+/// the server saw after asking for `acme/widgets`'s versions.
+fn versions_from_api<T: Subject>(server: &TestServer, api: &str) -> Vec<crate::Seen> {
     server.route(
         WELL_KNOWN,
         Reply::json(&format!(r#"{{"providers.v1": "{api}"}}"#)),
@@ -108,6 +109,14 @@ pub fn registry_api_on_another_https_host_gets_the_token<T: Subject>() {
     let versions = ok::<T, _>(client.provider_versions(&source));
     assert_eq!(versions.url.as_str(), format!("{api}acme/widgets/versions"));
     let seen = server.requests();
+    assert_eq!(seen.len(), 2, "{}", T::NAME);
+    seen
+}
+
+pub fn registry_api_on_another_https_host_gets_the_token<T: Subject>() {
+    let server = TestServer::start();
+    let api = format!("https://127.0.0.1:{}/api/providers/", server.other_port());
+    let seen = versions_from_api::<T>(&server, &api);
     assert_eq!(
         seen[1].host(),
         Some(format!("127.0.0.1:{}", server.other_port()).as_str())
@@ -123,22 +132,7 @@ pub fn registry_api_on_another_https_host_gets_the_token<T: Subject>() {
 pub fn registry_api_on_plain_http_gets_no_token<T: Subject>() {
     let server = TestServer::start();
     let api = format!("http://localhost:{}/api/providers/", server.http_port());
-    server.route(
-        WELL_KNOWN,
-        Reply::json(&format!(r#"{{"providers.v1": "{api}"}}"#)),
-    );
-    server.route(
-        "/api/providers/acme/widgets/versions",
-        Reply::json(r#"{"versions": [{"version": "1.0.0"}]}"#),
-    );
-    let client = build::<T>(
-        builder::<T>()
-            .credentials(StaticCredentials::new().with(server.host(), token("source-host"))),
-    );
-    let source = provider(&format!("{}/acme/widgets", server.host()));
-    ok::<T, _>(client.provider_versions(&source));
-    let seen = server.requests();
-    assert_eq!(seen.len(), 2, "{}", T::NAME);
+    let seen = versions_from_api::<T>(&server, &api);
     assert!(seen[0].authorization().is_some(), "discovery is https");
     assert_eq!(
         seen[1].authorization(),
