@@ -15,7 +15,7 @@
 macro_rules! registry_goal {
     ($call:expr) => {
         fn add_headers(&self, headers: &mut HeaderMap, config: &Config) {
-            super::add_cli_version(headers, config);
+            super::add_cli_headers(headers, config);
         }
 
         fn body_limit(&self, config: &Config) -> u64 {
@@ -33,14 +33,15 @@ mod providers;
 
 use std::fmt;
 
-use http::{HeaderMap, StatusCode};
+use http::header::USER_AGENT;
+use http::{HeaderMap, HeaderValue, StatusCode};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use url::Url;
 
 use crate::error::Subject;
 use crate::fetch::Next;
-use crate::{Config, Error, Services};
+use crate::{Config, Dialect, Error, Services};
 
 pub use modules::{ModuleDownloadRequest, ModuleLocation, ModuleVersions, ModuleVersionsRequest};
 pub use providers::{
@@ -149,9 +150,27 @@ pub(crate) fn read_ok<T>(
     }
 }
 
-/// `X-Terraform-Version`, as every registry request of both CLIs sends it.
-pub(crate) fn add_cli_version(headers: &mut HeaderMap, config: &Config) {
+/// The headers both CLIs' registry clients add (API-2): `X-Terraform-Version`,
+/// and their own User-Agent, `Terraform/<version>` or
+/// `OpenTofu/<version>`, in place of the discovery library's default (text
+/// appended to it, such as `TF_APPEND_USER_AGENT`, is kept; a User-Agent the
+/// caller chose is left alone).
+pub(crate) fn add_cli_headers(headers: &mut HeaderMap, config: &Config) {
     headers.insert(X_TERRAFORM_VERSION, config.cli_version().clone());
+    let dialect = config.dialect();
+    let agent = config.user_agent().as_bytes();
+    if let Some(rest) = agent.strip_prefix(dialect.default_user_agent().as_bytes()) {
+        let product = match dialect {
+            Dialect::Terraform => "Terraform/",
+            Dialect::OpenTofu => "OpenTofu/",
+        };
+        let mut value = product.as_bytes().to_vec();
+        value.extend_from_slice(config.cli_version().as_bytes());
+        value.extend_from_slice(rest);
+        if let Ok(value) = HeaderValue::from_bytes(&value) {
+            headers.insert(USER_AGENT, value);
+        }
+    }
 }
 
 /// Reads a registry response body: JSON of the shape `T` describes

@@ -117,6 +117,38 @@ fn provider_versions_headers_and_credentials_on_another_https_host() {
     );
     assert_eq!(seen.headers["x-terraform-version"], "1.15.5");
     assert_eq!(seen.headers["accept"], "application/json");
+    assert_eq!(seen.headers["user-agent"], "Terraform/1.15.5");
+}
+
+#[test]
+fn the_cli_user_agent_keeps_appended_text_and_a_chosen_one_stays() {
+    let disco = services(Dialect::OpenTofu, r#"{"modules.v1": "/m/"}"#);
+    let source = module("example.com/a/b/c", Dialect::OpenTofu);
+    for (config, want) in [
+        (Config::default(), "OpenTofu/1.10.6"),
+        (
+            Config::default()
+                .with_appended_user_agent("ci/7")
+                .expect("valid"),
+            "OpenTofu/1.10.6 ci/7",
+        ),
+        (
+            Config::default()
+                .with_user_agent("mirror/2")
+                .expect("valid"),
+            "mirror/2",
+        ),
+        (
+            Config::default().with_cli_version("1.9.0").expect("valid"),
+            "OpenTofu/1.9.0",
+        ),
+    ] {
+        let mut net = Net::new();
+        net.on("https://example.com/m/a/b/c/versions", Reply::new(404));
+        let mut fetch = Fetch::module_versions(&disco, &source, &config, None, net.now());
+        let _ = net.drive(&mut fetch);
+        assert_eq!(net.seen[0].headers["user-agent"], want);
+    }
 }
 
 #[test]
