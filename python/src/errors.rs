@@ -1,0 +1,61 @@
+//! Rust errors as the Python exceptions of `tfdisco._errors`: one class per
+//! error kind, each carrying the Rust message and the kind's name.
+
+use pyo3::prelude::*;
+use pyo3::sync::PyOnceLock;
+
+/// The kind of errors in the client's options (what the CLI reports as
+/// `invalid_option`): a CA file that cannot be read, a bad User-Agent, …
+pub(crate) const INVALID_OPTION: &str = "invalid_option";
+/// The kind of a failed credentials lookup (what `tfdisco credentials`
+/// reports as `credentials`).
+pub(crate) const CREDENTIALS: &str = "credentials";
+
+/// The exception for an error of `kind` (a Rust `ErrorKind` name or one of
+/// the constants above), with `message` and, when known, the URL and status
+/// at fault.
+pub(crate) fn new_error(
+    py: Python<'_>,
+    kind: &str,
+    message: String,
+    url: Option<String>,
+    status: Option<u16>,
+) -> PyErr {
+    static MAKE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let made = MAKE
+        .import(py, "tfdisco._errors", "_make")
+        .and_then(|make| make.call1((kind, message, url, status)));
+    match made {
+        Ok(exception) => PyErr::from_value(exception),
+        Err(e) => e,
+    }
+}
+
+/// The exception for a core error: its kind, its message (which never
+/// contains credentials), its URL and status.
+pub(crate) fn from_core(py: Python<'_>, error: &tfdisco_core::Error) -> PyErr {
+    new_error(
+        py,
+        error.kind().as_str(),
+        error.to_string(),
+        error.url().map(|u| u.to_string()),
+        error.status().map(|s| s.as_u16()),
+    )
+}
+
+/// An `InvalidOption` exception.
+pub(crate) fn invalid_option(py: Python<'_>, message: impl Into<String>) -> PyErr {
+    new_error(py, INVALID_OPTION, message.into(), None, None)
+}
+
+/// Converts results of core operations, for `?` in binding code.
+pub(crate) trait IntoPyResult<T> {
+    /// The value, or the error as its Python exception.
+    fn or_raise(self, py: Python<'_>) -> PyResult<T>;
+}
+
+impl<T> IntoPyResult<T> for Result<T, tfdisco_core::Error> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| from_core(py, &e))
+    }
+}

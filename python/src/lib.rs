@@ -1,0 +1,29 @@
+//! The native part of the `tfdisco` Python package (`tfdisco._tfdisco`):
+//! PyO3 bindings of the tfdisco crates. The package's `__init__.py` adds
+//! the exceptions (`tfdisco._errors`) and the asyncio client.
+
+mod client;
+mod errors;
+mod hostname;
+mod json;
+mod runtime;
+mod services;
+
+use pyo3::prelude::*;
+
+/// Terraform/OpenTofu remote service discovery, from the tfdisco Rust crates.
+#[pymodule]
+mod _tfdisco {
+    #[pymodule_export]
+    use crate::client::PyClient;
+    #[pymodule_export]
+    use crate::hostname::{PyHostname, for_display, is_valid, normalize};
+    #[pymodule_export]
+    use crate::services::{PyOAuthClient, PyServices};
+
+    #[pymodule_init]
+    fn init(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
+        use pyo3::types::PyModuleMethods;
+        m.add("__version__", env!("CARGO_PKG_VERSION"))
+    }
+}

@@ -1,0 +1,71 @@
+//! The one tokio runtime of the module, and the two ways Python waits for
+//! a discovery on it: blocking (the GIL released) and asyncio.
+
+use std::future::Future;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use pyo3::prelude::*;
+use tokio::runtime::Runtime;
+
+/// How long a blocking call waits before it looks for a pending signal
+/// (Ctrl-C) and waits again.
+const SIGNAL_CHECK: Duration = Duration::from_millis(100);
+
+/// The module's runtime: multi-thread, made on first use, never shut down
+/// (it lives as long as the process). asyncio calls run on it too.
+pub(crate) fn runtime() -> &'static Runtime {
+    static RUNTIME: OnceLock<Runtime> = OnceLock::new();
+    RUNTIME.get_or_init(|| {
+        tokio::runtime::Builder::new_multi_thread()
+            .thread_name("tfdisco")
+            .enable_all()
+            .build()
+            .expect("cannot start the tfdisco tokio runtime")
+    })
+}
+
+/// The runtime, also handed to pyo3-async-runtimes (once) so that its
+/// asyncio futures run on it rather than on a second runtime.
+fn async_runtime() -> &'static Runtime {
+    static SHARED: OnceLock<()> = OnceLock::new();
+    let runtime = runtime();
+    SHARED.get_or_init(|| {
+        // Err only when already set, which only this function does.
+        let _ = pyo3_async_runtimes::tokio::init_with_runtime(runtime);
+    });
+    runtime
+}
+
+/// Runs `future` to completion on the runtime, the GIL released, and
+/// returns its output. A signal (Ctrl-C) that arrives meanwhile raises its
+/// exception here: the future is dropped, which cancels the work.
+pub(crate) fn block_on<F>(py: Python<'_>, future: F) -> PyResult<F::Output>
+where
+    F: Future + Send,
+    F::Output: Send,
+{
+    let runtime = runtime();
+    let mut future = std::pin::pin!(future);
+    loop {
+        let slice = py.detach(|| {
+            // The timer is made inside `block_on`, in the runtime's context.
+            runtime.block_on(async { tokio::time::timeout(SIGNAL_CHECK, future.as_mut()).await })
+        });
+        match slice {
+            Ok(output) => return Ok(output),
+            Err(_elapsed) => py.check_signals()?,
+        }
+    }
+}
+
+/// An asyncio future for `future`, run on the runtime. Cancelling the
+/// asyncio future drops (cancels) the Rust one.
+pub(crate) fn to_asyncio<'py, F, T>(py: Python<'py>, future: F) -> PyResult<Bound<'py, PyAny>>
+where
+    F: Future<Output = PyResult<T>> + Send + 'static,
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
+{
+    async_runtime();
+    pyo3_async_runtimes::tokio::future_into_py(py, future)
+}

@@ -1,0 +1,305 @@
+"""Fixtures: the ``tfdisco serve`` loopback HTTPS server, a recording HTTPS
+server of our own, and a hermetic environment.
+
+The ``tfdisco`` CLI binary and the core's ``normalize`` example are found
+through ``TFDISCO_BIN`` / ``TFDISCO_NORMALIZE_BIN``, else under
+``$CARGO_TARGET_DIR`` (or the repository's ``target/``) ``/debug``.
+``run-tests.sh`` builds both.
+"""
+
+from __future__ import annotations
+
+import http.server
+import json
+import os
+import re
+import socket
+import ssl
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Callable, Dict, Iterator, List, Optional, Tuple
+
+import pytest
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parent.parent
+
+#: Variables that would make a test depend on the machine it runs on.
+_MACHINE_VARS = (
+    "TF_CLI_CONFIG_FILE",
+    "TERRAFORM_CONFIG",
+    "TF_APPEND_USER_AGENT",
+    "XDG_CONFIG_HOME",
+    "HTTPS_PROXY",
+    "https_proxy",
+    "HTTP_PROXY",
+    "http_proxy",
+    "NO_PROXY",
+    "no_proxy",
+    "ALL_PROXY",
+    "all_proxy",
+)
+
+
+def _binary(variable: str, relative: str) -> Path:
+    given = os.environ.get(variable)
+    if given:
+        return Path(given)
+    roots = []
+    if os.environ.get("CARGO_TARGET_DIR"):
+        roots.append(Path(os.environ["CARGO_TARGET_DIR"]))
+    roots.append(REPO / "target")
+    for root in roots:
+        candidate = root / "debug" / relative
+        if candidate.exists():
+            return candidate
+    pytest.fail(
+        f"{relative} not found: build it (python/run-tests.sh does) or set {variable}",
+        pytrace=False,
+    )
+
+
+@pytest.fixture(scope="session")
+def tfdisco_bin() -> Path:
+    """The ``tfdisco`` CLI."""
+    return _binary("TFDISCO_BIN", "tfdisco")
+
+
+@pytest.fixture(scope="session")
+def normalize_bin() -> Path:
+    """The core's ``normalize`` example."""
+    return _binary("TFDISCO_NORMALIZE_BIN", "examples/normalize")
+
+
+@pytest.fixture(autouse=True)
+def hermetic_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    """An empty home directory and no CLI configuration, token, proxy or
+    User-Agent variables from the machine. Returns the home directory."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for name in list(os.environ):
+        if name in _MACHINE_VARS or name.startswith("TF_TOKEN_"):
+            monkeypatch.delenv(name)
+    return home
+
+
+class Served:
+    """A running ``tfdisco serve``: its port, CA file and request log."""
+
+    def __init__(self, process: subprocess.Popen, port: int, ca: Path) -> None:
+        self.process = process
+        self.port = port
+        self.ca = ca
+        self.host = f"localhost:{port}"
+        self.url = f"https://localhost:{port}/.well-known/terraform.json"
+        self._lines: List[str] = []
+        self._lock = threading.Lock()
+        self._reader = threading.Thread(target=self._read, daemon=True)
+        self._reader.start()
+
+    def _read(self) -> None:
+        assert self.process.stdout is not None
+        for line in self.process.stdout:
+            with self._lock:
+                self._lines.append(line.rstrip("\n"))
+
+    def requests(self, at_least: int = 0, settle: float = 0.35) -> List[str]:
+        """The request lines logged so far (``GET /path``, with
+        `` (with credentials)`` when a token was sent). The server logs every
+        100 ms: this waits for ``at_least`` lines (5 s at most), then
+        ``settle`` seconds more for any others."""
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and len(self._logged()) < at_least:
+            time.sleep(0.05)
+        time.sleep(settle)
+        return self._logged()
+
+    def _logged(self) -> List[str]:
+        with self._lock:
+            return [l for l in self._lines if l.startswith("GET ")]
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+def start_serve(binary: Path, directory: Path, doc: Optional[str] = None) -> Served:
+    """Starts ``tfdisco serve`` on a free loopback port."""
+    directory.mkdir(parents=True, exist_ok=True)
+    ca = directory / "ca.pem"
+    args = [str(binary), "serve", "--listen", "127.0.0.1:0", "--ca-out", str(ca)]
+    path = directory / "doc.json"
+    path.write_text(json.dumps(sample_services(), indent=2) if doc is None else doc, encoding="utf-8")
+    args += ["--doc", str(path)]
+    process = subprocess.Popen(
+        args,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "NO_COLOR": "1"},
+    )
+    assert process.stdout is not None
+    port = None
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line:
+            break
+        found = re.match(r"serving https://localhost:(\d+)/", line)
+        if found:
+            port = int(found.group(1))
+        if line.startswith("press Ctrl-C"):
+            break
+    if port is None:
+        process.kill()
+        pytest.fail("tfdisco serve did not start", pytrace=False)
+    return Served(process, port, ca)
+
+
+@pytest.fixture
+def serve(tfdisco_bin: Path, tmp_path: Path) -> Iterator[Callable[..., Served]]:
+    """Starts ``tfdisco serve`` servers: ``serve()`` for the tests' sample
+    document (``sample_services()``), ``serve(doc=text)`` for another one."""
+    started: List[Served] = []
+
+    def start(doc: Optional[str] = None) -> Served:
+        server = start_serve(tfdisco_bin, tmp_path / f"serve{len(started)}", doc)
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def served(serve: Callable[..., Served]) -> Served:
+    """One ``tfdisco serve`` with the tests' sample document."""
+    return serve()
+
+
+# --- A recording HTTPS server of our own, for what `serve` cannot show ---
+
+
+class Reply:
+    """What the recording server answers for a path."""
+
+    def __init__(
+        self,
+        status: int = 200,
+        body: str = '{"modules.v1": "/modules/"}',
+        headers: Optional[Dict[str, str]] = None,
+        delay: float = 0.0,
+    ) -> None:
+        self.status = status
+        self.body = body.encode("utf-8")
+        self.headers = {"Content-Type": "application/json", **(headers or {})}
+        self.delay = delay
+
+
+class Recorder:
+    """A loopback HTTPS server (certificate from trustme) that records each
+    request's path and headers and answers from ``routes``."""
+
+    def __init__(self, directory: Path) -> None:
+        import trustme
+
+        authority = trustme.CA()
+        cert = authority.issue_cert("localhost", "127.0.0.1")
+        self.ca = directory / "recorder-ca.pem"
+        authority.cert_pem.write_to_path(str(self.ca))
+        context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        cert.configure_cert(context)
+        self.routes: Dict[str, Reply] = {"/.well-known/terraform.json": Reply()}
+        self.seen: List[Tuple[str, Dict[str, str]]] = []
+        self._lock = threading.Lock()
+        recorder = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+                with recorder._lock:
+                    recorder.seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
+                reply = recorder.routes.get(self.path, Reply(404, "not found", {"Content-Type": "text/plain"}))
+                if reply.delay:
+                    time.sleep(reply.delay)
+                self.send_response(reply.status)
+                for name, value in reply.headers.items():
+                    self.send_header(name, value)
+                self.send_header("Content-Length", str(len(reply.body)))
+                self.end_headers()
+                self.wfile.write(reply.body)
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.server.daemon_threads = True
+        self.server.socket = context.wrap_socket(self.server.socket, server_side=True)
+        self.port = self.server.server_address[1]
+        self.host = f"localhost:{self.port}"
+        self._thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self._thread.start()
+
+    def requests(self) -> List[Tuple[str, Dict[str, str]]]:
+        with self._lock:
+            return list(self.seen)
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def recorder(tmp_path: Path) -> Iterator[Recorder]:
+    """A recording HTTPS server on loopback."""
+    server = Recorder(tmp_path)
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def free_port() -> int:
+    """A loopback port nothing listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def run_python(code: str, env: Dict[str, str], timeout: float = 60) -> subprocess.CompletedProcess:
+    """Runs ``code`` in a fresh interpreter (this one's) with exactly ``env``."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def sample_services() -> Dict[str, object]:
+    """The document the ``serve`` fixture serves unless told otherwise:
+    relative and absolute URLs and a ``login.v1`` client."""
+    return {
+        "modules.v1": "/api/modules/v1/",
+        "providers.v1": "https://providers.example.com/v1/",
+        "login.v1": {
+            "client": "tfdisco-dev",
+            "grant_types": ["authz_code"],
+            "authz": "/oauth/authorization",
+            "token": "/oauth/token",
+            "ports": [10000, 10010],
+        },
+    }
+
+
+__all__ = ["Recorder", "Reply", "Served", "json", "run_python", "sample_services"]

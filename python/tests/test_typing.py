@@ -1,0 +1,84 @@
+"""The stubs match the native module, and typed code using the API checks
+under ``mypy --strict``."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLE = '''
+import asyncio
+from typing import Optional
+import tfdisco
+
+def blocking() -> str:
+    client = tfdisco.Client(ca_files=["ca.pem"], credentials={"example.com": "t"},
+                            resolve={"example.com:443": "127.0.0.1"}, timeout=5.0)
+    services: tfdisco.Services = client.discover(tfdisco.Hostname("example.com"))
+    url: str = services.service_url("modules.v1")
+    oauth: tfdisco.OAuthClient = client.oauth_client("example.com", "login.v1")
+    ports: int = oauth.max_port - oauth.min_port
+    source: Optional[str] = client.credentials_source("example.com")
+    for id, value in services.items():
+        print(id, value, ports, source)
+    try:
+        tfdisco.normalize("x")
+    except tfdisco.InvalidHostname as e:
+        print(e.kind, e.url, e.status)
+    return url + client.service_url("example.com", "providers.v1")
+
+async def coroutine() -> tfdisco.Services:
+    client = tfdisco.AsyncClient(timeout=5.0, credentials=None)
+    url: str = await client.service_url("example.com", "modules.v1")
+    print(url)
+    return await client.discover("example.com")
+'''
+
+
+def mypy(cache: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "MYPY_CACHE_DIR": str(cache)},
+        cwd=str(cache.parent),  # stubtest keeps its cache in the working directory
+    )
+
+
+def test_stubs_match_the_native_module(tmp_path: Path) -> None:
+    pytest.importorskip("mypy")
+    result = mypy(tmp_path, "mypy.stubtest", "tfdisco")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_typed_use_passes_mypy_strict(tmp_path: Path) -> None:
+    pytest.importorskip("mypy")
+    example = tmp_path / "example.py"
+    example.write_text(EXAMPLE, encoding="utf-8")
+    result = mypy(tmp_path / "cache", "mypy", "--strict", str(example))
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_everything_public_has_a_docstring() -> None:
+    import inspect
+
+    import tfdisco
+
+    assert tfdisco.__doc__ and tfdisco._tfdisco.__doc__
+    missing = []
+    for name in tfdisco.__all__:
+        obj = getattr(tfdisco, name)
+        if name == "__version__":
+            continue
+        if not (getattr(obj, "__doc__", None) or "").strip():
+            missing.append(name)
+        if inspect.isclass(obj):
+            for attr, value in vars(obj).items():
+                if not attr.startswith("_") and not (getattr(value, "__doc__", None) or "").strip():
+                    missing.append(f"{name}.{attr}")
+    assert missing == []

@@ -1,0 +1,203 @@
+"""Terraform/OpenTofu remote service discovery, from the tfdisco Rust crates.
+
+Given a hostname such as ``registry.terraform.io`` or ``Example.COM:8443``,
+tfdisco finds the base URLs of the services that host offers
+(``modules.v1``, ``providers.v1``, ``login.v1``, …) exactly as
+``terraform init`` / ``tofu init`` would: the same hostname rules, the same
+discovery document rules, the same CLI configuration and credentials.
+
+>>> import tfdisco
+>>> tfdisco.normalize("Испытание.COM:443")
+'xn--80akhbyknj4f.com'
+>>> client = tfdisco.Client()                                   # doctest: +SKIP
+>>> client.service_url("registry.example.com", "modules.v1")   # doctest: +SKIP
+'https://registry.example.com/v1/modules/'
+
+- :class:`Hostname`, :func:`normalize`, :func:`for_display`,
+  :func:`is_valid`: hostnames in comparison and display forms.
+- :class:`Client`: blocking discovery (the GIL released; share one client
+  between threads); :class:`AsyncClient`: the same as coroutines for asyncio.
+- :class:`Services`: a host's discovery document, a read-only mapping.
+- :class:`Error` and one subclass per kind of failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections.abc as _abc
+import os
+from typing import Mapping, Optional, Sequence, Union
+
+from ._errors import (
+    ConfigWarning,
+    ContentEncodingError,
+    ContentTypeError,
+    CredentialsError,
+    Error,
+    InvalidHostname,
+    InvalidOAuthClient,
+    InvalidArgument,
+    InvalidOption,
+    InvalidResponse,
+    InvalidServiceId,
+    InvalidServiceUrl,
+    InvalidSource,
+    JsonError,
+    NetworkError,
+    NotFound,
+    RedirectError,
+    ServiceNotProvided,
+    StatusError,
+    Timeout,
+    TlsError,
+    TooLarge,
+    VersionNotSupported,
+)
+from ._tfdisco import (
+    Client,
+    Hostname,
+    OAuthClient,
+    Services,
+    __version__,
+    for_display,
+    is_valid,
+    normalize,
+)
+
+__all__ = [
+    "AsyncClient",
+    "Client",
+    "ConfigWarning",
+    "ContentEncodingError",
+    "ContentTypeError",
+    "CredentialsError",
+    "Error",
+    "Hostname",
+    "InvalidHostname",
+    "InvalidOAuthClient",
+    "InvalidArgument",
+    "InvalidOption",
+    "InvalidResponse",
+    "InvalidServiceId",
+    "InvalidServiceUrl",
+    "InvalidSource",
+    "JsonError",
+    "NetworkError",
+    "NotFound",
+    "OAuthClient",
+    "RedirectError",
+    "ServiceNotProvided",
+    "Services",
+    "StatusError",
+    "Timeout",
+    "TlsError",
+    "TooLarge",
+    "VersionNotSupported",
+    "__version__",
+    "for_display",
+    "is_valid",
+    "normalize",
+]
+
+# Services implements the whole Mapping protocol natively.
+_abc.Mapping.register(Services)
+
+#: A hostname argument: a ``str`` as users type it, or a :class:`Hostname`.
+HostLike = Union[str, Hostname]
+
+
+class AsyncClient:
+    """:class:`Client` for asyncio: the same options and the same methods,
+    as coroutines.
+
+    The calls run on the module's tokio runtime (pyo3-async-runtimes), not in
+    a thread pool: awaiting one holds no thread, and cancelling the awaiting
+    task cancels the discovery. Concurrent discoveries of one host share one
+    request. Use one client from any number of tasks, event loops or
+    threads.
+
+    >>> async def main():                                        # doctest: +SKIP
+    ...     client = tfdisco.AsyncClient()
+    ...     hosts = ["registry.terraform.io", "app.terraform.io"]
+    ...     return await asyncio.gather(*(client.discover(h) for h in hosts))
+    """
+
+    __slots__ = ("_client",)
+
+    def __init__(
+        self,
+        *,
+        dialect: str = "opentofu",
+        timeout: float = 11.0,
+        retries: Optional[int] = None,
+        ca_files: Sequence[Union[str, "os.PathLike[str]"]] = (),
+        credentials: Union[str, None, Mapping[HostLike, str]] = "cli",
+        cli_config: bool = True,
+        user_agent: Optional[str] = None,
+        max_redirects: Optional[int] = None,
+        body_limit: Optional[int] = None,
+        insecure_http_hosts: Sequence[HostLike] = (),
+        resolve: Optional[Mapping[str, Union[str, Sequence[str]]]] = None,
+        system_roots: bool = True,
+        env: Optional[Mapping[str, str]] = None,
+    ) -> None:
+        """Builds the client; see :class:`Client` for the options."""
+        self._client = Client(
+            dialect=dialect,
+            timeout=timeout,
+            retries=retries,
+            ca_files=ca_files,
+            credentials=credentials,
+            cli_config=cli_config,
+            user_agent=user_agent,
+            max_redirects=max_redirects,
+            body_limit=body_limit,
+            insecure_http_hosts=insecure_http_hosts,
+            resolve=resolve,
+            system_roots=system_roots,
+            env=env,
+        )
+
+    @classmethod
+    def from_client(cls, client: Client) -> "AsyncClient":
+        """An async client sharing ``client``'s cache and connections."""
+        self = cls.__new__(cls)
+        self._client = client
+        return self
+
+    @property
+    def client(self) -> Client:
+        """The blocking :class:`Client` with the same cache and connections."""
+        return self._client
+
+    async def discover(self, host: HostLike) -> Services:
+        """The services ``host`` offers (see :meth:`Client.discover`)."""
+        return await self._client._discover_async(host)
+
+    async def service_url(self, host: HostLike, id: str) -> str:
+        """The base URL of service ``id`` on ``host`` (see
+        :meth:`Client.service_url`)."""
+        return await self._client._service_url_async(host, id)
+
+    async def oauth_client(self, host: HostLike, id: str) -> OAuthClient:
+        """The OAuth client that service ``id`` of ``host`` describes (see
+        :meth:`Client.oauth_client`)."""
+        return await self._client._oauth_client_async(host, id)
+
+    async def credentials_source(self, host: HostLike) -> Optional[str]:
+        """Where the token for ``host`` comes from (see
+        :meth:`Client.credentials_source`); runs in the default executor, as
+        it may run a credentials helper."""
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(None, self._client.credentials_source, host)
+
+    def forget(self, host: HostLike) -> None:
+        """Drops the cached services of ``host`` (see :meth:`Client.forget`)."""
+        self._client.forget(host)
+
+    def forget_all(self) -> None:
+        """Drops the whole cache (see :meth:`Client.forget_all`)."""
+        self._client.forget_all()
+
+    def __repr__(self) -> str:
+        return "Async" + repr(self._client)

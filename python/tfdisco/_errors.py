@@ -1,0 +1,252 @@
+"""The exceptions of tfdisco: one class per kind of error of the Rust crates.
+
+Every exception is a :class:`tfdisco.Error`; its ``kind`` is the Rust
+``ErrorKind`` name the ``tfdisco`` CLI prints with ``--json``
+(``invalid_hostname``, ``network``, ``tls``, …), and its message is the
+Rust message, which never contains credentials.
+"""
+
+from __future__ import annotations
+
+from typing import Dict, Optional, Type
+
+__all__ = [
+    "Error",
+    "InvalidHostname",
+    "InvalidServiceId",
+    "ServiceNotProvided",
+    "VersionNotSupported",
+    "InvalidServiceUrl",
+    "InvalidOAuthClient",
+    "TlsError",
+    "NetworkError",
+    "Timeout",
+    "StatusError",
+    "ContentTypeError",
+    "ContentEncodingError",
+    "TooLarge",
+    "JsonError",
+    "RedirectError",
+    "InvalidSource",
+    "InvalidArgument",
+    "NotFound",
+    "InvalidResponse",
+    "InvalidOption",
+    "CredentialsError",
+    "ConfigWarning",
+]
+
+
+class Error(Exception):
+    """Any tfdisco error.
+
+    Attributes:
+        kind: the error's kind, as the ``tfdisco`` CLI names it in ``--json``
+            output (``"network"``, ``"service_not_provided"``, …).
+        url: the request URL at fault, for errors that happened while
+            talking to a server; otherwise None.
+        status: the HTTP status at fault (``Status`` errors and redirects
+            without a ``Location``); otherwise None.
+    """
+
+    kind: str = "error"
+    url: Optional[str]
+    status: Optional[int]
+
+    def __init__(
+        self,
+        message: str,
+        kind: Optional[str] = None,
+        url: Optional[str] = None,
+        status: Optional[int] = None,
+    ) -> None:
+        super().__init__(message)
+        if kind is not None:
+            self.kind = kind
+        self.url = url
+        self.status = status
+
+    @property
+    def message(self) -> str:
+        """The message, as ``str(error)`` gives it."""
+        return str(self.args[0]) if self.args else ""
+
+
+class InvalidHostname(Error, ValueError):
+    """A hostname that does not parse (also ``ValueError``)."""
+
+    kind = "invalid_hostname"
+
+
+class InvalidServiceId(Error, ValueError):
+    """A service id that does not parse, such as ``"modules"`` without a
+    version (also ``ValueError``)."""
+
+    kind = "invalid_service_id"
+
+
+class ServiceNotProvided(Error, LookupError):
+    """The host offers no service of that name (also ``LookupError``)."""
+
+    kind = "service_not_provided"
+
+
+class VersionNotSupported(Error, LookupError):
+    """The host offers the service, but not in the requested version (also
+    ``LookupError``)."""
+
+    kind = "version_not_supported"
+
+
+class InvalidServiceUrl(Error):
+    """The document's URL for a service is unusable."""
+
+    kind = "invalid_service_url"
+
+
+class InvalidOAuthClient(Error):
+    """The document's ``login.v1``-style client definition is unusable."""
+
+    kind = "invalid_oauth_client"
+
+
+class TlsError(Error):
+    """The TLS handshake failed: an untrusted or wrong certificate, say
+    (trust a private CA with ``ca_files``)."""
+
+    kind = "tls"
+
+
+class NetworkError(Error):
+    """DNS, connection, proxy or I/O failure."""
+
+    kind = "network"
+
+
+class Timeout(Error):
+    """The discovery did not finish within the client's ``timeout``."""
+
+    kind = "timeout"
+
+
+class StatusError(Error):
+    """The server answered with a status other than 200, 404 or a redirect."""
+
+    kind = "status"
+
+
+class ContentTypeError(Error):
+    """The ``Content-Type`` is missing, malformed or not JSON."""
+
+    kind = "content_type"
+
+
+class ContentEncodingError(Error):
+    """An unsupported ``Content-Encoding``, or gzip that does not decode."""
+
+    kind = "content_encoding"
+
+
+class TooLarge(Error):
+    """The document is larger than the client's ``body_limit``."""
+
+    kind = "too_large"
+
+
+class JsonError(Error):
+    """The document is not a JSON object (nor ``null``)."""
+
+    kind = "json"
+
+
+class RedirectError(Error):
+    """A redirect that cannot be followed: no or a bad ``Location``, https to
+    http, or too many."""
+
+    kind = "redirect"
+
+
+class InvalidSource(Error, ValueError):
+    """A provider or module source address that does not parse, or that a
+    registry request cannot use (also ``ValueError``)."""
+
+    kind = "invalid_source"
+
+
+class InvalidArgument(Error, ValueError):
+    """An argument of a registry request that cannot be used: a version or
+    platform that does not parse (also ``ValueError``)."""
+
+    kind = "invalid_argument"
+
+
+class NotFound(Error, LookupError):
+    """The registry has no such provider, module, version or platform (it
+    answered 404; also ``LookupError``)."""
+
+    kind = "not_found"
+
+
+class InvalidResponse(Error):
+    """A registry response that parses but cannot be used (a missing
+    ``X-Terraform-Get``, a bad checksum, another platform, …)."""
+
+    kind = "invalid_response"
+
+
+class InvalidOption(Error, ValueError):
+    """An unusable client option: a CA file that cannot be read, a
+    User-Agent or token that cannot be sent in a header, … (also
+    ``ValueError``)."""
+
+    kind = "invalid_option"
+
+
+class CredentialsError(Error):
+    """A credentials source failed (a credentials helper, say)."""
+
+    kind = "credentials"
+
+
+class ConfigWarning(UserWarning):
+    """A problem in the Terraform/OpenTofu CLI configuration files, reported
+    as the CLIs do: a warning, and the faulty part is skipped."""
+
+
+_BY_KIND: Dict[str, Type[Error]] = {
+    cls.kind: cls
+    for cls in (
+        InvalidHostname,
+        InvalidServiceId,
+        ServiceNotProvided,
+        VersionNotSupported,
+        InvalidServiceUrl,
+        InvalidOAuthClient,
+        TlsError,
+        NetworkError,
+        Timeout,
+        StatusError,
+        ContentTypeError,
+        ContentEncodingError,
+        TooLarge,
+        JsonError,
+        RedirectError,
+        InvalidSource,
+        InvalidArgument,
+        NotFound,
+        InvalidResponse,
+        InvalidOption,
+        CredentialsError,
+    )
+}
+
+def _make(
+    kind: str, message: str, url: Optional[str], status: Optional[int]
+) -> Error:
+    """The exception for an error of ``kind`` (called by the native module).
+
+    A kind this version does not know yet gives a plain :class:`Error` with
+    that ``kind``.
+    """
+    cls = _BY_KIND.get(kind, Error)
+    return cls(message, kind, url, status)
