@@ -6,7 +6,8 @@
 #
 #   python/run-tests.sh [VENV_DIR [PYTEST_ARGS...]]   (default: python/.venv)
 #
-# Honours CARGO_TARGET_DIR and PYTHON (the interpreter that makes the venv,
+# Honours CARGO_TARGET_DIR, TFDISCO_MATURIN_ARGS (more maturin build options,
+# such as --profile dev) and PYTHON (the interpreter that makes the venv,
 # default python3; CPython 3.9 or later). Needs the network for PyPI
 # (maturin, pytest, trustme, mypy) and crates.io.
 set -euo pipefail
@@ -26,7 +27,7 @@ echo "== virtual environment in $venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check pytest trustme mypy
 
 echo "== pip install ./python (maturin, release build, Cargo.lock as committed)"
-(cd "$repo" && MATURIN_PEP517_ARGS="--locked" \
+(cd "$repo" && MATURIN_PEP517_ARGS="--locked ${TFDISCO_MATURIN_ARGS:-}" \
     "$venv/bin/python" -m pip install --disable-pip-version-check --force-reinstall ./python)
 
 echo "== the tfdisco CLI (tfdisco serve) and the core's normalize example"

@@ -2,9 +2,11 @@
 //! `tfdisco` CLI builds its own, with blocking methods (the GIL released)
 //! and the asyncio methods `tfdisco.AsyncClient` awaits.
 //!
-//! Adding a call (a registry request, say) takes one `async fn` in [`ops`]
-//! and two one-line methods on [`PyClient`]: `name` (blocking) and
-//! `_name_async` (an asyncio future), plus the Python wrapper's coroutine.
+//! Adding a call takes one `async fn` in [`ops`] and two short methods on
+//! [`PyClient`]: `name` (blocking) and `_name_async` (an asyncio future),
+//! plus the Python wrapper's coroutine. The registry calls check their
+//! arguments (sources parsed in the client's dialect, versions, platforms)
+//! before anything goes out, so bad ones raise at once.
 
 use std::ffi::CString;
 use std::future::Future;
@@ -19,11 +21,14 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::PyMapping;
 use tfdisco_config::{CliConfig, CliCredentials, Severity};
-use tfdisco_core::{Credentials, Dialect, Env, Hostname, NoCredentials, StaticCredentials};
+use tfdisco_core::{
+    Credentials, Dialect, Env, Hostname, NoCredentials, Platform, ProviderSource,
+    StaticCredentials, check_version,
+};
 
 use crate::errors::{self, IntoPyResult};
 use crate::hostname::HostArg;
-use crate::runtime;
+use crate::{registry, runtime};
 
 /// The transport's client: cache, coalescing and connections.
 type Inner = tfdisco_tokio::Client;
@@ -31,9 +36,12 @@ type Inner = tfdisco_tokio::Client;
 /// The calls, as futures over a clone of the client (cheap: clones share
 /// everything). Each gives a Rust value that becomes a Python object.
 mod ops {
-    use tfdisco_core::{Error, Hostname};
+    use tfdisco_core::{Error, Hostname, ModuleSource, Platform, ProviderSource};
 
     use super::Inner;
+    use crate::registry::{
+        PyModuleLocation, PyModuleVersions, PyProviderPackage, PyProviderVersions,
+    };
     use crate::services::{PyOAuthClient, PyServices};
 
     pub(super) async fn discover(client: Inner, host: Hostname) -> Result<PyServices, Error> {
@@ -58,6 +66,46 @@ mod ops {
             .await?
             .oauth_client(&id)
             .map(PyOAuthClient)
+    }
+
+    pub(super) async fn provider_versions(
+        client: Inner,
+        source: ProviderSource,
+    ) -> Result<PyProviderVersions, Error> {
+        client
+            .provider_versions(&source)
+            .await
+            .map(PyProviderVersions)
+    }
+
+    pub(super) async fn provider_package(
+        client: Inner,
+        source: ProviderSource,
+        version: String,
+        platform: Platform,
+    ) -> Result<PyProviderPackage, Error> {
+        client
+            .provider_package(&source, &version, &platform)
+            .await
+            .map(PyProviderPackage)
+    }
+
+    pub(super) async fn module_versions(
+        client: Inner,
+        source: ModuleSource,
+    ) -> Result<PyModuleVersions, Error> {
+        client.module_versions(&source).await.map(PyModuleVersions)
+    }
+
+    pub(super) async fn module_download(
+        client: Inner,
+        source: ModuleSource,
+        version: String,
+    ) -> Result<PyModuleLocation, Error> {
+        client
+            .module_download(&source, &version)
+            .await
+            .map(PyModuleLocation)
     }
 }
 
@@ -124,6 +172,8 @@ enum CredentialsLookup {
 struct Shared {
     client: Inner,
     lookup: CredentialsLookup,
+    /// The dialect sources given as `str` are parsed in.
+    dialect: Dialect,
     repr: String,
 }
 
@@ -161,6 +211,11 @@ struct Shared {
 /// - `env`: the environment variables to read (`TF_TOKEN_*`, `HOME`,
 ///   `TF_CLI_CONFIG_FILE`, proxies, …) instead of the process environment.
 ///
+/// Besides discovery, the client asks registries what `init` asks them:
+/// `provider_versions`, `provider_package`, `module_versions` and
+/// `module_download`, each discovering the source's host first (cached)
+/// and sending the host's token.
+///
 /// The environment and the CLI configuration are read once, here.
 /// Blocking methods release the GIL; one client may be used from any
 /// number of threads at once, and concurrent discoveries of one host share
@@ -171,7 +226,7 @@ pub(crate) struct PyClient {
     shared: Arc<Shared>,
 }
 
-fn parse_dialect(name: &str) -> PyResult<Dialect> {
+pub(crate) fn parse_dialect(name: &str) -> PyResult<Dialect> {
     name.parse::<Dialect>()
         .map_err(|e| PyValueError::new_err(format!("dialect: {e}")))
 }
@@ -421,6 +476,7 @@ impl PyClient {
             shared: Arc::new(Shared {
                 client,
                 lookup,
+                dialect,
                 repr,
             }),
         })
@@ -449,6 +505,73 @@ impl PyClient {
         self.blocking(py, ops::oauth_client(self.inner(), host.0, id))
     }
 
+    /// The versions of a provider, from its registry's `providers.v1` API
+    /// (`GET …/NAMESPACE/TYPE/versions`): a `ProviderVersions`. `source` is
+    /// a `ProviderSource`, or a str parsed in the client's dialect
+    /// (`"hashicorp/aws"` is on the dialect's default registry); it needs a
+    /// namespace. Discovers the source's host first (cached) and sends its
+    /// token, over https only. Raises `InvalidSource`, `NotFound` (the
+    /// registry answered 404), `InvalidResponse`, or any discovery error.
+    fn provider_versions(
+        &self,
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+    ) -> PyResult<crate::registry::PyProviderVersions> {
+        let source = registry::provider_source_arg(source, self.shared.dialect)?;
+        self.blocking(py, ops::provider_versions(self.inner(), source))
+    }
+
+    /// Where to download `version` of a provider for `platform` (a
+    /// `Platform` or a str such as `"linux_amd64"`), and how to check it: a
+    /// `ProviderPackage`. Raises `InvalidSource`, `InvalidArgument` (a
+    /// version that is not `MAJOR.MINOR.PATCH[-pre][+build]`, a platform
+    /// that is not `OS_ARCH`) before any request, `NotFound`,
+    /// `InvalidResponse`, or any discovery error.
+    fn provider_package(
+        &self,
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        version: String,
+        platform: &Bound<'_, PyAny>,
+    ) -> PyResult<crate::registry::PyProviderPackage> {
+        let (source, platform) = self.package_args(py, source, &version, platform)?;
+        self.blocking(
+            py,
+            ops::provider_package(self.inner(), source, version, platform),
+        )
+    }
+
+    /// The versions of a module package, from its registry's `modules.v1`
+    /// API (`GET …/NAMESPACE/NAME/SYSTEM/versions`): a `ModuleVersions`.
+    /// `source` is a `ModuleSource`, or a str parsed in the client's dialect
+    /// (`"hashicorp/consul/aws"`; a hostname must contain a dot). Raises
+    /// `InvalidSource`, `NotFound`, `InvalidResponse`, or any discovery
+    /// error.
+    fn module_versions(
+        &self,
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+    ) -> PyResult<crate::registry::PyModuleVersions> {
+        let source = registry::module_source_arg(source, self.shared.dialect)?;
+        self.blocking(py, ops::module_versions(self.inner(), source))
+    }
+
+    /// Where to download `version` of a module package from: a
+    /// `ModuleLocation` (the registry's `X-Terraform-Get`, or OpenTofu's JSON
+    /// answer). Raises `InvalidSource`, `InvalidArgument` (a version that is
+    /// not `MAJOR.MINOR.PATCH[-pre][+build]`), `NotFound`,
+    /// `InvalidResponse`, or any discovery error.
+    fn module_download(
+        &self,
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        version: String,
+    ) -> PyResult<crate::registry::PyModuleLocation> {
+        let source = registry::module_source_arg(source, self.shared.dialect)?;
+        check_version(&version).or_raise(py)?;
+        self.blocking(py, ops::module_download(self.inner(), source, version))
+    }
+
     /// `discover` as an asyncio future (what `AsyncClient.discover` awaits).
     fn _discover_async<'py>(&self, py: Python<'py>, host: HostArg) -> PyResult<Bound<'py, PyAny>> {
         self.later(py, ops::discover(self.inner(), host.0))
@@ -472,6 +595,53 @@ impl PyClient {
         id: String,
     ) -> PyResult<Bound<'py, PyAny>> {
         self.later(py, ops::oauth_client(self.inner(), host.0, id))
+    }
+
+    /// `provider_versions` as an asyncio future.
+    fn _provider_versions_async<'py>(
+        &self,
+        py: Python<'py>,
+        source: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let source = registry::provider_source_arg(source, self.shared.dialect)?;
+        self.later(py, ops::provider_versions(self.inner(), source))
+    }
+
+    /// `provider_package` as an asyncio future.
+    fn _provider_package_async<'py>(
+        &self,
+        py: Python<'py>,
+        source: &Bound<'py, PyAny>,
+        version: String,
+        platform: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let (source, platform) = self.package_args(py, source, &version, platform)?;
+        self.later(
+            py,
+            ops::provider_package(self.inner(), source, version, platform),
+        )
+    }
+
+    /// `module_versions` as an asyncio future.
+    fn _module_versions_async<'py>(
+        &self,
+        py: Python<'py>,
+        source: &Bound<'py, PyAny>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let source = registry::module_source_arg(source, self.shared.dialect)?;
+        self.later(py, ops::module_versions(self.inner(), source))
+    }
+
+    /// `module_download` as an asyncio future.
+    fn _module_download_async<'py>(
+        &self,
+        py: Python<'py>,
+        source: &Bound<'py, PyAny>,
+        version: String,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let source = registry::module_source_arg(source, self.shared.dialect)?;
+        check_version(&version).or_raise(py)?;
+        self.later(py, ops::module_download(self.inner(), source, version))
     }
 
     /// Drops what the cache holds for `host`: the next call discovers it
@@ -527,6 +697,21 @@ impl PyClient {
 impl PyClient {
     fn inner(&self) -> Inner {
         self.shared.client.clone()
+    }
+
+    /// The arguments of `provider_package`, checked in the order the Rust
+    /// client checks them: source, version, platform.
+    fn package_args(
+        &self,
+        py: Python<'_>,
+        source: &Bound<'_, PyAny>,
+        version: &str,
+        platform: &Bound<'_, PyAny>,
+    ) -> PyResult<(ProviderSource, Platform)> {
+        let source = registry::provider_source_arg(source, self.shared.dialect)?;
+        check_version(version).or_raise(py)?;
+        let platform = registry::platform_arg(platform)?;
+        Ok((source, platform))
     }
 
     /// Runs a call to completion, the GIL released.

@@ -6,6 +6,7 @@ mod client;
 mod errors;
 mod hostname;
 mod json;
+mod registry;
 mod runtime;
 mod services;
 
@@ -18,6 +19,11 @@ mod _tfdisco {
     use crate::client::PyClient;
     #[pymodule_export]
     use crate::hostname::{PyHostname, for_display, is_valid, normalize};
+    #[pymodule_export]
+    use crate::registry::{
+        PyModuleLocation, PyModuleSource, PyModuleVersions, PyPlatform, PyProviderPackage,
+        PyProviderSource, PyProviderVersion, PyProviderVersions, PySigningKey,
+    };
     #[pymodule_export]
     use crate::services::{PyOAuthClient, PyServices};
 

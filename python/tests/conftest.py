@@ -186,6 +186,13 @@ def served(serve: Callable[..., Served]) -> Served:
     return serve()
 
 
+@pytest.fixture
+def registry_served(serve: Callable[..., Served]) -> Served:
+    """One ``tfdisco serve`` whose document points at the sample registry
+    it serves next to it (``registry_services()``)."""
+    return serve(doc=json.dumps(registry_services()))
+
+
 # --- A recording HTTPS server of our own, for what `serve` cannot show ---
 
 
@@ -302,4 +309,19 @@ def sample_services() -> Dict[str, object]:
     }
 
 
-__all__ = ["Recorder", "Reply", "Served", "json", "run_python", "sample_services"]
+def registry_services() -> Dict[str, object]:
+    """A document pointing at the sample registry ``tfdisco serve`` serves
+    next to any document (transports/testkit/src/sample.rs): modules under
+    ``/v1/modules/``, providers under ``/v1/providers/``."""
+    return {"modules.v1": "/v1/modules/", "providers.v1": "/v1/providers/"}
+
+
+__all__ = [
+    "Recorder",
+    "Reply",
+    "Served",
+    "json",
+    "registry_services",
+    "run_python",
+    "sample_services",
+]

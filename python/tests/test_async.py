@@ -43,7 +43,16 @@ def test_same_options_as_the_blocking_client() -> None:
     else:
         assert all(p.kind == inspect.Parameter.KEYWORD_ONLY for p in blocking.parameters.values())
         assert {name: p.default for name, p in blocking.parameters.items()} == async_options
-    for method in ("discover", "service_url", "oauth_client", "credentials_source"):
+    for method in (
+        "discover",
+        "service_url",
+        "oauth_client",
+        "credentials_source",
+        "provider_versions",
+        "provider_package",
+        "module_versions",
+        "module_download",
+    ):
         assert inspect.iscoroutinefunction(getattr(tfdisco.AsyncClient, method)), method
         assert hasattr(tfdisco.Client, method)
 

@@ -12,7 +12,7 @@ import pytest
 
 EXAMPLE = '''
 import asyncio
-from typing import Optional
+from typing import List, Optional
 import tfdisco
 
 def blocking() -> str:
@@ -31,10 +31,39 @@ def blocking() -> str:
         print(e.kind, e.url, e.status)
     return url + client.service_url("example.com", "providers.v1")
 
+def registry(client: tfdisco.Client) -> List[str]:
+    source = tfdisco.ProviderSource("hashicorp/aws", dialect="opentofu")
+    versions: tfdisco.ProviderVersions = client.provider_versions(source)
+    first: tfdisco.ProviderVersion = versions.versions[0]
+    platforms: List[tfdisco.Platform] = first.platforms
+    package: tfdisco.ProviderPackage = client.provider_package(
+        "hashicorp/aws", first.version, platforms[0]
+    )
+    package = client.provider_package(source, "5.0.0", "linux_amd64")
+    keys: List[tfdisco.SigningKey] = package.signing_keys
+    armor: Optional[str] = keys[0].source_url if keys else None
+    module = tfdisco.ModuleSource("hashicorp/consul/aws")
+    modules: tfdisco.ModuleVersions = client.module_versions(module)
+    location: tfdisco.ModuleLocation = client.module_download("hashicorp/consul/aws", "0.1.0")
+    direct: Optional[bool] = location.use_registry_credentials
+    host: tfdisco.Hostname = source.host
+    print(armor, direct, host.port, module.subdir, source.type, source.for_display())
+    try:
+        client.module_download(module, "1.0")
+    except (tfdisco.InvalidArgument, tfdisco.InvalidSource, tfdisco.NotFound) as e:
+        print(e.kind)
+    return modules.versions + [package.download_url, package.shasum, versions.url]
+
 async def coroutine() -> tfdisco.Services:
     client = tfdisco.AsyncClient(timeout=5.0, credentials=None)
     url: str = await client.service_url("example.com", "modules.v1")
-    print(url)
+    versions: tfdisco.ProviderVersions = await client.provider_versions("hashicorp/aws")
+    package: tfdisco.ProviderPackage = await client.provider_package(
+        versions.source, "1.0.0", tfdisco.Platform("linux_amd64")
+    )
+    modules: tfdisco.ModuleVersions = await client.module_versions("hashicorp/consul/aws")
+    location: tfdisco.ModuleLocation = await client.module_download(modules.source, "0.1.0")
+    print(url, package.filename, location.location)
     return await client.discover("example.com")
 '''
 

@@ -12,12 +12,20 @@ discovery document rules, the same CLI configuration and credentials.
 >>> client = tfdisco.Client()                                   # doctest: +SKIP
 >>> client.service_url("registry.example.com", "modules.v1")   # doctest: +SKIP
 'https://registry.example.com/v1/modules/'
+>>> client.module_download("hashicorp/consul/aws", "0.12.1").location  # doctest: +SKIP
+'git::https://github.com/hashicorp/terraform-aws-consul?ref=v0.12.1'
 
 - :class:`Hostname`, :func:`normalize`, :func:`for_display`,
   :func:`is_valid`: hostnames in comparison and display forms.
 - :class:`Client`: blocking discovery (the GIL released; share one client
   between threads); :class:`AsyncClient`: the same as coroutines for asyncio.
 - :class:`Services`: a host's discovery document, a read-only mapping.
+- The registry calls of both clients: ``provider_versions``,
+  ``provider_package``, ``module_versions``, ``module_download``, with
+  :class:`ProviderSource`, :class:`ModuleSource`, :class:`Platform` and the
+  answers :class:`ProviderVersions` (of :class:`ProviderVersion`),
+  :class:`ProviderPackage` (with :class:`SigningKey`),
+  :class:`ModuleVersions` and :class:`ModuleLocation`.
 - :class:`Error` and one subclass per kind of failure.
 """
 
@@ -56,8 +64,17 @@ from ._errors import (
 from ._tfdisco import (
     Client,
     Hostname,
+    ModuleLocation,
+    ModuleSource,
+    ModuleVersions,
     OAuthClient,
+    Platform,
+    ProviderPackage,
+    ProviderSource,
+    ProviderVersion,
+    ProviderVersions,
     Services,
+    SigningKey,
     __version__,
     for_display,
     is_valid,
@@ -82,12 +99,21 @@ __all__ = [
     "InvalidServiceUrl",
     "InvalidSource",
     "JsonError",
+    "ModuleLocation",
+    "ModuleSource",
+    "ModuleVersions",
     "NetworkError",
     "NotFound",
     "OAuthClient",
+    "Platform",
+    "ProviderPackage",
+    "ProviderSource",
+    "ProviderVersion",
+    "ProviderVersions",
     "RedirectError",
     "ServiceNotProvided",
     "Services",
+    "SigningKey",
     "StatusError",
     "Timeout",
     "TlsError",
@@ -104,11 +130,20 @@ _abc.Mapping.register(Services)
 
 #: A hostname argument: a ``str`` as users type it, or a :class:`Hostname`.
 HostLike = Union[str, Hostname]
+#: A provider source argument: a ``str`` (parsed in the client's dialect) or
+#: a :class:`ProviderSource`.
+ProviderSourceLike = Union[str, ProviderSource]
+#: A module source argument: a ``str`` (parsed in the client's dialect) or a
+#: :class:`ModuleSource`.
+ModuleSourceLike = Union[str, ModuleSource]
+#: A platform argument: a ``str`` such as ``"linux_amd64"`` or a
+#: :class:`Platform`.
+PlatformLike = Union[str, Platform]
 
 
 class AsyncClient:
-    """:class:`Client` for asyncio: the same options and the same methods,
-    as coroutines.
+    """:class:`Client` for asyncio: the same options and the same methods
+    (discovery and the registry calls), as coroutines.
 
     The calls run on the module's tokio runtime (pyo3-async-runtimes), not in
     a thread pool: awaiting one holds no thread, and cancelling the awaiting
@@ -183,6 +218,28 @@ class AsyncClient:
         """The OAuth client that service ``id`` of ``host`` describes (see
         :meth:`Client.oauth_client`)."""
         return await self._client._oauth_client_async(host, id)
+
+    async def provider_versions(self, source: ProviderSourceLike) -> ProviderVersions:
+        """The versions of a provider, from its registry (see
+        :meth:`Client.provider_versions`)."""
+        return await self._client._provider_versions_async(source)
+
+    async def provider_package(
+        self, source: ProviderSourceLike, version: str, platform: PlatformLike
+    ) -> ProviderPackage:
+        """Where to download ``version`` of a provider for ``platform`` and
+        how to check it (see :meth:`Client.provider_package`)."""
+        return await self._client._provider_package_async(source, version, platform)
+
+    async def module_versions(self, source: ModuleSourceLike) -> ModuleVersions:
+        """The versions of a module package, from its registry (see
+        :meth:`Client.module_versions`)."""
+        return await self._client._module_versions_async(source)
+
+    async def module_download(self, source: ModuleSourceLike, version: str) -> ModuleLocation:
+        """Where to download ``version`` of a module package from (see
+        :meth:`Client.module_download`)."""
+        return await self._client._module_download_async(source, version)
 
     async def credentials_source(self, host: HostLike) -> Optional[str]:
         """Where the token for ``host`` comes from (see

@@ -2,15 +2,35 @@
 
 import os
 from collections.abc import ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
-from typing import Any, Awaitable, FrozenSet, Optional, Tuple, TypeVar, Union, final, overload
+from typing import (
+    Any,
+    Awaitable,
+    FrozenSet,
+    List,
+    Optional,
+    Tuple,
+    TypeVar,
+    Union,
+    final,
+    overload,
+)
 
 __version__: str
 
 __all__ = [
     "Client",
     "Hostname",
+    "ModuleLocation",
+    "ModuleSource",
+    "ModuleVersions",
     "OAuthClient",
+    "Platform",
+    "ProviderPackage",
+    "ProviderSource",
+    "ProviderVersion",
+    "ProviderVersions",
     "Services",
+    "SigningKey",
     "for_display",
     "is_valid",
     "normalize",
@@ -18,6 +38,9 @@ __all__ = [
 ]
 
 _HostLike = Union[str, "Hostname"]
+_ProviderSourceLike = Union[str, "ProviderSource"]
+_ModuleSourceLike = Union[str, "ModuleSource"]
+_PlatformLike = Union[str, "Platform"]
 #: A JSON value as Python objects (dict, list, str, int, float, bool, None).
 _JSON = Any
 
@@ -131,6 +154,241 @@ class Services(Mapping[str, _JSON]):
     def __eq__(self, other: object, /) -> bool: ...
 
 @final
+class ProviderSource:
+    """A provider source address (``hashicorp/aws``,
+    ``registry.example.com/acme/widgets``), parsed as Terraform and OpenTofu
+    parse ``required_providers``. Raises :class:`InvalidSource`."""
+
+    def __new__(cls, source: str, *, dialect: str = "opentofu") -> "ProviderSource": ...
+    @property
+    def host(self) -> Hostname:
+        """The registry host."""
+    @property
+    def namespace(self) -> str:
+        """The namespace, normalized; ``?`` when none was given, ``-`` for a
+        legacy address."""
+    @property
+    def type(self) -> str:
+        """The provider type, normalized."""
+    @property
+    def dialect(self) -> str:
+        """The dialect that parsed it: ``"opentofu"`` or ``"terraform"``."""
+    @property
+    def has_known_namespace(self) -> bool:
+        """True when a namespace was given."""
+    @property
+    def is_legacy(self) -> bool:
+        """True for a legacy address (namespace ``-``)."""
+    @property
+    def is_builtin(self) -> bool:
+        """True for a provider built into the CLI."""
+    def for_display(self) -> str:
+        """The short form for people (Go's ``ForDisplay``)."""
+    def validate(self) -> None:
+        """Raises :class:`InvalidSource` unless a registry request can use
+        the source (it needs a namespace)."""
+    def __str__(self) -> str: ...
+    def __repr__(self) -> str: ...
+    def __hash__(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    def __lt__(self, other: "ProviderSource", /) -> bool: ...
+    def __le__(self, other: "ProviderSource", /) -> bool: ...
+    def __gt__(self, other: "ProviderSource", /) -> bool: ...
+    def __ge__(self, other: "ProviderSource", /) -> bool: ...
+
+@final
+class ModuleSource:
+    """A module registry source address (``hashicorp/consul/aws``,
+    ``app.terraform.io/acme/vpc/aws//modules/subnet``). Raises
+    :class:`InvalidSource`."""
+
+    def __new__(cls, source: str, *, dialect: str = "opentofu") -> "ModuleSource": ...
+    @property
+    def host(self) -> Hostname:
+        """The registry host."""
+    @property
+    def namespace(self) -> str:
+        """The namespace, as written."""
+    @property
+    def name(self) -> str:
+        """The module name, as written."""
+    @property
+    def target_system(self) -> str:
+        """The target system (``aws``, ``azurerm``, …)."""
+    @property
+    def subdir(self) -> str:
+        """The subdirectory inside the package; empty when there is none."""
+    @property
+    def package_path(self) -> str:
+        """``namespace/name/system``."""
+    @property
+    def dialect(self) -> str:
+        """The dialect that parsed it: ``"opentofu"`` or ``"terraform"``."""
+    def for_display(self) -> str:
+        """The short form for people (Go's ``ForDisplay``)."""
+    def __str__(self) -> str: ...
+    def __repr__(self) -> str: ...
+    def __hash__(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+    def __lt__(self, other: "ModuleSource", /) -> bool: ...
+    def __le__(self, other: "ModuleSource", /) -> bool: ...
+    def __gt__(self, other: "ModuleSource", /) -> bool: ...
+    def __ge__(self, other: "ModuleSource", /) -> bool: ...
+
+@final
+class Platform:
+    """An operating system and architecture (``Platform("linux_amd64")``).
+    Raises :class:`InvalidArgument`."""
+
+    def __new__(cls, platform: str) -> "Platform": ...
+    @property
+    def os(self) -> str:
+        """The operating system (``linux``)."""
+    @property
+    def arch(self) -> str:
+        """The architecture (``amd64``)."""
+    def __str__(self) -> str: ...
+    def __repr__(self) -> str: ...
+    def __hash__(self) -> int: ...
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
+@final
+class ProviderVersion:
+    """One version of a provider, as its registry lists it."""
+
+    @property
+    def version(self) -> str:
+        """The version (``3.6.0``)."""
+    @property
+    def protocols(self) -> List[str]:
+        """The plugin protocol versions it speaks (``["5.0"]``)."""
+    @property
+    def platforms(self) -> List[Platform]:
+        """The platforms it has packages for."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
+@final
+class ProviderVersions:
+    """The versions of a provider (``Client.provider_versions``)."""
+
+    @property
+    def source(self) -> ProviderSource:
+        """The provider asked about."""
+    @property
+    def url(self) -> str:
+        """The URL the versions were read from, after redirects."""
+    @property
+    def versions(self) -> List[ProviderVersion]:
+        """The versions, in the registry's order."""
+    @property
+    def warnings(self) -> List[str]:
+        """Warnings the registry gives about this provider."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
+@final
+class SigningKey:
+    """One GPG key that may have signed a provider's ``SHA256SUMS``."""
+
+    @property
+    def key_id(self) -> str:
+        """The key id."""
+    @property
+    def ascii_armor(self) -> str:
+        """The public key, ASCII-armored."""
+    @property
+    def trust_signature(self) -> str:
+        """A signature by a trusted key over this key; may be empty."""
+    @property
+    def source(self) -> str:
+        """Who the key belongs to; may be empty."""
+    @property
+    def source_url(self) -> Optional[str]:
+        """Where to read more about the key."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
+@final
+class ProviderPackage:
+    """Where to download one version of a provider for one platform, and how
+    to check it (``Client.provider_package``)."""
+
+    @property
+    def source(self) -> ProviderSource:
+        """The provider asked about."""
+    @property
+    def version(self) -> str:
+        """The version asked about."""
+    @property
+    def platform(self) -> Platform:
+        """The platform asked about."""
+    @property
+    def filename(self) -> str:
+        """The package's file name."""
+    @property
+    def download_url(self) -> str:
+        """The package."""
+    @property
+    def shasums_url(self) -> str:
+        """The ``SHA256SUMS`` file."""
+    @property
+    def shasums_signature_url(self) -> str:
+        """The detached signature of ``SHA256SUMS``."""
+    @property
+    def shasum(self) -> str:
+        """The package's SHA-256 (64 lower-case hex digits)."""
+    @property
+    def protocols(self) -> List[str]:
+        """The plugin protocol versions it speaks."""
+    @property
+    def signing_keys(self) -> List[SigningKey]:
+        """The keys that may have signed ``SHA256SUMS``."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
+@final
+class ModuleVersions:
+    """The versions of a module package (``Client.module_versions``)."""
+
+    @property
+    def source(self) -> ModuleSource:
+        """The module asked about."""
+    @property
+    def url(self) -> str:
+        """The URL the versions were read from, after redirects."""
+    @property
+    def versions(self) -> List[str]:
+        """The versions, in the registry's order."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
+@final
+class ModuleLocation:
+    """Where to download one version of a module package from
+    (``Client.module_download``)."""
+
+    @property
+    def source(self) -> ModuleSource:
+        """The module asked about."""
+    @property
+    def version(self) -> str:
+        """The version asked about."""
+    @property
+    def location(self) -> str:
+        """A go-getter address, or a plain http(s) URL for OpenTofu's direct
+        packages."""
+    @property
+    def use_registry_credentials(self) -> Optional[bool]:
+        """Whether the registry's credentials go with a direct package
+        download; None for a go-getter address."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
+@final
 class Client:
     """A discovery client; blocking methods release the GIL. See the
     package documentation for every option."""
@@ -158,6 +416,16 @@ class Client:
         """The base URL of service ``id`` on ``host``."""
     def oauth_client(self, host: _HostLike, id: str) -> OAuthClient:
         """The OAuth client that service ``id`` of ``host`` describes."""
+    def provider_versions(self, source: _ProviderSourceLike) -> ProviderVersions:
+        """The versions of a provider, from its registry."""
+    def provider_package(
+        self, source: _ProviderSourceLike, version: str, platform: _PlatformLike
+    ) -> ProviderPackage:
+        """Where to download ``version`` of a provider for ``platform``."""
+    def module_versions(self, source: _ModuleSourceLike) -> ModuleVersions:
+        """The versions of a module package, from its registry."""
+    def module_download(self, source: _ModuleSourceLike, version: str) -> ModuleLocation:
+        """Where to download ``version`` of a module package from."""
     def forget(self, host: _HostLike) -> None:
         """Drops the cached services of ``host``."""
     def forget_all(self) -> None:
@@ -167,3 +435,13 @@ class Client:
     def _discover_async(self, host: _HostLike) -> Awaitable[Services]: ...
     def _service_url_async(self, host: _HostLike, id: str) -> Awaitable[str]: ...
     def _oauth_client_async(self, host: _HostLike, id: str) -> Awaitable[OAuthClient]: ...
+    def _provider_versions_async(
+        self, source: _ProviderSourceLike
+    ) -> Awaitable[ProviderVersions]: ...
+    def _provider_package_async(
+        self, source: _ProviderSourceLike, version: str, platform: _PlatformLike
+    ) -> Awaitable[ProviderPackage]: ...
+    def _module_versions_async(self, source: _ModuleSourceLike) -> Awaitable[ModuleVersions]: ...
+    def _module_download_async(
+        self, source: _ModuleSourceLike, version: str
+    ) -> Awaitable[ModuleLocation]: ...
