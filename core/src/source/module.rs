@@ -33,7 +33,9 @@ const NAME_RULE: &str = "must be between one and 64 characters, including ASCII 
 /// assert!(ModuleSource::parse("github.com/acme/vpc/aws", Dialect::Terraform).is_err());
 /// # Ok::<(), tfdisco_core::SourceError>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// Equality and hashing compare hostname, namespace, name, target system
+/// and subdirectory, whichever dialect parsed the source.
+#[derive(Clone, Debug)]
 pub struct ModuleSource {
     host: Hostname,
     namespace: String,
@@ -179,6 +181,32 @@ impl ModuleSource {
             out.push_str(&self.subdir);
         }
         out
+    }
+}
+
+impl ModuleSource {
+    fn key(&self) -> (&Hostname, &str, &str, &str, &str) {
+        (
+            &self.host,
+            &self.namespace,
+            &self.name,
+            &self.target_system,
+            &self.subdir,
+        )
+    }
+}
+
+impl PartialEq for ModuleSource {
+    fn eq(&self, other: &ModuleSource) -> bool {
+        self.key() == other.key()
+    }
+}
+
+impl Eq for ModuleSource {}
+
+impl std::hash::Hash for ModuleSource {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.key().hash(state);
     }
 }
 
