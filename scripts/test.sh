@@ -32,4 +32,10 @@ if cargo tree -p tfdisco-config -e normal --prefix none --locked \
   exit 1
 fi
 
+echo "== the Python package (python/run-tests.sh: a venv, pip install ./python, pytest)"
+# A debug build of the extension in the workspace's target directory, so the
+# dependencies the workspace build compiled are reused.
+CARGO_TARGET_DIR="$PWD/target" TFDISCO_MATURIN_ARGS="--profile dev" \
+  python/run-tests.sh "$PWD/target/python-venv"
+
 echo "all checks passed"

@@ -1,4 +1,4 @@
-//! A cache in front of a slow credentials source (go-anchors §4, "Caching").
+//! A cache in front of a slow credentials source (docs/behaviour.md, CRED-10).
 
 use std::collections::HashMap;
 use std::fmt;

@@ -1,4 +1,4 @@
-//! The contents of `credentials.tfrc.json` (go-anchors §5.2): which hosts it
+//! The contents of `credentials.tfrc.json` (docs/behaviour.md, CRED-7): which hosts it
 //! has, and the edit `terraform login` / `logout` make. Pure: `files.rs`
 //! reads and replaces the file.
 

@@ -12,7 +12,7 @@ use crate::Origin;
 /// Why a credentials lookup, store or forget failed.
 ///
 /// The messages keep the Go implementations' texts where Go has the same
-/// failure (go-anchors §4, §5.2). No message contains a token.
+/// failure (docs/behaviour.md, CRED-7, CRED-8). No message contains a token.
 ///
 /// [`CredentialsSource`](tfdisco_core::CredentialsSource) and
 /// [`CredentialsStore`](crate::CredentialsStore) return errors boxed; those

@@ -1,6 +1,7 @@
 //! Everything that touches the file system: where the CLI config files are
-//! for each dialect (go-anchors §5.1), reading them, finding the helper
-//! plugin, and replacing `credentials.tfrc.json` atomically (§5.2).
+//! for each dialect (docs/behaviour.md, CFG-1 to CFG-3), reading them,
+//! finding the helper plugin (CFG-8), and replacing `credentials.tfrc.json`
+//! atomically (CRED-7).
 
 use std::collections::HashSet;
 use std::fs;

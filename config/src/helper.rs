@@ -1,4 +1,4 @@
-//! Credentials helper programs (go-anchors §4): `get`, `store` and `forget`
+//! Credentials helper programs (docs/behaviour.md, CRED-8, CRED-9): `get`, `store` and `forget`
 //! run as child processes, with a deadline.
 
 use std::io::{self, Read, Write};

@@ -1,6 +1,6 @@
 //! Terraform/OpenTofu-compatible credentials and CLI configuration for
 //! tfdisco: the answers `terraform` and `tofu` give about which token to
-//! send to a host and which hosts not to discover (go-anchors §4, §5).
+//! send to a host and which hosts not to discover (docs/behaviour.md, CRED-1 to CRED-10, CFG-1 to CFG-9).
 //!
 //! - [`EnvCredentials`]: `TF_TOKEN_<host>` variables, decoded exactly as the
 //!   CLIs do ([`token_var_host`]).
@@ -21,7 +21,8 @@
 //! The environment comes in as an [`Env`] value ([`Env::from_process`] reads
 //! the real one), so nothing here depends on global state. Pure parsing
 //! lives in `tokens`, `cli_config`, `literal`, `credentials_file` and
-//! `plugins`; reading files is in `files`, running programs in `helper`.
+//! `plugins`; `nesting` refuses HCL text the HCL parser would take far too
+//! long to read; reading files is in `files`, running programs in `helper`.
 //! Nothing here opens a network connection. Tokens never appear in
 //! errors, diagnostics or `Debug` output.
 //!
@@ -78,6 +79,7 @@ mod error;
 mod files;
 mod helper;
 mod literal;
+mod nesting;
 mod plugins;
 mod source;
 mod tokens;

@@ -1,5 +1,5 @@
 //! Which file in the plugin directories is the credentials helper of a type
-//! (go-anchors §4, "Discovery of helpers"). Pure: `files.rs` lists the
+//! (docs/behaviour.md, CFG-8). Pure: `files.rs` lists the
 //! directories.
 
 use std::cmp::Ordering;

@@ -1,5 +1,5 @@
 //! The CLI's credentials source: `TF_TOKEN_*` variables, then `credentials`
-//! blocks, then the helper program (go-anchors §5.2), with Terraform's rules
+//! blocks, then the helper program (docs/behaviour.md, CRED-4, CRED-7), with Terraform's rules
 //! for storing and forgetting credentials.
 
 use std::collections::{HashMap, HashSet};

@@ -1,4 +1,4 @@
-//! `TF_TOKEN_<host>` variables (go-anchors §5.3). Pure: the variables come in
+//! `TF_TOKEN_<host>` variables (docs/behaviour.md, CRED-5). Pure: the variables come in
 //! as an [`Env`] value.
 
 use std::collections::HashMap;

@@ -1,5 +1,5 @@
 //! CLI config files of both dialects, in both syntaxes, from fixtures copied
-//! into temporary home directories (go-anchors §5.1, §5.2, §5.4, §5.5).
+//! into temporary home directories (docs/behaviour.md, CFG-1 to CFG-8, CRED-6).
 
 mod common;
 

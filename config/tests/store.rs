@@ -1,5 +1,5 @@
 //! Storing and forgetting credentials in `credentials.tfrc.json`
-//! (go-anchors §5.2), on real files in temporary home directories.
+//! (docs/behaviour.md, CRED-7), on real files in temporary home directories.
 
 mod common;
 

@@ -1,4 +1,4 @@
-//! `TF_TOKEN_*` decoding beyond the table: the rules of go-anchors §5.3.
+//! `TF_TOKEN_*` decoding beyond the table: the rules of docs/behaviour.md, CRED-5.
 
 use std::ffi::OsString;
 use std::os::unix::ffi::OsStringExt;
