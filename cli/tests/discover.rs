@@ -310,3 +310,27 @@ fn verbose_shows_the_discovery_steps_without_the_token() {
     assert!(r.stderr.contains("discovery succeeded"), "{}", r.stderr);
     assert!(!r.stderr.contains("s3cret"));
 }
+
+/// Without `--ca-file` every transport builds on the system roots alone and
+/// refuses the test CA as untrusted (with libcurl, a trust store held
+/// entirely in a hashed directory once made the client fail to build).
+#[test]
+fn every_transport_builds_on_the_system_roots_alone() {
+    let s = server(Reply::json(DOC));
+    let host = s.host().to_string();
+    for transport in ["tokio", "async-std", "curl"] {
+        let home = tempfile::tempdir().expect("temp dir");
+        let r = tfdisco(
+            home.path(),
+            &[],
+            &["discover", &host, "--transport", transport, "--json"],
+        );
+        assert_eq!(r.code, Some(1), "{transport}: {}", r.stderr);
+        assert_eq!(
+            r.json()["error"]["kind"],
+            "tls",
+            "{transport}: {}",
+            r.stdout
+        );
+    }
+}

@@ -159,13 +159,23 @@ impl TrustAnchors {
     /// the platform bundle) or in an entry not named by its hash, then the
     /// caller's extra CA certificates. With the hashed directories this is
     /// exactly [`TrustAnchors::system`] plus [`TrustAnchors::extra`].
+    ///
+    /// Never empty while the hashed directories hold a root: then it is one
+    /// of those (trusting it twice changes nothing), because libcurl refuses
+    /// an empty bundle and, given none, falls back to a built-in file that
+    /// may trust more than asked. Empty only when there is no anchor at all.
     pub fn pem_beyond_hashed_dirs(&self) -> Vec<u8> {
         let beyond = self
             .system
             .beyond
             .get_or_init(|| self.system.beyond_hashed());
+        let mut certs: Vec<CertificateDer<'_>> =
+            beyond.iter().chain(&self.extra).cloned().collect();
+        if certs.is_empty() {
+            certs.extend(self.system.hashed.iter().find_map(|text| decode(text)));
+        }
         let mut out = Vec::new();
-        for cert in beyond.iter().chain(&self.extra) {
+        for cert in &certs {
             let b64 = base64::engine::general_purpose::STANDARD.encode(cert.as_ref());
             out.extend_from_slice(b"-----BEGIN CERTIFICATE-----\n");
             for line in b64.as_bytes().chunks(64) {
@@ -634,6 +644,32 @@ mod tests {
             assert!(beyond.contains(&der(other)));
         }
         assert!(!beyond.contains(&der(&a)), "OpenSSL finds a by its hash");
+    }
+
+    #[test]
+    fn the_bundle_beyond_is_never_empty_while_a_hashed_root_exists() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let a = cert("a");
+        let hash = subject_hash::subject_hash(der(&a).as_ref()).expect("a hash");
+        std::fs::write(dir.path().join(format!("{hash:08x}.0")), &a).expect("write");
+        let bundle = dir.path().join("bundle.crt");
+        std::fs::write(&bundle, &a).expect("write");
+        let env = Env::new([
+            ("SSL_CERT_FILE", bundle.display().to_string()),
+            ("SSL_CERT_DIR", dir.path().display().to_string()),
+        ]);
+        // Every root is in the hashed directory: libcurl still needs a
+        // bundle (it refuses an empty one), so the bundle repeats one of
+        // them rather than trusting anything else.
+        let anchors = TrustAnchors::load(true, &[], &env).expect("loads");
+        let beyond = anchors.pem_beyond_hashed_dirs();
+        let beyond: Vec<_> = CertificateDer::pem_slice_iter(&beyond)
+            .collect::<Result<_, _>>()
+            .expect("PEM");
+        assert_eq!(beyond, [der(&a)]);
+        // No anchor at all: an empty bundle.
+        let none = TrustAnchors::load(false, &[], &Env::empty()).expect("loads");
+        assert!(none.pem_beyond_hashed_dirs().is_empty());
     }
 
     #[test]

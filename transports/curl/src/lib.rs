@@ -158,7 +158,14 @@ impl Http {
         // one must not add to the trust store and cannot be unset through
         // the `curl` crate. (An empty path makes OpenSSL stall each
         // handshake.)
-        easy.ssl_cainfo_blob(&self.ca_bundle)?;
+        if self.ca_bundle.is_empty() {
+            // No anchor at all (libcurl refuses an empty blob): a CA file
+            // that does not exist, so every handshake fails as untrusted
+            // rather than falling back to libcurl's built-in bundle.
+            easy.cainfo("/nonexistent/tfdisco-no-ca-file")?;
+        } else {
+            easy.ssl_cainfo_blob(&self.ca_bundle)?;
+        }
         easy.capath(
             self.capath
                 .as_deref()
