@@ -26,7 +26,7 @@ echo "== virtual environment in $venv"
 "$python" -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check pytest trustme mypy
 
-echo "== pip install ./python (maturin, release build, Cargo.lock as committed)"
+echo "== pip install ./python (maturin, Cargo.lock as committed)"
 (cd "$repo" && MATURIN_PEP517_ARGS="--locked ${TFDISCO_MATURIN_ARGS:-}" \
     "$venv/bin/python" -m pip install --disable-pip-version-check --force-reinstall ./python)
 
