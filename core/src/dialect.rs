@@ -45,9 +45,7 @@ impl Dialect {
             Dialect::Terraform => "terraform-svchost/1.0",
         }
     }
-}
 
-impl Dialect {
     /// The CLI release whose registry requests tfdisco matches, announced
     /// in `X-Terraform-Version`: Terraform 1.15.5, OpenTofu 1.10.6.
     pub fn default_cli_version(self) -> &'static str {

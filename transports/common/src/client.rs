@@ -139,6 +139,7 @@ impl<T: Transport> AsyncClient<T> {
         &self,
         source: &ProviderSource,
     ) -> Result<ProviderVersions, Error> {
+        source.require_qualified()?;
         self.registry_request(source.host(), |services, config, credentials, now| {
             Fetch::provider_versions(services, source, config, credentials, now)
         })
