@@ -217,6 +217,11 @@ impl<C> ClientBuilder<C> {
         self.config_with(|c| c.with_body_limit(bytes))
     }
 
+    /// The largest registry API response accepted (default 16 MiB).
+    pub fn registry_body_limit(self, bytes: u64) -> Self {
+        self.config_with(|c| c.with_registry_body_limit(bytes))
+    }
+
     /// Terraform or OpenTofu rules: service ids, default User-Agent.
     pub fn dialect(self, dialect: Dialect) -> Self {
         self.config_with(|c| c.with_dialect(dialect))
