@@ -76,6 +76,57 @@ fn one(rng: &mut Rng) -> String {
     name.join(".")
 }
 
+const EDGE_LABELS: [&str; 20] = [
+    "a",
+    "Ab",
+    "registry",
+    "TERRAFORM",
+    "x1",
+    "eu-west-1",
+    "b-c",
+    "0",
+    "xn--p1ai",
+    "a--b",
+    "-a",
+    "a-",
+    "",
+    "ü",
+    "a_b",
+    "a b",
+    "platform",
+    "Corp",
+    "example",
+    "IO",
+];
+const EDGE_SEPARATORS: [&str; 6] = [".", ".", ".", ".", "-", "\u{3002}"];
+const EDGE_PORTS: [&str; 12] = [
+    "", "", "", ":443", ":8443", ":081", ":0", ":65535", ":65536", ":", ":4a", ":443:1",
+];
+
+/// A deterministic corpus of `n` names near the edges of the ASCII fast
+/// path of `Hostname::parse`: lengths around 16, 32, 48 and 62 bytes, case,
+/// ports it takes and ports it leaves, `-` and `.` in every position, `--`,
+/// and a few bytes no hostname has. Most are invalid.
+pub fn edge_corpus(n: usize) -> Vec<String> {
+    let mut rng = Rng::new(0x1357_9bdf);
+    (0..n)
+        .map(|_| {
+            let mut name = String::new();
+            for i in 0..1 + rng.below(12) {
+                if i > 0 {
+                    name.push_str(rng.pick(&EDGE_SEPARATORS));
+                }
+                name.push_str(rng.pick(&EDGE_LABELS));
+            }
+            if rng.below(8) == 0 {
+                name.push('.');
+            }
+            name.push_str(rng.pick(&EDGE_PORTS));
+            name
+        })
+        .collect()
+}
+
 fn capitalize(label: &str) -> String {
     let mut chars = label.chars();
     match chars.next() {

@@ -4,6 +4,7 @@
 //! (docs/behaviour.md, HOST-1 to HOST-10) with the deliberate differences
 //! D1–D3 (HOST-2 to HOST-4).
 
+mod ascii;
 mod error;
 pub(crate) mod idn;
 mod port;
@@ -47,6 +48,17 @@ impl Hostname {
     /// refused, as in Terraform and OpenTofu. The port, if any, must be 1 to 5
     /// digits with a value from 1 to 65535; `:443` is dropped.
     pub fn parse(given: &str) -> Result<Hostname, HostnameError> {
+        match ascii::parse(given) {
+            Some(repr) => Ok(Hostname(repr)),
+            None => Hostname::parse_in_full(given),
+        }
+    }
+
+    /// [`Hostname::parse`] for whatever the ASCII fast path leaves: every
+    /// check, every error.
+    #[cold]
+    #[inline(never)]
+    fn parse_in_full(given: &str) -> Result<Hostname, HostnameError> {
         let (host, port_portion) = split_port(given);
         let port = port::normalize(port_portion).map_err(|e| {
             if host.eq_ignore_ascii_case("http") || host.eq_ignore_ascii_case("https") {
@@ -184,11 +196,12 @@ fn split_port(given: &str) -> (&str, &str) {
     }
 }
 
-/// The common case in one pass: an ASCII host part whose labels are letters,
-/// digits and inner hyphens, with no empty label but a trailing one and no
-/// `--` in third and fourth place (which covers `xn--`). Returns whether it has
-/// upper case. `None` means "not that simple": the full checks then decide,
-/// and name the error. Whatever this accepts, they accept too.
+/// The plain ASCII case that `ascii::parse` leaves (short host parts, mostly)
+/// in one pass: an ASCII host part whose labels are letters, digits and inner
+/// hyphens, with no empty label but a trailing one and no `--` in third and
+/// fourth place (which covers `xn--`). Returns whether it has upper case.
+/// `None` means "not that simple": the full checks then decide, and name the
+/// error. Whatever this accepts, they accept too.
 fn plain_ascii(host: &[u8]) -> Option<bool> {
     let mut upper = false;
     let mut start = 0;
@@ -385,6 +398,7 @@ impl<'de> serde::Deserialize<'de> for Hostname {
 
 #[cfg(test)]
 mod tests {
+    use super::repr::INLINE_CAP;
     use super::*;
     use proptest::prelude::*;
 
@@ -445,6 +459,126 @@ mod tests {
             "ascii.only",
         ] {
             assert_eq!(plain_international(odd), None, "{odd}");
+        }
+    }
+
+    #[test]
+    fn the_ascii_fast_path_takes_the_common_names() {
+        let long = format!("{}.example.com", "a".repeat(INLINE_CAP - 12));
+        for (given, expected) in [
+            ("registry.terraform.io", "registry.terraform.io"),
+            ("Registry.Terraform.IO:443", "registry.terraform.io"),
+            ("REGISTRY.TERRAFORM.IO:8443", "registry.terraform.io:8443"),
+            (
+                "tfe.internal.example.com:8443",
+                "tfe.internal.example.com:8443",
+            ),
+            ("app.terraform.io", "app.terraform.io"),
+            ("App.Terraform.Io:1", "app.terraform.io:1"),
+            ("a.b.c.d.e.f.g.h.", "a.b.c.d.e.f.g.h."),
+            ("eu-west-1.example.com", "eu-west-1.example.com"),
+            (
+                "127.000.000.001.example:65535",
+                "127.000.000.001.example:65535",
+            ),
+            (
+                "terraform-registry.platform.corp.example.com:8443",
+                "terraform-registry.platform.corp.example.com:8443",
+            ),
+            (&long, &long),
+        ] {
+            let fast = ascii::parse(given).unwrap_or_else(|| panic!("{given} not taken"));
+            assert_eq!(fast.as_str(), expected, "{given}");
+            let full = Hostname::parse_in_full(given).expect("valid");
+            assert_eq!(full.as_str(), expected, "{given}");
+            assert!(matches!(fast, Repr::Inline { .. }));
+        }
+        let too_long = format!("{}.example.com", "a".repeat(INLINE_CAP - 11));
+        for left in [
+            // Short host parts, and long comparison forms.
+            "localhost",
+            "localhost:8080",
+            "a.io",
+            "app.terraform.i",
+            &too_long,
+            // Ports the full checks normalize or refuse.
+            "registry.terraform.io:0443",
+            "registry.terraform.io:081",
+            "registry.terraform.io:0",
+            "registry.terraform.io:65536",
+            "registry.terraform.io:",
+            "registry.terraform.io:+443",
+            "http://registry.terraform.io",
+            // `--` anywhere, valid or not.
+            "ab--cd.example.com",
+            "xn--mnchen-3ya.example.com",
+            "registry.example.com--",
+            // Labels the full checks refuse.
+            ".registry.terraform.io",
+            "registry..terraform.io",
+            "registry.terraform.io..",
+            "-registry.terraform.io",
+            "registry-.terraform.io",
+            "registry.terraform.io-",
+            "registry.-terraform.io",
+            // Anything but letters, digits, `-` and `.`.
+            "registry_terraform.io",
+            "registry.terraform.io/",
+            "registry.terraform.io:443:443",
+            "münchen.example.com",
+            "registry.terraform\0.io",
+        ] {
+            assert!(ascii::parse(left).is_none(), "{left} taken");
+        }
+    }
+
+    /// Text for the ASCII fast path: near its lengths, ports and rules.
+    fn ascii_names() -> impl Strategy<Value = String> {
+        let port = prop_oneof![
+            Just(String::new()),
+            Just(":443".to_owned()),
+            "[:][0-9]{1,6}",
+            Just(":".to_owned()),
+        ];
+        let label = "[a-zA-Z0-9]{1,9}(-[a-zA-Z0-9]{1,5})?";
+        let valid = prop::collection::vec(label, 3..10).prop_map(|labels| labels.join("."));
+        // A name with one byte changed to one that matters to the rules.
+        let changed = (
+            valid.clone(),
+            any::<prop::sample::Index>(),
+            "[-.:_/\\u{0}\\u{80}ü]",
+        )
+            .prop_map(|(name, at, with)| {
+                let at = at.index(name.len());
+                format!("{}{with}{}", &name[..at], &name[at + 1..])
+            });
+        let host = prop_oneof![
+            4 => valid,
+            4 => changed,
+            1 => "[a-zA-Z0-9.-]{12,66}",
+            1 => "([a-zA-Z0-9]{1,12}[.-]{1,2}){2,8}[a-zA-Z0-9]{0,3}",
+            1 => "[aZ9.:-]{14,40}",
+            1 => "[ -~]{14,40}",
+            1 => "[a-z.\\u{0}\\u{7f}\\u{80}ü_-]{14,30}",
+        ];
+        (host, port).prop_map(|(h, p)| h + &p)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(20_000))]
+
+        /// The ASCII fast path changes no result: whatever it takes, the full
+        /// checks give the same, and parsing gives what they give.
+        #[test]
+        fn the_ascii_fast_path_agrees_with_the_full_checks(given in ascii_names()) {
+            let full = Hostname::parse_in_full(&given);
+            if let Some(fast) = ascii::parse(&given) {
+                let full = full.clone().expect("the full checks accept it");
+                prop_assert_eq!(fast.as_bytes(), full.as_bytes());
+                let inline = matches!(full.0, Repr::Inline { .. });
+                prop_assert!(inline, "{:?} is not inline", given);
+            }
+            prop_assert_eq!(Hostname::parse(&given), full);
         }
     }
 

@@ -23,7 +23,23 @@ enum Limit {
     Nanos(f64),
 }
 
-const TARGETS: [(&str, &str, Limit); 9] = [
+const TARGETS: [(&str, &str, Limit); 11] = [
+    (
+        "normalized ASCII hostname ≤ 1.5× byte-class scan",
+        "normalize/ascii_normalized",
+        Limit::Ratio {
+            baseline: "normalize/baseline/byte_class_scan",
+            max: 1.5,
+        },
+    ),
+    (
+        "`Registry.Terraform.IO:443` ≤ 2.5× byte-class scan",
+        "normalize/ascii_mixed_case_port_443",
+        Limit::Ratio {
+            baseline: "normalize/baseline/byte_class_scan_mixed_case_port_443",
+            max: 2.5,
+        },
+    ),
     (
         "normalized ASCII hostname ≤ 3× lower-case + scan",
         "normalize/ascii_normalized",

@@ -7,21 +7,24 @@
 //! resolve can cost, as a Markdown table.
 //!
 //! ```text
-//! cargo run --release -p tfdisco-benches --bin paired
+//! cargo run --release -p tfdisco-benches --bin paired [-- --hostnames]
 //! ```
 //!
-//! Exits with status 1 when a target is missed.
+//! `--hostnames` measures the hostname rows only. Exits with status 1 when a
+//! target is missed.
 
 use std::hint::black_box;
 use std::process;
 use std::time::{Duration, Instant};
 
-use tfdisco_benches::baselines::{ascii_lowercase_and_scan, idna_to_ascii, ignored_any};
+use tfdisco_benches::baselines::{
+    ascii_lowercase_and_scan, byte_class_scan, idna_to_ascii, ignored_any,
+};
 use tfdisco_benches::canned::{self, Response};
 use tfdisco_benches::documents::{
     TYPICAL, of_size, parse_and_resolve, provider_versions, provider_versions_request, url_texts,
 };
-use tfdisco_benches::hostnames::{ASCII_NORMALIZED, IDN};
+use tfdisco_benches::hostnames::{ASCII_NORMALIZED, IDN, MIXED_CASE_PORT_443};
 use tfdisco_core::http::StatusCode;
 use tfdisco_core::url::Url;
 use tfdisco_core::{Config, Discovery, Fetch, Hostname};
@@ -90,6 +93,7 @@ fn main() {
         eprintln!("build with --release: debug timings mean nothing");
         process::exit(2);
     }
+    let hostnames_only = std::env::args().skip(1).any(|a| a == "--hostnames");
     let mut all_met = true;
     let mut row = |what: &str,
                    (median, low, high): (f64, f64, f64),
@@ -107,6 +111,26 @@ fn main() {
     };
     println!("| target | median | interquartile range | limit | met |\n|---|---:|---:|---:|:-:|");
 
+    // Issue 13: against a byte-class scan of the same bytes.
+    for (what, name, limit) in [
+        ("normalized ASCII hostname", ASCII_NORMALIZED, 1.5),
+        ("`Registry.Terraform.IO:443`", MIXED_CASE_PORT_443, 2.5),
+    ] {
+        row(
+            &format!("{what} vs. byte-class scan"),
+            paired(
+                &mut || {
+                    black_box(byte_class_scan(black_box(name)));
+                },
+                &mut || {
+                    let _ = black_box(Hostname::parse(black_box(name)));
+                },
+            ),
+            Some(limit),
+            "×",
+        );
+    }
+    // Issue 5's target, kept for continuity.
     row(
         "normalized ASCII hostname vs. lower-case + scan",
         paired(
@@ -134,6 +158,13 @@ fn main() {
             Some(1.3),
             "×",
         );
+    }
+
+    if hostnames_only {
+        if !all_met {
+            process::exit(1);
+        }
+        return;
     }
 
     let host = Hostname::parse("registry.example.com").expect("valid");

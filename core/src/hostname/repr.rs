@@ -48,6 +48,18 @@ impl Repr {
         }
     }
 
+    /// The inline form from its parts, as the ASCII fast path builds it:
+    /// `buf[..len]` is the comparison form (ASCII), the rest zero.
+    pub(crate) fn from_inline_parts(len: usize, buf: [u8; INLINE_CAP]) -> Repr {
+        debug_assert!(len <= INLINE_CAP && buf[..len].is_ascii());
+        debug_assert!(buf[len..].iter().all(|&b| b == 0));
+        Repr::Inline {
+            // `len <= INLINE_CAP < 256`.
+            len: len as u8,
+            buf,
+        }
+    }
+
     pub(crate) fn as_bytes(&self) -> &[u8] {
         match self {
             Repr::Inline { len, buf } => &buf[..usize::from(*len)],
@@ -58,7 +70,7 @@ impl Repr {
     pub(crate) fn as_str(&self) -> &str {
         match self {
             Repr::Inline { len, buf } => std::str::from_utf8(&buf[..usize::from(*len)])
-                .expect("inline bytes are always copied from a whole &str"),
+                .expect("inline bytes are ASCII or copied from a whole &str"),
             Repr::Shared(s) => s,
         }
     }
