@@ -1,6 +1,7 @@
 //! OAuth client definitions such as `login.v1` (docs/behaviour.md, OAUTH-1
 //! to OAUTH-8).
 
+use std::borrow::Borrow;
 use std::collections::BTreeSet;
 
 use serde_json::value::RawValue;
@@ -74,9 +75,15 @@ impl OAuthClient {
 /// resolve against `base`. `forced` allows the legacy HCL shape (a list of
 /// objects) that only caller-given services can have. Errors are Go's texts.
 /// Only the members it reads are looked into, one level at a time.
-pub(crate) fn read(
+#[cfg(test)]
+fn read(id: &str, value: &RawValue, base: &Url, forced: bool) -> Result<OAuthClient, String> {
+    read_text(id, value.get(), base, forced)
+}
+
+/// [`read`] of a value's JSON text.
+pub(crate) fn read_text(
     id: &str,
-    value: &RawValue,
+    value: &str,
     base: &Url,
     forced: bool,
 ) -> Result<OAuthClient, String> {
@@ -85,7 +92,7 @@ pub(crate) fn read(
             "service {id} must be declared with an object value in the service discovery document"
         )
     };
-    let object = match Shallow::of(value) {
+    let object = match Shallow::read(value) {
         Shallow::Object(o) => o,
         Shallow::Array(list) if forced => match list.first().map(|first| Shallow::of(first)) {
             Some(Shallow::Object(o)) => o,
@@ -148,7 +155,7 @@ pub(crate) fn read(
     };
 
     Ok(OAuthClient {
-        id: client,
+        id: client.into_owned(),
         authorization_url,
         token_url,
         min_port,
@@ -158,7 +165,7 @@ pub(crate) fn read(
     })
 }
 
-fn read_ports(id: &str, ports: &[Box<RawValue>]) -> Result<(u16, u16), String> {
+fn read_ports(id: &str, ports: &[impl Borrow<RawValue>]) -> Result<(u16, u16), String> {
     let [low, high] = ports else {
         return Err(format!(
             "invalid \"ports\" definition for service {id}: must be a two-element array"
@@ -175,7 +182,7 @@ fn read_ports(id: &str, ports: &[Box<RawValue>]) -> Result<(u16, u16), String> {
         };
         u16::try_from(whole).ok().filter(|&p| p >= 1024)
     };
-    let (Some(low), Some(high)) = (port(low), port(high)) else {
+    let (Some(low), Some(high)) = (port(low.borrow()), port(high.borrow())) else {
         return Err(format!(
             "invalid \"ports\" definition for service {id}: \
              both ports must be whole numbers between 1024 and 65535"
