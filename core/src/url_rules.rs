@@ -39,7 +39,7 @@ pub(crate) fn resolve(base: &Url, raw: &str) -> Result<Url, String> {
 /// `net/url.Parse(raw)`: `Ok` where Go accepts the reference, else Go's error
 /// text (`parse "<raw>": first path segment in URL cannot contain colon`).
 pub(crate) fn go_parse(raw: &str) -> Result<GoUrl, String> {
-    let (without_fragment, fragment) = match raw.split_once('#') {
+    let (without_fragment, fragment) = match split_once(raw, b'#') {
         Some((u, f)) => (u, Some(f)),
         None => (raw, None),
     };
@@ -50,6 +50,13 @@ pub(crate) fn go_parse(raw: &str) -> Result<GoUrl, String> {
             .map_err(|e| format!("parse {}: {e}", go_quote(raw)))?;
     }
     Ok(parsed)
+}
+
+/// `s.split_once(c)` for an ASCII `c`, by a plain byte loop: faster than
+/// `str`'s searcher on the short texts of service URLs.
+fn split_once(s: &str, c: u8) -> Option<(&str, &str)> {
+    let i = s.bytes().position(|b| b == c)?;
+    Some((&s[..i], &s[i + 1..]))
 }
 
 fn parse_reference(u: &str) -> Result<GoUrl, String> {
@@ -66,7 +73,7 @@ fn parse_reference(u: &str) -> Result<GoUrl, String> {
     let rest = if rest.ends_with('?') && rest.matches('?').count() == 1 {
         &rest[..rest.len() - 1]
     } else {
-        rest.split_once('?').map_or(rest, |(r, _)| r)
+        split_once(rest, b'?').map_or(rest, |(r, _)| r)
     };
     if !rest.starts_with('/') {
         if !scheme.is_empty() {

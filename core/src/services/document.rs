@@ -2,9 +2,12 @@
 //! values kept as raw JSON text (docs/behaviour.md, DISCO-8 to DISCO-11,
 //! JSON-1, JSON-2).
 //!
-//! The document is kept as one string, the body's text, with an index of
-//! where each entry's key and value lie in it, found in one serde_json pass
-//! that borrows keys and values from the text (no allocation per entry).
+//! The document is kept as one string, the body's text, with the places of
+//! each entry's key and value in it, found in one serde_json pass that
+//! borrows keys and values from the text (no allocation per entry). Keys
+//! given twice are sorted out (DISCO-10), and a hash table built, only when
+//! something needs the unique keys: looking up one service, what discovery
+//! does, scans the entries.
 //! Values are never built into trees: serde_json skips over a raw value
 //! without recursion, so a document nested as deep as Go accepts (10 000
 //! levels) is read, kept, cloned and dropped without deep stacks, and a
@@ -13,6 +16,8 @@
 use std::borrow::Cow;
 use std::fmt;
 use std::hash::{BuildHasher, RandomState};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hashbrown::HashTable;
 use indexmap::IndexMap;
@@ -23,6 +28,11 @@ use serde_json::value::RawValue;
 /// Up to this many entries a linear scan beats hashing.
 const FEW: usize = 16;
 
+/// Lookups that scan the entries of a larger document before the hash table
+/// is built: discovery looks up one or two services, and a scan compares
+/// lengths where building the table hashes every key.
+const SCANS: usize = 8;
+
 /// The deepest nesting Go's `encoding/json` accepts.
 pub(crate) const MAX_DEPTH: usize = 10_000;
 
@@ -31,26 +41,31 @@ pub(crate) const MAX_DEPTH: usize = 10_000;
 /// after it the keys written with escapes, unescaped (never longer).
 pub(crate) const MAX_LEN: usize = (u32::MAX / 2) as usize;
 
-/// The entries of a document: unique keys, in document order, with their
-/// values as JSON text (DISCO-9, DISCO-10).
-#[derive(Clone)]
+/// The entries of a document, their keys and values as JSON text (DISCO-9,
+/// DISCO-10).
 pub(crate) struct Entries {
     /// The document's text (invalid UTF-8 already replaced, DISCO-11),
     /// followed by the keys it writes with escapes, unescaped; for
     /// caller-given services, each key and its value's JSON.
     text: String,
-    index: Index,
+    /// Every entry in document order, a key given twice included.
+    all: Vec<Entry>,
+    /// The entries with unique keys, made from `all` when first needed.
+    unique: OnceLock<Unique>,
+    /// Lookups answered by scanning `all` so far.
+    scans: AtomicUsize,
 }
 
-/// Where each entry's key and value lie in the text, and once there are
-/// more than [`FEW`] entries a hash table of their keys (SipHash with a
+/// The entries with unique keys in document order, each in the place of its
+/// key's first occurrence with the value of its last (DISCO-10), and with
+/// more than [`FEW`] of them a hash table of their keys (SipHash with a
 /// random key, so a hostile document cannot make lookups slow).
 #[derive(Clone)]
-struct Index {
+struct Unique {
     list: Vec<Entry>,
     /// Each entry's position in `list` and the low 32 bits of its key's
-    /// hash (kept so that growing the table reads no keys); empty while
-    /// there are at most [`FEW`] entries.
+    /// hash (kept so that growing the table reads no keys); empty for at
+    /// most [`FEW`] entries.
     table: HashTable<(u32, u32)>,
     hasher: RandomState,
 }
@@ -77,12 +92,13 @@ impl Span {
         }
     }
 
-    fn start(self) -> usize {
-        self.start as usize
-    }
-
     fn len(self) -> usize {
         (self.end - self.start) as usize
+    }
+
+    /// The slice of `text` this span covers.
+    fn of(self, text: &str) -> &str {
+        &text[self.start as usize..self.end as usize]
     }
 
     /// Where `part`, a slice of `whole`, lies in it; `None` when it is not
@@ -94,29 +110,10 @@ impl Span {
     }
 }
 
-/// The text keys are read from: while a document is parsed, the document
-/// and, at offsets from its length on, the keys unescaped so far; after, the
-/// two joined.
-#[derive(Clone, Copy)]
-struct Texts<'a> {
-    doc: &'a str,
-    unescaped: &'a str,
-}
-
-impl<'a> Texts<'a> {
-    fn whole(text: &'a str) -> Texts<'a> {
-        Texts {
-            doc: text,
-            unescaped: "",
-        }
-    }
-
-    fn get(self, span: Span) -> &'a str {
-        let start = span.start();
-        match start.checked_sub(self.doc.len()) {
-            None => &self.doc[start..start + span.len()],
-            Some(start) => &self.unescaped[start..start + span.len()],
-        }
+impl Entry {
+    /// True when this entry's key in `text` is `id`.
+    fn is(&self, text: &str, id: &str) -> bool {
+        self.key.len() == id.len() && self.key.of(text) == id
     }
 }
 
@@ -126,13 +123,21 @@ fn spread(hash: u32) -> u64 {
     u64::from(hash).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
-impl Index {
-    fn new() -> Index {
-        Index {
-            list: Vec::with_capacity(FEW),
+impl Unique {
+    /// The unique entries of `all`, whose keys and values are in `text`.
+    fn of(text: &str, all: &[Entry]) -> Unique {
+        let mut unique = Unique {
+            list: Vec::with_capacity(all.len()),
             table: HashTable::new(),
             hasher: RandomState::new(),
+        };
+        if all.len() > FEW {
+            unique.table.reserve(all.len(), |&(_, h)| spread(h));
         }
+        for &entry in all {
+            unique.insert(text, entry);
+        }
+        unique
     }
 
     fn hash(&self, key: &str) -> u32 {
@@ -141,58 +146,40 @@ impl Index {
 
     /// Adds an entry. A duplicate key keeps its first place and takes the
     /// last value, as Go's `map` decoding does (DISCO-10).
-    fn insert(&mut self, texts: Texts<'_>, key: Span, value: Span) {
-        let name = texts.get(key);
-        if self.table.is_empty() {
+    fn insert(&mut self, text: &str, entry: Entry) {
+        let key = entry.key.of(text);
+        let position = if self.table.capacity() == 0 {
+            self.list.iter().position(|e| e.is(text, key))
+        } else {
+            let hash = self.hash(key);
+            let list = &self.list;
             let same = self
-                .list
-                .iter_mut()
-                .find(|e| e.key.len() == name.len() && texts.get(e.key) == name);
-            match same {
-                Some(same) => same.value = value,
-                None => {
-                    self.list.push(Entry { key, value });
-                    if self.list.len() > FEW {
-                        for (position, e) in self.list.iter().enumerate() {
-                            let hash = self.hash(texts.get(e.key));
-                            self.table.insert_unique(
-                                spread(hash),
-                                (position as u32, hash),
-                                |&(_, h)| spread(h),
-                            );
-                        }
-                    }
-                }
-            }
-            return;
-        }
-        let hash = self.hash(name);
-        let list = &self.list;
-        let same = self.table.find(spread(hash), |&(position, h)| {
-            h == hash && texts.get(list[position as usize].key) == name
-        });
-        match same {
-            Some(&(position, _)) => self.list[position as usize].value = value,
-            None => {
+                .table
+                .find(spread(hash), |&(p, h)| {
+                    h == hash && list[p as usize].is(text, key)
+                })
+                .map(|&(p, _)| p as usize);
+            if same.is_none() {
                 // No more entries than bytes in the text.
                 let position = self.list.len() as u32;
                 self.table
                     .insert_unique(spread(hash), (position, hash), |&(_, h)| spread(h));
-                self.list.push(Entry { key, value });
             }
+            same
+        };
+        match position {
+            Some(p) => self.list[p].value = entry.value,
+            None => self.list.push(entry),
         }
     }
 
-    fn find(&self, texts: Texts<'_>, id: &str) -> Option<&Entry> {
-        if self.table.is_empty() {
-            return self
-                .list
-                .iter()
-                .find(|e| e.key.len() == id.len() && texts.get(e.key) == id);
+    fn find(&self, text: &str, id: &str) -> Option<&Entry> {
+        if self.table.capacity() == 0 {
+            return self.list.iter().find(|e| e.is(text, id));
         }
         let hash = self.hash(id);
-        let (position, _) = self.table.find(spread(hash), |&(position, h)| {
-            h == hash && texts.get(self.list[position as usize].key) == id
+        let (position, _) = self.table.find(spread(hash), |&(p, h)| {
+            h == hash && self.list[p as usize].is(text, id)
         })?;
         Some(&self.list[*position as usize])
     }
@@ -214,9 +201,9 @@ pub(crate) fn parse(body: &[u8]) -> Result<Option<Entries>, String> {
         .deserialize_any(DocumentVisitor { doc: &text })
         .and_then(|read| de.end().map(|()| read))
         .map_err(|e| e.to_string())?;
-    Ok(read.map(|(index, unescaped)| {
+    Ok(read.map(|(all, unescaped)| {
         text.push_str(&unescaped);
-        Entries { text, index }
+        Entries::new(text, all)
     }))
 }
 
@@ -296,7 +283,7 @@ struct DocumentVisitor<'de> {
 }
 
 impl<'de> Visitor<'de> for DocumentVisitor<'de> {
-    type Value = Option<(Index, String)>;
+    type Value = Option<(Vec<Entry>, String)>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON object")
@@ -307,7 +294,7 @@ impl<'de> Visitor<'de> for DocumentVisitor<'de> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let (mut index, mut unescaped) = (Index::new(), String::new());
+        let (mut all, mut unescaped) = (Vec::with_capacity(FEW), String::new());
         let borrowed = |part: &str| {
             Span::within(self.doc, part)
                 .ok_or_else(|| A::Error::custom("serde_json did not borrow from the document"))
@@ -322,13 +309,9 @@ impl<'de> Visitor<'de> for DocumentVisitor<'de> {
                     Span::new(start, start + key.len())
                 }
             };
-            let texts = Texts {
-                doc: self.doc,
-                unescaped: &unescaped,
-            };
-            index.insert(texts, key, value);
+            all.push(Entry { key, value });
         }
-        Ok(Some((index, unescaped)))
+        Ok(Some((all, unescaped)))
     }
 }
 
@@ -364,12 +347,21 @@ impl<'de> Visitor<'de> for TextVisitor {
 }
 
 impl Entries {
+    fn new(text: String, all: Vec<Entry>) -> Entries {
+        Entries {
+            text,
+            all,
+            unique: OnceLock::new(),
+            scans: AtomicUsize::new(0),
+        }
+    }
+
     /// Entries from caller-given pairs, with the document's duplicate rule;
     /// `Err` when they take more than 4 GiB (JSON-4).
     pub(crate) fn from_pairs(
         pairs: impl IntoIterator<Item = (String, Value)>,
     ) -> Result<Entries, String> {
-        let (mut text, mut index) = (String::new(), Index::new());
+        let (mut text, mut all) = (String::new(), Vec::new());
         let push = |text: &mut String, part: &str| {
             let start = text.len();
             text.push_str(part);
@@ -382,27 +374,38 @@ impl Entries {
             }
             let key = push(&mut text, &key);
             let value = push(&mut text, value.get());
-            index.insert(Texts::whole(&text), key, value);
+            all.push(Entry { key, value });
         }
-        Ok(Entries { text, index })
+        Ok(Entries::new(text, all))
+    }
+
+    fn unique(&self) -> &Unique {
+        self.unique
+            .get_or_init(|| Unique::of(&self.text, &self.all))
     }
 
     pub(crate) fn len(&self) -> usize {
-        self.index.list.len()
+        self.unique().list.len()
     }
 
     /// The value of `id` as JSON text.
     pub(crate) fn text(&self, id: &str) -> Option<&str> {
-        let texts = Texts::whole(&self.text);
-        let entry = self.index.find(texts, id)?;
-        Some(texts.get(entry.value))
+        let entry = match self.unique.get() {
+            Some(unique) => unique.find(&self.text, id),
+            // The last occurrence holds the value (DISCO-10).
+            None if self.all.len() <= FEW || self.scans.fetch_add(1, Ordering::Relaxed) < SCANS => {
+                self.all.iter().rev().find(|e| e.is(&self.text, id))
+            }
+            None => self.unique().find(&self.text, id),
+        };
+        entry.map(|e| e.value.of(&self.text))
     }
 
     /// Every key and its value as JSON text, in document order.
     pub(crate) fn texts(&self) -> impl Iterator<Item = (&str, &str)> {
-        let texts = Texts::whole(&self.text);
-        let list = self.index.list.iter();
-        list.map(move |e| (texts.get(e.key), texts.get(e.value)))
+        let text = &self.text;
+        let list = self.unique().list.iter();
+        list.map(move |e| (e.key.of(text), e.value.of(text)))
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<&RawValue> {
@@ -411,6 +414,17 @@ impl Entries {
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &RawValue)> {
         self.texts().map(|(key, value)| (key, raw_value(value)))
+    }
+}
+
+impl Clone for Entries {
+    fn clone(&self) -> Entries {
+        Entries {
+            text: self.text.clone(),
+            all: self.all.clone(),
+            unique: self.unique.clone(),
+            scans: AtomicUsize::new(self.scans.load(Ordering::Relaxed)),
+        }
     }
 }
 
@@ -681,6 +695,25 @@ mod tests {
         // Brackets in strings do not count.
         let in_strings = format!("{{\"x.v1\": \"{}\"}}", "[\\\"".repeat(MAX_DEPTH));
         assert!(parse(in_strings.as_bytes()).is_ok());
+    }
+
+    #[test]
+    fn scanned_and_hashed_lookups_agree_on_duplicates() {
+        let mut doc = String::from("{");
+        for i in 0..40 {
+            doc.push_str(&format!("\"k{}\": {i},", i % 30));
+        }
+        doc.push_str("\"last\": true}");
+        let e = parse(doc.as_bytes()).expect("valid").expect("object");
+        // The first lookups scan every entry, the later ones use the table.
+        for _ in 0..2 * SCANS {
+            assert_eq!(e.text("k5"), Some("35"));
+            assert_eq!(e.text("k29"), Some("29"));
+            assert_eq!(e.text("k30"), None);
+        }
+        assert!(e.unique.get().is_some(), "the table was built");
+        assert_eq!(e.len(), 31);
+        assert_eq!(e.clone().text("k5"), Some("35"));
     }
 
     #[test]
