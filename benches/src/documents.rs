@@ -148,14 +148,14 @@ pub fn of_size(bytes: usize) -> Vec<u8> {
     doc.into_bytes()
 }
 
-/// Resolves every service of `services` as a client would
-/// ([`Services::resolve`]: `service_url` for a URL, `oauth_client` for a
-/// client definition). Returns how many resolved, so the work cannot be
-/// optimized away.
+/// Resolves every service of `services` as a client would: each id
+/// ([`Services::ids`]) through [`Services::resolve`] (`service_url` for a
+/// URL, `oauth_client` for a client definition). Returns how many
+/// resolved, so the work cannot be optimized away.
 pub fn resolve_all(services: &Services) -> usize {
     services
-        .iter()
-        .filter(|(id, _)| services.resolve(id).is_ok())
+        .ids()
+        .filter(|id| services.resolve(id).is_ok())
         .count()
 }
 

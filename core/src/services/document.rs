@@ -20,8 +20,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use hashbrown::HashTable;
-use indexmap::IndexMap;
-use serde::de::{Deserializer as _, Error as _, MapAccess, Visitor};
+use serde::de::{DeserializeSeed, Deserializer as _, Error as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
@@ -523,8 +522,8 @@ pub(crate) enum Shallow<'a> {
     Number(serde_json::Number),
     String(Cow<'a, str>),
     Array(Vec<&'a RawValue>),
-    /// Members in order; a duplicate key keeps the last value, as in Go.
-    Object(IndexMap<Cow<'a, str>, &'a RawValue>),
+    /// An object, its members not read: [`members`] reads the ones wanted.
+    Object,
 }
 
 impl<'a> Shallow<'a> {
@@ -604,12 +603,52 @@ impl<'de> Visitor<'de> for ShallowVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shallow<'de>, A::Error> {
-        let mut members = IndexMap::new();
-        while let Some((Text(key), value)) = map.next_entry::<Text<'de>, &'de RawValue>()? {
-            members.insert(key, value);
-        }
-        Ok(Shallow::Object(members))
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Shallow::Object)
     }
+}
+
+/// The members `names` of an object's JSON text, each the last one given
+/// (as Go's decoding keeps it), as raw JSON borrowed from the text; the
+/// other members are skipped unread (JSON-2). `None` when `text` is not an
+/// object.
+pub(crate) fn members<'a, const N: usize>(
+    text: &'a str,
+    names: [&str; N],
+) -> Option<[Option<&'a RawValue>; N]> {
+    struct Members<'n, const N: usize>(&'n [&'n str; N]);
+
+    impl<'de, const N: usize> DeserializeSeed<'de> for Members<'_, N> {
+        type Value = [Option<&'de RawValue>; N];
+
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de, const N: usize> Visitor<'de> for Members<'_, N> {
+        type Value = [Option<&'de RawValue>; N];
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut found = [None; N];
+            while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                match self.0.iter().position(|name| *name == key) {
+                    Some(i) => found[i] = Some(map.next_value()?),
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(found)
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(text);
+    Members(&names).deserialize(&mut de).ok()
 }
 
 #[cfg(test)]
@@ -743,14 +782,14 @@ mod tests {
     #[test]
     fn shallow_reads_one_level() {
         let raw = RawValue::from_string(r#"{"a": [[1]], "b": "s", "a": 2}"#.into()).expect("valid");
-        let Shallow::Object(members) = Shallow::of(&raw) else {
-            panic!("an object")
-        };
-        assert_eq!(members.len(), 2);
-        assert_eq!(members["a"].get(), "2", "the last duplicate wins");
+        assert!(matches!(Shallow::of(&raw), Shallow::Object));
+        let [a, b, c] = members(raw.get(), ["a", "b", "c"]).expect("an object");
+        assert_eq!(a.map(RawValue::get), Some("2"), "the last duplicate wins");
         assert_eq!(
-            Shallow::of(members["b"]).into_string().as_deref(),
+            Shallow::of(b.expect("listed")).into_string().as_deref(),
             Some("s")
         );
+        assert!(c.is_none());
+        assert!(members("[1]", ["a"]).is_none());
     }
 }

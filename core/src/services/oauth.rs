@@ -9,7 +9,7 @@ use url::Url;
 
 use crate::url_rules;
 
-use super::document::Shallow;
+use super::document::{JsonType, Shallow, members};
 
 /// The lowest and highest local port a login client may listen on by default.
 const DEFAULT_PORTS: (u16, u16) = (1024, 65535);
@@ -92,17 +92,20 @@ pub(crate) fn read_text(
             "service {id} must be declared with an object value in the service discovery document"
         )
     };
-    let object = match Shallow::read(value) {
-        Shallow::Object(o) => o,
-        Shallow::Array(list) if forced => match list.first().map(|first| Shallow::of(first)) {
-            Some(Shallow::Object(o)) => o,
-            _ => return Err(not_an_object()),
+    const NAMES: [&str; 6] = ["client", "grant_types", "authz", "token", "ports", "scopes"];
+    let object = match JsonType::of_text(value) {
+        JsonType::Object => members(value, NAMES),
+        JsonType::Array if forced => match Shallow::read(value) {
+            Shallow::Array(list) => list.first().and_then(|first| members(first.get(), NAMES)),
+            _ => None,
         },
-        _ => return Err(not_an_object()),
+        _ => None,
     };
-    let member = |name: &str| object.get(name).map(|raw| Shallow::of(raw));
+    let [client, grant_types, authz, token, ports, scopes] = object
+        .ok_or_else(not_an_object)?
+        .map(|raw| raw.map(Shallow::of));
 
-    let grant_types: BTreeSet<String> = match member("grant_types") {
+    let grant_types: BTreeSet<String> = match grant_types {
         None => BTreeSet::from(["authz_code".to_owned()]),
         Some(Shallow::Array(list)) => list
             .iter()
@@ -118,14 +121,18 @@ pub(crate) fn read_text(
     let needs_authz = grant_types.contains("authz_code");
     let needs_token = needs_authz || grant_types.contains("password");
 
-    let Some(Shallow::String(client)) = member("client") else {
+    let Some(Shallow::String(client)) = client else {
         return Err(format!(
             "service {id} definition is missing required property \"client\""
         ));
     };
 
-    let endpoint = |property: &str, what: &str, required: bool| -> Result<Option<Url>, String> {
-        match member(property) {
+    let endpoint = |member: Option<Shallow<'_>>,
+                    property: &str,
+                    what: &str,
+                    required: bool|
+     -> Result<Option<Url>, String> {
+        match member {
             Some(Shallow::String(raw)) => url_rules::resolve(base, &raw)
                 .map(Some)
                 .map_err(|e| format!("service {id}: failed to parse {what} URL: {e}")),
@@ -135,15 +142,15 @@ pub(crate) fn read_text(
             _ => Ok(None),
         }
     };
-    let authorization_url = endpoint("authz", "authorization", needs_authz)?;
-    let token_url = endpoint("token", "token", needs_token)?;
+    let authorization_url = endpoint(authz, "authz", "authorization", needs_authz)?;
+    let token_url = endpoint(token, "token", "token", needs_token)?;
 
-    let (min_port, max_port) = match member("ports") {
+    let (min_port, max_port) = match ports {
         Some(Shallow::Array(ports)) => read_ports(id, &ports)?,
         _ => DEFAULT_PORTS,
     };
 
-    let scopes = match member("scopes") {
+    let scopes = match scopes {
         Some(Shallow::Array(list)) => list
             .iter()
             .map(|s| Shallow::of(s).into_string())
