@@ -1,8 +1,9 @@
-//! Parsing a discovery document and resolving every service, next to
-//! `serde_json` skipping the same bytes (`IgnoredAny`).
+//! Parsing a discovery document and resolving `modules.v1` or every service,
+//! next to `serde_json` skipping the same bytes (`IgnoredAny`).
 //!
-//! Target (see `benches/README.md`): at most 2× the baseline, for the typical
-//! and the 1 MiB document. `floor/…` measures what no implementation that
+//! Targets (issue 13, see `benches/README.md`): parse + `modules.v1` at most
+//! 3× the baseline and parse + every service at most 8×, for the typical and
+//! the 1 MiB document; the provider versions document at most 3×. `floor/…` measures what no implementation that
 //! returns `url::Url`s can skip: skipping the JSON plus one `Url::join` per
 //! URL the services hold.
 
@@ -14,7 +15,8 @@ use tfdisco_benches::baselines::ignored_any;
 
 use tfdisco_benches::canned::{self, Response};
 use tfdisco_benches::documents::{
-    TYPICAL, of_size, parse_and_resolve, provider_versions, provider_versions_request, url_texts,
+    TYPICAL, of_size, parse_and_find_modules, parse_and_resolve, provider_versions,
+    provider_versions_request, url_texts,
 };
 use tfdisco_core::url::Url;
 use tfdisco_core::{Config, Dialect, Fetch, Hostname, Services};
@@ -45,6 +47,9 @@ fn document(c: &mut Criterion) {
                 let joined = texts.iter().filter(|t| url.join(t).is_ok()).count();
                 (skipped, joined)
             })
+        });
+        g.bench_function(format!("parse_modules/{label}"), |b| {
+            b.iter(|| parse_and_find_modules(&host, &url, black_box(body)))
         });
         g.bench_function(format!("parse_resolve/{label}"), |b| {
             b.iter(|| parse_and_resolve(&host, &url, black_box(body)))

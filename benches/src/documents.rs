@@ -104,8 +104,10 @@ pub fn provider_versions() -> Vec<u8> {
 /// A document of at most `bytes` bytes (and close to it) with many service
 /// entries, as a large private registry might serve: mostly relative and
 /// absolute URL strings, one in twenty a `login`-style OAuth client object,
-/// one entry per line.
+/// one entry per line; the last entry is `modules.v1`, the service discovery
+/// for module installation looks up.
 pub fn of_size(bytes: usize) -> Vec<u8> {
+    const LAST: &str = ",\n  \"modules.v1\": \"/api/modules/v1/\"";
     let mut rng = Rng::new(0x5eed_d15c);
     let mut doc = String::with_capacity(bytes);
     doc.push('{');
@@ -136,23 +138,24 @@ pub fn of_size(bytes: usize) -> Vec<u8> {
                 let _ = write!(entry, "\"./{name}/{i}?format=json\"");
             }
         }
-        if doc.len() + entry.len() + "\n}".len() > bytes {
+        if doc.len() + entry.len() + LAST.len() + "\n}".len() > bytes {
             break;
         }
         doc.push_str(&entry);
     }
+    doc.push_str(LAST);
     doc.push_str("\n}");
     doc.into_bytes()
 }
 
-/// Resolves every service of `services` as a client would
-/// ([`Services::resolve`]: `service_url` for a URL, `oauth_client` for a
-/// client definition). Returns how many resolved, so the work cannot be
-/// optimized away.
+/// Resolves every service of `services` as a client would: each id
+/// ([`Services::ids`]) through [`Services::resolve`] (`service_url` for a
+/// URL, `oauth_client` for a client definition). Returns how many
+/// resolved, so the work cannot be optimized away.
 pub fn resolve_all(services: &Services) -> usize {
     services
-        .iter()
-        .filter(|(id, _)| services.resolve(id).is_ok())
+        .ids()
+        .filter(|id| services.resolve(id).is_ok())
         .count()
 }
 
@@ -162,6 +165,15 @@ pub fn parse_and_resolve(host: &Hostname, url: &Url, body: &[u8]) -> usize {
     let services = Services::from_json(host.clone(), url.clone(), Dialect::OpenTofu, body)
         .expect("a valid document");
     resolve_all(&services)
+}
+
+/// Reads `body` as `host`'s document fetched from `url`, then resolves
+/// `modules.v1`: discovery's real work for a module installation, which the
+/// first document target measures. Returns whether it resolved.
+pub fn parse_and_find_modules(host: &Hostname, url: &Url, body: &[u8]) -> bool {
+    let services = Services::from_json(host.clone(), url.clone(), Dialect::OpenTofu, body)
+        .expect("a valid document");
+    services.service_url("modules.v1").is_ok()
 }
 
 /// Every URL text `resolve_all` resolves: string entries, and the
@@ -204,6 +216,11 @@ mod tests {
         let services = parse(TYPICAL.as_bytes());
         assert_eq!(services.len(), 8);
         assert_eq!(resolve_all(&services), 8);
+        assert!(parse_and_find_modules(
+            services.host(),
+            services.discovery_url(),
+            TYPICAL.as_bytes()
+        ));
     }
 
     #[test]
@@ -214,6 +231,13 @@ mod tests {
             let services = parse(&doc);
             assert!(services.len() > size / 100, "{} entries", services.len());
             assert_eq!(resolve_all(&services), services.len());
+            let (last, _) = services.iter().last().expect("entries");
+            assert_eq!(last, "modules.v1");
+            assert!(parse_and_find_modules(
+                services.host(),
+                services.discovery_url(),
+                &doc
+            ));
         }
     }
 }

@@ -174,9 +174,15 @@ pub(crate) fn add_cli_headers(headers: &mut HeaderMap, config: &Config) {
 }
 
 /// Reads a registry response body: JSON of the shape `T` describes
-/// (unknown fields ignored).
+/// (unknown fields ignored). Valid UTF-8, checked at once, is read as text,
+/// so strings are not checked again one by one; other bodies as bytes, for
+/// serde_json's error with its position.
 pub(crate) fn parse_json<T: DeserializeOwned>(url: &Url, body: &[u8]) -> Result<T, Error> {
-    serde_json::from_slice(body).map_err(|e| Error::InvalidJson {
+    let parsed = match std::str::from_utf8(body) {
+        Ok(text) => serde_json::from_str(text),
+        Err(_) => serde_json::from_slice(body),
+    };
+    parsed.map_err(|e| Error::InvalidJson {
         url: url.clone().into(),
         message: e.to_string(),
     })
@@ -215,13 +221,10 @@ pub(crate) fn is_version(s: &str) -> bool {
         Some((core, pre)) => (core, Some(pre)),
         None => (core, None),
     };
-    let numbers_ok = {
-        let parts: Vec<&str> = core.split('.').collect();
-        parts.len() == 3
-            && parts
-                .iter()
-                .all(|p| !p.is_empty() && p.len() <= 20 && p.bytes().all(|b| b.is_ascii_digit()))
-    };
+    let numbers_ok = core.split('.').count() == 3
+        && core
+            .split('.')
+            .all(|p| !p.is_empty() && p.len() <= 20 && p.bytes().all(|b| b.is_ascii_digit()));
     let identifiers_ok = |s: Option<&str>| {
         s.is_none_or(|s| {
             s.split('.').all(|id| {

@@ -89,7 +89,8 @@ impl Services {
         services: impl IntoIterator<Item = (String, Value)>,
     ) -> Result<Services, Error> {
         let url = crate::discovery::discovery_url(&host, "https")?;
-        let entries = document::Entries::from_pairs(services);
+        let entries = document::Entries::from_pairs(services)
+            .map_err(|message| Error::InvalidArgument { message })?;
         Ok(Services::new(host, url, dialect, true, Some(entries)))
     }
 
@@ -118,7 +119,7 @@ impl Services {
     /// syntax), to see what a Terraform or an OpenTofu client would make of
     /// one document.
     pub fn with_dialect(&self, dialect: Dialect) -> Services {
-        let entries = self.0.entries.as_ref().map(document::Entries::copy);
+        let entries = self.0.entries.clone();
         Services::new(
             self.0.host.clone(),
             self.0.discovery_url.clone(),
@@ -193,6 +194,22 @@ impl Services {
         self.0.entries.iter().flat_map(document::Entries::iter)
     }
 
+    /// Every service id in document order: [`Services::iter`] without the
+    /// values.
+    pub fn ids(&self) -> impl Iterator<Item = &str> {
+        self.texts().map(|(id, _)| id)
+    }
+
+    /// The value of `id` as the document's JSON text.
+    fn text(&self, id: &str) -> Option<&str> {
+        self.0.entries.as_ref()?.text(id)
+    }
+
+    /// Every id and its value's JSON text, in document order.
+    fn texts(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.0.entries.iter().flat_map(document::Entries::texts)
+    }
+
     /// The base URL of a service (svchost `ServiceURL`).
     ///
     /// Relative URLs resolve against [`Services::discovery_url`]; only http
@@ -201,22 +218,21 @@ impl Services {
     /// [`Error::VersionNotSupported`]; one that does not list it at all,
     /// [`Error::ServiceNotProvided`].
     pub fn service_url(&self, id: &str) -> Result<Url, Error> {
+        self.url_of(id, self.text(id))
+    }
+
+    /// [`Services::service_url`] of `id`, whose value is `text`.
+    fn url_of(&self, id: &str, text: Option<&str>) -> Result<Url, Error> {
         let parsed = ParsedId::parse(id, self.0.dialect)?;
-        let string = self
-            .get(id)
-            .filter(|v| JsonType::of(v) == JsonType::String)
-            .map(Shallow::of);
-        match string {
-            Some(Shallow::String(raw)) => {
-                url_rules::resolve(&self.0.discovery_url, &raw).map_err(|problem| {
-                    Error::InvalidServiceUrl {
-                        host: self.display_host(),
-                        id: id.to_owned(),
-                        problem,
-                    }
-                })
-            }
-            _ => Err(self.not_provided(&parsed)),
+        match text.and_then(document::string) {
+            Some(raw) => url_rules::resolve(&self.0.discovery_url, &raw).map_err(|problem| {
+                Error::InvalidServiceUrl {
+                    host: self.display_host(),
+                    id: id.to_owned(),
+                    problem,
+                }
+            }),
+            None => Err(self.not_provided(&parsed)),
         }
     }
 
@@ -237,10 +253,11 @@ impl Services {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn resolve(&self, id: &str) -> Result<Resolved, Error> {
-        let client_definition = match self.get(id).map(|v| (v, JsonType::of(v))) {
+        let text = self.text(id);
+        let client_definition = match text.map(|t| (t, JsonType::of_text(t))) {
             Some((_, JsonType::Object)) => true,
             // The legacy HCL shape of a `host` block: a list of objects.
-            Some((value, JsonType::Array)) if self.0.forced => match Shallow::of(value) {
+            Some((value, JsonType::Array)) if self.0.forced => match Shallow::read(value) {
                 Shallow::Array(items) => items
                     .first()
                     .is_some_and(|first| JsonType::of(first) == JsonType::Object),
@@ -249,19 +266,24 @@ impl Services {
             _ => false,
         };
         if client_definition {
-            self.oauth_client(id)
+            self.oauth_client_of(id, text)
                 .map(|c| Resolved::OAuthClient(Box::new(c)))
         } else {
-            self.service_url(id).map(Resolved::Url)
+            self.url_of(id, text).map(Resolved::Url)
         }
     }
 
     /// The OAuth client a `login.v1`-style service describes (svchost
     /// `ServiceOAuthClient`), with every default and check of the Go version.
     pub fn oauth_client(&self, id: &str) -> Result<OAuthClient, Error> {
+        self.oauth_client_of(id, self.text(id))
+    }
+
+    /// [`Services::oauth_client`] of `id`, whose value is `text`.
+    fn oauth_client_of(&self, id: &str, text: Option<&str>) -> Result<OAuthClient, Error> {
         let parsed = ParsedId::parse(id, self.0.dialect)?;
-        let value = self.get(id).ok_or_else(|| self.not_provided(&parsed))?;
-        oauth::read(id, value, &self.0.discovery_url, self.0.forced).map_err(|problem| {
+        let value = text.ok_or_else(|| self.not_provided(&parsed))?;
+        oauth::read_text(id, value, &self.0.discovery_url, self.0.forced).map_err(|problem| {
             Error::InvalidOAuthClient {
                 host: self.display_host(),
                 id: id.to_owned(),
@@ -274,7 +296,7 @@ impl Services {
     /// the same service listed means the version is not supported.
     fn not_provided(&self, id: &ParsedId<'_>) -> Error {
         let host = self.display_host();
-        let other_version = self.iter().any(|(key, _)| {
+        let other_version = self.ids().any(|key| {
             key.len() > id.name.len()
                 && key.starts_with(id.name)
                 && key.as_bytes()[id.name.len()] == b'.'

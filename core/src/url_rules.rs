@@ -22,6 +22,9 @@ pub(crate) struct GoUrl {
 /// Resolves `raw` against `base` as a service URL: Go's syntax checks, then
 /// http or https only, no userinfo, fragment dropped.
 pub(crate) fn resolve(base: &Url, raw: &str) -> Result<Url, String> {
+    if let Some(url) = replace_path(base, raw) {
+        return Ok(url);
+    }
     let go = go_parse(raw)?;
     let mut url = base
         .join(raw)
@@ -36,10 +39,57 @@ pub(crate) fn resolve(base: &Url, raw: &str) -> Result<Url, String> {
     Ok(url)
 }
 
+/// The usual service URL, a plain absolute path such as `/api/v1/`
+/// ([`is_plain`]) against an http or https base without user info: Go
+/// accepts it, and resolving it keeps the base up to its path (URL-2), so
+/// only the path is parsed, into a copy of the base, rather than the whole
+/// URL being built again. `None` for any other reference.
+fn replace_path(base: &Url, raw: &str) -> Option<Url> {
+    let plain_path = raw.starts_with('/') && is_plain(raw);
+    let plain_base = matches!(base.scheme(), "http" | "https")
+        && base.has_host()
+        && base.username().is_empty()
+        && base.password().is_none();
+    if !(plain_path && plain_base) {
+        return None;
+    }
+    let mut url = base.clone();
+    url.set_fragment(None);
+    url.set_query(None);
+    url.set_path(raw);
+    Some(url)
+}
+
 /// `net/url.Parse(raw)`: `Ok` where Go accepts the reference, else Go's error
 /// text (`parse "<raw>": first path segment in URL cannot contain colon`).
 pub(crate) fn go_parse(raw: &str) -> Result<GoUrl, String> {
-    let (without_fragment, fragment) = match raw.split_once('#') {
+    if is_plain(raw) {
+        return Ok(GoUrl {
+            has_userinfo: false,
+        });
+    }
+    go_parse_in_full(raw)
+}
+
+/// True for the usual service URL, a path such as `/api/v1/` or `./v1/`,
+/// that holds nothing Go's checks look at: only letters, digits and
+/// `-._~!$&'()*+,;=:@/` (no `%`, `?`, `#`, controls, spaces or non-ASCII),
+/// no `//` to start an authority, and a colon only after a leading `/` (no
+/// scheme, no colon in a first segment).
+fn is_plain(raw: &str) -> bool {
+    let b = raw.as_bytes();
+    let plain = |c: &u8| {
+        matches!(c,
+            b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9'
+            | b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+'
+            | b',' | b';' | b'=' | b':' | b'@' | b'/')
+    };
+    !b.starts_with(b"//") && (b.first() == Some(&b'/') || !b.contains(&b':')) && b.iter().all(plain)
+}
+
+/// [`go_parse`] without the shortcut for plain paths.
+fn go_parse_in_full(raw: &str) -> Result<GoUrl, String> {
+    let (without_fragment, fragment) = match split_once(raw, b'#') {
         Some((u, f)) => (u, Some(f)),
         None => (raw, None),
     };
@@ -50,6 +100,13 @@ pub(crate) fn go_parse(raw: &str) -> Result<GoUrl, String> {
             .map_err(|e| format!("parse {}: {e}", go_quote(raw)))?;
     }
     Ok(parsed)
+}
+
+/// `s.split_once(c)` for an ASCII `c`, by a plain byte loop: faster than
+/// `str`'s searcher on the short texts of service URLs.
+fn split_once(s: &str, c: u8) -> Option<(&str, &str)> {
+    let i = s.bytes().position(|b| b == c)?;
+    Some((&s[..i], &s[i + 1..]))
 }
 
 fn parse_reference(u: &str) -> Result<GoUrl, String> {
@@ -66,7 +123,7 @@ fn parse_reference(u: &str) -> Result<GoUrl, String> {
     let rest = if rest.ends_with('?') && rest.matches('?').count() == 1 {
         &rest[..rest.len() - 1]
     } else {
-        rest.split_once('?').map_or(rest, |(r, _)| r)
+        split_once(rest, b'?').map_or(rest, |(r, _)| r)
     };
     if !rest.starts_with('/') {
         if !scheme.is_empty() {
@@ -82,7 +139,8 @@ fn parse_reference(u: &str) -> Result<GoUrl, String> {
     let mut has_userinfo = false;
     if (!scheme.is_empty() || !rest.starts_with("///")) && rest.starts_with("//") {
         let after = &rest[2..];
-        let (authority, p) = after.split_at(after.find('/').unwrap_or(after.len()));
+        let end = after.bytes().position(|b| b == b'/').unwrap_or(after.len());
+        let (authority, p) = after.split_at(end);
         has_userinfo = parse_authority(authority)?;
         path = p;
     }
@@ -107,7 +165,7 @@ fn scheme(u: &str) -> Result<(&str, &str), String> {
 
 /// Returns whether the authority carries userinfo.
 fn parse_authority(authority: &str) -> Result<bool, String> {
-    let at = authority.rfind('@');
+    let at = authority.bytes().rposition(|b| b == b'@');
     let host = at.map_or(authority, |i| &authority[i + 1..]);
     parse_host(host)?;
     let Some(i) = at else {
@@ -133,7 +191,9 @@ fn parse_host(host: &str) -> Result<(), String> {
         };
         &host[i + 1..]
     } else {
-        host.rfind(':').map_or("", |i| &host[i..])
+        host.bytes()
+            .rposition(|b| b == b':')
+            .map_or("", |i| &host[i..])
     };
     let valid_port = port_portion.is_empty()
         || port_portion
@@ -158,6 +218,9 @@ enum Mode {
 /// percent-encoded ASCII other than `%25` and characters hosts cannot contain.
 fn unescape_check(s: &str, mode: Mode) -> Result<(), String> {
     let b = s.as_bytes();
+    if mode == Mode::Other && !b.contains(&b'%') {
+        return Ok(());
+    }
     let mut i = 0;
     while i < b.len() {
         if b[i] == b'%' {
@@ -194,7 +257,10 @@ fn lossy(b: &[u8]) -> String {
 
 /// ASCII that Go's `shouldEscape` lets through unescaped in a host.
 fn host_char(c: u8) -> bool {
-    c.is_ascii_alphanumeric() || b"-_.~!$&'()*+,;=:[]<>\"".contains(&c)
+    matches!(c,
+        b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9'
+        | b'-' | b'_' | b'.' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+'
+        | b',' | b';' | b'=' | b':' | b'[' | b']' | b'<' | b'>' | b'"')
 }
 
 #[cfg(test)]
@@ -223,6 +289,102 @@ mod tests {
         assert_eq!(ok("v1/relative"), "https://example.com/disco/v1/relative");
         assert_eq!(ok("http://example.org/#foo"), "http://example.org/");
         assert_eq!(ok("HTTPS://example.net/x"), "https://example.net/x");
+    }
+
+    #[test]
+    fn plain_paths_are_what_go_accepts_without_userinfo() {
+        for raw in [
+            "/api/v1/",
+            "./stu/",
+            "../up/",
+            "v1/relative",
+            "",
+            "*",
+            "/",
+            "/a:b@c/",
+            "/a(b)*c+d,e;f=g!h$i&j'k~l",
+            "a:b/",
+            ":foo",
+            "//example.net/",
+            "///x",
+            "/x?y",
+            "/x#y",
+            "/a%41",
+            "/a%zz",
+            "/a b",
+            "/a\tb",
+            "/é",
+            "https://example.com/",
+            "mailto:x",
+        ] {
+            let plain = is_plain(raw);
+            let full = go_parse_in_full(raw);
+            assert_eq!(go_parse(raw), full, "{raw:?}");
+            if plain {
+                assert_eq!(
+                    full,
+                    Ok(GoUrl {
+                        has_userinfo: false
+                    }),
+                    "{raw:?}"
+                );
+            }
+        }
+        assert!(is_plain("/api/registry/v1/modules/") && is_plain("./x.json"));
+        assert!(!is_plain("a:b/") && !is_plain("//h/") && !is_plain("/x?y"));
+    }
+
+    #[test]
+    fn replacing_the_path_is_joining() {
+        let bases = [
+            "https://example.com/disco/foo.json",
+            "https://example.com:8443/.well-known/terraform.json?a=b#c",
+            "http://EXAMPLE.com/",
+            "https://xn--mnchen-3ya.de/x/y/z",
+        ];
+        let mut raws = vec![
+            "/".to_owned(),
+            "/api/registry/v1/modules/".to_owned(),
+            "/a/./b/../c".to_owned(),
+            "/..".to_owned(),
+            "/a/../../b/.".to_owned(),
+            "/%2e%2E/x".to_owned(),
+            "/a:b@c/d".to_owned(),
+            "/a(b)*c+d,e;f=g!h$i&j'k~l".to_owned(),
+            "/a longer path than any of the bases have, to make it grow".replace(' ', "-"),
+        ];
+        // Plain paths made of every plain character in turn.
+        let alphabet = "aZ09-._~!$&'()*+,;=:@/";
+        for i in 0..200 {
+            let path: String = (0..i % 23)
+                .map(|j| alphabet.as_bytes()[(i * 7 + j * 13) % alphabet.len()] as char)
+                .collect();
+            raws.push(format!("/{path}"));
+        }
+        for base in bases {
+            let base = Url::parse(base).expect("valid base");
+            for raw in &raws {
+                if raw.starts_with("//") {
+                    continue;
+                }
+                let mut joined = base.join(raw).expect("joins");
+                joined.set_fragment(None);
+                let Some(replaced) = replace_path(&base, raw) else {
+                    assert!(!is_plain(raw), "{raw}");
+                    continue;
+                };
+                assert_eq!(replaced.as_str(), joined.as_str(), "{base} {raw}");
+                assert_eq!(replaced, joined);
+                assert_eq!(
+                    (replaced.path(), replaced.query(), replaced.host_str()),
+                    (joined.path(), joined.query(), joined.host_str())
+                );
+            }
+        }
+        let with_user = Url::parse("https://u@example.com/").expect("valid");
+        assert!(replace_path(&with_user, "/x").is_none());
+        assert!(replace_path(&base(), "./x").is_none());
+        assert!(replace_path(&base(), "/x?y").is_none());
     }
 
     #[test]

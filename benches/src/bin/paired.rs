@@ -4,7 +4,7 @@
 //! criterion runs by tens of percent) cancel out in the ratio. Prints the
 //! median ratio and its interquartile range for each target, the machine
 //! run's absolute time, and (without a limit) the least a document parse +
-//! resolve can cost, as a Markdown table.
+//! resolve of every service can cost, as a Markdown table.
 //!
 //! ```text
 //! cargo run --release -p tfdisco-benches --bin paired [-- --hostnames]
@@ -22,7 +22,8 @@ use tfdisco_benches::baselines::{
 };
 use tfdisco_benches::canned::{self, Response};
 use tfdisco_benches::documents::{
-    TYPICAL, of_size, parse_and_resolve, provider_versions, provider_versions_request, url_texts,
+    TYPICAL, of_size, parse_and_find_modules, parse_and_resolve, provider_versions,
+    provider_versions_request, url_texts,
 };
 use tfdisco_benches::hostnames::{ASCII_NORMALIZED, IDN, MIXED_CASE_PORT_443};
 use tfdisco_core::http::StatusCode;
@@ -176,7 +177,20 @@ fn main() {
         ("1 MiB", of_size(1024 * 1024)),
     ] {
         row(
-            &format!("{label} document parse + resolve vs. `IgnoredAny`"),
+            &format!("{label} document parse + `service_url(\"modules.v1\")` vs. `IgnoredAny`"),
+            paired(
+                &mut || {
+                    black_box(ignored_any(black_box(&body)));
+                },
+                &mut || {
+                    black_box(parse_and_find_modules(&host, &url, black_box(&body)));
+                },
+            ),
+            Some(3.0),
+            "×",
+        );
+        row(
+            &format!("{label} document parse + resolve every service vs. `IgnoredAny`"),
             paired(
                 &mut || {
                     black_box(ignored_any(black_box(&body)));
@@ -185,7 +199,7 @@ fn main() {
                     black_box(parse_and_resolve(&host, &url, black_box(&body)));
                 },
             ),
-            Some(2.0),
+            Some(8.0),
             "×",
         );
         let texts = url_texts(&body);
@@ -208,7 +222,7 @@ fn main() {
     }
 
     // Issue 11: a registry document of hashicorp/aws's size through the
-    // machine (no target yet; issue 13 sets one).
+    // machine (issue 13 sets the target).
     let body = provider_versions();
     let (services, source) = provider_versions_request();
     let answer = [Response::json(&body, true)];
@@ -229,7 +243,7 @@ fn main() {
                 );
             },
         ),
-        None,
+        Some(3.0),
         "×",
     );
 

@@ -1,6 +1,7 @@
 //! The provider registry: versions and packages (docs/behaviour.md, API-8
 //! to API-12).
 
+use std::borrow::Cow;
 use std::time::Instant;
 
 use http::{HeaderMap, StatusCode};
@@ -15,23 +16,49 @@ use crate::{Config, Credentials, Dialect, Error, Hostname, ProviderSource, Servi
 const SERVICE: &str = "providers.v1";
 
 /// An operating system and architecture, as `linux_amd64` names them.
-#[derive(Clone, Debug, PartialEq, Eq, Hash, Deserialize)]
+///
+/// The words Terraform and OpenTofu build providers for are shared
+/// `&'static str`s, so the thousands of platforms of a versions document
+/// (API-9) take no allocation each; other words are owned.
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Platform {
     /// `linux`, `darwin`, `windows`, ….
-    pub os: String,
+    pub os: Cow<'static, str>,
     /// `amd64`, `arm64`, `386`, ….
-    pub arch: String,
+    pub arch: Cow<'static, str>,
+}
+
+/// The operating systems and architectures providers are built for.
+const KNOWN_OS: [&str; 9] = [
+    "linux", "darwin", "windows", "freebsd", "openbsd", "netbsd", "solaris", "illumos", "android",
+];
+const KNOWN_ARCH: [&str; 11] = [
+    "amd64", "arm64", "386", "arm", "ppc64le", "s390x", "riscv64", "mips", "mipsle", "mips64",
+    "mips64le",
+];
+
+/// `word` as one of `known`, or owned.
+fn shared(word: Cow<'_, str>, known: &[&'static str]) -> Cow<'static, str> {
+    match known.iter().find(|k| **k == word) {
+        Some(k) => Cow::Borrowed(k),
+        None => Cow::Owned(word.into_owned()),
+    }
 }
 
 impl Platform {
+    /// A platform of these two words (not checked: see [`Platform::check`]).
+    pub fn new(os: &str, arch: &str) -> Platform {
+        Platform {
+            os: shared(Cow::Borrowed(os), &KNOWN_OS),
+            arch: shared(Cow::Borrowed(arch), &KNOWN_ARCH),
+        }
+    }
+
     /// Parses `OS_ARCH`, such as `linux_amd64`: two words of lower-case
     /// ASCII letters and digits.
     pub fn parse(given: &str) -> Result<Platform, Error> {
         let (os, arch) = given.split_once('_').unwrap_or((given, ""));
-        let platform = Platform {
-            os: os.to_owned(),
-            arch: arch.to_owned(),
-        };
+        let platform = Platform::new(os, arch);
         platform.check().map(|()| platform)
     }
 
@@ -55,6 +82,80 @@ impl Platform {
     }
 }
 
+/// The JSON shape of a platform, with the words borrowed from the document
+/// where they have no escapes (named `Platform` for serde's messages).
+mod json {
+    use std::borrow::Cow;
+
+    #[derive(serde::Deserialize)]
+    pub(super) struct Platform<'a> {
+        #[serde(borrow)]
+        pub(super) os: Cow<'a, str>,
+        #[serde(borrow)]
+        pub(super) arch: Cow<'a, str>,
+    }
+}
+
+impl<'de> Deserialize<'de> for Platform {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Platform, D::Error> {
+        let json::Platform { os, arch } = json::Platform::deserialize(d)?;
+        Ok(Platform {
+            os: shared(os, &KNOWN_OS),
+            arch: shared(arch, &KNOWN_ARCH),
+        })
+    }
+}
+
+/// A version's `platforms`, `null` read as none ([`super::nullable`]), with
+/// room for 16 made at once: versions have 13 or 14, which would otherwise
+/// take three allocations each.
+fn platforms<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Vec<Platform>, D::Error> {
+    struct Platforms;
+
+    impl<'de> serde::de::Visitor<'de> for Platforms {
+        type Value = Vec<Platform>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("a sequence")
+        }
+
+        fn visit_seq<A: serde::de::SeqAccess<'de>>(
+            self,
+            mut seq: A,
+        ) -> Result<Self::Value, A::Error> {
+            let mut platforms = Vec::with_capacity(seq.size_hint().unwrap_or(16));
+            while let Some(platform) = seq.next_element()? {
+                platforms.push(platform);
+            }
+            Ok(platforms)
+        }
+    }
+
+    struct Nullable;
+
+    impl<'de> serde::de::Visitor<'de> for Nullable {
+        type Value = Vec<Platform>;
+
+        fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+            f.write_str("option")
+        }
+
+        fn visit_none<E>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+
+        fn visit_unit<E>(self) -> Result<Self::Value, E> {
+            Ok(Vec::new())
+        }
+
+        fn visit_some<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_seq(Platforms)
+        }
+    }
+
+    d.deserialize_option(Nullable)
+}
+
 impl std::fmt::Display for Platform {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}_{}", self.os, self.arch)
@@ -70,7 +171,7 @@ pub struct ProviderVersion {
     #[serde(default, deserialize_with = "super::nullable")]
     pub protocols: Vec<String>,
     /// The platforms it has packages for.
-    #[serde(default, deserialize_with = "super::nullable")]
+    #[serde(default, deserialize_with = "platforms")]
     pub platforms: Vec<Platform>,
 }
 
@@ -384,4 +485,72 @@ fn supports_protocol(protocols: &[String]) -> bool {
         let major = p.split('.').next().unwrap_or_default();
         matches!(major, "5" | "6")
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The shapes as they were derived before platforms shared their words:
+    /// the reading must not have changed (API-9).
+    mod old {
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        pub(super) struct Platform {
+            pub(super) os: String,
+            pub(super) arch: String,
+        }
+
+        #[derive(Debug, PartialEq, serde::Deserialize)]
+        pub(super) struct ProviderVersion {
+            pub(super) version: String,
+            #[serde(default, deserialize_with = "crate::registry_api::nullable")]
+            pub(super) platforms: Vec<Platform>,
+        }
+    }
+
+    #[test]
+    fn platforms_read_as_the_derived_shape_did() {
+        for json in [
+            r#"{"version": "1.0.0", "platforms": [{"os": "linux", "arch": "amd64"}]}"#,
+            r#"{"version": "1.0.0", "platforms": [{"arch": "arm64", "os": "darwin", "x": [1]}]}"#,
+            r#"{"version": "1.0.0", "platforms": [{"os": "plan9", "arch": "m\u0069ps"}]}"#,
+            r#"{"version": "1.0.0", "platforms": [["linux", "386"]]}"#,
+            r#"{"version": "1.0.0", "platforms": null}"#,
+            r#"{"version": "1.0.0"}"#,
+            r#"{"version": "1.0.0", "platforms": []}"#,
+            r#"{"version": "1.0.0", "platforms": "linux_amd64"}"#,
+            r#"{"version": "1.0.0", "platforms": {"os": "linux"}}"#,
+            r#"{"version": "1.0.0", "platforms": [{"os": "linux"}]}"#,
+            r#"{"version": "1.0.0", "platforms": [{"os": "linux", "arch": 1}]}"#,
+            r#"{"version": "1.0.0", "platforms": [{"os": "a", "os": "b", "arch": "c"}]}"#,
+            r#"{"version": "1.0.0", "platforms": [null]}"#,
+        ] {
+            let new = serde_json::from_str::<ProviderVersion>(json).map(|v| {
+                let words = |p: &Platform| (p.os.to_string(), p.arch.to_string());
+                (v.version, v.platforms.iter().map(words).collect::<Vec<_>>())
+            });
+            let old = serde_json::from_str::<old::ProviderVersion>(json).map(|v| {
+                let words = |p: &old::Platform| (p.os.clone(), p.arch.clone());
+                (v.version, v.platforms.iter().map(words).collect::<Vec<_>>())
+            });
+            match (new, old) {
+                (Ok(new), Ok(old)) => assert_eq!(new, old, "{json}"),
+                (Err(new), Err(old)) => assert_eq!(new.to_string(), old.to_string(), "{json}"),
+                (new, old) => panic!("{json}: {new:?} against {old:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn known_words_are_shared_and_others_owned() {
+        let p = Platform::parse("linux_amd64").expect("valid");
+        assert!(matches!(
+            (&p.os, &p.arch),
+            (Cow::Borrowed(_), Cow::Borrowed(_))
+        ));
+        assert_eq!(p, Platform::new("linux", "amd64"));
+        let p = Platform::parse("plan9_amd64").expect("valid");
+        assert!(matches!(p.os, Cow::Owned(_)));
+        assert_eq!(p.to_string(), "plan9_amd64");
+    }
 }

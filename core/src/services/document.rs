@@ -1,6 +1,13 @@
 //! Reading a discovery document: a JSON object kept in document order, its
-//! values kept as raw JSON text (docs/behaviour.md, DISCO-8 to DISCO-11).
+//! values kept as raw JSON text (docs/behaviour.md, DISCO-8 to DISCO-11,
+//! JSON-1, JSON-2).
 //!
+//! The document is kept as one string, the body's text, with the places of
+//! each entry's key and value in it, found in one serde_json pass that
+//! borrows keys and values from the text (no allocation per entry). Keys
+//! given twice are sorted out (DISCO-10), and a hash table built, only when
+//! something needs the unique keys: looking up one service, what discovery
+//! does, scans the entries.
 //! Values are never built into trees: serde_json skips over a raw value
 //! without recursion, so a document nested as deep as Go accepts (10 000
 //! levels) is read, kept, cloned and dropped without deep stacks, and a
@@ -8,24 +15,173 @@
 
 use std::borrow::Cow;
 use std::fmt;
+use std::hash::{BuildHasher, RandomState};
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicUsize, Ordering};
 
-use indexmap::IndexMap;
-use serde::de::{Deserializer as _, MapAccess, Visitor};
+use hashbrown::HashTable;
+use serde::de::{DeserializeSeed, Deserializer as _, Error as _, IgnoredAny, MapAccess, Visitor};
 use serde_json::Value;
 use serde_json::value::RawValue;
 
 /// Up to this many entries a linear scan beats hashing.
 const FEW: usize = 16;
 
+/// Lookups that scan the entries of a larger document before the hash table
+/// is built: discovery looks up one or two services, and a scan compares
+/// lengths where building the table hashes every key.
+const SCANS: usize = 8;
+
 /// The deepest nesting Go's `encoding/json` accepts.
 pub(crate) const MAX_DEPTH: usize = 10_000;
 
-/// The entries of a document: unique keys, in document order. Larger
-/// documents are hashed for lookups (SipHash with a random key, so a hostile
-/// document cannot make them slow).
-pub(crate) enum Entries {
-    Few(Vec<(Box<str>, Box<RawValue>)>),
-    Many(IndexMap<Box<str>, Box<RawValue>>),
+/// The longest document read, 2 GiB (JSON-4): offsets into the text are 32
+/// bits, which keeps the index small, and the text holds the document and
+/// after it the keys written with escapes, unescaped (never longer).
+pub(crate) const MAX_LEN: usize = (u32::MAX / 2) as usize;
+
+/// The entries of a document, their keys and values as JSON text (DISCO-9,
+/// DISCO-10).
+pub(crate) struct Entries {
+    /// The document's text (invalid UTF-8 already replaced, DISCO-11),
+    /// followed by the keys it writes with escapes, unescaped; for
+    /// caller-given services, each key and its value's JSON.
+    text: String,
+    /// Every entry in document order, a key given twice included.
+    all: Vec<Entry>,
+    /// The entries with unique keys, made from `all` when first needed.
+    unique: OnceLock<Unique>,
+    /// Lookups answered by scanning `all` so far.
+    scans: AtomicUsize,
+}
+
+/// The entries with unique keys in document order, each in the place of its
+/// key's first occurrence with the value of its last (DISCO-10), and with
+/// more than [`FEW`] of them a hash table of their keys (SipHash with a
+/// random key, so a hostile document cannot make lookups slow).
+#[derive(Clone)]
+struct Unique {
+    list: Vec<Entry>,
+    /// Each entry's position in `list` and the low 32 bits of its key's
+    /// hash (kept so that growing the table reads no keys); empty for at
+    /// most [`FEW`] entries.
+    table: HashTable<(u32, u32)>,
+    hasher: RandomState,
+}
+
+#[derive(Clone, Copy)]
+struct Entry {
+    key: Span,
+    value: Span,
+}
+
+/// A byte range of a text of at most `u32::MAX` bytes.
+#[derive(Clone, Copy)]
+struct Span {
+    start: u32,
+    end: u32,
+}
+
+impl Span {
+    /// The range `start..end` of a text no longer than `u32::MAX`.
+    fn new(start: usize, end: usize) -> Span {
+        Span {
+            start: start as u32,
+            end: end as u32,
+        }
+    }
+
+    fn len(self) -> usize {
+        (self.end - self.start) as usize
+    }
+
+    /// The slice of `text` this span covers.
+    fn of(self, text: &str) -> &str {
+        &text[self.start as usize..self.end as usize]
+    }
+
+    /// Where `part`, a slice of `whole`, lies in it; `None` when it is not
+    /// one (serde_json borrows from its input, so that does not happen).
+    fn within(whole: &str, part: &str) -> Option<Span> {
+        let start = (part.as_ptr() as usize).checked_sub(whole.as_ptr() as usize)?;
+        let end = start + part.len();
+        (end <= whole.len()).then(|| Span::new(start, end))
+    }
+}
+
+impl Entry {
+    /// True when this entry's key in `text` is `id`.
+    fn is(&self, text: &str, id: &str) -> bool {
+        self.key.len() == id.len() && self.key.of(text) == id
+    }
+}
+
+/// hashbrown finds a bucket with a hash's low bits and tags it with its top
+/// seven: spread the 32 bits the table keeps over 64.
+fn spread(hash: u32) -> u64 {
+    u64::from(hash).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
+impl Unique {
+    /// The unique entries of `all`, whose keys and values are in `text`.
+    fn of(text: &str, all: &[Entry]) -> Unique {
+        let mut unique = Unique {
+            list: Vec::with_capacity(all.len()),
+            table: HashTable::new(),
+            hasher: RandomState::new(),
+        };
+        if all.len() > FEW {
+            unique.table.reserve(all.len(), |&(_, h)| spread(h));
+        }
+        for &entry in all {
+            unique.insert(text, entry);
+        }
+        unique
+    }
+
+    fn hash(&self, key: &str) -> u32 {
+        self.hasher.hash_one(key) as u32
+    }
+
+    /// Adds an entry. A duplicate key keeps its first place and takes the
+    /// last value, as Go's `map` decoding does (DISCO-10).
+    fn insert(&mut self, text: &str, entry: Entry) {
+        let key = entry.key.of(text);
+        let position = if self.table.capacity() == 0 {
+            self.list.iter().position(|e| e.is(text, key))
+        } else {
+            let hash = self.hash(key);
+            let list = &self.list;
+            let same = self
+                .table
+                .find(spread(hash), |&(p, h)| {
+                    h == hash && list[p as usize].is(text, key)
+                })
+                .map(|&(p, _)| p as usize);
+            if same.is_none() {
+                // No more entries than bytes in the text.
+                let position = self.list.len() as u32;
+                self.table
+                    .insert_unique(spread(hash), (position, hash), |&(_, h)| spread(h));
+            }
+            same
+        };
+        match position {
+            Some(p) => self.list[p].value = entry.value,
+            None => self.list.push(entry),
+        }
+    }
+
+    fn find(&self, text: &str, id: &str) -> Option<&Entry> {
+        if self.table.capacity() == 0 {
+            return self.list.iter().find(|e| e.is(text, id));
+        }
+        let hash = self.hash(id);
+        let (position, _) = self.table.find(spread(hash), |&(p, h)| {
+            h == hash && self.list[p as usize].is(text, id)
+        })?;
+        Some(&self.list[*position as usize])
+    }
 }
 
 /// Parses a body into its entries, `None` for a `null` document. Invalid
@@ -33,24 +189,39 @@ pub(crate) enum Entries {
 /// strings it is a syntax error either way).
 pub(crate) fn parse(body: &[u8]) -> Result<Option<Entries>, String> {
     // `from_utf8` checks valid text much faster than `from_utf8_lossy` does.
-    let text = match std::str::from_utf8(body) {
-        Ok(text) => Cow::Borrowed(text),
-        Err(_) => String::from_utf8_lossy(body),
+    let mut text = match std::str::from_utf8(body) {
+        Ok(text) => text.to_owned(),
+        Err(_) => String::from_utf8_lossy(body).into_owned(),
     };
+    check_len(text.len())?;
     check_depth(text.as_bytes())?;
     let mut de = serde_json::Deserializer::from_str(&text);
-    let entries = de
-        .deserialize_any(DocumentVisitor)
-        .and_then(|entries| de.end().map(|()| entries))
+    let read = de
+        .deserialize_any(DocumentVisitor { doc: &text })
+        .and_then(|read| de.end().map(|()| read))
         .map_err(|e| e.to_string())?;
-    Ok(entries)
+    Ok(read.map(|(all, unescaped)| {
+        text.push_str(&unescaped);
+        Entries::new(text, all)
+    }))
+}
+
+/// Refuses a document longer than [`MAX_LEN`] (JSON-4).
+fn check_len(len: usize) -> Result<(), String> {
+    if len > MAX_LEN {
+        return Err(format!(
+            "the document is {len} bytes long; at most {MAX_LEN} are read"
+        ));
+    }
+    Ok(())
 }
 
 /// Refuses nesting deeper than [`MAX_DEPTH`], as Go's scanner does, with a
-/// linear scan (brackets inside strings do not count). Shorter texts cannot
-/// nest that deep and are not scanned.
+/// linear scan (brackets inside strings do not count). A text with no more
+/// opening brackets than that, in strings or not, cannot nest that deep and
+/// is only counted (JSON-1).
 fn check_depth(text: &[u8]) -> Result<(), String> {
-    if text.len() <= MAX_DEPTH {
+    if text.len() <= MAX_DEPTH || openers(text) <= MAX_DEPTH {
         return Ok(());
     }
     let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
@@ -89,10 +260,29 @@ fn check_depth(text: &[u8]) -> Result<(), String> {
     Ok(())
 }
 
-struct DocumentVisitor;
+/// How many `[` and `{` `text` holds, in strings or not: counted in blocks
+/// of 255 bytes with a byte-sized counter, which compilers vectorize.
+fn openers(text: &[u8]) -> usize {
+    text.chunks(255)
+        .map(|block| {
+            // `[` is 0x5b and `{` 0x7b: they differ only in bit 0x20.
+            let n = block
+                .iter()
+                .fold(0u8, |n, &b| n + u8::from(b | 0x20 == b'{'));
+            usize::from(n)
+        })
+        .sum()
+}
 
-impl<'de> Visitor<'de> for DocumentVisitor {
-    type Value = Option<Entries>;
+/// Reads the document object, noting where each key and value lie in
+/// `doc`, the text being parsed, and unescaping the keys written with
+/// escapes into a string of their own.
+struct DocumentVisitor<'de> {
+    doc: &'de str,
+}
+
+impl<'de> Visitor<'de> for DocumentVisitor<'de> {
+    type Value = Option<(Vec<Entry>, String)>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON object")
@@ -103,77 +293,145 @@ impl<'de> Visitor<'de> for DocumentVisitor {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-        let mut entries = Entries::Few(Vec::with_capacity(FEW));
-        while let Some(key) = map.next_key::<Box<str>>()? {
-            let value = map.next_value::<Box<RawValue>>()?;
-            entries.insert(key, value);
+        let (mut all, mut unescaped) = (Vec::with_capacity(FEW), String::new());
+        let borrowed = |part: &str| {
+            Span::within(self.doc, part)
+                .ok_or_else(|| A::Error::custom("serde_json did not borrow from the document"))
+        };
+        while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+            let value = borrowed(map.next_value::<&'de RawValue>()?.get())?;
+            let key = match key {
+                Cow::Borrowed(key) => borrowed(key)?,
+                Cow::Owned(key) => {
+                    let start = self.doc.len() + unescaped.len();
+                    unescaped.push_str(&key);
+                    Span::new(start, start + key.len())
+                }
+            };
+            all.push(Entry { key, value });
         }
-        Ok(Some(entries))
+        Ok(Some((all, unescaped)))
+    }
+}
+
+/// A JSON string, borrowed from the text when it has no escapes.
+struct Text<'de>(Cow<'de, str>);
+
+impl<'de> serde::Deserialize<'de> for Text<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Text<'de>, D::Error> {
+        d.deserialize_str(TextVisitor)
+    }
+}
+
+struct TextVisitor;
+
+impl<'de> Visitor<'de> for TextVisitor {
+    type Value = Text<'de>;
+
+    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str("a string")
+    }
+
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Borrowed(v)))
+    }
+
+    fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(v.to_owned())))
+    }
+
+    fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
+        Ok(Text(Cow::Owned(v)))
     }
 }
 
 impl Entries {
-    /// Entries from caller-given pairs, with the document's duplicate rule.
-    pub(crate) fn from_pairs(pairs: impl IntoIterator<Item = (String, Value)>) -> Entries {
-        let mut entries = Entries::Few(Vec::new());
+    fn new(text: String, all: Vec<Entry>) -> Entries {
+        Entries {
+            text,
+            all,
+            unique: OnceLock::new(),
+            scans: AtomicUsize::new(0),
+        }
+    }
+
+    /// Entries from caller-given pairs, with the document's duplicate rule;
+    /// `Err` when they take more than 4 GiB (JSON-4).
+    pub(crate) fn from_pairs(
+        pairs: impl IntoIterator<Item = (String, Value)>,
+    ) -> Result<Entries, String> {
+        let (mut text, mut all) = (String::new(), Vec::new());
+        let push = |text: &mut String, part: &str| {
+            let start = text.len();
+            text.push_str(part);
+            Span::new(start, text.len())
+        };
         for (key, value) in pairs {
-            entries.insert(key.into_boxed_str(), raw(&value));
+            let value = raw(&value);
+            if text.len() + key.len() + value.get().len() > u32::MAX as usize {
+                return Err("the services given take more than 4 GiB as JSON".to_owned());
+            }
+            let key = push(&mut text, &key);
+            let value = push(&mut text, value.get());
+            all.push(Entry { key, value });
         }
-        entries
+        Ok(Entries::new(text, all))
     }
 
-    /// A copy of these entries.
-    pub(crate) fn copy(&self) -> Entries {
-        match self {
-            Entries::Few(list) => Entries::Few(list.clone()),
-            Entries::Many(map) => Entries::Many(map.clone()),
-        }
-    }
-
-    /// Adds an entry. A duplicate key keeps its first place and takes the
-    /// last value, as Go's `map` decoding does.
-    fn insert(&mut self, key: Box<str>, value: Box<RawValue>) {
-        match self {
-            Entries::Few(list) => {
-                if let Some((_, slot)) = list.iter_mut().find(|(k, _)| *k == key) {
-                    *slot = value;
-                } else if list.len() < FEW {
-                    list.push((key, value));
-                } else {
-                    let mut map: IndexMap<_, _> = std::mem::take(list).into_iter().collect();
-                    map.insert(key, value);
-                    *self = Entries::Many(map);
-                }
-            }
-            Entries::Many(map) => {
-                map.insert(key, value);
-            }
-        }
+    fn unique(&self) -> &Unique {
+        self.unique
+            .get_or_init(|| Unique::of(&self.text, &self.all))
     }
 
     pub(crate) fn len(&self) -> usize {
-        match self {
-            Entries::Few(list) => list.len(),
-            Entries::Many(map) => map.len(),
-        }
+        self.unique().list.len()
+    }
+
+    /// The value of `id` as JSON text.
+    pub(crate) fn text(&self, id: &str) -> Option<&str> {
+        let entry = match self.unique.get() {
+            Some(unique) => unique.find(&self.text, id),
+            // The last occurrence holds the value (DISCO-10).
+            None if self.all.len() <= FEW || self.scans.fetch_add(1, Ordering::Relaxed) < SCANS => {
+                self.all.iter().rev().find(|e| e.is(&self.text, id))
+            }
+            None => self.unique().find(&self.text, id),
+        };
+        entry.map(|e| e.value.of(&self.text))
+    }
+
+    /// Every key and its value as JSON text, in document order.
+    pub(crate) fn texts(&self) -> impl Iterator<Item = (&str, &str)> {
+        let text = &self.text;
+        let list = self.unique().list.iter();
+        list.map(move |e| (e.key.of(text), e.value.of(text)))
     }
 
     pub(crate) fn get(&self, id: &str) -> Option<&RawValue> {
-        match self {
-            Entries::Few(list) => list.iter().find(|(k, _)| **k == *id).map(|(_, v)| &**v),
-            Entries::Many(map) => map.get(id).map(|v| &**v),
-        }
+        self.text(id).map(raw_value)
     }
 
     pub(crate) fn iter(&self) -> impl Iterator<Item = (&str, &RawValue)> {
-        let (few, many) = match self {
-            Entries::Few(list) => (&list[..], None),
-            Entries::Many(map) => (&[][..], Some(map)),
-        };
-        let few = few.iter().map(|(k, v)| (k.as_ref(), &**v));
-        let many = many.into_iter().flatten().map(|(k, v)| (k.as_ref(), &**v));
-        few.chain(many)
+        self.texts().map(|(key, value)| (key, raw_value(value)))
     }
+}
+
+impl Clone for Entries {
+    fn clone(&self) -> Entries {
+        Entries {
+            text: self.text.clone(),
+            all: self.all.clone(),
+            unique: self.unique.clone(),
+            scans: AtomicUsize::new(self.scans.load(Ordering::Relaxed)),
+        }
+    }
+}
+
+/// `text`, JSON that serde_json read before, as a [`RawValue`] borrowed
+/// from it: serde_json reads it once more (without recursion, JSON-2) and
+/// hands out the same slice.
+fn raw_value(text: &str) -> &RawValue {
+    serde_json::from_str(text).unwrap_or(RawValue::NULL)
 }
 
 /// A caller-given value as raw JSON.
@@ -183,6 +441,16 @@ fn raw(value: &Value) -> Box<RawValue> {
         // numbers are finite); keep the entry as `null` rather than panic.
         RawValue::NULL.to_owned()
     })
+}
+
+/// The string a JSON value's text holds, `None` for other types; borrowed
+/// when it has no escapes.
+pub(crate) fn string(text: &str) -> Option<Cow<'_, str>> {
+    let inner = text.strip_prefix('"')?.strip_suffix('"')?;
+    if !inner.contains('\\') {
+        return Some(Cow::Borrowed(inner));
+    }
+    serde_json::from_str::<Text<'_>>(text).ok().map(|t| t.0)
 }
 
 /// The type of a JSON value, read from the first byte of its text.
@@ -216,7 +484,12 @@ impl JsonType {
     /// The type of `raw` (valid JSON text, as serde_json makes it: no
     /// leading white space).
     pub fn of(raw: &RawValue) -> JsonType {
-        match raw.get().trim_start().as_bytes().first() {
+        JsonType::of_text(raw.get())
+    }
+
+    /// The type of a value's JSON text.
+    pub(crate) fn of_text(text: &str) -> JsonType {
+        match text.trim_start().as_bytes().first() {
             Some(b'"') => JsonType::String,
             Some(b'{') => JsonType::Object,
             Some(b'[') => JsonType::Array,
@@ -240,35 +513,42 @@ impl JsonType {
 }
 
 /// What one level of a raw value holds: scalars read, containers one level
-/// deep with their members still raw (so nothing deep is ever built).
+/// deep with their members still raw (so nothing deep is ever built), text
+/// borrowed from the value where it has no escapes (JSON-2).
 #[derive(Debug)]
-pub(crate) enum Shallow {
+pub(crate) enum Shallow<'a> {
     Null,
     Bool,
     Number(serde_json::Number),
-    String(String),
-    Array(Vec<Box<RawValue>>),
-    /// Members in order; a duplicate key keeps the last value, as in Go.
-    Object(IndexMap<String, Box<RawValue>>),
+    String(Cow<'a, str>),
+    Array(Vec<&'a RawValue>),
+    /// An object, its members not read: [`members`] reads the ones wanted.
+    Object,
 }
 
-impl Shallow {
+impl<'a> Shallow<'a> {
     /// Reads one level of `raw` (which serde_json already validated).
-    pub(crate) fn of(raw: &RawValue) -> Shallow {
-        serde_json::from_str(raw.get()).unwrap_or(Shallow::Null)
+    pub(crate) fn of(raw: &'a RawValue) -> Shallow<'a> {
+        Shallow::read(raw.get())
+    }
+
+    /// Reads one level of a value's JSON text (which serde_json already
+    /// validated).
+    pub(crate) fn read(text: &'a str) -> Shallow<'a> {
+        serde_json::from_str(text).unwrap_or(Shallow::Null)
     }
 
     /// The string, for a string.
     pub(crate) fn into_string(self) -> Option<String> {
         match self {
-            Shallow::String(s) => Some(s),
+            Shallow::String(s) => Some(s.into_owned()),
             _ => None,
         }
     }
 }
 
-impl<'de> serde::Deserialize<'de> for Shallow {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Shallow, D::Error> {
+impl<'de> serde::Deserialize<'de> for Shallow<'de> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Shallow<'de>, D::Error> {
         d.deserialize_any(ShallowVisitor)
     }
 }
@@ -276,55 +556,99 @@ impl<'de> serde::Deserialize<'de> for Shallow {
 struct ShallowVisitor;
 
 impl<'de> Visitor<'de> for ShallowVisitor {
-    type Value = Shallow;
+    type Value = Shallow<'de>;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("a JSON value")
     }
 
-    fn visit_unit<E>(self) -> Result<Shallow, E> {
+    fn visit_unit<E>(self) -> Result<Shallow<'de>, E> {
         Ok(Shallow::Null)
     }
 
-    fn visit_bool<E>(self, _: bool) -> Result<Shallow, E> {
+    fn visit_bool<E>(self, _: bool) -> Result<Shallow<'de>, E> {
         Ok(Shallow::Bool)
     }
 
-    fn visit_i64<E>(self, v: i64) -> Result<Shallow, E> {
+    fn visit_i64<E>(self, v: i64) -> Result<Shallow<'de>, E> {
         Ok(Shallow::Number(v.into()))
     }
 
-    fn visit_u64<E>(self, v: u64) -> Result<Shallow, E> {
+    fn visit_u64<E>(self, v: u64) -> Result<Shallow<'de>, E> {
         Ok(Shallow::Number(v.into()))
     }
 
-    fn visit_f64<E>(self, v: f64) -> Result<Shallow, E> {
+    fn visit_f64<E>(self, v: f64) -> Result<Shallow<'de>, E> {
         Ok(serde_json::Number::from_f64(v).map_or(Shallow::Null, Shallow::Number))
     }
 
-    fn visit_str<E>(self, v: &str) -> Result<Shallow, E> {
-        Ok(Shallow::String(v.to_owned()))
+    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Shallow<'de>, E> {
+        Ok(Shallow::String(Cow::Borrowed(v)))
     }
 
-    fn visit_string<E>(self, v: String) -> Result<Shallow, E> {
-        Ok(Shallow::String(v))
+    fn visit_str<E>(self, v: &str) -> Result<Shallow<'de>, E> {
+        Ok(Shallow::String(Cow::Owned(v.to_owned())))
     }
 
-    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Shallow, A::Error> {
+    fn visit_string<E>(self, v: String) -> Result<Shallow<'de>, E> {
+        Ok(Shallow::String(Cow::Owned(v)))
+    }
+
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<Shallow<'de>, A::Error> {
         let mut items = Vec::new();
-        while let Some(item) = seq.next_element::<Box<RawValue>>()? {
+        while let Some(item) = seq.next_element::<&'de RawValue>()? {
             items.push(item);
         }
         Ok(Shallow::Array(items))
     }
 
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shallow, A::Error> {
-        let mut members = IndexMap::new();
-        while let Some((key, value)) = map.next_entry::<String, Box<RawValue>>()? {
-            members.insert(key, value);
-        }
-        Ok(Shallow::Object(members))
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Shallow<'de>, A::Error> {
+        while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+        Ok(Shallow::Object)
     }
+}
+
+/// The members `names` of an object's JSON text, each the last one given
+/// (as Go's decoding keeps it), as raw JSON borrowed from the text; the
+/// other members are skipped unread (JSON-2). `None` when `text` is not an
+/// object.
+pub(crate) fn members<'a, const N: usize>(
+    text: &'a str,
+    names: [&str; N],
+) -> Option<[Option<&'a RawValue>; N]> {
+    struct Members<'n, const N: usize>(&'n [&'n str; N]);
+
+    impl<'de, const N: usize> DeserializeSeed<'de> for Members<'_, N> {
+        type Value = [Option<&'de RawValue>; N];
+
+        fn deserialize<D: serde::Deserializer<'de>>(self, d: D) -> Result<Self::Value, D::Error> {
+            d.deserialize_map(self)
+        }
+    }
+
+    impl<'de, const N: usize> Visitor<'de> for Members<'_, N> {
+        type Value = [Option<&'de RawValue>; N];
+
+        fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+            f.write_str("a JSON object")
+        }
+
+        fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+            let mut found = [None; N];
+            while let Some(Text(key)) = map.next_key::<Text<'de>>()? {
+                match self.0.iter().position(|name| *name == key) {
+                    Some(i) => found[i] = Some(map.next_value()?),
+                    None => {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+            }
+            Ok(found)
+        }
+    }
+
+    let mut de = serde_json::Deserializer::from_str(text);
+    Members(&names).deserialize(&mut de).ok()
 }
 
 #[cfg(test)]
@@ -413,16 +737,59 @@ mod tests {
     }
 
     #[test]
+    fn scanned_and_hashed_lookups_agree_on_duplicates() {
+        let mut doc = String::from("{");
+        for i in 0..40 {
+            doc.push_str(&format!("\"k{}\": {i},", i % 30));
+        }
+        doc.push_str("\"last\": true}");
+        let e = parse(doc.as_bytes()).expect("valid").expect("object");
+        // The first lookups scan every entry, the later ones use the table.
+        for _ in 0..2 * SCANS {
+            assert_eq!(e.text("k5"), Some("35"));
+            assert_eq!(e.text("k29"), Some("29"));
+            assert_eq!(e.text("k30"), None);
+        }
+        assert!(e.unique.get().is_some(), "the table was built");
+        assert_eq!(e.len(), 31);
+        assert_eq!(e.clone().text("k5"), Some("35"));
+    }
+
+    #[test]
+    fn documents_over_2_gib_are_refused() {
+        assert_eq!(MAX_LEN, 2_147_483_647);
+        assert!(check_len(MAX_LEN).is_ok());
+        assert_eq!(
+            check_len(MAX_LEN + 1),
+            Err("the document is 2147483648 bytes long; at most 2147483647 are read".to_owned())
+        );
+    }
+
+    #[test]
+    fn escaped_keys_are_unescaped_after_the_document() {
+        let mut doc = String::from(r#"{"a\u002ev1": 1, "plain.v1": 2, "a.v1": 3"#);
+        for i in 0..20 {
+            doc.push_str(&format!(r#", "k\u0030{i}": {i}"#));
+        }
+        doc.push_str(r#", "k05": "last"}"#);
+        let e = parse(doc.as_bytes()).expect("valid").expect("object");
+        assert_eq!(keys(&e)[..4], ["a.v1", "plain.v1", "k00", "k01"]);
+        assert_eq!(text(&e, "a.v1"), Some("3"));
+        assert_eq!(text(&e, "k05"), Some("\"last\""));
+        assert_eq!(e.len(), 22);
+    }
+
+    #[test]
     fn shallow_reads_one_level() {
         let raw = RawValue::from_string(r#"{"a": [[1]], "b": "s", "a": 2}"#.into()).expect("valid");
-        let Shallow::Object(members) = Shallow::of(&raw) else {
-            panic!("an object")
-        };
-        assert_eq!(members.len(), 2);
-        assert_eq!(members["a"].get(), "2", "the last duplicate wins");
+        assert!(matches!(Shallow::of(&raw), Shallow::Object));
+        let [a, b, c] = members(raw.get(), ["a", "b", "c"]).expect("an object");
+        assert_eq!(a.map(RawValue::get), Some("2"), "the last duplicate wins");
         assert_eq!(
-            Shallow::of(&members["b"]).into_string().as_deref(),
+            Shallow::of(b.expect("listed")).into_string().as_deref(),
             Some("s")
         );
+        assert!(c.is_none());
+        assert!(members("[1]", ["a"]).is_none());
     }
 }

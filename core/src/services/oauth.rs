@@ -1,6 +1,7 @@
 //! OAuth client definitions such as `login.v1` (docs/behaviour.md, OAUTH-1
 //! to OAUTH-8).
 
+use std::borrow::Borrow;
 use std::collections::BTreeSet;
 
 use serde_json::value::RawValue;
@@ -8,7 +9,7 @@ use url::Url;
 
 use crate::url_rules;
 
-use super::document::Shallow;
+use super::document::{JsonType, Shallow, members};
 
 /// The lowest and highest local port a login client may listen on by default.
 const DEFAULT_PORTS: (u16, u16) = (1024, 65535);
@@ -74,9 +75,15 @@ impl OAuthClient {
 /// resolve against `base`. `forced` allows the legacy HCL shape (a list of
 /// objects) that only caller-given services can have. Errors are Go's texts.
 /// Only the members it reads are looked into, one level at a time.
-pub(crate) fn read(
+#[cfg(test)]
+fn read(id: &str, value: &RawValue, base: &Url, forced: bool) -> Result<OAuthClient, String> {
+    read_text(id, value.get(), base, forced)
+}
+
+/// [`read`] of a value's JSON text.
+pub(crate) fn read_text(
     id: &str,
-    value: &RawValue,
+    value: &str,
     base: &Url,
     forced: bool,
 ) -> Result<OAuthClient, String> {
@@ -85,17 +92,20 @@ pub(crate) fn read(
             "service {id} must be declared with an object value in the service discovery document"
         )
     };
-    let object = match Shallow::of(value) {
-        Shallow::Object(o) => o,
-        Shallow::Array(list) if forced => match list.first().map(|first| Shallow::of(first)) {
-            Some(Shallow::Object(o)) => o,
-            _ => return Err(not_an_object()),
+    const NAMES: [&str; 6] = ["client", "grant_types", "authz", "token", "ports", "scopes"];
+    let object = match JsonType::of_text(value) {
+        JsonType::Object => members(value, NAMES),
+        JsonType::Array if forced => match Shallow::read(value) {
+            Shallow::Array(list) => list.first().and_then(|first| members(first.get(), NAMES)),
+            _ => None,
         },
-        _ => return Err(not_an_object()),
+        _ => None,
     };
-    let member = |name: &str| object.get(name).map(|raw| Shallow::of(raw));
+    let [client, grant_types, authz, token, ports, scopes] = object
+        .ok_or_else(not_an_object)?
+        .map(|raw| raw.map(Shallow::of));
 
-    let grant_types: BTreeSet<String> = match member("grant_types") {
+    let grant_types: BTreeSet<String> = match grant_types {
         None => BTreeSet::from(["authz_code".to_owned()]),
         Some(Shallow::Array(list)) => list
             .iter()
@@ -111,14 +121,18 @@ pub(crate) fn read(
     let needs_authz = grant_types.contains("authz_code");
     let needs_token = needs_authz || grant_types.contains("password");
 
-    let Some(Shallow::String(client)) = member("client") else {
+    let Some(Shallow::String(client)) = client else {
         return Err(format!(
             "service {id} definition is missing required property \"client\""
         ));
     };
 
-    let endpoint = |property: &str, what: &str, required: bool| -> Result<Option<Url>, String> {
-        match member(property) {
+    let endpoint = |member: Option<Shallow<'_>>,
+                    property: &str,
+                    what: &str,
+                    required: bool|
+     -> Result<Option<Url>, String> {
+        match member {
             Some(Shallow::String(raw)) => url_rules::resolve(base, &raw)
                 .map(Some)
                 .map_err(|e| format!("service {id}: failed to parse {what} URL: {e}")),
@@ -128,15 +142,15 @@ pub(crate) fn read(
             _ => Ok(None),
         }
     };
-    let authorization_url = endpoint("authz", "authorization", needs_authz)?;
-    let token_url = endpoint("token", "token", needs_token)?;
+    let authorization_url = endpoint(authz, "authz", "authorization", needs_authz)?;
+    let token_url = endpoint(token, "token", "token", needs_token)?;
 
-    let (min_port, max_port) = match member("ports") {
+    let (min_port, max_port) = match ports {
         Some(Shallow::Array(ports)) => read_ports(id, &ports)?,
         _ => DEFAULT_PORTS,
     };
 
-    let scopes = match member("scopes") {
+    let scopes = match scopes {
         Some(Shallow::Array(list)) => list
             .iter()
             .map(|s| Shallow::of(s).into_string())
@@ -148,7 +162,7 @@ pub(crate) fn read(
     };
 
     Ok(OAuthClient {
-        id: client,
+        id: client.into_owned(),
         authorization_url,
         token_url,
         min_port,
@@ -158,7 +172,7 @@ pub(crate) fn read(
     })
 }
 
-fn read_ports(id: &str, ports: &[Box<RawValue>]) -> Result<(u16, u16), String> {
+fn read_ports(id: &str, ports: &[impl Borrow<RawValue>]) -> Result<(u16, u16), String> {
     let [low, high] = ports else {
         return Err(format!(
             "invalid \"ports\" definition for service {id}: must be a two-element array"
@@ -175,7 +189,7 @@ fn read_ports(id: &str, ports: &[Box<RawValue>]) -> Result<(u16, u16), String> {
         };
         u16::try_from(whole).ok().filter(|&p| p >= 1024)
     };
-    let (Some(low), Some(high)) = (port(low), port(high)) else {
+    let (Some(low), Some(high)) = (port(low.borrow()), port(high.borrow())) else {
         return Err(format!(
             "invalid \"ports\" definition for service {id}: \
              both ports must be whole numbers between 1024 and 65535"
