@@ -54,8 +54,10 @@ fn replace_path(base: &Url, raw: &str) -> Option<Url> {
         return None;
     }
     let mut url = base.clone();
-    url.set_fragment(None);
-    url.set_query(None);
+    if base.query().is_some() || base.fragment().is_some() {
+        url.set_fragment(None);
+        url.set_query(None);
+    }
     url.set_path(raw);
     Some(url)
 }

@@ -1,6 +1,6 @@
 //! Reading a discovery document: a JSON object kept in document order, its
 //! values kept as raw JSON text (docs/behaviour.md, DISCO-8 to DISCO-11,
-//! JSON-1, JSON-2).
+//! JSON-1, JSON-2, JSON-4).
 //!
 //! The document is kept as one string, the body's text, with the places of
 //! each entry's key and value in it, found in one serde_json pass that
