@@ -458,6 +458,16 @@ fn pem_blocks(pem: &[u8]) -> impl Iterator<Item = &[u8]> + '_ {
 /// of 4-character groups, as PEM writes them), without copying the text; any
 /// other layout is decoded after removing the white space.
 fn decode_base64_lines(text: &[u8]) -> Option<Vec<u8>> {
+    decode_base64_lines_until(text, |_| false)
+}
+
+/// [`decode_base64_lines`], stopping after the first line at which `enough`
+/// says the bytes decoded so far suffice (a PEM body in its usual 64-column
+/// layout; any other layout is decoded whole).
+pub(crate) fn decode_base64_lines_until(
+    text: &[u8],
+    mut enough: impl FnMut(&[u8]) -> bool,
+) -> Option<Vec<u8>> {
     let engine = &base64::engine::general_purpose::STANDARD;
     let mut out = Vec::with_capacity(text.len() / 4 * 3);
     for line in text.split(|&b| b == b'\n') {
@@ -471,6 +481,9 @@ fn decode_base64_lines(text: &[u8]) -> Option<Vec<u8>> {
             return engine.decode(joined).ok();
         }
         engine.decode_vec(line, &mut out).ok()?;
+        if enough(&out) {
+            break;
+        }
     }
     Some(out)
 }

@@ -3,8 +3,6 @@
 //! to know which roots OpenSSL will find there; any doubt (a name this code
 //! cannot read) only means the root is handed over in the bundle instead.
 
-use base64::Engine as _;
-
 /// The hash of the subject of a DER certificate, as OpenSSL computes it for
 /// `<hash>.<n>` entries; `None` when the certificate cannot be read here.
 /// `certificate` may be cut short anywhere after the subject: only the start
@@ -39,27 +37,14 @@ const SET: u8 = 0x31;
 /// The subject hash of the certificate in the base64 text of a PEM block,
 /// decoding only as much of it as the subject needs (about a fifth).
 pub(crate) fn subject_hash_of_pem(text: &[u8]) -> Option<u32> {
-    let engine = &base64::engine::general_purpose::STANDARD;
-    let mut der = Vec::with_capacity(512);
-    for line in text.split(|&b| b == b'\n') {
-        let line = line.trim_ascii();
-        if line.len() % 4 != 0 {
-            // Not PEM's usual layout: decode it all.
-            let joined: Vec<u8> = text
-                .iter()
-                .copied()
-                .filter(|b| !b.is_ascii_whitespace())
-                .collect();
-            return subject_hash(&engine.decode(joined).ok()?);
-        }
-        engine.decode_vec(line, &mut der).ok()?;
+    let mut hash = None;
+    let der = super::decode_base64_lines_until(text, |der| {
         if der.len() >= 256 {
-            if let Some(hash) = subject_hash(&der) {
-                return Some(hash);
-            }
+            hash = subject_hash(der);
         }
-    }
-    subject_hash(&der)
+        hash.is_some()
+    })?;
+    hash.or_else(|| subject_hash(&der))
 }
 
 /// The contents of the element of tag `tag` at the start of `input`, as far
