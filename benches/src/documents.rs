@@ -148,11 +148,16 @@ pub fn of_size(bytes: usize) -> Vec<u8> {
     doc.into_bytes()
 }
 
-/// Resolves every service of `services` as a client would: each id
-/// ([`Services::ids`]) through [`Services::resolve`] (`service_url` for a
-/// URL, `oauth_client` for a client definition). Returns how many
-/// resolved, so the work cannot be optimized away.
+/// Resolves every service of `services` ([`Services::resolved`]: a base
+/// URL for a URL, an OAuth client for a client definition). Returns how
+/// many resolved, so the work cannot be optimized away.
 pub fn resolve_all(services: &Services) -> usize {
+    services.resolved().filter(|(_, r)| r.is_ok()).count()
+}
+
+/// [`resolve_all`] the way a client without [`Services::resolved`] would:
+/// each id ([`Services::ids`]) looked up through [`Services::resolve`].
+pub fn resolve_each(services: &Services) -> usize {
     services
         .ids()
         .filter(|id| services.resolve(id).is_ok())
@@ -216,6 +221,7 @@ mod tests {
         let services = parse(TYPICAL.as_bytes());
         assert_eq!(services.len(), 8);
         assert_eq!(resolve_all(&services), 8);
+        assert_eq!(resolve_each(&services), 8);
         assert!(parse_and_find_modules(
             services.host(),
             services.discovery_url(),
@@ -231,6 +237,7 @@ mod tests {
             let services = parse(&doc);
             assert!(services.len() > size / 100, "{} entries", services.len());
             assert_eq!(resolve_all(&services), services.len());
+            assert_eq!(resolve_each(&services), services.len());
             let (last, _) = services.iter().last().expect("entries");
             assert_eq!(last, "modules.v1");
             assert!(parse_and_find_modules(

@@ -17,7 +17,7 @@ impl Report<'_> {
     /// The ids shown: the requested ones, else every id in document order.
     fn ids(&self) -> Vec<&str> {
         if self.ids.is_empty() {
-            self.services.iter().map(|(id, _)| id).collect()
+            self.services.ids().collect()
         } else {
             self.ids.iter().map(String::as_str).collect()
         }

@@ -57,8 +57,8 @@ impl Goal for Discover {
         }
     }
 
-    fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<Services, Error> {
-        Services::from_json(self.host.clone(), url.clone(), self.dialect, body)
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<Services, Error> {
+        Services::from_body(self.host.clone(), url.clone(), self.dialect, body)
     }
 }
 
@@ -97,20 +97,60 @@ impl Fetch<Discover> {
 
 /// `<scheme>://<host>/.well-known/terraform.json` for `host`.
 pub(crate) fn discovery_url(host: &Hostname, scheme: &str) -> Result<Url, Error> {
-    // Concatenated by hand: `format!` costs as much here as a third of the
-    // URL parse that follows.
-    let host_text = host.as_str();
-    let mut text = String::with_capacity(scheme.len() + 3 + host_text.len() + DISCOVERY_PATH.len());
-    for piece in [scheme, "://", host_text, DISCOVERY_PATH] {
-        text.push_str(piece);
-    }
-    Url::parse(&text).map_err(|e| Error::UnusableHostname {
+    let pieces = [scheme, "://", host.as_str(), DISCOVERY_PATH];
+    // Put together on the stack when it fits (the URL parser makes its own
+    // copy, so a `String` here would be an allocation only to be dropped).
+    let mut stack = [0u8; 320];
+    let joined;
+    let text = match concat_into(&mut stack, &pieces) {
+        Some(text) => text,
+        None => {
+            joined = pieces.concat();
+            &joined
+        }
+    };
+    Url::parse(text).map_err(|e| Error::UnusableHostname {
         host: host.to_string(),
         reason: e.to_string(),
     })
 }
 
+/// `pieces` one after another in `buffer`, or `None` when they do not fit.
+fn concat_into<'b>(buffer: &'b mut [u8], pieces: &[&str]) -> Option<&'b str> {
+    let mut len = 0;
+    for piece in pieces {
+        let end = len + piece.len();
+        buffer.get_mut(len..end)?.copy_from_slice(piece.as_bytes());
+        len = end;
+    }
+    std::str::from_utf8(&buffer[..len]).ok()
+}
+
 /// The URL a [`Discovery`] reports for a host that no URL can carry.
 pub(crate) fn placeholder_url() -> Url {
     Url::parse("https://invalid./").expect("a constant, valid URL")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_discovery_url_is_the_same_on_the_stack_or_not() {
+        let label = "a".repeat(63);
+        for name in [
+            "example.com".to_owned(),
+            "example.com:8443".to_owned(),
+            // 319 bytes of host: too long for the stack buffer.
+            [label.as_str(); 5].join("."),
+        ] {
+            let host = Hostname::parse(&name).expect("valid");
+            let url = discovery_url(&host, "https").expect("a URL");
+            let expected = format!("https://{}{DISCOVERY_PATH}", host.as_str());
+            assert_eq!(url.as_str(), expected);
+        }
+        let mut small = [0u8; 4];
+        assert_eq!(concat_into(&mut small, &["ab", "cd"]), Some("abcd"));
+        assert_eq!(concat_into(&mut small, &["ab", "cde"]), None);
+    }
 }

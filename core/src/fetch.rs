@@ -51,9 +51,10 @@ pub trait Goal {
     -> Next<Self::Output>;
 
     /// The whole body of the response [`Goal::on_head`] asked to read, from
-    /// `url`. Its `Content-Type` was `application/json` and it is within the
-    /// size limit.
-    fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<Self::Output, Error>;
+    /// `url`, decoded. Its `Content-Type` was `application/json` and it is
+    /// within the size limit. It is the goal's to keep: discovery keeps it as
+    /// the document's text without a copy.
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<Self::Output, Error>;
 
     /// Headers every request of this fetch carries besides `Accept`,
     /// `Accept-Encoding`, `User-Agent` and `Authorization` (registry
@@ -381,7 +382,7 @@ impl<G: Goal> Fetch<G> {
             unreachable!("checked just above")
         };
         self.state = State::Done(match body.finish() {
-            Ok(bytes) => self.goal.on_body(&self.url, &bytes),
+            Ok(bytes) => self.goal.on_body(&self.url, bytes),
             Err(e) => Err(self.body_error(e)),
         });
         self.trace_outcome();

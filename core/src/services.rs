@@ -1,6 +1,7 @@
 //! The services a host offers, as its discovery document lists them
 //! (docs/behaviour.md, DISCO-9, URL-1 to URL-7, OAUTH-1).
 
+mod bases;
 mod document;
 mod oauth;
 
@@ -12,9 +13,10 @@ use serde_json::value::RawValue;
 use url::Url;
 
 use crate::service_id::ParsedId;
+use bases::Bases;
 use document::Shallow;
 
-use crate::{Dialect, Error, Hostname, url_rules};
+use crate::{Dialect, Error, Hostname};
 pub use document::JsonType;
 
 pub use oauth::OAuthClient;
@@ -52,7 +54,7 @@ pub struct Services(Arc<Inner>);
 
 struct Inner {
     host: Hostname,
-    discovery_url: Url,
+    bases: Bases,
     dialect: Dialect,
     forced: bool,
     entries: Option<document::Entries>,
@@ -70,6 +72,17 @@ impl Services {
         discovery_url: Url,
         dialect: Dialect,
         body: &[u8],
+    ) -> Result<Services, Error> {
+        Services::from_body(host, discovery_url, dialect, body.to_vec())
+    }
+
+    /// [`Services::from_json`] of a body the services may keep: its bytes
+    /// become the document's text without a copy.
+    pub(crate) fn from_body(
+        host: Hostname,
+        discovery_url: Url,
+        dialect: Dialect,
+        body: Vec<u8>,
     ) -> Result<Services, Error> {
         match document::parse(body) {
             Ok(entries) => Ok(Services::new(host, discovery_url, dialect, false, entries)),
@@ -108,7 +121,7 @@ impl Services {
     ) -> Services {
         Services(Arc::new(Inner {
             host,
-            discovery_url,
+            bases: Bases::new(discovery_url),
             dialect,
             forced,
             entries,
@@ -119,14 +132,13 @@ impl Services {
     /// syntax), to see what a Terraform or an OpenTofu client would make of
     /// one document.
     pub fn with_dialect(&self, dialect: Dialect) -> Services {
-        let entries = self.0.entries.clone();
-        Services::new(
-            self.0.host.clone(),
-            self.0.discovery_url.clone(),
+        Services(Arc::new(Inner {
+            host: self.0.host.clone(),
+            bases: self.0.bases.clone(),
             dialect,
-            self.0.forced,
-            entries,
-        )
+            forced: self.0.forced,
+            entries: self.0.entries.clone(),
+        }))
     }
 
     /// The host these services belong to (for an alias, the alias's target).
@@ -137,7 +149,7 @@ impl Services {
     /// The URL the document came from, after redirects: the base of relative
     /// service URLs.
     pub fn discovery_url(&self) -> &Url {
-        &self.0.discovery_url
+        self.0.bases.discovery_url()
     }
 
     /// The dialect used to read service ids.
@@ -225,13 +237,15 @@ impl Services {
     fn url_of(&self, id: &str, text: Option<&str>) -> Result<Url, Error> {
         let parsed = ParsedId::parse(id, self.0.dialect)?;
         match text.and_then(document::string) {
-            Some(raw) => url_rules::resolve(&self.0.discovery_url, &raw).map_err(|problem| {
-                Error::InvalidServiceUrl {
+            Some(raw) => self
+                .0
+                .bases
+                .resolve(&raw)
+                .map_err(|problem| Error::InvalidServiceUrl {
                     host: self.display_host(),
                     id: id.to_owned(),
                     problem,
-                }
-            }),
+                }),
             None => Err(self.not_provided(&parsed)),
         }
     }
@@ -253,7 +267,37 @@ impl Services {
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     pub fn resolve(&self, id: &str) -> Result<Resolved, Error> {
-        let text = self.text(id);
+        self.resolve_text(id, self.text(id))
+    }
+
+    /// Every service resolved as [`Services::resolve`] resolves it, in
+    /// document order: one pass over the entries, without looking each id
+    /// up again.
+    ///
+    /// ```
+    /// use tfdisco_core::{Dialect, Hostname, Resolved, Services};
+    ///
+    /// let host = Hostname::parse("example.com")?;
+    /// let url = "https://example.com/.well-known/terraform.json".parse()?;
+    /// let body = br#"{"modules.v1": "/m/", "bad.v1": "ftp://example.com/"}"#;
+    /// let services = Services::from_json(host, url, Dialect::OpenTofu, body)?;
+    /// for (id, resolved) in services.resolved() {
+    ///     match resolved {
+    ///         Ok(Resolved::Url(url)) => println!("{id}: {url}"),
+    ///         Ok(Resolved::OAuthClient(client)) => println!("{id}: {}", client.client_id()),
+    ///         Err(e) => println!("{id}: {e}"),
+    ///     }
+    /// }
+    /// assert_eq!(services.resolved().filter(|(_, r)| r.is_ok()).count(), 1);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn resolved(&self) -> impl Iterator<Item = (&str, Result<Resolved, Error>)> {
+        self.texts()
+            .map(|(id, text)| (id, self.resolve_text(id, Some(text))))
+    }
+
+    /// [`Services::resolve`] of `id`, whose value is `text`.
+    fn resolve_text(&self, id: &str, text: Option<&str>) -> Result<Resolved, Error> {
         let client_definition = match text.map(|t| (t, JsonType::of_text(t))) {
             Some((_, JsonType::Object)) => true,
             // The legacy HCL shape of a `host` block: a list of objects.
@@ -283,7 +327,7 @@ impl Services {
     fn oauth_client_of(&self, id: &str, text: Option<&str>) -> Result<OAuthClient, Error> {
         let parsed = ParsedId::parse(id, self.0.dialect)?;
         let value = text.ok_or_else(|| self.not_provided(&parsed))?;
-        oauth::read_text(id, value, &self.0.discovery_url, self.0.forced).map_err(|problem| {
+        oauth::read_text(id, value, &self.0.bases, self.0.forced).map_err(|problem| {
             Error::InvalidOAuthClient {
                 host: self.display_host(),
                 id: id.to_owned(),
@@ -324,7 +368,7 @@ impl fmt::Debug for Services {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Services")
             .field("host", &self.0.host)
-            .field("discovery_url", &self.0.discovery_url.as_str())
+            .field("discovery_url", &self.discovery_url().as_str())
             .field("services", &DebugEntries(self))
             .finish()
     }

@@ -20,11 +20,10 @@ pub(crate) struct GoUrl {
 }
 
 /// Resolves `raw` against `base` as a service URL: Go's syntax checks, then
-/// http or https only, no userinfo, fragment dropped.
+/// http or https only, no userinfo, fragment dropped. (Service URLs come
+/// through `services::bases`, which builds the usual ones from parsed bases
+/// and hands the rest here.)
 pub(crate) fn resolve(base: &Url, raw: &str) -> Result<Url, String> {
-    if let Some(url) = replace_path(base, raw) {
-        return Ok(url);
-    }
     let go = go_parse(raw)?;
     let mut url = base
         .join(raw)
@@ -37,29 +36,6 @@ pub(crate) fn resolve(base: &Url, raw: &str) -> Result<Url, String> {
     }
     url.set_fragment(None);
     Ok(url)
-}
-
-/// The usual service URL, a plain absolute path such as `/api/v1/`
-/// ([`is_plain`]) against an http or https base without user info: Go
-/// accepts it, and resolving it keeps the base up to its path (URL-2), so
-/// only the path is parsed, into a copy of the base, rather than the whole
-/// URL being built again. `None` for any other reference.
-fn replace_path(base: &Url, raw: &str) -> Option<Url> {
-    let plain_path = raw.starts_with('/') && is_plain(raw);
-    let plain_base = matches!(base.scheme(), "http" | "https")
-        && base.has_host()
-        && base.username().is_empty()
-        && base.password().is_none();
-    if !(plain_path && plain_base) {
-        return None;
-    }
-    let mut url = base.clone();
-    if base.query().is_some() || base.fragment().is_some() {
-        url.set_fragment(None);
-        url.set_query(None);
-    }
-    url.set_path(raw);
-    Some(url)
 }
 
 /// `net/url.Parse(raw)`: `Ok` where Go accepts the reference, else Go's error
@@ -80,14 +56,31 @@ pub(crate) fn go_parse(raw: &str) -> Result<GoUrl, String> {
 /// scheme, no colon in a first segment).
 fn is_plain(raw: &str) -> bool {
     let b = raw.as_bytes();
-    let plain = |c: &u8| {
-        matches!(c,
+    !b.starts_with(b"//")
+        && (b.first() == Some(&b'/') || !b.contains(&b':'))
+        && b.iter().all(|&c| is_plain_byte(c))
+}
+
+/// The bytes of a plain path: `a`–`z`, `A`–`Z`, `0`–`9` and
+/// `-._~!$&'()*+,;=:@/`, which Go's `net/url` and the `url` crate both keep
+/// as they are in a path.
+#[inline]
+pub(crate) fn is_plain_byte(c: u8) -> bool {
+    PLAIN[usize::from(c)]
+}
+
+static PLAIN: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut c = 0;
+    while c < 256 {
+        table[c] = matches!(c as u8,
             b'a'..=b'z' | b'A'..=b'Z' | b'0'..=b'9'
             | b'-' | b'.' | b'_' | b'~' | b'!' | b'$' | b'&' | b'\'' | b'(' | b')' | b'*' | b'+'
-            | b',' | b';' | b'=' | b':' | b'@' | b'/')
-    };
-    !b.starts_with(b"//") && (b.first() == Some(&b'/') || !b.contains(&b':')) && b.iter().all(plain)
-}
+            | b',' | b';' | b'=' | b':' | b'@' | b'/');
+        c += 1;
+    }
+    table
+};
 
 /// [`go_parse`] without the shortcut for plain paths.
 fn go_parse_in_full(raw: &str) -> Result<GoUrl, String> {
@@ -334,59 +327,6 @@ mod tests {
         }
         assert!(is_plain("/api/registry/v1/modules/") && is_plain("./x.json"));
         assert!(!is_plain("a:b/") && !is_plain("//h/") && !is_plain("/x?y"));
-    }
-
-    #[test]
-    fn replacing_the_path_is_joining() {
-        let bases = [
-            "https://example.com/disco/foo.json",
-            "https://example.com:8443/.well-known/terraform.json?a=b#c",
-            "http://EXAMPLE.com/",
-            "https://xn--mnchen-3ya.de/x/y/z",
-        ];
-        let mut raws = vec![
-            "/".to_owned(),
-            "/api/registry/v1/modules/".to_owned(),
-            "/a/./b/../c".to_owned(),
-            "/..".to_owned(),
-            "/a/../../b/.".to_owned(),
-            "/%2e%2E/x".to_owned(),
-            "/a:b@c/d".to_owned(),
-            "/a(b)*c+d,e;f=g!h$i&j'k~l".to_owned(),
-            "/a longer path than any of the bases have, to make it grow".replace(' ', "-"),
-        ];
-        // Plain paths made of every plain character in turn.
-        let alphabet = "aZ09-._~!$&'()*+,;=:@/";
-        for i in 0..200 {
-            let path: String = (0..i % 23)
-                .map(|j| alphabet.as_bytes()[(i * 7 + j * 13) % alphabet.len()] as char)
-                .collect();
-            raws.push(format!("/{path}"));
-        }
-        for base in bases {
-            let base = Url::parse(base).expect("valid base");
-            for raw in &raws {
-                if raw.starts_with("//") {
-                    continue;
-                }
-                let mut joined = base.join(raw).expect("joins");
-                joined.set_fragment(None);
-                let Some(replaced) = replace_path(&base, raw) else {
-                    assert!(!is_plain(raw), "{raw}");
-                    continue;
-                };
-                assert_eq!(replaced.as_str(), joined.as_str(), "{base} {raw}");
-                assert_eq!(replaced, joined);
-                assert_eq!(
-                    (replaced.path(), replaced.query(), replaced.host_str()),
-                    (joined.path(), joined.query(), joined.host_str())
-                );
-            }
-        }
-        let with_user = Url::parse("https://u@example.com/").expect("valid");
-        assert!(replace_path(&with_user, "/x").is_none());
-        assert!(replace_path(&base(), "./x").is_none());
-        assert!(replace_path(&base(), "/x?y").is_none());
     }
 
     #[test]

@@ -219,6 +219,26 @@ fn main() {
             None,
             "×",
         );
+        row(
+            &format!(
+                "{label} document floor (`IgnoredAny` + a copy of the base and `Url::set_path` per URL) vs. `IgnoredAny`"
+            ),
+            paired(
+                &mut || {
+                    black_box(ignored_any(black_box(&body)));
+                },
+                &mut || {
+                    black_box(ignored_any(black_box(&body)));
+                    for text in &texts {
+                        let mut copy = url.clone();
+                        copy.set_path(text);
+                        black_box(copy);
+                    }
+                },
+            ),
+            None,
+            "×",
+        );
     }
 
     // Issue 11: a registry document of hashicorp/aws's size through the

@@ -88,7 +88,7 @@ impl Goal for ModuleVersionsRequest {
         })
     }
 
-    fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<ModuleVersions, Error> {
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<ModuleVersions, Error> {
         #[derive(Deserialize)]
         struct Document {
             modules: Vec<Module>,
@@ -101,7 +101,7 @@ impl Goal for ModuleVersionsRequest {
         struct Version {
             version: String,
         }
-        let document: Document = super::parse_json(url, body)?;
+        let document: Document = super::parse_json(url, &body)?;
         // Terraform reads the first module only, and needs one.
         let Some(module) = document.modules.into_iter().next() else {
             return Err(Error::InvalidResponse {
@@ -249,14 +249,14 @@ impl Goal for ModuleDownloadRequest {
         }
     }
 
-    fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<ModuleLocation, Error> {
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<ModuleLocation, Error> {
         #[derive(Deserialize)]
         struct Document {
             #[serde(default, deserialize_with = "super::nullable")]
             location: String,
             use_registry_credentials: Option<bool>,
         }
-        let document: Document = super::parse_json(url, body)?;
+        let document: Document = super::parse_json(url, &body)?;
         match (
             document.location.is_empty(),
             document.use_registry_credentials,

@@ -290,7 +290,7 @@ impl Goal for ProviderVersionsRequest {
         })
     }
 
-    fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<ProviderVersions, Error> {
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<ProviderVersions, Error> {
         #[derive(Deserialize)]
         struct Document {
             versions: Vec<ProviderVersion>,
@@ -300,7 +300,7 @@ impl Goal for ProviderVersionsRequest {
         let Document {
             mut versions,
             warnings,
-        } = super::parse_json(url, body)?;
+        } = super::parse_json(url, &body)?;
         match self.dialect {
             // Terraform skips what does not parse; OpenTofu refuses it.
             Dialect::Terraform => versions.retain(|v| is_version(&v.version)),
@@ -393,7 +393,7 @@ impl Goal for ProviderPackageRequest {
         })
     }
 
-    fn on_body(&mut self, url: &Url, body: &[u8]) -> Result<ProviderPackage, Error> {
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<ProviderPackage, Error> {
         #[derive(Deserialize)]
         struct Document {
             #[serde(default, deserialize_with = "super::nullable")]
@@ -413,7 +413,7 @@ impl Goal for ProviderPackageRequest {
             #[serde(default, deserialize_with = "super::nullable")]
             gpg_public_keys: Vec<SigningKey>,
         }
-        let doc: Document = super::parse_json(url, body)?;
+        let doc: Document = super::parse_json(url, &body)?;
         let invalid = |problem: String| Error::InvalidResponse {
             url: url.clone().into(),
             problem,

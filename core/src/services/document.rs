@@ -13,9 +13,10 @@
 //! levels) is read, kept, cloned and dropped without deep stacks, and a
 //! deeper one is refused by a linear scan before parsing.
 
+use foldhash::fast::RandomState;
 use std::borrow::Cow;
 use std::fmt;
-use std::hash::{BuildHasher, RandomState};
+use std::hash::BuildHasher;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -57,8 +58,11 @@ pub(crate) struct Entries {
 
 /// The entries with unique keys in document order, each in the place of its
 /// key's first occurrence with the value of its last (DISCO-10), and with
-/// more than [`FEW`] of them a hash table of their keys (SipHash with a
-/// random key, so a hostile document cannot make lookups slow).
+/// more than [`FEW`] of them a hash table of their keys. The hash is
+/// foldhash, seeded at random per process and per table: a server never
+/// sees the seed, so it cannot choose keys that collide, and hashing costs a
+/// fifth of SipHash's instructions (the table is built for every document
+/// whose services are listed or all resolved).
 #[derive(Clone)]
 struct Unique {
     list: Vec<Entry>,
@@ -128,7 +132,7 @@ impl Unique {
         let mut unique = Unique {
             list: Vec::with_capacity(all.len()),
             table: HashTable::new(),
-            hasher: RandomState::new(),
+            hasher: RandomState::default(),
         };
         if all.len() > FEW {
             unique.table.reserve(all.len(), |&(_, h)| spread(h));
@@ -187,11 +191,12 @@ impl Unique {
 /// Parses a body into its entries, `None` for a `null` document. Invalid
 /// UTF-8 becomes U+FFFD first, as Go's decoder does inside strings (outside
 /// strings it is a syntax error either way).
-pub(crate) fn parse(body: &[u8]) -> Result<Option<Entries>, String> {
-    // `from_utf8` checks valid text much faster than `from_utf8_lossy` does.
-    let mut text = match std::str::from_utf8(body) {
-        Ok(text) => text.to_owned(),
-        Err(_) => String::from_utf8_lossy(body).into_owned(),
+pub(crate) fn parse(body: Vec<u8>) -> Result<Option<Entries>, String> {
+    // Valid UTF-8 becomes the text where it lies; `from_utf8` checks it much
+    // faster than `from_utf8_lossy` does.
+    let mut text = match String::from_utf8(body) {
+        Ok(text) => text,
+        Err(e) => String::from_utf8_lossy(e.as_bytes()).into_owned(),
     };
     check_len(text.len())?;
     check_depth(text.as_bytes())?;
@@ -535,6 +540,9 @@ impl<'a> Shallow<'a> {
     /// Reads one level of a value's JSON text (which serde_json already
     /// validated).
     pub(crate) fn read(text: &'a str) -> Shallow<'a> {
+        if let Some(s) = string(text) {
+            return Shallow::String(s);
+        }
         serde_json::from_str(text).unwrap_or(Shallow::Null)
     }
 
@@ -654,6 +662,10 @@ pub(crate) fn members<'a, const N: usize>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn parse(body: &[u8]) -> Result<Option<Entries>, String> {
+        super::parse(body.to_vec())
+    }
 
     fn keys(e: &Entries) -> Vec<&str> {
         e.iter().map(|(k, _)| k).collect()

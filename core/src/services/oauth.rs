@@ -7,8 +7,7 @@ use std::collections::BTreeSet;
 use serde_json::value::RawValue;
 use url::Url;
 
-use crate::url_rules;
-
+use super::bases::Bases;
 use super::document::{JsonType, Shallow, members};
 
 /// The lowest and highest local port a login client may listen on by default.
@@ -72,19 +71,19 @@ impl OAuthClient {
 }
 
 /// Reads the client definition `value` of service `id`; relative endpoint URLs
-/// resolve against `base`. `forced` allows the legacy HCL shape (a list of
+/// resolve against the discovery URL of `bases`. `forced` allows the legacy HCL shape (a list of
 /// objects) that only caller-given services can have. Errors are Go's texts.
 /// Only the members it reads are looked into, one level at a time.
 #[cfg(test)]
 fn read(id: &str, value: &RawValue, base: &Url, forced: bool) -> Result<OAuthClient, String> {
-    read_text(id, value.get(), base, forced)
+    read_text(id, value.get(), &Bases::new(base.clone()), forced)
 }
 
 /// [`read`] of a value's JSON text.
 pub(crate) fn read_text(
     id: &str,
     value: &str,
-    base: &Url,
+    bases: &Bases,
     forced: bool,
 ) -> Result<OAuthClient, String> {
     let not_an_object = || {
@@ -133,7 +132,8 @@ pub(crate) fn read_text(
                     required: bool|
      -> Result<Option<Url>, String> {
         match member {
-            Some(Shallow::String(raw)) => url_rules::resolve(base, &raw)
+            Some(Shallow::String(raw)) => bases
+                .resolve(&raw)
                 .map(Some)
                 .map_err(|e| format!("service {id}: failed to parse {what} URL: {e}")),
             _ if required => Err(format!(
