@@ -1,5 +1,6 @@
 //! A discovery document from arbitrary bytes: parse it, then ask for every
-//! service's URL and OAuth client, in both dialects.
+//! service's URL and OAuth client, in both dialects, and resolve them all in
+//! one pass (`Services::resolved`) as one by one.
 //!
 //! The first byte picks the dialect and the URL the document came from; the
 //! rest is the body. With the selector's top bit set, the body is wrapped in
@@ -14,11 +15,12 @@ use libfuzzer_sys::fuzz_target;
 use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, Hostname, JsonType, ServiceId, Services};
 
-const BASES: [&str; 4] = [
+const BASES: [&str; 5] = [
     "https://example.com/.well-known/terraform.json",
     "https://example.com/disco/v1/",
     "http://localhost:8080/a/b.json",
     "https://[::1]:8443/x?y#z",
+    "https://u:p@example.com/x/y",
 ];
 
 /// A resolved URL is usable: http(s), no userinfo, no fragment.
@@ -87,6 +89,14 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     assert_eq!(ids.len(), services.len());
+    // One pass over the entries resolves each as looking it up does.
+    let shown = |r: Result<_, tfdisco_core::Error>| r.map_err(|e| e.to_string());
+    let in_one_pass: Vec<_> = services.resolved().map(|(id, r)| (id, shown(r))).collect();
+    let one_by_one: Vec<_> = services
+        .ids()
+        .map(|id| (id, shown(services.resolve(id))))
+        .collect();
+    assert_eq!(in_one_pass, one_by_one);
     assert_eq!(
         services.has_document(),
         !matches!(body.trim_ascii(), b"null")

@@ -70,7 +70,16 @@ impl Bases {
             _ => None,
         };
         match quick {
-            Some(url) => Ok(url),
+            Some(url) => {
+                // Debug builds (the tests, the fuzz targets) check the
+                // shortcut against the full rules on every URL.
+                debug_assert_eq!(
+                    Ok(&url),
+                    url_rules::resolve(&self.discovery_url, raw).as_ref(),
+                    "{raw:?}"
+                );
+                Ok(url)
+            }
             None => url_rules::resolve(&self.discovery_url, raw),
         }
     }
