@@ -172,6 +172,13 @@ pub fn parse_and_resolve(host: &Hostname, url: &Url, body: &[u8]) -> usize {
     resolve_all(&services)
 }
 
+/// [`parse_and_resolve`] with [`resolve_each`]: every id looked up.
+pub fn parse_and_resolve_each(host: &Hostname, url: &Url, body: &[u8]) -> usize {
+    let services = Services::from_json(host.clone(), url.clone(), Dialect::OpenTofu, body)
+        .expect("a valid document");
+    resolve_each(&services)
+}
+
 /// Reads `body` as `host`'s document fetched from `url`, then resolves
 /// `modules.v1`: discovery's real work for a module installation, which the
 /// first document target measures. Returns whether it resolved.

@@ -1,5 +1,5 @@
 //! The services a host offers, as its discovery document lists them
-//! (docs/behaviour.md, DISCO-9, URL-1 to URL-7, OAUTH-1).
+//! (docs/behaviour.md, DISCO-9, URL-1 to URL-8, OAUTH-1).
 
 mod bases;
 mod document;

@@ -12,7 +12,8 @@
 //! Divide the difference of the two totals by the difference of the counts
 //! (the fixtures are built before the runs, so N = 0 counts only them).
 //! Workloads: `ignored-any-typical`, `modules-typical`, `resolve-typical`,
-//! `ignored-any-1mib`, `modules-1mib`, `resolve-1mib`,
+//! `resolve-each-typical`, `ignored-any-1mib`, `modules-1mib`, `resolve-1mib`,
+//! `resolve-each-1mib`,
 //! `ignored-any-provider-versions`, `provider-versions`.
 
 use std::hint::black_box;
@@ -22,8 +23,8 @@ use std::time::Instant;
 use tfdisco_benches::baselines::ignored_any;
 use tfdisco_benches::canned::{self, Response};
 use tfdisco_benches::documents::{
-    TYPICAL, of_size, parse_and_find_modules, parse_and_resolve, provider_versions,
-    provider_versions_request,
+    TYPICAL, of_size, parse_and_find_modules, parse_and_resolve, parse_and_resolve_each,
+    provider_versions, provider_versions_request,
 };
 use tfdisco_core::url::Url;
 use tfdisco_core::{Config, Fetch, Hostname};
@@ -52,6 +53,9 @@ fn main() {
         }
         ("modules", _) => Box::new(|| parse_and_find_modules(&host, &url, black_box(&body))),
         ("resolve", _) => Box::new(|| parse_and_resolve(&host, &url, black_box(&body)) > 0),
+        ("resolve-each", _) => {
+            Box::new(|| parse_and_resolve_each(&host, &url, black_box(&body)) > 0)
+        }
         ("provider", "versions") => Box::new(|| {
             let mut fetch = Fetch::provider_versions(&services, &source, &config, None, now);
             canned::run(&mut fetch, &answer, now).is_ok()

@@ -17,8 +17,8 @@ use url::Url;
 
 use crate::url_rules::{self, is_plain_byte};
 
-/// How many origins of absolute URLs one document keeps parsed; URLs on
-/// further origins are parsed in full each time.
+/// How many origins of absolute URLs one document keeps parsed; further
+/// origins are parsed again for each URL on them.
 const ORIGINS: usize = 16;
 
 /// The parsed bases of one document's service URLs.

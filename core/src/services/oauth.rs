@@ -71,9 +71,10 @@ impl OAuthClient {
 }
 
 /// Reads the client definition `value` of service `id`; relative endpoint URLs
-/// resolve against the discovery URL of `bases`. `forced` allows the legacy HCL shape (a list of
-/// objects) that only caller-given services can have. Errors are Go's texts.
-/// Only the members it reads are looked into, one level at a time.
+/// resolve against the discovery URL of `bases`. `forced` allows the legacy
+/// HCL shape (a list of objects) that only caller-given services can have.
+/// Errors are Go's texts. Only the members it reads are looked into, one
+/// level at a time.
 #[cfg(test)]
 fn read(id: &str, value: &RawValue, base: &Url, forced: bool) -> Result<OAuthClient, String> {
     read_text(id, value.get(), &Bases::new(base.clone()), forced)
