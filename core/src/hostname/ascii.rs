@@ -96,12 +96,12 @@ pub(super) fn parse(given: &str) -> Option<Repr> {
     let out = &bytes[..out_len];
     let mut buf = [0; INLINE_CAP];
     if out_len <= 2 * W {
-        // The common case, spelt out: one whole chunk and two words.
-        let mut first = chunk(out, 0);
-        for b in &mut first {
-            *b |= 0x20;
-        }
-        buf[..W].copy_from_slice(&first);
+        // The common case, spelt out: one whole chunk, lower-cased as one
+        // 128-bit number (a per-byte loop here is vectorized or not
+        // depending on what else the crate holds), and two words.
+        const CASE: u128 = u128::from_le_bytes([0x20; W]);
+        let first = u128::from_le_bytes(chunk(out, 0)) | CASE;
+        buf[..W].copy_from_slice(&first.to_le_bytes());
         buf[W..W + 8].copy_from_slice(&word(out, 2).to_le_bytes());
         buf[W + 8..2 * W].copy_from_slice(&word(out, 3).to_le_bytes());
     } else {
