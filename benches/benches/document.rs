@@ -83,7 +83,8 @@ fn document(c: &mut Criterion) {
     });
     g.bench_function("provider_versions", |b| {
         b.iter(|| {
-            let mut fetch = Fetch::provider_versions(&services, &source, &config, None, now);
+            let mut fetch =
+                Fetch::provider_versions(&services, &source, &config, None, now).expect("starts");
             canned::run(&mut fetch, &answer, now).map(|v| v.versions.len())
         })
     });

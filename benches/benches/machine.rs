@@ -14,7 +14,7 @@ use tfdisco_benches::canned::{self, Response};
 use tfdisco_benches::documents::TYPICAL;
 use tfdisco_core::http::StatusCode;
 use tfdisco_core::url::Url;
-use tfdisco_core::{Config, Credentials, Discovery, Hostname, Lookup, Registry};
+use tfdisco_core::{Config, Credentials, DiscoveryCache, Fetch, Hostname, Lookup};
 
 fn machine(c: &mut Criterion) {
     let host = Hostname::parse("app.terraform.io").expect("valid");
@@ -36,53 +36,57 @@ fn machine(c: &mut Criterion) {
     });
     g.bench_function("one_redirect_typical", |b| {
         b.iter(|| {
-            let mut d = Discovery::new(black_box(&host).clone(), &config, None, now);
+            let mut d =
+                Fetch::discovery(black_box(&host).clone(), &config, None, now).expect("starts");
             canned::run(&mut d, &redirect_then_document, now).is_ok()
         })
     });
     let token = Credentials::token("abcdefghijklmnop.atlasv1.0123456789").expect("valid");
     g.bench_function("one_redirect_typical_with_token", |b| {
         b.iter(|| {
-            let mut d = Discovery::new(black_box(&host).clone(), &config, Some(token.clone()), now);
+            let mut d =
+                Fetch::discovery(black_box(&host).clone(), &config, Some(token.clone()), now)
+                    .expect("starts");
             canned::run(&mut d, &redirect_then_document, now).is_ok()
         })
     });
     g.bench_function("no_redirect_typical", |b| {
         b.iter(|| {
-            let mut d = Discovery::new(black_box(&host).clone(), &config, None, now);
+            let mut d =
+                Fetch::discovery(black_box(&host).clone(), &config, None, now).expect("starts");
             canned::run(&mut d, &redirect_then_document[1..], now).is_ok()
         })
     });
     g.finish();
 }
 
-fn registry(c: &mut Criterion) {
+fn cache(c: &mut Criterion) {
     let host = Hostname::parse("app.terraform.io").expect("valid");
-    let mut registry = Registry::new(Config::default());
+    let mut cache = DiscoveryCache::new(Config::default());
     let now = Instant::now();
-    let Lookup::Discover(ticket) = registry.lookup(&host) else {
-        unreachable!("an empty registry has nothing cached");
+    let Lookup::Discover(ticket) = cache.lookup(&host) else {
+        unreachable!("an empty cache has nothing in it");
     };
-    let mut d = registry.start(&ticket, None, now);
+    let mut d = cache.start(&ticket, None, now).expect("starts");
     let result = canned::run(&mut d, &[Response::json(TYPICAL.as_bytes(), true)], now);
-    let services = registry.complete(ticket, result).expect("discovered");
+    let services = cache.complete(ticket, result).expect("discovered");
 
-    let mut g = c.benchmark_group("registry");
+    let mut g = c.benchmark_group("cache");
     let map: HashMap<String, _> = HashMap::from([(host.as_str().to_owned(), services)]);
     g.bench_function("baseline/hashmap_get_and_clone", |b| {
         b.iter(|| map.get(black_box(host.as_str())).cloned())
     });
     g.bench_function("cache_hit", |b| {
-        b.iter(|| matches!(registry.lookup(black_box(&host)), Lookup::Cached(_)))
+        b.iter(|| matches!(cache.lookup(black_box(&host)), Lookup::Cached(_)))
     });
     g.bench_function("parse_and_cache_hit", |b| {
         b.iter(|| {
             let host = Hostname::parse(black_box("App.Terraform.IO")).expect("valid");
-            matches!(registry.lookup(&host), Lookup::Cached(_))
+            matches!(cache.lookup(&host), Lookup::Cached(_))
         })
     });
     g.finish();
 }
 
-criterion_group!(benches, machine, registry);
+criterion_group!(benches, machine, cache);
 criterion_main!(benches);

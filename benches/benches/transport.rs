@@ -34,7 +34,7 @@ use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
 use tfdisco_benches::documents::TYPICAL;
 use tfdisco_core::http::{Request, header};
-use tfdisco_core::{Discovery, Hostname};
+use tfdisco_core::{Discovery, Fetch, Hostname};
 use tfdisco_testkit::{Reply, TestServer, pki};
 use tfdisco_transport::{ClientBuilder, FromSettings};
 use tokio::net::TcpStream;
@@ -123,7 +123,7 @@ fn bench_discovery(
 }
 
 fn start(host: &Hostname, config: &tfdisco_core::Config) -> Discovery {
-    Discovery::new(black_box(host).clone(), config, None, Instant::now())
+    Fetch::discovery(black_box(host).clone(), config, None, Instant::now()).expect("starts")
 }
 
 fn transports(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, rt: &Runtime) {
@@ -132,7 +132,7 @@ fn transports(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, rt: 
         let host = server.host();
         let _entered = rt.enter();
         let client: tfdisco_tokio::Client = client(&server, mode.reuse());
-        let config = client.registry().config();
+        let config = client.cache().config();
         bench_discovery(g, "tokio", mode, &server, || {
             let mut d = start(&host, &config);
             rt.block_on(client.drive(&mut d, None)).is_ok()
@@ -142,7 +142,7 @@ fn transports(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, rt: 
         let server = server();
         let host = server.host();
         let client: tfdisco_async_std::Client = client(&server, mode.reuse());
-        let config = client.registry().config();
+        let config = client.cache().config();
         bench_discovery(g, "async-std", mode, &server, || {
             let mut d = start(&host, &config);
             async_io::block_on(client.drive(&mut d, None)).is_ok()
@@ -152,7 +152,7 @@ fn transports(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, rt: 
         let server = server();
         let host = server.host();
         let client: tfdisco_curl::Client = client(&server, mode.reuse());
-        let config = client.registry().config();
+        let config = client.cache().config();
         bench_discovery(g, "curl", mode, &server, || {
             let mut d = start(&host, &config);
             client.drive(&mut d, None).is_ok()

@@ -96,7 +96,7 @@ pub fn run<G: Goal>(
 mod tests {
     use super::*;
     use crate::documents::TYPICAL;
-    use tfdisco_core::{Config, Discovery, Hostname};
+    use tfdisco_core::{Config, Fetch, Hostname};
 
     #[test]
     fn one_redirect_then_the_typical_document() {
@@ -106,7 +106,7 @@ mod tests {
             Response::json(TYPICAL.as_bytes(), true),
         ];
         let now = Instant::now();
-        let mut d = Discovery::new(host, &Config::default(), None, now);
+        let mut d = Fetch::discovery(host, &Config::default(), None, now).expect("starts");
         let services = run(&mut d, &responses, now).expect("discovered");
         assert_eq!(d.redirects(), 1);
         assert_eq!(
@@ -122,7 +122,8 @@ mod tests {
         assert!(body.len() > 300 * 1024, "{} bytes", body.len());
         let (services, source) = crate::documents::provider_versions_request();
         let now = Instant::now();
-        let mut fetch = Fetch::provider_versions(&services, &source, &Config::default(), None, now);
+        let mut fetch = Fetch::provider_versions(&services, &source, &Config::default(), None, now)
+            .expect("starts");
         let answer = run(&mut fetch, &[Response::json(&body, true)], now).expect("versions");
         assert_eq!(answer.versions.len(), 700);
         assert!(answer.versions.iter().all(|v| v.platforms.len() == 14));

@@ -133,7 +133,7 @@ pub(crate) fn run() -> Result<u8, Failure> {
 /// From the sample source addresses to a provider package and a module's
 /// download location, one line per answer.
 fn walk(client: &Client, host: &Hostname) -> Result<Vec<String>, Error> {
-    let dialect = client.registry().config().dialect();
+    let dialect = client.cache().config().dialect();
     let invalid = |input: String, error| Error::InvalidSource { input, error };
     let text = format!("{host}/{}", sample::PROVIDER);
     let provider = ProviderSource::parse(&text, dialect).map_err(|e| invalid(text, e))?;

@@ -4,7 +4,7 @@ use tfdisco_core::{Error, ServiceId};
 use tfdisco_transport::Event;
 
 use crate::exit;
-use crate::failure::{self, Fail, Failure};
+use crate::failure::{self, Failure};
 use crate::net::{self, NetOpts};
 use crate::report::Report;
 use crate::setup::Setup;
@@ -16,22 +16,15 @@ pub(crate) fn run(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Res
     failure::report(json, discover(host, ids, json, opts))
 }
 
-fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8, Fail> {
-    let host = tfdisco_core::Hostname::parse(host).map_err(|error| {
-        Fail::Core(Error::InvalidHostname {
-            input: host.to_owned(),
-            error,
-        })
-    })?;
+fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8, Failure> {
+    let host = tfdisco_core::Hostname::parse(host).map_err(Error::from)?;
     // Bad service ids are usage errors: say so before touching the network.
     for id in ids {
-        ServiceId::parse(id, opts.dialect).map_err(|e| Fail::Core(e.into()))?;
+        ServiceId::parse(id, opts.dialect).map_err(Error::from)?;
     }
     let setup = Setup::load(opts.dialect);
     let client = net::client(opts, &setup)?;
-    let services = client
-        .discover_observed(&host, Some(&mut warn_on_credentials_failure))
-        .map_err(Fail::Core)?;
+    let services = client.discover_observed(&host, Some(&mut credentials_warnings()))?;
     let report = Report {
         services: &services,
         ids,
@@ -46,13 +39,21 @@ fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8
         .map_or(exit::SUCCESS, |e| exit::for_kind(e.kind())))
 }
 
-/// A credentials lookup that failed does not stop discovery (as in
-/// Terraform), but people should know the request went without.
-pub(crate) fn warn_on_credentials_failure(event: &Event<'_>) {
-    if let Event::CredentialsFailed { host, error } = event {
-        eprintln!(
-            "tfdisco: warning: credentials for {}: {error}; discovering without credentials",
-            host.display()
-        );
+/// A credentials lookup that failed does not stop discovery or a registry
+/// request (as in Terraform), but people should know it went without. A
+/// registry call looks the host up twice (for the discovery, then for the
+/// request): one warning per host.
+pub(crate) fn credentials_warnings() -> impl FnMut(&Event<'_>) + Send {
+    let mut warned = Vec::new();
+    move |event| {
+        if let Event::CredentialsFailed { host, error } = event {
+            if !warned.contains(*host) {
+                eprintln!(
+                    "tfdisco: warning: credentials for {}: {error}; sending no credentials",
+                    host.display()
+                );
+                warned.push((*host).clone());
+            }
+        }
     }
 }

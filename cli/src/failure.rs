@@ -4,7 +4,8 @@ use std::fmt;
 
 use crate::exit;
 
-/// What went wrong, and the exit code it means.
+/// What went wrong, and the exit code it means: a failure of the tool
+/// itself (a bad option, say), or a discovery or registry error.
 #[derive(Debug)]
 pub(crate) struct Failure {
     pub(crate) code: u8,
@@ -13,6 +14,8 @@ pub(crate) struct Failure {
     pub(crate) kind: &'static str,
     /// A suggestion for people, printed after the message.
     pub(crate) hint: Option<&'static str>,
+    /// The core error behind it, which `--json` reports on stdout.
+    pub(crate) error: Option<Box<tfdisco_core::Error>>,
 }
 
 impl Failure {
@@ -22,6 +25,7 @@ impl Failure {
             message: message.to_string(),
             kind,
             hint: None,
+            error: None,
         }
     }
 }
@@ -30,6 +34,7 @@ impl From<tfdisco_core::Error> for Failure {
     fn from(e: tfdisco_core::Error) -> Failure {
         let mut failure = Failure::new(exit::for_kind(e.kind()), e.kind().as_str(), &e);
         failure.hint = hint(&e);
+        failure.error = Some(Box::new(e));
         failure
     }
 }
@@ -63,40 +68,22 @@ impl From<std::io::Error> for Failure {
 /// The kind of a failure that is not worth a message.
 pub(crate) const BROKEN_PIPE: &str = "broken_pipe";
 
-/// A command's failure: of the tool itself, or a core error, which
-/// `--json` reports on stdout as `{"error": {"kind", "message"}}`.
-pub(crate) enum Fail {
-    /// A failure of the tool itself (a bad option, say).
-    Plain(Failure),
-    /// A discovery or registry failure, shown as JSON with `--json`.
-    Core(tfdisco_core::Error),
-}
-
-impl From<Failure> for Fail {
-    fn from(f: Failure) -> Fail {
-        Fail::Plain(f)
-    }
-}
-
-impl From<tfdisco_core::Error> for Fail {
-    fn from(e: tfdisco_core::Error) -> Fail {
-        Fail::Core(e)
-    }
-}
-
-/// Runs a command; with `json`, a core error is printed as JSON on stdout.
-/// The exit code is the same either way.
-pub(crate) fn report(json: bool, result: Result<u8, Fail>) -> Result<u8, Failure> {
+/// Runs a command; with `json`, a failure that carries a core error is
+/// printed as JSON on stdout, `{"error": {kind, message}}`. The exit code is
+/// the same either way.
+pub(crate) fn report(json: bool, result: Result<u8, Failure>) -> Result<u8, Failure> {
     match result {
-        Ok(code) => Ok(code),
-        Err(Fail::Plain(failure)) => Err(failure),
-        Err(Fail::Core(error)) if json => {
+        Err(Failure {
+            code,
+            error: Some(error),
+            ..
+        }) if json => {
             println!(
                 "{}",
                 serde_json::json!({ "error": crate::report::error_json(&error) })
             );
-            Ok(exit::for_kind(error.kind()))
+            Ok(code)
         }
-        Err(Fail::Core(error)) => Err(Failure::from(error)),
+        other => other,
     }
 }

@@ -176,7 +176,7 @@ pub(crate) fn client_with(
             settings.clone(),
         )),
     }?;
-    Ok(Client::new(settings.new_registry(), transport))
+    Ok(Client::new(settings.new_cache(), transport))
 }
 
 fn any<T: Transport>(built: Result<T, BuildError>) -> Result<AnyTransport, Failure> {

@@ -23,7 +23,7 @@ impl<'a> Normalized<'a> {
     fn of(input: &'a str) -> Normalized<'a> {
         let (comparison, error) = match Hostname::parse(input) {
             Ok(h) => (Some(h.as_str().to_owned()), None),
-            Err(e) => (None, Some(e.to_string())),
+            Err(e) => (None, Some(e.kind().to_string())),
         };
         Normalized {
             input,
@@ -48,7 +48,7 @@ pub(crate) fn run(hosts: &[String], json: bool) -> io::Result<u8> {
         } else {
             match Hostname::parse(input) {
                 Ok(h) => writeln!(out, "{input}\t{h}\t{}", h.display()),
-                Err(e) => writeln!(out, "{input}\terror: {e}"),
+                Err(e) => writeln!(out, "{input}\terror: {}", e.kind()),
             }
         }
     };

@@ -3,11 +3,11 @@
 
 use clap::Subcommand;
 use serde_json::{Value, json};
-use tfdisco_core::{Error, Hostname, ModuleSource, Platform, ProviderSource, check_version};
+use tfdisco_core::{Error, ModuleSource, Platform, ProviderSource, check_version};
 
-use crate::discover::warn_on_credentials_failure;
+use crate::discover::credentials_warnings;
 use crate::exit;
-use crate::failure::{self, Fail, Failure};
+use crate::failure::{self, Failure};
 use crate::net::{self, Client, NetOpts};
 use crate::setup::Setup;
 
@@ -119,13 +119,8 @@ fn module_source(given: &str, opts: &NetOpts) -> Result<ModuleSource, Error> {
     })
 }
 
-/// The client, after discovering `host` with a warning when its
-/// credentials could not be looked up (the registry request then reuses the
-/// cached discovery).
-fn client_for(host: &Hostname, opts: &NetOpts) -> Result<Client, Fail> {
-    let client = net::client(opts, &Setup::load(opts.dialect))?;
-    client.discover_observed(host, Some(&mut warn_on_credentials_failure))?;
-    Ok(client)
+fn client(opts: &NetOpts) -> Result<Client, Failure> {
+    net::client(opts, &Setup::load(opts.dialect))
 }
 
 fn print(json: bool, value: &Value, human: impl FnOnce() -> String) {
@@ -136,9 +131,10 @@ fn print(json: bool, value: &Value, human: impl FnOnce() -> String) {
     }
 }
 
-fn provider_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Fail> {
+fn provider_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Failure> {
     let source = provider_source(given, opts)?;
-    let answer = client_for(source.host(), opts)?.provider_versions(&source)?;
+    let answer =
+        client(opts)?.provider_versions_observed(&source, Some(&mut credentials_warnings()))?;
     for warning in &answer.warnings {
         eprintln!("tfdisco: warning from the registry: {warning}");
     }
@@ -177,11 +173,16 @@ fn provider_package(
     os_arch: &str,
     json: bool,
     opts: &NetOpts,
-) -> Result<u8, Fail> {
+) -> Result<u8, Failure> {
     let source = provider_source(given, opts)?;
     check_version(version)?;
     let platform = Platform::parse(os_arch)?;
-    let package = client_for(source.host(), opts)?.provider_package(&source, version, &platform)?;
+    let package = client(opts)?.provider_package_observed(
+        &source,
+        version,
+        &platform,
+        Some(&mut credentials_warnings()),
+    )?;
     let value = json!({
         "source": source.to_string(),
         "version": package.version,
@@ -222,9 +223,10 @@ fn provider_package(
     Ok(exit::SUCCESS)
 }
 
-fn module_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Fail> {
+fn module_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Failure> {
     let source = module_source(given, opts)?;
-    let answer = client_for(source.host(), opts)?.module_versions(&source)?;
+    let answer =
+        client(opts)?.module_versions_observed(&source, Some(&mut credentials_warnings()))?;
     let value = json!({
         "source": source.to_string(),
         "versions_url": answer.url.as_str(),
@@ -244,10 +246,14 @@ fn module_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Fail> 
     Ok(exit::SUCCESS)
 }
 
-fn module_download(given: &str, version: &str, json: bool, opts: &NetOpts) -> Result<u8, Fail> {
+fn module_download(given: &str, version: &str, json: bool, opts: &NetOpts) -> Result<u8, Failure> {
     let source = module_source(given, opts)?;
     check_version(version)?;
-    let location = client_for(source.host(), opts)?.module_download(&source, version)?;
+    let location = client(opts)?.module_download_observed(
+        &source,
+        version,
+        Some(&mut credentials_warnings()),
+    )?;
     let value = json!({
         "source": source.to_string(),
         "version": location.version,

@@ -44,10 +44,5 @@ impl Setup {
 
 /// Parses a hostname argument; an invalid one is a usage error (exit 2).
 pub(crate) fn hostname(input: &str) -> Result<Hostname, Failure> {
-    Hostname::parse(input).map_err(|error| {
-        Failure::from(tfdisco_core::Error::InvalidHostname {
-            input: input.to_owned(),
-            error,
-        })
-    })
+    Hostname::parse(input).map_err(|e| Failure::from(tfdisco_core::Error::from(e)))
 }

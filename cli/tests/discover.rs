@@ -219,7 +219,7 @@ fn a_credentials_lookup_that_fails_is_a_warning() {
             r.stderr.contains(&format!(
                 "tfdisco: warning: credentials for localhost:{}:",
                 s.port()
-            )) && r.stderr.contains("discovering without credentials"),
+            )) && r.stderr.contains("sending no credentials"),
             "{transport}: {}",
             r.stderr
         );

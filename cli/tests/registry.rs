@@ -181,3 +181,46 @@ fn completions_for_each_shell() {
         );
     }
 }
+
+#[test]
+fn a_failing_credentials_lookup_warns_once_per_registry_call() {
+    // A token that cannot go into a header: the lookup fails for the
+    // discovery and again for the registry request (as in Terraform); both go
+    // without a token, and people are told once (CRED-3).
+    let s = sample_server();
+    let source = format!("{}/{}", host(&s), sample::PROVIDER);
+    let home = tempfile::tempdir().expect("temp dir");
+    let ca = ca_file();
+    let var = format!("TF_TOKEN_127.0.0.1:{}", s.port());
+    for transport in ["tokio", "curl"] {
+        let r = tfdisco(
+            home.path(),
+            &[(var.as_str(), "s3c\nret")],
+            &[
+                "provider",
+                "versions",
+                &source,
+                "--ca-file",
+                ca.as_str(),
+                "--transport",
+                transport,
+            ],
+        );
+        assert_eq!(r.code, Some(0), "{transport}: {}", r.stderr);
+        let warning = format!("tfdisco: warning: credentials for 127.0.0.1:{}:", s.port());
+        assert_eq!(
+            r.stderr.matches(&warning).count(),
+            1,
+            "{transport}: {}",
+            r.stderr
+        );
+        assert!(!r.stderr.contains("s3c"), "never the token: {}", r.stderr);
+    }
+    let requests = s.requests();
+    assert!(
+        requests
+            .iter()
+            .all(|seen| seen.header("authorization").is_none()),
+        "no request carried a token"
+    );
+}

@@ -8,7 +8,7 @@ use std::hash::Hash;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tfdisco_core::{Credentials, Hostname, InvalidToken, Registry, go_quote};
+use tfdisco_core::{Credentials, DiscoveryCache, Hostname, InvalidToken, go_quote};
 
 use crate::Diagnostic;
 use crate::files::Locations;
@@ -138,7 +138,7 @@ impl HostBlock {
     }
 
     /// The services, in the order written, ready for
-    /// [`Registry::force`](tfdisco_core::Registry::force).
+    /// [`DiscoveryCache::force`](tfdisco_core::DiscoveryCache::force).
     pub fn services(&self) -> &[(String, Value)] {
         &self.services
     }
@@ -247,13 +247,13 @@ impl CliConfig {
         self.locations.as_ref()
     }
 
-    /// Forces the services of every `host` block into `registry`, as the CLIs
+    /// Forces the services of every `host` block into `cache`, as the CLIs
     /// do at start-up. Returns the blocks whose services the core refused
     /// (an invalid service id, say); the others are forced.
-    pub fn force_hosts(&self, registry: &mut Registry) -> Vec<(Hostname, tfdisco_core::Error)> {
+    pub fn force_hosts(&self, cache: &mut DiscoveryCache) -> Vec<(Hostname, tfdisco_core::Error)> {
         let mut refused = Vec::new();
         for block in &self.hosts {
-            if let Err(e) = registry.force(block.host.clone(), block.services.clone()) {
+            if let Err(e) = cache.force(block.host.clone(), block.services.clone()) {
                 refused.push((block.host.clone(), e));
             }
         }
@@ -668,8 +668,9 @@ fn valid_host<T>(kind: &str, entry: &Located<T>, diags: &mut Vec<Diagnostic>) ->
         Err(e) => {
             diags.push(
                 Diagnostic::error(format!(
-                    "The {kind} {} block has an invalid hostname: {e}",
-                    go_quote(&entry.name)
+                    "The {kind} {} block has an invalid hostname: {}",
+                    go_quote(&entry.name),
+                    e.kind()
                 ))
                 .at(&entry.file, entry.line),
             );

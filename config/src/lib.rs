@@ -32,7 +32,7 @@
 //!
 //! ```
 //! use tfdisco_config::{CliConfig, Env};
-//! use tfdisco_core::{Config, CredentialsSource, Dialect, Hostname, Lookup, Registry};
+//! use tfdisco_core::{Config, CredentialsSource, Dialect, Hostname, DiscoveryCache, Lookup};
 //!
 //! let home = tempfile::tempdir()?;
 //! std::fs::write(
@@ -56,10 +56,10 @@
 //! }
 //!
 //! // `host` blocks: these hosts are never discovered.
-//! let mut registry = Registry::new(Config::default());
-//! assert!(config.force_hosts(&mut registry).is_empty());
+//! let mut cache = DiscoveryCache::new(Config::default());
+//! assert!(config.force_hosts(&mut cache).is_empty());
 //! let host = Hostname::parse("modules.example.com")?;
-//! assert!(matches!(registry.lookup(&host), Lookup::Cached(_)));
+//! assert!(matches!(cache.lookup(&host), Lookup::Cached(_)));
 //!
 //! // Credentials, as a source the transports use.
 //! let credentials = config.credentials_source(&env);

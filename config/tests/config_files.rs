@@ -7,7 +7,7 @@ use std::path::PathBuf;
 
 use serde_json::json;
 use tfdisco_config::{CliConfig, Dialect, Env, Origin, Severity};
-use tfdisco_core::{Config, CredentialsSource, Lookup, Registry};
+use tfdisco_core::{Config, CredentialsSource, DiscoveryCache, Lookup};
 
 use common::{Home, host};
 
@@ -202,9 +202,9 @@ fn json_syntax_is_recognised_by_content_and_keeps_service_order() {
     );
 
     // host blocks become forced services: no discovery for that host.
-    let mut registry = Registry::new(Config::default());
-    assert!(config.force_hosts(&mut registry).is_empty());
-    let Lookup::Cached(services) = registry.lookup(&host("registry.example.com")) else {
+    let mut cache = DiscoveryCache::new(Config::default());
+    assert!(config.force_hosts(&mut cache).is_empty());
+    let Lookup::Cached(services) = cache.lookup(&host("registry.example.com")) else {
         panic!("forced services are cached");
     };
     assert_eq!(
@@ -226,9 +226,9 @@ fn forced_relative_urls_resolve_against_the_host() {
         r#"{"host": {"forced.example.com:8443": {"services": {"providers.v1": "/providers/v1/"}}}}"#,
     );
     let config = CliConfig::load(Dialect::Terraform, &home.env());
-    let mut registry = Registry::new(Config::default());
-    assert!(config.force_hosts(&mut registry).is_empty());
-    let Lookup::Cached(services) = registry.lookup(&host("forced.example.com:8443")) else {
+    let mut cache = DiscoveryCache::new(Config::default());
+    assert!(config.force_hosts(&mut cache).is_empty());
+    let Lookup::Cached(services) = cache.lookup(&host("forced.example.com:8443")) else {
         panic!("forced");
     };
     assert_eq!(

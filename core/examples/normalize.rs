@@ -36,7 +36,7 @@ fn main() -> io::Result<()> {
         let input = String::from_utf8_lossy(&line);
         let (comparison, error) = match Hostname::parse(&input) {
             Ok(h) => (json(h.as_str()), "null".to_owned()),
-            Err(e) => ("null".to_owned(), json(&e.to_string())),
+            Err(e) => ("null".to_owned(), json(&e.kind().to_string())),
         };
         let written = writeln!(
             out,

@@ -8,7 +8,7 @@ use http::{HeaderMap, StatusCode};
 use url::Url;
 
 use crate::fetch::{Fetch, Goal, Next};
-use crate::{Config, Credentials, Dialect, Error, Hostname, Services};
+use crate::{Config, Credentials, Dialect, Error, Hostname, Services, StartError};
 
 /// Where every host keeps its discovery document.
 pub const DISCOVERY_PATH: &str = "/.well-known/terraform.json";
@@ -17,24 +17,25 @@ pub const DISCOVERY_PATH: &str = "/.well-known/terraform.json";
 ///
 /// ```
 /// use std::time::Instant;
-/// use tfdisco_core::{Action, Config, Discovery, Hostname};
+/// use tfdisco_core::{Action, Config, Fetch, Hostname};
 ///
 /// let host = Hostname::parse("Example.COM")?;
-/// let mut discovery = Discovery::new(host, &Config::default(), None, Instant::now());
+/// let mut discovery = Fetch::discovery(host, &Config::default(), None, Instant::now())?;
 /// let Action::Send(request) = discovery.poll() else { unreachable!("a request comes first") };
 /// assert_eq!(request.uri(), "https://example.com/.well-known/terraform.json");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub type Discovery = Fetch<Discover>;
+pub type Discovery = Fetch<DiscoveryRequest>;
 
-/// The goal of a [`Discovery`]: the services of a host.
+/// The goal of a [`Discovery`]: the services of a host
+/// (`GET https://<host>/.well-known/terraform.json`).
 #[derive(Clone, Debug)]
-pub struct Discover {
+pub struct DiscoveryRequest {
     host: Hostname,
     dialect: Dialect,
 }
 
-impl Goal for Discover {
+impl Goal for DiscoveryRequest {
     type Output = Services;
     const NAME: &'static str = "discovery";
 
@@ -62,31 +63,29 @@ impl Goal for Discover {
     }
 }
 
-impl Fetch<Discover> {
+impl Fetch<DiscoveryRequest> {
     /// Starts discovering `host`'s services at time `now`.
     ///
     /// `credentials` are sent only as D4 allows. A host in
-    /// [`Config::with_plain_http_host`] is fetched over plain http.
-    pub fn new(
+    /// [`Config::with_plain_http_host`] is fetched over plain http. A host no
+    /// URL can carry is a [`StartError`] ([`Error::UnusableHostname`]).
+    pub fn discovery(
         host: Hostname,
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Discovery {
+    ) -> Result<Discovery, StartError> {
         let scheme = if config.allows_plain_http(host.host(), host.port()) {
             "http"
         } else {
             "https"
         };
-        let url = discovery_url(&host, scheme);
-        let goal = Discover {
+        let url = discovery_url(&host, scheme).map_err(StartError::new)?;
+        let goal = DiscoveryRequest {
             host,
             dialect: config.dialect(),
         };
-        match url {
-            Ok(url) => Fetch::get(goal, url, config, credentials, now),
-            Err(e) => Fetch::failed(goal, placeholder_url(), config, e),
-        }
+        Fetch::get(goal, url, config, credentials, now)
     }
 
     /// The host being discovered.
@@ -124,11 +123,6 @@ fn concat_into<'b>(buffer: &'b mut [u8], pieces: &[&str]) -> Option<&'b str> {
         len = end;
     }
     std::str::from_utf8(&buffer[..len]).ok()
-}
-
-/// The URL a [`Discovery`] reports for a host that no URL can carry.
-pub(crate) fn placeholder_url() -> Url {
-    Url::parse("https://invalid./").expect("a constant, valid URL")
 }
 
 #[cfg(test)]

@@ -1,4 +1,7 @@
-//! The one error type of the core, and the transport failures it wraps.
+//! The one error type of the core, the transport failures it wraps, and the
+//! failures that keep a fetch from starting.
+
+mod start;
 
 use std::fmt;
 use std::sync::Arc;
@@ -8,6 +11,8 @@ use http::StatusCode;
 use url::Url;
 
 use crate::{HostnameError, RegistryCall, ServiceIdError, SourceError};
+
+pub use start::StartError;
 
 /// Everything that can go wrong in discovery and in reading its result.
 ///
@@ -20,14 +25,8 @@ use crate::{HostnameError, RegistryCall, ServiceIdError, SourceError};
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub enum Error {
-    /// The hostname the caller gave is not valid.
-    InvalidHostname {
-        /// What the caller gave (empty when converted from a bare
-        /// [`HostnameError`], which does not keep the input).
-        input: String,
-        /// Why it is not a hostname.
-        error: HostnameError,
-    },
+    /// The hostname the caller gave is not valid (the error names it).
+    InvalidHostname(HostnameError),
     /// A valid hostname that no URL can carry (`foo.123` reads as a bad IPv4 address).
     UnusableHostname {
         /// The hostname.
@@ -323,7 +322,7 @@ impl Error {
     /// The coarse kind of this error.
     pub fn kind(&self) -> ErrorKind {
         match self {
-            Error::InvalidHostname { .. } | Error::UnusableHostname { .. } => {
+            Error::InvalidHostname(_) | Error::UnusableHostname { .. } => {
                 ErrorKind::InvalidHostname
             }
             Error::InvalidServiceId(_) => ErrorKind::InvalidServiceId,
@@ -446,12 +445,7 @@ impl Error {
             url: at, response, ..
         } = subject;
         match self {
-            Error::InvalidHostname { input, error } if input.is_empty() => {
-                write!(f, "invalid hostname: {error}")
-            }
-            Error::InvalidHostname { input, error } => {
-                write!(f, "invalid hostname {input:?}: {error}")
-            }
+            Error::InvalidHostname(e) => fmt::Display::fmt(e, f),
             Error::UnusableHostname { host, reason } => {
                 write!(f, "cannot build a discovery URL for host {host}: {reason}")
             }
@@ -598,15 +592,11 @@ impl std::error::Error for Error {
     }
 }
 
-/// For `?` after [`Hostname::parse`](crate::Hostname::parse); the input is
-/// not known here, so the message leaves it out. [`Error::InvalidHostname`]
-/// with the input says more.
+/// For `?` after [`Hostname::parse`](crate::Hostname::parse): the message
+/// names the input.
 impl From<HostnameError> for Error {
     fn from(error: HostnameError) -> Error {
-        Error::InvalidHostname {
-            input: String::new(),
-            error,
-        }
+        Error::InvalidHostname(error)
     }
 }
 

@@ -18,7 +18,8 @@ use tracing::debug;
 use url::Url;
 
 use crate::{
-    Config, Credentials, Error, GiveUpReason, Hostname, TransportError, TransportErrorKind,
+    Config, Credentials, Error, GiveUpReason, Hostname, StartError, TransportError,
+    TransportErrorKind,
 };
 
 use retry::RetryAfter;
@@ -118,7 +119,7 @@ pub enum Action<T> {
 /// whose goal is a host's discovery document.
 ///
 /// ```text
-///            Fetch::get / Discovery::new
+///            Fetch::get / Fetch::discovery / …
 ///                       │
 ///                       ▼
 ///        ┌──────────▶ Send ──────────────────────────┐ handle_error, deadline
@@ -186,16 +187,22 @@ impl<G: Goal> Fetch<G> {
     /// Starts fetching `url` for `goal` at time `now`.
     ///
     /// `credentials` are sent only over https, and on redirects only as D4
-    /// allows. The overall deadline is `now` plus [`Config::timeout`].
+    /// allows. The overall deadline is `now` plus [`Config::timeout`]. A URL
+    /// that cannot go into a request line is a [`StartError`]
+    /// ([`Error::InvalidArgument`]).
     pub fn get(
         goal: G,
         url: Url,
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Fetch<G> {
+    ) -> Result<Fetch<G>, StartError> {
+        let uri = Uri::try_from(url.as_str()).map_err(|e| {
+            StartError::new(Error::InvalidArgument {
+                message: format!("cannot request {url}: {e}"),
+            })
+        })?;
         debug!(target: "tfdisco", host = %goal.host(), url = %url, "{} started", G::NAME);
-        let state = send_state(&url);
         let mut fetch = Fetch {
             goal,
             config: config.clone(),
@@ -208,34 +215,12 @@ impl<G: Goal> Fetch<G> {
             attempt: 1,
             retry: None,
             timers: Timers::default(),
-            state,
+            state: State::Send(uri),
         };
         fetch
             .timers
             .set(Timer::Deadline, now.checked_add(config.timeout()));
-        fetch.trace_outcome();
-        fetch
-    }
-
-    /// A fetch that failed before its first request: `poll` says `Done`.
-    /// `url` stands for the request that could not be made.
-    pub(crate) fn failed(goal: G, url: Url, config: &Config, error: Error) -> Fetch<G> {
-        let fetch = Fetch {
-            goal,
-            config: config.clone(),
-            credentials: None,
-            credentials_dropped: false,
-            first: None,
-            url,
-            redirects: 0,
-            requests: 0,
-            attempt: 0,
-            retry: None,
-            timers: Timers::default(),
-            state: State::Done(Err(error)),
-        };
-        fetch.trace_outcome();
-        fetch
+        Ok(fetch)
     }
 
     /// What the driver must do next.

@@ -16,7 +16,7 @@ use std::fmt;
 use std::hash::{Hash, Hasher};
 use std::str::FromStr;
 
-pub use error::HostnameError;
+pub use error::{HostnameError, HostnameErrorKind};
 use repr::Repr;
 
 /// A service hostname in comparison form: ASCII (punycode for international
@@ -50,7 +50,7 @@ impl Hostname {
     pub fn parse(given: &str) -> Result<Hostname, HostnameError> {
         match ascii::parse(given) {
             Some(repr) => Ok(Hostname(repr)),
-            None => Hostname::parse_in_full(given),
+            None => Hostname::parse_in_full(given).map_err(|kind| HostnameError::new(given, kind)),
         }
     }
 
@@ -58,17 +58,17 @@ impl Hostname {
     /// check, every error.
     #[cold]
     #[inline(never)]
-    fn parse_in_full(given: &str) -> Result<Hostname, HostnameError> {
+    fn parse_in_full(given: &str) -> Result<Hostname, HostnameErrorKind> {
         let (host, port_portion) = split_port(given);
         let port = port::normalize(port_portion).map_err(|e| {
             if host.eq_ignore_ascii_case("http") || host.eq_ignore_ascii_case("https") {
-                HostnameError::FullUrl
+                HostnameErrorKind::FullUrl
             } else {
                 e
             }
         })?;
         if host.is_empty() {
-            return Err(HostnameError::Empty);
+            return Err(HostnameErrorKind::Empty);
         }
         if let Some(lowercase) = plain_ascii(host.as_bytes()) {
             return Ok(Hostname(Repr::build(host, lowercase, port)));
@@ -102,6 +102,10 @@ impl Hostname {
     /// # Ok::<(), tfdisco_core::HostnameError>(())
     /// ```
     pub fn from_comparison(value: &str) -> Result<Hostname, HostnameError> {
+        Hostname::check_comparison(value).map_err(|kind| HostnameError::new(value, kind))
+    }
+
+    fn check_comparison(value: &str) -> Result<Hostname, HostnameErrorKind> {
         let (host, port_portion) = split_port(value);
         if host.is_empty()
             || !port::is_canonical(port_portion)
@@ -109,19 +113,19 @@ impl Hostname {
                 .bytes()
                 .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-' || b == b'.')
         {
-            return Err(HostnameError::NotComparisonForm);
+            return Err(HostnameErrorKind::NotComparisonForm);
         }
-        check_no_empty_label(host).map_err(|_| HostnameError::NotComparisonForm)?;
+        check_no_empty_label(host).map_err(|_| HostnameErrorKind::NotComparisonForm)?;
         let has_punycode = host.split('.').any(|l| l.starts_with("xn--"));
         if has_punycode {
             // The idna crate decodes and validates punycode labels; a canonical
             // label comes back unchanged.
             match idn::lookup_to_ascii(host) {
                 Ok(ascii) if ascii == host => {}
-                _ => return Err(HostnameError::NotComparisonForm),
+                _ => return Err(HostnameErrorKind::NotComparisonForm),
             }
         } else {
-            check_ascii(host).map_err(|_| HostnameError::NotComparisonForm)?;
+            check_ascii(host).map_err(|_| HostnameErrorKind::NotComparisonForm)?;
         }
         Ok(Hostname(Repr::build(value, false, None)))
     }
@@ -249,15 +253,15 @@ fn plain_label(label: &[u8]) -> bool {
 
 /// The svchost label pre-check, run after separator mapping (D2, D3): no empty
 /// label but one trailing dot, and no label that starts with `xn--` in any case.
-fn check_labels(host: &str) -> Result<(), HostnameError> {
+fn check_labels(host: &str) -> Result<(), HostnameErrorKind> {
     let mut labels = idn::labels(host).peekable();
     while let Some(label) = labels.next() {
         let last = labels.peek().is_none();
         if label.is_empty() && !last {
-            return Err(HostnameError::EmptyLabel);
+            return Err(HostnameErrorKind::EmptyLabel);
         }
         if label.len() >= 4 && label.as_bytes()[..4].eq_ignore_ascii_case(b"xn--") {
-            return Err(HostnameError::PunycodeLabel {
+            return Err(HostnameErrorKind::PunycodeLabel {
                 label: label.to_owned(),
             });
         }
@@ -266,10 +270,10 @@ fn check_labels(host: &str) -> Result<(), HostnameError> {
 }
 
 /// An empty label is only allowed as the one after a trailing dot (`a.b.`).
-fn check_no_empty_label(ascii: &str) -> Result<(), HostnameError> {
+fn check_no_empty_label(ascii: &str) -> Result<(), HostnameErrorKind> {
     let body = ascii.strip_suffix('.').unwrap_or(ascii).as_bytes();
     if body.is_empty() || body.split(|&b| b == b'.').any(<[u8]>::is_empty) {
-        return Err(HostnameError::EmptyLabel);
+        return Err(HostnameErrorKind::EmptyLabel);
     }
     Ok(())
 }
@@ -277,9 +281,9 @@ fn check_no_empty_label(ascii: &str) -> Result<(), HostnameError> {
 /// UTS #46 lookup for a pure ASCII host part, without the `idna` crate: only
 /// letters, digits, hyphens and dots are allowed (STD3), and no label may start
 /// or end with a hyphen or have `--` in its third and fourth positions.
-fn check_ascii(host: &str) -> Result<(), HostnameError> {
+fn check_ascii(host: &str) -> Result<(), HostnameErrorKind> {
     if let Some(c) = host.chars().find(|&c| !idn::is_ldh_or_dot(c)) {
-        return Err(HostnameError::DisallowedRune(c));
+        return Err(HostnameErrorKind::DisallowedRune(c));
     }
     for label in host.split('.') {
         let b = label.as_bytes();
@@ -287,7 +291,7 @@ fn check_ascii(host: &str) -> Result<(), HostnameError> {
             || b.last() == Some(&b'-')
             || (b.len() >= 4 && &b[2..4] == b"--");
         if bad_hyphens {
-            return Err(HostnameError::InvalidLabel {
+            return Err(HostnameErrorKind::InvalidLabel {
                 label: label.to_ascii_lowercase(),
             });
         }
@@ -425,7 +429,7 @@ mod tests {
     }
 
     /// What the full checks make of a Unicode host part.
-    fn full_international(host: &str) -> Result<String, HostnameError> {
+    fn full_international(host: &str) -> Result<String, HostnameErrorKind> {
         check_labels(host)?;
         let ascii = idn::lookup_to_ascii(host)?;
         check_no_empty_label(&ascii)?;
@@ -578,7 +582,7 @@ mod tests {
                 let inline = matches!(full.0, Repr::Inline { .. });
                 prop_assert!(inline, "{:?} is not inline", given);
             }
-            prop_assert_eq!(Hostname::parse(&given), full);
+            prop_assert_eq!(Hostname::parse(&given).map_err(|e| e.kind().clone()), full);
         }
     }
 

@@ -14,7 +14,8 @@
 //! - [`Services`]: the document, [`Services::resolve`],
 //!   [`Services::service_url`] and [`Services::oauth_client`]; [`ServiceId`]
 //!   for both [`Dialect`]s.
-//! - [`Registry`]: the per-host cache, aliases and forced services.
+//! - [`DiscoveryCache`]: the per-host cache of discoveries, aliases and
+//!   forced services.
 //! - [`ProviderSource`] and [`ModuleSource`]: source addresses as both CLIs
 //!   parse them; the registry requests made from them (provider and module
 //!   versions, a module's download location, a provider package), goals of
@@ -42,11 +43,11 @@
 //! ```
 //! use std::time::Instant;
 //! use tfdisco_core::http::{HeaderMap, StatusCode, header};
-//! use tfdisco_core::{Action, Config, Discovery, Hostname};
+//! use tfdisco_core::{Action, Config, Fetch, Hostname};
 //!
 //! let host = Hostname::parse("Example.COM")?;
 //! let now = Instant::now();
-//! let mut discovery = Discovery::new(host, &Config::default(), None, now);
+//! let mut discovery = Fetch::discovery(host, &Config::default(), None, now)?;
 //!
 //! let mut responses = vec![
 //!     (StatusCode::FOUND, vec![(header::LOCATION, "/disco/v1.json")], &b""[..]),
@@ -95,6 +96,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod cache;
 mod config;
 mod credentials;
 mod dialect;
@@ -104,7 +106,6 @@ mod error;
 mod fetch;
 mod go_quote;
 pub mod hostname;
-mod registry;
 mod registry_api;
 mod service_id;
 mod services;
@@ -115,6 +116,7 @@ pub use http;
 pub use serde_json;
 pub use url;
 
+pub use cache::{DiscoveryCache, Lookup, Ticket};
 pub use config::{
     Config, DEFAULT_BODY_LIMIT, DEFAULT_MAX_REDIRECTS, DEFAULT_REGISTRY_BODY_LIMIT, DEFAULT_TIMEOUT,
 };
@@ -123,13 +125,12 @@ pub use credentials::{
     StaticCredentials, credentials_for,
 };
 pub use dialect::{Dialect, UnknownDialect};
-pub use discovery::{DISCOVERY_PATH, Discover, Discovery};
+pub use discovery::{DISCOVERY_PATH, Discovery, DiscoveryRequest};
 pub use env::Env;
-pub use error::{Error, ErrorKind, GiveUpReason, TransportError, TransportErrorKind};
+pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, TransportErrorKind};
 pub use fetch::{Action, Fetch, Goal, Next, Retry, RetryPolicy};
 pub use go_quote::go_quote;
-pub use hostname::{Hostname, HostnameError};
-pub use registry::{Lookup, Registry, Ticket};
+pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
 pub use registry_api::{
     ModuleDownloadRequest, ModuleLocation, ModuleVersions, ModuleVersionsRequest, Platform,
     ProviderPackage, ProviderPackageRequest, ProviderVersion, ProviderVersions,

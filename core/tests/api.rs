@@ -1,8 +1,8 @@
 //! Properties of the public types that users rely on without thinking.
 
 use tfdisco_core::{
-    Action, Config, Credentials, Discovery, Error, Hostname, OAuthClient, Registry, ServiceId,
-    Services, TransportError,
+    Action, Config, Credentials, Discovery, DiscoveryCache, Error, Hostname, OAuthClient,
+    ServiceId, Services, TransportError,
 };
 
 fn send_sync<T: Send + Sync>() {}
@@ -17,7 +17,7 @@ fn public_types_cross_threads() {
     send_sync::<Services>();
     send_sync::<OAuthClient>();
     send_sync::<ServiceId>();
-    send_sync::<Registry>();
+    send_sync::<DiscoveryCache>();
     send_sync::<Error>();
     send_sync::<TransportError>();
 }
@@ -41,9 +41,15 @@ fn hostname_errors_convert_into_the_error_type() {
     let e = parse().expect_err("invalid");
     assert_eq!(e.kind(), tfdisco_core::ErrorKind::InvalidHostname);
     assert!(e.is_caller_error());
+    // The message names the input, as the README promises.
     assert_eq!(
         e.to_string(),
-        "invalid hostname: hostname contains empty label (two consecutive periods)"
+        r#"invalid hostname "a..b": hostname contains empty label (two consecutive periods)"#
+    );
+    let underscore: Result<Hostname, Error> = Hostname::parse("foo_bar").map_err(Error::from);
+    assert_eq!(
+        underscore.expect_err("invalid").to_string(),
+        r#"invalid hostname "foo_bar": idna: disallowed rune U+005F"#
     );
 }
 
@@ -52,5 +58,6 @@ fn errors_work_with_question_mark_into_box_dyn_error() {
     fn parse() -> Result<Hostname, Box<dyn std::error::Error + Send + Sync>> {
         Ok(Hostname::parse("a..b")?)
     }
-    assert!(parse().is_err());
+    let e = parse().expect_err("invalid");
+    assert!(e.to_string().contains(r#""a..b""#), "{e}");
 }

@@ -5,19 +5,21 @@ use std::time::Instant;
 
 use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
 use tfdisco_core::{
-    Action, Config, Credentials, Discovery, Error, Hostname, TransportError, TransportErrorKind,
+    Action, Config, Credentials, Discovery, Error, Fetch, Hostname, TransportError,
+    TransportErrorKind,
 };
 
 fn start(host: &str) -> (Discovery, Instant) {
     let now = Instant::now();
     let creds = Credentials::token("t0k").expect("valid");
     (
-        Discovery::new(
+        Fetch::discovery(
             Hostname::parse(host).expect("valid"),
             &Config::default(),
             Some(creds),
             now,
-        ),
+        )
+        .expect("starts"),
         now,
     )
 }
@@ -87,10 +89,13 @@ fn a_redirect_is_another_send_and_a_redirect_body_is_not_read() {
 }
 
 #[test]
-fn a_host_no_url_can_carry_is_done_before_sending() {
-    let (mut d, _) = start("foo.123");
-    match d.poll() {
-        Action::Done(Err(Error::UnusableHostname { host, .. })) => assert_eq!(host, "foo.123"),
+fn a_host_no_url_can_carry_cannot_start() {
+    let host = Hostname::parse("foo.123").expect("a valid hostname");
+    let error = Fetch::discovery(host, &Config::default(), None, Instant::now())
+        .expect_err("no URL can carry it");
+    assert_eq!(error.kind(), tfdisco_core::ErrorKind::InvalidHostname);
+    match error.into_error() {
+        Error::UnusableHostname { host, .. } => assert_eq!(host, "foo.123"),
         other => panic!("want UnusableHostname, got {other:?}"),
     }
 }

@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Reply, Scenario};
-use tfdisco_core::{Config, DEFAULT_TIMEOUT, Discovery, Error, Hostname};
+use tfdisco_core::{Config, DEFAULT_TIMEOUT, Error, Fetch, Hostname};
 
 const DOC: &str = r#"{"modules.v1": "/m/"}"#;
 
@@ -83,12 +83,13 @@ fn the_timeout_is_configurable() {
 #[test]
 fn an_early_timer_is_ignored_and_a_late_one_is_not() {
     let start = std::time::Instant::now();
-    let mut d = Discovery::new(
+    let mut d = Fetch::discovery(
         Hostname::parse("example.com").expect("valid"),
         &Config::default(),
         None,
         start,
-    );
+    )
+    .expect("starts");
     assert_eq!(d.poll_timeout(), Some(start + DEFAULT_TIMEOUT));
     d.handle_timeout(start + Duration::from_secs(5));
     assert!(matches!(d.poll(), tfdisco_core::Action::Send(_)));
@@ -103,11 +104,12 @@ fn an_early_timer_is_ignored_and_a_late_one_is_not() {
 #[test]
 fn an_unrepresentable_timeout_means_no_deadline() {
     let config = Config::default().with_timeout(Duration::MAX);
-    let d = Discovery::new(
+    let d = Fetch::discovery(
         Hostname::parse("example.com").expect("valid"),
         &config,
         None,
         std::time::Instant::now(),
-    );
+    )
+    .expect("starts");
     assert_eq!(d.poll_timeout(), None);
 }

@@ -19,7 +19,7 @@ use std::collections::HashSet;
 
 use libfuzzer_sys::fuzz_target;
 use tfdisco_config::{CliConfig, Env, TOKEN_VAR_PREFIX, token_var_host};
-use tfdisco_core::{Config, Hostname, Registry};
+use tfdisco_core::{Config, Hostname, DiscoveryCache};
 
 /// The known token, as parsed.
 const SECRET: &str = "tok\"en.fuzz-secret";
@@ -113,7 +113,7 @@ fuzz_target!(|data: &[u8]| {
         // Only `CliConfig::load` looks for the program: nothing here runs one.
         assert!(helper.executable().is_none());
     }
-    let _ = config.force_hosts(&mut Registry::new(Config::default()));
+    let _ = config.force_hosts(&mut DiscoveryCache::new(Config::default()));
 
     // Token variables, each with the token as its value.
     let mut vars = Vec::new();

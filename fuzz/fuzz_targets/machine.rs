@@ -312,7 +312,7 @@ fuzz_target!(|script: Script| {
         .then(|| Credentials::token(TOKEN).expect("valid token"));
     let start = Instant::now();
     let mut now = start;
-    let mut d = Discovery::new(host, &config, credentials, now);
+    let mut d = Fetch::discovery(host, &config, credentials, now);
     let mut seen = Observer {
         max_redirects: config.max_redirects(),
         limit: config.body_limit(),

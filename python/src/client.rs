@@ -648,12 +648,12 @@ impl PyClient {
     /// again. A discovery under way is not stopped, but its result is not
     /// cached.
     fn forget(&self, host: HostArg) {
-        self.shared.client.registry().forget(&host.0);
+        self.shared.client.cache().forget(&host.0);
     }
 
     /// Drops the whole cache (`host` blocks stay).
     fn forget_all(&self) {
-        self.shared.client.registry().forget_all();
+        self.shared.client.cache().forget_all();
     }
 
     /// Where the token this client would send to `host` comes from, e.g.

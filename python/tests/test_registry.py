@@ -340,7 +340,7 @@ def test_bad_arguments_raise_before_any_request(registry_served: Served) -> None
     assert str(caught_version.value).startswith('invalid version "1.0": expected MAJOR.MINOR.PATCH')
     with pytest.raises(tfdisco.InvalidArgument) as caught_platform:
         client.provider_package(f"{host}/{PROVIDER}", "3.6.0", "linux")
-    assert str(caught_platform.value).startswith('invalid platform "linux_": ')
+    assert str(caught_platform.value).startswith('invalid platform "linux": ')
     for call in (
         lambda: client.provider_versions(42),  # type: ignore[arg-type]
         lambda: client.module_versions(tfdisco.ProviderSource("hashicorp/aws")),  # type: ignore[arg-type]

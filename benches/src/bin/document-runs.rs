@@ -57,7 +57,8 @@ fn main() {
             Box::new(|| parse_and_resolve_each(&host, &url, black_box(&body)) > 0)
         }
         ("provider", "versions") => Box::new(|| {
-            let mut fetch = Fetch::provider_versions(&services, &source, &config, None, now);
+            let mut fetch =
+                Fetch::provider_versions(&services, &source, &config, None, now).expect("starts");
             canned::run(&mut fetch, &answer, now).is_ok()
         }),
         _ => {

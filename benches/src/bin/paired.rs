@@ -28,7 +28,7 @@ use tfdisco_benches::documents::{
 use tfdisco_benches::hostnames::{ASCII_NORMALIZED, IDN, MIXED_CASE_PORT_443};
 use tfdisco_core::http::StatusCode;
 use tfdisco_core::url::Url;
-use tfdisco_core::{Config, Discovery, Fetch, Hostname};
+use tfdisco_core::{Config, Fetch, Hostname};
 
 /// One way of making a service URL from the base and its text.
 type MakeUrl = fn(&Url, &str) -> bool;
@@ -252,7 +252,8 @@ fn main() {
                 black_box(ignored_any(black_box(&body)));
             },
             &mut || {
-                let mut fetch = Fetch::provider_versions(&services, &source, &config, None, now);
+                let mut fetch = Fetch::provider_versions(&services, &source, &config, None, now)
+                    .expect("starts");
                 black_box(
                     canned::run(&mut fetch, &answer, now)
                         .map(|v| v.versions.len())
@@ -270,7 +271,7 @@ fn main() {
         Response::json(TYPICAL.as_bytes(), true),
     ];
     let (median, low, high) = alone(&mut || {
-        let mut d = Discovery::new(black_box(&host).clone(), &config, None, now);
+        let mut d = Fetch::discovery(black_box(&host).clone(), &config, None, now).expect("starts");
         black_box(canned::run(&mut d, &responses, now).is_ok());
     });
     row(

@@ -12,7 +12,7 @@ use std::borrow::Cow;
 
 use idna::uts46::{AsciiDenyList, DnsLength, Hyphens, Uts46};
 
-use super::HostnameError;
+use super::HostnameErrorKind;
 
 const UTS46: Uts46 = Uts46::new();
 
@@ -48,7 +48,7 @@ impl<'a> Iterator for Labels<'a> {
 }
 
 /// UTS #46 ToASCII with the Lookup profile.
-pub(crate) fn lookup_to_ascii(host: &str) -> Result<String, HostnameError> {
+pub(crate) fn lookup_to_ascii(host: &str) -> Result<String, HostnameErrorKind> {
     try_lookup_to_ascii(host).ok_or_else(|| diagnose(host))
 }
 
@@ -157,9 +157,9 @@ fn premap_deviations(host: &str) -> Cow<'_, str> {
 
 /// Names the cause of an IDNA failure the way x/net does for the common cases:
 /// a disallowed ASCII character, else the first label that fails on its own.
-fn diagnose(host: &str) -> HostnameError {
+fn diagnose(host: &str) -> HostnameErrorKind {
     if let Some(c) = host.chars().find(|&c| c.is_ascii() && !is_ldh_or_dot(c)) {
-        return HostnameError::DisallowedRune(c);
+        return HostnameErrorKind::DisallowedRune(c);
     }
     let label = labels(host)
         .find(|label| {
@@ -173,7 +173,7 @@ fn diagnose(host: &str) -> HostnameError {
                 .is_err()
         })
         .unwrap_or(host);
-    HostnameError::InvalidLabel {
+    HostnameErrorKind::InvalidLabel {
         label: label.to_owned(),
     }
 }
@@ -249,10 +249,10 @@ mod tests {
 
     #[test]
     fn diagnoses_name_the_culprit() {
-        assert_eq!(diagnose("ü_x.de"), HostnameError::DisallowedRune('_'));
+        assert_eq!(diagnose("ü_x.de"), HostnameErrorKind::DisallowedRune('_'));
         assert_eq!(
             diagnose("ok.-ü.de"),
-            HostnameError::InvalidLabel {
+            HostnameErrorKind::InvalidLabel {
                 label: "-ü".into()
             }
         );

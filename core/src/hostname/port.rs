@@ -1,35 +1,35 @@
 //! The `:port` portion of a friendly hostname (docs/behaviour.md, HOST-2: D1).
 
-use super::HostnameError;
+use super::HostnameErrorKind;
 
 /// Normalizes the port portion of a hostname: empty, or `:` followed by the port.
 ///
 /// Returns `None` when there is no port or the port is the default 443, which is
 /// dropped. D1: the port is 1 to 5 ASCII digits (leading zeros allowed) with a
 /// value in `1..=65535`; Go's `Atoi` would also take signs and zero.
-pub(crate) fn normalize(portion: &str) -> Result<Option<u16>, HostnameError> {
+pub(crate) fn normalize(portion: &str) -> Result<Option<u16>, HostnameErrorKind> {
     let Some(digits) = portion.strip_prefix(':') else {
         return Ok(None);
     };
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
-        return Err(HostnameError::PortNotDigits);
+        return Err(HostnameErrorKind::PortNotDigits);
     }
     let significant = digits.trim_start_matches('0');
     if significant.len() > 5 {
-        return Err(HostnameError::PortTooLarge);
+        return Err(HostnameErrorKind::PortTooLarge);
     }
     // At most five digits, so this cannot overflow a u32.
     let value: u32 = significant
         .bytes()
         .fold(0, |acc, b| acc * 10 + u32::from(b - b'0'));
     if value > 65535 {
-        return Err(HostnameError::PortTooLarge);
+        return Err(HostnameErrorKind::PortTooLarge);
     }
     if digits.len() > 5 {
-        return Err(HostnameError::PortTooLong);
+        return Err(HostnameErrorKind::PortTooLong);
     }
     match value {
-        0 => Err(HostnameError::PortZero),
+        0 => Err(HostnameErrorKind::PortZero),
         443 => Ok(None),
         // `value <= 65535` was checked above.
         other => Ok(Some(other as u16)),
@@ -56,13 +56,17 @@ mod tests {
         assert_eq!(normalize(":0443"), Ok(None));
         assert_eq!(normalize(":081"), Ok(Some(81)));
         assert_eq!(normalize(":65535"), Ok(Some(65535)));
-        assert_eq!(normalize(":65536"), Err(HostnameError::PortTooLarge));
-        assert_eq!(normalize(":9999999"), Err(HostnameError::PortTooLarge));
-        assert_eq!(normalize(":000081"), Err(HostnameError::PortTooLong));
-        assert_eq!(normalize(":0"), Err(HostnameError::PortZero));
-        assert_eq!(normalize(":00"), Err(HostnameError::PortZero));
+        assert_eq!(normalize(":65536"), Err(HostnameErrorKind::PortTooLarge));
+        assert_eq!(normalize(":9999999"), Err(HostnameErrorKind::PortTooLarge));
+        assert_eq!(normalize(":000081"), Err(HostnameErrorKind::PortTooLong));
+        assert_eq!(normalize(":0"), Err(HostnameErrorKind::PortZero));
+        assert_eq!(normalize(":00"), Err(HostnameErrorKind::PortZero));
         for bad in [":", ":+80", ":-1", ":8o", ": 80", ":80:80", ":٨٠", ":0x50"] {
-            assert_eq!(normalize(bad), Err(HostnameError::PortNotDigits), "{bad}");
+            assert_eq!(
+                normalize(bad),
+                Err(HostnameErrorKind::PortNotDigits),
+                "{bad}"
+            );
         }
     }
 

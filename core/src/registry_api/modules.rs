@@ -8,9 +8,8 @@ use serde::Deserialize;
 use url::Url;
 
 use super::{RegistryCall, check_version, endpoint, read_ok};
-use crate::discovery::placeholder_url;
 use crate::fetch::{Fetch, Goal, Next};
-use crate::{Config, Credentials, Dialect, Error, Hostname, ModuleSource, Services};
+use crate::{Config, Credentials, Dialect, Error, Hostname, ModuleSource, Services, StartError};
 
 const SERVICE: &str = "modules.v1";
 const X_TERRAFORM_GET: &str = "x-terraform-get";
@@ -61,16 +60,15 @@ impl Fetch<ModuleVersionsRequest> {
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Fetch<ModuleVersionsRequest> {
+    ) -> Result<Fetch<ModuleVersionsRequest>, StartError> {
+        // Checked by `ModuleSource::parse`: ASCII letters, digits, `-`, `_`.
+        let package = source.package_path();
+        let url =
+            endpoint(services, SERVICE, true, &[&package, "versions"]).map_err(StartError::new)?;
         let goal = ModuleVersionsRequest {
             source: source.clone(),
         };
-        // Checked by `ModuleSource::parse`: ASCII letters, digits, `-`, `_`.
-        let package = source.package_path();
-        match endpoint(services, SERVICE, true, &[&package, "versions"]) {
-            Ok(url) => Fetch::get(goal, url, config, credentials, now),
-            Err(e) => Fetch::failed(goal, placeholder_url(), config, e),
-        }
+        Fetch::get(goal, url, config, credentials, now)
     }
 }
 
@@ -145,21 +143,19 @@ impl Fetch<ModuleDownloadRequest> {
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Fetch<ModuleDownloadRequest> {
+    ) -> Result<Fetch<ModuleDownloadRequest>, StartError> {
         let package = source.package_path();
         let url = check_version(version)
-            .and_then(|()| endpoint(services, SERVICE, true, &[&package, version, "download"]));
+            .and_then(|()| endpoint(services, SERVICE, true, &[&package, version, "download"]))
+            .map_err(StartError::new)?;
         let goal = ModuleDownloadRequest {
             source: source.clone(),
             version: version.to_owned(),
             dialect: config.dialect(),
-            first: url.as_ref().map_or_else(|_| placeholder_url(), Url::clone),
+            first: url.clone(),
             header: None,
         };
-        match url {
-            Ok(url) => Fetch::get(goal, url, config, credentials, now),
-            Err(e) => Fetch::failed(goal, placeholder_url(), config, e),
-        }
+        Fetch::get(goal, url, config, credentials, now)
     }
 }
 

@@ -9,9 +9,8 @@ use serde::Deserialize;
 use url::Url;
 
 use super::{RegistryCall, check_version, endpoint, is_version, read_ok};
-use crate::discovery::placeholder_url;
 use crate::fetch::{Fetch, Goal, Next};
-use crate::{Config, Credentials, Dialect, Error, Hostname, ProviderSource, Services};
+use crate::{Config, Credentials, Dialect, Error, Hostname, ProviderSource, Services, StartError};
 
 const SERVICE: &str = "providers.v1";
 
@@ -59,26 +58,40 @@ impl Platform {
     pub fn parse(given: &str) -> Result<Platform, Error> {
         let (os, arch) = given.split_once('_').unwrap_or((given, ""));
         let platform = Platform::new(os, arch);
-        platform.check().map(|()| platform)
+        if platform.is_valid() {
+            Ok(platform)
+        } else {
+            Err(invalid_platform(given))
+        }
     }
 
     /// Checks that both words are lower-case ASCII letters and digits, so
     /// they can go into a URL path.
     pub fn check(&self) -> Result<(), Error> {
+        if self.is_valid() {
+            Ok(())
+        } else {
+            Err(invalid_platform(&self.to_string()))
+        }
+    }
+
+    fn is_valid(&self) -> bool {
         let word = |s: &str| {
             !s.is_empty()
                 && s.bytes()
                     .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
         };
-        if word(&self.os) && word(&self.arch) {
-            return Ok(());
-        }
-        Err(Error::InvalidArgument {
-            message: format!(
-                "invalid platform \"{self}\": must be two words of lower-case letters and \
-                 digits separated by an underscore, such as linux_amd64"
-            ),
-        })
+        word(&self.os) && word(&self.arch)
+    }
+}
+
+/// The error for a platform, quoted as the caller wrote it.
+fn invalid_platform(shown: &str) -> Error {
+    Error::InvalidArgument {
+        message: format!(
+            "invalid platform {shown:?}: must be two words of lower-case letters and \
+             digits separated by an underscore, such as linux_amd64"
+        ),
     }
 }
 
@@ -252,23 +265,23 @@ impl Fetch<ProviderVersionsRequest> {
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Fetch<ProviderVersionsRequest> {
+    ) -> Result<Fetch<ProviderVersionsRequest>, StartError> {
+        let url = source
+            .require_qualified()
+            .and_then(|()| {
+                endpoint(
+                    services,
+                    SERVICE,
+                    false,
+                    &[source.namespace(), source.type_name(), "versions"],
+                )
+            })
+            .map_err(StartError::new)?;
         let goal = ProviderVersionsRequest {
             source: source.clone(),
             dialect: config.dialect(),
         };
-        let url = source.require_qualified().and_then(|()| {
-            endpoint(
-                services,
-                SERVICE,
-                false,
-                &[source.namespace(), source.type_name(), "versions"],
-            )
-        });
-        match url {
-            Ok(url) => Fetch::get(goal, url, config, credentials, now),
-            Err(e) => Fetch::failed(goal, placeholder_url(), config, e),
-        }
+        Fetch::get(goal, url, config, credentials, now)
     }
 }
 
@@ -344,12 +357,7 @@ impl Fetch<ProviderPackageRequest> {
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Fetch<ProviderPackageRequest> {
-        let goal = ProviderPackageRequest {
-            source: source.clone(),
-            version: version.to_owned(),
-            platform: platform.clone(),
-        };
+    ) -> Result<Fetch<ProviderPackageRequest>, StartError> {
         let url = source
             .require_qualified()
             .and_then(|()| check_version(version))
@@ -368,11 +376,14 @@ impl Fetch<ProviderPackageRequest> {
                         &platform.arch,
                     ],
                 )
-            });
-        match url {
-            Ok(url) => Fetch::get(goal, url, config, credentials, now),
-            Err(e) => Fetch::failed(goal, placeholder_url(), config, e),
-        }
+            })
+            .map_err(StartError::new)?;
+        let goal = ProviderPackageRequest {
+            source: source.clone(),
+            version: version.to_owned(),
+            platform: platform.clone(),
+        };
+        Fetch::get(goal, url, config, credentials, now)
     }
 }
 

@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use tfdisco_core::http::header::AUTHORIZATION;
 use tfdisco_core::http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode};
 use tfdisco_core::{
-    Action, Config, Credentials, CredentialsSource, Discovery, Error, Fetch, Goal, Hostname,
-    Lookup, Registry, Services, TransportError, TransportErrorKind,
+    Action, Config, Credentials, CredentialsSource, DiscoveryCache, Error, Fetch, Goal, Hostname,
+    Lookup, Services, StartError, TransportError, TransportErrorKind,
 };
 
 /// What a simulated server does with one request.
@@ -159,6 +159,16 @@ impl Net {
         }
     }
 
+    /// Starts a fetch and drives it to its result: a fetch that cannot
+    /// start fails as the clients fail, with its [`StartError`] as an
+    /// [`Error`].
+    pub fn run<G: Goal>(
+        &mut self,
+        start: Result<Fetch<G>, StartError>,
+    ) -> Result<G::Output, Error> {
+        self.drive(&mut start?)
+    }
+
     /// Drives `d` to its result, as a transport would.
     pub fn drive<G: Goal>(&mut self, d: &mut Fetch<G>) -> Result<G::Output, Error> {
         loop {
@@ -249,22 +259,21 @@ impl Net {
         d.handle_timeout(self.now());
     }
 
-    /// What a transport does for one `discover` call: the registry's cache,
+    /// What a transport does for one `discover` call: the cache,
     /// the target's credentials (a failing source means none), the machine.
     pub fn discover(
         &mut self,
-        registry: &mut Registry,
+        cache: &mut DiscoveryCache,
         source: &dyn CredentialsSource,
         host: &Hostname,
     ) -> Result<Services, Error> {
-        let ticket = match registry.lookup(host) {
+        let ticket = match cache.lookup(host) {
             Lookup::Cached(services) => return Ok(services),
             Lookup::Discover(ticket) => ticket,
         };
         let (credentials, _) = tfdisco_core::credentials_for(source, ticket.target());
-        let mut d = registry.start(&ticket, credentials, self.now());
-        let result = self.drive(&mut d);
-        registry.complete(ticket, result)
+        let result = self.run(cache.start(&ticket, credentials, self.now()));
+        cache.complete(ticket, result)
     }
 }
 
@@ -326,8 +335,13 @@ impl Scenario {
     }
 
     pub fn run(mut self) -> Outcome {
-        let mut d = Discovery::new(self.host, &self.config, self.credentials, self.net.now());
-        let result = self.net.drive(&mut d);
+        let now = self.net.now();
+        let result = self.net.run(Fetch::discovery(
+            self.host,
+            &self.config,
+            self.credentials,
+            now,
+        ));
         Outcome {
             result,
             seen: self.net.seen,

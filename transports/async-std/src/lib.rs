@@ -204,8 +204,8 @@ impl Transport for Http {
     }
 
     /// Drives async-io's reactor on the calling thread meanwhile.
-    fn block_on<F: Future>(&self, future: F) -> F::Output {
-        async_io::block_on(future)
+    fn block_on<F: Future>(&self, future: F) -> Result<F::Output, Error> {
+        Ok(async_io::block_on(future))
     }
 }
 

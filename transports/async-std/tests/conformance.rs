@@ -5,7 +5,7 @@ use std::future::Future;
 use std::time::Instant;
 
 use tfdisco_async_std::tfdisco_core::http::Request;
-use tfdisco_async_std::{BuildError, Exchange, FromSettings, Settings, Transport};
+use tfdisco_async_std::{BuildError, Error, Exchange, FromSettings, Settings, Transport};
 
 /// [`tfdisco_async_std::Http`], blocking on async-std's executor.
 struct OnAsyncStd(tfdisco_async_std::Http);
@@ -29,8 +29,12 @@ impl Transport for OnAsyncStd {
         self.0.sleep_until(deadline)
     }
 
-    fn block_on<F: Future>(&self, future: F) -> F::Output {
-        async_std::task::block_on(future)
+    fn now(&self) -> Instant {
+        self.0.now()
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> Result<F::Output, Error> {
+        Ok(async_std::task::block_on(future))
     }
 }
 

@@ -10,18 +10,19 @@ use tfdisco_core::{
 };
 
 use crate::{
-    AsyncClient, BuildError, ClientBuilder, FromSettings, Observer, Settings, SharedRegistry,
+    AsyncClient, BuildError, ClientBuilder, FromSettings, Observer, Settings, SharedCache,
     Transport,
 };
 
 /// A client for blocking code: [`AsyncClient`]'s methods, each run to
-/// completion on the calling thread. Clones share the registry and the
+/// completion on the calling thread. Clones share the cache and the
 /// connections; use it from as many threads as you like (threads that
 /// discover one host at the same time share one request).
 ///
 /// `tfdisco_curl::Client` is one; the CLI holds one over whichever
-/// transport it was asked for. Do not call it from inside an async runtime
-/// (use the [`AsyncClient`] there).
+/// transport it was asked for. Inside an async runtime use the
+/// [`AsyncClient`]: a transport that cannot block there (tokio's, inside a
+/// tokio runtime) fails the call with [`Error::InvalidArgument`] instead.
 pub struct BlockingClient<T> {
     inner: AsyncClient<T>,
 }
@@ -60,14 +61,14 @@ impl<T: Transport + FromSettings> BlockingClient<T> {
 }
 
 impl<T> BlockingClient<T> {
-    /// A client of `registry` over `transport`.
-    pub fn new(registry: SharedRegistry, transport: T) -> BlockingClient<T> {
-        AsyncClient::new(registry, transport).into()
+    /// A client of `cache` over `transport`.
+    pub fn new(cache: SharedCache, transport: T) -> BlockingClient<T> {
+        AsyncClient::new(cache, transport).into()
     }
 
-    /// The cache, aliases and forced services.
-    pub fn registry(&self) -> &SharedRegistry {
-        self.inner.registry()
+    /// The discovery cache: cached results, aliases and forced services.
+    pub fn cache(&self) -> &SharedCache {
+        self.inner.cache()
     }
 
     /// The transport.
@@ -75,7 +76,7 @@ impl<T> BlockingClient<T> {
         self.inner.transport()
     }
 
-    /// The async client behind this one (same registry, same connections).
+    /// The async client behind this one (same cache, same connections).
     pub fn as_async(&self) -> &AsyncClient<T> {
         &self.inner
     }
@@ -106,7 +107,16 @@ impl<T: Transport> BlockingClient<T> {
 
     /// The versions of a provider (see [`AsyncClient::provider_versions`]).
     pub fn provider_versions(&self, source: &ProviderSource) -> Result<ProviderVersions, Error> {
-        self.block_on(self.inner.provider_versions(source))
+        self.provider_versions_observed(source, None)
+    }
+
+    /// [`BlockingClient::provider_versions`], telling `observer` what happens.
+    pub fn provider_versions_observed(
+        &self,
+        source: &ProviderSource,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<ProviderVersions, Error> {
+        self.block_on(self.inner.provider_versions_observed(source, observer))
     }
 
     /// A provider package (see [`AsyncClient::provider_package`]).
@@ -116,12 +126,35 @@ impl<T: Transport> BlockingClient<T> {
         version: &str,
         platform: &Platform,
     ) -> Result<ProviderPackage, Error> {
-        self.block_on(self.inner.provider_package(source, version, platform))
+        self.provider_package_observed(source, version, platform, None)
+    }
+
+    /// [`BlockingClient::provider_package`], telling `observer` what happens.
+    pub fn provider_package_observed(
+        &self,
+        source: &ProviderSource,
+        version: &str,
+        platform: &Platform,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<ProviderPackage, Error> {
+        self.block_on(
+            self.inner
+                .provider_package_observed(source, version, platform, observer),
+        )
     }
 
     /// The versions of a module (see [`AsyncClient::module_versions`]).
     pub fn module_versions(&self, source: &ModuleSource) -> Result<ModuleVersions, Error> {
-        self.block_on(self.inner.module_versions(source))
+        self.module_versions_observed(source, None)
+    }
+
+    /// [`BlockingClient::module_versions`], telling `observer` what happens.
+    pub fn module_versions_observed(
+        &self,
+        source: &ModuleSource,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<ModuleVersions, Error> {
+        self.block_on(self.inner.module_versions_observed(source, observer))
     }
 
     /// A module's download location (see [`AsyncClient::module_download`]).
@@ -130,7 +163,20 @@ impl<T: Transport> BlockingClient<T> {
         source: &ModuleSource,
         version: &str,
     ) -> Result<ModuleLocation, Error> {
-        self.block_on(self.inner.module_download(source, version))
+        self.module_download_observed(source, version, None)
+    }
+
+    /// [`BlockingClient::module_download`], telling `observer` what happens.
+    pub fn module_download_observed(
+        &self,
+        source: &ModuleSource,
+        version: &str,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<ModuleLocation, Error> {
+        self.block_on(
+            self.inner
+                .module_download_observed(source, version, observer),
+        )
     }
 
     /// Runs one fetch you made yourself over this client's connections,
@@ -147,7 +193,9 @@ impl<T: Transport> BlockingClient<T> {
         self.block_on(self.inner.drive(fetch, observer))
     }
 
-    fn block_on<F: Future>(&self, future: F) -> F::Output {
-        self.inner.transport().block_on(future)
+    /// Runs a call on the transport's [`Transport::block_on`]; a transport
+    /// that cannot block here (inside an async runtime) fails the call.
+    fn block_on<O>(&self, call: impl Future<Output = Result<O, Error>>) -> Result<O, Error> {
+        self.inner.transport().block_on(call)?
     }
 }

@@ -1,5 +1,5 @@
-//! The client of every async transport, written once: the registry (cache,
-//! aliases, forced services, coalescing) in front of a [`Transport`].
+//! The client of every async transport, written once: the discovery cache
+//! (aliases, forced services, coalescing) in front of a [`Transport`].
 
 use std::fmt;
 use std::sync::Arc;
@@ -9,27 +9,31 @@ use tfdisco_core::url::Url;
 use tfdisco_core::{
     Config, Credentials, Error, Fetch, Goal, Hostname, ModuleLocation, ModuleSource,
     ModuleVersions, Platform, ProviderPackage, ProviderSource, ProviderVersions, Services,
-    check_version,
+    StartError, check_version,
 };
 
-use crate::registry::Begin;
-use crate::{BuildError, ClientBuilder, Event, FromSettings, Observer, Settings, SharedRegistry};
+use crate::cache::Begin;
+use crate::{BuildError, ClientBuilder, Event, FromSettings, Observer, Settings, SharedCache};
 use crate::{Transport, drive};
 
-/// A client over the transport `T`, for async code: the registry (cache,
-/// aliases, forced services, coalescing of concurrent discoveries of one
+/// A client over the transport `T`, for async code: the discovery cache
+/// (aliases, forced services, coalescing of concurrent discoveries of one
 /// host) in front of `T`'s connections. Clones share both.
 ///
 /// The tokio and async-std transports name theirs `Client`
 /// (`tfdisco_tokio::Client` is `AsyncClient<tfdisco_tokio::Http>`);
 /// [`BlockingClient`](crate::BlockingClient) offers the same methods to
 /// blocking code.
+///
+/// Every call has an `_observed` form that tells an [`Observer`] what
+/// happens: each exchange (of the discovery, when one is made, and of the
+/// registry request), and a credentials lookup that failed.
 pub struct AsyncClient<T> {
     inner: Arc<Inner<T>>,
 }
 
 struct Inner<T> {
-    registry: SharedRegistry,
+    cache: SharedCache,
     transport: T,
 }
 
@@ -44,17 +48,17 @@ impl<T> Clone for AsyncClient<T> {
 impl<T: fmt::Debug> fmt::Debug for AsyncClient<T> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Client")
-            .field("registry", &self.inner.registry)
+            .field("cache", &self.inner.cache)
             .field("transport", &self.inner.transport)
             .finish()
     }
 }
 
-/// The registry comes from the settings, the rest from `T`.
+/// The cache comes from the settings, the rest from `T`.
 impl<T: FromSettings> FromSettings for AsyncClient<T> {
     fn from_settings(settings: Settings) -> Result<Self, BuildError> {
-        let registry = settings.new_registry();
-        Ok(AsyncClient::new(registry, T::from_settings(settings)?))
+        let cache = settings.new_cache();
+        Ok(AsyncClient::new(cache, T::from_settings(settings)?))
     }
 }
 
@@ -66,20 +70,17 @@ impl<T: Transport + FromSettings> AsyncClient<T> {
 }
 
 impl<T> AsyncClient<T> {
-    /// A client of `registry` over `transport` (for a transport chosen at run
+    /// A client of `cache` over `transport` (for a transport chosen at run
     /// time, say; `builder()` is the usual way).
-    pub fn new(registry: SharedRegistry, transport: T) -> AsyncClient<T> {
+    pub fn new(cache: SharedCache, transport: T) -> AsyncClient<T> {
         AsyncClient {
-            inner: Arc::new(Inner {
-                registry,
-                transport,
-            }),
+            inner: Arc::new(Inner { cache, transport }),
         }
     }
 
-    /// The cache, aliases and forced services.
-    pub fn registry(&self) -> &SharedRegistry {
-        &self.inner.registry
+    /// The discovery cache: cached results, aliases and forced services.
+    pub fn cache(&self) -> &SharedCache {
+        &self.inner.cache
     }
 
     /// The transport.
@@ -105,17 +106,17 @@ impl<T: Transport> AsyncClient<T> {
         mut observer: Option<&mut dyn Observer>,
     ) -> Result<Services, Error> {
         loop {
-            match self.inner.registry.begin(host) {
+            match self.inner.cache.begin(host) {
                 Begin::Ready(result) => return result,
                 Begin::Lead(lead) => {
-                    let (mut discovery, failure) = lead.start(Instant::now());
+                    let (start, failure) = lead.start(self.inner.transport.now());
                     if let (Some(error), Some(observer)) = (&failure, observer.as_deref_mut()) {
                         observer.event(&Event::CredentialsFailed {
                             host: lead.target(),
                             error,
                         });
                     }
-                    let result = drive(&self.inner.transport, &mut discovery, observer).await;
+                    let result = self.run(start, observer).await;
                     return lead.finish(result);
                 }
                 Begin::Wait(wait) => {
@@ -139,11 +140,20 @@ impl<T: Transport> AsyncClient<T> {
         &self,
         source: &ProviderSource,
     ) -> Result<ProviderVersions, Error> {
+        self.provider_versions_observed(source, None).await
+    }
+
+    /// [`AsyncClient::provider_versions`], telling `observer` what happens.
+    pub async fn provider_versions_observed(
+        &self,
+        source: &ProviderSource,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<ProviderVersions, Error> {
         source.require_qualified()?;
-        self.registry_request(source.host(), |services, config, credentials, now| {
+        let start = |services: &Services, config: &Config, credentials, now| {
             Fetch::provider_versions(services, source, config, credentials, now)
-        })
-        .await
+        };
+        self.registry_request(source.host(), start, observer).await
     }
 
     /// Where to download `version` of a provider for `platform`, and how to
@@ -154,11 +164,23 @@ impl<T: Transport> AsyncClient<T> {
         version: &str,
         platform: &Platform,
     ) -> Result<ProviderPackage, Error> {
+        self.provider_package_observed(source, version, platform, None)
+            .await
+    }
+
+    /// [`AsyncClient::provider_package`], telling `observer` what happens.
+    pub async fn provider_package_observed(
+        &self,
+        source: &ProviderSource,
+        version: &str,
+        platform: &Platform,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<ProviderPackage, Error> {
         // What needs no network is checked before the discovery.
         source.require_qualified()?;
         check_version(version)?;
         platform.check()?;
-        self.registry_request(source.host(), |services, config, credentials, now| {
+        let start = |services: &Services, config: &Config, credentials, now| {
             Fetch::provider_package(
                 services,
                 source,
@@ -168,17 +190,26 @@ impl<T: Transport> AsyncClient<T> {
                 credentials,
                 now,
             )
-        })
-        .await
+        };
+        self.registry_request(source.host(), start, observer).await
     }
 
     /// The versions of a module package, from its registry's `modules.v1`
     /// API.
     pub async fn module_versions(&self, source: &ModuleSource) -> Result<ModuleVersions, Error> {
-        self.registry_request(source.host(), |services, config, credentials, now| {
+        self.module_versions_observed(source, None).await
+    }
+
+    /// [`AsyncClient::module_versions`], telling `observer` what happens.
+    pub async fn module_versions_observed(
+        &self,
+        source: &ModuleSource,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<ModuleVersions, Error> {
+        let start = |services: &Services, config: &Config, credentials, now| {
             Fetch::module_versions(services, source, config, credentials, now)
-        })
-        .await
+        };
+        self.registry_request(source.host(), start, observer).await
     }
 
     /// Where to download `version` of a module package from.
@@ -187,34 +218,70 @@ impl<T: Transport> AsyncClient<T> {
         source: &ModuleSource,
         version: &str,
     ) -> Result<ModuleLocation, Error> {
+        self.module_download_observed(source, version, None).await
+    }
+
+    /// [`AsyncClient::module_download`], telling `observer` what happens.
+    pub async fn module_download_observed(
+        &self,
+        source: &ModuleSource,
+        version: &str,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<ModuleLocation, Error> {
         check_version(version)?;
-        self.registry_request(source.host(), |services, config, credentials, now| {
+        let start = |services: &Services, config: &Config, credentials, now| {
             Fetch::module_download(services, source, version, config, credentials, now)
-        })
-        .await
+        };
+        self.registry_request(source.host(), start, observer).await
     }
 
     /// Discovers `host`, then runs the registry request `start` makes from
-    /// its services, with `host`'s credentials.
+    /// its services, with `host`'s credentials; `observer` hears of both.
     async fn registry_request<G>(
         &self,
         host: &Hostname,
-        start: impl FnOnce(&Services, &Config, Option<Credentials>, Instant) -> Fetch<G>,
+        start: impl FnOnce(
+            &Services,
+            &Config,
+            Option<Credentials>,
+            Instant,
+        ) -> Result<Fetch<G>, StartError>,
+        mut observer: Option<&mut dyn Observer>,
     ) -> Result<G::Output, Error>
     where
         G: Goal + Send,
         G::Output: Send,
     {
-        let services = self.discover(host).await?;
-        let (credentials, _) = self.inner.registry.credentials(host);
-        let config = self.inner.registry.config();
-        let mut fetch = start(&services, &config, credentials, Instant::now());
-        drive(&self.inner.transport, &mut fetch, None).await
+        let services = self
+            .discover_observed(host, reborrow(&mut observer))
+            .await?;
+        let (credentials, failure) = self.inner.cache.credentials(host);
+        if let (Some(error), Some(observer)) = (&failure, observer.as_deref_mut()) {
+            observer.event(&Event::CredentialsFailed { host, error });
+        }
+        let config = self.inner.cache.config();
+        let now = self.inner.transport.now();
+        self.run(start(&services, &config, credentials, now), observer)
+            .await
+    }
+
+    /// Runs a fetch that started, or reports why it did not.
+    async fn run<G>(
+        &self,
+        start: Result<Fetch<G>, StartError>,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<G::Output, Error>
+    where
+        G: Goal + Send,
+        G::Output: Send,
+    {
+        drive(&self.inner.transport, &mut start?, observer).await
     }
 
     /// Runs one fetch you made yourself (a [`Discovery`](tfdisco_core::Discovery)
     /// that bypasses the cache, say) over this client's connections, telling
-    /// `observer` about each exchange.
+    /// `observer` about each exchange. Make its `now` with
+    /// [`Transport::now`] (`client.transport().now()`).
     pub async fn drive<G>(
         &self,
         fetch: &mut Fetch<G>,
@@ -225,5 +292,15 @@ impl<T: Transport> AsyncClient<T> {
         G::Output: Send,
     {
         drive(&self.inner.transport, fetch, observer).await
+    }
+}
+
+/// The observer for one step of a call that has several: `as_deref_mut`
+/// would keep the trait object's own lifetime, which an async call then
+/// holds for as long as the caller's.
+fn reborrow<'b>(observer: &'b mut Option<&mut dyn Observer>) -> Option<&'b mut dyn Observer> {
+    match observer {
+        Some(observer) => Some(&mut **observer),
+        None => None,
     }
 }

@@ -1,7 +1,5 @@
 //! The one driver loop: a fetch run to its result over any [`Transport`].
 
-use std::time::Instant;
-
 use tfdisco_core::{Action, Error, Fetch, Goal, TransportError, TransportErrorKind};
 
 use crate::{Event, Exchange, Observer, Transport};
@@ -11,9 +9,10 @@ use crate::{Event, Exchange, Observer, Transport};
 ///
 /// Each request the fetch asks for is performed by the transport
 /// ([`Transport::perform`]); each wait is slept ([`Transport::sleep_until`])
-/// and the time reported; the fetch decides everything else. A transport
-/// that returns while the fetch still wants its response fails the fetch
-/// rather than leaving it hanging.
+/// and the time reported; the fetch decides everything else. Every reading
+/// of the time comes from [`Transport::now`]. A transport that returns while
+/// the fetch still wants its response fails the fetch rather than leaving it
+/// hanging.
 pub async fn drive<T, G>(
     transport: &T,
     fetch: &mut Fetch<G>,
@@ -24,10 +23,11 @@ where
     G: Goal + Send,
     G::Output: Send,
 {
+    let clock = || transport.now();
     loop {
         match fetch.poll() {
             Action::Send(request) => {
-                let mut exchange = Exchange::new(fetch, observer.is_some());
+                let mut exchange = Exchange::new(fetch, &clock, observer.is_some());
                 transport.perform(request, &mut exchange).await;
                 if let (Some(report), Some(observer)) = (exchange.finish(), observer.as_deref_mut())
                 {
@@ -36,20 +36,20 @@ where
             }
             Action::Wait(until) => {
                 transport.sleep_until(until).await;
-                fetch.handle_timeout(Instant::now());
+                fetch.handle_timeout(transport.now());
             }
             Action::Done(result) => return result,
             // Exchanges finish their bodies; nothing else can be waiting for one.
             Action::Receive => fetch.handle_error(
                 TransportError::new(TransportErrorKind::Other, "response body abandoned"),
-                Instant::now(),
+                transport.now(),
             ),
             _ => fetch.handle_error(
                 TransportError::new(
                     TransportErrorKind::Other,
                     "the fetch asked for an action this version of tfdisco-transport does not know",
                 ),
-                Instant::now(),
+                transport.now(),
             ),
         }
     }

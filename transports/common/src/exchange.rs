@@ -20,6 +20,7 @@ use crate::Transport;
 /// few questions a transport may ask. Object-safe, so that [`Exchange`] and
 /// [`Transport`] need no type parameter for the goal.
 pub(crate) trait Feed: Send {
+    fn goal(&self) -> &'static str;
     fn handle_head(&mut self, status: StatusCode, headers: &HeaderMap, now: Instant);
     fn handle_body(&mut self, chunk: &[u8], now: Instant);
     fn handle_end(&mut self, now: Instant);
@@ -40,6 +41,9 @@ where
     G: Goal + Send,
     G::Output: Send,
 {
+    fn goal(&self) -> &'static str {
+        G::NAME
+    }
     fn handle_head(&mut self, status: StatusCode, headers: &HeaderMap, now: Instant) {
         Fetch::handle_head(self, status, headers, now);
     }
@@ -93,19 +97,31 @@ where
 /// against the fetch's timers with [`Exchange::race`] (async transports), or
 /// arms its own timer for [`Exchange::deadline`] and reports
 /// [`TransportErrorKind::Timeout`] when that fires (blocking ones). The
-/// exchange reads the clock for every report, so the transport never
-/// bends the time.
+/// exchange reads the transport's clock ([`Transport::now`]) for every
+/// report, so the transport never bends the time.
 pub struct Exchange<'a> {
     fetch: &'a mut dyn Feed,
+    clock: &'a Clock<'a>,
     request: u32,
     started: Instant,
     report: Option<ExchangeReport>,
 }
 
+/// The transport's clock, as the exchange reads it.
+pub(crate) type Clock<'a> = dyn Fn() -> Instant + Sync + 'a;
+
 impl<'a> Exchange<'a> {
-    /// The exchange of `fetch`'s current request; `observed` keeps a report.
-    pub(crate) fn new(fetch: &'a mut dyn Feed, observed: bool) -> Exchange<'a> {
+    /// The exchange of `fetch`'s current request, timed by `clock`;
+    /// `observed` keeps a report.
+    pub(crate) fn new(
+        fetch: &'a mut dyn Feed,
+        clock: &'a Clock<'a>,
+        observed: bool,
+    ) -> Exchange<'a> {
+        let started = clock();
         let report = observed.then(|| ExchangeReport {
+            goal: fetch.goal(),
+            started,
             url: fetch.url().clone(),
             attempt: fetch.attempt(),
             authorization_sent: fetch.sends_credentials(),
@@ -119,10 +135,18 @@ impl<'a> Exchange<'a> {
         });
         Exchange {
             request: fetch.requests(),
-            started: Instant::now(),
+            started,
+            clock,
             fetch,
             report,
         }
+    }
+
+    /// The time now on the transport's clock, as the exchange reports it
+    /// to the fetch: what a blocking transport measures its timer against
+    /// ([`Exchange::deadline`]).
+    pub fn now(&self) -> Instant {
+        (self.clock)()
     }
 
     /// The URL of the request.
@@ -158,7 +182,7 @@ impl<'a> Exchange<'a> {
         if !self.is_current() {
             return false;
         }
-        let now = Instant::now();
+        let now = self.now();
         if let Some(report) = &mut self.report {
             report.status = Some(status);
             report.headers = headers.clone();
@@ -176,14 +200,16 @@ impl<'a> Exchange<'a> {
         if let Some(report) = &mut self.report {
             report.body_bytes += chunk.len() as u64;
         }
-        self.fetch.handle_body(chunk, Instant::now());
+        let now = self.now();
+        self.fetch.handle_body(chunk, now);
         self.wants_body()
     }
 
     /// Reports the end of the body.
     pub fn end(&mut self) {
         if self.wants_body() {
-            self.fetch.handle_end(Instant::now());
+            let now = self.now();
+            self.fetch.handle_end(now);
         }
     }
 
@@ -197,7 +223,8 @@ impl<'a> Exchange<'a> {
         if let Some(report) = &mut self.report {
             report.error = Some(error.clone());
         }
-        self.fetch.handle_error(error, Instant::now());
+        let now = self.now();
+        self.fetch.handle_error(error, now);
     }
 
     /// Reports that the transport's timer for [`Exchange::deadline`] fired.
@@ -205,7 +232,8 @@ impl<'a> Exchange<'a> {
     /// little early changes nothing, and the exchange goes on.
     pub fn timer_fired(&mut self) {
         if self.is_current() {
-            self.fetch.handle_timeout(Instant::now());
+            let now = self.now();
+            self.fetch.handle_timeout(now);
         }
     }
 
@@ -259,7 +287,7 @@ impl<'a> Exchange<'a> {
             ));
         }
         let mut report = self.report.take()?;
-        report.elapsed = self.started.elapsed();
+        report.elapsed = self.now().saturating_duration_since(self.started);
         if self.fetch.requests() == self.request {
             report.retry = self.fetch.retry().cloned();
         }
@@ -271,6 +299,12 @@ impl<'a> Exchange<'a> {
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ExchangeReport {
+    /// What the fetch was for: `"discovery"`, `"provider versions"`, … (the
+    /// goal's [`Goal::NAME`](tfdisco_core::Goal::NAME)).
+    pub goal: &'static str,
+    /// When the request was handed to the transport, on the transport's
+    /// clock ([`Transport::now`]).
+    pub started: Instant,
     /// The request URL.
     pub url: Url,
     /// The attempt it belongs to, from 1 (see `RetryPolicy`).

@@ -1,6 +1,6 @@
 //! What every tfdisco transport shares, written once: the client builder and
 //! its settings (proxies, trust roots, address overrides, the connection
-//! pool), the registry with request coalescing (D7), the one driver loop, and
+//! pool), the discovery cache with request coalescing (D7), the one driver loop, and
 //! the two clients every transport gets: [`AsyncClient`] and
 //! [`BlockingClient`].
 //!
@@ -24,7 +24,7 @@
 //! - [`drive`]: the one loop that runs any [`Fetch`](tfdisco_core::Fetch)
 //!   over any transport.
 //! - [`AsyncClient`] and [`BlockingClient`]: discovery with the cache,
-//!   aliases, forced services and coalescing of [`SharedRegistry`];
+//!   aliases, forced services and coalescing of [`SharedCache`];
 //!   [`Observer`]s see each [`ExchangeReport`].
 //! - [`open`] over an [`AsyncNet`] (overrides, DNS, the proxy tunnel, TLS);
 //!   with the `rustls` feature, [`tls::client_config`]; with `hyper`,
@@ -74,7 +74,7 @@
 //! let host = Hostname::parse("example.com")?;
 //! let services = client.discover(&host)?;
 //! assert_eq!(services.service_url("modules.v1")?.as_str(), "https://example.com/modules/");
-//! assert!(client.registry().cached(&host).is_some());
+//! assert!(client.cache().cached(&host).is_some());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
@@ -83,6 +83,7 @@
 
 mod async_http;
 mod blocking;
+mod cache;
 mod client;
 mod connect;
 mod drive;
@@ -90,7 +91,6 @@ mod exchange;
 #[cfg(feature = "hyper")]
 pub mod hyper_body;
 mod proxy;
-mod registry;
 mod roots;
 mod settings;
 #[cfg(feature = "rustls")]
@@ -100,12 +100,12 @@ pub mod tunnel;
 
 pub use async_http::{AsyncHttp, perform_async_http};
 pub use blocking::BlockingClient;
+pub use cache::{Begin, Lead, SharedCache, Wait};
 pub use client::AsyncClient;
 pub use connect::{AsyncNet, Stream, open};
 pub use drive::drive;
 pub use exchange::{Event, Exchange, ExchangeReport, Observer};
 pub use proxy::Proxy;
-pub use registry::{Begin, Lead, SharedRegistry, Wait};
 pub use roots::TrustAnchors;
 pub use settings::{
     BuildError, ClientBuilder, DEFAULT_POOL_IDLE_TIMEOUT, DEFAULT_POOL_MAX_IDLE_PER_ORIGIN,
@@ -118,7 +118,7 @@ pub use transport::{AnyTransport, Blocking, BlockingTransport, Transport};
 pub mod reexports {
     pub use crate::{
         AnyTransport, AsyncClient, Blocking, BlockingClient, BuildError, Event, Exchange,
-        ExchangeReport, FromSettings, Observer, Settings, SharedRegistry, Transport,
+        ExchangeReport, FromSettings, Observer, Settings, SharedCache, Transport,
     };
     pub use tfdisco_core::{
         self, Config, Credentials, CredentialsSource, Dialect, Discovery, Env, Error, ErrorKind,

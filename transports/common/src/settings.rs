@@ -16,7 +16,7 @@ use tfdisco_core::{
 
 use crate::proxy::{Proxies, ProxyOptions};
 use crate::roots::CaSource;
-use crate::{Proxy, SharedRegistry, TrustAnchors};
+use crate::{Proxy, SharedCache, TrustAnchors};
 
 /// A transport's client, built from resolved [`Settings`].
 ///
@@ -287,7 +287,7 @@ impl<C> ClientBuilder<C> {
     ///     .build()?;
     /// assert_eq!(settings.config().user_agent(), "Go-http-client/1.1 my-tool/1.0");
     /// let host = Hostname::parse("example.com")?;
-    /// assert!(settings.new_registry().cached(&host).is_some_and(|s| s.is_forced()));
+    /// assert!(settings.new_cache().cached(&host).is_some_and(|s| s.is_forced()));
     /// # Ok::<(), Box<dyn std::error::Error>>(())
     /// ```
     #[cfg(feature = "cli-config")]
@@ -396,7 +396,7 @@ impl<C> ClientBuilder<C> {
 pub struct Settings {
     config: Config,
     credentials: Arc<dyn CredentialsSource>,
-    /// The services of `host` blocks, forced into every new registry.
+    /// The services of `host` blocks, forced into every new cache.
     forced: Arc<[Services]>,
     trust_anchors: TrustAnchors,
     proxies: Proxies,
@@ -493,15 +493,15 @@ impl Settings {
         }
     }
 
-    /// A new, empty registry (cache, aliases, coalescing) for this
+    /// A new, empty discovery cache (aliases, forced services, coalescing) for this
     /// configuration and credentials. Each call makes another cache: a
     /// client makes one and its clones share it.
-    pub fn new_registry(&self) -> SharedRegistry {
-        let registry = SharedRegistry::new(self.config.clone(), self.credentials.clone());
+    pub fn new_cache(&self) -> SharedCache {
+        let cache = SharedCache::new(self.config.clone(), self.credentials.clone());
         for services in self.forced.iter() {
-            registry.force_services(services.clone());
+            cache.force_services(services.clone());
         }
-        registry
+        cache
     }
 
     /// Where a request to `uri` goes.

@@ -8,6 +8,7 @@ use std::future::Future;
 use std::pin::{Pin, pin};
 use std::time::Instant;
 
+use tfdisco_core::Error;
 use tfdisco_core::http::Request;
 
 use crate::{BuildError, Exchange, FromSettings, Settings};
@@ -29,15 +30,29 @@ pub trait Transport: Send + Sync + 'static {
         exchange: &'a mut Exchange<'_>,
     ) -> impl Future<Output = ()> + Send + 'a;
 
-    /// Completes at `deadline` or a little after, never much before.
+    /// Completes at `deadline` or a little after, never much before, on
+    /// the clock of [`Transport::now`].
     fn sleep_until(&self, deadline: Instant) -> impl Future<Output = ()> + Send;
+
+    /// The time now on the transport's clock: every reading the fetch gets
+    /// (each `now` of its inputs) comes from here, so its timers and
+    /// [`Transport::sleep_until`] agree. The default is the system's
+    /// monotonic clock; tokio's transport reads tokio's, which tests can
+    /// pause and advance.
+    fn now(&self) -> Instant {
+        Instant::now()
+    }
 
     /// Runs `future`, which uses this transport, to completion on the
     /// calling thread: what [`BlockingClient`](crate::BlockingClient) calls.
     /// The default polls it on the calling thread, parking it between
     /// wake-ups, which suits transports that need no runtime of their own.
-    fn block_on<F: Future>(&self, future: F) -> F::Output {
-        futures_lite::future::block_on(future)
+    ///
+    /// A transport that cannot block here (tokio's, inside a tokio runtime,
+    /// where blocking would panic) returns an
+    /// [`Error::InvalidArgument`] that says what to do instead.
+    fn block_on<F: Future>(&self, future: F) -> Result<F::Output, Error> {
+        Ok(futures_lite::future::block_on(future))
     }
 }
 
@@ -72,7 +87,7 @@ impl<T: BlockingTransport> Transport for Blocking<T> {
     }
 
     async fn sleep_until(&self, deadline: Instant) {
-        std::thread::sleep(deadline.saturating_duration_since(Instant::now()));
+        std::thread::sleep(deadline.saturating_duration_since(Transport::now(self)));
     }
 }
 
@@ -92,7 +107,7 @@ impl<T: BlockingTransport> Transport for Blocking<T> {
 /// # }
 /// let settings: Settings = ClientBuilder::new().build()?;
 /// let transport = AnyTransport::new(MyHttp::from_settings(settings.clone())?);
-/// let client = BlockingClient::new(settings.new_registry(), transport);
+/// let client = BlockingClient::new(settings.new_cache(), transport);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub struct AnyTransport(Box<dyn Erased>);
@@ -117,7 +132,8 @@ trait Erased: Send + Sync {
     fn perform<'a>(&'a self, request: Request<()>, exchange: &'a mut Exchange<'_>)
     -> BoxFuture<'a>;
     fn sleep_until(&self, deadline: Instant) -> BoxFuture<'_>;
-    fn block_on(&self, future: Pin<&mut dyn Future<Output = ()>>);
+    fn now(&self) -> Instant;
+    fn block_on(&self, future: Pin<&mut dyn Future<Output = ()>>) -> Result<(), Error>;
 }
 
 impl<T: Transport> Erased for T {
@@ -133,8 +149,12 @@ impl<T: Transport> Erased for T {
         Box::pin(Transport::sleep_until(self, deadline))
     }
 
-    fn block_on(&self, future: Pin<&mut dyn Future<Output = ()>>) {
-        Transport::block_on(self, future);
+    fn now(&self) -> Instant {
+        Transport::now(self)
+    }
+
+    fn block_on(&self, future: Pin<&mut dyn Future<Output = ()>>) -> Result<(), Error> {
+        Transport::block_on(self, future)
     }
 }
 
@@ -151,14 +171,18 @@ impl Transport for AnyTransport {
         self.0.sleep_until(deadline)
     }
 
-    fn block_on<F: Future>(&self, future: F) -> F::Output {
+    fn now(&self) -> Instant {
+        self.0.now()
+    }
+
+    fn block_on<F: Future>(&self, future: F) -> Result<F::Output, Error> {
         let mut output = None;
         {
             let future = pin!(async {
                 output = Some(future.await);
             });
-            self.0.block_on(future);
+            self.0.block_on(future)?;
         }
-        output.expect("block_on runs the future to completion")
+        Ok(output.expect("block_on runs the future to completion"))
     }
 }

@@ -3,7 +3,7 @@
 //! the transfer as soon as the fetch wants no more.
 
 use std::cell::RefCell;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use curl::easy::{Easy, List};
 use tfdisco_core::http::Request;
@@ -75,7 +75,7 @@ pub(crate) fn perform(
     exchange: &mut Exchange<'_>,
 ) {
     let timeout = match exchange.deadline() {
-        Some(deadline) => match deadline.checked_duration_since(Instant::now()) {
+        Some(deadline) => match deadline.checked_duration_since(exchange.now()) {
             Some(left) if !left.is_zero() => Some(left),
             _ => return exchange.timer_fired(),
         },

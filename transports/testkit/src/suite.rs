@@ -279,6 +279,7 @@ macro_rules! __with_scenarios {
             registry_api::registry_api_on_plain_http_gets_no_token,
             registry_api::redirect_inside_the_registry_api,
             registry_api::registry_not_found_and_not_a_registry,
+            registry_api::registry_calls_are_observed,
             client::user_agent_and_dialect,
             client::ssl_cert_file_from_environment,
             client::ca_certificate_file,

@@ -169,12 +169,28 @@ impl Transport for Http {
         tokio::time::sleep_until(deadline.into()).await;
     }
 
-    fn block_on<F: Future>(&self, future: F) -> F::Output {
-        match &self.runtime {
+    /// tokio's clock: the system's, unless a test paused it
+    /// (`tokio::time::pause`), and then the one its timers run on.
+    fn now(&self) -> Instant {
+        tokio::time::Instant::now().into_std()
+    }
+
+    /// Refuses inside a tokio runtime, where blocking the thread would
+    /// panic (or stall the runtime): the async client is the one for there.
+    fn block_on<F: Future>(&self, future: F) -> Result<F::Output, Error> {
+        if Handle::try_current().is_ok() {
+            return Err(Error::InvalidArgument {
+                message: "a blocking client cannot run inside a tokio runtime: use the async \
+                          client (tfdisco_tokio::Client) there, or call the blocking one \
+                          from tokio::task::spawn_blocking"
+                    .into(),
+            });
+        }
+        Ok(match &self.runtime {
             OwnRuntime::Own(Some(runtime)) => runtime.block_on(future),
             OwnRuntime::Own(None) => unreachable!("the runtime is only taken on drop"),
             OwnRuntime::Ambient(handle) => handle.block_on(future),
-        }
+        })
     }
 }
 

@@ -1,11 +1,11 @@
 //! Client options: User-Agent and dialect, trust roots, the exchange
 //! observer, connection reuse, tracing.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tfdisco_core::Env;
-use tfdisco_core::{Config, Dialect, Discovery, ErrorKind, StaticCredentials, TransportErrorKind};
-use tfdisco_transport::ClientBuilder;
+use tfdisco_core::{Config, Dialect, ErrorKind, Fetch, StaticCredentials, TransportErrorKind};
+use tfdisco_transport::{ClientBuilder, Transport};
 
 use super::{
     Client, GENEROUS, Subject, TOKEN_PREFIX, WELL_KNOWN, build, builder, error, record, services,
@@ -86,12 +86,14 @@ pub fn observer_sees_each_exchange<T: Subject>() {
         .route(WELL_KNOWN, Reply::redirect(302, "/next").body(b"moved"))
         .route("/next", Reply::json(doc));
     let client = build::<T>(builder::<T>());
-    let mut discovery = Discovery::new(
+    let now = client.transport().now();
+    let mut discovery = Fetch::discovery(
         server.host(),
         &Config::default(),
         Some(token("observed")),
-        Instant::now(),
-    );
+        now,
+    )
+    .expect("starts");
     let mut exchanges = Vec::new();
     let s = services::<T>(client.drive(&mut discovery, Some(&mut record(&mut exchanges))));
     assert_eq!(s.len(), 1);
@@ -118,7 +120,7 @@ fn two_discoveries<T: Subject>(reuse: bool) -> (Vec<u64>, u64) {
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(builder::<T>().reuse_connections(reuse));
     services::<T>(client.discover(&server.host()));
-    client.registry().forget(&server.host());
+    client.cache().forget(&server.host());
     // Let the connection go back to the pool before the next request.
     std::thread::sleep(Duration::from_millis(100));
     services::<T>(client.discover(&server.host()));

@@ -137,7 +137,8 @@ pub fn credentials_not_sent_to_parent_domain<T: Subject>() {
     assert_eq!(sent, [Some(bearer("child")), None], "{}", T::NAME);
 }
 
-struct FailingSource;
+/// A credentials source that always fails, as a broken helper does.
+pub(crate) struct FailingSource;
 
 impl CredentialsSource for FailingSource {
     fn credentials(&self, _: &Hostname) -> Result<Option<Credentials>, CredentialsError> {
@@ -183,15 +184,15 @@ pub fn alias_uses_target_document_and_credentials<T: Subject>() {
                 .with(alias.clone(), token("alias")),
         ),
     );
-    client.registry().alias(alias.clone(), server.host());
+    client.cache().alias(alias.clone(), server.host());
     let s = services::<T>(client.discover(&alias));
     assert_eq!(service_url(&s, "modules.v1"), server.url("/m/"));
     assert_eq!(
         server.requests()[0].authorization(),
         Some(&*bearer("target"))
     );
-    assert!(client.registry().cached(&alias).is_some());
-    assert!(client.registry().cached(&server.host()).is_none());
+    assert!(client.cache().cached(&alias).is_some());
+    assert!(client.cache().cached(&server.host()).is_none());
     services::<T>(client.discover(&alias));
     assert_paths::<T>(&server, &[WELL_KNOWN]);
     services::<T>(client.discover(&server.host()));

@@ -1,10 +1,11 @@
 //! Broken connections, certificates, proxies.
 
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use tfdisco_core::Env;
-use tfdisco_core::{Config, Discovery, ErrorKind, TransportErrorKind};
+use tfdisco_core::{Config, ErrorKind, Fetch, TransportErrorKind};
+use tfdisco_transport::Transport;
 
 use super::{
     Subject, WELL_KNOWN, assert_paths, build, builder, error, hostname, record, services,
@@ -24,7 +25,9 @@ pub fn connection_reset_mid_body<T: Subject>() {
             .reset_after(100),
     );
     let client = build::<T>(builder::<T>());
-    let mut discovery = Discovery::new(server.host(), &Config::default(), None, Instant::now());
+    let now = client.transport().now();
+    let mut discovery =
+        Fetch::discovery(server.host(), &Config::default(), None, now).expect("starts");
     let mut exchanges = Vec::new();
     let result = client.drive(&mut discovery, Some(&mut record(&mut exchanges)));
     let e = error::<T>(result, ErrorKind::Network);

@@ -36,7 +36,7 @@ pub fn forget_and_forget_all<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(builder::<T>());
-    let registry = client.registry();
+    let registry = client.cache();
     services::<T>(client.discover(&server.host()));
     registry.forget(&server.host());
     assert!(registry.cached(&server.host()).is_none());
@@ -50,7 +50,7 @@ pub fn forced_services_make_no_request<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json(r#"{"modules.v1": "/discovered/"}"#));
     let client = build::<T>(builder::<T>());
-    let registry = client.registry();
+    let registry = client.cache();
     registry
         .force(server.host(), [("modules.v1".to_owned(), json!("rel/"))])
         .expect("valid services");
@@ -71,7 +71,7 @@ pub fn forget_alias<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(builder::<T>());
-    let registry = client.registry();
+    let registry = client.cache();
     let alias = hostname(&format!("localhost:{}", server.other_port()));
     registry.alias(alias.clone(), server.host());
     services::<T>(client.discover(&alias));
@@ -119,10 +119,10 @@ fn concurrently<T: Subject>(
             .map(|_| scope.spawn(|| client.discover(&host)))
             .collect();
         let end = Instant::now() + Duration::from_secs(10);
-        while client.registry().waiting(&host) < CALLERS - 1 && Instant::now() < end {
+        while client.cache().waiting(&host) < CALLERS - 1 && Instant::now() < end {
             std::thread::sleep(Duration::from_millis(5));
         }
-        let waiting = client.registry().waiting(&host);
+        let waiting = client.cache().waiting(&host);
         server.release();
         let results = callers
             .into_iter()

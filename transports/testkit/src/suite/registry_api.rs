@@ -3,7 +3,9 @@
 //! an http host (it does not), a redirect inside the API, and 404s.
 
 use tfdisco_core::{Error, ErrorKind, ModuleSource, Platform, ProviderSource, StaticCredentials};
+use tfdisco_transport::Event;
 
+use super::credentials::FailingSource;
 use super::{Subject, WELL_KNOWN, assert_paths, bearer, build, builder, hostname, token};
 use crate::{Reply, TestServer, sample};
 
@@ -195,4 +197,49 @@ pub fn registry_not_found_and_not_a_registry<T: Subject>() {
         "{e}"
     );
     assert_paths::<T>(&server, &[WELL_KNOWN, "/p/acme/gone/versions"]);
+}
+
+/// Registry calls are observed as discovery is: the discovery's exchanges
+/// when one is made, the request's, and each failed credentials lookup
+/// (CRED-3: the request then goes without a token).
+pub fn registry_calls_are_observed<T: Subject>() {
+    let server = TestServer::start();
+    sample::install(&server, sample::DOCUMENT.as_bytes());
+    let host = hostname(&format!("127.0.0.1:{}", server.port()));
+    let client = build::<T>(builder::<T>().credentials(FailingSource));
+    let source = provider(&format!("{host}/{}", sample::PROVIDER));
+    let consul = module(&format!("{host}/{}", sample::MODULE));
+    let mut events = Vec::new();
+    let mut observer = |event: &Event<'_>| {
+        events.push(match event {
+            Event::Exchange(report) => format!("{} {}", report.goal, report.url.path()),
+            Event::CredentialsFailed { host, .. } => format!("no credentials for {host}"),
+            other => format!("{other:?}"),
+        });
+    };
+    ok::<T, _>(client.provider_versions_observed(&source, Some(&mut observer)));
+    ok::<T, _>(client.module_versions_observed(&consul, Some(&mut observer)));
+    let failed = format!("no credentials for {host}");
+    assert_eq!(
+        events,
+        [
+            failed.as_str(),
+            "discovery /.well-known/terraform.json",
+            failed.as_str(),
+            "provider versions /v1/providers/hashicorp/random/versions",
+            // The discovery is cached now: only the request's lookup.
+            failed.as_str(),
+            "module versions /v1/modules/hashicorp/consul/aws/versions",
+        ],
+        "{}",
+        T::NAME
+    );
+    assert!(
+        server
+            .requests()
+            .iter()
+            .all(|seen| seen.authorization().is_none()),
+        "{}: no request carried a token",
+        T::NAME
+    );
 }

@@ -7,7 +7,7 @@ use std::time::Instant;
 use serde_json::Value;
 use tracing::debug;
 
-use crate::{Config, Credentials, Discovery, Error, Hostname, Services};
+use crate::{Config, Credentials, Discovery, Error, Fetch, Hostname, Services, StartError};
 
 /// What discovering a host takes, without any I/O: a cache of results,
 /// aliases and caller-given (forced) services.
@@ -17,18 +17,18 @@ use crate::{Config, Credentials, Discovery, Error, Hostname, Services};
 ///
 /// ```
 /// use std::time::Instant;
-/// use tfdisco_core::{Config, Hostname, Lookup, Registry};
+/// use tfdisco_core::{Config, Hostname, Lookup, DiscoveryCache};
 ///
-/// let mut registry = Registry::new(Config::default());
+/// let mut cache = DiscoveryCache::new(Config::default());
 /// let host = Hostname::parse("example.com")?;
-/// let ticket = match registry.lookup(&host) {
+/// let ticket = match cache.lookup(&host) {
 ///     Lookup::Cached(services) => return Ok(()),
 ///     Lookup::Discover(ticket) => ticket,
 /// };
-/// let mut discovery = registry.start(&ticket, None, Instant::now());
+/// let mut discovery = cache.start(&ticket, None, Instant::now())?;
 /// // ... drive `discovery` to its result (see `Discovery`), then:
 /// # let result = Err(tfdisco_core::Error::ServiceNotProvided { host: "".into(), service: "".into() });
-/// let result = registry.complete(ticket, result);
+/// let result = cache.complete(ticket, result);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
@@ -38,24 +38,24 @@ use crate::{Config, Credentials, Discovery, Error, Hostname, Services};
 /// keeps that discovery's result out of the cache, so it cannot bring back
 /// something forgotten.
 #[derive(Debug, Default)]
-pub struct Registry {
+pub struct DiscoveryCache {
     config: Config,
     cache: HashMap<Hostname, Services>,
     aliases: HashMap<Hostname, Hostname>,
     generation: u64,
 }
 
-/// The answer of [`Registry::lookup`].
+/// The answer of [`DiscoveryCache::lookup`].
 #[derive(Debug)]
 pub enum Lookup {
     /// A cached (or forced) result.
     Cached(Services),
-    /// The host must be discovered: start with [`Registry::start`] and hand
-    /// the result to [`Registry::complete`].
+    /// The host must be discovered: start with [`DiscoveryCache::start`] and hand
+    /// the result to [`DiscoveryCache::complete`].
     Discover(Ticket),
 }
 
-/// A discovery the registry expects to be completed.
+/// A discovery the cache expects to be completed.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ticket {
     key: Hostname,
@@ -76,12 +76,12 @@ impl Ticket {
     }
 }
 
-impl Registry {
-    /// An empty registry whose discoveries use `config`.
-    pub fn new(config: Config) -> Registry {
-        Registry {
+impl DiscoveryCache {
+    /// An empty cache whose discoveries use `config`.
+    pub fn new(config: Config) -> DiscoveryCache {
+        DiscoveryCache {
             config,
-            ..Registry::default()
+            ..DiscoveryCache::default()
         }
     }
 
@@ -110,12 +110,12 @@ impl Registry {
         ticket: &Ticket,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Discovery {
-        Discovery::new(ticket.target.clone(), &self.config, credentials, now)
+    ) -> Result<Discovery, StartError> {
+        Fetch::discovery(ticket.target.clone(), &self.config, credentials, now)
     }
 
     /// Records the result of a ticket's discovery and returns it. A success is
-    /// cached under [`Ticket::key`] unless the registry changed meanwhile.
+    /// cached under [`Ticket::key`] unless the cache changed meanwhile.
     pub fn complete(
         &mut self,
         ticket: Ticket,

@@ -1,4 +1,4 @@
-//! The registry: cache, aliases, forced services, forgetting
+//! The cache: cache, aliases, forced services, forgetting
 //! (docs/behaviour.md, REG-1 to REG-5).
 
 mod common;
@@ -6,7 +6,7 @@ mod common;
 use common::{Net, Reply, disco};
 use serde_json::json;
 use tfdisco_core::{
-    Config, Credentials, Dialect, ErrorKind, Hostname, Lookup, NoCredentials, Registry,
+    Config, Credentials, Dialect, DiscoveryCache, ErrorKind, Hostname, Lookup, NoCredentials,
     StaticCredentials,
 };
 
@@ -21,29 +21,28 @@ fn successes_are_cached_and_errors_are_not() {
     let mut net = Net::new();
     net.on(&disco("example.com"), Reply::new(500));
     net.on(&disco("example.com"), Reply::json(DOC));
-    let mut registry = Registry::new(Config::default());
+    let mut cache = DiscoveryCache::new(Config::default());
     let h = host("example.com");
     assert_eq!(
-        net.discover(&mut registry, &NoCredentials, &h)
+        net.discover(&mut cache, &NoCredentials, &h)
             .expect_err("500")
             .kind(),
         ErrorKind::Status
     );
-    assert!(registry.cached(&h).is_none());
-    net.discover(&mut registry, &NoCredentials, &h)
-        .expect("200");
-    net.discover(&mut registry, &NoCredentials, &h)
+    assert!(cache.cached(&h).is_none());
+    net.discover(&mut cache, &NoCredentials, &h).expect("200");
+    net.discover(&mut cache, &NoCredentials, &h)
         .expect("cached");
     assert_eq!(net.seen.len(), 2, "the third call is a cache hit");
-    assert!(matches!(registry.lookup(&h), Lookup::Cached(_)));
+    assert!(matches!(cache.lookup(&h), Lookup::Cached(_)));
 }
 
 #[test]
 fn an_alias_fetches_the_target_with_its_credentials_and_caches_under_the_alias() {
     let mut net = Net::new();
     net.on(&disco("real.example.com"), Reply::json(DOC));
-    let mut registry = Registry::new(Config::default());
-    registry.alias(host("localterraform.com"), host("real.example.com"));
+    let mut cache = DiscoveryCache::new(Config::default());
+    cache.alias(host("localterraform.com"), host("real.example.com"));
     let creds = StaticCredentials::new()
         .with(
             host("real.example.com"),
@@ -55,7 +54,7 @@ fn an_alias_fetches_the_target_with_its_credentials_and_caches_under_the_alias()
         );
 
     let s = net
-        .discover(&mut registry, &creds, &host("localterraform.com"))
+        .discover(&mut cache, &creds, &host("localterraform.com"))
         .expect("ok");
     assert_eq!(
         s.host(),
@@ -67,25 +66,25 @@ fn an_alias_fetches_the_target_with_its_credentials_and_caches_under_the_alias()
         "https://real.example.com/m/"
     );
     assert_eq!(net.seen[0].authorization(), Some("Bearer real-token"));
-    assert!(registry.cached(&host("localterraform.com")).is_some());
-    assert!(registry.cached(&host("real.example.com")).is_none());
+    assert!(cache.cached(&host("localterraform.com")).is_some());
+    assert!(cache.cached(&host("real.example.com")).is_none());
 
-    net.discover(&mut registry, &creds, &host("real.example.com"))
+    net.discover(&mut cache, &creds, &host("real.example.com"))
         .expect("ok");
     assert_eq!(net.seen.len(), 2, "the target is a separate cache entry");
     assert_eq!(
-        registry.credentials_host(&host("localterraform.com")),
+        cache.credentials_host(&host("localterraform.com")),
         &host("real.example.com")
     );
     assert_eq!(
-        registry.credentials_host(&host("other.example")),
+        cache.credentials_host(&host("other.example")),
         &host("other.example")
     );
 
-    registry.forget_alias(&host("localterraform.com"));
-    assert!(registry.cached(&host("localterraform.com")).is_none());
+    cache.forget_alias(&host("localterraform.com"));
+    assert!(cache.cached(&host("localterraform.com")).is_none());
     let e = net
-        .discover(&mut registry, &creds, &host("localterraform.com"))
+        .discover(&mut cache, &creds, &host("localterraform.com"))
         .expect_err("no server");
     assert_eq!(e.kind(), ErrorKind::Network);
 }
@@ -93,7 +92,7 @@ fn an_alias_fetches_the_target_with_its_credentials_and_caches_under_the_alias()
 #[test]
 fn forced_services_need_no_network_and_resolve_against_https() {
     let mut net = Net::new();
-    let mut registry = Registry::new(Config::new(Dialect::Terraform));
+    let mut cache = DiscoveryCache::new(Config::new(Dialect::Terraform));
     let h = host("Example.com:8443");
     let services = [
         ("modules.v1".to_owned(), json!("rel/")),
@@ -106,9 +105,9 @@ fn forced_services_need_no_network_and_resolve_against_https() {
             json!([{"client": "c", "grant_types": []}]),
         ),
     ];
-    registry.force(h.clone(), services).expect("valid");
+    cache.force(h.clone(), services).expect("valid");
     let s = net
-        .discover(&mut registry, &NoCredentials, &h)
+        .discover(&mut cache, &NoCredentials, &h)
         .expect("forced");
     assert_eq!(net.seen.len(), 0);
     assert!(s.is_forced());
@@ -131,23 +130,23 @@ fn forced_services_need_no_network_and_resolve_against_https() {
         "caller's order kept"
     );
 
-    registry.forget(&h);
+    cache.forget(&h);
     net.on(&disco("example.com:8443"), Reply::new(404));
     let s = net
-        .discover(&mut registry, &NoCredentials, &h)
+        .discover(&mut cache, &NoCredentials, &h)
         .expect("404 is fine");
     assert!(!s.has_document());
 }
 
 #[test]
 fn forget_all_keeps_aliases() {
-    let mut registry = Registry::new(Config::default());
-    registry.alias(host("a.example"), host("b.example"));
-    registry.force(host("c.example"), []).expect("valid");
-    registry.forget_all();
-    assert!(registry.cached(&host("c.example")).is_none());
+    let mut cache = DiscoveryCache::new(Config::default());
+    cache.alias(host("a.example"), host("b.example"));
+    cache.force(host("c.example"), []).expect("valid");
+    cache.forget_all();
+    assert!(cache.cached(&host("c.example")).is_none());
     assert_eq!(
-        registry.credentials_host(&host("a.example")),
+        cache.credentials_host(&host("a.example")),
         &host("b.example")
     );
 }
@@ -156,21 +155,21 @@ fn forget_all_keeps_aliases() {
 fn a_result_that_arrives_after_a_forget_is_not_cached() {
     let mut net = Net::new();
     net.on(&disco("example.com"), Reply::json(DOC));
-    let mut registry = Registry::new(Config::default());
+    let mut cache = DiscoveryCache::new(Config::default());
     let h = host("example.com");
-    let Lookup::Discover(ticket) = registry.lookup(&h) else {
-        panic!("empty registry")
+    let Lookup::Discover(ticket) = cache.lookup(&h) else {
+        panic!("an empty cache")
     };
     assert_eq!(ticket.key(), &h);
-    let mut d = registry.start(&ticket, None, net.now());
-    registry.forget(&h);
+    let mut d = cache.start(&ticket, None, net.now()).expect("starts");
+    cache.forget(&h);
     let result = net.drive(&mut d);
     assert!(
-        registry.complete(ticket, result).is_ok(),
+        cache.complete(ticket, result).is_ok(),
         "the caller still gets the result"
     );
     assert!(
-        registry.cached(&h).is_none(),
+        cache.cached(&h).is_none(),
         "but it does not resurrect what was forgotten"
     );
 }
@@ -179,24 +178,24 @@ fn a_result_that_arrives_after_a_forget_is_not_cached() {
 fn a_forced_entry_is_not_overwritten_by_a_discovery_in_flight() {
     let mut net = Net::new();
     net.on(&disco("example.com"), Reply::json(DOC));
-    let mut registry = Registry::new(Config::default());
+    let mut cache = DiscoveryCache::new(Config::default());
     let h = host("example.com");
-    let Lookup::Discover(ticket) = registry.lookup(&h) else {
-        panic!("empty registry")
+    let Lookup::Discover(ticket) = cache.lookup(&h) else {
+        panic!("an empty cache")
     };
-    let mut d = registry.start(&ticket, None, net.now());
-    registry
+    let mut d = cache.start(&ticket, None, net.now()).expect("starts");
+    cache
         .force(h.clone(), [("modules.v1".to_owned(), json!("/forced/"))])
         .expect("valid");
     let result = net.drive(&mut d);
-    let _ = registry.complete(ticket, result);
-    assert!(registry.cached(&h).expect("forced").is_forced());
+    let _ = cache.complete(ticket, result);
+    assert!(cache.cached(&h).expect("forced").is_forced());
 }
 
 #[test]
 fn hosts_that_no_url_can_carry_fail_cleanly() {
-    let mut registry = Registry::new(Config::default());
-    let e = registry
+    let mut cache = DiscoveryCache::new(Config::default());
+    let e = cache
         .force(host("foo.123"), [])
         .expect_err("ends in a number");
     assert_eq!(e.kind(), ErrorKind::InvalidHostname);

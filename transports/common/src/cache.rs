@@ -1,4 +1,4 @@
-//! The core's registry behind a lock, with request coalescing (D7): one
+//! The core's discovery cache behind a lock, with request coalescing (D7): one
 //! discovery per host at a time, its result shared with every caller that
 //! asked meanwhile. Works for threads (a condition variable) and for any
 //! async runtime (wakers).
@@ -13,22 +13,23 @@ use std::time::Instant;
 
 use tfdisco_core::serde_json::Value;
 use tfdisco_core::{
-    Config, Credentials, CredentialsError, CredentialsSource, Discovery, Error, Hostname, Lookup,
-    Registry, Services, Ticket, credentials_for,
+    Config, Credentials, CredentialsError, CredentialsSource, Discovery, DiscoveryCache, Error,
+    Hostname, Lookup, Services, StartError, Ticket, credentials_for,
 };
 use tracing::debug;
 
-/// A [`Registry`] shared by every clone of a client: cache, aliases, forced
-/// services, and coalescing of concurrent discoveries of one host.
+/// A [`DiscoveryCache`] shared by every clone of a client: cached
+/// discoveries, aliases, forced services, and coalescing of concurrent
+/// discoveries of one host.
 ///
-/// Clients call [`SharedRegistry::begin`] for each discovery; users reach it
-/// through their client's `registry()` to alias, force and forget.
+/// Clients call [`SharedCache::begin`] for each discovery; users reach it
+/// through their client's `cache()` to alias, force and forget.
 ///
 /// An in-flight failure is handed to every caller waiting for it but never
 /// cached. If the caller doing the work gives up (its future is dropped),
 /// one of the waiting callers starts over.
 #[derive(Clone)]
-pub struct SharedRegistry {
+pub struct SharedCache {
     inner: Arc<Inner>,
 }
 
@@ -38,7 +39,7 @@ struct Inner {
 }
 
 struct State {
-    registry: Registry,
+    cache: DiscoveryCache,
     /// Discoveries under way, by (requested name, host contacted).
     flights: HashMap<(Hostname, Hostname), Arc<Flight>>,
 }
@@ -82,7 +83,7 @@ impl Flight {
     }
 }
 
-/// What [`SharedRegistry::begin`] found.
+/// What [`SharedCache::begin`] found.
 #[derive(Debug)]
 pub enum Begin {
     /// A cached or forced result.
@@ -97,7 +98,7 @@ pub enum Begin {
 /// [`Lead::finish`] lets a waiting caller take over.
 #[must_use = "a Lead must be finished, or waiting callers start over"]
 pub struct Lead {
-    registry: SharedRegistry,
+    cache: SharedCache,
     ticket: Option<Ticket>,
     flight: Arc<Flight>,
 }
@@ -109,13 +110,13 @@ pub struct Wait {
     flight: Arc<Flight>,
 }
 
-impl SharedRegistry {
-    /// A registry for `config`, taking credentials from `credentials`.
-    pub fn new(config: Config, credentials: Arc<dyn CredentialsSource>) -> SharedRegistry {
-        SharedRegistry {
+impl SharedCache {
+    /// A cache for `config`, taking credentials from `credentials`.
+    pub fn new(config: Config, credentials: Arc<dyn CredentialsSource>) -> SharedCache {
+        SharedCache {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
-                    registry: Registry::new(config),
+                    cache: DiscoveryCache::new(config),
                     flights: HashMap::new(),
                 }),
                 credentials,
@@ -129,7 +130,7 @@ impl SharedRegistry {
 
     /// The discovery configuration.
     pub fn config(&self) -> Config {
-        self.state().registry.config().clone()
+        self.state().cache.config().clone()
     }
 
     /// `host`'s credentials, for a registry request about one of its
@@ -141,13 +142,13 @@ impl SharedRegistry {
 
     /// The cached (or forced) result for `host`, without any I/O.
     pub fn cached(&self, host: &Hostname) -> Option<Services> {
-        self.state().registry.cached(host).cloned()
+        self.state().cache.cached(host).cloned()
     }
 
     /// Makes discoveries of `alias` fetch `target`'s document with `target`'s
     /// credentials (one level; the result is cached under `alias`).
     pub fn alias(&self, alias: Hostname, target: Hostname) {
-        self.state().registry.alias(alias, target);
+        self.state().cache.alias(alias, target);
     }
 
     /// Uses `services` for `host` instead of discovering it (a `host` block).
@@ -156,28 +157,28 @@ impl SharedRegistry {
         host: Hostname,
         services: impl IntoIterator<Item = (String, Value)>,
     ) -> Result<(), Error> {
-        self.state().registry.force(host, services)
+        self.state().cache.force(host, services)
     }
 
     /// Uses `services` (made with [`Services::forced`]) for their host
     /// instead of discovering it.
     pub fn force_services(&self, services: Services) {
-        self.state().registry.force_services(services);
+        self.state().cache.force_services(services);
     }
 
     /// Removes the cached (or forced) result for `host`.
     pub fn forget(&self, host: &Hostname) {
-        self.state().registry.forget(host);
+        self.state().cache.forget(host);
     }
 
     /// Removes every cached and forced result; aliases stay.
     pub fn forget_all(&self) {
-        self.state().registry.forget_all();
+        self.state().cache.forget_all();
     }
 
     /// Removes an alias and the result cached under it.
     pub fn forget_alias(&self, alias: &Hostname) {
-        self.state().registry.forget_alias(alias);
+        self.state().cache.forget_alias(alias);
     }
 
     /// How many callers are waiting for a discovery of `host` that another
@@ -195,7 +196,7 @@ impl SharedRegistry {
     /// discovery under way to wait for.
     pub fn begin(&self, host: &Hostname) -> Begin {
         let mut state = self.state();
-        let ticket = match state.registry.lookup(host) {
+        let ticket = match state.cache.lookup(host) {
             Lookup::Cached(services) => return Begin::Ready(Ok(services)),
             Lookup::Discover(ticket) => ticket,
         };
@@ -210,7 +211,7 @@ impl SharedRegistry {
         let flight = Arc::new(Flight::default());
         state.flights.insert(key, flight.clone());
         Begin::Lead(Lead {
-            registry: self.clone(),
+            cache: self.clone(),
             ticket: Some(ticket),
             flight,
         })
@@ -229,11 +230,11 @@ impl SharedRegistry {
     }
 }
 
-impl fmt::Debug for SharedRegistry {
+impl fmt::Debug for SharedCache {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = self.state();
-        f.debug_struct("SharedRegistry")
-            .field("registry", &state.registry)
+        f.debug_struct("SharedCache")
+            .field("cache", &state.cache)
             .field("in_flight", &state.flights.len())
             .finish_non_exhaustive()
     }
@@ -252,17 +253,14 @@ impl Lead {
     /// Starts the discovery at `now`, with the target's credentials. A
     /// failing credentials source means none, as in Terraform
     /// ([`credentials_for`]); its failure is returned for the caller to
-    /// report.
-    pub fn start(&self, now: Instant) -> (Discovery, Option<CredentialsError>) {
+    /// report. A discovery that cannot start (a host no URL can carry) is
+    /// to be finished with its error.
+    pub fn start(&self, now: Instant) -> (Result<Discovery, StartError>, Option<CredentialsError>) {
         // The lookup may run a helper program: not under the lock.
         let ticket = self.ticket();
         let (credentials, failure) =
-            credentials_for(&*self.registry.inner.credentials, ticket.target());
-        let discovery = self
-            .registry
-            .state()
-            .registry
-            .start(ticket, credentials, now);
+            credentials_for(&*self.cache.inner.credentials, ticket.target());
+        let discovery = self.cache.state().cache.start(ticket, credentials, now);
         (discovery, failure)
     }
 
@@ -271,9 +269,9 @@ impl Lead {
     pub fn finish(mut self, result: Result<Services, Error>) -> Result<Services, Error> {
         let ticket = self.ticket.take().expect("finish runs once");
         let result = {
-            let mut state = self.registry.state();
-            self.registry.land(&mut state, &ticket, &self.flight);
-            state.registry.complete(ticket, result)
+            let mut state = self.cache.state();
+            self.cache.land(&mut state, &ticket, &self.flight);
+            state.cache.complete(ticket, result)
         };
         self.flight.settle(Outcome::Finished(result.clone()));
         result
@@ -284,8 +282,8 @@ impl Drop for Lead {
     fn drop(&mut self) {
         if let Some(ticket) = self.ticket.take() {
             debug!(target: "tfdisco", host = %ticket.key(), "discovery abandoned; a waiting caller takes over");
-            let mut state = self.registry.state();
-            self.registry.land(&mut state, &ticket, &self.flight);
+            let mut state = self.cache.state();
+            self.cache.land(&mut state, &ticket, &self.flight);
             drop(state);
             self.flight.settle(Outcome::Abandoned);
         }
@@ -360,8 +358,8 @@ mod tests {
     use std::thread;
     use tfdisco_core::NoCredentials;
 
-    fn registry() -> SharedRegistry {
-        SharedRegistry::new(Config::default(), Arc::new(NoCredentials))
+    fn cache() -> SharedCache {
+        SharedCache::new(Config::default(), Arc::new(NoCredentials))
     }
 
     fn host() -> Hostname {
@@ -377,27 +375,27 @@ mod tests {
 
     #[test]
     fn waiting_threads_share_the_result_and_errors_are_not_cached() {
-        let registry = registry();
-        let Begin::Lead(lead) = registry.begin(&host()) else {
+        let cache = cache();
+        let Begin::Lead(lead) = cache.begin(&host()) else {
             panic!("first caller leads")
         };
         let waiters: Vec<_> = (0..4)
             .map(|_| {
-                let Begin::Wait(wait) = registry.begin(&host()) else {
+                let Begin::Wait(wait) = cache.begin(&host()) else {
                     panic!("later callers wait")
                 };
                 thread::spawn(move || wait.wait())
             })
             .collect();
-        assert_eq!(registry.waiting(&host()), 4);
+        assert_eq!(cache.waiting(&host()), 4);
         let _ = lead.finish(Err(failure()));
         for waiter in waiters {
             let result = waiter.join().expect("no panic").expect("not abandoned");
             assert!(result.is_err());
         }
-        assert_eq!(registry.waiting(&host()), 0);
+        assert_eq!(cache.waiting(&host()), 0);
         assert!(
-            matches!(registry.begin(&host()), Begin::Lead(_)),
+            matches!(cache.begin(&host()), Begin::Lead(_)),
             "errors are not cached"
         );
     }
@@ -412,11 +410,11 @@ mod tests {
 
     #[test]
     fn an_abandoned_lead_wakes_waiters_who_start_over() {
-        let registry = registry();
-        let Begin::Lead(lead) = registry.begin(&host()) else {
+        let cache = cache();
+        let Begin::Lead(lead) = cache.begin(&host()) else {
             panic!("leads")
         };
-        let Begin::Wait(mut wait) = registry.begin(&host()) else {
+        let Begin::Wait(mut wait) = cache.begin(&host()) else {
             panic!("waits")
         };
         let wakes = Arc::new(CountWakes(AtomicUsize::new(0)));
@@ -435,7 +433,7 @@ mod tests {
             Poll::Ready(None)
         ));
         assert!(
-            matches!(registry.begin(&host()), Begin::Lead(_)),
+            matches!(cache.begin(&host()), Begin::Lead(_)),
             "the waiter may lead now"
         );
     }
@@ -453,11 +451,12 @@ mod tests {
 
     #[test]
     fn a_lead_reports_a_failing_source_and_caches_its_success() {
-        let registry = SharedRegistry::new(Config::default(), Arc::new(Failing));
-        let Begin::Lead(lead) = registry.begin(&host()) else {
+        let cache = SharedCache::new(Config::default(), Arc::new(Failing));
+        let Begin::Lead(lead) = cache.begin(&host()) else {
             panic!("first caller leads")
         };
         let (discovery, failure) = lead.start(Instant::now());
+        let discovery = discovery.expect("starts");
         assert_eq!(
             failure.map(|e| e.to_string()).as_deref(),
             Some("helper crashed")
@@ -468,6 +467,6 @@ mod tests {
         );
         let services = Services::none(host(), discovery.url().clone(), Default::default());
         assert!(lead.finish(Ok(services)).is_ok());
-        assert!(matches!(registry.begin(&host()), Begin::Ready(Ok(_))));
+        assert!(matches!(cache.begin(&host()), Begin::Ready(Ok(_))));
     }
 }
