@@ -1,6 +1,7 @@
 //! CLI config file contents (docs/behaviour.md, CFG-4 to CFG-7, CRED-6): parsing one
 //! file's text, merging files, validating the blocks. Pure: the texts come in
-//! as strings; `files.rs` finds and reads them.
+//! as strings; `locations.rs` says where the files are and `files.rs` reads
+//! them.
 
 use std::collections::{HashMap, hash_map};
 use std::fmt;
@@ -10,10 +11,10 @@ use std::path::{Path, PathBuf};
 use serde_json::Value;
 use tfdisco_core::{Credentials, DiscoveryCache, Hostname, InvalidToken, go_quote};
 
-use crate::Diagnostic;
-use crate::files::Locations;
 use crate::literal::{self, Lit};
+use crate::locations::Locations;
 use crate::nesting;
+use crate::{Diagnostic, Env};
 
 /// The CLI configuration: every `credentials`, `host` and
 /// `credentials_helper` block of the files read, merged as Terraform and
@@ -59,6 +60,7 @@ pub struct CliConfig {
     pub(crate) helper: Option<HelperBlock>,
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) locations: Option<Locations>,
+    pub(crate) env: Option<Env>,
 }
 
 /// A `credentials "<host>" { token = "…" }` block. `Debug` does not show
@@ -245,6 +247,25 @@ impl CliConfig {
     /// [`CliConfig::load`].
     pub fn locations(&self) -> Option<&Locations> {
         self.locations.as_ref()
+    }
+
+    /// The environment the configuration was loaded with, when it came from
+    /// [`CliConfig::load`] (`None` for [`CliConfig::from_sources`]): the
+    /// `TF_TOKEN_*` variables and `TF_APPEND_USER_AGENT` that go with these
+    /// files. A client built with this configuration reads its variables
+    /// there (docs/behaviour.md, CFG-10).
+    ///
+    /// ```
+    /// use tfdisco_config::{CliConfig, Dialect, Env};
+    ///
+    /// let env = Env::empty().with_var("TF_TOKEN_example_com", "s3cret");
+    /// let config = CliConfig::load(Dialect::OpenTofu, &env);
+    /// let kept = config.env().expect("loaded");
+    /// assert_eq!(kept.var("TF_TOKEN_example_com"), Some("s3cret".as_ref()));
+    /// assert!(CliConfig::from_sources([("/home/me/.tofurc", "")]).env().is_none());
+    /// ```
+    pub fn env(&self) -> Option<&Env> {
+        self.env.as_ref()
     }
 
     /// Forces the services of every `host` block into `cache`, as the CLIs

@@ -1,6 +1,13 @@
 //! Terraform/OpenTofu-compatible credentials and CLI configuration for
 //! tfdisco: the answers `terraform` and `tofu` give about which token to
-//! send to a host and which hosts not to discover (docs/behaviour.md, CRED-1 to CRED-10, CFG-1 to CFG-9).
+//! send to a host and which hosts not to discover (docs/behaviour.md,
+//! CRED-1 to CRED-10, CFG-1 to CFG-10).
+//!
+//! Rule ids such as CRED-5 or CFG-3, here and in the items' documentation,
+//! refer to tfdisco's behaviour reference,
+//! [`docs/behaviour.md`](https://github.com/tfdisco/tfdisco/blob/main/docs/behaviour.md)
+//! in the repository, which also says how each rule compares with the Go
+//! code and which test pins it.
 //!
 //! - [`EnvCredentials`]: `TF_TOKEN_<host>` variables, decoded exactly as the
 //!   CLIs do ([`token_var_host`]).
@@ -19,12 +26,19 @@
 //!   source.
 //!
 //! The environment comes in as an [`Env`] value ([`Env::from_process`] reads
-//! the real one), so nothing here depends on global state. Pure parsing
-//! lives in `tokens`, `cli_config`, `literal`, `credentials_file` and
-//! `plugins`; `nesting` refuses HCL text the HCL parser would take far too
-//! long to read; reading files is in `files`, running programs in `helper`.
-//! Nothing here opens a network connection. Tokens never appear in
-//! errors, diagnostics or `Debug` output.
+//! the real one), so nothing here depends on global state; a configuration
+//! from [`CliConfig::load`] keeps the `Env` it was read with
+//! ([`CliConfig::env`]), and tfdisco's client builder
+//! (`tfdisco_transport::ClientBuilder::cli_config`) reads `TF_TOKEN_*` and
+//! `TF_APPEND_USER_AGENT` there. Parsing is pure: [`CliConfig::from_sources`],
+//! [`token_var_host`] and [`EnvCredentials`] work on texts and values given
+//! to them. The file system is read by [`CliConfig::load`] and
+//! [`Locations::resolve`] only, and written by the [`CredentialsStore`]
+//! methods of [`CliCredentials`] (`credentials.tfrc.json`); programs are run
+//! by [`HelperProgram`] only. HCL text that the HCL parser would take far too
+//! long to read is refused before parsing, as a [`Diagnostic`] (CFG-9).
+//! Nothing here opens a network connection. Tokens never appear in errors,
+//! diagnostics or `Debug` output.
 //!
 //! # Example
 //!
@@ -79,6 +93,7 @@ mod error;
 mod files;
 mod helper;
 mod literal;
+mod locations;
 mod nesting;
 mod plugins;
 mod source;
@@ -92,8 +107,8 @@ pub use cli_config::{CliConfig, CredentialsBlock, HelperBlock, HostBlock};
 pub use credentials_file::{CREDENTIALS_FILE_NAME, to_store};
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::Error;
-pub use files::{Locations, OVERRIDE_VARS};
 pub use helper::{DEFAULT_HELPER_TIMEOUT, HelperProgram};
+pub use locations::{Locations, OVERRIDE_VARS};
 pub use source::{CliCredentials, CredentialsLocation, CredentialsStore, Found, Origin};
 pub use tfdisco_core::Env;
 pub use tokens::{EnvCredentials, TOKEN_VAR_PREFIX, token_var_host};

@@ -18,6 +18,8 @@ use crate::proxy::{Proxies, ProxyOptions};
 use crate::roots::CaSource;
 use crate::{Proxy, SharedCache, TrustAnchors};
 
+mod environment;
+
 /// A transport's client, built from resolved [`Settings`].
 ///
 /// Each transport implements it for its `Client`, so that
@@ -49,7 +51,8 @@ pub struct ClientBuilder<C> {
     proxies: ProxyOptions,
     overrides: HashMap<(String, u16), Vec<SocketAddr>>,
     pool: Pool,
-    /// `None`: the process environment, read at `build`.
+    /// `None`: the CLI configuration's environment, else the process's, read
+    /// at `build` (`environment.rs`).
     environment: Option<Env>,
     client: PhantomData<fn() -> C>,
 }
@@ -115,12 +118,13 @@ impl<C: FromSettings> ClientBuilder<C> {
 
     /// Builds the client: reads the environment (proxies, `SSL_CERT_*`, and
     /// with a CLI configuration `TF_TOKEN_*` and `TF_APPEND_USER_AGENT`),
-    /// loads the trust roots, and reports the first invalid option.
+    /// loads the trust roots, and reports the first invalid option. Which
+    /// environment that is: see [`ClientBuilder::environment`].
     pub fn build(mut self) -> Result<C, BuildError> {
         if let Some(error) = self.error.take() {
             return Err(error);
         }
-        let env = self.environment.take().unwrap_or_else(Env::from_process);
+        let env = self.take_environment()?;
         let trust_anchors = TrustAnchors::load(self.system_roots, &self.extra_roots, &env)?;
         let proxies = Proxies::resolve(&self.proxies, &env)?;
         let mut forced = Vec::new();
@@ -269,26 +273,41 @@ impl<C> ClientBuilder<C> {
     /// - its `host` blocks: those hosts are never discovered;
     /// - `TF_APPEND_USER_AGENT`, appended to the User-Agent.
     ///
-    /// Variables are read from [`ClientBuilder::environment`] (default: the
-    /// process) when the client is built.
+    /// The client reads its variables (these, and proxies and `SSL_CERT_*`)
+    /// when it is built, from the environment the configuration was loaded
+    /// with ([`CliConfig::env`](tfdisco_config::CliConfig::env)), so
+    /// `CliConfig::load(dialect, &env)` and `.cli_config(&cli)` are all it
+    /// takes. A configuration made with
+    /// [`CliConfig::from_sources`](tfdisco_config::CliConfig::from_sources)
+    /// has no environment: then [`ClientBuilder::environment`] (default: the
+    /// process) is read, as for any client. An explicit `environment`, given
+    /// before or after this call, must agree with the configuration's on
+    /// what the configuration reads, or `build` fails (see
+    /// [`ClientBuilder::environment`]).
     ///
     /// ```
-    /// use tfdisco_config::CliConfig;
-    /// use tfdisco_core::{Env, Hostname};
+    /// use tfdisco_config::{CliConfig, Dialect};
+    /// use tfdisco_core::{CredentialsSource, Env, Hostname};
     /// use tfdisco_transport::{ClientBuilder, Settings};
     ///
-    /// let cli = CliConfig::from_sources([(
-    ///     "/home/me/.tofurc",
+    /// let home = tempfile::tempdir()?;
+    /// std::fs::write(
+    ///     home.path().join(".tofurc"),
     ///     r#"host "example.com" { services = { "modules.v1" = "https://modules.example.net/" } }"#,
-    /// )]);
-    /// let settings: Settings = ClientBuilder::new()
-    ///     .cli_config(&cli)
-    ///     .environment(Env::empty().with_var("TF_APPEND_USER_AGENT", "my-tool/1.0"))
-    ///     .build()?;
+    /// )?;
+    /// let env = Env::empty() // Env::from_process() in a program
+    ///     .with_var("HOME", home.path())
+    ///     .with_var("TF_TOKEN_registry_example_com", "s3cret")
+    ///     .with_var("TF_APPEND_USER_AGENT", "my-tool/1.0");
+    /// let cli = CliConfig::load(Dialect::OpenTofu, &env);
+    ///
+    /// let settings: Settings = ClientBuilder::new().cli_config(&cli).build()?;
     /// assert_eq!(settings.config().user_agent(), "Go-http-client/1.1 my-tool/1.0");
+    /// let token = settings.credentials().credentials(&Hostname::parse("registry.example.com")?)?;
+    /// assert_eq!(token.expect("from TF_TOKEN_*").expose_token(), "s3cret");
     /// let host = Hostname::parse("example.com")?;
     /// assert!(settings.new_cache().cached(&host).is_some_and(|s| s.is_forced()));
-    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
     /// ```
     #[cfg(feature = "cli-config")]
     pub fn cli_config(mut self, cli: &tfdisco_config::CliConfig) -> Self {
@@ -382,8 +401,24 @@ impl<C> ClientBuilder<C> {
         self
     }
 
-    /// Where `build` reads environment variables (default: a snapshot of
-    /// the process environment, taken by `build`).
+    /// Where `build` reads environment variables: proxies, `SSL_CERT_*`,
+    /// and with a CLI configuration `TF_TOKEN_*` and `TF_APPEND_USER_AGENT`
+    /// (docs/behaviour.md, CFG-10).
+    ///
+    /// Without this call: the environment the CLI configuration given to
+    /// [`ClientBuilder::cli_config`] was loaded with, or else a snapshot of
+    /// the process environment, taken by `build`.
+    ///
+    /// With a CLI configuration that has an environment of its own (one
+    /// from [`CliConfig::load`](tfdisco_config::CliConfig::load)), this one
+    /// is read instead, in whichever order the two calls come, but it must
+    /// give the client the same `TF_APPEND_USER_AGENT` text and (unless
+    /// [`ClientBuilder::credentials`] gives another source) the same
+    /// `TF_TOKEN_*` credentials for every host; other variables may differ.
+    /// Otherwise `build` fails with [`BuildError::EnvironmentMismatch`],
+    /// naming the variables, rather than send other credentials than one of
+    /// the two environments says. Give both the same `Env`, or leave this
+    /// call out.
     pub fn environment(mut self, env: Env) -> Self {
         self.environment = Some(env);
         self
@@ -577,6 +612,14 @@ pub enum BuildError {
     Tls(String),
     /// The transport itself could not be set up.
     Transport(Box<dyn std::error::Error + Send + Sync>),
+    /// [`ClientBuilder::environment`] and the environment the CLI
+    /// configuration was loaded with disagree on what the configuration
+    /// reads (docs/behaviour.md, CFG-10).
+    EnvironmentMismatch {
+        /// The variables on which they disagree, sorted (names only, never
+        /// values).
+        variables: Vec<String>,
+    },
 }
 
 impl fmt::Display for BuildError {
@@ -598,6 +641,13 @@ impl fmt::Display for BuildError {
             BuildError::Proxy { url, problem } => write!(f, "invalid proxy {url:?}: {problem}"),
             BuildError::Tls(problem) => write!(f, "cannot set up TLS: {problem}"),
             BuildError::Transport(e) => write!(f, "cannot set up the transport: {e}"),
+            BuildError::EnvironmentMismatch { variables } => write!(
+                f,
+                "the builder's environment disagrees with the one the CLI configuration was \
+                 loaded with on {}: give CliConfig::load and ClientBuilder::environment the \
+                 same Env, or leave environment out",
+                variables.join(", ")
+            ),
         }
     }
 }
