@@ -90,6 +90,14 @@ enum Command {
         json: bool,
     },
     /// Serve a discovery document over HTTPS on loopback, for development.
+    ///
+    /// Without --doc it serves a sample document whose module and provider
+    /// registries it serves too (listed below); without --cert it makes a CA
+    /// and a certificate. It prints the commands that reach it.
+    #[command(
+        after_help = format!("{}: see --help.", serve::HELP_HEADING),
+        after_long_help = serve::sample_registry_help(),
+    )]
     Serve(ServeOpts),
     /// Start the built-in server with a sample document and discover it
     /// through every transport, step by step. Works offline.

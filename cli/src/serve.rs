@@ -1,5 +1,8 @@
 //! `tfdisco serve`: a development discovery server on loopback.
 
+mod help;
+mod how_to;
+
 use std::io::Write as _;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -10,6 +13,9 @@ use tfdisco_testkit::{TestServer, dev_pki, sample, server_config_from_pem};
 
 use crate::exit;
 use crate::failure::Failure;
+
+pub(crate) use help::{HEADING as HELP_HEADING, sample_registry as sample_registry_help};
+use how_to::{Trust, reachable};
 
 /// Options of `tfdisco serve`.
 #[derive(Args, Debug)]
@@ -61,15 +67,7 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
             (config, None)
         }
         _ => {
-            let mut names = vec![
-                "localhost".to_owned(),
-                "127.0.0.1".to_owned(),
-                "::1".to_owned(),
-            ];
-            let ip = opts.listen.ip();
-            if !ip.is_loopback() && !ip.is_unspecified() {
-                names.push(ip.to_string());
-            }
+            let names = how_to::certificate_names(opts.listen.ip());
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
             let pki =
                 dev_pki(&names).map_err(|e| Failure::new(exit::DISCOVERY_FAILED, "tls", e))?;
@@ -100,34 +98,14 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
     // The document, and a small sample registry it may point to.
     sample::install(&server, &doc);
 
-    let ip = opts.listen.ip();
-    let host = if ip.is_loopback() || ip.is_unspecified() {
-        format!("localhost:{}", server.port())
-    } else {
-        SocketAddr::new(ip, server.port()).to_string()
+    let trust = match &ca_file {
+        Some(path) => Trust::MadeCa(path),
+        None => Trust::TheirCa,
     };
     let mut out = std::io::stdout().lock();
-    writeln!(
-        out,
-        "serving https://{host}{}",
-        tfdisco_core::DISCOVERY_PATH
-    )?;
-    match &ca_file {
-        Some(ca) => {
-            writeln!(out, "CA certificate: {}", ca.display())?;
-            writeln!(out, "discover it with:")?;
-            writeln!(out, "  tfdisco discover {host} --ca-file {}", ca.display())?;
-            writeln!(
-                out,
-                "or, for Terraform and OpenTofu (this replaces the system roots):"
-            )?;
-            writeln!(out, "  SSL_CERT_FILE={} tofu init", ca.display())?;
-        }
-        None => {
-            writeln!(out, "discover it with:")?;
-            writeln!(out, "  tfdisco discover {host}")?;
-        }
-    }
+    let address = reachable(opts.listen, server.port());
+    let text = how_to::text(address, &trust, opts.doc.is_none());
+    out.write_all(text.as_bytes())?;
     writeln!(out, "press Ctrl-C to stop")?;
     out.flush()?;
     drop(out);

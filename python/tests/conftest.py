@@ -153,7 +153,7 @@ def start_serve(binary: Path, directory: Path, doc: Optional[str] = None) -> Ser
         line = process.stdout.readline()
         if not line:
             break
-        found = re.match(r"serving https://localhost:(\d+)/", line)
+        found = re.match(r"serving https://127\.0\.0\.1:(\d+)/", line)
         if found:
             port = int(found.group(1))
         if line.startswith("press Ctrl-C"):

@@ -70,3 +70,93 @@ pub fn discover_terraform(home: &Path, host: &str) -> Run {
     let args = ["discover", host, "--ca-file", &ca, "--dialect", "terraform"];
     tfdisco(home, &[], &args)
 }
+
+/// A running `tfdisco serve --listen 127.0.0.1:0 …`, stopped when dropped.
+pub struct Serve {
+    child: std::process::Child,
+    lines: std::sync::mpsc::Receiver<String>,
+    /// What it printed up to and including `press Ctrl-C to stop`.
+    pub printed: Vec<String>,
+}
+
+impl Serve {
+    /// Starts `tfdisco serve --listen 127.0.0.1:0 args…` with `home` as
+    /// `HOME`, and reads what it prints until it says how to stop it.
+    pub fn start(home: &Path, args: &[&str]) -> Serve {
+        use std::io::{BufRead as _, BufReader};
+        use std::process::Stdio;
+
+        let mut child = Command::new(env!("CARGO_BIN_EXE_tfdisco"))
+            .args(["serve", "--listen", "127.0.0.1:0"])
+            .args(args)
+            .env_clear()
+            .env("HOME", home)
+            .env("PATH", "/usr/bin:/bin")
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts");
+        let stdout = child.stdout.take().expect("piped");
+        let (sender, lines) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines().map_while(Result::ok) {
+                if sender.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        let mut serve = Serve {
+            child,
+            lines,
+            printed: Vec::new(),
+        };
+        while let Some(line) = serve.next_line() {
+            let last = line == "press Ctrl-C to stop";
+            serve.printed.push(line);
+            if last {
+                return serve;
+            }
+        }
+        panic!("serve did not start: {:?}", serve.printed);
+    }
+
+    /// The next line it prints (waiting 20 s at most).
+    pub fn next_line(&self) -> Option<String> {
+        self.lines
+            .recv_timeout(std::time::Duration::from_secs(20))
+            .ok()
+    }
+
+    /// The port of its first line, `serving https://HOST:PORT/…`.
+    pub fn port(&self) -> u16 {
+        self.printed
+            .first()
+            .and_then(|l| l.strip_prefix("serving https://"))
+            .and_then(|rest| rest.split('/').next())
+            .and_then(|authority| authority.rsplit(':').next())
+            .and_then(|port| port.parse().ok())
+            .unwrap_or_else(|| panic!("no port in {:?}", self.printed))
+    }
+
+    /// The arguments of the first printed command `tfdisco <first> …`.
+    pub fn command(&self, first: &str) -> Vec<String> {
+        let start = format!("tfdisco {first} ");
+        let line = self
+            .printed
+            .iter()
+            .find_map(|l| {
+                l.trim()
+                    .strip_prefix("tfdisco ")
+                    .filter(|_| l.trim().starts_with(&start))
+            })
+            .unwrap_or_else(|| panic!("no `{start}…` in {:?}", self.printed));
+        line.split_whitespace().map(str::to_owned).collect()
+    }
+}
+
+impl Drop for Serve {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

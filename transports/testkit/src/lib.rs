@@ -24,6 +24,7 @@ mod background;
 mod pki;
 mod proxy;
 mod reply;
+mod routes;
 pub mod sample;
 mod server;
 pub mod suite;

@@ -69,8 +69,13 @@ impl Pki {
 
 /// A fresh CA and a leaf it signed, for a development server (`tfdisco serve`).
 pub struct DevPki {
-    /// The CA certificate, PEM: what clients must trust.
+    /// The CA certificate, PEM: what clients must trust. Its subject names
+    /// this CA alone (`tfdisco development CA <id>`).
     pub ca_pem: String,
+    /// The leaf certificate, PEM (what the server presents).
+    pub cert_pem: String,
+    /// The leaf's private key, PKCS #8 PEM.
+    pub key_pem: String,
     /// The rustls configuration presenting the leaf.
     pub server_config: Arc<ServerConfig>,
 }
@@ -78,10 +83,12 @@ pub struct DevPki {
 /// Makes a new CA and a leaf for `names` (DNS names or IP addresses).
 pub fn dev_pki(names: &[&str]) -> Result<DevPki, Box<dyn std::error::Error + Send + Sync>> {
     let issuer = ca("tfdisco development CA").map_err(|e| e.to_string())?;
-    let server_config = leaf(&issuer, names).map_err(|e| e.to_string())?;
+    let leaf = Leaf::new(&issuer, names).map_err(|e| e.to_string())?;
     Ok(DevPki {
         ca_pem: issuer.pem(),
-        server_config,
+        cert_pem: leaf.cert.pem(),
+        key_pem: leaf.key.serialize_pem(),
+        server_config: leaf.server_config().map_err(|e| e.to_string())?,
     })
 }
 
@@ -124,31 +131,69 @@ pub fn pki() -> &'static Pki {
 
 type Issuer = CertifiedIssuer<'static, KeyPair>;
 
+/// A new CA named `name` and an id of its own: two CAs never share a
+/// subject, so a client that trusts one of them and is shown a leaf of the
+/// other finds no issuer for it (rustls: `UnknownIssuer`) instead of an
+/// issuer whose key does not match (`BadSignature`). Their serial numbers
+/// differ too: rcgen derives them from the key.
 fn ca(name: &str) -> Result<Issuer, rcgen::Error> {
+    let key = KeyPair::generate()?;
     let mut params = CertificateParams::default();
-    params.distinguished_name.push(DnType::CommonName, name);
+    params
+        .distinguished_name
+        .push(DnType::CommonName, format!("{name} {}", key_id(&key)));
     params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
     params.key_usages = vec![
         KeyUsagePurpose::KeyCertSign,
         KeyUsagePurpose::CrlSign,
         KeyUsagePurpose::DigitalSignature,
     ];
-    CertifiedIssuer::self_signed(params, KeyPair::generate()?)
+    CertifiedIssuer::self_signed(params, key)
+}
+
+/// 16 hex digits of the public key: random, as the key is. (The first
+/// byte of an uncompressed elliptic-curve point, rcgen's default key, is
+/// always 4: skipped.)
+fn key_id(key: &KeyPair) -> String {
+    key.public_key_raw()
+        .iter()
+        .skip(1)
+        .take(8)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// A leaf certificate and its key.
+struct Leaf {
+    cert: rcgen::Certificate,
+    key: KeyPair,
+}
+
+impl Leaf {
+    fn new(issuer: &Issuer, names: &[&str]) -> Result<Leaf, rcgen::Error> {
+        let mut params =
+            CertificateParams::new(names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>())?;
+        if let Some(first) = names.first() {
+            params.distinguished_name.push(DnType::CommonName, *first);
+        }
+        params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+        let key = KeyPair::generate()?;
+        let cert = params.signed_by(&key, issuer)?;
+        Ok(Leaf { cert, key })
+    }
+
+    /// A rustls configuration presenting the leaf alone: the CA is what
+    /// clients must already trust, and a client that does not trust it then
+    /// says its issuer is unknown (libcurl: "unable to get local issuer
+    /// certificate", not "self-signed certificate in certificate chain").
+    fn server_config(&self) -> Result<Arc<ServerConfig>, rustls::Error> {
+        let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(self.key.serialize_der()));
+        server_config(vec![self.cert.der().clone()], key)
+    }
 }
 
 fn leaf(issuer: &Issuer, names: &[&str]) -> Result<Arc<ServerConfig>, Box<dyn std::error::Error>> {
-    let mut params =
-        CertificateParams::new(names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>())?;
-    params.distinguished_name.push(DnType::CommonName, names[0]);
-    params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
-    let key = KeyPair::generate()?;
-    let cert = params.signed_by(&key, issuer)?;
-    let chain = vec![
-        cert.der().clone(),
-        CertificateDer::from(issuer.der().to_vec()),
-    ];
-    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(key.serialize_der()));
-    Ok(server_config(chain, key)?)
+    Ok(Leaf::new(issuer, names)?.server_config()?)
 }
 
 fn make() -> Result<Pki, Box<dyn std::error::Error>> {
@@ -166,3 +211,6 @@ fn make() -> Result<Pki, Box<dyn std::error::Error>> {
         ca_file,
     })
 }
+
+#[cfg(test)]
+mod tests;

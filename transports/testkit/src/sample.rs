@@ -1,11 +1,16 @@
 //! A small sample registry: a discovery document and the module and provider
 //! registry answers behind it, as `tfdisco serve` and `tfdisco demo` serve
-//! them (and the Python package's tests read them).
+//! them (and the Python package's tests read them). [`PROVIDERS`] and
+//! [`MODULES`] are what it serves: the routes and `tfdisco serve --help` are
+//! both made from them.
 
-use crate::{Reply, TestServer};
+mod install;
+
+pub use install::{install, install_registry};
 
 /// The sample discovery document: a module and a provider registry on the
-/// same server (relative URLs), and a `login.v1` OAuth client.
+/// same server (relative URLs, [`MODULES_PATH`] and [`PROVIDERS_PATH`]), and
+/// a `login.v1` OAuth client (its endpoints are not served).
 pub const DOCUMENT: &str = r#"{
   "modules.v1": "/v1/modules/",
   "providers.v1": "/v1/providers/",
@@ -18,6 +23,14 @@ pub const DOCUMENT: &str = r#"{
   }
 }
 "#;
+
+/// Where the sample module registry answers (`modules.v1` of [`DOCUMENT`]).
+pub const MODULES_PATH: &str = "/v1/modules/";
+/// Where the sample provider registry answers (`providers.v1` of [`DOCUMENT`]).
+pub const PROVIDERS_PATH: &str = "/v1/providers/";
+/// Where the package URLs of the sample providers point (nothing is served
+/// there: the packages are not real).
+pub const DOWNLOADS_PATH: &str = "/downloads/";
 
 /// The sample module (`<host>/hashicorp/consul/aws`).
 pub const MODULE: &str = "hashicorp/consul/aws";
@@ -40,85 +53,52 @@ pub const PLATFORMS: [(&str, &str); 3] = [
 /// The SHA-256 every sample package claims (of nothing in particular).
 pub const SHASUM: &str = "5f9c7aa76b7c34d722fc9123208e26b22d60440cb47150dd04733b9b94f4541a";
 
-/// Routes the sample discovery document (at the well-known path) and its
-/// registry on `server`.
-pub fn install(server: &TestServer, document: &[u8]) {
-    server.route(
-        tfdisco_core::DISCOVERY_PATH,
-        Reply::new(200)
-            .header("Content-Type", "application/json")
-            .body(document),
-    );
-    install_registry(server);
+/// A provider the sample registry serves.
+#[derive(Clone, Copy, Debug)]
+pub struct Provider {
+    /// `namespace/type`, after the host.
+    pub source: &'static str,
+    /// Its versions, oldest first.
+    pub versions: &'static [&'static str],
+    /// The platforms (`os`, `arch`) every version has.
+    pub platforms: &'static [(&'static str, &'static str)],
 }
 
-/// Routes only the sample registry: modules under `/v1/modules/`,
-/// providers under `/v1/providers/`.
-pub fn install_registry(server: &TestServer) {
-    let versions: Vec<String> = MODULE_VERSIONS
-        .iter()
-        .map(|v| format!(r#"{{"version": "{v}"}}"#))
-        .collect();
-    server.route(
-        &format!("/v1/modules/{MODULE}/versions"),
-        Reply::json(&format!(
-            r#"{{"modules": [{{"source": "{MODULE}", "versions": [{}]}}]}}"#,
-            versions.join(", ")
-        )),
-    );
-    for version in MODULE_VERSIONS {
-        server.route(
-            &format!("/v1/modules/{MODULE}/{version}/download"),
-            Reply::new(204).header(
-                "X-Terraform-Get",
-                &MODULE_LOCATION.replace("{version}", version),
-            ),
-        );
-    }
-
-    let platforms: Vec<String> = PLATFORMS
-        .iter()
-        .map(|(os, arch)| format!(r#"{{"os": "{os}", "arch": "{arch}"}}"#))
-        .collect();
-    let versions: Vec<String> = PROVIDER_VERSIONS
-        .iter()
-        .map(|v| {
-            format!(
-                r#"{{"version": "{v}", "protocols": ["5.0"], "platforms": [{}]}}"#,
-                platforms.join(", ")
-            )
-        })
-        .collect();
-    server.route(
-        &format!("/v1/providers/{PROVIDER}/versions"),
-        Reply::json(&format!(r#"{{"versions": [{}]}}"#, versions.join(", "))),
-    );
-    for version in PROVIDER_VERSIONS {
-        for (os, arch) in PLATFORMS {
-            let filename = format!("terraform-provider-random_{version}_{os}_{arch}.zip");
-            let body = format!(
-                r#"{{
-  "protocols": ["5.0"],
-  "os": "{os}",
-  "arch": "{arch}",
-  "filename": "{filename}",
-  "download_url": "/downloads/random/{version}/{filename}",
-  "shasums_url": "/downloads/random/{version}/SHA256SUMS",
-  "shasums_signature_url": "/downloads/random/{version}/SHA256SUMS.sig",
-  "shasum": "{SHASUM}",
-  "signing_keys": {{"gpg_public_keys": [{{
-    "key_id": "34365D9472D7468F",
-    "ascii_armor": "-----BEGIN PGP PUBLIC KEY BLOCK-----\n(sample)\n-----END PGP PUBLIC KEY BLOCK-----",
-    "trust_signature": "",
-    "source": "HashiCorp",
-    "source_url": "https://www.hashicorp.com/security.html"
-  }}]}}
-}}"#
-            );
-            server.route(
-                &format!("/v1/providers/{PROVIDER}/{version}/download/{os}/{arch}"),
-                Reply::json(&body),
-            );
-        }
+impl Provider {
+    /// The provider's type, the last part of its source (`random`).
+    pub fn type_name(&self) -> &'static str {
+        self.source.rsplit('/').next().unwrap_or(self.source)
     }
 }
+
+/// A module the sample registry serves.
+#[derive(Clone, Copy, Debug)]
+pub struct Module {
+    /// `namespace/name/system`, after the host.
+    pub source: &'static str,
+    /// Its versions, oldest first.
+    pub versions: &'static [&'static str],
+    /// Where each version downloads from (`{version}` replaced).
+    pub location: &'static str,
+}
+
+/// Every provider the sample registry serves.
+pub const PROVIDERS: &[Provider] = &[Provider {
+    source: PROVIDER,
+    versions: &PROVIDER_VERSIONS,
+    platforms: &PLATFORMS,
+}];
+
+/// Every module the sample registry serves.
+pub const MODULES: &[Module] = &[Module {
+    source: MODULE,
+    versions: &MODULE_VERSIONS,
+    location: MODULE_LOCATION,
+}];
+
+/// The body registry.terraform.io sends with a 404 for a provider, module,
+/// version or platform it does not have (`Content-Type: application/json`).
+pub const NOT_FOUND: &str = r#"{"errors":["Not Found"]}"#;
+
+#[cfg(test)]
+mod tests;

@@ -1,7 +1,7 @@
 //! The loopback test server: two HTTPS listeners and one plain-http
 //! listener on 127.0.0.1 sharing one route table and one record of requests.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
 use std::io;
 use std::net::SocketAddr;
 use std::pin::Pin;
@@ -25,6 +25,7 @@ use tokio_rustls::rustls::ServerConfig;
 use crate::background::Background;
 use crate::pki::{Cert, pki};
 use crate::reply::{Body, Reply};
+use crate::routes::Routes;
 
 /// How long a held reply waits for [`TestServer::release`] at most.
 const HOLD_LIMIT: Duration = Duration::from_secs(30);
@@ -33,8 +34,9 @@ const HOLD_LIMIT: Duration = Duration::from_secs(30);
 ///
 /// It listens on three ports of 127.0.0.1: [`TestServer::port`] and
 /// [`TestServer::other_port`] (HTTPS) and [`TestServer::http_port`] (plain
-/// http). Replies are scripted per path; unscripted paths get a 500. It
-/// stops when dropped.
+/// http). Replies are scripted per path ([`TestServer::route`]) or for
+/// every path under a prefix ([`TestServer::route_prefix`]); other paths get
+/// a 500. It stops when dropped.
 pub struct TestServer {
     shared: Arc<Shared>,
     port: u16,
@@ -44,8 +46,7 @@ pub struct TestServer {
 }
 
 struct Shared {
-    /// The replies of each path, in turn; the last one repeats.
-    routes: Mutex<HashMap<String, VecDeque<Reply>>>,
+    routes: Mutex<Routes>,
     seen: Mutex<Vec<Seen>>,
     connections: AtomicU64,
     tls_failures: AtomicU64,
@@ -159,7 +160,7 @@ impl TestServer {
             .collect();
         let port = |i: usize| ports.get(i).or(ports.last()).copied().unwrap_or(0);
         let shared = Arc::new(Shared {
-            routes: Mutex::new(HashMap::new()),
+            routes: Mutex::new(Routes::default()),
             seen: Mutex::new(Vec::new()),
             connections: AtomicU64::new(0),
             tls_failures: AtomicU64::new(0),
@@ -216,7 +217,15 @@ impl TestServer {
     pub fn route_each(&self, path: &str, replies: impl IntoIterator<Item = Reply>) -> &TestServer {
         let replies: VecDeque<Reply> = replies.into_iter().collect();
         assert!(!replies.is_empty(), "a route needs a reply");
-        lock(&self.shared.routes).insert(path.to_owned(), replies);
+        lock(&self.shared.routes).insert(path, replies);
+        self
+    }
+
+    /// Answers `reply` on every path that starts with `prefix` and has no
+    /// route of its own (every port), from now on; the longest such prefix
+    /// wins. `route_prefix("/", …)` replaces the 500 of unscripted paths.
+    pub fn route_prefix(&self, prefix: &str, reply: Reply) -> &TestServer {
+        lock(&self.shared.routes).insert_prefix(prefix, reply);
         self
     }
 
@@ -346,20 +355,11 @@ async fn respond(
         received: std::time::Instant::now(),
         progress: progress.clone(),
     });
-    let reply = lock(&conn.shared.routes)
-        .get_mut(&path)
-        .and_then(|replies| {
-            if replies.len() > 1 {
-                replies.pop_front()
-            } else {
-                replies.front().cloned()
-            }
-        })
-        .unwrap_or_else(|| {
-            Reply::new(500)
-                .header("Content-Type", "text/plain")
-                .body(b"no route for this path")
-        });
+    let reply = lock(&conn.shared.routes).next(&path).unwrap_or_else(|| {
+        Reply::new(500)
+            .header("Content-Type", "text/plain")
+            .body(b"no route for this path")
+    });
     if reply.hold {
         let mut released = conn.shared.release.subscribe();
         let _ = tokio::time::timeout(HOLD_LIMIT, released.wait_for(|r| *r)).await;

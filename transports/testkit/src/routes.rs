@@ -1,0 +1,87 @@
+//! A test server's route table: the replies scripted for each path, and the
+//! reply for every other path under a prefix.
+
+use std::collections::{HashMap, VecDeque};
+
+use crate::reply::Reply;
+
+/// What a server answers, by path.
+#[derive(Default)]
+pub(crate) struct Routes {
+    /// The replies of each path, in turn; the last one repeats.
+    paths: HashMap<String, VecDeque<Reply>>,
+    /// The reply for a path with no replies of its own that starts with the
+    /// prefix; the longest matching prefix wins.
+    prefixes: Vec<(String, Reply)>,
+}
+
+impl Routes {
+    /// Answers the requests for `path` with `replies` in turn.
+    pub(crate) fn insert(&mut self, path: &str, replies: VecDeque<Reply>) {
+        self.paths.insert(path.to_owned(), replies);
+    }
+
+    /// Answers `reply` for every path under `prefix` that has no replies of
+    /// its own (replacing the reply this prefix had).
+    pub(crate) fn insert_prefix(&mut self, prefix: &str, reply: Reply) {
+        self.prefixes.retain(|(p, _)| p != prefix);
+        self.prefixes.push((prefix.to_owned(), reply));
+    }
+
+    /// The reply for the next request for `path`, if any route covers it.
+    pub(crate) fn next(&mut self, path: &str) -> Option<Reply> {
+        if let Some(replies) = self.paths.get_mut(path) {
+            return if replies.len() > 1 {
+                replies.pop_front()
+            } else {
+                replies.front().cloned()
+            };
+        }
+        self.prefixes
+            .iter()
+            .filter(|(prefix, _)| path.starts_with(prefix.as_str()))
+            .max_by_key(|(prefix, _)| prefix.len())
+            .map(|(_, reply)| reply.clone())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn status(routes: &mut Routes, path: &str) -> Option<u16> {
+        routes.next(path).map(|r| r.status)
+    }
+
+    #[test]
+    fn a_path_of_its_own_then_the_longest_prefix() {
+        let mut routes = Routes::default();
+        routes.insert_prefix("/", Reply::new(404));
+        routes.insert_prefix("/v1/", Reply::new(410));
+        routes.insert("/v1/known", VecDeque::from([Reply::new(200)]));
+        assert_eq!(status(&mut routes, "/v1/known"), Some(200));
+        assert_eq!(status(&mut routes, "/v1/other"), Some(410));
+        assert_eq!(status(&mut routes, "/elsewhere"), Some(404));
+        // Replacing a prefix's reply keeps one entry for it.
+        routes.insert_prefix("/v1/", Reply::new(451));
+        assert_eq!(status(&mut routes, "/v1/other"), Some(451));
+        assert_eq!(routes.prefixes.len(), 2);
+    }
+
+    #[test]
+    fn no_route_without_a_prefix_that_matches() {
+        let mut routes = Routes::default();
+        routes.insert_prefix("/v1/", Reply::new(404));
+        assert_eq!(status(&mut routes, "/v2/x"), None);
+        assert_eq!(status(&mut routes, "/v1"), None);
+    }
+
+    #[test]
+    fn replies_in_turn_and_the_last_repeats() {
+        let mut routes = Routes::default();
+        routes.insert("/p", VecDeque::from([Reply::new(503), Reply::new(200)]));
+        assert_eq!(status(&mut routes, "/p"), Some(503));
+        assert_eq!(status(&mut routes, "/p"), Some(200));
+        assert_eq!(status(&mut routes, "/p"), Some(200));
+    }
+}
