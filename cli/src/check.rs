@@ -10,7 +10,7 @@ use tfdisco_transport::{Event, ExchangeReport};
 use crate::exit;
 use crate::failure::Failure;
 use crate::net::{self, Client, NetOpts};
-use crate::setup::{self, Setup};
+use crate::setup;
 
 /// Headers worth showing for each response.
 const SHOWN_HEADERS: &[header::HeaderName] = &[
@@ -24,8 +24,7 @@ const SHOWN_HEADERS: &[header::HeaderName] = &[
 
 pub(crate) fn run(host: &str, opts: &NetOpts) -> Result<u8, Failure> {
     let host = setup::hostname(host)?;
-    let setup = Setup::load(opts.dialect);
-    let client = net::client(opts, &setup)?;
+    let client = net::client(opts)?;
     let mut out = String::new();
     let _ = writeln!(out, "check {}", host.display());
 

@@ -5,7 +5,7 @@ use tfdisco_core::Dialect;
 
 use crate::exit;
 use crate::failure::Failure;
-use crate::setup::{self, Setup};
+use crate::setup;
 
 pub(crate) fn run(
     host: &str,
@@ -14,8 +14,10 @@ pub(crate) fn run(
     json: bool,
 ) -> Result<u8, Failure> {
     let host = setup::hostname(host)?;
-    let setup = Setup::load(dialect);
-    let source = setup.config.credentials_source(&setup.env);
+    let setup = setup::load_dialect(dialect);
+    let source = setup
+        .cli_credentials()
+        .expect("the CLI's credentials are read by default");
     let found = source.find(&host).map_err(|e| {
         Failure::new(
             exit::DISCOVERY_FAILED,

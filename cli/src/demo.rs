@@ -9,9 +9,10 @@ use tfdisco_transport::{Event, ExchangeReport};
 
 use crate::exit;
 use crate::failure::Failure;
-use crate::net::{self, Client, NetOpts, TransportKind};
+use crate::net::{self, Client, TransportKind};
 use crate::report::Report;
-use crate::setup::Setup;
+use tfdisco_core::Env;
+use tfdisco_transport::{ClientOptions, CredentialsChoice};
 
 const MOVED_TO: &str = "/terraform/discovery.json";
 
@@ -36,15 +37,19 @@ pub(crate) fn run() -> Result<u8, Failure> {
         println!("    {line}");
     }
 
-    // The demo's own world: no CLI configuration, no credentials.
-    let setup = Setup::empty();
+    // The demo's own world: no CLI configuration, no credentials, nothing
+    // from the environment.
+    let mut options = ClientOptions::default();
+    options.cli_config = false;
+    options.credentials = CredentialsChoice::Nothing;
+    options.env = Some(Env::empty());
+    let setup = options.load();
     let mut first: Option<Services> = None;
     let mut first_walk: Option<Vec<String>> = None;
     let mut all_agree = true;
     for kind in TransportKind::ALL {
         println!("\n== {} transport", kind.name());
-        let opts = NetOpts::defaults(kind);
-        let client = net::client_with(kind, &opts, &setup, |b| {
+        let client = net::client_with(kind, &setup, |b| {
             b.add_root_certificate_pem(pki.ca_pem.as_bytes())
         })?;
         let mut steps = String::new();

@@ -7,7 +7,6 @@ use crate::exit;
 use crate::failure::{self, Failure};
 use crate::net::{self, NetOpts};
 use crate::report::Report;
-use crate::setup::Setup;
 
 /// Discovers `host` and shows its services (only `ids` when given). With
 /// `json`, failures are reported on stdout as `{"error": {kind, message}}`
@@ -22,8 +21,7 @@ fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8
     for id in ids {
         ServiceId::parse(id, opts.dialect).map_err(Error::from)?;
     }
-    let setup = Setup::load(opts.dialect);
-    let client = net::client(opts, &setup)?;
+    let client = net::client(opts)?;
     let services = client.discover_observed(&host, Some(&mut credentials_warnings()))?;
     let report = Report {
         services: &services,

@@ -107,7 +107,8 @@ enum Command {
     Credentials {
         /// The host, as users write it.
         host: String,
-        /// Which CLI's configuration files to read.
+        /// Which CLI's configuration files to read: terraform, or opentofu
+        /// (also tofu), in any case.
         #[arg(long, value_parser = net::parse_dialect, default_value = "opentofu")]
         dialect: Dialect,
         /// Print the token itself.

@@ -6,15 +6,15 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use tfdisco_core::{Dialect, NoCredentials};
+use tfdisco_core::Dialect;
 use tfdisco_transport::{
-    AnyTransport, Blocking, BlockingClient, BuildError, ClientBuilder, FromSettings, Settings,
-    Transport,
+    AnyTransport, Blocking, BlockingClient, BuildError, ClientBuilder, ClientOptions, ClientSetup,
+    CredentialsChoice, FromSettings, Settings, Transport, timeout_from_secs,
 };
 
 use crate::exit;
 use crate::failure::Failure;
-use crate::setup::{self, Setup};
+use crate::setup;
 
 /// Which transport moves the bytes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
@@ -49,7 +49,8 @@ pub(crate) struct NetOpts {
     /// The transport to discover with.
     #[arg(long, value_enum, default_value = "tokio")]
     pub(crate) transport: TransportKind,
-    /// Terraform or OpenTofu rules (service ids, User-Agent, CLI config files).
+    /// Terraform or OpenTofu rules (service ids, User-Agent, CLI config
+    /// files): terraform, or opentofu (also tofu), in any case.
     #[arg(long, value_parser = parse_dialect, default_value = "opentofu")]
     pub(crate) dialect: Dialect,
     /// Also trust the CA certificates in this PEM file (repeatable).
@@ -79,19 +80,22 @@ pub(crate) struct NetOpts {
 }
 
 impl NetOpts {
-    /// The defaults of every option, with `transport`.
-    pub(crate) fn defaults(transport: TransportKind) -> NetOpts {
-        NetOpts {
-            transport,
-            dialect: Dialect::default(),
-            ca_files: Vec::new(),
-            timeout: None,
-            max_redirects: None,
-            retries: None,
-            no_credentials: true,
-            insecure_http: Vec::new(),
-            resolve: Vec::new(),
+    /// The options as the set-up the CLI shares with the Python and Node
+    /// packages takes them.
+    pub(crate) fn client_options(&self) -> Result<ClientOptions, Failure> {
+        let mut options = ClientOptions::new(self.dialect);
+        options.timeout = self.timeout;
+        options.max_redirects = self.max_redirects;
+        options.retries = self.retries;
+        options.ca_files = self.ca_files.clone();
+        options.resolve = self.resolve.clone();
+        for host in &self.insecure_http {
+            options.plain_http_hosts.push(setup::hostname(host)?);
         }
+        if self.no_credentials {
+            options.credentials = CredentialsChoice::Nothing;
+        }
+        Ok(options)
     }
 }
 
@@ -104,10 +108,7 @@ fn parse_seconds(s: &str) -> Result<Duration, String> {
     let secs: f64 = s
         .parse()
         .map_err(|_| format!("{s:?} is not a number of seconds"))?;
-    if !(secs > 0.0 && secs.is_finite()) {
-        return Err("the timeout must be a positive number of seconds".into());
-    }
-    Duration::try_from_secs_f64(secs).map_err(|e| e.to_string())
+    timeout_from_secs(secs)
 }
 
 /// `HOST:PORT:ADDR`, with an IPv6 `ADDR` in brackets or bare.
@@ -130,45 +131,21 @@ fn parse_resolve(s: &str) -> Result<(String, SocketAddr), String> {
 /// The CLI's one client type, whichever transport moves the bytes.
 pub(crate) type Client = BlockingClient<AnyTransport>;
 
-/// A client for `opts`, with the CLI configuration and environment of
-/// `setup` (credentials, `host` blocks, `TF_APPEND_USER_AGENT`).
-pub(crate) fn client(opts: &NetOpts, setup: &Setup) -> Result<Client, Failure> {
-    client_with(opts.transport, opts, setup, |b| b)
+/// A client for `opts`: the environment and CLI configuration read (its
+/// problems printed as warnings), then the options applied.
+pub(crate) fn client(opts: &NetOpts) -> Result<Client, Failure> {
+    let setup = setup::load(&opts.client_options()?);
+    client_with(opts.transport, &setup, |b| b)
 }
 
-/// [`client`] for the transport `kind`, with extra builder settings.
+/// A client over the transport `kind` for what `setup` read, with extra
+/// builder settings.
 pub(crate) fn client_with(
     kind: TransportKind,
-    opts: &NetOpts,
-    setup: &Setup,
+    setup: &ClientSetup,
     extra: impl FnOnce(ClientBuilder<Settings>) -> ClientBuilder<Settings>,
 ) -> Result<Client, Failure> {
-    let mut b = ClientBuilder::<Settings>::new()
-        .cli_config(&setup.config)
-        .environment(setup.env.clone())
-        .dialect(opts.dialect);
-    if let Some(t) = opts.timeout {
-        b = b.timeout(t);
-    }
-    if let Some(n) = opts.max_redirects {
-        b = b.max_redirects(n);
-    }
-    if let Some(n) = opts.retries {
-        b = b.retries(n);
-    }
-    for file in &opts.ca_files {
-        b = b.add_root_certificate_file(file);
-    }
-    for host in &opts.insecure_http {
-        b = b.plain_http_host(setup::hostname(host)?);
-    }
-    for (host, addr) in &opts.resolve {
-        b = b.resolve(host, *addr);
-    }
-    if opts.no_credentials {
-        b = b.credentials(NoCredentials);
-    }
-    let settings = extra(b).build().map_err(build_failure)?;
+    let settings = extra(setup.builder()).build().map_err(build_failure)?;
     let transport = match kind {
         TransportKind::Tokio => any(tfdisco_tokio::Http::from_settings(settings.clone())),
         TransportKind::AsyncStd => any(tfdisco_async_std::Http::from_settings(settings.clone())),

@@ -9,7 +9,6 @@ use crate::discover::credentials_warnings;
 use crate::exit;
 use crate::failure::{self, Failure};
 use crate::net::{self, Client, NetOpts};
-use crate::setup::Setup;
 
 /// `tfdisco provider …`
 #[derive(Subcommand)]
@@ -120,7 +119,7 @@ fn module_source(given: &str, opts: &NetOpts) -> Result<ModuleSource, Error> {
 }
 
 fn client(opts: &NetOpts) -> Result<Client, Failure> {
-    net::client(opts, &Setup::load(opts.dialect))
+    net::client(opts)
 }
 
 fn print(json: bool, value: &Value, human: impl FnOnce() -> String) {

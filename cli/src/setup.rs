@@ -1,45 +1,30 @@
 //! What every command that talks about hosts reads first: the environment and
-//! the CLI configuration files of the chosen dialect.
+//! the CLI configuration files of the chosen dialect, through the set-up the
+//! Python and Node packages share (`tfdisco_transport::ClientOptions`).
 
-use tfdisco_config::{CliConfig, Env, Severity};
+use tfdisco_config::Severity;
 use tfdisco_core::{Dialect, Hostname};
+use tfdisco_transport::{ClientOptions, ClientSetup};
 
 use crate::failure::Failure;
 
-/// The environment and the merged CLI configuration.
-pub(crate) struct Setup {
-    pub(crate) env: Env,
-    pub(crate) config: CliConfig,
+/// Reads what `options` ask for; problems in the CLI configuration are
+/// printed as warnings (they never stop a command, as in Terraform).
+pub(crate) fn load(options: &ClientOptions) -> ClientSetup {
+    let setup = options.load();
+    for d in setup.diagnostics() {
+        let level = match d.severity() {
+            Severity::Error => "error",
+            _ => "warning",
+        };
+        eprintln!("tfdisco: {level}: {}", d.located());
+    }
+    setup
 }
 
-impl Setup {
-    /// No environment and no configuration files at all (`tfdisco demo`).
-    pub(crate) fn empty() -> Setup {
-        let env = Env::empty();
-        let config = CliConfig::from_sources(std::iter::empty::<(std::path::PathBuf, String)>());
-        Setup { env, config }
-    }
-
-    /// Reads the CLI configuration of `dialect`; problems in it are printed as
-    /// warnings (they never stop a command, as in Terraform).
-    pub(crate) fn load(dialect: Dialect) -> Setup {
-        let env = Env::from_process();
-        let config = CliConfig::load(dialect, &env);
-        for d in config.diagnostics() {
-            let level = match d.severity() {
-                Severity::Error => "error",
-                _ => "warning",
-            };
-            match (d.file(), d.line()) {
-                (Some(file), Some(line)) => {
-                    eprintln!("tfdisco: {level}: {}:{line}: {d}", file.display())
-                }
-                (Some(file), None) => eprintln!("tfdisco: {level}: {}: {d}", file.display()),
-                _ => eprintln!("tfdisco: {level}: {d}"),
-            }
-        }
-        Setup { env, config }
-    }
+/// The process environment and the CLI configuration of `dialect`.
+pub(crate) fn load_dialect(dialect: Dialect) -> ClientSetup {
+    load(&ClientOptions::new(dialect))
 }
 
 /// Parses a hostname argument; an invalid one is a usage error (exit 2).

@@ -86,6 +86,17 @@ impl Diagnostic {
     pub fn line(&self) -> Option<usize> {
         self.line
     }
+
+    /// The message after where the problem is, as compilers print theirs:
+    /// `/home/me/.tofurc:3: message`, `/home/me/.tofurc: message`, or the
+    /// message alone.
+    pub fn located(&self) -> String {
+        match (&self.file, self.line) {
+            (Some(file), Some(line)) => format!("{}:{line}: {self}", file.display()),
+            (Some(file), None) => format!("{}: {self}", file.display()),
+            _ => self.to_string(),
+        }
+    }
 }
 
 impl fmt::Display for Diagnostic {

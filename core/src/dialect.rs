@@ -8,7 +8,19 @@ use crate::Hostname;
 /// Which implementation to match where Terraform and OpenTofu differ: the
 /// service-id version rules, the default User-Agent and the default registry.
 ///
-/// The default is OpenTofu-compatible.
+/// The default is OpenTofu-compatible. From text it is `opentofu` (or
+/// `tofu`) or `terraform`, in any case; it shows as `opentofu` or
+/// `terraform`.
+///
+/// ```
+/// use tfdisco_core::Dialect;
+///
+/// assert_eq!("Tofu".parse::<Dialect>()?, Dialect::OpenTofu);
+/// assert_eq!("TERRAFORM".parse::<Dialect>()?, Dialect::Terraform);
+/// assert!("tf".parse::<Dialect>().is_err());
+/// assert_eq!(Dialect::default().to_string(), "opentofu");
+/// # Ok::<(), tfdisco_core::UnknownDialect>(())
+/// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum Dialect {
     /// opentofu/svchost: versions are `v` plus an integer (`tfe.v2.1` quirk kept).
@@ -70,7 +82,7 @@ impl fmt::Display for UnknownDialect {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "unknown dialect {:?} (expected \"opentofu\" or \"terraform\")",
+            "unknown dialect {:?} (expected \"opentofu\", \"tofu\" or \"terraform\", in any case)",
             self.0
         )
     }

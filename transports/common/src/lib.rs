@@ -90,6 +90,8 @@ mod drive;
 mod exchange;
 #[cfg(feature = "hyper")]
 pub mod hyper_body;
+#[cfg(feature = "cli-config")]
+mod options;
 mod proxy;
 mod roots;
 mod settings;
@@ -105,6 +107,8 @@ pub use client::AsyncClient;
 pub use connect::{AsyncNet, Stream, open};
 pub use drive::drive;
 pub use exchange::{Event, Exchange, ExchangeReport, Observer};
+#[cfg(feature = "cli-config")]
+pub use options::{ClientOptions, ClientSetup, CredentialsChoice, timeout_from_secs};
 pub use proxy::Proxy;
 pub use roots::TrustAnchors;
 pub use settings::{

@@ -1,0 +1,329 @@
+//! The options a tool's user gives and the one way to turn them into a
+//! client, as `terraform` and `tofu` set themselves up: what the `tfdisco`
+//! CLI, the Python package and the Node package all call, so that each
+//! language only reads its own syntax for them.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+use tfdisco_config::{CliConfig, CliCredentials, Diagnostic};
+use tfdisco_core::{Dialect, Env, Hostname, NoCredentials, StaticCredentials};
+
+use crate::ClientBuilder;
+
+/// Where a client's tokens come from.
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub enum CredentialsChoice {
+    /// The CLI's sources, as `terraform` / `tofu` look them up: `TF_TOKEN_*`,
+    /// `credentials` blocks, `credentials.tfrc.json`, the credentials helper.
+    /// Needs [`ClientOptions::cli_config`].
+    #[default]
+    Cli,
+    /// No token at all.
+    Nothing,
+    /// These tokens, and no others.
+    Static(StaticCredentials),
+}
+
+/// What a user of a tfdisco tool can set, in one place, with the
+/// defaults of `tfdisco`, `tfdisco.Client` and the Node client: the dialect,
+/// limits, trust roots, credentials, the CLI configuration, address
+/// overrides and the environment to read.
+///
+/// [`ClientOptions::load`] reads the environment and the CLI configuration;
+/// [`ClientSetup::builder`] then makes the client builder, in the order
+/// the CLIs apply things: the configuration first, then the options.
+///
+/// ```
+/// use tfdisco_core::{Dialect, Env};
+/// use tfdisco_transport::{ClientOptions, Settings};
+///
+/// let mut options = ClientOptions::new(Dialect::Terraform);
+/// options.env = Some(Env::empty().with_var("TF_APPEND_USER_AGENT", "my-tool/1.0"));
+/// options.retries = Some(1);
+/// let setup = options.load();
+/// for diagnostic in setup.diagnostics() {
+///     eprintln!("warning: {}", diagnostic.located());
+/// }
+/// let settings: Settings = setup.builder().build()?;
+/// assert_eq!(settings.config().user_agent(), "terraform-svchost/1.0 my-tool/1.0");
+/// assert_eq!(settings.config().retry_policy().attempts(), 2);
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ClientOptions {
+    /// Terraform's or OpenTofu's rules, and which CLI configuration is read.
+    pub dialect: Dialect,
+    /// The time allowed for one whole request, redirects and body included
+    /// (`None`: 11 s).
+    pub timeout: Option<Duration>,
+    /// How often a failed attempt is retried (`None`: the dialect's policy).
+    pub retries: Option<u32>,
+    /// How many redirects are followed (`None`: 3).
+    pub max_redirects: Option<u32>,
+    /// The largest discovery document accepted (`None`: 1 MiB).
+    pub body_limit: Option<u64>,
+    /// Also trust the CA certificates in these PEM files.
+    pub ca_files: Vec<PathBuf>,
+    /// Whether to trust the system roots (`SSL_CERT_FILE` / `SSL_CERT_DIR`
+    /// when set). Default true.
+    pub system_roots: bool,
+    /// Where tokens come from (default: the CLI's sources).
+    pub credentials: CredentialsChoice,
+    /// Whether to read and apply the dialect's CLI configuration: `host`
+    /// blocks, `TF_APPEND_USER_AGENT`, and its credentials with
+    /// [`CredentialsChoice::Cli`]. Default true.
+    pub cli_config: bool,
+    /// Replaces the User-Agent header.
+    pub user_agent: Option<String>,
+    /// Development hosts that may be reached over plain http.
+    pub plain_http_hosts: Vec<Hostname>,
+    /// `curl --resolve`-style address overrides: `(host, address)`.
+    pub resolve: Vec<(String, SocketAddr)>,
+    /// The environment to read (`None`: a snapshot of the process's, taken
+    /// by [`ClientOptions::load`]).
+    pub env: Option<Env>,
+}
+
+impl Default for ClientOptions {
+    fn default() -> Self {
+        ClientOptions::new(Dialect::default())
+    }
+}
+
+impl ClientOptions {
+    /// The defaults, for `dialect`.
+    pub fn new(dialect: Dialect) -> ClientOptions {
+        ClientOptions {
+            dialect,
+            timeout: None,
+            retries: None,
+            max_redirects: None,
+            body_limit: None,
+            ca_files: Vec::new(),
+            system_roots: true,
+            credentials: CredentialsChoice::Cli,
+            cli_config: true,
+            user_agent: None,
+            plain_http_hosts: Vec::new(),
+            resolve: Vec::new(),
+            env: None,
+        }
+    }
+
+    /// Reads what the options ask for: the environment, and the dialect's
+    /// CLI configuration files when [`ClientOptions::cli_config`] is set.
+    /// Problems in the files are [`ClientSetup::diagnostics`], never
+    /// failures, as in the CLIs.
+    pub fn load(&self) -> ClientSetup {
+        let env = self.env.clone().unwrap_or_else(Env::from_process);
+        let config = self.cli_config.then(|| CliConfig::load(self.dialect, &env));
+        let cli_credentials = match (&config, &self.credentials) {
+            (Some(config), CredentialsChoice::Cli) => {
+                Some(Arc::new(config.credentials_source(&env)))
+            }
+            _ => None,
+        };
+        ClientSetup {
+            options: self.clone(),
+            env,
+            config,
+            cli_credentials,
+        }
+    }
+}
+
+/// What [`ClientOptions::load`] read: the environment, the CLI
+/// configuration, and the CLI's credentials lookup the client will use.
+#[derive(Debug)]
+pub struct ClientSetup {
+    options: ClientOptions,
+    env: Env,
+    config: Option<CliConfig>,
+    cli_credentials: Option<Arc<CliCredentials>>,
+}
+
+impl ClientSetup {
+    /// Problems found in the CLI configuration files: print them as
+    /// warnings ([`Diagnostic::located`] says where).
+    pub fn diagnostics(&self) -> &[Diagnostic] {
+        self.config.as_ref().map_or(&[], CliConfig::diagnostics)
+    }
+
+    /// The environment read.
+    pub fn env(&self) -> &Env {
+        &self.env
+    }
+
+    /// The CLI configuration read, unless the options turned it off.
+    pub fn cli_config(&self) -> Option<&CliConfig> {
+        self.config.as_ref()
+    }
+
+    /// The CLI's credentials lookup the client uses (with
+    /// [`CredentialsChoice::Cli`]): the same instance, so what it caches
+    /// (a helper's answers) is shared. For `tfdisco credentials HOST` and
+    /// its equivalents.
+    pub fn cli_credentials(&self) -> Option<&Arc<CliCredentials>> {
+        self.cli_credentials.as_ref()
+    }
+
+    /// The client builder: the CLI configuration applied first (credentials,
+    /// `host` blocks, `TF_APPEND_USER_AGENT`, read from the same
+    /// environment), then every option. Options that can fail report at
+    /// `build`.
+    pub fn builder<C>(&self) -> ClientBuilder<C> {
+        let options = &self.options;
+        let mut builder = ClientBuilder::default();
+        match &self.config {
+            Some(config) => builder = builder.cli_config(config),
+            None => builder = builder.environment(self.env.clone()),
+        }
+        builder = match (&options.credentials, &self.cli_credentials) {
+            (CredentialsChoice::Cli, Some(source)) => builder.credentials(Arc::clone(source)),
+            (CredentialsChoice::Static(source), _) => builder.credentials(source.clone()),
+            // `Cli` without a configuration sends nothing, as `Nothing` does.
+            _ => builder.credentials(NoCredentials),
+        };
+        builder = builder
+            .dialect(options.dialect)
+            .system_roots(options.system_roots);
+        if let Some(timeout) = options.timeout {
+            builder = builder.timeout(timeout);
+        }
+        if let Some(retries) = options.retries {
+            builder = builder.retries(retries);
+        }
+        if let Some(max) = options.max_redirects {
+            builder = builder.max_redirects(max);
+        }
+        if let Some(bytes) = options.body_limit {
+            builder = builder.body_limit(bytes);
+        }
+        for file in &options.ca_files {
+            builder = builder.add_root_certificate_file(file);
+        }
+        for host in &options.plain_http_hosts {
+            builder = builder.plain_http_host(host.clone());
+        }
+        for (host, addr) in &options.resolve {
+            builder = builder.resolve(host, *addr);
+        }
+        if let Some(agent) = &options.user_agent {
+            builder = builder.user_agent(agent);
+        }
+        builder
+    }
+}
+
+/// A timeout given in seconds, as the CLI's `--timeout` and the Python and
+/// Node `timeout` options take it: a positive, finite number.
+pub fn timeout_from_secs(secs: f64) -> Result<Duration, String> {
+    if !(secs > 0.0 && secs.is_finite()) {
+        return Err("the timeout must be a positive number of seconds".into());
+    }
+    Duration::try_from_secs_f64(secs).map_err(|e| format!("the timeout: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Settings;
+    use tfdisco_core::{Credentials, CredentialsSource};
+
+    fn home_with(rc: &str) -> (tempfile::TempDir, Env) {
+        let home = tempfile::tempdir().expect("a temporary directory");
+        std::fs::write(home.path().join(".tofurc"), rc).expect("written");
+        let dir = home.path().join(".terraform.d");
+        std::fs::create_dir(&dir).expect("created");
+        std::fs::write(dir.join("broken.tfrc"), "oops").expect("written");
+        let env = Env::empty()
+            .with_var("HOME", home.path())
+            .with_var("TF_TOKEN_env_example_com", "from-env");
+        (home, env)
+    }
+
+    fn token(settings: &Settings, host: &str) -> Option<String> {
+        let host = Hostname::parse(host).expect("valid");
+        settings
+            .credentials()
+            .credentials(&host)
+            .expect("no failure")
+            .map(|c| c.expose_token().to_owned())
+    }
+
+    #[test]
+    fn the_cli_configuration_then_the_options() {
+        let (_home, env) = home_with(
+            r#"credentials "file.example.com" { token = "from-file" }
+               host "forced.example.com" { services = { "modules.v1" = "/m/" } }"#,
+        );
+        let mut options = ClientOptions::new(Dialect::OpenTofu);
+        options.env = Some(env);
+        options.timeout = Some(Duration::from_secs(3));
+        let setup = options.load();
+        assert_eq!(setup.diagnostics().len(), 1, "{:?}", setup.diagnostics());
+        let settings: Settings = setup.builder().build().expect("builds");
+        assert_eq!(
+            token(&settings, "env.example.com").as_deref(),
+            Some("from-env")
+        );
+        assert_eq!(
+            token(&settings, "file.example.com").as_deref(),
+            Some("from-file")
+        );
+        assert_eq!(settings.config().timeout(), Duration::from_secs(3));
+        let forced = Hostname::parse("forced.example.com").expect("valid");
+        assert!(settings.new_cache().cached(&forced).is_some());
+        // The client's lookup is the setup's: one cache of helper answers.
+        let source = setup.cli_credentials().expect("the CLI's lookup");
+        let host = Hostname::parse("env.example.com").expect("valid");
+        let found = source.find(&host).expect("no failure").expect("found");
+        assert_eq!(
+            found.origin().to_string(),
+            "environment variable TF_TOKEN_env_example_com"
+        );
+    }
+
+    #[test]
+    fn credentials_other_than_the_cli_ones() {
+        let (_home, env) = home_with(r#"credentials "file.example.com" { token = "from-file" }"#);
+        let mut options = ClientOptions::new(Dialect::OpenTofu);
+        options.env = Some(env.clone());
+        options.credentials = CredentialsChoice::Nothing;
+        let settings: Settings = options.load().builder().build().expect("builds");
+        assert_eq!(token(&settings, "env.example.com"), None);
+        assert_eq!(token(&settings, "file.example.com"), None);
+
+        let host = Hostname::parse("given.example.com").expect("valid");
+        let given = Credentials::token("given").expect("valid");
+        options.credentials = CredentialsChoice::Static(StaticCredentials::new().with(host, given));
+        let settings: Settings = options.load().builder().build().expect("builds");
+        assert_eq!(
+            token(&settings, "given.example.com").as_deref(),
+            Some("given")
+        );
+        assert_eq!(token(&settings, "env.example.com"), None);
+
+        // Without the CLI configuration nothing is read from the files or
+        // the TF_TOKEN_* variables.
+        options.cli_config = false;
+        options.credentials = CredentialsChoice::Cli;
+        let setup = options.load();
+        assert!(setup.cli_config().is_none() && setup.cli_credentials().is_none());
+        let settings: Settings = setup.builder().build().expect("builds");
+        assert_eq!(token(&settings, "env.example.com"), None);
+    }
+
+    #[test]
+    fn timeouts_in_seconds() {
+        assert_eq!(timeout_from_secs(1.5), Ok(Duration::from_millis(1500)));
+        for bad in [0.0, -1.0, f64::NAN, f64::INFINITY, 1e300] {
+            assert!(timeout_from_secs(bad).is_err(), "{bad}");
+        }
+    }
+}
