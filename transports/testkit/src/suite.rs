@@ -46,6 +46,12 @@ pub trait Subject: 'static {
     const NAME: &'static str;
     /// The transport.
     type Transport: Transport + FromSettings;
+    /// The transport of the scenarios that wait with nothing in flight
+    /// (the retries): the same transport on a clock the test can stop, where
+    /// its runtime has one (tokio's paused clock), so that waits take no
+    /// real time; else [`Subject::Transport`] itself. Its exchanges still
+    /// run on real sockets.
+    type Waiting: Transport + FromSettings;
 }
 
 /// The client every scenario uses.
@@ -53,6 +59,9 @@ pub type Client<T> = BlockingClient<<T as Subject>::Transport>;
 
 /// The client builder of `T`.
 pub type Builder<T> = ClientBuilder<Client<T>>;
+
+/// The client of the scenarios that wait ([`Subject::Waiting`]).
+pub type WaitingClient<T> = BlockingClient<<T as Subject>::Waiting>;
 
 /// The discovery path.
 pub const WELL_KNOWN: &str = DISCOVERY_PATH;
@@ -67,6 +76,15 @@ pub const SHORT: Duration = Duration::from_millis(600);
 /// A builder that trusts only the test CA, reads no environment and allows
 /// [`GENEROUS`] time.
 pub fn builder<T: Subject>() -> Builder<T> {
+    test_builder()
+}
+
+/// [`builder`], for the client of the scenarios that wait.
+pub fn waiting_builder<T: Subject>() -> ClientBuilder<WaitingClient<T>> {
+    test_builder()
+}
+
+fn test_builder<C: FromSettings>() -> ClientBuilder<C> {
     ClientBuilder::new()
         .system_roots(false)
         .add_root_certificate_pem(pki().ca_pem())
@@ -76,6 +94,15 @@ pub fn builder<T: Subject>() -> Builder<T> {
 
 /// Builds the client or fails the test.
 pub fn build<T: Subject>(builder: Builder<T>) -> Client<T> {
+    built::<T, _>(builder)
+}
+
+/// [`build`], for the client of the scenarios that wait.
+pub fn build_waiting<T: Subject>(builder: ClientBuilder<WaitingClient<T>>) -> WaitingClient<T> {
+    built::<T, _>(builder)
+}
+
+fn built<T: Subject, C: FromSettings>(builder: ClientBuilder<C>) -> C {
     match builder.build() {
         Ok(client) => client,
         Err(e) => panic!("{}: the client does not build: {e}", T::NAME),
@@ -148,10 +175,12 @@ pub fn record(reports: &mut Vec<ExchangeReport>) -> impl FnMut(&Event<'_>) + Sen
 
 /// Runs the suite for a transport: one `#[test]` per scenario.
 ///
-/// Name the subject, its label and its [`Transport`] type:
+/// Name the subject, its label and its [`Transport`] type, and optionally
+/// the transport on a clock the tests can stop ([`Subject::Waiting`]):
 ///
 /// ```ignore
-/// tfdisco_testkit::conformance_suite!(Tokio, "tokio", tfdisco_tokio::Http);
+/// tfdisco_testkit::conformance_suite!(Curl, "curl", tfdisco_curl::Blocking<tfdisco_curl::Http>);
+/// tfdisco_testkit::conformance_suite!(Tokio, "tokio", tfdisco_tokio::Http, waiting: Paused);
 /// ```
 ///
 /// Or implement [`Subject`] yourself and write
@@ -159,11 +188,15 @@ pub fn record(reports: &mut Vec<ExchangeReport>) -> impl FnMut(&Event<'_>) + Sen
 #[macro_export]
 macro_rules! conformance_suite {
     ($name:ident, $label:literal, $transport:ty) => {
+        $crate::conformance_suite!($name, $label, $transport, waiting: $transport);
+    };
+    ($name:ident, $label:literal, $transport:ty, waiting: $waiting:ty) => {
         struct $name;
 
         impl $crate::suite::Subject for $name {
             const NAME: &'static str = $label;
             type Transport = $transport;
+            type Waiting = $waiting;
         }
 
         $crate::conformance_suite!($name);

@@ -72,3 +72,43 @@ fn a_client_built_outside_a_runtime_works_and_drops_inside_one() {
         drop(client);
     });
 }
+
+/// A blocking client called inside a tokio runtime cannot block there
+/// (tokio would panic: "Cannot start a runtime from within a runtime"): it
+/// says so and suggests the async client, whether it was built outside any
+/// runtime or inside one.
+#[test]
+fn a_blocking_client_inside_a_runtime_is_an_error_not_a_panic() {
+    use tfdisco_tokio::{BlockingClient, ErrorKind};
+
+    let servers = servers(1);
+    let host = servers[0].host();
+    let builder = || {
+        BlockingClient::builder()
+            .system_roots(false)
+            .add_root_certificate_pem(pki().ca_pem())
+            .environment(Env::empty())
+    };
+    let outside = builder().build().expect("a client");
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let inside = runtime.block_on(async {
+        for client in [&outside, &builder().build().expect("a client")] {
+            let e = client.discover(&host).expect_err("cannot block here");
+            assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+            assert!(
+                e.to_string()
+                    .contains("cannot run inside a tokio runtime: use the async client"),
+                "{e}"
+            );
+        }
+        builder().build().expect("a client")
+    });
+    // Outside the runtime both work, and nothing was sent before.
+    assert_eq!(servers[0].requests().len(), 0);
+    outside.discover(&host).expect("discovered");
+    drop(runtime);
+    drop(inside);
+}

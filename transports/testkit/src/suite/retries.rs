@@ -1,29 +1,48 @@
 //! Retries (docs/behaviour.md, RETRY-1 to RETRY-7), decided by the core and
 //! honoured by every transport with no decision of its own: Terraform's
 //! policy of 4 attempts and waits of 100, 200 and 400 ms.
+//!
+//! These scenarios run on [`Subject::Waiting`]: where the transport's
+//! runtime has a clock the test can stop (tokio's), the waits between
+//! attempts take no real time. The waits are measured on the client's clock
+//! ([`ExchangeReport::started`], from the transport's
+//! [`Transport::now`](tfdisco_transport::Transport::now)), so they are
+//! checked the same way on virtual and real time.
 
 use std::time::{Duration, Instant};
 
 use tfdisco_core::{Dialect, Error, ErrorKind, GiveUpReason};
+use tfdisco_transport::{ClientBuilder, ExchangeReport};
 
-use super::{Builder, Subject, WELL_KNOWN, build, builder, error, record, service_url, services};
+use super::{
+    Subject, WELL_KNOWN, WaitingClient, build_waiting, error, record, service_url, services,
+    waiting_builder,
+};
 use crate::{Reply, TestServer};
 
-fn terraform<T: Subject>() -> Builder<T> {
-    builder::<T>().dialect(Dialect::Terraform)
+fn terraform<T: Subject>() -> ClientBuilder<WaitingClient<T>> {
+    waiting_builder::<T>().dialect(Dialect::Terraform)
 }
 
-/// The gaps between the requests the server received.
-fn gaps(server: &TestServer) -> Vec<Duration> {
-    let seen = server.requests();
-    seen.windows(2)
-        .map(|w| w[1].received.saturating_duration_since(w[0].received))
-        .collect()
+/// Discovers the server's host, keeping every exchange report.
+fn discover<T: Subject>(
+    client: &WaitingClient<T>,
+    server: &TestServer,
+) -> (Result<tfdisco_core::Services, Error>, Vec<ExchangeReport>) {
+    let mut reports = Vec::new();
+    let result = client.discover_observed(&server.host(), Some(&mut record(&mut reports)));
+    (result, reports)
 }
 
+/// The client waited at least this long before each attempt after the
+/// first, on its own clock; the server saw every attempt.
 #[track_caller]
-fn assert_waited<T: Subject>(server: &TestServer, at_least_ms: &[u64]) {
-    let gaps = gaps(server);
+fn assert_waited<T: Subject>(server: &TestServer, reports: &[ExchangeReport], at_least_ms: &[u64]) {
+    assert_eq!(server.requests().len(), reports.len(), "{}", T::NAME);
+    let gaps: Vec<Duration> = reports
+        .windows(2)
+        .map(|w| w[1].started.saturating_duration_since(w[0].started))
+        .collect();
     assert_eq!(gaps.len(), at_least_ms.len(), "{}: {gaps:?}", T::NAME);
     for (gap, least) in gaps.iter().zip(at_least_ms) {
         assert!(
@@ -44,12 +63,11 @@ pub fn status_503_twice_then_the_document<T: Subject>() {
             Reply::json(r#"{"modules.v1": "/m/"}"#),
         ],
     );
-    let client = build::<T>(terraform::<T>());
-    let mut reports = Vec::new();
-    let s =
-        services::<T>(client.discover_observed(&server.host(), Some(&mut record(&mut reports))));
+    let client = build_waiting::<T>(terraform::<T>());
+    let (result, reports) = discover::<T>(&client, &server);
+    let s = services::<T>(result);
     assert_eq!(service_url(&s, "modules.v1"), server.url("/m/"));
-    assert_waited::<T>(&server, &[100, 200]);
+    assert_waited::<T>(&server, &reports, &[100, 200]);
     let attempts: Vec<u32> = reports.iter().map(|r| r.attempt).collect();
     assert_eq!(attempts, [1, 2, 3], "{}", T::NAME);
     let retry = reports[0]
@@ -68,9 +86,10 @@ pub fn a_reset_twice_then_the_document<T: Subject>() {
         WELL_KNOWN,
         [Reply::reset(), Reply::reset(), Reply::json("{}")],
     );
-    let client = build::<T>(terraform::<T>());
-    services::<T>(client.discover(&server.host()));
-    assert_waited::<T>(&server, &[100, 200]);
+    let client = build_waiting::<T>(terraform::<T>());
+    let (result, reports) = discover::<T>(&client, &server);
+    services::<T>(result);
+    assert_waited::<T>(&server, &reports, &[100, 200]);
 }
 
 pub fn status_429_with_retry_after_then_the_document<T: Subject>() {
@@ -82,16 +101,18 @@ pub fn status_429_with_retry_after_then_the_document<T: Subject>() {
             Reply::json("{}"),
         ],
     );
-    let client = build::<T>(terraform::<T>());
-    services::<T>(client.discover(&server.host()));
-    assert_waited::<T>(&server, &[1000]);
+    let client = build_waiting::<T>(terraform::<T>());
+    let (result, reports) = discover::<T>(&client, &server);
+    services::<T>(result);
+    assert_waited::<T>(&server, &reports, &[1000]);
 }
 
 pub fn status_500_forever_is_four_requests<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::new(500));
-    let client = build::<T>(terraform::<T>());
-    let e = error::<T>(client.discover(&server.host()), ErrorKind::Status);
+    let client = build_waiting::<T>(terraform::<T>());
+    let (result, reports) = discover::<T>(&client, &server);
+    let e = error::<T>(result, ErrorKind::Status);
     assert!(
         matches!(
             e,
@@ -104,13 +125,13 @@ pub fn status_500_forever_is_four_requests<T: Subject>() {
         "{}: {e:?}",
         T::NAME
     );
-    assert_waited::<T>(&server, &[100, 200, 400]);
+    assert_waited::<T>(&server, &reports, &[100, 200, 400]);
 }
 
 pub fn status_501_is_not_retried<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::new(501));
-    let client = build::<T>(terraform::<T>());
+    let client = build_waiting::<T>(terraform::<T>());
     let e = error::<T>(client.discover(&server.host()), ErrorKind::Status);
     assert!(matches!(e, Error::Status { .. }), "{}: {e:?}", T::NAME);
     assert_eq!(server.requests().len(), 1, "{}", T::NAME);
@@ -119,9 +140,10 @@ pub fn status_501_is_not_retried<T: Subject>() {
 pub fn a_retry_cut_short_by_the_deadline<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::new(503));
-    let client = build::<T>(terraform::<T>().timeout(Duration::from_millis(250)));
+    let client = build_waiting::<T>(terraform::<T>().timeout(Duration::from_millis(250)));
     let start = Instant::now();
-    let e = error::<T>(client.discover(&server.host()), ErrorKind::Status);
+    let (result, reports) = discover::<T>(&client, &server);
+    let e = error::<T>(result, ErrorKind::Status);
     assert!(
         matches!(
             e,
@@ -140,5 +162,5 @@ pub fn a_retry_cut_short_by_the_deadline<T: Subject>() {
         T::NAME,
         start.elapsed()
     );
-    assert_eq!(server.requests().len(), 2, "{}", T::NAME);
+    assert_waited::<T>(&server, &reports, &[100]);
 }
