@@ -19,7 +19,7 @@ use std::collections::HashSet;
 
 use libfuzzer_sys::fuzz_target;
 use tfdisco_config::{CliConfig, Env, TOKEN_VAR_PREFIX, token_var_host};
-use tfdisco_core::{Config, Hostname, DiscoveryCache};
+use tfdisco_core::{Config, DiscoveryCache, Hostname};
 
 /// The known token, as parsed.
 const SECRET: &str = "tok\"en.fuzz-secret";

@@ -95,7 +95,8 @@ fuzz_target!(|data: &[u8]| {
     let platform = Platform::parse("linux_amd64").expect("valid");
     match (selector >> 3) % 4 {
         0 => {
-            let fetch = Fetch::provider_versions(&services, &provider, &config, None, now);
+            let fetch = Fetch::provider_versions(&services, &provider, &config, None, now)
+                .expect("these requests start");
             if let Ok(answer) = drive(fetch, redirect, status, body) {
                 check_url(&answer.url);
             }
@@ -103,7 +104,8 @@ fuzz_target!(|data: &[u8]| {
         1 => {
             let fetch = Fetch::provider_package(
                 &services, &provider, "1.0.0", &platform, &config, None, now,
-            );
+            )
+            .expect("these requests start");
             if let Ok(package) = drive(fetch, redirect, status, body) {
                 for url in [
                     &package.download_url,
@@ -117,13 +119,15 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         2 => {
-            let fetch = Fetch::module_versions(&services, &module, &config, None, now);
+            let fetch = Fetch::module_versions(&services, &module, &config, None, now)
+                .expect("these requests start");
             if let Ok(answer) = drive(fetch, redirect, status, body) {
                 check_url(&answer.url);
             }
         }
         _ => {
-            let fetch = Fetch::module_download(&services, &module, "1.0.0", &config, None, now);
+            let fetch = Fetch::module_download(&services, &module, "1.0.0", &config, None, now)
+                .expect("these requests start");
             if let Ok(location) = drive(fetch, redirect, status, body) {
                 assert!(!location.location.is_empty());
                 if location.use_registry_credentials.is_some() {
