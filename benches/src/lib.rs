@@ -2,7 +2,9 @@
 //! the `paired` tool and the peak-memory test: deterministic hostname
 //! corpora, discovery documents of chosen sizes, a driver that runs a
 //! [`Discovery`] against canned responses, and the in-run baselines the speed
-//! targets are ratios to. `benches/README.md` has the commands and figures.
+//! targets are ratios to; and issue 17's load test ([`load`]), used by the
+//! `load` binary and `tests/load.rs`. `benches/README.md` has the commands
+//! and figures.
 //!
 //! Everything here is deterministic, so two runs measure the same work.
 //!
@@ -12,4 +14,5 @@ pub mod baselines;
 pub mod canned;
 pub mod documents;
 pub mod hostnames;
+pub mod load;
 mod rng;

@@ -234,6 +234,13 @@ impl TestServer {
         lock(&self.shared.seen).clone()
     }
 
+    /// Every request received since the last call (or since the start),
+    /// oldest first, and forgets them: a long-running load test counts
+    /// requests this way without the record growing.
+    pub fn take_requests(&self) -> Vec<Seen> {
+        std::mem::take(&mut *lock(&self.shared.seen))
+    }
+
     /// The paths requested so far, oldest first.
     pub fn paths(&self) -> Vec<String> {
         lock(&self.shared.seen)
