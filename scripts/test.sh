@@ -9,6 +9,9 @@ cargo fmt --all --check
 echo "== cargo clippy -D warnings"
 cargo clippy --workspace --all-targets --locked -- -D warnings
 
+echo "== each crate's docs on their own (no broken or literal links)"
+scripts/check-docs.sh
+
 echo "== cargo test"
 cargo test --workspace --locked
 

@@ -5,7 +5,7 @@
 //! **In scope**
 //! - [`Hostname`]: svchost's comparison and display forms (UTS #46, ports).
 //! - [`Fetch`]: the one state machine every request runs on, "GET a JSON
-//!   document under these rules". It emits [`http::Request`]s and consumes
+//!   document under these rules". It emits `http::Request`s and consumes
 //!   response heads, body chunks, ends, errors and the time; it enforces
 //!   every policy (redirect limit, credential forwarding, plain-http refusal,
 //!   content type, size, the overall deadline). A [`Goal`] says what the

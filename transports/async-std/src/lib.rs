@@ -37,8 +37,8 @@
 //! # }
 //! ```
 //!
-//! [`Client`] is [`AsyncClient<Http>`](tfdisco_transport::AsyncClient): its
-//! methods (`discover`, `discover_observed`, `service_url`, `registry`,
+//! [`Client`] is [`AsyncClient<Http>`](AsyncClient): its
+//! methods (`discover`, `discover_observed`, `service_url`, `cache`,
 //! `drive`) are documented there. [`BlockingClient`] offers them to blocking
 //! code (on `async_io::block_on`).
 
@@ -71,29 +71,26 @@ use crate::connect::AsyncIo;
 pub use crate::pool::Body;
 use crate::pool::Pool;
 
-/// The builder of a [`Client`]; see [`tfdisco_transport::ClientBuilder`]
-/// for every option.
-pub type ClientBuilder = tfdisco_transport::ClientBuilder<Client>;
-
-/// A discovery client for async-std, smol or any executor: the registry in
-/// front of [`Http`]. Clones share the registry and the idle connections.
+/// A discovery client for async-std, smol or any executor: the discovery cache in
+/// front of [`Http`]. Clones share the cache and the idle connections.
 ///
 /// Methods (documented on [`AsyncClient`]): [`builder`](AsyncClient::builder),
-/// [`discover`](AsyncClient::discover),
+/// [`discover`](AsyncClient::discover) and
 /// [`discover_observed`](AsyncClient::discover_observed),
-/// [`service_url`](AsyncClient::service_url),
-/// [`registry`](AsyncClient::registry), [`drive`](AsyncClient::drive).
+/// [`service_url`](AsyncClient::service_url), the registry calls
+/// ([`provider_versions`](AsyncClient::provider_versions),
+/// [`provider_package`](AsyncClient::provider_package),
+/// [`module_versions`](AsyncClient::module_versions),
+/// [`module_download`](AsyncClient::module_download), each with an
+/// `_observed` form), [`cache`](AsyncClient::cache) and
+/// [`drive`](AsyncClient::drive).
 pub type Client = tfdisco_transport::AsyncClient<Http>;
 
 /// The same client for blocking code (on `async_io::block_on`).
 ///
-/// Methods (documented on [`tfdisco_transport::BlockingClient`]):
-/// [`builder`](tfdisco_transport::BlockingClient::builder),
-/// [`discover`](tfdisco_transport::BlockingClient::discover),
-/// [`discover_observed`](tfdisco_transport::BlockingClient::discover_observed),
-/// [`service_url`](tfdisco_transport::BlockingClient::service_url),
-/// [`registry`](tfdisco_transport::BlockingClient::registry),
-/// [`drive`](tfdisco_transport::BlockingClient::drive).
+/// Methods: [`AsyncClient`]'s, each run to completion on the calling thread
+/// and returning its result instead of a future: `builder`, `discover`,
+/// `discover_observed`, `service_url`, the registry calls, `cache`, `drive`.
 pub type BlockingClient = tfdisco_transport::BlockingClient<Http>;
 
 /// The HTTP side of a [`Client`]: connections, the pool, the timer.

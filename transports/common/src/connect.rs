@@ -45,7 +45,7 @@ pub trait AsyncNet: Sync {
     ) -> impl Future<Output = io::Result<usize>> + Send;
 
     /// The TLS handshake with `name` over `tcp` (the client configuration
-    /// is the runtime's, from [`crate::tls::client_config`]).
+    /// is the runtime's, from `tls::client_config`, feature `rustls`).
     fn tls_handshake(
         &self,
         name: ServerName<'static>,

@@ -27,8 +27,8 @@
 //!   aliases, forced services and coalescing of [`SharedCache`];
 //!   [`Observer`]s see each [`ExchangeReport`].
 //! - [`open`] over an [`AsyncNet`] (overrides, DNS, the proxy tunnel, TLS);
-//!   with the `rustls` feature, [`tls::client_config`]; with `hyper`,
-//!   [`hyper_body`] helpers.
+//!   with the `rustls` feature, `tls::client_config`; with `hyper`,
+//!   `hyper_body` helpers.
 //!
 //! **Out of scope**: sockets, TLS libraries, timers and runtimes (the
 //! transports), and every discovery decision (the core).
@@ -121,13 +121,18 @@ pub use transport::{AnyTransport, Blocking, BlockingTransport, Transport};
 /// `pub use tfdisco_transport::reexports::*;`.
 pub mod reexports {
     pub use crate::{
-        AnyTransport, AsyncClient, Blocking, BlockingClient, BuildError, Event, Exchange,
-        ExchangeReport, FromSettings, Observer, Settings, SharedCache, Transport,
+        AnyTransport, AsyncClient, Blocking, BlockingClient, BlockingTransport, BuildError,
+        ClientBuilder, Event, Exchange, ExchangeReport, FromSettings, Observer, Settings,
+        SharedCache, Transport,
     };
+    #[cfg(feature = "cli-config")]
+    pub use crate::{ClientOptions, ClientSetup, CredentialsChoice};
     pub use tfdisco_core::{
-        self, Config, Credentials, CredentialsSource, Dialect, Discovery, Env, Error, ErrorKind,
-        Hostname, HostnameError, ModuleLocation, ModuleSource, ModuleVersions, Platform,
-        ProviderPackage, ProviderSource, ProviderVersion, ProviderVersions, Resolved, ServiceId,
-        Services, SourceError, StaticCredentials, TransportError, TransportErrorKind,
+        self, Action, Config, Credentials, CredentialsSource, Dialect, Discovery, DiscoveryCache,
+        DiscoveryRequest, Env, Error, ErrorKind, Fetch, Goal, Hostname, HostnameError,
+        HostnameErrorKind, Lookup, ModuleLocation, ModuleSource, ModuleVersions, Next, Platform,
+        ProviderPackage, ProviderSource, ProviderVersion, ProviderVersions, Resolved, Retry,
+        RetryPolicy, ServiceId, Services, SourceError, StartError, StaticCredentials, Ticket,
+        TransportError, TransportErrorKind, credentials_for,
     };
 }

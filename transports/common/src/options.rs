@@ -149,7 +149,7 @@ pub struct ClientSetup {
 
 impl ClientSetup {
     /// Problems found in the CLI configuration files: print them as
-    /// warnings ([`Diagnostic::located`] says where).
+    /// warnings (`Diagnostic::located` says where).
     pub fn diagnostics(&self) -> &[Diagnostic] {
         self.config.as_ref().map_or(&[], CliConfig::diagnostics)
     }

@@ -40,7 +40,7 @@
 //! ```
 //!
 //! [`Client`] is a [`BlockingClient`]:
-//! its methods (`discover`, `discover_observed`, `service_url`, `registry`,
+//! its methods (`discover`, `discover_observed`, `service_url`, `cache`,
 //! `drive`) are documented there.
 
 #![forbid(unsafe_code)]
@@ -58,23 +58,22 @@ use std::sync::{Mutex, PoisonError};
 
 use curl::easy::{Easy, HttpVersion, List};
 use tfdisco_core::http::Request;
-use tfdisco_transport::BlockingTransport;
 pub use tfdisco_transport::reexports::*;
 
-/// The builder of a [`Client`]; see [`tfdisco_transport::ClientBuilder`]
-/// for every option.
-pub type ClientBuilder = tfdisco_transport::ClientBuilder<Client>;
-
-/// A blocking discovery client on libcurl: the registry in front of
-/// [`Http`]. Clones share the registry and the idle handles; use it from as
+/// A blocking discovery client on libcurl: the discovery cache in front of
+/// [`Http`]. Clones share the cache and the idle handles; use it from as
 /// many threads as you like.
 ///
 /// Methods (documented on [`BlockingClient`]):
 /// [`builder`](BlockingClient::builder),
-/// [`discover`](BlockingClient::discover),
+/// [`discover`](BlockingClient::discover) and
 /// [`discover_observed`](BlockingClient::discover_observed),
-/// [`service_url`](BlockingClient::service_url),
-/// [`registry`](BlockingClient::registry),
+/// [`service_url`](BlockingClient::service_url), the registry calls
+/// ([`provider_versions`](BlockingClient::provider_versions),
+/// [`provider_package`](BlockingClient::provider_package),
+/// [`module_versions`](BlockingClient::module_versions),
+/// [`module_download`](BlockingClient::module_download), each with an
+/// `_observed` form), [`cache`](BlockingClient::cache) and
 /// [`drive`](BlockingClient::drive).
 pub type Client = tfdisco_transport::BlockingClient<Blocking<Http>>;
 

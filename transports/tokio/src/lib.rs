@@ -33,8 +33,8 @@
 //! # }
 //! ```
 //!
-//! [`Client`] is [`AsyncClient<Http>`](tfdisco_transport::AsyncClient): its
-//! methods (`discover`, `discover_observed`, `service_url`, `registry`,
+//! [`Client`] is [`AsyncClient<Http>`](AsyncClient): its
+//! methods (`discover`, `discover_observed`, `service_url`, `cache`,
 //! `drive`) are documented there. A `Client` is cheap to clone; clones share
 //! the cache and the connection pool. Use it inside a tokio runtime with the
 //! `net` and `time` drivers enabled. [`BlockingClient`] offers the same
@@ -66,30 +66,29 @@ use tokio_rustls::TlsConnector;
 
 use crate::connect::Connector;
 
-/// The builder of a [`Client`]; see [`tfdisco_transport::ClientBuilder`]
-/// for every option.
-pub type ClientBuilder = tfdisco_transport::ClientBuilder<Client>;
-
-/// A discovery client on tokio: the registry in front of [`Http`]. Clones
-/// share the registry and the connection pool.
+/// A discovery client on tokio: the discovery cache in front of [`Http`]. Clones
+/// share the cache and the connection pool.
 ///
 /// Methods (documented on [`AsyncClient`]): [`builder`](AsyncClient::builder),
-/// [`discover`](AsyncClient::discover),
+/// [`discover`](AsyncClient::discover) and
 /// [`discover_observed`](AsyncClient::discover_observed),
-/// [`service_url`](AsyncClient::service_url),
-/// [`registry`](AsyncClient::registry), [`drive`](AsyncClient::drive).
+/// [`service_url`](AsyncClient::service_url), the registry calls
+/// ([`provider_versions`](AsyncClient::provider_versions),
+/// [`provider_package`](AsyncClient::provider_package),
+/// [`module_versions`](AsyncClient::module_versions),
+/// [`module_download`](AsyncClient::module_download), each with an
+/// `_observed` form), [`cache`](AsyncClient::cache) and
+/// [`drive`](AsyncClient::drive).
 pub type Client = tfdisco_transport::AsyncClient<Http>;
 
 /// The same client for blocking code, running on a tokio runtime of its own
 /// (one worker thread; build it outside any async runtime).
 ///
-/// Methods (documented on [`tfdisco_transport::BlockingClient`]):
-/// [`builder`](tfdisco_transport::BlockingClient::builder),
-/// [`discover`](tfdisco_transport::BlockingClient::discover),
-/// [`discover_observed`](tfdisco_transport::BlockingClient::discover_observed),
-/// [`service_url`](tfdisco_transport::BlockingClient::service_url),
-/// [`registry`](tfdisco_transport::BlockingClient::registry),
-/// [`drive`](tfdisco_transport::BlockingClient::drive).
+/// Methods: [`AsyncClient`]'s, each run to completion on the calling thread
+/// and returning its result instead of a future: `builder`, `discover`,
+/// `discover_observed`, `service_url`, the registry calls, `cache`, `drive`.
+/// Called inside a tokio runtime they fail with [`Error::InvalidArgument`]
+/// rather than block it: use [`Client`] there.
 pub type BlockingClient = tfdisco_transport::BlockingClient<Http>;
 
 /// The HTTP side of a [`Client`]: hyper-util's pooled client over
