@@ -1,5 +1,5 @@
 //! The per-host cache, aliases and forced services (docs/behaviour.md,
-//! REG-1 to REG-5).
+//! CACHE-1 to CACHE-5).
 
 use std::collections::HashMap;
 use std::time::Instant;

@@ -1,5 +1,5 @@
 //! The cache: cache, aliases, forced services, forgetting
-//! (docs/behaviour.md, REG-1 to REG-5).
+//! (docs/behaviour.md, CACHE-1 to CACHE-5).
 
 mod common;
 

@@ -24,8 +24,8 @@ use common::trace::Recorder;
 use common::{Net, Reply};
 use results::{Results, conformance_dir, table};
 
-/// `id<TAB>D<n><TAB>reason` lines, each naming the D-id of SPEC.md that
-/// explains it.
+/// `id<TAB>D<n><TAB>reason` lines, each naming the D-id that explains it
+/// (docs/behaviour.md, "Deliberate differences").
 fn expected_differences(prefix: &str) -> BTreeMap<String, String> {
     results::expected_differences_with(prefix, &["D1", "D2", "D3", "D4", "D5", "D6", "D7"])
 }

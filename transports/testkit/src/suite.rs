@@ -8,6 +8,8 @@
 
 // Each scenario's name says what it checks; its body is the specification.
 #[allow(missing_docs)]
+pub mod cache;
+#[allow(missing_docs)]
 pub mod client;
 #[allow(missing_docs)]
 pub mod credentials;
@@ -19,8 +21,6 @@ pub mod limits;
 pub mod network;
 #[allow(missing_docs)]
 pub mod redirects;
-#[allow(missing_docs)]
-pub mod registry;
 #[allow(missing_docs)]
 pub mod registry_api;
 #[allow(missing_docs)]
@@ -299,14 +299,14 @@ macro_rules! __with_scenarios {
             retries::status_500_forever_is_four_requests,
             retries::status_501_is_not_retried,
             retries::a_retry_cut_short_by_the_deadline,
-            registry::cache_hit_makes_no_request,
-            registry::errors_are_not_cached,
-            registry::forget_and_forget_all,
-            registry::forced_services_make_no_request,
-            registry::forget_alias,
-            registry::service_url_through_the_client,
-            registry::concurrent_discoveries_share_one_request,
-            registry::concurrent_failure_is_shared_not_cached,
+            cache::cache_hit_makes_no_request,
+            cache::errors_are_not_cached,
+            cache::forget_and_forget_all,
+            cache::forced_services_make_no_request,
+            cache::forget_alias,
+            cache::service_url_through_the_client,
+            cache::concurrent_discoveries_share_one_request,
+            cache::concurrent_failure_is_shared_not_cached,
             registry_api::sample_registry_from_source_to_package,
             registry_api::registry_api_on_another_https_host_gets_the_token,
             registry_api::registry_api_on_plain_http_gets_no_token,
@@ -347,7 +347,7 @@ mod tests {
             ("limits", include_str!("suite/limits.rs")),
             ("network", include_str!("suite/network.rs")),
             ("redirects", include_str!("suite/redirects.rs")),
-            ("registry", include_str!("suite/registry.rs")),
+            ("cache", include_str!("suite/cache.rs")),
             ("registry_api", include_str!("suite/registry_api.rs")),
             ("retries", include_str!("suite/retries.rs")),
         ];
