@@ -59,3 +59,9 @@ impl<T> IntoPyResult<T> for Result<T, tfdisco_core::Error> {
         self.map_err(|e| from_core(py, &e))
     }
 }
+
+impl<T> IntoPyResult<T> for Result<T, tfdisco_core::HostnameError> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| from_core(py, &e.into()))
+    }
+}

@@ -7,7 +7,7 @@ use pyo3::types::{PyString, PyTuple, PyType};
 use tfdisco_core::Hostname;
 use tfdisco_core::hostname::{for_display as core_for_display, is_valid as core_is_valid};
 
-use crate::errors;
+use crate::errors::IntoPyResult;
 
 /// A Terraform/OpenTofu service hostname in comparison form.
 ///
@@ -47,7 +47,7 @@ impl PyHostname {
     ) -> PyResult<Self> {
         Hostname::from_comparison(&value)
             .map(PyHostname)
-            .map_err(|error| invalid(py, &value, error))
+            .or_raise(py)
     }
 
     /// The form to show people: punycode labels decoded, the port kept
@@ -85,20 +85,10 @@ impl PyHostname {
     }
 }
 
-/// The `InvalidHostname` exception for `input`.
-fn invalid(py: Python<'_>, input: &str, error: tfdisco_core::HostnameError) -> PyErr {
-    errors::from_core(
-        py,
-        &tfdisco_core::Error::InvalidHostname {
-            input: input.to_owned(),
-            error,
-        },
-    )
-}
-
-/// Parses a hostname a user gave, raising `InvalidHostname` naming it.
+/// Parses a hostname a user gave, raising `InvalidHostname` (whose message
+/// names the input).
 pub(crate) fn parse(py: Python<'_>, input: &str) -> PyResult<Hostname> {
-    Hostname::parse(input).map_err(|error| invalid(py, input, error))
+    Hostname::parse(input).or_raise(py)
 }
 
 /// A hostname argument: a `Hostname`, or a `str` parsed as one.
