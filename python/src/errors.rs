@@ -1,8 +1,10 @@
 //! Rust errors as the Python exceptions of `tfdisco._errors`: one class per
-//! error kind, each carrying the Rust message and the kind's name.
+//! error kind, each carrying the Rust message and the kind's name; and the
+//! CLI configuration's problems as `tfdisco.ConfigWarning` warnings.
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
+use tfdisco_config::Diagnostic;
 
 /// The kind of errors in the client's options (what the CLI reports as
 /// `invalid_option`): a CA file that cannot be read, a bad User-Agent, …
@@ -46,6 +48,21 @@ pub(crate) fn from_core(py: Python<'_>, error: &tfdisco_core::Error) -> PyErr {
 /// An `InvalidOption` exception.
 pub(crate) fn invalid_option(py: Python<'_>, message: impl Into<String>) -> PyErr {
     new_error(py, INVALID_OPTION, message.into(), None, None)
+}
+
+/// Reports problems found in the CLI configuration files as
+/// `tfdisco.ConfigWarning` warnings (the CLIs print them as warnings and go
+/// on), each `file:line: message` ([`Diagnostic::located`]), attributed to
+/// the line that made the client (`tfdisco._errors._warn_config`).
+pub(crate) fn config_warnings(py: Python<'_>, diagnostics: &[Diagnostic]) -> PyResult<()> {
+    if diagnostics.is_empty() {
+        return Ok(());
+    }
+    static WARN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let messages: Vec<String> = diagnostics.iter().map(Diagnostic::located).collect();
+    WARN.import(py, "tfdisco._errors", "_warn_config")?
+        .call1((messages,))?;
+    Ok(())
 }
 
 /// Converts results of core operations, for `?` in binding code.

@@ -8,6 +8,7 @@ use tfdisco_core::Hostname;
 use tfdisco_core::hostname::{for_display as core_for_display, is_valid as core_is_valid};
 
 use crate::errors::IntoPyResult;
+use crate::record::record_methods;
 
 /// A Terraform/OpenTofu service hostname in comparison form.
 ///
@@ -29,8 +30,17 @@ impl std::fmt::Display for PyHostname {
     }
 }
 
-#[pymethods]
-impl PyHostname {
+record_methods! {
+    PyHostname {
+        /// The form to show people: punycode labels decoded, the port kept
+        /// (`münchen.de:8443`).
+        display => |h| h.display().into_owned(),
+        /// The host part of the comparison form, without the port.
+        host => |h| h.host(),
+        /// The port, or None when it is the default (443).
+        port => |h| h.port(),
+    }
+
     #[new]
     fn new(py: Python<'_>, name: PyBackedStr) -> PyResult<Self> {
         parse(py, &name).map(PyHostname)
@@ -48,25 +58,6 @@ impl PyHostname {
         Hostname::from_comparison(&value)
             .map(PyHostname)
             .or_raise(py)
-    }
-
-    /// The form to show people: punycode labels decoded, the port kept
-    /// (`münchen.de:8443`).
-    #[getter]
-    fn display(&self) -> String {
-        self.0.display().into_owned()
-    }
-
-    /// The host part of the comparison form, without the port.
-    #[getter]
-    fn host(&self) -> &str {
-        self.0.host()
-    }
-
-    /// The port, or None when it is the default (443).
-    #[getter]
-    fn port(&self) -> Option<u16> {
-        self.0.port()
     }
 
     /// `Hostname('münchen.de:8443')`: the display form, which parses back
