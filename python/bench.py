@@ -10,6 +10,9 @@
    against ``requests`` (or ``urllib`` without it) + ``json`` doing the bare
    ``GET /.well-known/terraform.json``, on a reused connection ("warm") and
    with a new client and connection each time ("cold").
+3. A discovery already in the cache: ``Client.discover`` and one ``await``
+   of ``AsyncClient.discover`` / ``service_url`` / ``oauth_client`` inside
+   a running event loop (per call, over batches of 100).
 
 Prints the median of each. Usage::
 
@@ -142,7 +145,7 @@ def bench_discovery(runs: int, binary: Path) -> None:
             assert server.stdout is not None
             port = None
             for line in server.stdout:
-                found = re.match(r"serving https://localhost:(\d+)/", line)
+                found = re.match(r"serving https://(?:localhost|127\.0\.0\.1):(\d+)/", line)
                 if found:
                     port = int(found.group(1))
                 if line.startswith("press Ctrl-C"):
@@ -214,6 +217,43 @@ def run_discovery(runs: int, port: int, ca: Path, binary: Path) -> None:
                 json.loads(response.read())
 
         results["urllib + json, cold"] = median_seconds(cold_urllib, max(runs // 4, 5))
+    for name, seconds in results.items():
+        print(f"  {name:32} {fmt(seconds)}")
+    run_cached(runs, host, options)
+
+
+def run_cached(runs: int, host: str, options: dict) -> None:
+    """A discovery already in the cache, blocking and awaited."""
+    import asyncio
+
+    batch = 100
+    client = tfdisco.Client(**options)
+    client.discover(host)
+    aclient = tfdisco.AsyncClient.from_client(client)
+
+    def blocking() -> None:
+        discover = client.discover
+        for _ in range(batch):
+            discover(host)
+
+    async def awaits(call: Callable[[], "object"]) -> None:
+        for _ in range(batch):
+            await call()  # type: ignore[misc]
+
+    loop = asyncio.new_event_loop()
+    calls = {
+        "AsyncClient.discover": lambda: aclient.discover(host),
+        "AsyncClient.service_url": lambda: aclient.service_url(host, "modules.v1"),
+        "AsyncClient.oauth_client": lambda: aclient.oauth_client(host, "login.v1"),
+    }
+    print(f"a discovery already in the cache (per call; median of {runs} batches of {batch})")
+    try:
+        results = {"Client.discover": median_seconds(blocking, runs) / batch}
+        for name, call in calls.items():
+            run = lambda call=call: loop.run_until_complete(awaits(call))  # noqa: E731
+            results[f"await {name}"] = median_seconds(run, runs) / batch
+    finally:
+        loop.close()
     for name, seconds in results.items():
         print(f"  {name:32} {fmt(seconds)}")
 

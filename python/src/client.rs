@@ -1,72 +1,74 @@
-//! `tfdisco.Client`: the tokio client of `tfdisco-tokio`, built the way the
-//! `tfdisco` CLI builds its own, with blocking methods (the GIL released)
-//! and the asyncio methods `tfdisco.AsyncClient` awaits.
+//! `tfdisco.Client`: the tokio client of `tfdisco-tokio`, set up as the
+//! `tfdisco` CLI sets up its own (`tfdisco_transport::ClientOptions` →
+//! `ClientSetup` → the client builder), with blocking methods (the GIL
+//! released) and the awaitables `tfdisco.AsyncClient` awaits.
 //!
-//! Adding a call takes one `async fn` in [`ops`] and two short methods on
-//! [`PyClient`]: `name` (blocking) and `_name_async` (an asyncio future),
-//! plus the Python wrapper's coroutine. The registry calls check their
-//! arguments (sources parsed in the client's dialect, versions, platforms)
-//! before anything goes out, so bad ones raise at once.
+//! The discovery calls (`discover`, `service_url`, `oauth_client`) are a
+//! discovery and a pure function of its `Services` ([`lookups`]): a host in
+//! the cache is answered at once, without the runtime, and `AsyncClient`
+//! gets an awaitable that is already done. Adding a registry call
+//! takes one `async fn` in [`ops`] and two short methods on [`PyClient`]:
+//! `name` (blocking) and `_name_async` (an asyncio future), plus the Python
+//! wrapper's coroutine. The registry calls check their arguments (sources
+//! parsed in the client's dialect, versions, platforms) before anything
+//! goes out, so bad ones raise at once.
 
-use std::ffi::CString;
 use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Duration;
 
-use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
-use pyo3::sync::PyOnceLock;
 use pyo3::types::PyMapping;
-use tfdisco_config::{CliConfig, CliCredentials, Severity};
+use tfdisco_config::CliCredentials;
 use tfdisco_core::{
-    Credentials, Dialect, Env, Hostname, NoCredentials, Platform, ProviderSource,
-    StaticCredentials, check_version,
+    Dialect, Error, Hostname, Platform, ProviderSource, Services, StaticCredentials, check_version,
 };
+use tfdisco_transport::{ClientOptions, CredentialsChoice};
 
+use crate::answers::{PyModuleLocation, PyModuleVersions, PyProviderPackage, PyProviderVersions};
+use crate::dialect::parse_dialect;
 use crate::errors::{self, IntoPyResult};
 use crate::hostname::HostArg;
-use crate::{registry, runtime};
+use crate::options::{CredentialsArg, parse_env, parse_resolve, parse_timeout};
+use crate::services::{PyOAuthClient, PyServices};
+use crate::{runtime, sources};
 
 /// The transport's client: cache, coalescing and connections.
 type Inner = tfdisco_tokio::Client;
 
-/// The calls, as futures over a clone of the client (cheap: clones share
-/// everything). Each gives a Rust value that becomes a Python object.
-mod ops {
-    use tfdisco_core::{Error, Hostname, ModuleSource, Platform, ProviderSource};
+/// What the discovery calls make of a host's services: functions of the
+/// `Services` alone, with no I/O.
+mod lookups {
+    use tfdisco_core::{Error, Services};
 
-    use super::Inner;
-    use crate::registry::{
-        PyModuleLocation, PyModuleVersions, PyProviderPackage, PyProviderVersions,
-    };
     use crate::services::{PyOAuthClient, PyServices};
 
-    pub(super) async fn discover(client: Inner, host: Hostname) -> Result<PyServices, Error> {
-        client.discover(&host).await.map(PyServices)
+    pub(super) fn services(services: Services) -> Result<PyServices, Error> {
+        Ok(PyServices(services))
     }
 
-    pub(super) async fn service_url(
-        client: Inner,
-        host: Hostname,
-        id: String,
-    ) -> Result<String, Error> {
-        client.service_url(&host, &id).await.map(String::from)
+    pub(super) fn service_url(id: String) -> impl FnOnce(Services) -> Result<String, Error> {
+        move |services| services.service_url(&id).map(String::from)
     }
 
-    pub(super) async fn oauth_client(
-        client: Inner,
-        host: Hostname,
+    pub(super) fn oauth_client(
         id: String,
-    ) -> Result<PyOAuthClient, Error> {
-        client
-            .discover(&host)
-            .await?
-            .oauth_client(&id)
-            .map(PyOAuthClient)
+    ) -> impl FnOnce(Services) -> Result<PyOAuthClient, Error> {
+        move |services| services.oauth_client(&id).map(PyOAuthClient)
     }
+}
+
+/// The registry calls, as futures over a clone of the client (cheap:
+/// clones share everything). Each gives a Rust value that becomes a Python
+/// object.
+mod ops {
+    use tfdisco_core::{Error, ModuleSource, Platform, ProviderSource};
+
+    use super::Inner;
+    use crate::answers::{
+        PyModuleLocation, PyModuleVersions, PyProviderPackage, PyProviderVersions,
+    };
 
     pub(super) async fn provider_versions(
         client: Inner,
@@ -109,58 +111,6 @@ mod ops {
     }
 }
 
-/// Where tokens come from, as the caller chose.
-enum CredentialsChoice {
-    /// The CLI's sources: `TF_TOKEN_*`, config files, the helper.
-    Cli,
-    /// None at all.
-    Nothing,
-    /// A fixed map; the hosts' display forms are kept for `repr`.
-    Static(Vec<(Hostname, Credentials)>),
-}
-
-impl<'a, 'py> FromPyObject<'a, 'py> for CredentialsChoice {
-    type Error = PyErr;
-
-    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
-        let py = obj.py();
-        if obj.is_none() {
-            return Ok(CredentialsChoice::Nothing);
-        }
-        if let Ok(text) = obj.extract::<PyBackedStr>() {
-            return match &*text {
-                "cli" => Ok(CredentialsChoice::Cli),
-                _ => Err(PyValueError::new_err(
-                    "credentials must be \"cli\", None or a mapping of host to token",
-                )),
-            };
-        }
-        let Ok(mapping) = obj.cast::<PyMapping>() else {
-            return Err(PyTypeError::new_err(format!(
-                "credentials must be \"cli\", None or a mapping of host to token, not {}",
-                obj.get_type().name()?
-            )));
-        };
-        let mut entries = Vec::new();
-        for item in mapping.items()?.iter() {
-            let (key, token): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item.extract()?;
-            let HostArg(host) = key.extract()?;
-            let Ok(token) = token.extract::<PyBackedStr>() else {
-                // Never show the value: it may be a token of another type.
-                return Err(PyTypeError::new_err(format!(
-                    "the token for {} must be a str",
-                    host.display()
-                )));
-            };
-            let credentials = Credentials::token(&token).map_err(|e| {
-                errors::invalid_option(py, format!("the token for {}: {e}", host.display()))
-            })?;
-            entries.push((host, credentials));
-        }
-        Ok(CredentialsChoice::Static(entries))
-    }
-}
-
 /// What `credentials_source` consults.
 enum CredentialsLookup {
     Cli(Arc<CliCredentials>),
@@ -182,8 +132,9 @@ struct Shared {
 ///
 /// All options are keyword-only:
 ///
-/// - `dialect`: "opentofu" (default) or "terraform": service-id rules,
-///   default User-Agent, and which CLI configuration is read.
+/// - `dialect`: "opentofu" (default; also "tofu") or "terraform", in any
+///   case: service-id rules, default User-Agent, and which CLI
+///   configuration is read.
 /// - `timeout`: seconds allowed for one whole discovery, redirects and body
 ///   included (default 11).
 /// - `retries`: how often a failed attempt (connection error, 429, 5xx other
@@ -197,7 +148,8 @@ struct Shared {
 /// - `cli_config`: whether to apply the dialect's CLI configuration (default
 ///   True): `host` blocks, `TF_APPEND_USER_AGENT`, and with
 ///   `credentials="cli"` its credentials. Problems in it are reported as
-///   `tfdisco.ConfigWarning` warnings, never as errors.
+///   `tfdisco.ConfigWarning` warnings (`file:line: problem`, pointing at
+///   the line that made the client), never as errors.
 /// - `user_agent`: replaces the User-Agent header.
 /// - `max_redirects`: redirects followed (default 3).
 /// - `body_limit`: the largest document accepted, in bytes (default 1 MiB).
@@ -216,7 +168,8 @@ struct Shared {
 /// `module_download`, each discovering the source's host first (cached)
 /// and sending the host's token.
 ///
-/// The environment and the CLI configuration are read once, here.
+/// The environment and the CLI configuration are read once, here, exactly
+/// as the `tfdisco` CLI reads its own.
 /// Blocking methods release the GIL; one client may be used from any
 /// number of threads at once, and concurrent discoveries of one host share
 /// one request. Raises `InvalidOption` for an unusable option (a CA file
@@ -224,120 +177,6 @@ struct Shared {
 #[pyclass(frozen, module = "tfdisco", name = "Client")]
 pub(crate) struct PyClient {
     shared: Arc<Shared>,
-}
-
-pub(crate) fn parse_dialect(name: &str) -> PyResult<Dialect> {
-    name.parse::<Dialect>()
-        .map_err(|e| PyValueError::new_err(format!("dialect: {e}")))
-}
-
-fn parse_timeout(seconds: f64) -> PyResult<Duration> {
-    if !(seconds > 0.0 && seconds.is_finite()) {
-        return Err(PyValueError::new_err(
-            "timeout must be a positive number of seconds",
-        ));
-    }
-    Duration::try_from_secs_f64(seconds).map_err(|e| PyValueError::new_err(format!("timeout: {e}")))
-}
-
-/// `"host:port"` → `(host, port)`; IPv6 hosts in brackets.
-fn parse_resolve_key(key: &str) -> PyResult<(String, u16)> {
-    let bad = || {
-        PyValueError::new_err(format!(
-            "resolve: {key:?} is not \"host:port\" (e.g. \"registry.example.com:443\")"
-        ))
-    };
-    let (host, port) = key.rsplit_once(':').ok_or_else(bad)?;
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let port: u16 = port.parse().map_err(|_| bad())?;
-    if host.is_empty() || port == 0 {
-        return Err(bad());
-    }
-    Ok((host.to_owned(), port))
-}
-
-/// `"ip"` or `"ip:port"` (`"[v6]:port"`) for a key with port `port`.
-fn parse_resolve_addr(key: &str, port: u16, value: &str) -> PyResult<SocketAddr> {
-    if let Ok(addr) = value.parse::<SocketAddr>() {
-        if addr.port() != port {
-            return Err(PyValueError::new_err(format!(
-                "resolve: {key:?} maps to {value:?}, another port (give the address alone)"
-            )));
-        }
-        return Ok(addr);
-    }
-    let ip: IpAddr = value
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .parse()
-        .map_err(|_| {
-            PyValueError::new_err(format!(
-                "resolve: {value:?} (for {key:?}) is not an IP address"
-            ))
-        })?;
-    Ok(SocketAddr::new(ip, port))
-}
-
-fn parse_resolve(map: &Bound<'_, PyMapping>) -> PyResult<Vec<(String, SocketAddr)>> {
-    let mut out = Vec::new();
-    for item in map.items()?.iter() {
-        let (key, value): (PyBackedStr, Bound<'_, PyAny>) = item.extract()?;
-        let (host, port) = parse_resolve_key(&key)?;
-        let values: Vec<PyBackedStr> = match value.extract::<PyBackedStr>() {
-            Ok(one) => vec![one],
-            Err(_) => value.extract().map_err(|_| {
-                PyTypeError::new_err(format!(
-                    "resolve: the addresses for {:?} must be a str or a list of str",
-                    &*key
-                ))
-            })?,
-        };
-        for v in values {
-            out.push((host.clone(), parse_resolve_addr(&key, port, &v)?));
-        }
-    }
-    Ok(out)
-}
-
-/// An environment given as a mapping of str to str.
-fn parse_env(vars: &Bound<'_, PyMapping>) -> PyResult<Env> {
-    let mut pairs = Vec::new();
-    for item in vars.items()?.iter() {
-        let (name, value): (String, String) = item
-            .extract()
-            .map_err(|_| PyTypeError::new_err("env must map str to str"))?;
-        pairs.push((name, value));
-    }
-    Ok(Env::new(pairs))
-}
-
-/// Reports the CLI configuration's diagnostics as `ConfigWarning`s, as the
-/// CLI prints them as warnings.
-fn warn_diagnostics(py: Python<'_>, config: &CliConfig) -> PyResult<()> {
-    if config.diagnostics().is_empty() {
-        return Ok(());
-    }
-    static CATEGORY: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let category = CATEGORY.import(py, "tfdisco._errors", "ConfigWarning")?;
-    for d in config.diagnostics() {
-        let level = match d.severity() {
-            Severity::Error => "error",
-            _ => "warning",
-        };
-        let message = match (d.file(), d.line()) {
-            (Some(file), Some(line)) => format!("{level}: {}:{line}: {d}", file.display()),
-            (Some(file), None) => format!("{level}: {}: {d}", file.display()),
-            _ => format!("{level}: {d}"),
-        };
-        let message = CString::new(message.replace('\0', "\\0"))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
-        PyErr::warn(py, category, &message, 2)?;
-    }
-    Ok(())
-}
-
-fn python_quote(py: Python<'_>, s: &str) -> PyResult<String> {
-    Ok(pyo3::types::PyString::new(py, s).repr()?.to_string())
 }
 
 #[pymethods]
@@ -349,7 +188,7 @@ impl PyClient {
         timeout = 11.0,
         retries = None,
         ca_files = Vec::new(),
-        credentials = CredentialsChoice::Cli,
+        credentials = CredentialsArg::cli(),
         cli_config = true,
         user_agent = None,
         max_redirects = None,
@@ -369,7 +208,7 @@ impl PyClient {
         timeout: f64,
         retries: Option<u32>,
         ca_files: Vec<PathBuf>,
-        credentials: CredentialsChoice,
+        credentials: CredentialsArg,
         cli_config: bool,
         user_agent: Option<String>,
         max_redirects: Option<u32>,
@@ -379,94 +218,54 @@ impl PyClient {
         system_roots: bool,
         env: Option<Bound<'_, PyMapping>>,
     ) -> PyResult<Self> {
-        let dialect = parse_dialect(dialect)?;
-        let timeout_duration = parse_timeout(timeout)?;
-        let resolve = match &resolve {
-            Some(map) => parse_resolve(map)?,
-            None => Vec::new(),
-        };
-        if matches!(credentials, CredentialsChoice::Cli) && !cli_config {
+        let mut options = ClientOptions::new(parse_dialect(dialect)?);
+        options.timeout = Some(parse_timeout(timeout)?);
+        if let Some(map) = &resolve {
+            options.resolve = parse_resolve(map)?;
+        }
+        if matches!(credentials.choice, CredentialsChoice::Cli) && !cli_config {
             return Err(PyValueError::new_err(
                 "credentials=\"cli\" reads the CLI configuration: give credentials=None \
                  or a mapping with cli_config=False",
             ));
         }
-        let env = match &env {
-            Some(vars) => parse_env(vars)?,
-            None => Env::from_process(),
-        };
+        if let Some(vars) = &env {
+            options.env = Some(parse_env(vars)?);
+        }
+        options.retries = retries;
+        options.max_redirects = max_redirects;
+        options.body_limit = body_limit;
+        options.ca_files = ca_files;
+        options.system_roots = system_roots;
+        options.credentials = credentials.choice;
+        options.cli_config = cli_config;
+        options.user_agent = user_agent;
+        options.plain_http_hosts = insecure_http_hosts.into_iter().map(|h| h.0).collect();
 
-        // The CLI's sequence (cli/src/setup.rs, net.rs): load the dialect's
-        // configuration from the environment, apply it, read variables from
-        // that same environment, then the dialect and the options.
-        let mut builder = Inner::builder();
-        let mut lookup = CredentialsLookup::Nothing;
-        if cli_config {
-            let config = CliConfig::load(dialect, &env);
-            warn_diagnostics(py, &config)?;
-            builder = builder.cli_config(&config);
-            if matches!(credentials, CredentialsChoice::Cli) {
-                // What `cli_config` would use, kept to answer
-                // `credentials_source`.
-                let source = Arc::new(config.credentials_source(&env));
-                lookup = CredentialsLookup::Cli(Arc::clone(&source));
-                builder = builder.credentials(source);
-            }
-        }
-        builder = builder.environment(env).dialect(dialect);
-        builder = builder.timeout(timeout_duration);
-        if let Some(n) = max_redirects {
-            builder = builder.max_redirects(n);
-        }
-        if let Some(n) = retries {
-            builder = builder.retries(n);
-        }
-        if let Some(n) = body_limit {
-            builder = builder.body_limit(n);
-        }
-        for file in &ca_files {
-            builder = builder.add_root_certificate_file(file);
-        }
-        builder = builder.system_roots(system_roots);
-        for HostArg(host) in insecure_http_hosts {
-            builder = builder.plain_http_host(host);
-        }
-        for (host, addr) in &resolve {
-            builder = builder.resolve(host, *addr);
-        }
-        if let Some(agent) = &user_agent {
-            builder = builder.user_agent(agent);
-        }
-        let credentials_repr = match credentials {
-            CredentialsChoice::Cli => "'cli'".to_owned(),
-            CredentialsChoice::Nothing => {
-                builder = builder.credentials(NoCredentials);
-                "None".to_owned()
-            }
-            CredentialsChoice::Static(entries) => {
-                let mut shown = Vec::new();
-                for (host, _) in &entries {
-                    shown.push(format!("{}: '***'", python_quote(py, &host.display())?));
-                }
-                let source: StaticCredentials = entries.into_iter().collect();
-                lookup = CredentialsLookup::Static(source.clone());
-                builder = builder.credentials(source);
-                format!("{{{}}}", shown.join(", "))
-            }
+        // The CLI's set-up: the environment and the dialect's CLI
+        // configuration read once, then the configuration applied and the
+        // options after it.
+        let setup = py.detach(|| options.load());
+        errors::config_warnings(py, setup.diagnostics())?;
+        let lookup = match (&options.credentials, setup.cli_credentials()) {
+            // The lookup the client itself uses: one cache of helper answers.
+            (_, Some(cli)) => CredentialsLookup::Cli(Arc::clone(cli)),
+            (CredentialsChoice::Static(source), None) => CredentialsLookup::Static(source.clone()),
+            _ => CredentialsLookup::Nothing,
         };
-
         // Built inside the runtime, so that the transport runs on it rather
         // than on a runtime of its own.
         let client = py
             .detach(|| {
                 let _entered = runtime::runtime().enter();
-                builder.build()
+                setup.builder::<Inner>().build()
             })
             .map_err(|e| errors::invalid_option(py, e.to_string()))?;
 
         let mut repr = format!(
-            "Client(dialect='{}', timeout={timeout:?}, credentials={credentials_repr}",
-            dialect.name()
+            "Client(dialect='{}', timeout={timeout:?}, credentials={}",
+            options.dialect.name(),
+            credentials.repr,
         );
         if !cli_config {
             repr.push_str(", cli_config=False");
@@ -476,7 +275,7 @@ impl PyClient {
             shared: Arc::new(Shared {
                 client,
                 lookup,
-                dialect,
+                dialect: options.dialect,
                 repr,
             }),
         })
@@ -486,23 +285,18 @@ impl PyClient {
     /// (or a `host` block), from a discovery another thread has under way
     /// (this call then waits for it), or discovered now. Blocks, with the
     /// GIL released.
-    fn discover(&self, py: Python<'_>, host: HostArg) -> PyResult<crate::services::PyServices> {
-        self.blocking(py, ops::discover(self.inner(), host.0))
+    fn discover(&self, py: Python<'_>, host: HostArg) -> PyResult<PyServices> {
+        self.discovered(py, host.0, lookups::services)
     }
 
     /// The base URL of service `id` (`"modules.v1"`, say) on `host`.
     fn service_url(&self, py: Python<'_>, host: HostArg, id: String) -> PyResult<String> {
-        self.blocking(py, ops::service_url(self.inner(), host.0, id))
+        self.discovered(py, host.0, lookups::service_url(id))
     }
 
     /// The OAuth client that service `id` (`"login.v1"`) of `host` describes.
-    fn oauth_client(
-        &self,
-        py: Python<'_>,
-        host: HostArg,
-        id: String,
-    ) -> PyResult<crate::services::PyOAuthClient> {
-        self.blocking(py, ops::oauth_client(self.inner(), host.0, id))
+    fn oauth_client(&self, py: Python<'_>, host: HostArg, id: String) -> PyResult<PyOAuthClient> {
+        self.discovered(py, host.0, lookups::oauth_client(id))
     }
 
     /// The versions of a provider, from its registry's `providers.v1` API
@@ -516,8 +310,8 @@ impl PyClient {
         &self,
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
-    ) -> PyResult<crate::registry::PyProviderVersions> {
-        let source = registry::provider_source_arg(source, self.shared.dialect)?;
+    ) -> PyResult<PyProviderVersions> {
+        let source = sources::provider_source_arg(source, self.shared.dialect)?;
         self.blocking(py, ops::provider_versions(self.inner(), source))
     }
 
@@ -533,7 +327,7 @@ impl PyClient {
         source: &Bound<'_, PyAny>,
         version: String,
         platform: &Bound<'_, PyAny>,
-    ) -> PyResult<crate::registry::PyProviderPackage> {
+    ) -> PyResult<PyProviderPackage> {
         let (source, platform) = self.package_args(py, source, &version, platform)?;
         self.blocking(
             py,
@@ -551,8 +345,8 @@ impl PyClient {
         &self,
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
-    ) -> PyResult<crate::registry::PyModuleVersions> {
-        let source = registry::module_source_arg(source, self.shared.dialect)?;
+    ) -> PyResult<PyModuleVersions> {
+        let source = sources::module_source_arg(source, self.shared.dialect)?;
         self.blocking(py, ops::module_versions(self.inner(), source))
     }
 
@@ -566,35 +360,38 @@ impl PyClient {
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
         version: String,
-    ) -> PyResult<crate::registry::PyModuleLocation> {
-        let source = registry::module_source_arg(source, self.shared.dialect)?;
+    ) -> PyResult<PyModuleLocation> {
+        let source = sources::module_source_arg(source, self.shared.dialect)?;
         check_version(&version).or_raise(py)?;
         self.blocking(py, ops::module_download(self.inner(), source, version))
     }
 
-    /// `discover` as an asyncio future (what `AsyncClient.discover` awaits).
+    /// `discover` as an asyncio future (what `AsyncClient.discover` awaits),
+    /// or, when the host is in the cache, an awaitable already done.
     fn _discover_async<'py>(&self, py: Python<'py>, host: HostArg) -> PyResult<Bound<'py, PyAny>> {
-        self.later(py, ops::discover(self.inner(), host.0))
+        self.discovered_later(py, host.0, lookups::services)
     }
 
-    /// `service_url` as an asyncio future.
+    /// `service_url` as an asyncio future (an awaitable already done on a
+    /// cache hit).
     fn _service_url_async<'py>(
         &self,
         py: Python<'py>,
         host: HostArg,
         id: String,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.later(py, ops::service_url(self.inner(), host.0, id))
+        self.discovered_later(py, host.0, lookups::service_url(id))
     }
 
-    /// `oauth_client` as an asyncio future.
+    /// `oauth_client` as an asyncio future (an awaitable already done on a
+    /// cache hit).
     fn _oauth_client_async<'py>(
         &self,
         py: Python<'py>,
         host: HostArg,
         id: String,
     ) -> PyResult<Bound<'py, PyAny>> {
-        self.later(py, ops::oauth_client(self.inner(), host.0, id))
+        self.discovered_later(py, host.0, lookups::oauth_client(id))
     }
 
     /// `provider_versions` as an asyncio future.
@@ -603,7 +400,7 @@ impl PyClient {
         py: Python<'py>,
         source: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let source = registry::provider_source_arg(source, self.shared.dialect)?;
+        let source = sources::provider_source_arg(source, self.shared.dialect)?;
         self.later(py, ops::provider_versions(self.inner(), source))
     }
 
@@ -628,7 +425,7 @@ impl PyClient {
         py: Python<'py>,
         source: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let source = registry::module_source_arg(source, self.shared.dialect)?;
+        let source = sources::module_source_arg(source, self.shared.dialect)?;
         self.later(py, ops::module_versions(self.inner(), source))
     }
 
@@ -639,7 +436,7 @@ impl PyClient {
         source: &Bound<'py, PyAny>,
         version: String,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let source = registry::module_source_arg(source, self.shared.dialect)?;
+        let source = sources::module_source_arg(source, self.shared.dialect)?;
         check_version(&version).or_raise(py)?;
         self.later(py, ops::module_download(self.inner(), source, version))
     }
@@ -708,16 +505,55 @@ impl PyClient {
         version: &str,
         platform: &Bound<'_, PyAny>,
     ) -> PyResult<(ProviderSource, Platform)> {
-        let source = registry::provider_source_arg(source, self.shared.dialect)?;
+        let source = sources::provider_source_arg(source, self.shared.dialect)?;
         check_version(version).or_raise(py)?;
-        let platform = registry::platform_arg(platform)?;
+        let platform = sources::platform_arg(platform)?;
         Ok((source, platform))
+    }
+
+    /// The cached (or forced) services of `host`, without any I/O.
+    fn cached(&self, host: &Hostname) -> Option<Services> {
+        self.shared.client.cache().cached(host)
+    }
+
+    /// A discovery call, blocking: answered from the cache at once, else
+    /// discovered on the runtime with the GIL released.
+    fn discovered<T, L>(&self, py: Python<'_>, host: Hostname, lookup: L) -> PyResult<T>
+    where
+        L: FnOnce(Services) -> Result<T, Error> + Send,
+        T: Send,
+    {
+        if let Some(services) = self.cached(&host) {
+            return lookup(services).or_raise(py);
+        }
+        let client = self.inner();
+        self.blocking(py, async move { lookup(client.discover(&host).await?) })
+    }
+
+    /// A discovery call as an awaitable: on a cache hit one that is already
+    /// done (no trip through the runtime and the event loop), else an
+    /// asyncio future of the discovery run on the runtime.
+    fn discovered_later<'py, T, L>(
+        &self,
+        py: Python<'py>,
+        host: Hostname,
+        lookup: L,
+    ) -> PyResult<Bound<'py, PyAny>>
+    where
+        L: FnOnce(Services) -> Result<T, Error> + Send + 'static,
+        T: for<'a> IntoPyObject<'a> + Send + 'static,
+    {
+        if let Some(services) = self.cached(&host) {
+            return runtime::ready(py, lookup(services).or_raise(py));
+        }
+        let client = self.inner();
+        self.later(py, async move { lookup(client.discover(&host).await?) })
     }
 
     /// Runs a call to completion, the GIL released.
     fn blocking<T, F>(&self, py: Python<'_>, call: F) -> PyResult<T>
     where
-        F: Future<Output = Result<T, tfdisco_core::Error>> + Send,
+        F: Future<Output = Result<T, Error>> + Send,
         T: Send,
     {
         runtime::block_on(py, call)?.or_raise(py)
@@ -726,7 +562,7 @@ impl PyClient {
     /// An asyncio future of a call.
     fn later<'py, T, F>(&self, py: Python<'py>, call: F) -> PyResult<Bound<'py, PyAny>>
     where
-        F: Future<Output = Result<T, tfdisco_core::Error>> + Send + 'static,
+        F: Future<Output = Result<T, Error>> + Send + 'static,
         T: for<'a> IntoPyObject<'a> + Send + 'static,
     {
         runtime::to_asyncio(py, async move {

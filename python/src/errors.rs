@@ -1,8 +1,10 @@
 //! Rust errors as the Python exceptions of `tfdisco._errors`: one class per
-//! error kind, each carrying the Rust message and the kind's name.
+//! error kind, each carrying the Rust message and the kind's name; and the
+//! CLI configuration's problems as `tfdisco.ConfigWarning` warnings.
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
+use tfdisco_config::Diagnostic;
 
 /// The kind of errors in the client's options (what the CLI reports as
 /// `invalid_option`): a CA file that cannot be read, a bad User-Agent, …
@@ -48,6 +50,21 @@ pub(crate) fn invalid_option(py: Python<'_>, message: impl Into<String>) -> PyEr
     new_error(py, INVALID_OPTION, message.into(), None, None)
 }
 
+/// Reports problems found in the CLI configuration files as
+/// `tfdisco.ConfigWarning` warnings (the CLIs print them as warnings and go
+/// on), each `file:line: message` ([`Diagnostic::located`]), attributed to
+/// the line that made the client (`tfdisco._errors._warn_config`).
+pub(crate) fn config_warnings(py: Python<'_>, diagnostics: &[Diagnostic]) -> PyResult<()> {
+    if diagnostics.is_empty() {
+        return Ok(());
+    }
+    static WARN: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let messages: Vec<String> = diagnostics.iter().map(Diagnostic::located).collect();
+    WARN.import(py, "tfdisco._errors", "_warn_config")?
+        .call1((messages,))?;
+    Ok(())
+}
+
 /// Converts results of core operations, for `?` in binding code.
 pub(crate) trait IntoPyResult<T> {
     /// The value, or the error as its Python exception.
@@ -57,5 +74,11 @@ pub(crate) trait IntoPyResult<T> {
 impl<T> IntoPyResult<T> for Result<T, tfdisco_core::Error> {
     fn or_raise(self, py: Python<'_>) -> PyResult<T> {
         self.map_err(|e| from_core(py, &e))
+    }
+}
+
+impl<T> IntoPyResult<T> for Result<T, tfdisco_core::HostnameError> {
+    fn or_raise(self, py: Python<'_>) -> PyResult<T> {
+        self.map_err(|e| from_core(py, &e.into()))
     }
 }

@@ -7,7 +7,8 @@ use pyo3::types::{PyString, PyTuple, PyType};
 use tfdisco_core::Hostname;
 use tfdisco_core::hostname::{for_display as core_for_display, is_valid as core_is_valid};
 
-use crate::errors;
+use crate::errors::IntoPyResult;
+use crate::record::record_methods;
 
 /// A Terraform/OpenTofu service hostname in comparison form.
 ///
@@ -29,8 +30,17 @@ impl std::fmt::Display for PyHostname {
     }
 }
 
-#[pymethods]
-impl PyHostname {
+record_methods! {
+    PyHostname {
+        /// The form to show people: punycode labels decoded, the port kept
+        /// (`münchen.de:8443`).
+        display => |h| h.display().into_owned(),
+        /// The host part of the comparison form, without the port.
+        host => |h| h.host(),
+        /// The port, or None when it is the default (443).
+        port => |h| h.port(),
+    }
+
     #[new]
     fn new(py: Python<'_>, name: PyBackedStr) -> PyResult<Self> {
         parse(py, &name).map(PyHostname)
@@ -47,26 +57,7 @@ impl PyHostname {
     ) -> PyResult<Self> {
         Hostname::from_comparison(&value)
             .map(PyHostname)
-            .map_err(|error| invalid(py, &value, error))
-    }
-
-    /// The form to show people: punycode labels decoded, the port kept
-    /// (`münchen.de:8443`).
-    #[getter]
-    fn display(&self) -> String {
-        self.0.display().into_owned()
-    }
-
-    /// The host part of the comparison form, without the port.
-    #[getter]
-    fn host(&self) -> &str {
-        self.0.host()
-    }
-
-    /// The port, or None when it is the default (443).
-    #[getter]
-    fn port(&self) -> Option<u16> {
-        self.0.port()
+            .or_raise(py)
     }
 
     /// `Hostname('münchen.de:8443')`: the display form, which parses back
@@ -85,20 +76,10 @@ impl PyHostname {
     }
 }
 
-/// The `InvalidHostname` exception for `input`.
-fn invalid(py: Python<'_>, input: &str, error: tfdisco_core::HostnameError) -> PyErr {
-    errors::from_core(
-        py,
-        &tfdisco_core::Error::InvalidHostname {
-            input: input.to_owned(),
-            error,
-        },
-    )
-}
-
-/// Parses a hostname a user gave, raising `InvalidHostname` naming it.
+/// Parses a hostname a user gave, raising `InvalidHostname` (whose message
+/// names the input).
 pub(crate) fn parse(py: Python<'_>, input: &str) -> PyResult<Hostname> {
-    Hostname::parse(input).map_err(|error| invalid(py, input, error))
+    Hostname::parse(input).or_raise(py)
 }
 
 /// A hostname argument: a `Hostname`, or a `str` parsed as one.

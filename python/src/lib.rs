@@ -2,13 +2,17 @@
 //! PyO3 bindings of the tfdisco crates. The package's `__init__.py` adds
 //! the exceptions (`tfdisco._errors`) and the asyncio client.
 
+mod answers;
 mod client;
+mod dialect;
 mod errors;
 mod hostname;
 mod json;
-mod registry;
+mod options;
+mod record;
 mod runtime;
 mod services;
+mod sources;
 
 use pyo3::prelude::*;
 
@@ -16,16 +20,18 @@ use pyo3::prelude::*;
 #[pymodule]
 mod _tfdisco {
     #[pymodule_export]
+    use crate::answers::{
+        PyModuleLocation, PyModuleVersions, PyProviderPackage, PyProviderVersion,
+        PyProviderVersions, PySigningKey,
+    };
+    #[pymodule_export]
     use crate::client::PyClient;
     #[pymodule_export]
     use crate::hostname::{PyHostname, for_display, is_valid, normalize};
     #[pymodule_export]
-    use crate::registry::{
-        PyModuleLocation, PyModuleSource, PyModuleVersions, PyPlatform, PyProviderPackage,
-        PyProviderSource, PyProviderVersion, PyProviderVersions, PySigningKey,
-    };
-    #[pymodule_export]
     use crate::services::{PyOAuthClient, PyServices};
+    #[pymodule_export]
+    use crate::sources::{PyModuleSource, PyPlatform, PyProviderSource};
 
     #[pymodule_init]
     fn init(m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {

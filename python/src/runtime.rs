@@ -1,10 +1,13 @@
 //! The one tokio runtime of the module, and the two ways Python waits for
-//! a discovery on it: blocking (the GIL released) and asyncio.
+//! a discovery on it: blocking (the GIL released) and asyncio; and the
+//! awaitable of an answer that needed no waiting.
 
 use std::future::Future;
 use std::sync::OnceLock;
 use std::time::Duration;
 
+use pyo3::IntoPyObjectExt;
+use pyo3::exceptions::{PyRuntimeError, PyStopIteration};
 use pyo3::prelude::*;
 use tokio::runtime::Runtime;
 
@@ -68,4 +71,70 @@ where
 {
     async_runtime();
     pyo3_async_runtimes::tokio::future_into_py(py, future)
+}
+
+/// An awaitable that is already done with `result`: for an answer that
+/// needed no I/O (a cache hit), so that awaiting it costs no trip through
+/// the runtime or the event loop. Awaiting it gives the value or raises the
+/// exception at once, without suspending the awaiting coroutine.
+pub(crate) fn ready<'py, T>(py: Python<'py>, result: PyResult<T>) -> PyResult<Bound<'py, PyAny>>
+where
+    T: IntoPyObject<'py>,
+{
+    let result = match result {
+        Ok(value) => Ok(value.into_py_any(py)?),
+        Err(error) => Err(error),
+    };
+    Ok(Bound::new(
+        py,
+        Ready {
+            result: Some(result),
+        },
+    )?
+    .into_any())
+}
+
+/// What [`ready`] gives: its own iterator, whose first `__next__` ends at
+/// once, returning the value as `StopIteration(value)` (the way a
+/// generator returns) or raising the exception.
+///
+/// Faster than a done `asyncio.Future` (made with the running loop's
+/// `create_future` and `set_result`): about 0.6 µs less per await
+/// (`python/bench.py`).
+#[pyclass(module = "tfdisco._tfdisco", name = "_Ready")]
+pub(crate) struct Ready {
+    /// Taken by the first `__next__`.
+    result: Option<PyResult<Py<PyAny>>>,
+}
+
+#[pymethods]
+impl Ready {
+    fn __await__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    fn __iter__(slf: PyRef<'_, Self>) -> PyRef<'_, Self> {
+        slf
+    }
+
+    /// As `__next__` (the value sent is not used), as a generator's
+    /// `send(None)` starts it.
+    fn send(&mut self, _value: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        self.__next__()
+    }
+
+    /// Nothing to stop.
+    fn close(&mut self) {
+        self.result = None;
+    }
+
+    fn __next__(&mut self) -> PyResult<Py<PyAny>> {
+        match self.result.take() {
+            Some(Ok(value)) => Err(PyStopIteration::new_err((value,))),
+            Some(Err(error)) => Err(error),
+            None => Err(PyRuntimeError::new_err(
+                "cannot reuse an answer already awaited",
+            )),
+        }
+    }
 }

@@ -1,15 +1,18 @@
-//! `tfdisco.Services` (a read-only mapping) and `tfdisco.OAuthClient`.
+//! `tfdisco.Services` (a read-only mapping) and `tfdisco.OAuthClient` (a
+//! record).
 
 use pyo3::exceptions::PyKeyError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyFrozenSet, PyList, PyString, PyTuple};
+use tfdisco_core::url::Url;
 use tfdisco_core::{OAuthClient, Resolved, Services};
 
 use crate::errors::IntoPyResult;
 use crate::hostname::PyHostname;
 use crate::json;
+use crate::record::record_methods;
 
 /// The services one host offers: its discovery document, as a read-only
 /// mapping of service id (`"modules.v1"`) to the value the document gives
@@ -30,39 +33,21 @@ fn view<'py>(mapping: &Bound<'py, PyServices>, name: &str) -> PyResult<Bound<'py
     abc.bind(py).getattr(name)?.call1((mapping,))
 }
 
-#[pymethods]
-impl PyServices {
-    /// The host these services belong to (for an alias, its target).
-    #[getter]
-    fn hostname(&self) -> PyHostname {
-        PyHostname(self.0.host().clone())
-    }
-
-    /// The URL the document came from, after redirects: the base of
-    /// relative service URLs.
-    #[getter]
-    fn discovery_url(&self) -> String {
-        self.0.discovery_url().to_string()
-    }
-
-    /// The dialect whose rules read service ids: "opentofu" or "terraform".
-    #[getter]
-    fn dialect(&self) -> &'static str {
-        self.0.dialect().name()
-    }
-
-    /// True for services given by a `host` block of the CLI configuration
-    /// rather than discovered.
-    #[getter]
-    fn is_forced(&self) -> bool {
-        self.0.is_forced()
-    }
-
-    /// True when the host had a document (an object, even `{}`); False after
-    /// a 404 or a `null` document.
-    #[getter]
-    fn has_document(&self) -> bool {
-        self.0.has_document()
+record_methods! {
+    PyServices {
+        /// The host these services belong to (for an alias, its target).
+        hostname => |s| PyHostname(s.host().clone()),
+        /// The URL the document came from, after redirects: the base of
+        /// relative service URLs.
+        discovery_url => |s| s.discovery_url().to_string(),
+        /// The dialect whose rules read service ids: "opentofu" or "terraform".
+        dialect => |s| s.dialect().name(),
+        /// True for services given by a `host` block of the CLI configuration
+        /// rather than discovered.
+        is_forced => |s| s.is_forced(),
+        /// True when the host had a document (an object, even `{}`); False after
+        /// a 404 or a `null` document.
+        has_document => |s| s.has_document(),
     }
 
     /// The base URL of service `id` (svchost `ServiceURL`): relative URLs
@@ -198,72 +183,27 @@ impl PyServices {
 #[derive(PartialEq)]
 pub(crate) struct PyOAuthClient(pub(crate) OAuthClient);
 
-#[pymethods]
-impl PyOAuthClient {
-    /// The client id (`client`).
-    #[getter]
-    fn client_id(&self) -> &str {
-        self.0.client_id()
-    }
-
-    /// The authorization endpoint (`authz`), required by `authz_code`.
-    #[getter]
-    fn authorization_url(&self) -> Option<String> {
-        self.0.authorization_url().map(|u| u.to_string())
-    }
-
-    /// The token endpoint (`token`), required by `authz_code` and `password`.
-    #[getter]
-    fn token_url(&self) -> Option<String> {
-        self.0.token_url().map(|u| u.to_string())
-    }
-
-    /// The lowest local port for the redirect listener (default 1024).
-    #[getter]
-    fn min_port(&self) -> u16 {
-        self.0.min_port()
-    }
-
-    /// The highest local port for the redirect listener (default 65535).
-    #[getter]
-    fn max_port(&self) -> u16 {
-        self.0.max_port()
-    }
-
-    /// The grant types (`authz_code` when the document names none);
-    /// unknown names are kept.
-    #[getter]
-    fn grant_types<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyFrozenSet>> {
-        PyFrozenSet::new(py, self.0.grant_types())
-    }
-
-    /// The scopes to request; empty when none are given.
-    #[getter]
-    fn scopes<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        PyTuple::new(py, self.0.scopes())
+record_methods! {
+    PyOAuthClient as "OAuthClient" {
+        /// The client id (`client`).
+        client_id => |c| c.client_id(),
+        /// The authorization endpoint (`authz`), required by `authz_code`.
+        authorization_url => |c| c.authorization_url().map(Url::as_str),
+        /// The token endpoint (`token`), required by `authz_code` and `password`.
+        token_url => |c| c.token_url().map(Url::as_str),
+        /// The lowest local port for the redirect listener (default 1024).
+        min_port => |c| c.min_port(),
+        /// The highest local port for the redirect listener (default 65535).
+        max_port => |c| c.max_port(),
+        /// The grant types (`authz_code` when the document names none);
+        /// unknown names are kept.
+        grant_types => |c, py| PyFrozenSet::new(py, c.grant_types())?,
+        /// The scopes to request; empty when none are given.
+        scopes => |c, py| PyTuple::new(py, c.scopes())?,
     }
 
     /// True when the client supports `grant_type`.
     fn supports_grant_type(&self, grant_type: PyBackedStr) -> bool {
         self.0.supports_grant_type(&grant_type)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        let repr =
-            |text: &str| -> PyResult<String> { Ok(PyString::new(py, text).repr()?.to_string()) };
-        let url = |u: Option<&tfdisco_core::url::Url>| match u {
-            Some(u) => repr(u.as_str()),
-            None => Ok("None".to_owned()),
-        };
-        Ok(format!(
-            "OAuthClient(client_id={}, authorization_url={}, token_url={}, min_port={}, max_port={}, grant_types={}, scopes={})",
-            repr(self.0.client_id())?,
-            url(self.0.authorization_url())?,
-            url(self.0.token_url())?,
-            self.0.min_port(),
-            self.0.max_port(),
-            self.grant_types(py)?.repr()?,
-            self.scopes(py)?.repr()?,
-        ))
     }
 }

@@ -198,3 +198,126 @@ def test_shared_with_a_blocking_client_and_event_loops_in_threads(served: Served
     asyncio.run(client.discover(served.host))
     client.forget_all()
     assert len(served.requests(2)) == 2
+
+
+def answered_at_once(awaitable) -> tuple:
+    """``(True, value)`` when the first step of awaiting ``awaitable`` ends
+    it (nothing to wait for), else ``(False, None)``."""
+    try:
+        awaitable.__await__().send(None)
+    except StopIteration as stop:
+        return True, stop.value
+    return False, None  # pragma: no cover (a failure of the caller's assert)
+
+
+def test_cached_hosts_are_answered_at_once(served: Served, hermetic_env) -> None:
+    """A host in the cache (discovered, or from a ``host`` block) is
+    answered without the runtime: awaiting the call ends at its first step,
+    with the same objects, and raising the same exceptions, as the calls
+    that go out."""
+    (hermetic_env / ".tofurc").write_text(
+        'host "forced.example.com" {\n  services = { "modules.v1" = "/m/" }\n}\n',
+        encoding="utf-8",
+    )
+    client = tfdisco.AsyncClient(ca_files=[str(served.ca)])
+    native = client.client
+
+    async def main():
+        first = native._discover_async(served.host)
+        # Not cached yet: an asyncio future of the discovery on the runtime.
+        assert isinstance(first, asyncio.Future) and not first.done()
+        discovered = await first
+        answers = [
+            answered_at_once(awaitable)
+            for awaitable in (
+                native._discover_async(served.host),
+                native._discover_async(tfdisco.Hostname(served.host.upper())),
+                native._service_url_async(served.host, "modules.v1"),
+                native._oauth_client_async(served.host, "login.v1"),
+                native._discover_async("forced.example.com"),
+            )
+        ]
+        assert all(at_once for at_once, _ in answers)
+        services, again, url, oauth, forced = [value for _, value in answers]
+        assert type(services) is tfdisco.Services and services == discovered == again
+        assert url == f"https://localhost:{served.port}/api/modules/v1/"
+        assert type(oauth) is tfdisco.OAuthClient and oauth.client_id == "tfdisco-dev"
+        assert forced.is_forced and forced.service_url("modules.v1") == (
+            "https://forced.example.com/m/"
+        )
+        # The coroutines of the public API, on the cached host.
+        assert await client.discover(served.host) == services
+        assert await client.service_url(served.host, "modules.v1") == url
+        assert await client.oauth_client(served.host, "login.v1") == oauth
+        with pytest.raises(tfdisco.ServiceNotProvided):
+            answered_at_once(native._service_url_async(served.host, "tfe.v2"))
+        errors = await asyncio.gather(
+            client.service_url(served.host, "tfe.v2"),
+            client.service_url(served.host, "modules.v7"),
+            client.service_url(served.host, "modules"),
+            client.oauth_client(served.host, "modules.v1"),
+            return_exceptions=True,
+        )
+        return errors
+
+    errors = asyncio.run(main())
+    assert [type(e) for e in errors] == [
+        tfdisco.ServiceNotProvided,
+        tfdisco.VersionNotSupported,
+        tfdisco.InvalidServiceId,
+        tfdisco.InvalidOAuthClient,
+    ]
+    assert str(errors[0]) == f"host {served.host} does not provide a tfe service"
+    assert served.requests(1) == [f"GET {WELL_KNOWN}"]
+    # Forgotten: it goes out again.
+    client.forget(served.host)
+
+    async def after_forget():
+        future = native._discover_async(served.host)
+        assert isinstance(future, asyncio.Future) and not future.done()
+        return await future
+
+    assert dict(asyncio.run(after_forget())) == sample_services()
+    assert len(served.requests(2)) == 2
+
+
+def test_a_cached_await_does_not_wait_for_the_event_loop(served: Served) -> None:
+    """Awaiting a cached host does not give the event loop a turn: a task
+    scheduled meanwhile does not run in between."""
+    client = tfdisco.AsyncClient(ca_files=[str(served.ca)], credentials=None)
+
+    async def main():
+        await client.discover(served.host)
+        turns = 0
+
+        async def other():
+            nonlocal turns
+            turns += 1
+
+        task = asyncio.ensure_future(other())
+        for _ in range(100):
+            await client.discover(served.host)
+            await client.service_url(served.host, "modules.v1")
+        ran_in_between = turns
+        await task
+        return ran_in_between
+
+    assert asyncio.run(main()) == 0
+
+
+def test_a_cached_answer_is_awaited_once(served: Served) -> None:
+    client = tfdisco.Client(ca_files=[str(served.ca)], credentials=None)
+    client.discover(served.host)
+
+    async def main():
+        answer = client._discover_async(served.host)
+        assert isinstance(await answer, tfdisco.Services)
+        with pytest.raises(RuntimeError):
+            await answer
+        # asyncio's helpers take it as any awaitable.
+        (services,) = await asyncio.gather(client._discover_async(served.host))
+        url = await asyncio.wait_for(client._service_url_async(served.host, "modules.v1"), 1)
+        return services, url
+
+    services, url = asyncio.run(main())
+    assert type(services) is tfdisco.Services and url.endswith("/api/modules/v1/")

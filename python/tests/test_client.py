@@ -4,6 +4,7 @@ and a recording server of our own."""
 from __future__ import annotations
 
 import collections.abc
+import inspect
 import json
 import os
 import threading
@@ -81,7 +82,11 @@ def test_service_urls_and_oauth_client(served: Served) -> None:
     assert oauth.grant_types == frozenset({"authz_code"})
     assert oauth.scopes == ()
     assert oauth.supports_grant_type("authz_code") and not oauth.supports_grant_type("password")
-    assert "tfdisco-dev" in repr(oauth)
+    assert repr(oauth) == (
+        f"OAuthClient(client_id='tfdisco-dev', authorization_url='{base}/oauth/authorization', "
+        f"token_url='{base}/oauth/token', min_port=10000, max_port=10010, "
+        "grant_types=frozenset({'authz_code'}), scopes=())"
+    )
 
 
 def test_cache_forget_and_forget_all(served: Served) -> None:
@@ -381,6 +386,68 @@ def test_config_problems_are_warnings(tmp_path: Path, monkeypatch: pytest.Monkey
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         tfdisco.Client(credentials=None, cli_config=False)
+
+
+def test_config_warnings_point_at_the_line_that_made_the_client(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``Client`` is the native class and ``AsyncClient`` a Python class
+    around it: either way the warning names this file and the line of the
+    call, and its message is ``file:line: problem`` with no ``warning:``
+    prefix (the category says it)."""
+    bad = tmp_path / "bad.tfrc"
+    bad.write_text('\ncredentials "bad host!" { token = "x" }\n', encoding="utf-8")
+    monkeypatch.setenv("TF_CLI_CONFIG_FILE", str(bad))
+    for make in (tfdisco.Client, tfdisco.AsyncClient):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            line = inspect.currentframe().f_lineno + 1  # type: ignore[union-attr]
+            make()
+        assert [w.category for w in caught] == [tfdisco.ConfigWarning], make
+        (w,) = caught
+        assert (w.filename, w.lineno) == (__file__, line), make
+        message = str(w.message)
+        assert message.startswith(f"{bad}:2: "), message
+        assert "bad host!" in message
+        assert not message.startswith(("warning:", "error:")), message
+
+
+@pytest.mark.parametrize(
+    ("spelling", "name"),
+    [
+        ("opentofu", "opentofu"),
+        ("tofu", "opentofu"),
+        ("TOFU", "opentofu"),
+        ("OpenTofu", "opentofu"),
+        ("terraform", "terraform"),
+        ("Terraform", "terraform"),
+        ("TERRAFORM", "terraform"),
+    ],
+)
+def test_dialect_spellings(spelling: str, name: str) -> None:
+    client = tfdisco.Client(dialect=spelling, credentials=None)
+    assert repr(client).startswith(f"Client(dialect='{name}', ")
+    assert repr(tfdisco.AsyncClient(dialect=spelling, credentials=None)).startswith(
+        f"AsyncClient(dialect='{name}', "
+    )
+    assert tfdisco.ProviderSource("hashicorp/aws", dialect=spelling).dialect == name
+    assert tfdisco.ModuleSource("hashicorp/consul/aws", dialect=spelling).dialect == name
+
+
+def test_dialect_spellings_are_documented() -> None:
+    with pytest.raises(ValueError) as caught:
+        tfdisco.Client(dialect="opentofu-1.9")
+    assert '"opentofu", "tofu" or "terraform", in any case' in str(caught.value)
+    for documented in (
+        tfdisco.Client,
+        tfdisco.AsyncClient,
+        tfdisco.ProviderSource,
+        tfdisco.ModuleSource,
+    ):
+        text = " ".join((documented.__doc__ or "").split())
+        assert '"tofu"' in text and "in any case" in text, documented
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text(encoding="utf-8")
+    assert '`"opentofu"` (or `"tofu"`)' in readme and "any case" in readme
 
 
 def test_no_credentials_and_static_credentials(

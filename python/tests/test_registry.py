@@ -538,3 +538,42 @@ def test_async_registry_errors(registry_served: Served, recorder: Recorder) -> N
         TypeError,
     ]
     assert registry_served.requests(settle=0.2) == []
+
+
+def test_answer_reprs_show_every_field_in_order(registry_served: Served) -> None:
+    """Each answer shows itself as a dataclass does, field by field, in the
+    order of its attributes; a signing key's armored key shows as its
+    length."""
+    host = ip_host(registry_served)
+    client = client_for(registry_served)
+    source = f"ProviderSource('{host}/{PROVIDER}', dialect='opentofu')"
+    base = f"https://{host}/downloads/random/3.6.0"
+    package = client.provider_package(f"{host}/{PROVIDER}", "3.6.0", "linux_amd64")
+    key = (
+        "SigningKey(key_id='34365D9472D7468F', ascii_armor=<80 characters>, trust_signature='', "
+        "source='HashiCorp', source_url='https://www.hashicorp.com/security.html')"
+    )
+    assert repr(package.signing_keys[0]) == key
+    assert repr(package) == (
+        f"ProviderPackage(source={source}, version='3.6.0', platform=Platform('linux_amd64'), "
+        f"filename='terraform-provider-random_3.6.0_linux_amd64.zip', "
+        f"download_url='{base}/terraform-provider-random_3.6.0_linux_amd64.zip', "
+        f"shasums_url='{base}/SHA256SUMS', shasums_signature_url='{base}/SHA256SUMS.sig', "
+        f"shasum='{SHASUM}', protocols=['5.0'], signing_keys=[{key}])"
+    )
+    versions = client.provider_versions(f"{host}/{PROVIDER}")
+    assert repr(versions).startswith(
+        f"ProviderVersions(source={source}, "
+        f"url='https://{host}/v1/providers/{PROVIDER}/versions', versions=[ProviderVersion("
+        "version='3.5.1', protocols=['5.0'], platforms=[Platform('linux_amd64'), "
+    )
+    assert repr(versions).endswith("], warnings=[])")
+    module = f"ModuleSource('{host}/{MODULE}', dialect='opentofu')"
+    assert repr(client.module_versions(f"{host}/{MODULE}")) == (
+        f"ModuleVersions(source={module}, url='https://{host}/v1/modules/{MODULE}/versions', "
+        "versions=['0.11.0', '0.12.0', '0.12.1'])"
+    )
+    assert repr(client.module_download(f"{host}/{MODULE}", "0.12.1")) == (
+        f"ModuleLocation(source={module}, version='0.12.1', "
+        f"location='{LOCATION.format(version='0.12.1')}', use_registry_credentials=None)"
+    )

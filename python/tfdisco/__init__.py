@@ -143,13 +143,16 @@ PlatformLike = Union[str, Platform]
 
 class AsyncClient:
     """:class:`Client` for asyncio: the same options and the same methods
-    (discovery and the registry calls), as coroutines.
+    (discovery and the registry calls), as coroutines. ``dialect`` is
+    ``"opentofu"`` (or ``"tofu"``) or ``"terraform"``, in any case.
 
     The calls run on the module's tokio runtime (pyo3-async-runtimes), not in
     a thread pool: awaiting one holds no thread, and cancelling the awaiting
-    task cancels the discovery. Concurrent discoveries of one host share one
-    request. Use one client from any number of tasks, event loops or
-    threads.
+    task cancels the discovery. A host already in the cache is answered at
+    once, without the runtime (``discover``, ``service_url`` and
+    ``oauth_client`` then cost about what the blocking calls do).
+    Concurrent discoveries of one host share one request. Use one client
+    from any number of tasks, event loops or threads.
 
     >>> async def main():                                        # doctest: +SKIP
     ...     client = tfdisco.AsyncClient()
@@ -176,7 +179,11 @@ class AsyncClient:
         system_roots: bool = True,
         env: Optional[Mapping[str, str]] = None,
     ) -> None:
-        """Builds the client; see :class:`Client` for the options."""
+        """Builds the client; see :class:`Client` for the options.
+
+        Problems in the CLI configuration files are
+        :class:`ConfigWarning` warnings pointing at the line that made the
+        client."""
         self._client = Client(
             dialect=dialect,
             timeout=timeout,

@@ -8,7 +8,10 @@ Rust message, which never contains credentials.
 
 from __future__ import annotations
 
-from typing import Dict, Optional, Type
+import sys
+import types
+import warnings
+from typing import Dict, List, Optional, Type
 
 __all__ = [
     "Error",
@@ -210,7 +213,9 @@ class CredentialsError(Error):
 
 class ConfigWarning(UserWarning):
     """A problem in the Terraform/OpenTofu CLI configuration files, reported
-    as the CLIs do: a warning, and the faulty part is skipped."""
+    as the CLIs do: a warning, and the faulty part is skipped. The message is
+    ``file:line: problem``; the warning points at the line that made the
+    client."""
 
 
 _BY_KIND: Dict[str, Type[Error]] = {
@@ -250,3 +255,26 @@ def _make(
     """
     cls = _BY_KIND.get(kind, Error)
     return cls(message, kind, url, status)
+
+
+def _warn_config(messages: List[str]) -> None:
+    """Issues a :class:`ConfigWarning` per message (called by the native
+    module while it makes a client), pointing at the line that made the
+    client: the first frame outside the tfdisco package.
+
+    ``tfdisco.Client`` is the native class, which has no frame of its own:
+    the frame below this function's is the one that called ``Client(...)``.
+    ``tfdisco.AsyncClient`` is a Python class whose ``__init__`` makes a
+    ``Client``: the caller is one frame further out.
+    """
+    level = 2  # 1 is this function; 2 the frame that made the native Client
+    frame: Optional[types.FrameType] = sys._getframe(1)
+    while frame is not None and _in_this_package(frame.f_globals.get("__name__")):
+        frame = frame.f_back
+        level += 1
+    for message in messages:
+        warnings.warn(message, ConfigWarning, stacklevel=level)
+
+
+def _in_this_package(module: object) -> bool:
+    return isinstance(module, str) and (module == "tfdisco" or module.startswith("tfdisco."))

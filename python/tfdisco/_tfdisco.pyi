@@ -157,7 +157,9 @@ class Services(Mapping[str, _JSON]):
 class ProviderSource:
     """A provider source address (``hashicorp/aws``,
     ``registry.example.com/acme/widgets``), parsed as Terraform and OpenTofu
-    parse ``required_providers``. Raises :class:`InvalidSource`."""
+    parse ``required_providers``. ``dialect`` is ``"opentofu"`` (or
+    ``"tofu"``) or ``"terraform"``, in any case. Raises
+    :class:`InvalidSource`."""
 
     def __new__(cls, source: str, *, dialect: str = "opentofu") -> "ProviderSource": ...
     @property
@@ -200,7 +202,8 @@ class ProviderSource:
 @final
 class ModuleSource:
     """A module registry source address (``hashicorp/consul/aws``,
-    ``app.terraform.io/acme/vpc/aws//modules/subnet``). Raises
+    ``app.terraform.io/acme/vpc/aws//modules/subnet``). ``dialect`` is
+    ``"opentofu"`` (or ``"tofu"``) or ``"terraform"``, in any case. Raises
     :class:`InvalidSource`."""
 
     def __new__(cls, source: str, *, dialect: str = "opentofu") -> "ModuleSource": ...
@@ -391,7 +394,10 @@ class ModuleLocation:
 @final
 class Client:
     """A discovery client; blocking methods release the GIL. See the
-    package documentation for every option."""
+    package documentation for every option. ``dialect`` is ``"opentofu"``
+    (or ``"tofu"``) or ``"terraform"``, in any case. Problems in the CLI
+    configuration files are :class:`tfdisco.ConfigWarning` warnings
+    (``file:line: problem``) pointing at the line that made the client."""
 
     def __new__(
         cls,
@@ -432,6 +438,7 @@ class Client:
         """Drops the whole cache (``host`` blocks stay)."""
     def credentials_source(self, host: _HostLike) -> Optional[str]:
         """Where the token sent to ``host`` comes from; never the token."""
+    # asyncio futures; awaitables already done when the host is in the cache.
     def _discover_async(self, host: _HostLike) -> Awaitable[Services]: ...
     def _service_url_async(self, host: _HostLike, id: str) -> Awaitable[str]: ...
     def _oauth_client_async(self, host: _HostLike, id: str) -> Awaitable[OAuthClient]: ...

@@ -1,0 +1,162 @@
+//! Python's syntax for the client's options: the `credentials` argument
+//! (`"cli"`, None or a mapping of host to token), the `resolve` mapping,
+//! the `env` mapping and the `timeout` in seconds. Everything else about
+//! the options is `tfdisco_transport::ClientOptions`, shared with the CLI.
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::types::PyMapping;
+use tfdisco_core::{Credentials, Env, StaticCredentials};
+use tfdisco_transport::{CredentialsChoice, timeout_from_secs};
+
+use crate::errors;
+use crate::hostname::HostArg;
+use crate::record::quote;
+
+/// The `credentials` argument: where tokens come from, and how `repr(client)`
+/// shows it (fixed tokens as `'***'`).
+pub(crate) struct CredentialsArg {
+    pub(crate) choice: CredentialsChoice,
+    pub(crate) repr: String,
+}
+
+impl CredentialsArg {
+    /// `"cli"`, the default: the CLI's sources.
+    pub(crate) fn cli() -> CredentialsArg {
+        CredentialsArg {
+            choice: CredentialsChoice::Cli,
+            repr: "'cli'".to_owned(),
+        }
+    }
+}
+
+impl<'a, 'py> FromPyObject<'a, 'py> for CredentialsArg {
+    type Error = PyErr;
+
+    fn extract(obj: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        let py = obj.py();
+        if obj.is_none() {
+            return Ok(CredentialsArg {
+                choice: CredentialsChoice::Nothing,
+                repr: "None".to_owned(),
+            });
+        }
+        if let Ok(text) = obj.extract::<PyBackedStr>() {
+            return match &*text {
+                "cli" => Ok(CredentialsArg::cli()),
+                _ => Err(PyValueError::new_err(
+                    "credentials must be \"cli\", None or a mapping of host to token",
+                )),
+            };
+        }
+        let Ok(mapping) = obj.cast::<PyMapping>() else {
+            return Err(PyTypeError::new_err(format!(
+                "credentials must be \"cli\", None or a mapping of host to token, not {}",
+                obj.get_type().name()?
+            )));
+        };
+        let mut source = StaticCredentials::new();
+        let mut shown = Vec::new();
+        for item in mapping.items()?.iter() {
+            let (key, token): (Bound<'py, PyAny>, Bound<'py, PyAny>) = item.extract()?;
+            let HostArg(host) = key.extract()?;
+            let Ok(token) = token.extract::<PyBackedStr>() else {
+                // Never show the value: it may be a token of another type.
+                return Err(PyTypeError::new_err(format!(
+                    "the token for {} must be a str",
+                    host.display()
+                )));
+            };
+            let credentials = Credentials::token(&token).map_err(|e| {
+                errors::invalid_option(py, format!("the token for {}: {e}", host.display()))
+            })?;
+            shown.push(format!("{}: '***'", quote(py, &host.display())?));
+            source = source.with(host, credentials);
+        }
+        Ok(CredentialsArg {
+            choice: CredentialsChoice::Static(source),
+            repr: format!("{{{}}}", shown.join(", ")),
+        })
+    }
+}
+
+/// The `timeout` argument: a positive, finite number of seconds (the rule
+/// the CLI's `--timeout` follows). Raises `ValueError`.
+pub(crate) fn parse_timeout(seconds: f64) -> PyResult<Duration> {
+    timeout_from_secs(seconds).map_err(PyValueError::new_err)
+}
+
+/// `"host:port"` → `(host, port)`; IPv6 hosts in brackets.
+fn parse_resolve_key(key: &str) -> PyResult<(String, u16)> {
+    let bad = || {
+        PyValueError::new_err(format!(
+            "resolve: {key:?} is not \"host:port\" (e.g. \"registry.example.com:443\")"
+        ))
+    };
+    let (host, port) = key.rsplit_once(':').ok_or_else(bad)?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let port: u16 = port.parse().map_err(|_| bad())?;
+    if host.is_empty() || port == 0 {
+        return Err(bad());
+    }
+    Ok((host.to_owned(), port))
+}
+
+/// `"ip"` or `"ip:port"` (`"[v6]:port"`) for a key with port `port`.
+fn parse_resolve_addr(key: &str, port: u16, value: &str) -> PyResult<SocketAddr> {
+    if let Ok(addr) = value.parse::<SocketAddr>() {
+        if addr.port() != port {
+            return Err(PyValueError::new_err(format!(
+                "resolve: {key:?} maps to {value:?}, another port (give the address alone)"
+            )));
+        }
+        return Ok(addr);
+    }
+    let ip: IpAddr = value
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse()
+        .map_err(|_| {
+            PyValueError::new_err(format!(
+                "resolve: {value:?} (for {key:?}) is not an IP address"
+            ))
+        })?;
+    Ok(SocketAddr::new(ip, port))
+}
+
+pub(crate) fn parse_resolve(map: &Bound<'_, PyMapping>) -> PyResult<Vec<(String, SocketAddr)>> {
+    let mut out = Vec::new();
+    for item in map.items()?.iter() {
+        let (key, value): (PyBackedStr, Bound<'_, PyAny>) = item.extract()?;
+        let (host, port) = parse_resolve_key(&key)?;
+        let values: Vec<PyBackedStr> = match value.extract::<PyBackedStr>() {
+            Ok(one) => vec![one],
+            Err(_) => value.extract().map_err(|_| {
+                PyTypeError::new_err(format!(
+                    "resolve: the addresses for {:?} must be a str or a list of str",
+                    &*key
+                ))
+            })?,
+        };
+        for v in values {
+            out.push((host.clone(), parse_resolve_addr(&key, port, &v)?));
+        }
+    }
+    Ok(out)
+}
+
+/// An environment given as a mapping of str to str.
+pub(crate) fn parse_env(vars: &Bound<'_, PyMapping>) -> PyResult<Env> {
+    let mut pairs = Vec::new();
+    for item in vars.items()?.iter() {
+        let (name, value): (String, String) = item
+            .extract()
+            .map_err(|_| PyTypeError::new_err("env must map str to str"))?;
+        pairs.push((name, value));
+    }
+    Ok(Env::new(pairs))
+}
