@@ -43,7 +43,12 @@ impl From<tfdisco_core::Error> for Failure {
 pub(crate) fn hint(e: &tfdisco_core::Error) -> Option<&'static str> {
     use tfdisco_core::{Error, TransportErrorKind};
     match e {
-        Error::Transport { error, .. } if error.kind() == TransportErrorKind::Tls => {
+        Error::Transport { error, .. }
+            if matches!(
+                error.kind(),
+                TransportErrorKind::Tls | TransportErrorKind::Certificate
+            ) =>
+        {
             Some("if the server uses a private CA, trust it with --ca-file FILE (or SSL_CERT_FILE)")
         }
         Error::InsecureRedirect { .. } => {

@@ -238,12 +238,12 @@ fn user_agent_follows_the_dialect_and_tf_append_user_agent() {
     );
     assert_eq!(
         s.requests()[0].header("user-agent"),
-        Some("terraform-svchost/1.0 ci-lint/2")
+        Some("HashiCorp Terraform/1.15.9 (+https://www.terraform.io) ci-lint/2")
     );
     discover(&s, &[], &[]);
     assert_eq!(
         s.requests()[1].header("user-agent"),
-        Some("Go-http-client/1.1")
+        Some("OpenTofu/1.12.6")
     );
 }
 

@@ -1,4 +1,8 @@
-//! Discovery settings shared by every discovery a registry or transport starts.
+//! The settings every fetch starts with: one set for discovery and one for
+//! registry requests, as each CLI has one client for each
+//! (docs/behaviour.md, DISCO-12, API-2, RETRY-1, RETRY-8).
+
+mod user_agent;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -6,21 +10,51 @@ use std::time::Duration;
 use http::HeaderValue;
 use http::header::InvalidHeaderValue;
 
-use crate::{Dialect, Hostname, RetryPolicy};
+use crate::registry_api::check_version;
+use crate::{Dialect, Error, Hostname, RetryPolicy};
 
-/// How discovery behaves. The defaults are those of both Go implementations:
-/// at most 3 redirects, a 1 MiB document, 11 seconds for the whole exchange,
-/// and the dialect's retries (Terraform: 4 attempts; OpenTofu: 1).
+use user_agent::Agents;
+
+/// Which kind of request a fetch makes. Each kind has its own limits, retry
+/// policy, `User-Agent` and checks, as `terraform` and `tofu` have one HTTP
+/// client for discovery and another for their registry clients.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum RequestKind {
+    /// `GET /.well-known/terraform.json`: the discovery library's rules.
+    Discovery,
+    /// The registry API requests (provider and module versions, a module's
+    /// download location, a provider package): the CLIs' registry clients'
+    /// rules.
+    Registry,
+}
+
+/// How requests behave. The defaults are those of the CLIs:
+///
+/// - discovery: at most 3 redirects, a 1 MiB document, 11 seconds for the
+///   whole exchange, and the dialect's retries (Terraform: 4 attempts;
+///   OpenTofu: 1);
+/// - registry requests: at most 9 redirects (Go's default), 2 attempts of at
+///   most 10 s each, 1 s apart ([`RetryPolicy::registry`]), and, unlike the
+///   CLIs, which read any size, a 16 MiB limit (D10);
+/// - the `User-Agent` and `X-Terraform-Version` the dialect's CLI sends, for
+///   version [`Dialect::default_cli_version`].
 ///
 /// ```
 /// use std::time::Duration;
-/// use tfdisco_core::{Config, Dialect, Hostname};
+/// use tfdisco_core::{Config, Dialect, Hostname, RequestKind};
 ///
 /// let config = Config::new(Dialect::Terraform)
 ///     .with_timeout(Duration::from_secs(5))
-///     .with_user_agent("my-mirror/1.0")?
+///     .with_cli_version("1.11.4")?
 ///     .with_plain_http_host(Hostname::parse("localhost:8080")?);
 /// assert_eq!(config.max_redirects(), 3);
+/// assert_eq!(
+///     config.user_agent(),
+///     "HashiCorp Terraform/1.11.4 (+https://www.terraform.io)"
+/// );
+/// assert_eq!(config.user_agent_for(RequestKind::Registry), "Terraform/1.11.4");
+/// assert_eq!(config.registry_retry_policy().attempts(), 2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
@@ -29,19 +63,28 @@ pub struct Config {
     max_redirects: u32,
     body_limit: u64,
     timeout: Duration,
-    user_agent: HeaderValue,
     retry_policy: RetryPolicy,
+    registry_max_redirects: u32,
+    registry_body_limit: u64,
+    registry_retry_policy: RetryPolicy,
     plain_http_hosts: Arc<[Hostname]>,
     cli_version: HeaderValue,
-    registry_body_limit: u64,
+    /// The caller's `User-Agent`, for every kind of request.
+    custom_agent: Option<HeaderValue>,
+    /// `TF_APPEND_USER_AGENT`'s text, trimmed.
+    appended_agent: Option<Arc<str>>,
+    agents: Agents,
 }
 
-/// The redirect limit of both Go libraries' policy.
+/// The redirect limit of both Go discovery libraries' policy.
 pub const DEFAULT_MAX_REDIRECTS: u32 = 3;
+/// The redirect limit of both CLIs' registry clients (Go's `http.Client`
+/// default: 10 requests).
+pub const DEFAULT_REGISTRY_MAX_REDIRECTS: u32 = 9;
 /// The largest discovery document accepted: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: u64 = 1024 * 1024;
-/// The largest registry API document accepted: 16 MiB (the provider
-/// versions of the largest public providers are a few hundred KiB).
+/// The largest registry API document accepted: 16 MiB (D10; the provider
+/// versions of the largest public providers are well under 1 MiB).
 pub const DEFAULT_REGISTRY_BODY_LIMIT: u64 = 16 * 1024 * 1024;
 /// The time allowed for a whole discovery, redirects and body included.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(11);
@@ -53,27 +96,43 @@ impl Default for Config {
 }
 
 impl Config {
-    /// The defaults for `dialect`, including its default User-Agent.
+    /// The defaults for `dialect`: its CLI's `User-Agent` and version, its
+    /// discovery retries.
     pub fn new(dialect: Dialect) -> Config {
+        let cli_version = HeaderValue::from_static(dialect.default_cli_version());
         Config {
             dialect,
             max_redirects: DEFAULT_MAX_REDIRECTS,
             body_limit: DEFAULT_BODY_LIMIT,
             timeout: DEFAULT_TIMEOUT,
-            user_agent: HeaderValue::from_static(dialect.default_user_agent()),
             retry_policy: RetryPolicy::for_dialect(dialect),
-            plain_http_hosts: Arc::from([]),
-            cli_version: HeaderValue::from_static(dialect.default_cli_version()),
+            registry_max_redirects: DEFAULT_REGISTRY_MAX_REDIRECTS,
             registry_body_limit: DEFAULT_REGISTRY_BODY_LIMIT,
+            registry_retry_policy: RetryPolicy::registry(),
+            plain_http_hosts: Arc::from([]),
+            agents: Agents::new(dialect, dialect.default_cli_version(), None, None),
+            cli_version,
+            custom_agent: None,
+            appended_agent: None,
         }
     }
 
-    /// Sets the dialect; a User-Agent or retry policy that is still the old
-    /// dialect's default follows the change.
+    /// Works out the `User-Agent`s again after what they depend on changed.
+    fn with_agents(mut self) -> Config {
+        let version = String::from_utf8_lossy(self.cli_version.as_bytes()).into_owned();
+        self.agents = Agents::new(
+            self.dialect,
+            &version,
+            self.custom_agent.as_ref(),
+            self.appended_agent.as_deref(),
+        );
+        self
+    }
+
+    /// Sets the dialect; a CLI version or discovery retry policy that is
+    /// still the old dialect's default follows the change, and so does the
+    /// `User-Agent` unless the caller set one.
     pub fn with_dialect(mut self, dialect: Dialect) -> Config {
-        if self.user_agent == self.dialect.default_user_agent() {
-            self.user_agent = HeaderValue::from_static(dialect.default_user_agent());
-        }
         if self.cli_version == self.dialect.default_cli_version() {
             self.cli_version = HeaderValue::from_static(dialect.default_cli_version());
         }
@@ -81,31 +140,43 @@ impl Config {
             self.retry_policy = RetryPolicy::for_dialect(dialect);
         }
         self.dialect = dialect;
-        self
+        self.with_agents()
     }
 
-    /// Sets how many redirects are followed (requests = redirects + 1).
+    /// Sets how many redirects a discovery follows (requests = redirects + 1).
     pub fn with_max_redirects(mut self, max: u32) -> Config {
         self.max_redirects = max;
         self
     }
 
-    /// Sets how failed attempts are retried.
+    /// Sets how failed discovery attempts are retried.
     pub fn with_retry_policy(mut self, policy: RetryPolicy) -> Config {
         self.retry_policy = policy;
         self
     }
 
-    /// Sets how many times a failed attempt is retried (`retries + 1`
-    /// attempts at most), with the current policy's waits.
+    /// Sets how many times a failed discovery attempt is retried
+    /// (`retries + 1` attempts at most), with the current policy's waits.
     pub fn with_retries(self, retries: u32) -> Config {
         let policy = self.retry_policy.clone().with_retries(retries);
         self.with_retry_policy(policy)
     }
 
-    /// Sets the largest document accepted, in bytes.
+    /// Sets the largest discovery document accepted, in bytes.
     pub fn with_body_limit(mut self, bytes: u64) -> Config {
         self.body_limit = bytes;
+        self
+    }
+
+    /// Sets the time allowed for a whole discovery.
+    pub fn with_timeout(mut self, timeout: Duration) -> Config {
+        self.timeout = timeout;
+        self
+    }
+
+    /// Sets how many redirects a registry request follows.
+    pub fn with_registry_max_redirects(mut self, max: u32) -> Config {
+        self.registry_max_redirects = max;
         self
     }
 
@@ -116,36 +187,66 @@ impl Config {
         self
     }
 
-    /// Sets the CLI version registry requests announce in
-    /// `X-Terraform-Version` (default: [`Dialect::default_cli_version`]).
-    /// Registries may use it to hide versions a CLI cannot install.
-    pub fn with_cli_version(mut self, version: &str) -> Result<Config, InvalidHeaderValue> {
-        self.cli_version = HeaderValue::from_str(version)?;
-        Ok(self)
-    }
-
-    /// Sets the time allowed for a whole discovery.
-    pub fn with_timeout(mut self, timeout: Duration) -> Config {
-        self.timeout = timeout;
+    /// Sets how failed registry requests are retried, and how long each
+    /// attempt may take.
+    pub fn with_registry_retry_policy(mut self, policy: RetryPolicy) -> Config {
+        self.registry_retry_policy = policy;
         self
     }
 
-    /// Sets the User-Agent header. Fails if the text cannot be a header value
-    /// (control characters, for example).
-    pub fn with_user_agent(mut self, value: &str) -> Result<Config, InvalidHeaderValue> {
-        self.user_agent = HeaderValue::from_str(value)?;
-        Ok(self)
+    /// Sets how many times a failed registry request is retried
+    /// (`TF_REGISTRY_DISCOVERY_RETRY`), with the current policy's waits.
+    pub fn with_registry_retries(self, retries: u32) -> Config {
+        let policy = self.registry_retry_policy.clone().with_retries(retries);
+        self.with_registry_retry_policy(policy)
     }
 
-    /// Appends Terraform's `TF_APPEND_USER_AGENT` text: trimmed, and ignored
-    /// when empty (docs/behaviour.md, DISCO-3).
-    pub fn with_appended_user_agent(self, extra: &str) -> Result<Config, InvalidHeaderValue> {
+    /// Sets how long each attempt of a registry request may take, body
+    /// included (`TF_REGISTRY_CLIENT_TIMEOUT`; `None`: only the deadline of
+    /// [`Config::timeout_for`] bounds it).
+    pub fn with_registry_attempt_timeout(self, timeout: Option<Duration>) -> Config {
+        let policy = self
+            .registry_retry_policy
+            .clone()
+            .with_attempt_timeout(timeout);
+        self.with_registry_retry_policy(policy)
+    }
+
+    /// Sets the CLI version the requests announce: in `X-Terraform-Version`
+    /// of registry requests (registries may use it to hide versions a CLI
+    /// cannot install) and in the dialect's `User-Agent` (default:
+    /// [`Dialect::default_cli_version`]). It must be a version,
+    /// `MAJOR.MINOR.PATCH` with an optional `-prerelease` and `+build`.
+    pub fn with_cli_version(mut self, version: &str) -> Result<Config, Error> {
+        check_version(version)?;
+        self.cli_version = HeaderValue::from_str(version).map_err(|_| Error::InvalidArgument {
+            message: format!("invalid CLI version {version:?}"),
+        })?;
+        Ok(self.with_agents())
+    }
+
+    /// Sets the `User-Agent` of every request, in place of the CLI's. Fails
+    /// if the text cannot be a header value (control characters, for
+    /// example).
+    pub fn with_user_agent(mut self, value: &str) -> Result<Config, InvalidHeaderValue> {
+        self.custom_agent = Some(HeaderValue::from_str(value)?);
+        Ok(self.with_agents())
+    }
+
+    /// Appends Terraform's `TF_APPEND_USER_AGENT` text to every request's
+    /// `User-Agent`: trimmed, and ignored when empty (docs/behaviour.md,
+    /// DISCO-3).
+    pub fn with_appended_user_agent(mut self, extra: &str) -> Result<Config, InvalidHeaderValue> {
         let extra = extra.trim();
         if extra.is_empty() {
             return Ok(self);
         }
-        let base = String::from_utf8_lossy(self.user_agent.as_bytes()).into_owned();
-        self.with_user_agent(&format!("{base} {extra}"))
+        HeaderValue::from_str(extra)?;
+        self.appended_agent = Some(match self.appended_agent.take() {
+            Some(before) => format!("{before} {extra}").into(),
+            None => extra.into(),
+        });
+        Ok(self.with_agents())
     }
 
     /// Allows plain `http://` for `host`, for development servers only: its
@@ -166,12 +267,20 @@ impl Config {
         self.dialect
     }
 
-    /// How many redirects are followed.
+    /// How many redirects a discovery follows.
     pub fn max_redirects(&self) -> u32 {
         self.max_redirects
     }
 
-    /// The largest document accepted, in bytes.
+    /// How many redirects a request of `kind` follows.
+    pub fn max_redirects_for(&self, kind: RequestKind) -> u32 {
+        match kind {
+            RequestKind::Discovery => self.max_redirects,
+            RequestKind::Registry => self.registry_max_redirects,
+        }
+    }
+
+    /// The largest discovery document accepted, in bytes.
     pub fn body_limit(&self) -> u64 {
         self.body_limit
     }
@@ -181,7 +290,15 @@ impl Config {
         self.registry_body_limit
     }
 
-    /// The `X-Terraform-Version` value of registry requests.
+    /// The largest response body a request of `kind` accepts, in bytes.
+    pub fn body_limit_for(&self, kind: RequestKind) -> u64 {
+        match kind {
+            RequestKind::Discovery => self.body_limit,
+            RequestKind::Registry => self.registry_body_limit,
+        }
+    }
+
+    /// The CLI version requests announce (`X-Terraform-Version`).
     pub fn cli_version(&self) -> &HeaderValue {
         &self.cli_version
     }
@@ -191,14 +308,54 @@ impl Config {
         self.timeout
     }
 
-    /// How failed attempts are retried.
+    /// The time allowed for a whole fetch of `kind`, every attempt and wait
+    /// included: a discovery's [`Config::timeout`]; for a registry request,
+    /// every attempt at its timeout and every computed wait (21 s by
+    /// default), or the discovery timeout per attempt when attempts have no
+    /// timeout of their own. A `Retry-After` that would end past it is not
+    /// waited for (D12).
+    pub fn timeout_for(&self, kind: RequestKind) -> Duration {
+        match kind {
+            RequestKind::Discovery => self.timeout,
+            RequestKind::Registry => {
+                let policy = &self.registry_retry_policy;
+                policy.longest().unwrap_or_else(|| {
+                    policy
+                        .clone()
+                        .with_attempt_timeout(Some(self.timeout))
+                        .longest()
+                        .unwrap_or(Duration::MAX)
+                })
+            }
+        }
+    }
+
+    /// How failed discovery attempts are retried.
     pub fn retry_policy(&self) -> &RetryPolicy {
         &self.retry_policy
     }
 
-    /// The User-Agent header value.
+    /// How failed registry requests are retried.
+    pub fn registry_retry_policy(&self) -> &RetryPolicy {
+        &self.registry_retry_policy
+    }
+
+    /// How failed attempts of a request of `kind` are retried.
+    pub fn retry_policy_for(&self, kind: RequestKind) -> &RetryPolicy {
+        match kind {
+            RequestKind::Discovery => &self.retry_policy,
+            RequestKind::Registry => &self.registry_retry_policy,
+        }
+    }
+
+    /// The `User-Agent` of discovery requests.
     pub fn user_agent(&self) -> &HeaderValue {
-        &self.user_agent
+        self.agents.get(RequestKind::Discovery)
+    }
+
+    /// The `User-Agent` of requests of `kind`.
+    pub fn user_agent_for(&self, kind: RequestKind) -> &HeaderValue {
+        self.agents.get(kind)
     }
 
     /// The hosts allowed plain http.
@@ -212,5 +369,60 @@ impl Config {
         self.plain_http_hosts
             .iter()
             .any(|h| h.host() == host && h.port().unwrap_or(80) == port.unwrap_or(80))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_dialect_moves_what_is_still_its_default() {
+        let config = Config::new(Dialect::Terraform).with_dialect(Dialect::OpenTofu);
+        assert_eq!(config.user_agent(), "OpenTofu/1.12.6");
+        assert_eq!(config.cli_version(), "1.12.6");
+        assert_eq!(config.retry_policy().attempts(), 1);
+        let custom = Config::new(Dialect::OpenTofu)
+            .with_cli_version("1.9.0")
+            .expect("a version")
+            .with_user_agent("mine/1")
+            .expect("a header")
+            .with_dialect(Dialect::Terraform);
+        assert_eq!(custom.cli_version(), "1.9.0", "the caller's is kept");
+        assert_eq!(custom.user_agent(), "mine/1");
+    }
+
+    #[test]
+    fn appended_text_goes_after_every_agent() {
+        let config = Config::new(Dialect::Terraform)
+            .with_appended_user_agent("  ci/1 ")
+            .expect("a header")
+            .with_cli_version("1.11.4")
+            .expect("a version");
+        assert_eq!(
+            config.user_agent(),
+            "HashiCorp Terraform/1.11.4 (+https://www.terraform.io) ci/1"
+        );
+        assert_eq!(
+            config.user_agent_for(RequestKind::Registry),
+            "Terraform/1.11.4 ci/1"
+        );
+        assert!(Config::default().with_cli_version("1.11").is_err());
+        assert!(Config::default().with_cli_version("v1.11.4").is_err());
+    }
+
+    #[test]
+    fn a_registry_fetch_may_take_every_attempt_and_wait() {
+        let config = Config::default();
+        assert_eq!(
+            config.timeout_for(RequestKind::Registry),
+            Duration::from_secs(21)
+        );
+        let no_attempt_timeout = config.with_registry_attempt_timeout(None);
+        assert_eq!(
+            no_attempt_timeout.timeout_for(RequestKind::Registry),
+            Duration::from_secs(23),
+            "11 s per attempt then"
+        );
     }
 }

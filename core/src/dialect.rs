@@ -6,7 +6,8 @@ use std::str::FromStr;
 use crate::Hostname;
 
 /// Which implementation to match where Terraform and OpenTofu differ: the
-/// service-id version rules, the default User-Agent and the default registry.
+/// service-id version rules, the `User-Agent` and CLI version requests
+/// announce, and the default registry.
 ///
 /// The default is OpenTofu-compatible. From text it is `opentofu` (or
 /// `tofu`) or `terraform`, in any case; it shows as `opentofu` or
@@ -48,22 +49,14 @@ impl Dialect {
         Hostname::from_comparison(name).expect("the default registries are in comparison form")
     }
 
-    /// The User-Agent the reference library sends when the caller sets none:
-    /// terraform-svchost's `terraform-svchost/1.0`, and for opentofu/svchost,
-    /// which sets none, Go's own `Go-http-client/1.1`.
-    pub fn default_user_agent(self) -> &'static str {
-        match self {
-            Dialect::OpenTofu => "Go-http-client/1.1",
-            Dialect::Terraform => "terraform-svchost/1.0",
-        }
-    }
-
-    /// The CLI release whose registry requests tfdisco matches, announced
-    /// in `X-Terraform-Version`: Terraform 1.15.5, OpenTofu 1.10.6.
+    /// The CLI release tfdisco's requests announce by default, in the
+    /// `User-Agent` and `X-Terraform-Version`: the current release of each,
+    /// Terraform 1.15.9 and OpenTofu 1.12.6 (`Config::with_cli_version`
+    /// sets another).
     pub fn default_cli_version(self) -> &'static str {
         match self {
-            Dialect::OpenTofu => "1.10.6",
-            Dialect::Terraform => "1.15.5",
+            Dialect::OpenTofu => "1.12.6",
+            Dialect::Terraform => "1.15.9",
         }
     }
 }

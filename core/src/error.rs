@@ -77,12 +77,16 @@ pub enum Error {
         /// What the transport reported.
         error: TransportError,
     },
-    /// The discovery did not finish within the configured time.
+    /// The fetch, or one attempt of it, did not finish within the time
+    /// allowed.
     Timeout {
         /// The request under way when time ran out.
         url: Box<Url>,
-        /// The time allowed for the whole discovery.
+        /// The time allowed: for the whole fetch, or for each attempt.
         timeout: Duration,
+        /// True when the time allowed for one attempt ran out (a registry
+        /// request's, RETRY-8); false for the whole fetch's.
+        per_attempt: bool,
     },
     /// The server answered with a status other than 200, 404 or a redirect.
     Status {
@@ -256,7 +260,8 @@ pub enum ErrorKind {
     /// [`Error::InvalidOAuthClient`].
     InvalidOAuthClient,
     /// [`Error::Transport`] when the TLS handshake failed (an untrusted or
-    /// wrong certificate, say).
+    /// wrong certificate, say: [`TransportErrorKind::Certificate`] or
+    /// [`TransportErrorKind::Tls`]).
     Tls,
     /// [`Error::Transport`] for every other failure (DNS, connect, proxy, I/O).
     Network,
@@ -330,7 +335,12 @@ impl Error {
             Error::VersionNotSupported { .. } => ErrorKind::VersionNotSupported,
             Error::InvalidServiceUrl { .. } => ErrorKind::InvalidServiceUrl,
             Error::InvalidOAuthClient { .. } => ErrorKind::InvalidOAuthClient,
-            Error::Transport { error, .. } if error.kind() == TransportErrorKind::Tls => {
+            Error::Transport { error, .. }
+                if matches!(
+                    error.kind(),
+                    TransportErrorKind::Tls | TransportErrorKind::Certificate
+                ) =>
+            {
                 ErrorKind::Tls
             }
             Error::Transport { .. } => ErrorKind::Network,
@@ -424,12 +434,15 @@ pub(crate) struct Subject {
     pub(crate) url: &'static str,
     /// `… from {url} is …`
     pub(crate) response: &'static str,
+    /// `the whole … may take`
+    pub(crate) whole: &'static str,
 }
 
 const DISCOVERY: Subject = Subject {
     request: "discovery document",
     url: "discovery URL",
     response: "discovery doc response",
+    whole: "discovery",
 };
 
 impl fmt::Display for Error {
@@ -469,9 +482,22 @@ impl Error {
             Error::Transport { url, error } => {
                 write!(f, "{failed}: Get \"{url}\": {error}")
             }
-            Error::Timeout { url, timeout } => write!(
+            Error::Timeout {
+                url,
+                timeout,
+                per_attempt: false,
+            } => write!(
                 f,
-                "{failed}: Get \"{url}\": timed out (the whole discovery may take {timeout:?})"
+                "{failed}: Get \"{url}\": timed out (the whole {} may take {timeout:?})",
+                subject.whole
+            ),
+            Error::Timeout {
+                url,
+                timeout,
+                per_attempt: true,
+            } => write!(
+                f,
+                "{failed}: Get \"{url}\": timed out (each attempt may take {timeout:?})"
             ),
             Error::Status { url, status } => {
                 write!(f, "{failed}: {} (GET {url})", StatusText(*status))
@@ -643,7 +669,11 @@ pub struct TransportError {
 pub enum TransportErrorKind {
     /// DNS resolution or the TCP connection failed.
     Connect,
-    /// The TLS handshake failed (untrusted or wrong certificate, say).
+    /// The server's certificate was refused: untrusted, expired, or for
+    /// another name. Never retried.
+    Certificate,
+    /// The TLS handshake failed otherwise (no common protocol, a server that
+    /// does not speak TLS, a broken handshake).
     Tls,
     /// The proxy refused or failed the tunnel.
     Proxy,

@@ -12,27 +12,32 @@ mod timer;
 use std::fmt;
 use std::time::Instant;
 
+use http::HeaderName;
 use http::header::{ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_LENGTH, LOCATION, USER_AGENT};
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, Uri};
 use tracing::debug;
 use url::Url;
 
 use crate::{
-    Config, Credentials, Error, GiveUpReason, Hostname, StartError, TransportError,
+    Config, Credentials, Error, GiveUpReason, Hostname, RequestKind, StartError, TransportError,
     TransportErrorKind,
 };
 
 use retry::RetryAfter;
 use timer::{Timer, Timers};
 
-pub use retry::{Retry, RetryPolicy};
+pub use retry::{DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Retry, RetryPolicy};
+
+/// The header registry requests announce the CLI version in.
+const X_TERRAFORM_VERSION: HeaderName = HeaderName::from_static("x-terraform-version");
 
 /// What a [`Fetch`] is for: which final responses are answers, and what the
 /// answer is.
 ///
 /// The engine applies every HTTP rule itself (redirects, where credentials
-/// may go, plain http, the deadline, `Content-Type`, the size limit); a goal
-/// only sees the final response, after redirects.
+/// may go, plain http, the deadline, `Content-Type`, the size limit, the
+/// headers), with the settings of the goal's [`RequestKind`]; a goal only
+/// sees the final response, after redirects.
 pub trait Goal {
     /// What a successful fetch gives. Cloned once, when the driver takes it.
     type Output: Clone + fmt::Debug;
@@ -40,6 +45,10 @@ pub trait Goal {
     /// What is being fetched, for traces: `"discovery"`, for example, gives
     /// the events `discovery started`, `discovery succeeded`, ….
     const NAME: &'static str;
+
+    /// Which kind of request this is: its limits, retries, headers and
+    /// checks are the [`Config`]'s for that kind.
+    const KIND: RequestKind = RequestKind::Discovery;
 
     /// The host the fetch is about (the discovered host; a registry
     /// address's host), named in traces.
@@ -52,20 +61,10 @@ pub trait Goal {
     -> Next<Self::Output>;
 
     /// The whole body of the response [`Goal::on_head`] asked to read, from
-    /// `url`, decoded. Its `Content-Type` was `application/json` and it is
-    /// within the size limit. It is the goal's to keep: discovery keeps it as
-    /// the document's text without a copy.
+    /// `url`, decoded, within the size limit (and for a discovery, of
+    /// `Content-Type` `application/json`). It is the goal's to keep:
+    /// discovery keeps it as the document's text without a copy.
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<Self::Output, Error>;
-
-    /// Headers every request of this fetch carries besides `Accept`,
-    /// `Accept-Encoding`, `User-Agent` and `Authorization` (registry
-    /// requests add `X-Terraform-Version`). None by default.
-    fn add_headers(&self, _headers: &mut HeaderMap, _config: &Config) {}
-
-    /// The largest body accepted, decoded. [`Config::body_limit`] by default.
-    fn body_limit(&self, config: &Config) -> u64 {
-        config.body_limit()
-    }
 
     /// The failure [`Fetch::poll`] reports: registry goals wrap it so its
     /// message names their request. Unchanged by default.
@@ -77,8 +76,8 @@ pub trait Goal {
 /// What a [`Goal`] makes of a final response head.
 #[derive(Debug)]
 pub enum Next<T> {
-    /// Read the body: a JSON document (its `Content-Type` must be
-    /// `application/json`, and it may not pass the size limit).
+    /// Read the body: a JSON document, within the size limit (and for a
+    /// discovery, of `Content-Type` `application/json`).
     ReadDocument,
     /// The fetch is over, with this result.
     Finish(Result<T, Error>),
@@ -217,10 +216,27 @@ impl<G: Goal> Fetch<G> {
             timers: Timers::default(),
             state: State::Send(uri),
         };
-        fetch
-            .timers
-            .set(Timer::Deadline, now.checked_add(config.timeout()));
+        fetch.timers.set(
+            Timer::Deadline,
+            now.checked_add(config.timeout_for(G::KIND)),
+        );
+        fetch.start_attempt(now);
         Ok(fetch)
+    }
+
+    /// The retry policy of this fetch's kind of request.
+    fn policy(&self) -> &RetryPolicy {
+        self.config.retry_policy_for(G::KIND)
+    }
+
+    /// Arms the timer of the attempt starting at `now`, if attempts have
+    /// one (RETRY-8).
+    fn start_attempt(&mut self, now: Instant) {
+        let end = self
+            .policy()
+            .attempt_timeout()
+            .and_then(|timeout| now.checked_add(timeout));
+        self.timers.set(Timer::Attempt, end);
     }
 
     /// What the driver must do next.
@@ -325,7 +341,7 @@ impl<G: Goal> Fetch<G> {
                     status,
                 })),
             }
-        } else if retry::is_retried_status(status) && self.config.retry_policy().attempts() > 1 {
+        } else if retry::is_retried_status(status) && self.policy().attempts() > 1 {
             let cause = Error::Status {
                 url: self.url.clone().into(),
                 status,
@@ -378,7 +394,7 @@ impl<G: Goal> Fetch<G> {
         match e {
             body::BodyError::TooLarge => Error::BodyTooLarge {
                 url,
-                limit: self.goal.body_limit(&self.config),
+                limit: self.config.body_limit_for(G::KIND),
                 declared: None,
             },
             body::BodyError::Corrupt(problem) => Error::InvalidGzip { url, problem },
@@ -404,11 +420,11 @@ impl<G: Goal> Fetch<G> {
         if error.kind() == TransportErrorKind::Timeout {
             if let Some((timer, _)) = self.timers.next() {
                 self.timers.set(timer, None);
-                return self.fire(timer);
+                return self.fire(timer, now);
             }
             self.state = State::Done(Err(self.timeout_error()));
         } else {
-            let retried = self.is_sending() && retry::is_retried_failure(error.kind());
+            let retried = self.is_sending() && self.policy().retries_failure(error.kind());
             let cause = Error::Transport {
                 url: self.url.clone().into(),
                 error,
@@ -428,7 +444,7 @@ impl<G: Goal> Fetch<G> {
         let mut fired = false;
         while !self.is_done() {
             match self.timers.expire(now) {
-                Some(timer) => self.fire(timer),
+                Some(timer) => self.fire(timer, now),
                 None => break,
             }
             fired = true;
@@ -436,11 +452,25 @@ impl<G: Goal> Fetch<G> {
         fired
     }
 
-    fn fire(&mut self, timer: Timer) {
+    fn fire(&mut self, timer: Timer, now: Instant) {
         match timer {
             Timer::Deadline => {
                 self.state = State::Done(Err(self.timeout_error()));
                 self.timers.clear();
+            }
+            // The attempt ran out of time (RETRY-8): before its head it is
+            // retried, as Go's registry clients retry a client timeout;
+            // while its body is read it is over.
+            Timer::Attempt => {
+                let cause = Error::Timeout {
+                    url: self.url.clone().into(),
+                    timeout: self.policy().attempt_timeout().unwrap_or_default(),
+                    per_attempt: true,
+                };
+                self.state = match self.state {
+                    State::Send(_) => self.retry_or_give_up(cause, RetryAfter::Unusable, now),
+                    _ => State::Done(Err(cause)),
+                };
             }
             Timer::Retry => {
                 // The same first request again: first URL, full redirect
@@ -454,6 +484,7 @@ impl<G: Goal> Fetch<G> {
                     self.url = first;
                 }
                 self.state = send_state(&self.url);
+                self.start_attempt(now);
             }
         }
         self.trace_outcome();
@@ -467,7 +498,8 @@ impl<G: Goal> Fetch<G> {
         retry_after: RetryAfter,
         now: Instant,
     ) -> State<G::Output> {
-        let policy = self.config.retry_policy();
+        self.timers.set(Timer::Attempt, None);
+        let policy = self.policy();
         let attempts = policy.attempts();
         if attempts <= 1 {
             return State::Done(Err(cause));
@@ -492,7 +524,7 @@ impl<G: Goal> Fetch<G> {
             return State::Done(Err(give_up(GiveUpReason::PastDeadline {
                 wait,
                 from_retry_after,
-                timeout: self.config.timeout(),
+                timeout: self.config.timeout_for(G::KIND),
             })));
         };
         debug!(target: "tfdisco", host = %self.goal.host(), attempt = self.attempt + 1, attempts, wait = ?wait, cause = %cause, "retrying");
@@ -510,15 +542,27 @@ impl<G: Goal> Fetch<G> {
     fn timeout_error(&self) -> Error {
         Error::Timeout {
             url: self.url.clone().into(),
-            timeout: self.config.timeout(),
+            timeout: self.config.timeout_for(G::KIND),
+            per_attempt: false,
         }
     }
 
+    /// The request's headers (DISCO-2, API-2): discovery asks for JSON, as
+    /// the discovery libraries do; registry requests carry the CLI version
+    /// and no `Accept`, as the CLIs' registry clients; each kind its CLI's
+    /// `User-Agent`.
     fn request(&self, uri: Uri) -> Request<()> {
-        let mut headers = HeaderMap::with_capacity(4);
-        headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+        let mut headers = HeaderMap::with_capacity(5);
+        match G::KIND {
+            RequestKind::Discovery => {
+                headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
+            }
+            RequestKind::Registry => {
+                headers.insert(X_TERRAFORM_VERSION, self.config.cli_version().clone());
+            }
+        }
         headers.insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
-        headers.insert(USER_AGENT, self.config.user_agent().clone());
+        headers.insert(USER_AGENT, self.config.user_agent_for(G::KIND).clone());
         if let Some(credentials) = self
             .credentials
             .as_ref()
@@ -526,7 +570,6 @@ impl<G: Goal> Fetch<G> {
         {
             headers.insert(AUTHORIZATION, credentials.authorization().clone());
         }
-        self.goal.add_headers(&mut headers, &self.config);
         let mut request = Request::new(());
         *request.method_mut() = Method::GET;
         *request.uri_mut() = uri;
@@ -551,11 +594,12 @@ impl<G: Goal> Fetch<G> {
                 }));
             }
         };
-        if self.redirects >= self.config.max_redirects() {
+        let max = self.config.max_redirects_for(G::KIND);
+        if self.redirects >= max {
             return State::Done(Err(Error::TooManyRedirects {
                 url: self.url.clone().into(),
                 location: next.into(),
-                max: self.config.max_redirects(),
+                max,
             }));
         }
         let first = self.first.as_ref().unwrap_or(&self.url);
@@ -573,10 +617,15 @@ impl<G: Goal> Fetch<G> {
         state
     }
 
-    /// The goal wants the body: check the content type, the content coding
-    /// and the declared size.
+    /// The goal wants the body: check the content type (of a discovery
+    /// document only, DISCO-6; the CLIs' registry clients never look at it,
+    /// API-7), the content coding and the declared size.
     fn receive(&self, headers: &HeaderMap) -> State<G::Output> {
-        if let Err(refusal) = content_type::check(headers) {
+        let checked = match G::KIND {
+            RequestKind::Discovery => content_type::check(headers),
+            RequestKind::Registry => Ok(()),
+        };
+        if let Err(refusal) = checked {
             let url = self.url.clone().into();
             return State::Done(Err(match refusal {
                 content_type::Refusal::Malformed(value) => {
@@ -596,7 +645,7 @@ impl<G: Goal> Fetch<G> {
                 }));
             }
         };
-        let limit = self.goal.body_limit(&self.config);
+        let limit = self.config.body_limit_for(G::KIND);
         // The declared length of a gzip body is its compressed length: only
         // the decoded bytes count against the limit.
         let declared = headers

@@ -118,7 +118,8 @@ pub use url;
 
 pub use cache::{DiscoveryCache, Lookup, Ticket};
 pub use config::{
-    Config, DEFAULT_BODY_LIMIT, DEFAULT_MAX_REDIRECTS, DEFAULT_REGISTRY_BODY_LIMIT, DEFAULT_TIMEOUT,
+    Config, DEFAULT_BODY_LIMIT, DEFAULT_MAX_REDIRECTS, DEFAULT_REGISTRY_BODY_LIMIT,
+    DEFAULT_REGISTRY_MAX_REDIRECTS, DEFAULT_TIMEOUT, RequestKind,
 };
 pub use credentials::{
     Credentials, CredentialsError, CredentialsSource, InvalidToken, NoCredentials,
@@ -128,7 +129,7 @@ pub use dialect::{Dialect, UnknownDialect};
 pub use discovery::{DISCOVERY_PATH, Discovery, DiscoveryRequest};
 pub use env::Env;
 pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, TransportErrorKind};
-pub use fetch::{Action, Fetch, Goal, Next, Retry, RetryPolicy};
+pub use fetch::{Action, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Retry, RetryPolicy};
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
 pub use registry_api::{

@@ -9,18 +9,12 @@
 //! even on another host, but only over https (D9; the engine never sends
 //! credentials over http).
 
-/// The parts every registry goal shares, for its `impl Goal`: the CLI
-/// version header, the registry body limit, and failures named after the
-/// request.
+/// The parts every registry goal shares, for its `impl Goal`: the registry
+/// kind of request (its limits, retries and headers), and failures named
+/// after the request.
 macro_rules! registry_goal {
     ($call:expr) => {
-        fn add_headers(&self, headers: &mut HeaderMap, config: &Config) {
-            super::add_cli_headers(headers, config);
-        }
-
-        fn body_limit(&self, config: &Config) -> u64 {
-            config.registry_body_limit()
-        }
+        const KIND: crate::RequestKind = crate::RequestKind::Registry;
 
         fn present_error(&self, error: Error) -> Error {
             super::wrap($call, error)
@@ -33,24 +27,20 @@ mod providers;
 
 use std::fmt;
 
-use http::header::USER_AGENT;
-use http::{HeaderMap, HeaderValue, StatusCode};
+use http::StatusCode;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer};
 use url::Url;
 
 use crate::error::Subject;
 use crate::fetch::Next;
-use crate::{Config, Dialect, Error, Services};
+use crate::{Error, Services};
 
 pub use modules::{ModuleDownloadRequest, ModuleLocation, ModuleVersions, ModuleVersionsRequest};
 pub use providers::{
     Platform, ProviderPackage, ProviderPackageRequest, ProviderVersion, ProviderVersions,
     ProviderVersionsRequest, SigningKey,
 };
-
-/// The header registry requests announce the CLI version in.
-const X_TERRAFORM_VERSION: &str = "x-terraform-version";
 
 /// Which registry request an [`Error::Registry`] comes from.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -78,21 +68,25 @@ impl RegistryCall {
                 request: "module versions",
                 url: "module versions URL",
                 response: "module versions response",
+                whole: "module versions request",
             },
             RegistryCall::ModuleDownload => Subject {
                 request: "module download location",
                 url: "module download URL",
                 response: "module download response",
+                whole: "module download request",
             },
             RegistryCall::ProviderVersions => Subject {
                 request: "provider versions",
                 url: "provider versions URL",
                 response: "provider versions response",
+                whole: "provider versions request",
             },
             RegistryCall::ProviderPackage => Subject {
                 request: "provider package",
                 url: "provider package URL",
                 response: "provider package response",
+                whole: "provider package request",
             },
         }
     }
@@ -150,37 +144,38 @@ pub(crate) fn read_ok<T>(
     }
 }
 
-/// The headers both CLIs' registry clients add (API-2): `X-Terraform-Version`,
-/// and their own User-Agent, `Terraform/<version>` or
-/// `OpenTofu/<version>`, in place of the discovery library's default (text
-/// appended to it, such as `TF_APPEND_USER_AGENT`, is kept; a User-Agent the
-/// caller chose is left alone).
-pub(crate) fn add_cli_headers(headers: &mut HeaderMap, config: &Config) {
-    headers.insert(X_TERRAFORM_VERSION, config.cli_version().clone());
-    let dialect = config.dialect();
-    let agent = config.user_agent().as_bytes();
-    if let Some(rest) = agent.strip_prefix(dialect.default_user_agent().as_bytes()) {
-        let product = match dialect {
-            Dialect::Terraform => "Terraform/",
-            Dialect::OpenTofu => "OpenTofu/",
-        };
-        let mut value = product.as_bytes().to_vec();
-        value.extend_from_slice(config.cli_version().as_bytes());
-        value.extend_from_slice(rest);
-        if let Ok(value) = HeaderValue::from_bytes(&value) {
-            headers.insert(USER_AGENT, value);
-        }
-    }
+/// How much of a registry response body is read as JSON.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Extent {
+    /// The first JSON value; what follows it is not read, as Go's
+    /// `json.Decoder` reads the versions and package answers (API-7).
+    First,
+    /// The whole body, as `json.Unmarshal` reads OpenTofu's download answer.
+    Whole,
 }
 
 /// Reads a registry response body: JSON of the shape `T` describes
 /// (unknown fields ignored). Valid UTF-8, checked at once, is read as text,
 /// so strings are not checked again one by one; other bodies as bytes, for
 /// serde_json's error with its position.
-pub(crate) fn parse_json<T: DeserializeOwned>(url: &Url, body: &[u8]) -> Result<T, Error> {
+pub(crate) fn parse_json<T: DeserializeOwned>(
+    url: &Url,
+    body: &[u8],
+    extent: Extent,
+) -> Result<T, Error> {
+    fn read<'de, T: DeserializeOwned, R: serde_json::de::Read<'de>>(
+        mut de: serde_json::Deserializer<R>,
+        extent: Extent,
+    ) -> serde_json::Result<T> {
+        let value = T::deserialize(&mut de)?;
+        if extent == Extent::Whole {
+            de.end()?;
+        }
+        Ok(value)
+    }
     let parsed = match std::str::from_utf8(body) {
-        Ok(text) => serde_json::from_str(text),
-        Err(_) => serde_json::from_slice(body),
+        Ok(text) => read(serde_json::Deserializer::from_str(text), extent),
+        Err(_) => read(serde_json::Deserializer::from_slice(body), extent),
     };
     parsed.map_err(|e| Error::InvalidJson {
         url: url.clone().into(),

@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
@@ -115,9 +115,11 @@ fn provider_versions_headers_and_credentials_on_another_https_host() {
         seen.authorization(),
         Some(format!("Bearer {TOKEN}").as_str())
     );
-    assert_eq!(seen.headers["x-terraform-version"], "1.15.5");
-    assert_eq!(seen.headers["accept"], "application/json");
-    assert_eq!(seen.headers["user-agent"], "Terraform/1.15.5");
+    // API-2: the CLI's registry headers, and no Accept (the registry
+    // clients send none).
+    assert_eq!(seen.headers["x-terraform-version"], "1.15.9");
+    assert!(!seen.headers.contains_key("accept"), "{:?}", seen.headers);
+    assert_eq!(seen.headers["user-agent"], "Terraform/1.15.9");
 }
 
 #[test]
@@ -125,12 +127,12 @@ fn the_cli_user_agent_keeps_appended_text_and_a_chosen_one_stays() {
     let disco = services(Dialect::OpenTofu, r#"{"modules.v1": "/m/"}"#);
     let source = module("example.com/a/b/c", Dialect::OpenTofu);
     for (config, want) in [
-        (Config::default(), "OpenTofu/1.10.6"),
+        (Config::default(), "OpenTofu/1.12.6"),
         (
             Config::default()
                 .with_appended_user_agent("ci/7")
                 .expect("valid"),
-            "OpenTofu/1.10.6 ci/7",
+            "OpenTofu/1.12.6 ci/7",
         ),
         (
             Config::default()
@@ -166,7 +168,7 @@ fn no_credentials_to_a_plain_http_endpoint() {
     )
     .expect("versions");
     assert_eq!(net.seen[0].authorization(), None);
-    assert_eq!(net.seen[0].headers["x-terraform-version"], "1.10.6");
+    assert_eq!(net.seen[0].headers["x-terraform-version"], "1.12.6");
 }
 
 #[test]
@@ -261,7 +263,7 @@ fn not_found_and_not_a_registry_are_different_errors() {
 }
 
 #[test]
-fn failures_name_the_request_and_are_retried_as_discovery_is() {
+fn failures_name_the_request_and_follow_the_registry_retry_policy() {
     let mut net = Net::new();
     net.on(
         "https://example.com/v1/providers/hashicorp/aws/versions",
@@ -274,12 +276,15 @@ fn failures_name_the_request_and_are_retried_as_discovery_is() {
         Dialect::Terraform,
     )
     .expect_err("503 forever");
-    assert_eq!(net.seen.len(), 4, "Terraform's four attempts");
+    // RETRY-8: the registry clients' two attempts, 1 s apart, not
+    // discovery's four.
+    assert_eq!(net.seen.len(), 2, "{:?}", net.seen);
+    assert_eq!(net.seen[1].at - net.seen[0].at, Duration::from_secs(1));
     assert_eq!(error.kind(), ErrorKind::Status);
     assert_eq!(
         error.to_string(),
         "failed to request provider versions: 503 Service Unavailable \
-         (GET https://example.com/v1/providers/hashicorp/aws/versions) (gave up after 4 attempts)"
+         (GET https://example.com/v1/providers/hashicorp/aws/versions) (gave up after 2 attempts)"
     );
 }
 
@@ -428,7 +433,7 @@ fn module_versions_add_the_trailing_slash_and_keep_case() {
     );
     let answer = net.run(fetch).expect("versions");
     assert_eq!(answer.versions, ["1.0.0", "1.1.0"], "the first module only");
-    assert_eq!(net.seen[0].headers["x-terraform-version"], "1.15.5");
+    assert_eq!(net.seen[0].headers["x-terraform-version"], "1.15.9");
 }
 
 #[test]

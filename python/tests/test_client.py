@@ -337,7 +337,7 @@ def test_env_parameter_replaces_the_process_environment(
     client.discover(recorder.host)
     (_, headers), = recorder.requests()
     assert headers["authorization"] == f"Bearer {TOKEN}"
-    assert headers["user-agent"] == "Go-http-client/1.1 my-tool/1.0"
+    assert headers["user-agent"] == "OpenTofu/1.12.6 my-tool/1.0"
 
 
 def test_cli_config_file_credentials_and_host_blocks(
@@ -475,7 +475,7 @@ def test_user_agent_option(recorder: Recorder) -> None:
     client_for(recorder, user_agent="tfdisco-tests/1.0").discover(recorder.host)
     client_for(recorder, dialect="terraform").discover(recorder.host)
     agents = [headers.get("user-agent") for _, headers in recorder.requests()]
-    assert agents == ["tfdisco-tests/1.0", "terraform-svchost/1.0"]
+    assert agents == ["tfdisco-tests/1.0", "HashiCorp Terraform/1.15.9 (+https://www.terraform.io)"]
 
 
 def test_tokens_never_in_messages_or_reprs(

@@ -8,20 +8,27 @@ use http::{HeaderMap, StatusCode};
 
 use crate::{Error, TransportErrorKind};
 
-/// How a fetch retries a failed attempt.
+/// How a fetch retries a failed attempt, and how long each attempt may take.
 ///
 /// An attempt is retried when it failed before a response head arrived
 /// (the connection was refused, reset or closed: [`TransportErrorKind::Connect`],
-/// [`TransportErrorKind::Io`], [`TransportErrorKind::Proxy`]), or when the
-/// final response was 429 or a 5xx other than 501. A retry starts over from
-/// the first URL, with the same credentials decision. TLS failures, other
-/// statuses, bad documents, timeouts and redirect loops are never retried
-/// (D8).
+/// [`TransportErrorKind::Io`], [`TransportErrorKind::Proxy`]; with
+/// [`RetryPolicy::with_tls_retried`], a TLS failure other than a refused
+/// certificate; with an [attempt timeout](RetryPolicy::with_attempt_timeout),
+/// an attempt that ran out of time before its head), or when the final
+/// response was 429 or a 5xx other than 501. A retry starts over from the
+/// first URL, with the same credentials decision. Refused certificates,
+/// other statuses, failures while the body is read, bad documents, the
+/// fetch's deadline and redirect loops are never retried (D8).
 ///
 /// The wait before retry *n* (1-based) is `first_wait × factor^(n-1)`, at
 /// most `max_wait`; a `Retry-After` on 429 or 503, in seconds or as an HTTP
 /// date, replaces it. No wait ever ends past the fetch's deadline: a retry
 /// that cannot start in time ends the fetch with [`Error::GaveUp`].
+///
+/// Discovery and registry requests have policies of their own
+/// ([`Config::retry_policy`](crate::Config::retry_policy),
+/// [`Config::registry_retry_policy`](crate::Config::registry_retry_policy)).
 ///
 /// ```
 /// use std::time::Duration;
@@ -33,6 +40,12 @@ use crate::{Error, TransportErrorKind};
 /// assert_eq!(terraform.wait(3), Duration::from_millis(400));
 /// assert_eq!(RetryPolicy::for_dialect(Dialect::OpenTofu).attempts(), 1);
 /// assert_eq!(RetryPolicy::none().with_retries(2).attempts(), 3);
+///
+/// // Both CLIs' registry clients: 2 attempts of at most 10 s, 1 s apart.
+/// let registry = RetryPolicy::registry();
+/// assert_eq!(registry.attempts(), 2);
+/// assert_eq!(registry.wait(1), Duration::from_secs(1));
+/// assert_eq!(registry.attempt_timeout(), Some(Duration::from_secs(10)));
 /// ```
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RetryPolicy {
@@ -41,7 +54,13 @@ pub struct RetryPolicy {
     factor: u32,
     max_wait: Duration,
     retry_after: bool,
+    attempt_timeout: Option<Duration>,
+    tls_retried: bool,
 }
+
+/// How long one attempt of a registry request may take, body included: both
+/// CLIs' registry clients' `http.Client` timeout (`TF_REGISTRY_CLIENT_TIMEOUT`).
+pub const DEFAULT_REGISTRY_ATTEMPT_TIMEOUT: Duration = Duration::from_secs(10);
 
 impl RetryPolicy {
     /// One attempt, no retries: what OpenTofu does for discovery.
@@ -52,6 +71,25 @@ impl RetryPolicy {
             factor: 2,
             max_wait: Duration::from_secs(30),
             retry_after: true,
+            attempt_timeout: None,
+            tls_retried: false,
+        }
+    }
+
+    /// What both CLIs' registry clients do (go-retryablehttp, with one
+    /// retry): 2 attempts, each of at most 10 s (the body included), waits
+    /// of 1 s, 2 s, 4 s, … (at most 30 s), `Retry-After` honoured; an
+    /// attempt that timed out before its head, and a TLS failure other than
+    /// a refused certificate, are retried (RETRY-8).
+    pub const fn registry() -> RetryPolicy {
+        RetryPolicy {
+            attempts: 2,
+            first_wait: Duration::from_secs(1),
+            factor: 2,
+            max_wait: Duration::from_secs(30),
+            retry_after: true,
+            attempt_timeout: Some(DEFAULT_REGISTRY_ATTEMPT_TIMEOUT),
+            tls_retried: true,
         }
     }
 
@@ -110,6 +148,23 @@ impl RetryPolicy {
         self
     }
 
+    /// How long each attempt may take, from its first request to the end of
+    /// its body, redirects included (`None`: only the fetch's deadline
+    /// applies). An attempt that runs out of time before its response head
+    /// is retried; one that runs out while its body is read is not.
+    pub fn with_attempt_timeout(mut self, timeout: Option<Duration>) -> RetryPolicy {
+        self.attempt_timeout = timeout;
+        self
+    }
+
+    /// Whether a TLS failure other than a refused certificate
+    /// ([`TransportErrorKind::Tls`], not [`TransportErrorKind::Certificate`])
+    /// is retried (the registry policy's default; not discovery's).
+    pub fn with_tls_retried(mut self, retried: bool) -> RetryPolicy {
+        self.tls_retried = retried;
+        self
+    }
+
     /// How many attempts at most.
     pub fn attempts(&self) -> u32 {
         self.attempts
@@ -126,6 +181,37 @@ impl RetryPolicy {
     /// True when `Retry-After` is honoured.
     pub fn honours_retry_after(&self) -> bool {
         self.retry_after
+    }
+
+    /// How long each attempt may take, if the policy bounds attempts.
+    pub fn attempt_timeout(&self) -> Option<Duration> {
+        self.attempt_timeout
+    }
+
+    /// The longest a fetch under this policy can take when no
+    /// `Retry-After` lengthens a wait: every attempt at its timeout and
+    /// every computed wait; `None` without an attempt timeout.
+    pub fn longest(&self) -> Option<Duration> {
+        let per_attempt = self.attempt_timeout?;
+        let mut total = per_attempt.checked_mul(self.attempts)?;
+        for n in 1..self.attempts {
+            total = total.checked_add(self.wait(n))?;
+        }
+        Some(total)
+    }
+
+    /// True when a transport failure of `kind` before a response head is
+    /// retried: the connection was refused, reset or closed, directly or at
+    /// the proxy; and, if the policy says so, a TLS failure other than a
+    /// refused certificate.
+    pub(crate) fn retries_failure(&self, kind: TransportErrorKind) -> bool {
+        match kind {
+            TransportErrorKind::Connect | TransportErrorKind::Io | TransportErrorKind::Proxy => {
+                true
+            }
+            TransportErrorKind::Tls => self.tls_retried,
+            _ => false,
+        }
     }
 }
 
@@ -157,15 +243,6 @@ pub(crate) fn is_retried_status(status: StatusCode) -> bool {
         || (status.is_server_error() && status != StatusCode::NOT_IMPLEMENTED)
 }
 
-/// True for a transport failure before a response head that is retried: the
-/// connection was refused, reset or closed, directly or at the proxy.
-pub(crate) fn is_retried_failure(kind: TransportErrorKind) -> bool {
-    matches!(
-        kind,
-        TransportErrorKind::Connect | TransportErrorKind::Io | TransportErrorKind::Proxy
-    )
-}
-
 /// What `Retry-After` says about when to retry.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum RetryAfter {
@@ -189,7 +266,10 @@ pub(crate) fn retry_after(status: StatusCode, headers: &HeaderMap) -> RetryAfter
     let Some(value) = headers.get(RETRY_AFTER).and_then(|v| v.to_str().ok()) else {
         return RetryAfter::Unusable;
     };
+    // Whole seconds, with an optional `+`, as Go's `strconv.ParseInt` reads
+    // them (RETRY-5).
     let value = value.trim();
+    let value = value.strip_prefix('+').unwrap_or(value);
     if !value.is_empty() && value.bytes().all(|b| b.is_ascii_digit()) {
         return match value.parse::<u64>() {
             Ok(secs) => RetryAfter::Wait(Duration::from_secs(secs)),
@@ -250,7 +330,12 @@ mod tests {
             h(&[("retry-after", "99999999999999999999999")]),
             RetryAfter::Forever
         );
-        for garbage in ["-1", "1.5", "soon", "", "+3"] {
+        assert_eq!(
+            h(&[("retry-after", "+3")]),
+            RetryAfter::Wait(Duration::from_secs(3)),
+            "Go's ParseInt reads a plus sign"
+        );
+        for garbage in ["-1", "1.5", "soon", "", "+", "++3", "+-3"] {
             assert_eq!(
                 h(&[("retry-after", garbage)]),
                 RetryAfter::Unusable,
@@ -292,11 +377,18 @@ mod tests {
                 StatusCode::from_u16(code).expect("valid")
             ));
         }
-        assert!(is_retried_failure(TransportErrorKind::Connect));
-        assert!(is_retried_failure(TransportErrorKind::Io));
-        assert!(!is_retried_failure(TransportErrorKind::Tls));
-        assert!(!is_retried_failure(TransportErrorKind::Timeout));
-        assert!(!is_retried_failure(TransportErrorKind::Other));
+        let discovery = RetryPolicy::terraform();
+        let registry = RetryPolicy::registry();
+        for policy in [&discovery, &registry] {
+            assert!(policy.retries_failure(TransportErrorKind::Connect));
+            assert!(policy.retries_failure(TransportErrorKind::Io));
+            assert!(policy.retries_failure(TransportErrorKind::Proxy));
+            assert!(!policy.retries_failure(TransportErrorKind::Certificate));
+            assert!(!policy.retries_failure(TransportErrorKind::Timeout));
+            assert!(!policy.retries_failure(TransportErrorKind::Other));
+        }
+        assert!(!discovery.retries_failure(TransportErrorKind::Tls));
+        assert!(registry.retries_failure(TransportErrorKind::Tls));
     }
 
     #[test]
@@ -310,6 +402,18 @@ mod tests {
         assert_eq!(
             RetryPolicy::none().with_retries(u32::MAX).attempts(),
             u32::MAX
+        );
+        let registry = RetryPolicy::registry();
+        let waits: Vec<_> = (1..=6).map(|n| registry.wait(n).as_secs()).collect();
+        assert_eq!(waits, [1, 2, 4, 8, 16, 30]);
+        assert_eq!(registry.longest(), Some(Duration::from_secs(21)));
+        let four = registry.clone().with_retries(3);
+        assert_eq!(four.longest(), Some(Duration::from_secs(47)));
+        assert_eq!(RetryPolicy::terraform().longest(), None);
+        assert_eq!(
+            registry.with_attempt_timeout(Some(Duration::MAX)).longest(),
+            None,
+            "too long to count"
         );
     }
 }

@@ -8,14 +8,19 @@ use std::time::Instant;
 /// What a timer is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Timer {
-    /// The end of the time allowed for the whole fetch (`Config::timeout`).
+    /// The end of the time allowed for the current attempt, when attempts
+    /// have a timeout of their own (`RetryPolicy::attempt_timeout`).
+    Attempt,
+    /// The end of the time allowed for the whole fetch (`Config::timeout_for`).
     Deadline,
     /// The end of the wait before the next attempt.
     Retry,
 }
 
 impl Timer {
-    const ALL: [Timer; 2] = [Timer::Deadline, Timer::Retry];
+    /// In the order they fire when due at the same instant: the last
+    /// attempt's timer before the deadline it was sized to meet.
+    const ALL: [Timer; 3] = [Timer::Attempt, Timer::Deadline, Timer::Retry];
 
     fn index(self) -> usize {
         self as usize

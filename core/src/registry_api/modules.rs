@@ -99,7 +99,7 @@ impl Goal for ModuleVersionsRequest {
         struct Version {
             version: String,
         }
-        let document: Document = super::parse_json(url, &body)?;
+        let document: Document = super::parse_json(url, &body, super::Extent::First)?;
         // Terraform reads the first module only, and needs one.
         let Some(module) = document.modules.into_iter().next() else {
             return Err(Error::InvalidResponse {
@@ -252,7 +252,7 @@ impl Goal for ModuleDownloadRequest {
             location: String,
             use_registry_credentials: Option<bool>,
         }
-        let document: Document = super::parse_json(url, &body)?;
+        let document: Document = super::parse_json(url, &body, super::Extent::Whole)?;
         match (
             document.location.is_empty(),
             document.use_registry_credentials,

@@ -313,7 +313,7 @@ impl Goal for ProviderVersionsRequest {
         let Document {
             mut versions,
             warnings,
-        } = super::parse_json(url, &body)?;
+        } = super::parse_json(url, &body, super::Extent::First)?;
         match self.dialect {
             // Terraform skips what does not parse; OpenTofu refuses it.
             Dialect::Terraform => versions.retain(|v| is_version(&v.version)),
@@ -424,7 +424,7 @@ impl Goal for ProviderPackageRequest {
             #[serde(default, deserialize_with = "super::nullable")]
             gpg_public_keys: Vec<SigningKey>,
         }
-        let doc: Document = super::parse_json(url, &body)?;
+        let doc: Document = super::parse_json(url, &body, super::Extent::First)?;
         let invalid = |problem: String| Error::InvalidResponse {
             url: url.clone().into(),
             problem,

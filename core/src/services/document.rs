@@ -1,6 +1,6 @@
 //! Reading a discovery document: a JSON object kept in document order, its
 //! values kept as raw JSON text (docs/behaviour.md, DISCO-8 to DISCO-11,
-//! JSON-1, JSON-2, JSON-4).
+//! JSON-1, JSON-2, JSON-4, JSON-5).
 //!
 //! The document is kept as one string, the body's text, with the places of
 //! each entry's key and value in it, found in one serde_json pass that
@@ -12,6 +12,8 @@
 //! without recursion, so a document nested as deep as Go accepts (10 000
 //! levels) is read, kept, cloned and dropped without deep stacks, and a
 //! deeper one is refused by a linear scan before parsing.
+
+mod numbers;
 
 use foldhash::fast::RandomState;
 use std::borrow::Cow;
@@ -205,6 +207,7 @@ pub(crate) fn parse(body: Vec<u8>) -> Result<Option<Entries>, String> {
         .deserialize_any(DocumentVisitor { doc: &text })
         .and_then(|read| de.end().map(|()| read))
         .map_err(|e| e.to_string())?;
+    numbers::check(&text)?;
     Ok(read.map(|(all, unescaped)| {
         text.push_str(&unescaped);
         Entries::new(text, all)

@@ -70,7 +70,7 @@ fn credentials_and_host_blocks_from_the_cli_configuration() {
         assert_eq!(seen[0].authorization(), token, "server {i}");
         assert_eq!(
             seen[0].header("user-agent"),
-            Some("Go-http-client/1.1 example/1.0")
+            Some("OpenTofu/1.12.6 example/1.0")
         );
     }
     assert!(

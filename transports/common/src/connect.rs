@@ -89,8 +89,22 @@ pub async fn open<N: AsyncNet>(
     let tls = net
         .tls_handshake(name, tcp)
         .await
-        .map_err(|e| TransportError::new(TransportErrorKind::Tls, e))?;
+        .map_err(|e| TransportError::new(handshake_error_kind(&e), e))?;
     Ok(Stream::Tls(tls))
+}
+
+/// The class of a failed handshake: with rustls, a refused certificate
+/// apart from other failures; without it, every failure is `Tls`.
+fn handshake_error_kind(error: &io::Error) -> TransportErrorKind {
+    #[cfg(feature = "rustls")]
+    {
+        crate::tls::handshake_error_kind(error)
+    }
+    #[cfg(not(feature = "rustls"))]
+    {
+        let _ = error;
+        TransportErrorKind::Tls
+    }
 }
 
 /// Tries each address of `host:port` in turn.

@@ -49,7 +49,10 @@ pub enum CredentialsChoice {
 ///     eprintln!("warning: {}", diagnostic.located());
 /// }
 /// let settings: Settings = setup.builder().build()?;
-/// assert_eq!(settings.config().user_agent(), "terraform-svchost/1.0 my-tool/1.0");
+/// assert_eq!(
+///     settings.config().user_agent(),
+///     "HashiCorp Terraform/1.15.9 (+https://www.terraform.io) my-tool/1.0"
+/// );
 /// assert_eq!(settings.config().retry_policy().attempts(), 2);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

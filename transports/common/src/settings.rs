@@ -199,21 +199,52 @@ impl<C> ClientBuilder<C> {
         self.config_with(|c| c.with_timeout(timeout))
     }
 
-    /// Retries failed attempts at most `retries` times, with the current
-    /// policy's waits (default: the dialect's policy, Terraform's 3 retries
-    /// or OpenTofu's none).
+    /// Retries failed discovery attempts at most `retries` times, with the
+    /// current policy's waits (default: the dialect's policy, Terraform's 3
+    /// retries or OpenTofu's none).
     pub fn retries(self, retries: u32) -> Self {
         self.config_with(|c| c.with_retries(retries))
     }
 
-    /// How failed attempts are retried (see [`RetryPolicy`]).
+    /// How failed discovery attempts are retried (see [`RetryPolicy`]).
     pub fn retry_policy(self, policy: RetryPolicy) -> Self {
         self.config_with(|c| c.with_retry_policy(policy))
     }
 
-    /// How many redirects are followed (default 3).
+    /// How many redirects a discovery follows (default 3).
     pub fn max_redirects(self, max: u32) -> Self {
         self.config_with(|c| c.with_max_redirects(max))
+    }
+
+    /// Retries failed registry requests at most `retries` times (default 1,
+    /// as both CLIs; `TF_REGISTRY_DISCOVERY_RETRY` with
+    /// [`ClientBuilder::cli_config`]).
+    pub fn registry_retries(self, retries: u32) -> Self {
+        self.config_with(|c| c.with_registry_retries(retries))
+    }
+
+    /// How long each attempt of a registry request may take, body included
+    /// (default 10 s, as both CLIs; `TF_REGISTRY_CLIENT_TIMEOUT` with
+    /// [`ClientBuilder::cli_config`]).
+    pub fn registry_timeout(self, timeout: Duration) -> Self {
+        self.config_with(|c| c.with_registry_attempt_timeout(Some(timeout)))
+    }
+
+    /// How failed registry requests are retried, and how long each attempt
+    /// may take (see [`RetryPolicy::registry`]).
+    pub fn registry_retry_policy(self, policy: RetryPolicy) -> Self {
+        self.config_with(|c| c.with_registry_retry_policy(policy))
+    }
+
+    /// The CLI version requests announce, in the dialect's `User-Agent` and
+    /// in registry requests' `X-Terraform-Version` (default: the current
+    /// release, [`Dialect::default_cli_version`]); a version such as
+    /// `1.11.4`.
+    pub fn cli_version(self, version: &str) -> Self {
+        match self.config.clone().with_cli_version(version) {
+            Ok(config) => self.config(config),
+            Err(_) => self.fail(BuildError::CliVersion(version.to_owned())),
+        }
     }
 
     /// The largest discovery document accepted (default 1 MiB).
@@ -226,12 +257,13 @@ impl<C> ClientBuilder<C> {
         self.config_with(|c| c.with_registry_body_limit(bytes))
     }
 
-    /// Terraform or OpenTofu rules: service ids, default User-Agent.
+    /// Terraform or OpenTofu rules: service ids, the CLI's `User-Agent` and
+    /// version.
     pub fn dialect(self, dialect: Dialect) -> Self {
         self.config_with(|c| c.with_dialect(dialect))
     }
 
-    /// Replaces the User-Agent header.
+    /// Replaces the User-Agent header of every request.
     pub fn user_agent(self, value: &str) -> Self {
         match self.config.clone().with_user_agent(value) {
             Ok(config) => self.config(config),
@@ -302,7 +334,7 @@ impl<C> ClientBuilder<C> {
     /// let cli = CliConfig::load(Dialect::OpenTofu, &env);
     ///
     /// let settings: Settings = ClientBuilder::new().cli_config(&cli).build()?;
-    /// assert_eq!(settings.config().user_agent(), "Go-http-client/1.1 my-tool/1.0");
+    /// assert_eq!(settings.config().user_agent(), "OpenTofu/1.12.6 my-tool/1.0");
     /// let token = settings.credentials().credentials(&Hostname::parse("registry.example.com")?)?;
     /// assert_eq!(token.expect("from TF_TOKEN_*").expose_token(), "s3cret");
     /// let host = Hostname::parse("example.com")?;
@@ -587,6 +619,9 @@ impl Settings {
 pub enum BuildError {
     /// The User-Agent text cannot be sent in a header.
     UserAgent(String),
+    /// The CLI version is not a version (`MAJOR.MINOR.PATCH`, with an
+    /// optional `-prerelease` and `+build`).
+    CliVersion(String),
     /// A CA file could not be read.
     CaFile {
         /// The file.
@@ -628,6 +663,11 @@ impl fmt::Display for BuildError {
             BuildError::UserAgent(value) => {
                 write!(f, "invalid User-Agent {value:?}: not a valid header value")
             }
+            BuildError::CliVersion(value) => write!(
+                f,
+                "invalid CLI version {value:?}: expected MAJOR.MINOR.PATCH, with an \
+                 optional -prerelease and +build"
+            ),
             BuildError::CaFile { path, source } => {
                 write!(
                     f,

@@ -6,6 +6,8 @@ use std::sync::Arc;
 use rustls::{ClientConfig, RootCertStore};
 use tracing::debug;
 
+use tfdisco_core::TransportErrorKind;
+
 use crate::{BuildError, TrustAnchors};
 
 /// A rustls `ClientConfig` trusting `anchors`: system roots that rustls
@@ -32,4 +34,26 @@ pub fn client_config(anchors: &TrustAnchors) -> Result<Arc<ClientConfig>, BuildE
         .with_no_client_auth();
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(Arc::new(config))
+}
+
+/// The class of a failed TLS handshake (NET-7): a certificate rustls
+/// refused (untrusted, expired, for another name) is
+/// [`TransportErrorKind::Certificate`], never retried; anything else
+/// (no common protocol, a server that does not speak TLS) is
+/// [`TransportErrorKind::Tls`], which registry requests retry (RETRY-8).
+pub fn handshake_error_kind(error: &std::io::Error) -> TransportErrorKind {
+    let refused = error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<rustls::Error>())
+        .is_some_and(|e| {
+            matches!(
+                e,
+                rustls::Error::InvalidCertificate(_) | rustls::Error::InvalidCertRevocationList(_)
+            )
+        });
+    if refused {
+        TransportErrorKind::Certificate
+    } else {
+        TransportErrorKind::Tls
+    }
 }

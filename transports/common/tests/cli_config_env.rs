@@ -54,7 +54,7 @@ fn the_load_environment_is_the_one_the_client_reads() {
     assert_eq!(token_for(&settings, "example.net"), None);
     assert_eq!(
         settings.config().user_agent(),
-        "Go-http-client/1.1 my-tool/1.0"
+        "OpenTofu/1.12.6 my-tool/1.0"
     );
     assert_eq!(
         proxy_host(&settings).as_deref(),
@@ -80,7 +80,7 @@ fn the_same_environment_given_explicitly_works_in_either_order() {
         assert_eq!(token_for(&settings, "example.com").as_deref(), Some(TOKEN));
         assert_eq!(
             settings.config().user_agent(),
-            "Go-http-client/1.1 my-tool/1.0"
+            "OpenTofu/1.12.6 my-tool/1.0"
         );
     }
 }
@@ -133,7 +133,7 @@ fn an_explicit_environment_may_differ_in_what_the_configuration_does_not_read() 
     assert_eq!(token_for(&settings, "example.com").as_deref(), Some(TOKEN));
     assert_eq!(
         settings.config().user_agent(),
-        "Go-http-client/1.1 my-tool/1.0"
+        "OpenTofu/1.12.6 my-tool/1.0"
     );
     assert_eq!(
         proxy_host(&settings).as_deref(),
@@ -178,6 +178,6 @@ fn a_configuration_from_sources_reads_the_builder_environment() {
     assert_eq!(token_for(&settings, "example.com").as_deref(), Some(TOKEN));
     assert_eq!(
         settings.config().user_agent(),
-        "Go-http-client/1.1 my-tool/1.0"
+        "OpenTofu/1.12.6 my-tool/1.0"
     );
 }

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use curl::easy::{Easy, List};
 use tfdisco_core::http::Request;
+use tfdisco_core::http::header::ACCEPT;
 use tfdisco_core::{TransportError, TransportErrorKind};
 use tfdisco_transport::{Exchange, Route};
 use tracing::debug;
@@ -121,6 +122,11 @@ fn prepare(
         })?;
         headers.append(&format!("{name}: {value}")).map_err(other)?;
     }
+    // libcurl adds `Accept: */*` to a request without one; registry
+    // requests send none (API-2): `Accept:` with no value keeps it out.
+    if !request.headers().contains_key(ACCEPT) {
+        headers.append("Accept:").map_err(other)?;
+    }
     let mut proxy_headers = List::new();
     let proxy = match &route.proxy {
         Some(proxy) => {
@@ -167,14 +173,14 @@ fn classify(e: &curl::Error, proxied: bool) -> TransportErrorKind {
         } else {
             TransportErrorKind::Connect
         }
-    } else if e.is_ssl_connect_error()
-        || e.is_peer_failed_verification()
+    } else if e.is_peer_failed_verification()
         || e.is_ssl_cacert()
-        || e.is_ssl_certproblem()
-        || e.is_ssl_cipher()
-        || e.is_ssl_cacert_badfile()
         || e.is_ssl_issuer_error()
+        || e.is_ssl_cacert_badfile()
     {
+        // Refused, or nothing to check it against: no retry can help.
+        TransportErrorKind::Certificate
+    } else if e.is_ssl_connect_error() || e.is_ssl_certproblem() || e.is_ssl_cipher() {
         TransportErrorKind::Tls
     } else if e.is_recv_error()
         || e.is_send_error()

@@ -13,6 +13,8 @@ use super::{
 };
 use crate::{Reply, TestServer, pki, traces};
 
+/// Discovery sends what each CLI's discovery sends (DISCO-3); the caller's
+/// own `User-Agent` replaces it, with `TF_APPEND_USER_AGENT`'s text after.
 pub fn user_agent_and_dialect<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
@@ -32,7 +34,7 @@ pub fn user_agent_and_dialect<T: Subject>() {
     assert_eq!(
         agents,
         [
-            Dialect::Terraform.default_user_agent(),
+            "HashiCorp Terraform/1.15.9 (+https://www.terraform.io)",
             "my-mirror/1.0 ci-run"
         ],
         "{}",
@@ -59,7 +61,11 @@ pub fn ssl_cert_file_from_environment<T: Subject>() {
     services::<T>(trusting.discover(&server.host()));
     let system_only = build::<T>(with_env("/nonexistent/tfdisco-bundle.pem".into()));
     let e = error::<T>(system_only.discover(&server.host()), ErrorKind::Tls);
-    assert_eq!(transport_kind::<T>(&e), TransportErrorKind::Tls, "{e}");
+    assert_eq!(
+        transport_kind::<T>(&e),
+        TransportErrorKind::Certificate,
+        "{e}"
+    );
 }
 
 pub fn ca_certificate_file<T: Subject>() {

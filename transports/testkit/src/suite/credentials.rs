@@ -243,7 +243,7 @@ pub fn cli_config_gives_credentials_host_blocks_and_user_agent<T: Subject>() {
     );
     assert_eq!(
         seen[0].header("user-agent"),
-        Some("Go-http-client/1.1 ci-runner/7"),
+        Some("OpenTofu/1.12.6 ci-runner/7"),
         "{}",
         T::NAME
     );

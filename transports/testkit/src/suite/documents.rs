@@ -1,6 +1,6 @@
 //! Documents, URLs, content types, statuses and JSON edge cases.
 
-use tfdisco_core::{Dialect, Error, ErrorKind, Services};
+use tfdisco_core::{Error, ErrorKind, Services};
 
 use super::{Subject, WELL_KNOWN, assert_paths, build, builder, error, service_url, services};
 use crate::{Reply, TestServer};
@@ -36,10 +36,7 @@ pub fn discovers_absolute_urls<T: Subject>() {
     );
     assert_eq!(seen.host(), Some(&*format!("localhost:{}", server.port())));
     assert_eq!(seen.header("accept"), Some("application/json"));
-    assert_eq!(
-        seen.header("user-agent"),
-        Some(Dialect::OpenTofu.default_user_agent())
-    );
+    assert_eq!(seen.header("user-agent"), Some("OpenTofu/1.12.6"));
     assert_eq!(seen.authorization(), None);
 }
 
@@ -241,4 +238,21 @@ pub fn unsupported_content_encoding_is_named<T: Subject>() {
     let (_, result) = discover_with::<T>(Reply::json("{}").header("Content-Encoding", "br"));
     let e = error::<T>(result, ErrorKind::ContentEncoding);
     assert!(e.to_string().contains("\"br\""), "{}: {e}", T::NAME);
+}
+
+/// A number no `float64` holds, anywhere in the document, fails it as it
+/// fails Terraform's decoder (JSON-5); an underflowing one does not.
+pub fn numbers_go_cannot_hold_are_refused<T: Subject>() {
+    let (_, result) = discover_with::<T>(Reply::json(
+        r#"{"modules.v1": "/m/", "login.v1": {"ports": [10000, 1e400]}}"#,
+    ));
+    let e = error::<T>(result, ErrorKind::Json);
+    assert!(
+        e.to_string()
+            .contains("cannot unmarshal number 1e400 into Go value of type float64"),
+        "{}: {e}",
+        T::NAME
+    );
+    let (_, result) = discover_with::<T>(Reply::json(r#"{"modules.v1": "/m/", "x": 1e-400}"#));
+    assert_eq!(services::<T>(result).len(), 2);
 }

@@ -60,7 +60,11 @@ fn refused_certificate<T: Subject>(cert: Cert) {
     server.route(WELL_KNOWN, Reply::json("{}"));
     let client = build::<T>(builder::<T>());
     let e = error::<T>(client.discover(&server.host()), ErrorKind::Tls);
-    assert_eq!(transport_kind::<T>(&e), TransportErrorKind::Tls, "{e}");
+    assert_eq!(
+        transport_kind::<T>(&e),
+        TransportErrorKind::Certificate,
+        "{e}"
+    );
     assert_paths::<T>(&server, &[]);
     // The client connected, then refused the certificate (libcurl checks
     // the name after the handshake, rustls during it).

@@ -2,7 +2,12 @@
 //! registry, an API on another https host (the token goes there, D9) and on
 //! an http host (it does not), a redirect inside the API, and 404s.
 
-use tfdisco_core::{Error, ErrorKind, ModuleSource, Platform, ProviderSource, StaticCredentials};
+use std::time::Duration;
+
+use tfdisco_core::{
+    Dialect, Error, ErrorKind, ModuleSource, Platform, ProviderSource, StaticCredentials,
+    TransportErrorKind,
+};
 use tfdisco_transport::Event;
 
 use super::credentials::FailingSource;
@@ -84,7 +89,7 @@ pub fn sample_registry_from_source_to_package<T: Subject>() {
         );
         assert_eq!(
             seen.header("x-terraform-version"),
-            Some("1.10.6"),
+            Some("1.12.6"),
             "{}",
             T::NAME
         );
@@ -240,6 +245,161 @@ pub fn registry_calls_are_observed<T: Subject>() {
             .iter()
             .all(|seen| seen.authorization().is_none()),
         "{}: no request carried a token",
+        T::NAME
+    );
+}
+
+/// What Terraform 1.11.4 sent and did, against a registry whose versions
+/// answer is a 500 and then the document: discovery with its CLI's headers,
+/// the versions request with the registry client's (no `Accept`), and the
+/// second attempt 1 s after the first (RETRY-8, API-2, DISCO-3). On the
+/// client's clock, so the tokio suite waits no real second.
+pub fn registry_requests_as_terraform_makes_them<T: Subject>() {
+    let server = TestServer::start();
+    server.route(
+        WELL_KNOWN,
+        Reply::json(r#"{"providers.v1": "/v1/providers/"}"#),
+    );
+    server.route_each(
+        "/v1/providers/ns/type/versions",
+        [
+            Reply::new(500),
+            Reply::json(r#"{"versions": [{"version": "1.0.0"}]}"#),
+        ],
+    );
+    let client = super::build_waiting::<T>(
+        super::waiting_builder::<T>()
+            .dialect(Dialect::Terraform)
+            .cli_version("1.11.4")
+            .append_user_agent("ci/1"),
+    );
+    let source = provider(&format!("{}/ns/type", server.host()));
+    let mut reports = Vec::new();
+    let versions = ok::<T, _>(
+        client.provider_versions_observed(&source, Some(&mut super::record(&mut reports))),
+    );
+    assert_eq!(versions.versions.len(), 1);
+    let seen = server.requests();
+    assert_eq!(seen.len(), 3, "{}", T::NAME);
+    assert_eq!(
+        seen[0].header("user-agent"),
+        Some("HashiCorp Terraform/1.11.4 (+https://www.terraform.io) ci/1")
+    );
+    assert_eq!(seen[0].header("accept"), Some("application/json"));
+    assert_eq!(seen[0].header("x-terraform-version"), None);
+    for registry in &seen[1..] {
+        assert_eq!(registry.header("user-agent"), Some("Terraform/1.11.4 ci/1"));
+        assert_eq!(registry.header("x-terraform-version"), Some("1.11.4"));
+        assert_eq!(registry.header("accept"), None, "{}", T::NAME);
+    }
+    let attempts: Vec<_> = reports
+        .iter()
+        .filter(|r| r.goal == "provider versions")
+        .collect();
+    assert_eq!(attempts.len(), 2, "{}", T::NAME);
+    let gap = attempts[1]
+        .started
+        .saturating_duration_since(attempts[0].started);
+    assert!(
+        gap >= Duration::from_secs(1) && gap < Duration::from_secs(2),
+        "{}: the second attempt {gap:?} after the first",
+        T::NAME
+    );
+}
+
+/// OpenTofu's client: its own `User-Agent` on discovery and registry
+/// requests alike.
+pub fn registry_headers_as_opentofu_sends_them<T: Subject>() {
+    let server = TestServer::start();
+    sample::install(&server, sample::DOCUMENT.as_bytes());
+    let client = build::<T>(builder::<T>().dialect(Dialect::OpenTofu));
+    let host = hostname(&format!("127.0.0.1:{}", server.port()));
+    ok::<T, _>(client.provider_versions(&provider(&format!("{host}/{}", sample::PROVIDER))));
+    let seen = server.requests();
+    let agents: Vec<_> = seen.iter().map(|s| s.header("user-agent")).collect();
+    assert_eq!(agents, [Some("OpenTofu/1.12.6"), Some("OpenTofu/1.12.6")]);
+    assert_eq!(seen[1].header("accept"), None, "{}", T::NAME);
+    assert_eq!(seen[1].header("x-terraform-version"), Some("1.12.6"));
+}
+
+/// Static registries on object storage serve their answers as `text/plain`
+/// or with no `Content-Type`: the CLIs read them (API-7), and so does every
+/// transport; a discovery document is still refused unless it is JSON.
+pub fn registry_answers_of_any_content_type<T: Subject>() {
+    let server = TestServer::start();
+    server.route(
+        WELL_KNOWN,
+        Reply::json(r#"{"providers.v1": "/v1/providers/", "modules.v1": "/v1/modules/"}"#),
+    );
+    server.route(
+        "/v1/providers/ns/type/versions",
+        Reply::new(200)
+            .header("Content-Type", "text/plain")
+            .body(br#"{"versions": [{"version": "1.0.0"}]}"#),
+    );
+    server.route(
+        "/v1/modules/ns/name/system/versions",
+        Reply::new(200).body(br#"{"modules": [{"versions": [{"version": "2.0.0"}]}]}"#),
+    );
+    let client = build::<T>(builder::<T>());
+    let host = hostname(&format!("127.0.0.1:{}", server.port()));
+    let versions = ok::<T, _>(client.provider_versions(&provider(&format!("{host}/ns/type"))));
+    assert_eq!(versions.versions[0].version, "1.0.0", "{}", T::NAME);
+    let modules = ok::<T, _>(client.module_versions(&module(&format!("{host}/ns/name/system"))));
+    assert_eq!(modules.versions, ["2.0.0"], "{}", T::NAME);
+}
+
+/// A registry API that does not speak TLS where https is asked fails its
+/// handshake: the registry clients retry that (RETRY-8), as not a refused
+/// certificate, which a registry on an untrusted certificate shows.
+pub fn a_failed_handshake_is_retried_a_refused_certificate_is_not<T: Subject>() {
+    let server = TestServer::start();
+    let plain = format!("https://127.0.0.1:{}/api/providers/", server.http_port());
+    server.route(
+        WELL_KNOWN,
+        Reply::json(&format!(r#"{{"providers.v1": "{plain}"}}"#)),
+    );
+    let client = super::build_waiting::<T>(super::waiting_builder::<T>());
+    let source = provider(&format!("{}/ns/type", server.host()));
+    let mut reports = Vec::new();
+    let e = failed::<T, _>(
+        client.provider_versions_observed(&source, Some(&mut super::record(&mut reports))),
+        ErrorKind::Tls,
+    );
+    let attempts: Vec<_> = reports
+        .iter()
+        .filter(|r| r.goal == "provider versions")
+        .map(|r| r.error.as_ref().map(|e| e.kind()))
+        .collect();
+    assert_eq!(
+        attempts,
+        [Some(TransportErrorKind::Tls), Some(TransportErrorKind::Tls)],
+        "{}: {e}",
+        T::NAME
+    );
+
+    let untrusted = TestServer::with_cert(crate::Cert::Untrusted);
+    untrusted.route(WELL_KNOWN, Reply::json("{}"));
+    let api = format!("https://localhost:{}/api/providers/", untrusted.port());
+    server.route(
+        WELL_KNOWN,
+        Reply::json(&format!(r#"{{"providers.v1": "{api}"}}"#)),
+    );
+    client.cache().forget_all();
+    let mut reports = Vec::new();
+    failed::<T, _>(
+        client.provider_versions_observed(&source, Some(&mut super::record(&mut reports))),
+        ErrorKind::Tls,
+    );
+    let attempts: Vec<_> = reports
+        .iter()
+        .filter(|r| r.goal == "provider versions")
+        .map(|r| r.error.as_ref().map(|e| e.kind()))
+        .collect();
+    assert_eq!(
+        attempts,
+        [Some(TransportErrorKind::Certificate)],
+        "{}",
         T::NAME
     );
 }
