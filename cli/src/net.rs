@@ -59,15 +59,33 @@ pub(crate) struct NetOpts {
     /// Time allowed for the whole discovery, in seconds [default: 11].
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub(crate) timeout: Option<Duration>,
-    /// How many redirects to follow [default: 3].
+    /// How many redirects a discovery follows [default: 3; registry
+    /// requests follow 9, as both CLIs].
     #[arg(long, value_name = "N")]
     pub(crate) max_redirects: Option<u32>,
-    /// How many times to retry a request that failed with a connection
+    /// How many times to retry a discovery that failed with a connection
     /// error, 429 or a 5xx other than 501, waiting 100 ms, 200 ms, 400 ms, …
     /// or as Retry-After says, within --timeout [default: 3 with --dialect
     /// terraform, as Terraform 1.15; 0 with opentofu].
     #[arg(long, value_name = "N")]
     pub(crate) retries: Option<u32>,
+    /// How many times to retry a registry request that failed with a
+    /// connection error, a TLS failure other than a refused certificate,
+    /// 429, a 5xx other than 501, or an attempt's timeout, waiting 1 s, 2 s,
+    /// 4 s, … or as Retry-After says [default: TF_REGISTRY_DISCOVERY_RETRY
+    /// when over 0, else 1, as both CLIs].
+    #[arg(long, value_name = "N")]
+    pub(crate) registry_retries: Option<u32>,
+    /// Time each attempt of a registry request may take, its body included,
+    /// in seconds [default: TF_REGISTRY_CLIENT_TIMEOUT when over 0 (or
+    /// OpenTofu's registry_protocols block), else 10].
+    #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
+    pub(crate) registry_timeout: Option<Duration>,
+    /// The CLI version to announce, in User-Agent and X-Terraform-Version
+    /// [default: the dialect's current release, 1.15.9 for terraform, 1.12.6
+    /// for opentofu].
+    #[arg(long, value_name = "VERSION")]
+    pub(crate) cli_version: Option<String>,
     /// Send no credentials (ignore TF_TOKEN_*, config files and helpers).
     #[arg(long)]
     pub(crate) no_credentials: bool,
@@ -87,6 +105,9 @@ impl NetOpts {
         options.timeout = self.timeout;
         options.max_redirects = self.max_redirects;
         options.retries = self.retries;
+        options.registry_retries = self.registry_retries;
+        options.registry_timeout = self.registry_timeout;
+        options.cli_version = self.cli_version.clone();
         options.ca_files = self.ca_files.clone();
         options.resolve = self.resolve.clone();
         for host in &self.insecure_http {

@@ -224,3 +224,64 @@ fn a_failing_credentials_lookup_warns_once_per_registry_call() {
         "no request carried a token"
     );
 }
+
+#[test]
+fn the_cli_version_and_the_registry_retries_are_settings() {
+    // A versions answer that fails once: TF_REGISTRY_DISCOVERY_RETRY=0 is
+    // ignored (the CLIs cannot turn retries off with it), --registry-retries
+    // 0 is not.
+    let s = TestServer::start();
+    s.route(
+        "/.well-known/terraform.json",
+        Reply::json(r#"{"providers.v1": "/v1/providers/"}"#),
+    );
+    let source = format!("{}/ns/type", host(&s));
+    let home = tempfile::tempdir().expect("temp dir");
+    let ca = ca_file();
+    let run = |extra: &[&str]| {
+        s.route_each(
+            "/v1/providers/ns/type/versions",
+            [
+                Reply::new(503),
+                Reply::json(r#"{"versions": [{"version": "1.0.0"}]}"#),
+            ],
+        );
+        s.take_requests();
+        let mut args = vec![
+            "provider",
+            "versions",
+            source.as_str(),
+            "--ca-file",
+            ca.as_str(),
+            "--dialect",
+            "terraform",
+        ];
+        args.extend_from_slice(extra);
+        let r = tfdisco(home.path(), &[("TF_REGISTRY_DISCOVERY_RETRY", "0")], &args);
+        let versions: Vec<_> = s
+            .take_requests()
+            .into_iter()
+            .filter(|r| r.path.ends_with("/versions"))
+            .collect();
+        (r, versions)
+    };
+    let (r, versions) = run(&["--registry-retries", "0"]);
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(r.stderr.contains("503 Service Unavailable"), "{}", r.stderr);
+    assert_eq!(versions.len(), 1);
+    let (r, versions) = run(&["--cli-version", "1.11.4"]);
+    assert_eq!(r.code, Some(0), "retried once: {}", r.stderr);
+    assert_eq!(versions.len(), 2);
+    for r in &versions {
+        assert_eq!(r.header("user-agent"), Some("Terraform/1.11.4"));
+        assert_eq!(r.header("x-terraform-version"), Some("1.11.4"));
+    }
+    let (r, versions) = run(&["--cli-version", "eleven"]);
+    assert_eq!(r.code, Some(2), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("invalid CLI version \"eleven\""),
+        "{}",
+        r.stderr
+    );
+    assert!(versions.is_empty());
+}

@@ -14,6 +14,7 @@ use tfdisco_core::{Credentials, DiscoveryCache, Hostname, InvalidToken, go_quote
 use crate::literal::{self, Lit};
 use crate::locations::Locations;
 use crate::nesting;
+use crate::registry_settings::{self, RegistrySettings};
 use crate::{Diagnostic, Env};
 
 /// The CLI configuration: every `credentials`, `host` and
@@ -61,6 +62,8 @@ pub struct CliConfig {
     pub(crate) diagnostics: Vec<Diagnostic>,
     pub(crate) locations: Option<Locations>,
     pub(crate) env: Option<Env>,
+    /// OpenTofu's `registry_protocols` block of the main file (CFG-11).
+    pub(crate) registry_protocols: RegistrySettings,
 }
 
 /// A `credentials "<host>" { token = "…" }` block. `Debug` does not show
@@ -268,6 +271,14 @@ impl CliConfig {
         self.env.as_ref()
     }
 
+    /// What the user's settings say about registry requests (CFG-11):
+    /// `TF_REGISTRY_DISCOVERY_RETRY` and `TF_REGISTRY_CLIENT_TIMEOUT` in
+    /// `env`, then, for OpenTofu, the main file's `registry_protocols`
+    /// block.
+    pub fn registry_settings(&self, env: &Env) -> RegistrySettings {
+        RegistrySettings::from_env(env).or(self.registry_protocols)
+    }
+
     /// Forces the services of every `host` block into `cache`, as the CLIs
     /// do at start-up. Returns the blocks whose services the core refused
     /// (an invalid service id, say); the others are forced.
@@ -284,10 +295,12 @@ impl CliConfig {
 
 /// One file's blocks, before merging.
 pub(crate) struct ParsedFile {
-    path: PathBuf,
+    pub(crate) path: PathBuf,
     credentials: Vec<Entry<Option<Token>>>,
     hosts: Vec<Entry<Vec<(String, Value)>>>,
     helpers: Vec<Entry<Vec<String>>>,
+    /// `registry_protocols` blocks, read only from OpenTofu's main file.
+    pub(crate) registry_protocols: Vec<registry_settings::Block>,
 }
 
 impl ParsedFile {
@@ -298,6 +311,7 @@ impl ParsedFile {
             credentials: Vec::new(),
             hosts: Vec::new(),
             helpers: Vec::new(),
+            registry_protocols: Vec::new(),
         }
     }
 }
@@ -332,6 +346,14 @@ const BLOCK_KINDS: [(&str, &str); 3] = [
     ("credentials_helper", "the helper type"),
 ];
 
+/// The block without a label read here (OpenTofu's, CFG-11).
+const REGISTRY_PROTOCOLS: &str = "registry_protocols";
+
+/// True for a top-level key read here.
+fn is_read(key: &str) -> bool {
+    key == REGISTRY_PROTOCOLS || BLOCK_KINDS.iter().any(|(k, _)| *k == key)
+}
+
 /// Parses one file. A syntax error is a diagnostic naming the file and line,
 /// and the file then contributes nothing; a malformed block is a
 /// diagnostic and only that block is skipped.
@@ -347,6 +369,19 @@ pub(crate) fn parse_file(path: PathBuf, text: &str, diags: &mut Vec<Diagnostic>)
             Diagnostic::error(format!("Error parsing {}: {what}", file.path.display()))
                 .at(&file.path, line)
         };
+        if key == REGISTRY_PROTOCOLS {
+            // Checked when it is read, for OpenTofu only: Terraform ignores
+            // the block.
+            let bodies = match value {
+                Lit::Array(items) => items,
+                body => vec![body],
+            };
+            for body in bodies {
+                file.registry_protocols
+                    .push(registry_settings::Block { line, body });
+            }
+            continue;
+        }
         let Some(blocks) = labelled(&value) else {
             diags.push(problem(format!(
                 "{key} must be an object of blocks, not {}",
@@ -400,7 +435,7 @@ fn json_entries(
     match serde_json::from_str::<Lit>(text) {
         Ok(Lit::Object(entries)) => entries
             .into_iter()
-            .filter(|(key, _)| BLOCK_KINDS.iter().any(|(k, _)| k == key))
+            .filter(|(key, _)| is_read(key))
             .map(|(key, value)| (key, value, None))
             .collect(),
         Ok(other) => {
@@ -473,8 +508,12 @@ fn hcl_entries(
             hcl::Structure::Attribute(a) => (a.key(), None),
             hcl::Structure::Block(b) => (b.identifier(), Some(b.labels().len())),
         };
-        let Some((_, label)) = BLOCK_KINDS.iter().find(|(k, _)| *k == key) else {
+        if !is_read(key) {
             continue;
+        }
+        let (label, labels_wanted) = match BLOCK_KINDS.iter().find(|(k, _)| *k == key) {
+            Some((_, label)) => (*label, 1),
+            None => ("no label", 0),
         };
         let problem = |what: String| {
             Diagnostic::error(format!(
@@ -484,10 +523,12 @@ fn hcl_entries(
             ))
             .at(path, line)
         };
-        if labels.is_some_and(|n| n != 1) {
-            diags.push(problem(format!(
-                "a {key} block needs exactly one label, {label}"
-            )));
+        if labels.is_some_and(|n| n != labels_wanted) {
+            let wanted = match labels_wanted {
+                1 => format!("exactly one label, {label}"),
+                _ => label.to_owned(),
+            };
+            diags.push(problem(format!("a {key} block needs {wanted}")));
             continue;
         }
         match literal::from_structure(&structure) {

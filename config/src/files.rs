@@ -12,6 +12,7 @@ use tfdisco_core::{Credentials, Dialect, Hostname, go_quote};
 use crate::cli_config::{self, CliConfig, ParsedFile};
 use crate::credentials_file::{self, CREDENTIALS_FILE_NAME};
 use crate::locations::Locations;
+use crate::registry_settings::{self, RegistrySettings};
 use crate::{Diagnostic, Env, Error, plugins};
 
 /// Config files larger than this are not read (they are a mistake).
@@ -35,9 +36,16 @@ impl CliConfig {
         let locations = Locations::resolve(dialect, env);
         let mut diags = Vec::new();
         let mut files = Vec::new();
+        let mut main_blocks = Vec::new();
         if let Some(main) = locations.main_file() {
             match fs::metadata(main) {
-                Ok(_) => files.push(read_config_file(main, &mut diags)),
+                Ok(_) => {
+                    let mut parsed = read_config_file(main, &mut diags);
+                    // Only the main file's counts (CFG-11): OpenTofu merges
+                    // the directory's under its built-in settings.
+                    main_blocks = std::mem::take(&mut parsed.registry_protocols);
+                    files.push(parsed);
+                }
                 Err(e) if e.kind() == io::ErrorKind::NotFound => {
                     if locations.override_var().is_some() {
                         diags.push(
@@ -77,6 +85,12 @@ impl CliConfig {
             }
         }
         let mut config = cli_config::merge(files, diags);
+        if dialect == Dialect::OpenTofu {
+            if let Some(main) = locations.main_file() {
+                config.registry_protocols =
+                    registry_protocols(main, &main_blocks, &mut config.diagnostics);
+            }
+        }
         if let Some(helper) = &mut config.helper {
             helper.executable = find_helper(helper.kind(), locations.plugin_dirs());
             if helper.executable.is_none() {
@@ -99,6 +113,34 @@ impl CliConfig {
         config.env = Some(env.clone());
         config
     }
+}
+
+/// The first `registry_protocols` block of the main file; another one in
+/// the same file is an error (OpenTofu: "Duplicate registry_protocols
+/// block").
+fn registry_protocols(
+    main: &Path,
+    blocks: &[registry_settings::Block],
+    diags: &mut Vec<Diagnostic>,
+) -> RegistrySettings {
+    let Some(first) = blocks.first() else {
+        return RegistrySettings::default();
+    };
+    for again in &blocks[1..] {
+        diags.push(
+            Diagnostic::error(format!(
+                "Duplicate registry_protocols block: the registry protocol settings were \
+                 already defined in {}{}",
+                main.display(),
+                first
+                    .line
+                    .map(|l| format!(" at line {l}"))
+                    .unwrap_or_default()
+            ))
+            .at(main, again.line),
+        );
+    }
+    registry_settings::read_block(main, first, diags)
 }
 
 fn list(paths: &[PathBuf]) -> String {

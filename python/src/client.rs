@@ -151,8 +151,18 @@ struct Shared {
 ///   `tfdisco.ConfigWarning` warnings (`file:line: problem`, pointing at
 ///   the line that made the client), never as errors.
 /// - `user_agent`: replaces the User-Agent header.
-/// - `max_redirects`: redirects followed (default 3).
+/// - `max_redirects`: redirects a discovery follows (default 3; registry
+///   requests follow 9, as both CLIs).
 /// - `body_limit`: the largest document accepted, in bytes (default 1 MiB).
+/// - `registry_retries`: how often a failed registry request is retried,
+///   1 s, 2 s, 4 s … apart (default: `TF_REGISTRY_DISCOVERY_RETRY` when over
+///   0, else 1, as both CLIs).
+/// - `registry_timeout`: seconds each attempt of a registry request may
+///   take, its body included (default: `TF_REGISTRY_CLIENT_TIMEOUT` when
+///   over 0, or OpenTofu's `registry_protocols` block, else 10).
+/// - `cli_version`: the CLI version requests announce in `User-Agent` and
+///   `X-Terraform-Version` (default: the dialect's current release, 1.15.9
+///   for Terraform, 1.12.6 for OpenTofu).
 /// - `insecure_http_hosts`: development hosts that may be reached over
 ///   plain http (tokens never go over http).
 /// - `resolve`: `{"host:port": "ip"}` (or `"ip:port"`, or a list of them)
@@ -193,13 +203,16 @@ impl PyClient {
         user_agent = None,
         max_redirects = None,
         body_limit = None,
+        registry_retries = None,
+        registry_timeout = None,
+        cli_version = None,
         insecure_http_hosts = Vec::new(),
         resolve = None,
         system_roots = true,
         env = None,
     ))]
     #[pyo3(
-        text_signature = "(*, dialect='opentofu', timeout=11.0, retries=None, ca_files=(), credentials='cli', cli_config=True, user_agent=None, max_redirects=None, body_limit=None, insecure_http_hosts=(), resolve=None, system_roots=True, env=None)"
+        text_signature = "(*, dialect='opentofu', timeout=11.0, retries=None, ca_files=(), credentials='cli', cli_config=True, user_agent=None, max_redirects=None, body_limit=None, registry_retries=None, registry_timeout=None, cli_version=None, insecure_http_hosts=(), resolve=None, system_roots=True, env=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
@@ -213,6 +226,9 @@ impl PyClient {
         user_agent: Option<String>,
         max_redirects: Option<u32>,
         body_limit: Option<u64>,
+        registry_retries: Option<u32>,
+        registry_timeout: Option<f64>,
+        cli_version: Option<String>,
         insecure_http_hosts: Vec<HostArg>,
         resolve: Option<Bound<'_, PyMapping>>,
         system_roots: bool,
@@ -235,6 +251,9 @@ impl PyClient {
         options.retries = retries;
         options.max_redirects = max_redirects;
         options.body_limit = body_limit;
+        options.registry_retries = registry_retries;
+        options.registry_timeout = registry_timeout.map(parse_timeout).transpose()?;
+        options.cli_version = cli_version;
         options.ca_files = ca_files;
         options.system_roots = system_roots;
         options.credentials = credentials.choice;

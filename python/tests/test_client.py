@@ -478,6 +478,34 @@ def test_user_agent_option(recorder: Recorder) -> None:
     assert agents == ["tfdisco-tests/1.0", "HashiCorp Terraform/1.15.9 (+https://www.terraform.io)"]
 
 
+def test_registry_settings_and_cli_version(recorder: Recorder) -> None:
+    # Issue 18: the registry clients' headers for the CLI version asked for,
+    # and their retries (one by default; none with registry_retries=0).
+    recorder.routes["/.well-known/terraform.json"] = Reply(
+        body='{"providers.v1": "/v1/providers/"}'
+    )
+    recorder.routes["/v1/providers/ns/type/versions"] = Reply(503, "busy", {"Content-Type": "text/plain"})
+    client = client_for(recorder, dialect="terraform", cli_version="1.11.4", registry_retries=0)
+    with pytest.raises(tfdisco.StatusError):
+        client.provider_versions(f"{recorder.host}/ns/type")
+    seen = recorder.requests()
+    assert [path for path, _ in seen] == ["/.well-known/terraform.json", "/v1/providers/ns/type/versions"]
+    discovery, versions = (headers for _, headers in seen)
+    assert discovery["user-agent"] == "HashiCorp Terraform/1.11.4 (+https://www.terraform.io)"
+    assert versions["user-agent"] == "Terraform/1.11.4"
+    assert versions["x-terraform-version"] == "1.11.4"
+    assert "accept" not in versions
+    # Served as text/plain: read all the same, as the CLIs read it.
+    recorder.routes["/v1/providers/ns/type/versions"] = Reply(
+        body='{"versions": [{"version": "1.0.0"}]}', headers={"Content-Type": "text/plain"}
+    )
+    assert [v.version for v in client.provider_versions(f"{recorder.host}/ns/type").versions] == ["1.0.0"]
+    with pytest.raises(tfdisco.InvalidOption, match='invalid CLI version "eleven"'):
+        client_for(recorder, cli_version="eleven")
+    with pytest.raises(ValueError, match="positive number of seconds"):
+        client_for(recorder, registry_timeout=0)
+
+
 def test_tokens_never_in_messages_or_reprs(
     recorder: Recorder, free_port: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -70,6 +70,15 @@ pub struct ClientOptions {
     pub max_redirects: Option<u32>,
     /// The largest discovery document accepted (`None`: 1 MiB).
     pub body_limit: Option<u64>,
+    /// How often a failed registry request is retried (`None`:
+    /// `TF_REGISTRY_DISCOVERY_RETRY` with the CLI configuration, else 1).
+    pub registry_retries: Option<u32>,
+    /// How long each attempt of a registry request may take (`None`:
+    /// `TF_REGISTRY_CLIENT_TIMEOUT` with the CLI configuration, else 10 s).
+    pub registry_timeout: Option<Duration>,
+    /// The CLI version requests announce (`None`: the dialect's current
+    /// release).
+    pub cli_version: Option<String>,
     /// Also trust the CA certificates in these PEM files.
     pub ca_files: Vec<PathBuf>,
     /// Whether to trust the system roots (`SSL_CERT_FILE` / `SSL_CERT_DIR`
@@ -107,6 +116,9 @@ impl ClientOptions {
             retries: None,
             max_redirects: None,
             body_limit: None,
+            registry_retries: None,
+            registry_timeout: None,
+            cli_version: None,
             ca_files: Vec::new(),
             system_roots: true,
             credentials: CredentialsChoice::Cli,
@@ -206,6 +218,15 @@ impl ClientSetup {
         }
         if let Some(bytes) = options.body_limit {
             builder = builder.body_limit(bytes);
+        }
+        if let Some(retries) = options.registry_retries {
+            builder = builder.registry_retries(retries);
+        }
+        if let Some(timeout) = options.registry_timeout {
+            builder = builder.registry_timeout(timeout);
+        }
+        if let Some(version) = &options.cli_version {
+            builder = builder.cli_version(version);
         }
         for file in &options.ca_files {
             builder = builder.add_root_certificate_file(file);
@@ -320,6 +341,39 @@ mod tests {
         assert!(setup.cli_config().is_none() && setup.cli_credentials().is_none());
         let settings: Settings = setup.builder().build().expect("builds");
         assert_eq!(token(&settings, "env.example.com"), None);
+    }
+
+    #[test]
+    fn registry_settings_from_the_environment_and_the_options() {
+        let (_home, env) = home_with("");
+        let env = env
+            .with_var("TF_REGISTRY_DISCOVERY_RETRY", "3")
+            .with_var("TF_REGISTRY_CLIENT_TIMEOUT", "5");
+        let mut options = ClientOptions::new(Dialect::Terraform);
+        options.env = Some(env);
+        let settings: Settings = options.load().builder().build().expect("builds");
+        let policy = settings.config().registry_retry_policy();
+        assert_eq!(policy.attempts(), 4);
+        assert_eq!(policy.attempt_timeout(), Some(Duration::from_secs(5)));
+        // The options win over the environment.
+        options.registry_retries = Some(0);
+        options.registry_timeout = Some(Duration::from_secs(2));
+        options.cli_version = Some("1.11.4".into());
+        let settings: Settings = options.load().builder().build().expect("builds");
+        let policy = settings.config().registry_retry_policy();
+        assert_eq!(policy.attempts(), 1);
+        assert_eq!(policy.attempt_timeout(), Some(Duration::from_secs(2)));
+        assert_eq!(settings.config().cli_version(), "1.11.4");
+        options.cli_version = Some("eleven".into());
+        let error = options
+            .load()
+            .builder::<Settings>()
+            .build()
+            .expect_err("not a version");
+        assert!(
+            error.to_string().contains("invalid CLI version \"eleven\""),
+            "{error}"
+        );
     }
 
     #[test]

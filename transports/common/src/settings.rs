@@ -54,7 +54,17 @@ pub struct ClientBuilder<C> {
     /// `None`: the CLI configuration's environment, else the process's, read
     /// at `build` (`environment.rs`).
     environment: Option<Env>,
+    /// Registry settings the caller gave, which the CLI configuration's
+    /// (CFG-11) do not replace.
+    registry_set: RegistrySet,
     client: PhantomData<fn() -> C>,
+}
+
+/// Which registry settings the caller gave the builder.
+#[derive(Clone, Copy, Debug, Default)]
+struct RegistrySet {
+    retries: bool,
+    timeout: bool,
 }
 
 /// How connections are kept for reuse.
@@ -91,6 +101,7 @@ impl<C> Default for ClientBuilder<C> {
                 max_idle_per_origin: DEFAULT_POOL_MAX_IDLE_PER_ORIGIN,
             },
             environment: None,
+            registry_set: RegistrySet::default(),
             client: PhantomData,
         }
     }
@@ -159,6 +170,18 @@ impl<C: FromSettings> ClientBuilder<C> {
                 .with_appended_user_agent(extra)
                 .map_err(|_| BuildError::UserAgent(extra.to_owned()))?;
         }
+        // TF_REGISTRY_* and OpenTofu's registry_protocols, unless the caller
+        // set these (CFG-11).
+        let registry = cli.registry_settings(env);
+        if let Some(retries) = registry.retries.filter(|_| !self.registry_set.retries) {
+            self.config = self.config.clone().with_registry_retries(retries);
+        }
+        if let Some(timeout) = registry
+            .attempt_timeout
+            .filter(|_| !self.registry_set.timeout)
+        {
+            self.config = self.config.clone().with_registry_attempt_timeout(timeout);
+        }
         if self.credentials.is_none() {
             self.credentials = Some(Arc::new(cli.credentials_source(env)));
         }
@@ -219,20 +242,26 @@ impl<C> ClientBuilder<C> {
     /// Retries failed registry requests at most `retries` times (default 1,
     /// as both CLIs; `TF_REGISTRY_DISCOVERY_RETRY` with
     /// [`ClientBuilder::cli_config`]).
-    pub fn registry_retries(self, retries: u32) -> Self {
+    pub fn registry_retries(mut self, retries: u32) -> Self {
+        self.registry_set.retries = true;
         self.config_with(|c| c.with_registry_retries(retries))
     }
 
     /// How long each attempt of a registry request may take, body included
     /// (default 10 s, as both CLIs; `TF_REGISTRY_CLIENT_TIMEOUT` with
     /// [`ClientBuilder::cli_config`]).
-    pub fn registry_timeout(self, timeout: Duration) -> Self {
+    pub fn registry_timeout(mut self, timeout: Duration) -> Self {
+        self.registry_set.timeout = true;
         self.config_with(|c| c.with_registry_attempt_timeout(Some(timeout)))
     }
 
     /// How failed registry requests are retried, and how long each attempt
     /// may take (see [`RetryPolicy::registry`]).
-    pub fn registry_retry_policy(self, policy: RetryPolicy) -> Self {
+    pub fn registry_retry_policy(mut self, policy: RetryPolicy) -> Self {
+        self.registry_set = RegistrySet {
+            retries: true,
+            timeout: true,
+        };
         self.config_with(|c| c.with_registry_retry_policy(policy))
     }
 
