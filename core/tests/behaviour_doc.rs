@@ -28,6 +28,12 @@ fn every_test_the_rules_name_exists() {
             missing.push(format!("{path}.rs::{name}"));
         }
     }
-    assert!(named > 250, "only {named} references found: has the format changed?");
-    assert!(missing.is_empty(), "named in docs/behaviour.md but not found: {missing:#?}");
+    assert!(
+        named > 250,
+        "only {named} references found: has the format changed?"
+    );
+    assert!(
+        missing.is_empty(),
+        "named in docs/behaviour.md but not found: {missing:#?}"
+    );
 }
