@@ -3,7 +3,9 @@
 
 use clap::Subcommand;
 use serde_json::{Value, json};
-use tfdisco_core::{Error, ModuleSource, Platform, ProviderSource, check_version};
+use tfdisco_core::{
+    Error, ModuleLocation, ModulePackage, ModuleSource, Platform, ProviderSource, check_version,
+};
 
 use crate::discover::credentials_warnings;
 use crate::exit;
@@ -61,7 +63,10 @@ pub(crate) enum ModuleCommand {
         /// The version (`1.2.0`).
         #[arg(value_name = "VERSION")]
         module_version: String,
-        /// JSON output: source, version, location.
+        /// JSON output: source, version, location, package (the location as
+        /// init parses it: getter, address, url, subdir, ref, depth, sshkey,
+        /// archive, checksum; null for OpenTofu's direct packages) and
+        /// module_subdir (where in the package the module is).
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -253,13 +258,62 @@ fn module_download(given: &str, version: &str, json: bool, opts: &NetOpts) -> Re
         version,
         Some(&mut credentials_warnings()),
     )?;
+    let module_subdir = module_subdir(&location);
     let value = json!({
         "source": source.to_string(),
         "version": location.version,
         "location": location.location,
+        "package": location.package.as_ref().map(package_json),
+        "module_subdir": module_subdir,
     });
     print(json, &value, || {
-        format!("{source} {version}: {}\n", location.location)
+        let mut out = format!("{source} {version}: {}\n", location.location);
+        if let Some(package) = &location.package {
+            out.push_str(&format!(
+                "  {} {}",
+                package.getter_name(),
+                package.address()
+            ));
+            for (name, part) in [
+                ("ref", package.revision().map(str::to_owned)),
+                ("depth", package.depth().map(|d| d.to_string())),
+                ("archive", package.archive().map(str::to_owned)),
+                (
+                    "subdir",
+                    Some(module_subdir.clone()).filter(|s| !s.is_empty()),
+                ),
+            ] {
+                if let Some(part) = part {
+                    out.push_str(&format!(", {name} {part}"));
+                }
+            }
+            out.push('\n');
+        }
+        out
     });
     Ok(exit::SUCCESS)
+}
+
+/// Where in the package the module is: the location's subdirectory joined
+/// with the source's own `//subdir` (docs/behaviour.md, PKG-8).
+fn module_subdir(location: &ModuleLocation) -> String {
+    match &location.package {
+        Some(package) => package.join_subdir(location.source.subdir()),
+        None => location.source.subdir().to_owned(),
+    }
+}
+
+/// The parts of a go-getter address `init` reads (PKG-7, PKG-8).
+fn package_json(package: &ModulePackage) -> Value {
+    json!({
+        "getter": package.getter_name(),
+        "address": package.address(),
+        "url": package.url(),
+        "subdir": package.subdir(),
+        "ref": package.revision(),
+        "depth": package.depth(),
+        "sshkey": package.has_ssh_key(),
+        "archive": package.archive(),
+        "checksum": package.checksum(),
+    })
 }

@@ -117,14 +117,194 @@ fn module_versions_and_download() {
     );
     let r = run(&["module", "download", &source, "0.12.0", "--json"]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
+    let url = "https://github.com/hashicorp/terraform-aws-consul?ref=v0.12.0";
     assert_eq!(
         r.json(),
         serde_json::json!({
             "source": source,
             "version": "0.12.0",
-            "location": "git::https://github.com/hashicorp/terraform-aws-consul?ref=v0.12.0",
+            "location": format!("git::{url}"),
+            "package": {
+                "getter": "git",
+                "address": format!("git::{url}"),
+                "url": url,
+                "subdir": "",
+                "ref": "v0.12.0",
+                "depth": null,
+                "sshkey": false,
+                "archive": null,
+                "checksum": null,
+            },
+            "module_subdir": "",
         })
     );
+    let r = run(&["module", "download", &source, "0.12.0"]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stdout
+            .ends_with(&format!("\n  git git::{url}, ref v0.12.0\n")),
+        "{}",
+        r.stdout
+    );
+}
+
+/// Module `acme/NAME/aws` 1.0.0 on `s` downloads from `location` (a 204
+/// with `X-Terraform-Get`); its source address.
+fn module_at(s: &TestServer, name: &str, location: &str) -> String {
+    s.route(
+        &format!("/v1/modules/acme/{name}/aws/1.0.0/download"),
+        Reply::new(204).header("X-Terraform-Get", location),
+    );
+    format!("{}/acme/{name}/aws", host(s))
+}
+
+#[test]
+fn module_download_json_has_the_parsed_package() {
+    // docs/behaviour.md, PKG-3 to PKG-8: detected shorthands, query parts,
+    // the location's subdir joined with the source's.
+    let s = sample_server();
+    let base = format!("https://{}/v1/modules/acme", host(&s));
+    let cases = [
+        (
+            "scp",
+            "git@github.com:acme/vpc.git//modules/net?ref=v1.2.0&depth=1",
+            "//examples/a",
+            serde_json::json!({
+                "getter": "git",
+                "address": "git::ssh://git@github.com/acme/vpc.git?depth=1&ref=v1.2.0",
+                "url": "ssh://git@github.com/acme/vpc.git?depth=1&ref=v1.2.0",
+                "subdir": "modules/net",
+                "ref": "v1.2.0",
+                "depth": 1,
+                "sshkey": false,
+                "archive": null,
+                "checksum": null,
+            }),
+            "modules/net/examples/a",
+        ),
+        (
+            "s3",
+            "bucket.s3.eu-west-1.amazonaws.com/vpc.zip",
+            "//b",
+            serde_json::json!({
+                "getter": "s3",
+                "address": "s3::https://s3.eu-west-1.amazonaws.com/bucket/vpc.zip",
+                "url": "https://s3.eu-west-1.amazonaws.com/bucket/vpc.zip",
+                "subdir": "",
+                "ref": null,
+                "depth": null,
+                "sshkey": false,
+                "archive": "zip",
+                "checksum": null,
+            }),
+            "b",
+        ),
+        (
+            "rel",
+            "./pkg?archive=tar.gz&checksum=sha256:ab",
+            "",
+            serde_json::json!({
+                "getter": "https",
+                "address": format!("{base}/rel/aws/1.0.0/pkg?archive=tar.gz&checksum=sha256:ab"),
+                "url": format!("{base}/rel/aws/1.0.0/pkg?archive=tar.gz&checksum=sha256:ab"),
+                "subdir": "",
+                "ref": null,
+                "depth": null,
+                "sshkey": false,
+                "archive": "tar.gz",
+                "checksum": "sha256:ab",
+            }),
+            "",
+        ),
+    ];
+    for (name, location, source_subdir, package, module_subdir) in cases {
+        let source = format!("{}{source_subdir}", module_at(&s, name, location));
+        let r = run(&["module", "download", &source, "1.0.0", "--json"]);
+        assert_eq!(r.code, Some(0), "{name}: {}", r.stderr);
+        let v = r.json();
+        assert_eq!(v["package"], package, "{name}");
+        assert_eq!(v["module_subdir"], module_subdir, "{name}");
+    }
+    let r = run(&[
+        "module",
+        "download",
+        &format!("{}/acme/scp/aws", host(&s)),
+        "1.0.0",
+    ]);
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    assert!(
+        r.stdout.ends_with(
+            "\n  git git::ssh://git@github.com/acme/vpc.git?depth=1&ref=v1.2.0, ref v1.2.0, \
+             depth 1, subdir modules/net\n"
+        ),
+        "{}",
+        r.stdout
+    );
+}
+
+#[test]
+fn a_location_init_refuses_exits_1_in_its_words() {
+    // docs/behaviour.md, PKG-1, PKG-2, PKG-4, PKG-7: what `init` refuses
+    // (observed with Terraform 1.11.4) is an invalid response, exit 1.
+    let s = sample_server();
+    let cases = [
+        (
+            "terraform",
+            "?archive=zip",
+            "Terraform cannot detect a supported external module source type for ?archive=zip",
+        ),
+        (
+            "opentofu",
+            "?archive=zip",
+            "OpenTofu cannot detect a supported external module source type for ?archive=zip",
+        ),
+        (
+            "terraform",
+            "hashicorp/consul/aws",
+            "must be a direct remote package address",
+        ),
+        (
+            "terraform",
+            "https://example.com/x//../y",
+            "subdirectory path \"../y\" leads outside of the module package",
+        ),
+        (
+            "terraform",
+            "github.com/acme",
+            "GitHub URLs should be github.com/username/repo",
+        ),
+        (
+            "opentofu",
+            "ftp://example.com/x.zip",
+            "download not supported for scheme 'ftp'",
+        ),
+    ];
+    for (i, (dialect, location, words)) in cases.into_iter().enumerate() {
+        let source = module_at(&s, &format!("refused{i}"), location);
+        let message = format!("invalid source location \"{location}\" for {source} 1.0.0: {words}");
+        let r = run(&["module", "download", &source, "1.0.0", "--dialect", dialect]);
+        assert_eq!(r.code, Some(1), "{location}: {}", r.stderr);
+        assert!(r.stdout.is_empty(), "{}", r.stdout);
+        assert!(r.stderr.contains(&message), "{location}: {}", r.stderr);
+        let r = run(&[
+            "module",
+            "download",
+            &source,
+            "1.0.0",
+            "--dialect",
+            dialect,
+            "--json",
+        ]);
+        assert_eq!(r.code, Some(1), "{location}: {}", r.stderr);
+        let v = r.json();
+        assert_eq!(v["error"]["kind"], "invalid_response", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains(&message)),
+            "{v}"
+        );
+    }
 }
 
 #[test]

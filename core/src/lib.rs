@@ -19,7 +19,8 @@
 //! - [`ProviderSource`] and [`ModuleSource`]: source addresses as both CLIs
 //!   parse them; the registry requests made from them (provider and module
 //!   versions, a module's download location, a provider package), goals of
-//!   the same engine (`Fetch::provider_versions`, …).
+//!   the same engine (`Fetch::provider_versions`, …). [`ModulePackage`]: a
+//!   download location (or any remote module source) as `init` detects it.
 //! - [`Credentials`] and the [`CredentialsSource`] trait; [`Env`], a
 //!   snapshot of environment variables the other crates read.
 //!
@@ -30,7 +31,7 @@
 //!   helpers (`tfdisco-config`).
 //!
 //! Every rule, the Go behaviour it matches or the deliberate difference
-//! (D1–D9) it makes, and the test that pins it are listed in the project's
+//! (D1–D9, D11) it makes, and the test that pins it are listed in the project's
 //! `docs/behaviour.md`.
 //!
 //! # The run loop
@@ -139,4 +140,7 @@ pub use registry_api::{
 };
 pub use service_id::{ServiceId, ServiceIdError};
 pub use services::{JsonType, OAuthClient, Resolved, Services};
-pub use source::{ModuleSource, ProviderSource, SourceError};
+pub use source::{
+    Getter, ModuleAddress, ModulePackage, ModuleSource, PackageDetector, ProviderSource,
+    SourceError,
+};

@@ -1,17 +1,20 @@
 //! Source addresses: the provider and module registry addresses of
 //! Terraform and OpenTofu configurations, parsed, normalized and shown as
 //! `terraform-registry-address` and `opentofu/registry-address` do
-//! (docs/behaviour.md, SRC-1 to SRC-9).
+//! (docs/behaviour.md, SRC-1 to SRC-9), and the module package addresses
+//! `init` downloads from (PKG-1 to PKG-9).
 //!
 //! Pure: no I/O. The dialect decides the default registry host, the
 //! built-in provider hosts and the reserved type prefixes.
 
 mod module;
+mod package;
 mod provider;
 
 use std::fmt;
 
 pub use module::ModuleSource;
+pub use package::{Getter, ModuleAddress, ModulePackage, PackageDetector};
 pub use provider::ProviderSource;
 
 /// A source address that does not parse, with the Go implementations' words

@@ -53,6 +53,8 @@ fn every_table_is_accounted_for() {
         "service_urls.json",
         // Provider and module source addresses: tests/source_addresses.rs.
         "source_addresses.json",
+        // Module package addresses (detection): tests/module_packages.rs.
+        "module_packages.json",
     ];
     let elsewhere = [
         // Credentials sources, helpers and TF_TOKEN_* decoding are not in the

@@ -5,7 +5,8 @@
 //!
 //! The first byte picks the request, the dialect, the status (200 or 204)
 //! and whether the response first redirects; the rest is the body, and also
-//! the `X-Terraform-Get` value when it is valid header text.
+//! the `X-Terraform-Get` value when it is valid header text. A module
+//! location that is a go-getter address comes with its parsed package.
 #![no_main]
 
 use std::time::Instant;
@@ -130,8 +131,16 @@ fuzz_target!(|data: &[u8]| {
                 .expect("these requests start");
             if let Ok(location) = drive(fetch, redirect, status, body) {
                 assert!(!location.location.is_empty());
-                if location.use_registry_credentials.is_some() {
-                    check_url(&Url::parse(&location.location).expect("a direct URL parses"));
+                match (&location.use_registry_credentials, &location.package) {
+                    (Some(_), None) => {
+                        check_url(&Url::parse(&location.location).expect("a direct URL parses"));
+                    }
+                    // A go-getter address init can download (PKG-1, PKG-7).
+                    (None, Some(package)) => {
+                        assert_eq!(package.given(), location.location);
+                        assert!(package.getter().is_some(), "{package:?}");
+                    }
+                    other => panic!("a direct URL has no package, an address has one: {other:?}"),
                 }
             }
         }

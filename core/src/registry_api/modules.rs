@@ -9,7 +9,10 @@ use url::Url;
 
 use super::{RegistryCall, check_version, endpoint, read_ok};
 use crate::fetch::{Fetch, Goal, Next};
-use crate::{Config, Credentials, Dialect, Error, Hostname, ModuleSource, Services, StartError};
+use crate::{
+    Config, Credentials, Dialect, Error, Hostname, ModulePackage, ModuleSource, Services,
+    StartError,
+};
 
 const SERVICE: &str = "modules.v1";
 const X_TERRAFORM_GET: &str = "x-terraform-get";
@@ -41,6 +44,10 @@ pub struct ModuleLocation {
     /// OpenTofu's direct packages: whether the registry's credentials go
     /// with the package download. `None` for a go-getter address.
     pub use_registry_credentials: Option<bool>,
+    /// The go-getter address parsed as `init` parses it: getter, package
+    /// address, subdirectory, query parts (docs/behaviour.md, PKG-1 to
+    /// PKG-9). `None` for OpenTofu's direct packages.
+    pub package: Option<ModulePackage>,
 }
 
 /// The goal of a module versions request
@@ -189,11 +196,27 @@ impl ModuleDownloadRequest {
                 )));
             }
         }
+        // A location `init` would refuse is refused here, in its words
+        // (PKG-1, PKG-7).
+        let package = match flag {
+            Some(_) => None,
+            None => Some(
+                ModulePackage::from_location(&location, self.dialect).map_err(|e| {
+                    invalid(format!(
+                        "invalid source location {} for {} {}: {e}",
+                        crate::go_quote(&location),
+                        self.source,
+                        self.version
+                    ))
+                })?,
+            ),
+        };
         Ok(ModuleLocation {
             source: self.source.clone(),
             version: self.version.clone(),
             location,
             use_registry_credentials: flag,
+            package,
         })
     }
 

@@ -249,7 +249,7 @@ fn is_target_system(s: &str) -> bool {
 /// Splits `//subdir` off a source (go-getter's rule: a `://` scheme
 /// separator and a `?query` are skipped over) and cleans the subdirectory
 /// as Go's `path.Clean` does.
-fn split_subdir(given: &str) -> (String, String) {
+pub(super) fn split_subdir(given: &str) -> (String, String) {
     let stop = given.find('?').unwrap_or(given.len());
     let offset = given[..stop].find("://").map_or(0, |i| i + 3);
     let Some(at) = given[offset..stop].find("//").map(|i| i + offset) else {
@@ -271,7 +271,7 @@ fn split_subdir(given: &str) -> (String, String) {
 
 /// Go's `path.Clean`: one slash between elements, no `.` elements, `..`
 /// removed with the element before it where there is one.
-fn clean_path(path: &str) -> String {
+pub(super) fn clean_path(path: &str) -> String {
     let rooted = path.starts_with('/');
     let mut out: Vec<&str> = Vec::new();
     for element in path.split('/') {

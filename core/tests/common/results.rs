@@ -26,7 +26,8 @@ pub(crate) fn table(name: &str) -> Value {
 }
 
 /// The ids under `prefix` listed in `tests/expected_differences.txt`:
-/// `id<TAB>tag<TAB>reason` lines, `tag` one of `tags`; `#` starts a comment.
+/// `id<TAB>tag<TAB>reason` lines, `tag` one of `tags` (each table's runner
+/// names the tags its cases may have); `#` starts a comment.
 pub(crate) fn expected_differences_with(prefix: &str, tags: &[&str]) -> BTreeMap<String, String> {
     let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/expected_differences.txt");
     let text = std::fs::read_to_string(&path).expect("expected_differences.txt is checked in");
@@ -40,9 +41,9 @@ pub(crate) fn expected_differences_with(prefix: &str, tags: &[&str]) -> BTreeMap
         else {
             panic!("malformed line (want id<TAB>tag<TAB>reason): {line}");
         };
-        assert!(tags.contains(&tag), "{id}: {tag} is not one of {tags:?}");
         assert!(!reason.trim().is_empty(), "{id}: give a reason");
         if id.starts_with(prefix) {
+            assert!(tags.contains(&tag), "{id}: {tag} is not one of {tags:?}");
             map.insert(id.to_owned(), tag.to_owned());
         }
     }

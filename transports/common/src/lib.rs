@@ -129,10 +129,10 @@ pub mod reexports {
     pub use crate::{ClientOptions, ClientSetup, CredentialsChoice};
     pub use tfdisco_core::{
         self, Action, Config, Credentials, CredentialsSource, Dialect, Discovery, DiscoveryCache,
-        DiscoveryRequest, Env, Error, ErrorKind, Fetch, Goal, Hostname, HostnameError,
-        HostnameErrorKind, Lookup, ModuleLocation, ModuleSource, ModuleVersions, Next, Platform,
-        ProviderPackage, ProviderSource, ProviderVersion, ProviderVersions, Resolved, Retry,
-        RetryPolicy, ServiceId, Services, SourceError, StartError, StaticCredentials, Ticket,
-        TransportError, TransportErrorKind, credentials_for,
+        DiscoveryRequest, Env, Error, ErrorKind, Fetch, Getter, Goal, Hostname, HostnameError,
+        HostnameErrorKind, Lookup, ModuleLocation, ModulePackage, ModuleSource, ModuleVersions,
+        Next, Platform, ProviderPackage, ProviderSource, ProviderVersion, ProviderVersions,
+        Resolved, Retry, RetryPolicy, ServiceId, Services, SourceError, StartError,
+        StaticCredentials, Ticket, TransportError, TransportErrorKind, credentials_for,
     };
 }
