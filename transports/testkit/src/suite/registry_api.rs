@@ -403,3 +403,38 @@ pub fn a_failed_handshake_is_retried_a_refused_certificate_is_not<T: Subject>() 
         T::NAME
     );
 }
+
+/// A download location `init` would refuse (`?archive=zip`: no getter
+/// detects it) fails the request, in Terraform's words, on every transport;
+/// one it accepts comes back parsed (PKG-1, PKG-4).
+pub fn a_location_init_would_refuse_is_an_error<T: Subject>() {
+    let server = TestServer::start();
+    server.route(WELL_KNOWN, Reply::json(r#"{"modules.v1": "/m/"}"#));
+    server.route(
+        "/m/ns/name/system/1.0.0/download",
+        Reply::new(204).header("X-Terraform-Get", "?archive=zip"),
+    );
+    server.route(
+        "/m/ns/name/system/2.0.0/download",
+        Reply::new(204).header(
+            "X-Terraform-Get",
+            "git::https://example.com/vpc.git//modules/vpc?ref=v2.0.0",
+        ),
+    );
+    let client = build::<T>(builder::<T>().dialect(Dialect::Terraform));
+    let source = module(&format!("127.0.0.1:{}/ns/name/system", server.port()));
+    let e = failed::<T, _>(
+        client.module_download(&source, "1.0.0"),
+        ErrorKind::InvalidResponse,
+    );
+    assert!(
+        e.to_string()
+            .contains("cannot detect a supported external module source type for ?archive=zip"),
+        "{}: {e}",
+        T::NAME
+    );
+    let location = ok::<T, _>(client.module_download(&source, "2.0.0"));
+    let package = location.package.expect("a go-getter address");
+    assert_eq!(package.subdir(), "modules/vpc", "{}", T::NAME);
+    assert_eq!(package.revision(), Some("v2.0.0"));
+}
