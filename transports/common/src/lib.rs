@@ -132,7 +132,7 @@ pub mod reexports {
         DiscoveryRequest, Env, Error, ErrorKind, Fetch, Getter, Goal, Hostname, HostnameError,
         HostnameErrorKind, Lookup, ModuleLocation, ModulePackage, ModuleSource, ModuleVersions,
         Next, Platform, ProviderPackage, ProviderSource, ProviderVersion, ProviderVersions,
-        Resolved, Retry, RetryPolicy, ServiceId, Services, SourceError, StartError,
+        RequestKind, Resolved, Retry, RetryPolicy, ServiceId, Services, SourceError, StartError,
         StaticCredentials, Ticket, TransportError, TransportErrorKind, credentials_for,
     };
 }
