@@ -27,6 +27,9 @@ pub enum RequestKind {
     /// download location, a provider package): the CLIs' registry clients'
     /// rules.
     Registry,
+    /// Files a registry points to: a provider's `SHA256SUMS`, its signature
+    /// and its archive, streamed (DL-1).
+    Download,
 }
 
 /// How requests behave. The defaults are those of the CLIs:
@@ -67,6 +70,9 @@ pub struct Config {
     registry_max_redirects: u32,
     registry_body_limit: u64,
     registry_retry_policy: RetryPolicy,
+    download_body_limit: u64,
+    download_timeout: Duration,
+    download_retry_policy: RetryPolicy,
     plain_http_hosts: Arc<[Hostname]>,
     cli_version: HeaderValue,
     /// The caller's `User-Agent`, for every kind of request.
@@ -88,6 +94,12 @@ pub const DEFAULT_BODY_LIMIT: u64 = 1024 * 1024;
 pub const DEFAULT_REGISTRY_BODY_LIMIT: u64 = 16 * 1024 * 1024;
 /// The time allowed for a whole discovery, redirects and body included.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(11);
+/// The largest file a download accepts: 1 GiB (D13; the largest provider
+/// archives are a few hundred MiB).
+pub const DEFAULT_DOWNLOAD_LIMIT: u64 = 1024 * 1024 * 1024;
+/// The time allowed for a whole download, every attempt included: 10
+/// minutes (D13).
+pub const DEFAULT_DOWNLOAD_TIMEOUT: Duration = Duration::from_secs(600);
 
 impl Default for Config {
     fn default() -> Config {
@@ -109,6 +121,9 @@ impl Config {
             registry_max_redirects: DEFAULT_REGISTRY_MAX_REDIRECTS,
             registry_body_limit: DEFAULT_REGISTRY_BODY_LIMIT,
             registry_retry_policy: RetryPolicy::registry(),
+            download_body_limit: DEFAULT_DOWNLOAD_LIMIT,
+            download_timeout: DEFAULT_DOWNLOAD_TIMEOUT,
+            download_retry_policy: RetryPolicy::registry().with_attempt_timeout(None),
             plain_http_hosts: Arc::from([]),
             agents: Agents::new(dialect, dialect.default_cli_version(), None, None),
             cli_version,
@@ -184,6 +199,26 @@ impl Config {
     /// and module versions, download locations, packages).
     pub fn with_registry_body_limit(mut self, bytes: u64) -> Config {
         self.registry_body_limit = bytes;
+        self
+    }
+
+    /// Sets the largest file a download accepts, in bytes (default 1 GiB).
+    pub fn with_download_limit(mut self, bytes: u64) -> Config {
+        self.download_body_limit = bytes;
+        self
+    }
+
+    /// Sets the time allowed for a whole download, every attempt included
+    /// (default 10 minutes).
+    pub fn with_download_timeout(mut self, timeout: Duration) -> Config {
+        self.download_timeout = timeout;
+        self
+    }
+
+    /// Sets how failed downloads are retried (default: the registry
+    /// requests' 2 attempts 1 s apart, with no timeout per attempt).
+    pub fn with_download_retry_policy(mut self, policy: RetryPolicy) -> Config {
+        self.download_retry_policy = policy;
         self
     }
 
@@ -276,7 +311,7 @@ impl Config {
     pub fn max_redirects_for(&self, kind: RequestKind) -> u32 {
         match kind {
             RequestKind::Discovery => self.max_redirects,
-            RequestKind::Registry => self.registry_max_redirects,
+            RequestKind::Registry | RequestKind::Download => self.registry_max_redirects,
         }
     }
 
@@ -295,6 +330,7 @@ impl Config {
         match kind {
             RequestKind::Discovery => self.body_limit,
             RequestKind::Registry => self.registry_body_limit,
+            RequestKind::Download => self.download_body_limit,
         }
     }
 
@@ -317,6 +353,7 @@ impl Config {
     pub fn timeout_for(&self, kind: RequestKind) -> Duration {
         match kind {
             RequestKind::Discovery => self.timeout,
+            RequestKind::Download => self.download_timeout,
             RequestKind::Registry => {
                 let policy = &self.registry_retry_policy;
                 policy.longest().unwrap_or_else(|| {
@@ -345,6 +382,7 @@ impl Config {
         match kind {
             RequestKind::Discovery => &self.retry_policy,
             RequestKind::Registry => &self.registry_retry_policy,
+            RequestKind::Download => &self.download_retry_policy,
         }
     }
 

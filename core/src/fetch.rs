@@ -66,6 +66,21 @@ pub trait Goal {
     /// discovery keeps it as the document's text without a copy.
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<Self::Output, Error>;
 
+    /// A piece of the body of a response [`Goal::on_head`] asked to stream
+    /// ([`Next::Stream`]), decoded, in order, within the size limit; nothing
+    /// of it is kept by the engine. An error ends the fetch.
+    fn on_chunk(&mut self, _url: &Url, _chunk: &[u8]) -> Result<(), Error> {
+        Ok(())
+    }
+
+    /// The end of a streamed body: the answer.
+    fn on_stream_end(&mut self, url: &Url) -> Result<Self::Output, Error> {
+        Err(Error::InvalidResponse {
+            url: url.clone().into(),
+            problem: format!("a {} does not read a streamed body", Self::NAME),
+        })
+    }
+
     /// The failure [`Fetch::poll`] reports: registry goals wrap it so its
     /// message names their request. Unchanged by default.
     fn present_error(&self, error: Error) -> Error {
@@ -79,6 +94,9 @@ pub enum Next<T> {
     /// Read the body: a JSON document, within the size limit (and for a
     /// discovery, of `Content-Type` `application/json`).
     ReadDocument,
+    /// Hand the body to [`Goal::on_chunk`] as it arrives, keeping nothing,
+    /// then ask [`Goal::on_stream_end`] for the answer: a download.
+    Stream,
     /// The fetch is over, with this result.
     Finish(Result<T, Error>),
 }
@@ -177,7 +195,8 @@ pub struct Fetch<G: Goal> {
 
 enum State<T> {
     Send(Uri),
-    Receive(body::Body),
+    /// A body being read, kept whole (`false`) or streamed (`true`).
+    Receive(body::Body, bool),
     Wait,
     Done(Result<T, Error>),
 }
@@ -243,7 +262,7 @@ impl<G: Goal> Fetch<G> {
     pub fn poll(&mut self) -> Action<G::Output> {
         match &self.state {
             State::Send(uri) => Action::Send(self.request(uri.clone())),
-            State::Receive(_) => Action::Receive,
+            State::Receive(..) => Action::Receive,
             State::Wait => match self.timers.get(Timer::Retry) {
                 Some(at) => Action::Wait(at),
                 None => unreachable!("the retry timer is armed while waiting"),
@@ -277,7 +296,7 @@ impl<G: Goal> Fetch<G> {
 
     /// True while `poll` returns [`Action::Receive`].
     pub fn is_receiving(&self) -> bool {
-        matches!(self.state, State::Receive(_))
+        matches!(self.state, State::Receive(..))
     }
 
     /// True while `poll` returns [`Action::Wait`]: the fetch waits to retry.
@@ -349,7 +368,8 @@ impl<G: Goal> Fetch<G> {
             self.retry_or_give_up(cause, retry::retry_after(status, headers), now)
         } else {
             match self.goal.on_head(&self.url, status, headers) {
-                Next::ReadDocument => self.receive(headers),
+                Next::ReadDocument => self.receive(headers, false),
+                Next::Stream => self.receive(headers, true),
                 Next::Finish(result) => State::Done(result),
             }
         };
@@ -362,11 +382,21 @@ impl<G: Goal> Fetch<G> {
         if self.expire(now) {
             return;
         }
-        let State::Receive(body) = &mut self.state else {
+        let State::Receive(body, streamed) = &mut self.state else {
             return;
         };
-        if let Err(e) = body.push(chunk) {
-            self.state = State::Done(Err(self.body_error(e)));
+        let failed = if *streamed {
+            match body.push_streamed(chunk) {
+                Ok(decoded) => self.goal.on_chunk(&self.url, decoded).err(),
+                Err(e) => Some(body_error(&self.url, &self.config, G::KIND, e)),
+            }
+        } else {
+            body.push(chunk)
+                .err()
+                .map(|e| body_error(&self.url, &self.config, G::KIND, e))
+        };
+        if let Some(error) = failed {
+            self.state = State::Done(Err(error));
             self.trace_outcome();
         }
     }
@@ -376,29 +406,29 @@ impl<G: Goal> Fetch<G> {
         if self.expire(now) {
             return;
         }
-        let State::Receive(_) = &self.state else {
+        let State::Receive(..) = &self.state else {
             return;
         };
-        let State::Receive(body) = std::mem::replace(&mut self.state, State::Wait) else {
+        let State::Receive(body, streamed) = std::mem::replace(&mut self.state, State::Wait) else {
             unreachable!("checked just above")
         };
-        self.state = State::Done(match body.finish() {
-            Ok(bytes) => self.goal.on_body(&self.url, bytes),
-            Err(e) => Err(self.body_error(e)),
-        });
+        let error = |e| body_error(&self.url, &self.config, G::KIND, e);
+        let result = if streamed {
+            match body.finish_streamed() {
+                Ok(rest) => self
+                    .goal
+                    .on_chunk(&self.url, &rest)
+                    .and_then(|()| self.goal.on_stream_end(&self.url)),
+                Err(e) => Err(error(e)),
+            }
+        } else {
+            match body.finish() {
+                Ok(bytes) => self.goal.on_body(&self.url, bytes),
+                Err(e) => Err(error(e)),
+            }
+        };
+        self.state = State::Done(result);
         self.trace_outcome();
-    }
-
-    fn body_error(&self, e: body::BodyError) -> Error {
-        let url = self.url.clone().into();
-        match e {
-            body::BodyError::TooLarge => Error::BodyTooLarge {
-                url,
-                limit: self.config.body_limit_for(G::KIND),
-                declared: None,
-            },
-            body::BodyError::Corrupt(problem) => Error::InvalidGzip { url, problem },
-        }
     }
 
     /// Reports the time: fires whatever timer is due. Before the earliest
@@ -560,6 +590,9 @@ impl<G: Goal> Fetch<G> {
             RequestKind::Registry => {
                 headers.insert(X_TERRAFORM_VERSION, self.config.cli_version().clone());
             }
+            // The CLIs fetch checksums, signatures and archives without
+            // either (DL-1).
+            RequestKind::Download => {}
         }
         headers.insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
         headers.insert(USER_AGENT, self.config.user_agent_for(G::KIND).clone());
@@ -620,10 +653,10 @@ impl<G: Goal> Fetch<G> {
     /// The goal wants the body: check the content type (of a discovery
     /// document only, DISCO-6; the CLIs' registry clients never look at it,
     /// API-7), the content coding and the declared size.
-    fn receive(&self, headers: &HeaderMap) -> State<G::Output> {
+    fn receive(&self, headers: &HeaderMap, streamed: bool) -> State<G::Output> {
         let checked = match G::KIND {
             RequestKind::Discovery => content_type::check(headers),
-            RequestKind::Registry => Ok(()),
+            RequestKind::Registry | RequestKind::Download => Ok(()),
         };
         if let Err(refusal) = checked {
             let url = self.url.clone().into();
@@ -660,7 +693,12 @@ impl<G: Goal> Fetch<G> {
                 declared: Some(n),
             }));
         }
-        State::Receive(body::Body::new(encoding, limit, declared))
+        let body = if streamed {
+            body::Body::streamed(encoding, limit)
+        } else {
+            body::Body::new(encoding, limit, declared)
+        };
+        State::Receive(body, streamed)
     }
 
     fn trace_outcome(&self) {
@@ -680,7 +718,7 @@ impl<G: Goal + fmt::Debug> fmt::Debug for Fetch<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match &self.state {
             State::Send(_) => "Send",
-            State::Receive(_) => "Receive",
+            State::Receive(..) => "Receive",
             State::Wait => "Wait",
             State::Done(Ok(_)) => "Done(Ok)",
             State::Done(Err(_)) => "Done(Err)",
@@ -696,6 +734,19 @@ impl<G: Goal + fmt::Debug> fmt::Debug for Fetch<G> {
             .field("timers", &self.timers)
             .field("state", &state)
             .finish_non_exhaustive()
+    }
+}
+
+/// The error for a body refused as it arrived, from `url`.
+fn body_error(url: &Url, config: &Config, kind: RequestKind, e: body::BodyError) -> Error {
+    let url = url.clone().into();
+    match e {
+        body::BodyError::TooLarge => Error::BodyTooLarge {
+            url,
+            limit: config.body_limit_for(kind),
+            declared: None,
+        },
+        body::BodyError::Corrupt(problem) => Error::InvalidGzip { url, problem },
     }
 }
 

@@ -102,6 +102,7 @@ mod config;
 mod credentials;
 mod dialect;
 mod discovery;
+mod download;
 mod env;
 mod error;
 mod fetch;
@@ -119,8 +120,9 @@ pub use url;
 
 pub use cache::{DiscoveryCache, Lookup, Ticket};
 pub use config::{
-    Config, DEFAULT_BODY_LIMIT, DEFAULT_MAX_REDIRECTS, DEFAULT_REGISTRY_BODY_LIMIT,
-    DEFAULT_REGISTRY_MAX_REDIRECTS, DEFAULT_TIMEOUT, RequestKind,
+    Config, DEFAULT_BODY_LIMIT, DEFAULT_DOWNLOAD_LIMIT, DEFAULT_DOWNLOAD_TIMEOUT,
+    DEFAULT_MAX_REDIRECTS, DEFAULT_REGISTRY_BODY_LIMIT, DEFAULT_REGISTRY_MAX_REDIRECTS,
+    DEFAULT_TIMEOUT, RequestKind,
 };
 pub use credentials::{
     Credentials, CredentialsError, CredentialsSource, InvalidToken, NoCredentials,
@@ -128,6 +130,7 @@ pub use credentials::{
 };
 pub use dialect::{Dialect, UnknownDialect};
 pub use discovery::{DISCOVERY_PATH, Discovery, DiscoveryRequest};
+pub use download::{Contents, Download, Sink};
 pub use env::Env;
 pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, TransportErrorKind};
 pub use fetch::{Action, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Retry, RetryPolicy};

@@ -54,6 +54,9 @@ pub enum RegistryCall {
     ProviderVersions,
     /// `GET <providers.v1>/<namespace>/<type>/<version>/download/<os>/<arch>`
     ProviderPackage,
+    /// A file the registry named: a package's `SHA256SUMS`, its signature,
+    /// its archive (`Fetch::download`).
+    Download,
 }
 
 impl RegistryCall {
@@ -81,6 +84,12 @@ impl RegistryCall {
                 url: "provider versions URL",
                 response: "provider versions response",
                 whole: "provider versions request",
+            },
+            RegistryCall::Download => Subject {
+                request: "download",
+                url: "download URL",
+                response: "download",
+                whole: "download",
             },
             RegistryCall::ProviderPackage => Subject {
                 request: "provider package",

@@ -46,7 +46,9 @@ impl Agents {
     pub(super) fn get(&self, kind: RequestKind) -> &HeaderValue {
         match kind {
             RequestKind::Discovery => &self.discovery,
-            RequestKind::Registry => &self.registry,
+            // The CLIs fetch packages and their checksums with the registry
+            // client's User-Agent.
+            RequestKind::Registry | RequestKind::Download => &self.registry,
         }
     }
 }
@@ -62,7 +64,9 @@ pub(super) fn cli_agent(dialect: Dialect, kind: RequestKind, version: &str) -> S
         (Dialect::Terraform, RequestKind::Discovery) => {
             format!("HashiCorp Terraform/{version} (+https://www.terraform.io)")
         }
-        (Dialect::Terraform, RequestKind::Registry) => format!("Terraform/{release}"),
+        (Dialect::Terraform, RequestKind::Registry | RequestKind::Download) => {
+            format!("Terraform/{release}")
+        }
         (Dialect::OpenTofu, _) => format!("OpenTofu/{release}"),
     }
 }

@@ -1,7 +1,8 @@
 //! A response body as it arrives: `Content-Encoding` (gzip decoded here, so
 //! every transport behaves the same) and the size limit on the decoded
 //! bytes, with memory never past the limit plus a small constant
-//! (docs/behaviour.md, DISCO-7, GZIP-1 to GZIP-3).
+//! (docs/behaviour.md, DISCO-7, GZIP-1 to GZIP-3). A streamed body (a
+//! download, DL-2) keeps nothing: each chunk is handed on decoded.
 
 use std::io::{self, Write};
 
@@ -55,19 +56,29 @@ pub(crate) enum BodyError {
 const SMALL: usize = 64 * 1024;
 
 /// The decoded bytes so far, never more than the limit: the byte past it is
-/// refused, and the buffer grows at most to the limit.
+/// refused, and the buffer grows at most to the limit. A streamed body keeps
+/// only what one pushed chunk decoded to, until the next push.
 struct Limited {
     bytes: Vec<u8>,
     limit: usize,
+    /// Decoded bytes so far (those handed on included, when streamed).
+    total: usize,
+    /// False for a streamed body: `bytes` is scratch.
+    keep: bool,
     exceeded: bool,
 }
 
 impl Limited {
     fn push(&mut self, chunk: &[u8]) -> Result<(), BodyError> {
-        let room = self.limit - self.bytes.len();
+        let room = self.limit - self.total;
         if chunk.len() > room {
             self.exceeded = true;
             return Err(BodyError::TooLarge);
+        }
+        self.total += chunk.len();
+        if !self.keep {
+            self.bytes.extend_from_slice(chunk);
+            return Ok(());
         }
         let needed = self.bytes.len() + chunk.len();
         if needed > self.bytes.capacity() {
@@ -119,15 +130,73 @@ impl Body {
             // The compressed length says little about the decoded one.
             Encoding::Gzip => 0,
         };
+        Body::with(encoding, limit, reserve.min(limit), true)
+    }
+
+    /// A body handed on chunk by chunk ([`Body::push_streamed`]), whose
+    /// decoded size may not pass `limit`: nothing of it is kept.
+    pub(crate) fn streamed(encoding: Encoding, limit: u64) -> Body {
+        Body::with(
+            encoding,
+            usize::try_from(limit).unwrap_or(usize::MAX),
+            0,
+            false,
+        )
+    }
+
+    fn with(encoding: Encoding, limit: usize, reserve: usize, keep: bool) -> Body {
         let decoded = Limited {
-            bytes: Vec::with_capacity(reserve.min(limit)),
+            bytes: Vec::with_capacity(reserve),
             limit,
+            total: 0,
+            keep,
             exceeded: false,
         };
         Body(match encoding {
             Encoding::Identity => Decoding::Identity(decoded),
             Encoding::Gzip => Decoding::Gzip(Box::new(MultiGzDecoder::new(decoded))),
         })
+    }
+
+    /// Takes a chunk of a streamed body as it came over the wire and gives
+    /// back what it decodes to: the chunk itself when not encoded (no
+    /// copy), else the decoder's output for it, kept until the next push.
+    pub(crate) fn push_streamed<'a>(&'a mut self, chunk: &'a [u8]) -> Result<&'a [u8], BodyError> {
+        match &mut self.0 {
+            Decoding::Identity(decoded) => {
+                let room = decoded.limit - decoded.total;
+                if chunk.len() > room {
+                    decoded.exceeded = true;
+                    return Err(BodyError::TooLarge);
+                }
+                decoded.total += chunk.len();
+                Ok(chunk)
+            }
+            Decoding::Gzip(decoder) => {
+                decoder.get_mut().bytes.clear();
+                decoder
+                    .write_all(chunk)
+                    .map_err(|e| gzip_error(decoder.get_ref(), &e))?;
+                Ok(&decoder.get_ref().bytes)
+            }
+        }
+    }
+
+    /// The end of a streamed body: what the decoder still held, decoded.
+    pub(crate) fn finish_streamed(self) -> Result<Vec<u8>, BodyError> {
+        match self.0 {
+            Decoding::Identity(_) => Ok(Vec::new()),
+            Decoding::Gzip(mut decoder) => {
+                decoder.get_mut().bytes.clear();
+                match decoder.try_finish() {
+                    Ok(()) => decoder
+                        .finish()
+                        .map(|decoded| decoded.bytes)
+                        .map_err(|e| BodyError::Corrupt(e.to_string())),
+                    Err(e) => Err(gzip_error(decoder.get_ref(), &e)),
+                }
+            }
+        }
     }
 
     /// Takes a chunk as it came over the wire.
@@ -266,6 +335,30 @@ mod tests {
             decode(&flipped, 1024, 4),
             Err(BodyError::Corrupt(_))
         ));
+    }
+
+    #[test]
+    fn streamed_bodies_keep_nothing_and_keep_the_limit() {
+        let data: Vec<u8> = (0..100_000u32).flat_map(|n| n.to_le_bytes()).collect();
+        for (encoding, wire) in [
+            (Encoding::Identity, data.clone()),
+            (Encoding::Gzip, gzip(&data)),
+        ] {
+            let mut body = Body::streamed(encoding, data.len() as u64);
+            let mut out = Vec::new();
+            for piece in wire.chunks(1000) {
+                out.extend_from_slice(body.push_streamed(piece).expect("within the limit"));
+            }
+            out.extend(body.finish_streamed().expect("complete"));
+            assert_eq!(out, data, "{encoding:?}");
+            let mut short = Body::streamed(encoding, data.len() as u64 - 1);
+            let refused = wire
+                .chunks(1000)
+                .map(|piece| short.push_streamed(piece).map(|_| ()))
+                .find(Result::is_err)
+                .or_else(|| Some(short.finish_streamed().map(|_| ())));
+            assert_eq!(refused, Some(Err(BodyError::TooLarge)), "{encoding:?}");
+        }
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::fmt;
 use tfdisco_core::url::Url;
 use tfdisco_core::{
     Error, Fetch, Goal, Hostname, ModuleLocation, ModuleSource, ModuleVersions, Platform,
-    ProviderPackage, ProviderSource, ProviderVersions, Services,
+    ProviderPackage, ProviderSource, ProviderVersions, Services, Sink,
 };
 
 use crate::{
@@ -177,6 +177,30 @@ impl<T: Transport> BlockingClient<T> {
             self.inner
                 .module_download_observed(source, version, observer),
         )
+    }
+
+    /// A download (see [`AsyncClient::download`]).
+    pub fn download<S>(&self, url: Url, sink: S, about: &Hostname) -> Result<S::Output, Error>
+    where
+        S: Sink,
+        S::Output: Send,
+    {
+        self.download_observed(url, sink, about, None)
+    }
+
+    /// [`BlockingClient::download`], telling `observer` about each exchange.
+    pub fn download_observed<S>(
+        &self,
+        url: Url,
+        sink: S,
+        about: &Hostname,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<S::Output, Error>
+    where
+        S: Sink,
+        S::Output: Send,
+    {
+        self.block_on(self.inner.download_observed(url, sink, about, observer))
     }
 
     /// Runs one fetch you made yourself over this client's connections,

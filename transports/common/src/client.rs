@@ -8,7 +8,7 @@ use std::time::Instant;
 use tfdisco_core::url::Url;
 use tfdisco_core::{
     Config, Credentials, Error, Fetch, Goal, Hostname, ModuleLocation, ModuleSource,
-    ModuleVersions, Platform, ProviderPackage, ProviderSource, ProviderVersions, Services,
+    ModuleVersions, Platform, ProviderPackage, ProviderSource, ProviderVersions, Services, Sink,
     StartError, check_version,
 };
 
@@ -233,6 +233,38 @@ impl<T: Transport> AsyncClient<T> {
             Fetch::module_download(services, source, version, config, credentials, now)
         };
         self.registry_request(source.host(), start, observer).await
+    }
+
+    /// Downloads `url` (a file a registry named: a package's `SHA256SUMS`,
+    /// its signature, its archive) into `sink` as it arrives, without a
+    /// token; `about` is the registry host it belongs to (DL-1).
+    pub async fn download<S>(&self, url: Url, sink: S, about: &Hostname) -> Result<S::Output, Error>
+    where
+        S: Sink,
+        S::Output: Send,
+    {
+        self.download_observed(url, sink, about, None).await
+    }
+
+    /// [`AsyncClient::download`], telling `observer` about each exchange.
+    pub async fn download_observed<S>(
+        &self,
+        url: Url,
+        sink: S,
+        about: &Hostname,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<S::Output, Error>
+    where
+        S: Sink,
+        S::Output: Send,
+    {
+        let config = self.inner.cache.config();
+        let now = self.inner.transport.now();
+        self.run(
+            Fetch::download(url, sink, about.clone(), &config, now),
+            observer,
+        )
+        .await
     }
 
     /// Discovers `host`, then runs the registry request `start` makes from

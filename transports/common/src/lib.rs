@@ -128,11 +128,12 @@ pub mod reexports {
     #[cfg(feature = "cli-config")]
     pub use crate::{ClientOptions, ClientSetup, CredentialsChoice};
     pub use tfdisco_core::{
-        self, Action, Config, Credentials, CredentialsSource, Dialect, Discovery, DiscoveryCache,
-        DiscoveryRequest, Env, Error, ErrorKind, Fetch, Getter, Goal, Hostname, HostnameError,
-        HostnameErrorKind, Lookup, ModuleLocation, ModulePackage, ModuleSource, ModuleVersions,
-        Next, Platform, ProviderPackage, ProviderSource, ProviderVersion, ProviderVersions,
-        RequestKind, Resolved, Retry, RetryPolicy, ServiceId, Services, SourceError, StartError,
-        StaticCredentials, Ticket, TransportError, TransportErrorKind, credentials_for,
+        self, Action, Config, Contents, Credentials, CredentialsSource, Dialect, Discovery,
+        DiscoveryCache, DiscoveryRequest, Download, Env, Error, ErrorKind, Fetch, Getter, Goal,
+        Hostname, HostnameError, HostnameErrorKind, Lookup, ModuleLocation, ModulePackage,
+        ModuleSource, ModuleVersions, Next, Platform, ProviderPackage, ProviderSource,
+        ProviderVersion, ProviderVersions, RequestKind, Resolved, Retry, RetryPolicy, ServiceId,
+        Services, Sink, SourceError, StartError, StaticCredentials, Ticket, TransportError,
+        TransportErrorKind, credentials_for,
     };
 }

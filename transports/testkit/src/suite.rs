@@ -319,6 +319,7 @@ macro_rules! __with_scenarios {
             registry_api::registry_answers_of_any_content_type,
             registry_api::a_failed_handshake_is_retried_a_refused_certificate_is_not,
             registry_api::a_location_init_would_refuse_is_an_error,
+            registry_api::a_download_streams_into_its_sink,
             client::user_agent_and_dialect,
             client::ssl_cert_file_from_environment,
             client::ca_certificate_file,

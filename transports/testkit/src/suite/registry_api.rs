@@ -438,3 +438,61 @@ pub fn a_location_init_would_refuse_is_an_error<T: Subject>() {
     assert_eq!(package.subdir(), "modules/vpc", "{}", T::NAME);
     assert_eq!(package.revision(), Some("v2.0.0"));
 }
+
+/// A file a registry names is downloaded as it streams in, whole and in
+/// order, without a token, through a redirect (DL-1, DL-2).
+pub fn a_download_streams_into_its_sink<T: Subject>() {
+    use tfdisco_core::url::Url;
+    use tfdisco_core::{Contents, Sink};
+
+    /// Counts and checksums what it is given, keeping nothing.
+    #[derive(Default)]
+    struct Fold {
+        bytes: u64,
+        sum: u64,
+    }
+    impl Sink for Fold {
+        type Output = (u64, u64);
+        fn write(&mut self, chunk: &[u8]) -> Result<(), String> {
+            self.bytes += chunk.len() as u64;
+            for &b in chunk {
+                self.sum = self.sum.wrapping_mul(31).wrapping_add(u64::from(b));
+            }
+            Ok(())
+        }
+        fn finish(&mut self) -> Result<(u64, u64), String> {
+            Ok((self.bytes, self.sum))
+        }
+    }
+
+    let server = TestServer::start();
+    let block: Vec<u8> = (0..=255u8).cycle().take(64 * 1024).collect();
+    server.route(
+        "/dl/archive.zip",
+        Reply::new(200)
+            .header("Content-Type", "application/zip")
+            .repeat(&block, 64),
+    );
+    server.route("/dl/moved", Reply::redirect(302, "/dl/archive.zip"));
+    server.route(
+        "/dl/SHA256SUMS",
+        Reply::new(200).body(b"abc  archive.zip\n"),
+    );
+    let client = build::<T>(
+        builder::<T>().credentials(StaticCredentials::new().with(server.host(), token("never"))),
+    );
+    let url = |path: &str| Url::parse(&server.url(path)).expect("a URL");
+    let (bytes, sum) =
+        ok::<T, _>(client.download(url("/dl/moved"), Fold::default(), &server.host()));
+    let mut want = Fold::default();
+    for _ in 0..64 {
+        want.write(&block).expect("folds");
+    }
+    assert_eq!((bytes, sum), (want.bytes, want.sum), "{}", T::NAME);
+    let sums =
+        ok::<T, _>(client.download(url("/dl/SHA256SUMS"), Contents::default(), &server.host()));
+    assert_eq!(sums, b"abc  archive.zip\n");
+    for seen in server.requests() {
+        assert_eq!(seen.authorization(), None, "{}: DL-1", T::NAME);
+    }
+}
