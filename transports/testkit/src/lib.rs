@@ -21,12 +21,14 @@
 #![deny(missing_docs)]
 
 mod background;
+pub mod lock_goldens;
 mod pki;
 mod proxy;
 mod reply;
 mod routes;
 pub mod sample;
 mod server;
+pub mod signed_registry;
 pub mod suite;
 mod trace;
 

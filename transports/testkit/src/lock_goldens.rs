@@ -1,0 +1,329 @@
+//! Golden lock files written by the real `terraform providers lock` against
+//! the [signed registry](crate::signed_registry), one per [`Case`], and
+//! what tfdisco must do with the same input: write the same bytes, or fail
+//! the same way and leave the lock file as it was.
+//!
+//! Each case is a folder of `fixtures/lock-goldens/`: `input/` (the
+//! configuration, with `{HOST}` where the registry's host goes, and the
+//! lock file before the run, if any), `terraform.lock.hcl` (what Terraform
+//! wrote; absent when it refused) and `terraform.out` (what it printed).
+//! `cargo run -p tfdisco-testkit --bin lock-goldens` makes them again with
+//! the `terraform` on the PATH; the tests never need it.
+//!
+//! ```no_run
+//! use tfdisco_testkit::{TestServer, lock_goldens, signed_registry};
+//!
+//! let server = TestServer::start();
+//! let registry = signed_registry::install(&server);
+//! let host = server.host().to_string();
+//! for case in lock_goldens::CASES {
+//!     let dir = std::env::temp_dir().join(case.name);
+//!     case.prepare(&dir, &host);
+//!     case.spoil(&registry);
+//!     // … lock `dir` for `case.platforms` …
+//!     let _expected = case.expected(&host); // the lock file's bytes afterwards
+//! }
+//! ```
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::signed_registry::SignedRegistry;
+
+/// The placeholder for the registry's host in the fixture files.
+pub const HOST: &str = "{HOST}";
+
+/// What a case does to the registry before the run.
+#[derive(Debug, Clone, Copy)]
+pub enum Spoil {
+    /// [`SignedRegistry::corrupt`]: provider, version, platform.
+    Corrupt(&'static str, &'static str, &'static str),
+    /// [`SignedRegistry::bad_signature`]: provider, version.
+    BadSignature(&'static str, &'static str),
+}
+
+/// How a case ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Outcome {
+    /// The lock file is written (`terraform.lock.hcl` holds it).
+    Written,
+    /// The run fails, leaving the lock file as it was: `tfdisco lock`'s
+    /// exit code, and words its message (and Terraform's) must hold.
+    Refused {
+        /// `tfdisco lock`'s exit code: 1 verification, 3 versions/platforms.
+        exit: i32,
+        /// Words the message must hold, besides the provider's address.
+        words: &'static [&'static str],
+    },
+}
+
+/// One golden case.
+#[derive(Debug, Clone, Copy)]
+pub struct Case {
+    /// Its folder under `fixtures/lock-goldens/`.
+    pub name: &'static str,
+    /// What it shows.
+    pub about: &'static str,
+    /// The `-platform` arguments.
+    pub platforms: &'static [&'static str],
+    /// The providers named on the command line (`{HOST}/ns/alpha`); none
+    /// means every provider the configuration requires.
+    pub providers: &'static [&'static str],
+    /// The `-platform` arguments of the run that made `input/`'s lock file
+    /// from `before/` (unused when the case has no `before/`).
+    pub before_platforms: &'static [&'static str],
+    /// What is done to the registry before the run.
+    pub spoil: &'static [Spoil],
+    /// How it ends.
+    pub outcome: Outcome,
+}
+
+const ALL: &[&str] = &["linux_amd64", "darwin_arm64", "windows_amd64"];
+
+/// Every case.
+pub const CASES: &[Case] = &[
+    Case {
+        name: "fresh",
+        about: "no lock file yet; two providers for three platforms; a pre-release skipped",
+        platforms: ALL,
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        outcome: Outcome::Written,
+    },
+    Case {
+        name: "add-platform",
+        about: "a lock file for linux_amd64 gains darwin_arm64's hashes",
+        platforms: &["darwin_arm64"],
+        providers: &[],
+        before_platforms: &["linux_amd64"],
+        spoil: &[],
+        outcome: Outcome::Written,
+    },
+    Case {
+        name: "pinned-then-widened",
+        about: "locked at a pinned 1.0.0, the constraint widened: 1.0.0 kept, constraints rewritten",
+        platforms: &["linux_amd64"],
+        providers: &[],
+        before_platforms: &["linux_amd64"],
+        spoil: &[],
+        outcome: Outcome::Written,
+    },
+    Case {
+        name: "child-module",
+        about: "constraints from a local child module (.tf.json) merged with the root's",
+        platforms: &["linux_amd64", "windows_amd64"],
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        outcome: Outcome::Written,
+    },
+    Case {
+        name: "unrelated-locked",
+        about: "a provider the configuration no longer requires stays in the lock file",
+        platforms: &["linux_amd64"],
+        providers: &[],
+        before_platforms: &["linux_amd64"],
+        spoil: &[],
+        outcome: Outcome::Written,
+    },
+    Case {
+        name: "prerelease-named",
+        about: "a pre-release chosen because the constraint names it; one provider named",
+        platforms: &["darwin_arm64"],
+        providers: &["{HOST}/ns/beta"],
+        before_platforms: &[],
+        spoil: &[],
+        outcome: Outcome::Written,
+    },
+    Case {
+        name: "locked-outside",
+        about: "the locked version no longer meets the constraints",
+        platforms: &["linux_amd64"],
+        providers: &[],
+        before_platforms: &["linux_amd64"],
+        spoil: &[],
+        outcome: Outcome::Refused {
+            exit: 3,
+            words: &["1.0.0", "~> 2.0"],
+        },
+    },
+    Case {
+        name: "no-match",
+        about: "no version meets the constraints",
+        platforms: &["linux_amd64"],
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        outcome: Outcome::Refused {
+            exit: 3,
+            words: &[">= 3.0.0"],
+        },
+    },
+    Case {
+        name: "unknown-platform",
+        about: "a platform the registry does not offer",
+        platforms: &["linux_amd64", "plan9_amd64"],
+        providers: &[],
+        before_platforms: &["linux_amd64"],
+        spoil: &[],
+        outcome: Outcome::Refused {
+            exit: 3,
+            words: &["plan9_amd64"],
+        },
+    },
+    Case {
+        name: "corrupted-archive",
+        about: "an archive whose bytes do not match its checksum",
+        platforms: &["linux_amd64", "darwin_arm64"],
+        providers: &[],
+        before_platforms: &["linux_amd64"],
+        spoil: &[Spoil::Corrupt("alpha", "1.1.0", "darwin_arm64")],
+        outcome: Outcome::Refused {
+            exit: 1,
+            words: &["1.1.0", "darwin_arm64", "checksum"],
+        },
+    },
+    Case {
+        name: "bad-signature",
+        about: "a SHA256SUMS whose signature does not verify",
+        platforms: &["linux_amd64", "windows_amd64"],
+        providers: &[],
+        before_platforms: &["linux_amd64"],
+        spoil: &[Spoil::BadSignature("alpha", "1.1.0")],
+        outcome: Outcome::Refused {
+            exit: 1,
+            words: &["1.1.0", "signature"],
+        },
+    },
+];
+
+/// The folder of all the cases.
+pub fn goldens_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/lock-goldens")
+}
+
+/// The lock file's name.
+pub const LOCK_FILE: &str = ".terraform.lock.hcl";
+
+impl Case {
+    /// This case's folder.
+    pub fn dir(&self) -> PathBuf {
+        goldens_dir().join(self.name)
+    }
+
+    /// Copies `input/` into `into` with `{HOST}` replaced by `host`.
+    pub fn prepare(&self, into: &Path, host: &str) {
+        copy_tree(&self.dir().join("input"), into, host);
+    }
+
+    /// Copies `before/` (the configuration that made `input/`'s lock file)
+    /// into `into`; false when the case has none.
+    pub fn prepare_before(&self, into: &Path, host: &str) -> bool {
+        let before = self.dir().join("before");
+        before.is_dir() && {
+            copy_tree(&before, into, host);
+            true
+        }
+    }
+
+    /// Applies the case's [`Spoil`]s to `registry`.
+    pub fn spoil(&self, registry: &SignedRegistry<'_>) {
+        for spoil in self.spoil {
+            match *spoil {
+                Spoil::Corrupt(name, version, platform) => {
+                    registry.corrupt(name, version, platform)
+                }
+                Spoil::BadSignature(name, version) => registry.bad_signature(name, version),
+            }
+        }
+    }
+
+    /// The lock file before the run, with `host` in it; `None` when there
+    /// is none.
+    pub fn before(&self, host: &str) -> Option<String> {
+        read_hosted(&self.dir().join("input").join(LOCK_FILE), host)
+    }
+
+    /// The lock file after the run, with `host` in it: what Terraform
+    /// wrote, or (when it refused) the one before; `None` when there is none.
+    pub fn expected(&self, host: &str) -> Option<String> {
+        match self.outcome {
+            Outcome::Written => Some(
+                read_hosted(&self.dir().join("terraform.lock.hcl"), host)
+                    .unwrap_or_else(|| panic!("{}: no terraform.lock.hcl", self.name)),
+            ),
+            Outcome::Refused { .. } => self.before(host),
+        }
+    }
+
+    /// What Terraform printed, with `host` in it.
+    pub fn terraform_output(&self, host: &str) -> String {
+        read_hosted(&self.dir().join("terraform.out"), host).unwrap_or_default()
+    }
+
+    /// The command-line providers with `host` in them.
+    pub fn provider_args(&self, host: &str) -> Vec<String> {
+        self.providers
+            .iter()
+            .map(|p| p.replace(HOST, host))
+            .collect()
+    }
+}
+
+fn read_hosted(path: &Path, host: &str) -> Option<String> {
+    match fs::read_to_string(path) {
+        Ok(text) => Some(text.replace(HOST, host)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => panic!("{}: {e}", path.display()),
+    }
+}
+
+fn copy_tree(from: &Path, to: &Path, host: &str) {
+    fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
+    let entries = fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
+    for entry in entries {
+        let entry = entry.expect("a directory entry");
+        let target = to.join(entry.file_name());
+        if entry.file_type().expect("a file type").is_dir() {
+            copy_tree(&entry.path(), &target, host);
+        } else {
+            let text = fs::read_to_string(entry.path())
+                .unwrap_or_else(|e| panic!("{}: {e}", entry.path().display()));
+            fs::write(&target, text.replace(HOST, host))
+                .unwrap_or_else(|e| panic!("{}: {e}", target.display()));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_case_has_its_files() {
+        for case in CASES {
+            let dir = case.dir();
+            assert!(dir.join("input").is_dir(), "{}", case.name);
+            assert!(dir.join("terraform.out").is_file(), "{}", case.name);
+            assert_eq!(
+                dir.join("terraform.lock.hcl").is_file(),
+                case.outcome == Outcome::Written,
+                "{}",
+                case.name
+            );
+            assert_eq!(
+                dir.join("before").is_dir(),
+                !case.before_platforms.is_empty(),
+                "{}",
+                case.name
+            );
+            if let Outcome::Refused { words, .. } = case.outcome {
+                let out = case.terraform_output("h");
+                for word in words {
+                    assert!(out.contains(word), "{}: {word:?} not in {out}", case.name);
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,293 @@
+//! A provider registry with real, signed packages, for lock files and
+//! downloads: `ns/alpha` and `ns/beta` in a few versions (pre-releases
+//! among them) for three platforms, each version's `SHA256SUMS` signed by a
+//! test key whose public half the package answers carry. The packages were
+//! written by Go's `archive/zip`, as release tools write them; one has a
+//! folder entry. `fixtures/make-signed-registry.sh` makes them (the private
+//! key is never kept).
+//!
+//! ```no_run
+//! use tfdisco_testkit::{TestServer, signed_registry};
+//!
+//! let server = TestServer::start();
+//! let registry = signed_registry::install(&server);
+//! // … `terraform providers lock` or `tfdisco lock` against
+//! // `<server.host()>/ns/alpha` …
+//! registry.corrupt("alpha", "2.0.0", "linux_amd64"); // the archive no longer matches
+//! ```
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use crate::{Reply, TestServer};
+
+/// The providers (types in namespace [`NAMESPACE`]) and their versions,
+/// oldest first.
+pub const PROVIDERS: [(&str, &[&str]); 2] = [
+    ("alpha", &["1.0.0", "1.1.0", "2.0.0", "2.1.0-beta1"]),
+    ("beta", &["0.9.0", "0.10.0-beta1", "0.10.0"]),
+];
+/// The namespace of every provider.
+pub const NAMESPACE: &str = "ns";
+/// The platforms every version is built for.
+pub const PLATFORMS: [&str; 3] = ["linux_amd64", "darwin_arm64", "windows_amd64"];
+/// Where the packages, sums and signatures are served from.
+pub const FILES_PATH: &str = "/files/";
+
+/// The committed fixture: packages, `SHA256SUMS`, signatures, `key.asc`.
+pub fn fixture_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/signed-registry")
+}
+
+/// The fixture's public key, ASCII-armored, as the package answers carry it.
+pub fn public_key() -> String {
+    read_text(&fixture_dir().join("key.asc"))
+}
+
+/// The key's id (16 hex digits).
+pub fn key_id() -> String {
+    read_text(&fixture_dir().join("key_id")).trim().to_owned()
+}
+
+fn read_text(path: &Path) -> String {
+    fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn read(path: &Path) -> Vec<u8> {
+    fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The file name of a package: `terraform-provider-alpha_1.0.0_linux_amd64.zip`.
+pub fn package_file(name: &str, version: &str, platform: &str) -> String {
+    format!("terraform-provider-{name}_{version}_{platform}.zip")
+}
+
+/// The file name of a version's checksums.
+pub fn sums_file(name: &str, version: &str) -> String {
+    format!("terraform-provider-{name}_{version}_SHA256SUMS")
+}
+
+fn version_dir(name: &str, version: &str) -> PathBuf {
+    fixture_dir().join(NAMESPACE).join(name).join(version)
+}
+
+/// The SHA-256 `SHA256SUMS` lists for a package.
+pub fn shasum(name: &str, version: &str, platform: &str) -> String {
+    let sums = read_text(&version_dir(name, version).join(sums_file(name, version)));
+    let file = package_file(name, version, platform);
+    sums.lines()
+        .find_map(|line| {
+            let (sum, listed) = line.split_once("  ")?;
+            (listed == file).then(|| sum.to_owned())
+        })
+        .unwrap_or_else(|| panic!("{file} is not in its SHA256SUMS"))
+}
+
+/// The registry on a test server, whose answers can be spoiled.
+pub struct SignedRegistry<'a> {
+    server: &'a TestServer,
+}
+
+/// Serves the signed registry on `server`: the discovery document, the
+/// provider registry API (`providers.v1` = `/v1/providers/`) and the files.
+/// What it does not have is a 404 with `{"errors":["Not Found"]}`.
+pub fn install(server: &TestServer) -> SignedRegistry<'_> {
+    server.route(
+        crate::suite::WELL_KNOWN,
+        Reply::json(r#"{"providers.v1": "/v1/providers/"}"#),
+    );
+    server.route_prefix(
+        "/",
+        Reply::new(404)
+            .header("Content-Type", "application/json")
+            .body(br#"{"errors":["Not Found"]}"#),
+    );
+    for (name, versions) in PROVIDERS {
+        server.route(
+            &format!("/v1/providers/{NAMESPACE}/{name}/versions"),
+            Reply::json(&versions_document(versions)),
+        );
+        for version in versions {
+            let dir = version_dir(name, version);
+            let files = format!("{FILES_PATH}{NAMESPACE}/{name}/{version}/");
+            let sums = sums_file(name, version);
+            for file in [sums.clone(), format!("{sums}.sig")] {
+                server.route(
+                    &format!("{files}{file}"),
+                    file_reply(&read(&dir.join(&file))),
+                );
+            }
+            for platform in PLATFORMS {
+                let file = package_file(name, version, platform);
+                server.route(
+                    &format!("{files}{file}"),
+                    file_reply(&read(&dir.join(&file))),
+                );
+                let (os, arch) = platform.split_once('_').expect("OS_ARCH");
+                server.route(
+                    &format!("/v1/providers/{NAMESPACE}/{name}/{version}/download/{os}/{arch}"),
+                    Reply::json(&package_document(name, version, platform)),
+                );
+            }
+        }
+    }
+    SignedRegistry { server }
+}
+
+fn file_reply(bytes: &[u8]) -> Reply {
+    Reply::new(200)
+        .header("Content-Type", "application/octet-stream")
+        .body(bytes)
+}
+
+fn versions_document(versions: &[&str]) -> String {
+    let platforms: Vec<String> = PLATFORMS
+        .iter()
+        .map(|p| {
+            let (os, arch) = p.split_once('_').expect("OS_ARCH");
+            format!(r#"{{"os": "{os}", "arch": "{arch}"}}"#)
+        })
+        .collect();
+    let entries: Vec<String> = versions
+        .iter()
+        .map(|v| {
+            format!(
+                r#"{{"version": "{v}", "protocols": ["5.0"], "platforms": [{}]}}"#,
+                platforms.join(", ")
+            )
+        })
+        .collect();
+    format!(
+        r#"{{"versions": [{}], "warnings": null}}"#,
+        entries.join(", ")
+    )
+}
+
+fn package_document(name: &str, version: &str, platform: &str) -> String {
+    let (os, arch) = platform.split_once('_').expect("OS_ARCH");
+    let files = format!("{FILES_PATH}{NAMESPACE}/{name}/{version}/");
+    let file = package_file(name, version, platform);
+    let sums = sums_file(name, version);
+    object(&[
+        ("protocols", "[\"5.0\"]".to_owned()),
+        ("os", quoted(os)),
+        ("arch", quoted(arch)),
+        ("filename", quoted(&file)),
+        ("download_url", quoted(&format!("{files}{file}"))),
+        ("shasums_url", quoted(&format!("{files}{sums}"))),
+        (
+            "shasums_signature_url",
+            quoted(&format!("{files}{sums}.sig")),
+        ),
+        ("shasum", quoted(&shasum(name, version, platform))),
+        (
+            "signing_keys",
+            format!(
+                r#"{{"gpg_public_keys": [{{"key_id": {}, "ascii_armor": {}, "trust_signature": "", "source": "tfdisco", "source_url": null}}]}}"#,
+                quoted(&key_id()),
+                quoted(&public_key())
+            ),
+        ),
+    ])
+}
+
+/// `"text"` as JSON.
+fn quoted(text: &str) -> String {
+    let mut out = String::from("\"");
+    for c in text.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// An object of these members, in this order.
+fn object(members: &[(&str, String)]) -> String {
+    let parts: Vec<String> = members
+        .iter()
+        .map(|(k, v)| format!("{}: {v}", quoted(k)))
+        .collect();
+    format!("{{{}}}", parts.join(", "))
+}
+
+impl SignedRegistry<'_> {
+    /// Serves a package whose bytes no longer match its checksum (one byte
+    /// changed in the middle).
+    pub fn corrupt(&self, name: &str, version: &str, platform: &str) {
+        let file = package_file(name, version, platform);
+        let mut bytes = read(&version_dir(name, version).join(&file));
+        let middle = bytes.len() / 2;
+        bytes[middle] ^= 0x01;
+        self.server.route(
+            &format!("{FILES_PATH}{NAMESPACE}/{name}/{version}/{file}"),
+            file_reply(&bytes),
+        );
+    }
+
+    /// Serves, as a version's signature, one made over other bytes (another
+    /// version's `SHA256SUMS`): it no longer verifies.
+    pub fn bad_signature(&self, name: &str, version: &str) {
+        let (_, versions) = PROVIDERS
+            .iter()
+            .find(|(n, _)| *n == name)
+            .unwrap_or_else(|| panic!("no provider {name}"));
+        let other = versions
+            .iter()
+            .find(|v| **v != version)
+            .expect("another version");
+        let signature =
+            read(&version_dir(name, other).join(format!("{}.sig", sums_file(name, other))));
+        self.server.route(
+            &format!(
+                "{FILES_PATH}{NAMESPACE}/{name}/{version}/{}.sig",
+                sums_file(name, version)
+            ),
+            file_reply(&signature),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_file_is_there_and_listed() {
+        for (name, versions) in PROVIDERS {
+            for version in versions {
+                for platform in PLATFORMS {
+                    let sum = shasum(name, version, platform);
+                    assert_eq!(sum.len(), 64, "{name} {version} {platform}");
+                }
+                assert!(
+                    version_dir(name, version)
+                        .join(format!("{}.sig", sums_file(name, version)))
+                        .is_file()
+                );
+            }
+        }
+        assert!(public_key().starts_with("-----BEGIN PGP PUBLIC KEY BLOCK-----"));
+        assert_eq!(key_id().len(), 16);
+    }
+
+    #[test]
+    fn package_answers_are_json() {
+        let doc = package_document("beta", "0.10.0", "darwin_arm64");
+        let value: serde_json::Value = serde_json::from_str(&doc).expect("JSON");
+        assert_eq!(value["os"], "darwin");
+        assert_eq!(
+            value["signing_keys"]["gpg_public_keys"][0]["key_id"],
+            key_id().as_str()
+        );
+        let versions: serde_json::Value =
+            serde_json::from_str(&versions_document(PROVIDERS[0].1)).expect("JSON");
+        assert_eq!(versions["versions"][3]["version"], "2.1.0-beta1");
+    }
+}
