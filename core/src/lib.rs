@@ -113,6 +113,7 @@ mod service_id;
 mod services;
 mod source;
 mod url_rules;
+mod version;
 
 pub use http;
 pub use serde_json;
@@ -146,4 +147,7 @@ pub use services::{JsonType, OAuthClient, Resolved, Services};
 pub use source::{
     Getter, ModuleAddress, ModulePackage, ModuleSource, PackageDetector, ProviderSource,
     SourceError,
+};
+pub use version::{
+    Constraint, Operator, SelectionError, Version, VersionConstraints, VersionError, newest, select,
 };

@@ -55,6 +55,8 @@ fn every_table_is_accounted_for() {
         "source_addresses.json",
         // Module package addresses (detection): tests/module_packages.rs.
         "module_packages.json",
+        // Versions and version constraints: tests/versions.rs.
+        "versions.json",
     ];
     let elsewhere = [
         // Credentials sources, helpers and TF_TOKEN_* decoding are not in the
