@@ -1,0 +1,538 @@
+//! The plan of a lock run (docs/behaviour.md, LOCKRUN-1 to LOCKRUN-6): what
+//! `terraform providers lock` asks the registries, in which order, and what
+//! it makes of the answers, without doing any of it. A driver (the clients'
+//! `lock`) takes [`Job`]s from [`LockPlan::next_job`], runs each with the
+//! engine's rules (discovery, credentials, retries, limits), as many at once
+//! as it likes, and hands each result to [`LockPlan::complete`]; then
+//! [`LockPlan::finish`] says what the lock file gets, or why not.
+//!
+//! For each provider: its versions; the version selected (VER-11); for each
+//! platform its package answer, its archive (hashed as it downloads), and
+//! its version's `SHA256SUMS` and signature (each fetched once, however
+//! many platforms share them: D14); every package verified (HASH rules)
+//! before any hash is recorded. The first failure stops new jobs: the jobs
+//! already running finish, and every failure is reported.
+//!
+//! ```
+//! use tfdisco_core::lock_plan::{Job, LockPlan, Requirement};
+//! use tfdisco_core::{Dialect, Platform, ProviderSource, VersionConstraints};
+//!
+//! let source = ProviderSource::parse("example.com/ns/alpha", Dialect::Terraform)?;
+//! let constraints = VersionConstraints::parse("~> 1.0", Dialect::Terraform)?;
+//! let mut plan = LockPlan::new(
+//!     vec![Requirement { source, constraints, locked: None }],
+//!     vec![Platform::new("linux", "amd64")],
+//!     Dialect::Terraform,
+//! );
+//! let (_, job) = plan.next_job().expect("the versions are asked for first");
+//! assert!(matches!(job, Job::Versions { .. }));
+//! assert!(plan.next_job().is_none()); // nothing else until they are known
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+
+use url::Url;
+
+use crate::package_hash::{self, PackageHashes, Sha256Sums, Trust};
+use crate::registry_api::{Platform, ProviderPackage, ProviderVersions};
+use crate::version::{SelectionError, Version, VersionConstraints, select};
+use crate::{Dialect, Error, Hostname, ProviderSource};
+
+/// The largest `SHA256SUMS` or signature a lock run reads: 16 MiB, the
+/// registry answers' limit (D10).
+pub const DOCUMENT_LIMIT: usize = 16 << 20;
+
+/// One provider the configuration requires.
+#[derive(Clone, Debug)]
+pub struct Requirement {
+    /// The provider.
+    pub source: ProviderSource,
+    /// Its constraints from every module, merged.
+    pub constraints: VersionConstraints,
+    /// The version the lock file holds for it, if any: kept while it meets
+    /// the constraints (VER-11).
+    pub locked: Option<Version>,
+}
+
+/// Names a job handed out by [`LockPlan::next_job`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JobId(usize);
+
+/// A request the plan needs made.
+#[derive(Clone, Debug)]
+pub enum Job {
+    /// The provider's versions (registry: `…/versions`).
+    Versions {
+        /// The provider.
+        source: ProviderSource,
+    },
+    /// The package answer of `version` for `platform` (registry:
+    /// `…/download/<os>/<arch>`).
+    Package {
+        /// The provider.
+        source: ProviderSource,
+        /// The version selected.
+        version: Version,
+        /// The platform.
+        platform: Platform,
+    },
+    /// A small file kept whole (a `SHA256SUMS` or its signature), at most
+    /// [`DOCUMENT_LIMIT`] bytes: a download, without a token.
+    Document {
+        /// Where it is.
+        url: Url,
+        /// The registry host it belongs to.
+        about: Hostname,
+    },
+    /// A package archive, hashed by a [`PackageHasher`](crate::PackageHasher)
+    /// as it downloads: a download, without a token.
+    Archive {
+        /// Where it is.
+        url: Url,
+        /// The registry host it belongs to.
+        about: Hostname,
+    },
+}
+
+/// What a job gave.
+#[derive(Clone, Debug)]
+pub enum JobOutput {
+    /// For [`Job::Versions`].
+    Versions(ProviderVersions),
+    /// For [`Job::Package`].
+    Package(ProviderPackage),
+    /// For [`Job::Document`]: the file.
+    Document(Vec<u8>),
+    /// For [`Job::Archive`]: its hashes.
+    Archive(PackageHashes),
+}
+
+/// What the lock file gets for one provider.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProviderLock {
+    /// The provider.
+    pub source: ProviderSource,
+    /// The version selected.
+    pub version: Version,
+    /// The configuration's constraints, as the lock file writes them (empty
+    /// when there are none).
+    pub constraints: String,
+    /// The hashes verified in this run, sorted: the `h1:` of each platform's
+    /// package and the `zh:` of every archive the signed `SHA256SUMS` lists.
+    pub hashes: Vec<String>,
+    /// How the signing key is trusted.
+    pub trust: Trust,
+    /// The id of the key that signed `SHA256SUMS` (16 hex digits).
+    pub key_id: String,
+}
+
+/// Why a provider could not be locked.
+#[derive(Clone, Debug)]
+pub struct LockFailure {
+    /// The provider.
+    pub source: ProviderSource,
+    /// The version, once selected.
+    pub version: Option<Version>,
+    /// The platform, for a platform's package.
+    pub platform: Option<Platform>,
+    /// What failed.
+    pub problem: LockProblem,
+    dialect: Dialect,
+}
+
+/// What failed for a provider.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum LockProblem {
+    /// No version could be selected.
+    Selection(SelectionError),
+    /// The registry does not offer the version for the platform.
+    NotOffered(Error),
+    /// A registry request or a download failed.
+    Request(Error),
+    /// The archive is not what `SHA256SUMS` and the package answer list.
+    Checksum(String),
+    /// The signature of `SHA256SUMS` does not verify with the registry's
+    /// keys.
+    Signature(String),
+    /// The archive could not be read as a provider package.
+    Package(String),
+}
+
+impl LockFailure {
+    /// `tfdisco lock`'s exit code for it: 3 when no version or platform
+    /// fits, 1 for a failed request or verification.
+    pub fn exit_code(&self) -> i32 {
+        match self.problem {
+            LockProblem::Selection(_) | LockProblem::NotOffered(_) => 3,
+            _ => 1,
+        }
+    }
+
+    /// What failed, in a word: `version`, `platform`, `request`,
+    /// `checksum`, `signature` or `package`.
+    pub fn kind(&self) -> &'static str {
+        match self.problem {
+            LockProblem::Selection(_) => "version",
+            LockProblem::NotOffered(_) => "platform",
+            LockProblem::Request(_) => "request",
+            LockProblem::Checksum(_) => "checksum",
+            LockProblem::Signature(_) => "signature",
+            LockProblem::Package(_) => "package",
+        }
+    }
+}
+
+impl fmt::Display for LockFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.source)?;
+        if let Some(version) = &self.version {
+            write!(f, " {version}")?;
+        }
+        if let Some(platform) = &self.platform {
+            write!(f, " for {platform}")?;
+        }
+        match &self.problem {
+            LockProblem::Selection(e) => write!(f, ": {}", e.message(&self.source, self.dialect)),
+            LockProblem::NotOffered(e) | LockProblem::Request(e) => write!(f, ": {e}"),
+            LockProblem::Checksum(why) => write!(f, ": checksum: {why}"),
+            LockProblem::Signature(why) => write!(f, ": signature: {why}"),
+            LockProblem::Package(why) => write!(f, ": package: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for LockFailure {}
+
+/// What a running job is for.
+#[derive(Clone, Debug)]
+enum Purpose {
+    Versions(usize),
+    Package(usize, usize),
+    Document(Url),
+    Archive(usize, usize),
+}
+
+/// One provider's progress.
+#[derive(Debug)]
+struct Provider {
+    requirement: Requirement,
+    version: Option<Version>,
+    platforms: Vec<PlatformState>,
+    done: bool,
+}
+
+#[derive(Debug, Default)]
+struct PlatformState {
+    package: Option<ProviderPackage>,
+    archive: Option<PackageHashes>,
+    verified: Option<Verified>,
+}
+
+#[derive(Clone, Debug)]
+struct Verified {
+    h1: String,
+    zh: Vec<String>,
+    trust: Trust,
+    key_id: String,
+}
+
+/// A file shared by the platforms of a version.
+#[derive(Debug)]
+enum Document {
+    Asked,
+    Got(Vec<u8>),
+    Failed,
+}
+
+/// The plan of one lock run: see the [module](self).
+#[derive(Debug)]
+pub struct LockPlan {
+    providers: Vec<Provider>,
+    platforms: Vec<Platform>,
+    dialect: Dialect,
+    ready: VecDeque<(JobId, Purpose, Job)>,
+    running: HashMap<JobId, Purpose>,
+    documents: HashMap<Url, Document>,
+    failures: Vec<LockFailure>,
+    next_id: usize,
+}
+
+impl LockPlan {
+    /// A plan to lock `requirements` for `platforms` (each asked for once,
+    /// in the order given). Providers are locked in address order.
+    pub fn new(
+        mut requirements: Vec<Requirement>,
+        mut platforms: Vec<Platform>,
+        dialect: Dialect,
+    ) -> LockPlan {
+        requirements.sort_by(|a, b| a.source.cmp(&b.source));
+        requirements.dedup_by(|a, b| a.source == b.source);
+        let mut seen = Vec::new();
+        platforms.retain(|p| {
+            let new = !seen.contains(p);
+            seen.push(p.clone());
+            new
+        });
+        let mut plan = LockPlan {
+            providers: Vec::new(),
+            platforms,
+            dialect,
+            ready: VecDeque::new(),
+            running: HashMap::new(),
+            documents: HashMap::new(),
+            failures: Vec::new(),
+            next_id: 0,
+        };
+        for (index, requirement) in requirements.into_iter().enumerate() {
+            let job = Job::Versions {
+                source: requirement.source.clone(),
+            };
+            plan.push(Purpose::Versions(index), job);
+            plan.providers.push(Provider {
+                requirement,
+                version: None,
+                platforms: (0..plan.platforms.len()).map(|_| PlatformState::default()).collect(),
+                done: false,
+            });
+        }
+        plan
+    }
+
+    fn push(&mut self, purpose: Purpose, job: Job) {
+        let id = JobId(self.next_id);
+        self.next_id += 1;
+        self.ready.push_back((id, purpose, job));
+    }
+
+    /// The next job to run, if one is ready; `None` does not mean the plan
+    /// is over: see [`LockPlan::is_finished`]. After a failure no job is
+    /// handed out.
+    pub fn next_job(&mut self) -> Option<(JobId, Job)> {
+        if !self.failures.is_empty() {
+            self.ready.clear();
+            return None;
+        }
+        let (id, purpose, job) = self.ready.pop_front()?;
+        self.running.insert(id, purpose);
+        Some((id, job))
+    }
+
+    /// True when no job handed out is still running and none is ready (or
+    /// a failure stopped the plan).
+    pub fn is_finished(&self) -> bool {
+        self.running.is_empty() && (self.ready.is_empty() || !self.failures.is_empty())
+    }
+
+    /// The result of job `id`. A result for a job this plan does not know
+    /// (completed twice) is ignored.
+    pub fn complete(&mut self, id: JobId, result: Result<JobOutput, Error>) {
+        let Some(purpose) = self.running.remove(&id) else {
+            return;
+        };
+        match (purpose, result) {
+            (Purpose::Versions(p), Ok(JobOutput::Versions(answer))) => self.on_versions(p, answer),
+            (Purpose::Package(p, i), Ok(JobOutput::Package(package))) => {
+                self.on_package(p, i, package)
+            }
+            (Purpose::Package(p, i), Err(e @ Error::NotFound { .. })) => {
+                self.fail(p, Some(i), LockProblem::NotOffered(e))
+            }
+            (Purpose::Document(url), Ok(JobOutput::Document(bytes))) => {
+                self.documents.insert(url, Document::Got(bytes));
+                self.verify_ready();
+            }
+            (Purpose::Archive(p, i), Ok(JobOutput::Archive(hashes))) => {
+                self.providers[p].platforms[i].archive = Some(hashes);
+                self.verify_ready();
+            }
+            (Purpose::Document(url), Err(e)) => {
+                self.documents.insert(url.clone(), Document::Failed);
+                // Every platform waiting for it fails with it.
+                for p in 0..self.providers.len() {
+                    for i in 0..self.platforms.len() {
+                        if self.needs(p, i, &url) {
+                            self.fail(p, Some(i), LockProblem::Request(e.clone()));
+                        }
+                    }
+                }
+            }
+            (Purpose::Versions(p), Err(e)) => self.fail(p, None, LockProblem::Request(e)),
+            (Purpose::Package(p, i) | Purpose::Archive(p, i), Err(e)) => {
+                let problem = match e {
+                    Error::InvalidResponse { problem, .. }
+                        if matches!(self.providers[p].platforms[i].package, Some(_))
+                            && problem.starts_with(package_hash::SINK_PREFIX) =>
+                    {
+                        LockProblem::Package(problem)
+                    }
+                    e => LockProblem::Request(e),
+                };
+                self.fail(p, Some(i), problem)
+            }
+            (purpose, Ok(output)) => {
+                debug_assert!(false, "{purpose:?} completed with {output:?}");
+            }
+        }
+    }
+
+    fn needs(&self, p: usize, i: usize, url: &Url) -> bool {
+        self.providers[p].platforms[i]
+            .package
+            .as_ref()
+            .is_some_and(|pkg| &pkg.shasums_url == url || &pkg.shasums_signature_url == url)
+    }
+
+    fn fail(&mut self, p: usize, platform: Option<usize>, problem: LockProblem) {
+        let provider = &mut self.providers[p];
+        provider.done = true;
+        self.failures.push(LockFailure {
+            source: provider.requirement.source.clone(),
+            version: provider.version.clone(),
+            platform: platform.map(|i| self.platforms[i].clone()),
+            problem,
+            dialect: self.dialect,
+        });
+    }
+
+    fn on_versions(&mut self, p: usize, answer: ProviderVersions) {
+        let available: Vec<Version> = answer
+            .versions
+            .iter()
+            .filter_map(|v| Version::parse(&v.version, self.dialect).ok())
+            .collect();
+        let requirement = &self.providers[p].requirement;
+        match select(
+            &available,
+            &requirement.constraints,
+            requirement.locked.as_ref(),
+        ) {
+            Ok(version) => {
+                let source = requirement.source.clone();
+                self.providers[p].version = Some(version.clone());
+                for (i, platform) in self.platforms.clone().into_iter().enumerate() {
+                    let job = Job::Package {
+                        source: source.clone(),
+                        version: version.clone(),
+                        platform,
+                    };
+                    self.push(Purpose::Package(p, i), job);
+                }
+            }
+            Err(e) => self.fail(p, None, LockProblem::Selection(e)),
+        }
+    }
+
+    fn on_package(&mut self, p: usize, i: usize, package: ProviderPackage) {
+        let about = package.source.host().clone();
+        for url in [&package.shasums_url, &package.shasums_signature_url] {
+            if !self.documents.contains_key(url) {
+                self.documents.insert(url.clone(), Document::Asked);
+                let job = Job::Document {
+                    url: url.clone(),
+                    about: about.clone(),
+                };
+                self.push(Purpose::Document(url.clone()), job);
+            }
+        }
+        let job = Job::Archive {
+            url: package.download_url.clone(),
+            about,
+        };
+        self.providers[p].platforms[i].package = Some(package);
+        self.push(Purpose::Archive(p, i), job);
+    }
+
+    /// Verifies every platform whose package, archive and documents are all
+    /// in.
+    fn verify_ready(&mut self) {
+        for p in 0..self.providers.len() {
+            for i in 0..self.platforms.len() {
+                if self.providers[p].done {
+                    break;
+                }
+                if let Some(result) = self.verify(p, i) {
+                    match result {
+                        Ok(verified) => self.providers[p].platforms[i].verified = Some(verified),
+                        Err(problem) => self.fail(p, Some(i), problem),
+                    }
+                }
+            }
+        }
+    }
+
+    fn verify(&self, p: usize, i: usize) -> Option<Result<Verified, LockProblem>> {
+        let state = &self.providers[p].platforms[i];
+        if state.verified.is_some() {
+            return None;
+        }
+        let (package, archive) = (state.package.as_ref()?, state.archive.as_ref()?);
+        let document = |url: &Url| match self.documents.get(url) {
+            Some(Document::Got(bytes)) => Some(bytes.as_slice()),
+            _ => None,
+        };
+        let sums = document(&package.shasums_url)?;
+        let signature = document(&package.shasums_signature_url)?;
+        let sums = Sha256Sums::new(sums);
+        Some(
+            package_hash::authenticate_package(package, archive, &sums, signature)
+                .map(|auth| Verified {
+                    h1: archive.h1(),
+                    zh: sums
+                        .zip_hashes_for(package.source.type_name(), &package.version)
+                        .unwrap_or_default(),
+                    trust: auth.trust,
+                    key_id: auth.key_id,
+                })
+                .map_err(|e| match e.kind() {
+                    "signature" => LockProblem::Signature(e.to_string()),
+                    _ => LockProblem::Checksum(e.to_string()),
+                }),
+        )
+    }
+
+    /// Every failure so far.
+    pub fn failures(&self) -> &[LockFailure] {
+        &self.failures
+    }
+
+    /// What the lock file gets for each provider, in address order; or
+    /// every failure. Call it once [`LockPlan::is_finished`].
+    pub fn finish(self) -> Result<Vec<ProviderLock>, Vec<LockFailure>> {
+        if !self.failures.is_empty() {
+            return Err(self.failures);
+        }
+        let mut locks = Vec::with_capacity(self.providers.len());
+        for provider in self.providers {
+            let Some(version) = provider.version else {
+                continue;
+            };
+            let mut hashes = Vec::new();
+            let mut signer = None;
+            for state in provider.platforms {
+                let Some(verified) = state.verified else {
+                    continue;
+                };
+                hashes.push(verified.h1);
+                hashes.extend(verified.zh);
+                signer.get_or_insert((verified.trust, verified.key_id));
+            }
+            hashes.sort();
+            hashes.dedup();
+            let Some((trust, key_id)) = signer else {
+                continue;
+            };
+            locks.push(ProviderLock {
+                source: provider.requirement.source,
+                version,
+                constraints: provider.requirement.constraints.to_string(),
+                hashes,
+                trust,
+                key_id,
+            });
+        }
+        Ok(locks)
+    }
+}
