@@ -41,6 +41,24 @@ pub(crate) fn parse_body(path: &Path, text: &str) -> Result<Body, Diagnostic> {
     }
     hcl::edit::parser::parse_body(text).map_err(|e| {
         let at = e.location();
+        if e.message().contains("redefined attribute") {
+            // The parser refuses a second attribute of the same name, as
+            // HCL does; say it in HCL's words.
+            let key: String = e
+                .line()
+                .chars()
+                .skip(at.column().saturating_sub(1))
+                .take_while(|&c| c.is_alphanumeric() || c == '_' || c == '-')
+                .collect();
+            return Diagnostic::with_detail(
+                "Attribute redefined",
+                format!(
+                    "The argument {} was already set. Each argument may be set only once.",
+                    tfdisco_core::go_quote(&key)
+                ),
+            )
+            .at(path, Some(at.line()));
+        }
         Diagnostic::with_detail(
             "Invalid HCL syntax",
             format!(

@@ -57,12 +57,6 @@ pub(crate) fn string(expr: &Expression) -> Result<String, NotStatic> {
     string_or_null(expr)?.ok_or(NULL)
 }
 
-/// True when the expression is a literal of a primitive type (string,
-/// number, bool, null), as `Type().IsPrimitiveType()` asks.
-pub(crate) fn is_primitive(expr: &Expression) -> bool {
-    string_or_null(expr).is_ok()
-}
-
 /// A template without interpolations or directives.
 fn literal_template(template: &Template) -> Result<String, NotStatic> {
     let mut text = String::new();

@@ -87,6 +87,7 @@
 
 mod caching;
 mod cli_config;
+mod configuration;
 mod credentials_file;
 mod diagnostic;
 mod error;
@@ -108,6 +109,10 @@ pub use tfdisco_core::Dialect;
 
 pub use caching::CachingCredentials;
 pub use cli_config::{CliConfig, CredentialsBlock, HelperBlock, HostBlock};
+pub use configuration::{
+    Configuration, ConfigurationError, MAX_MODULES, MODULE_MANIFEST, ModuleConstraints, ModuleInfo,
+    OriginKind, ProviderOrigin, RequiredProvider,
+};
 pub use credentials_file::{CREDENTIALS_FILE_NAME, to_store};
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::Error;

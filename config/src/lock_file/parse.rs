@@ -169,29 +169,15 @@ impl Reader<'_> {
         }
 
         let mut attrs: [Option<&Attribute>; 3] = [None; 3];
-        let mut first_line: HashMap<&str, Option<usize>> = HashMap::new();
+        // The parser has refused attributes set twice.
         for structure in block.body.iter() {
             match structure {
-                Structure::Attribute(attr) => {
-                    let key = attr.key.as_str();
-                    if let Some(previous) = first_line.get(key) {
-                        let detail = format!(
-                            "The argument {} was already set at {}:{}. Each argument may be set only once.",
-                            go_quote(key),
-                            self.path.display(),
-                            previous.unwrap_or(0)
-                        );
-                        self.error(self.lines.of(attr), "Attribute redefined", detail);
-                        continue;
-                    }
-                    first_line.insert(key, self.lines.of(attr));
-                    match key {
-                        "version" => attrs[0] = Some(attr),
-                        "constraints" => attrs[1] = Some(attr),
-                        "hashes" => attrs[2] = Some(attr),
-                        _ => self.unsupported_argument(attr),
-                    }
-                }
+                Structure::Attribute(attr) => match attr.key.as_str() {
+                    "version" => attrs[0] = Some(attr),
+                    "constraints" => attrs[1] = Some(attr),
+                    "hashes" => attrs[2] = Some(attr),
+                    _ => self.unsupported_argument(attr),
+                },
                 Structure::Block(inner) => {
                     let detail = format!(
                         "Blocks of type {} are not expected here.",
