@@ -189,7 +189,9 @@ fn copy_dir(from: &Path, to: &Path) {
 #[test]
 fn invalid_configurations_are_refused_as_terraform_refuses_them() {
     let rp = |body: &str| format!("terraform {{\n  required_providers {{\n{body}\n  }}\n}}\n");
-    let cases: Vec<(Vec<(&str, String)>, &str, Option<usize>)> = vec![
+    // (files, the first problem, its line)
+    type Case<'a> = (Vec<(&'a str, String)>, &'a str, Option<usize>);
+    let cases: Vec<Case<'_>> = vec![
         (
             vec![(
                 "main.tf",

@@ -151,8 +151,11 @@ impl Reader<'_> {
     }
 }
 
+/// A block body: an object's entries.
+type Body<'a> = &'a [(String, Lit)];
+
 /// A block body, or HCL's JSON form of several: an array of objects.
-fn bodies(value: &Lit) -> Vec<&[(String, Lit)]> {
+fn bodies(value: &Lit) -> Vec<Body<'_>> {
     match value {
         Lit::Object(entries) => vec![entries.as_slice()],
         Lit::Array(items) => items
@@ -168,7 +171,7 @@ fn bodies(value: &Lit) -> Vec<&[(String, Lit)]> {
 
 /// Blocks with `n` labels: objects nested `n` deep, keyed by the labels, any
 /// level of which may be an array of such objects.
-fn labelled(value: &Lit, n: usize) -> Vec<(Vec<String>, &[(String, Lit)])> {
+fn labelled(value: &Lit, n: usize) -> Vec<(Vec<String>, Body<'_>)> {
     let mut out = Vec::new();
     let mut stack = vec![(Vec::new(), value)];
     while let Some((labels, value)) = stack.pop() {

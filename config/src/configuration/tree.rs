@@ -40,8 +40,9 @@ pub(super) fn load(dialect: Dialect, root: &Path) -> Result<Tree, Vec<Diagnostic
         uninstalled: Vec::new(),
     };
     let mut requirements = 0;
-    let mut stack: Vec<(String, PathBuf, Option<(PathBuf, Option<usize>)>)> =
-        vec![(String::new(), root.to_owned(), None)];
+    // (module path, directory, the call's file and line)
+    type CallSite = Option<(PathBuf, Option<usize>)>;
+    let mut stack: Vec<(String, PathBuf, CallSite)> = vec![(String::new(), root.to_owned(), None)];
     while let Some((path, dir, call_site)) = stack.pop() {
         if tree.modules.len() == MAX_MODULES {
             let (file, line) = call_site.unwrap_or_else(|| (root.to_owned(), None));

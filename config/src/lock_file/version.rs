@@ -38,8 +38,7 @@ fn normalize(given: &str) -> Result<String, VersionProblem> {
         None => (rest, None),
     };
     let mut parts = [0u64; 3];
-    let mut count = 0;
-    for part in numbers.split('.') {
+    for (count, part) in numbers.split('.').enumerate() {
         if count == 3 {
             return Err(VersionProblem::Invalid(format!(
                 "too many numbered parts in {}",
@@ -58,7 +57,6 @@ fn normalize(given: &str) -> Result<String, VersionProblem> {
                 tfdisco_core::go_quote(part)
             ))
         })?;
-        count += 1;
     }
     for (what, label) in [(prerelease, "pre-release"), (metadata, "build metadata")] {
         if let Some(label_text) = what {
