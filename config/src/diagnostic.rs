@@ -40,6 +40,16 @@ impl Diagnostic {
         }
     }
 
+    pub(crate) fn with_detail(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            severity: Severity::Error,
+            summary: summary.into(),
+            detail: Some(detail.into()),
+            file: None,
+            line: None,
+        }
+    }
+
     pub(crate) fn warning(summary: impl Into<String>, detail: Option<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Warning,

@@ -87,13 +87,17 @@
 
 mod caching;
 mod cli_config;
+mod configuration;
 mod credentials_file;
 mod diagnostic;
 mod error;
 mod files;
+mod hcl_text;
+mod hcl_value;
 mod helper;
 mod literal;
 mod locations;
+mod lock_file;
 mod nesting;
 mod plugins;
 mod registry_settings;
@@ -105,11 +109,16 @@ pub use tfdisco_core::Dialect;
 
 pub use caching::CachingCredentials;
 pub use cli_config::{CliConfig, CredentialsBlock, HelperBlock, HostBlock};
+pub use configuration::{
+    Configuration, ConfigurationError, MAX_MODULES, MODULE_MANIFEST, ModuleConstraints, ModuleInfo,
+    OriginKind, ProviderOrigin, RequiredProvider,
+};
 pub use credentials_file::{CREDENTIALS_FILE_NAME, to_store};
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::Error;
 pub use helper::{DEFAULT_HELPER_TIMEOUT, HelperProgram};
 pub use locations::{Locations, OVERRIDE_VARS};
+pub use lock_file::{LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider};
 pub use registry_settings::{REGISTRY_RETRY_VAR, REGISTRY_TIMEOUT_VAR, RegistrySettings};
 pub use source::{CliCredentials, CredentialsLocation, CredentialsStore, Found, Origin};
 pub use tfdisco_core::Env;

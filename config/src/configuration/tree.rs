@@ -1,0 +1,356 @@
+//! The modules of a configuration: the root directory, local child modules
+//! read where their `source` points, installed ones where
+//! `.terraform/modules/modules.json` says (docs/behaviour.md, TFCFG-1,
+//! TFCFG-6, TFCFG-7).
+
+use std::collections::{HashMap, HashSet};
+use std::fs;
+use std::path::{Component, Path, PathBuf};
+use std::rc::Rc;
+
+use tfdisco_core::Dialect;
+
+use super::module::{self, Module, ParsedFile};
+use super::{ModuleInfo, hcl_file, json_file};
+use crate::Diagnostic;
+use crate::hcl_text;
+
+/// At most this many module instances (the root module and every call,
+/// counted through the tree) are read.
+pub const MAX_MODULES: usize = 1000;
+/// At most this many provider requirements, all modules together.
+pub(super) const MAX_REQUIREMENTS: usize = 1 << 20;
+
+/// The module manifest's path, relative to the root directory.
+pub const MANIFEST: &str = ".terraform/modules/modules.json";
+
+pub(super) struct Tree {
+    /// Each module instance: path and directory, and its module.
+    pub(super) modules: Vec<(ModuleInfo, Rc<Module>)>,
+    /// "Module not installed", for each call without a manifest entry.
+    pub(super) uninstalled: Vec<Diagnostic>,
+}
+
+pub(super) fn load(dialect: Dialect, root: &Path) -> Result<Tree, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let manifest = read_manifest(root, &mut diags);
+    let mut cache: HashMap<PathBuf, Rc<Module>> = HashMap::new();
+    let mut tree = Tree {
+        modules: Vec::new(),
+        uninstalled: Vec::new(),
+    };
+    let mut requirements = 0;
+    // (module path, directory, the call's file and line)
+    type CallSite = Option<(PathBuf, Option<usize>)>;
+    let mut stack: Vec<(String, PathBuf, CallSite)> = vec![(String::new(), root.to_owned(), None)];
+    while let Some((path, dir, call_site)) = stack.pop() {
+        if tree.modules.len() == MAX_MODULES {
+            let (file, line) = call_site.unwrap_or_else(|| (root.to_owned(), None));
+            diags.push(
+                Diagnostic::with_detail(
+                    "Too many modules",
+                    format!(
+                        "The configuration has more than {MAX_MODULES} module calls (counting each call of a module that is called more than once, and calls that call themselves)."
+                    ),
+                )
+                .at(&file, line),
+            );
+            break;
+        }
+        let module = match cache.get(&dir) {
+            Some(module) => Rc::clone(module),
+            None => {
+                let module = Rc::new(load_module(dialect, &path, &dir, &mut diags));
+                cache.insert(dir.clone(), Rc::clone(&module));
+                module
+            }
+        };
+        requirements += module.requirements.len();
+        if requirements > MAX_REQUIREMENTS {
+            diags.push(
+                Diagnostic::with_detail(
+                    "Configuration too large",
+                    format!(
+                        "The configuration requires providers more than {MAX_REQUIREMENTS} times."
+                    ),
+                )
+                .at(&dir, None),
+            );
+            break;
+        }
+        let mut children = Vec::new();
+        for call in &module.calls {
+            let key = if path.is_empty() {
+                call.name.clone()
+            } else {
+                format!("{path}.{}", call.name)
+            };
+            let Some(source) = &call.source else {
+                diags.push(
+                    Diagnostic::with_detail(
+                        "Missing required argument",
+                        "The argument \"source\" is required, but no definition was found.",
+                    )
+                    .at(&call.file, call.line),
+                );
+                continue;
+            };
+            let installed = manifest.get(&key);
+            if installed.is_none() {
+                tree.uninstalled.push(
+                    Diagnostic::with_detail(
+                        "Module not installed",
+                        format!(
+                            "This module is not yet installed. Run \"{} init\" to install all modules required by this configuration.",
+                            command(dialect)
+                        ),
+                    )
+                    .at(&call.file, call.line),
+                );
+            }
+            let child_dir = if is_local(source) {
+                clean(&dir.join(source))
+            } else if let Some(record_dir) = installed {
+                clean(&root.join(record_dir))
+            } else {
+                continue;
+            };
+            children.push((key, child_dir, Some((call.file.clone(), call.line))));
+        }
+        tree.modules.push((ModuleInfo { path, dir }, module));
+        // Depth first, calls in the order written.
+        stack.extend(children.into_iter().rev());
+    }
+    if diags.is_empty() {
+        Ok(tree)
+    } else {
+        Err(diags)
+    }
+}
+
+fn command(dialect: Dialect) -> &'static str {
+    match dialect {
+        Dialect::Terraform => "terraform",
+        Dialect::OpenTofu => "tofu",
+    }
+}
+
+/// Go's `isMaybeRelativeLocalPath`: `./`, `../` and their Windows forms.
+pub(super) fn is_local(source: &str) -> bool {
+    ["./", "../", ".\\", "..\\"]
+        .iter()
+        .any(|prefix| source.starts_with(prefix))
+}
+
+/// The path with `.` and `x/..` taken out, lexically (as Go's
+/// `filepath.Clean`; symbolic links are not followed).
+fn clean(path: &Path) -> PathBuf {
+    let mut out = PathBuf::new();
+    for component in path.components() {
+        match component {
+            Component::CurDir => {}
+            Component::ParentDir => match out.components().next_back() {
+                Some(Component::Normal(_)) => {
+                    out.pop();
+                }
+                Some(Component::RootDir | Component::Prefix(_)) => {}
+                _ => out.push(".."),
+            },
+            other => out.push(other),
+        }
+    }
+    if out.as_os_str().is_empty() {
+        out.push(".");
+    }
+    out
+}
+
+/// `Key` → `Dir` of the module manifest; a missing file is an empty one.
+fn read_manifest(root: &Path, diags: &mut Vec<Diagnostic>) -> HashMap<String, String> {
+    let path = root.join(MANIFEST);
+    let text = match hcl_text::read_limited(&path) {
+        Ok(text) => text,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return HashMap::new(),
+        Err(e) => {
+            diags.push(
+                Diagnostic::with_detail("Failed to read module manifest", e.to_string())
+                    .at(&path, None),
+            );
+            return HashMap::new();
+        }
+    };
+    #[derive(serde::Deserialize)]
+    struct Snapshot {
+        #[serde(rename = "Modules", default)]
+        modules: Vec<Record>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Record {
+        #[serde(rename = "Key", default)]
+        key: String,
+        #[serde(rename = "Dir", default)]
+        dir: String,
+    }
+    if text.is_empty() {
+        return HashMap::new();
+    }
+    let snapshot: Snapshot = match serde_json::from_str(&text) {
+        Ok(snapshot) => snapshot,
+        Err(e) => {
+            diags.push(
+                Diagnostic::with_detail(
+                    "Failed to read module manifest",
+                    format!("error unmarshalling snapshot: {e}"),
+                )
+                .at(&path, Some(e.line())),
+            );
+            return HashMap::new();
+        }
+    };
+    let mut records = HashMap::new();
+    for record in snapshot.modules {
+        if records.contains_key(&record.key) {
+            diags.push(
+                Diagnostic::with_detail(
+                    "Failed to read module manifest",
+                    format!("snapshot file contains two records for path {}", record.key),
+                )
+                .at(&path, None),
+            );
+            continue;
+        }
+        records.insert(record.key, record.dir);
+    }
+    records
+}
+
+/// Reads and merges one module directory.
+fn load_module(dialect: Dialect, path: &str, dir: &Path, diags: &mut Vec<Diagnostic>) -> Module {
+    let files = match dir_files(dialect, dir) {
+        Ok(files) => files,
+        Err(_) => {
+            diags.push(
+                Diagnostic::with_detail(
+                    "Failed to read module directory",
+                    format!(
+                        "Module directory {} does not exist or cannot be read.",
+                        dir.display()
+                    ),
+                )
+                .at(dir, None),
+            );
+            Vec::new()
+        }
+    };
+    let mut parsed = Vec::new();
+    for (file, is_override) in files {
+        let text = match hcl_text::read_limited(&file) {
+            Ok(text) => text,
+            Err(e) => {
+                diags.push(
+                    Diagnostic::with_detail(
+                        "Failed to read file",
+                        format!(
+                            "The configuration file {} could not be read: {e}.",
+                            file.display()
+                        ),
+                    )
+                    .at(&file, None),
+                );
+                continue;
+            }
+        };
+        let name = file.to_string_lossy();
+        let items = if name.ends_with(".json") {
+            json_file::read(&file, &text, diags)
+        } else {
+            hcl_file::read(&file, &text, diags)
+        };
+        parsed.push(ParsedFile {
+            path: file,
+            items,
+            is_override,
+        });
+    }
+    module::assemble(dialect, path, parsed, diags)
+}
+
+/// Go's `dirFiles`: the directory's configuration files, sorted by name,
+/// each with whether it is an override file. Hidden files and editor
+/// files (`~`, `#…#`) are skipped; OpenTofu also reads `.tofu` and
+/// `.tofu.json`, and skips a `.tf` file that has a `.tofu` twin.
+pub(super) fn dir_files(dialect: Dialect, dir: &Path) -> std::io::Result<Vec<(PathBuf, bool)>> {
+    let mut names = Vec::new();
+    for entry in fs::read_dir(dir)? {
+        let entry = entry?;
+        if entry.file_type().is_ok_and(|t| t.is_dir()) {
+            continue;
+        }
+        let Ok(name) = entry.file_name().into_string() else {
+            continue;
+        };
+        let Some(ext) = extension(dialect, &name) else {
+            continue;
+        };
+        if name.starts_with('.')
+            || name.ends_with('~')
+            || (name.starts_with('#') && name.ends_with('#'))
+        {
+            continue;
+        }
+        let base = &name[..name.len() - ext.len()];
+        let is_override = base == "override" || base.ends_with("_override");
+        names.push((name, is_override));
+    }
+    names.sort();
+    if dialect == Dialect::OpenTofu {
+        let all: HashSet<String> = names.iter().map(|(n, _)| n.clone()).collect();
+        names.retain(|(name, _)| {
+            let twin = if let Some(base) = name.strip_suffix(".tf.json") {
+                format!("{base}.tofu.json")
+            } else if let Some(base) = name.strip_suffix(".tf") {
+                format!("{base}.tofu")
+            } else {
+                return true;
+            };
+            !all.contains(&twin)
+        });
+    }
+    Ok(names
+        .into_iter()
+        .map(|(name, is_override)| (dir.join(name), is_override))
+        .collect())
+}
+
+/// The configuration extension of a file name (test files are not
+/// configuration files).
+fn extension(dialect: Dialect, name: &str) -> Option<&'static str> {
+    let mut exts = vec![".tf.json", ".tf"];
+    if dialect == Dialect::OpenTofu {
+        exts.extend([".tofu.json", ".tofu"]);
+    }
+    exts.into_iter().find(|ext| name.ends_with(ext))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_cleaned_lexically() {
+        assert_eq!(clean(Path::new("a/./b/../c")), PathBuf::from("a/c"));
+        assert_eq!(clean(Path::new("./x")), PathBuf::from("x"));
+        assert_eq!(clean(Path::new("../x/..")), PathBuf::from(".."));
+        assert_eq!(clean(Path::new("/a/../..")), PathBuf::from("/"));
+    }
+
+    #[test]
+    fn local_sources() {
+        for s in ["./a", "../a", ".\\a", "..\\a", "./"] {
+            assert!(is_local(s), "{s}");
+        }
+        for s in ["a", "hashicorp/consul/aws", "git::https://x", "/abs"] {
+            assert!(!is_local(s), "{s}");
+        }
+    }
+}
