@@ -53,6 +53,7 @@ pub struct Configuration {
     modules: Vec<ModuleInfo>,
     providers: BTreeMap<ProviderSource, RequiredProvider>,
     uninstalled: Vec<Diagnostic>,
+    unread: Vec<Diagnostic>,
 }
 
 /// One module of the configuration: its path (`""` for the root module,
@@ -178,6 +179,7 @@ impl Configuration {
             modules,
             providers,
             uninstalled: loaded.uninstalled,
+            unread: loaded.unread,
         })
     }
 
@@ -213,6 +215,21 @@ impl Configuration {
     /// installed ones that are missing were not.
     pub fn uninstalled_modules(&self) -> &[Diagnostic] {
         &self.uninstalled
+    }
+
+    /// Refuses a configuration whose providers are not all known: one with
+    /// a call that is neither local nor listed in the module manifest (its
+    /// module was not read). Local modules need no `init` (D15), where
+    /// [`require_installed`](Configuration::require_installed) refuses them
+    /// as the CLIs do.
+    pub fn require_complete(&self) -> Result<(), ConfigurationError> {
+        if self.unread.is_empty() {
+            Ok(())
+        } else {
+            Err(ConfigurationError {
+                diagnostics: self.unread.clone(),
+            })
+        }
     }
 
     /// Refuses, as `terraform providers lock` does, a configuration with

@@ -169,6 +169,33 @@ fn module_calls_the_manifest_lacks_are_not_installed() {
     // Local modules are still read; the installed one cannot be.
     let modules: Vec<&str> = config.modules().iter().map(|m| m.path()).collect();
     assert_eq!(modules, ["", "child", "child.grand"]);
+    // So only the registry module's call keeps the providers unknown (D15).
+    let err = config.require_complete().expect_err("vpc unread");
+    let unread: Vec<_> = err.diagnostics().iter().map(|d| d.line()).collect();
+    assert_eq!(unread, [Some(18)]);
+}
+
+/// D15: a configuration whose only uninstalled calls are local is
+/// complete: every provider it requires is known without `init`.
+#[test]
+fn local_modules_need_no_manifest() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    fs::write(
+        dir.path().join("main.tf"),
+        "module \"child\" {\n  source = \"./child\"\n}\n",
+    )
+    .expect("main.tf");
+    fs::create_dir(dir.path().join("child")).expect("child");
+    fs::write(
+        dir.path().join("child/main.tf"),
+        "terraform {\n  required_providers {\n    null = {\n      source = \"hashicorp/null\"\n    }\n  }\n}\n",
+    )
+    .expect("child/main.tf");
+    let config = Configuration::load(T, dir.path()).expect("readable");
+    assert_eq!(config.uninstalled_modules().len(), 1);
+    config.require_complete().expect("complete");
+    let null = ProviderSource::parse("hashicorp/null", T).expect("source");
+    assert!(config.provider(&null).is_some());
 }
 
 fn copy_dir(from: &Path, to: &Path) {

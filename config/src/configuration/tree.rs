@@ -29,6 +29,9 @@ pub(super) struct Tree {
     pub(super) modules: Vec<(ModuleInfo, Rc<Module>)>,
     /// "Module not installed", for each call without a manifest entry.
     pub(super) uninstalled: Vec<Diagnostic>,
+    /// The same, for the calls among them that are not local: modules not
+    /// read at all.
+    pub(super) unread: Vec<Diagnostic>,
 }
 
 pub(super) fn load(dialect: Dialect, root: &Path) -> Result<Tree, Vec<Diagnostic>> {
@@ -38,6 +41,7 @@ pub(super) fn load(dialect: Dialect, root: &Path) -> Result<Tree, Vec<Diagnostic
     let mut tree = Tree {
         modules: Vec::new(),
         uninstalled: Vec::new(),
+        unread: Vec::new(),
     };
     let mut requirements = 0;
     // (module path, directory, the call's file and line)
@@ -97,16 +101,18 @@ pub(super) fn load(dialect: Dialect, root: &Path) -> Result<Tree, Vec<Diagnostic
             };
             let installed = manifest.get(&key);
             if installed.is_none() {
-                tree.uninstalled.push(
-                    Diagnostic::with_detail(
-                        "Module not installed",
-                        format!(
-                            "This module is not yet installed. Run \"{} init\" to install all modules required by this configuration.",
-                            command(dialect)
-                        ),
-                    )
-                    .at(&call.file, call.line),
-                );
+                let diagnostic = Diagnostic::with_detail(
+                    "Module not installed",
+                    format!(
+                        "This module is not yet installed. Run \"{} init\" to install all modules required by this configuration.",
+                        command(dialect)
+                    ),
+                )
+                .at(&call.file, call.line);
+                if !is_local(source) {
+                    tree.unread.push(diagnostic.clone());
+                }
+                tree.uninstalled.push(diagnostic);
             }
             let child_dir = if is_local(source) {
                 clean(&dir.join(source))
