@@ -107,6 +107,7 @@ mod error;
 mod fetch;
 mod go_quote;
 pub mod hostname;
+mod package_hash;
 mod registry_api;
 mod service_id;
 mod services;
@@ -133,6 +134,10 @@ pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, Tran
 pub use fetch::{Action, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Retry, RetryPolicy};
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
+pub use package_hash::{
+    EMPTY_H1, PackageHashError, PackageHasher, PackageHashes, Sha256Sums, SumsError, hash_package,
+    hash_package_reader,
+};
 pub use registry_api::{
     ModuleDownloadRequest, ModuleLocation, ModuleVersions, ModuleVersionsRequest, Platform,
     ProviderPackage, ProviderPackageRequest, ProviderVersion, ProviderVersions,
