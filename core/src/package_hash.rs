@@ -14,9 +14,12 @@
 //!   `SHA256SUMS` verifies with one of the registry's signing keys; it
 //!   reports how the key is trusted ([`Trust`]).
 
+mod authenticate;
 mod dirhash;
 mod error;
+mod signature;
 mod sums;
+mod trust;
 mod zip;
 
 use std::fmt;
@@ -25,8 +28,13 @@ use std::io::Read;
 use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
+pub use authenticate::{
+    Authentication, AuthenticationError, PackageCheck, SignatureCheck, authenticate_package,
+};
 pub use error::PackageHashError;
+pub use signature::{SignatureError, Signer, verify_signature};
 pub use sums::{Sha256Sums, SumsError};
+pub use trust::{HASHICORP_KEY_ID, HASHICORP_PARTNERS_KEY_ID, Trust, TrustRoots};
 
 /// The `h1:` hash of a package with no files.
 pub const EMPTY_H1: &str = "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=";
