@@ -36,6 +36,9 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(whole, chunked, "chunking changed the result");
     if whole.is_ok() && !archive.is_empty() {
         let cut = archive.len() * usize::from(selector) / 256;
-        assert!(hash_package(&archive[..cut]).is_err(), "a prefix of {cut} bytes hashed");
+        assert!(
+            hash_package(&archive[..cut]).is_err(),
+            "a prefix of {cut} bytes hashed"
+        );
     }
 });
