@@ -37,6 +37,7 @@ use crate::fetch::Next;
 use crate::{Error, Services};
 
 pub use modules::{ModuleDownloadRequest, ModuleLocation, ModuleVersions, ModuleVersionsRequest};
+pub use providers::PlatformPackage;
 pub use providers::{
     Platform, ProviderPackage, ProviderPackageRequest, ProviderVersion, ProviderVersions,
     ProviderVersionsRequest, SigningKey,

@@ -220,6 +220,29 @@ pub struct SigningKey {
     pub source_url: Option<String>,
 }
 
+/// One platform's package as OpenTofu's registry describes it in the
+/// package answer's `packages` member (OpenTofu RFC
+/// `20251027-provider-registry-hashes`; docs/behaviour.md, API-13).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlatformPackage {
+    /// The platform, from the member's key (`linux_amd64`).
+    pub platform: Platform,
+    /// Its lock file hashes, `zh:…` and `h1:…` (any `scheme:value`).
+    pub hashes: Vec<String>,
+    /// The archive's size in bytes (`package_size`; 0 when absent).
+    pub package_size: i64,
+}
+
+/// OpenTofu's `map[string]struct{Hashes []string; PackageSize int64}`:
+/// `null` reads as empty, a duplicate key as its last value.
+#[derive(Deserialize)]
+struct RawPlatformPackage {
+    #[serde(default, deserialize_with = "super::nullable")]
+    hashes: Vec<String>,
+    #[serde(default, deserialize_with = "super::nullable")]
+    package_size: i64,
+}
+
 /// Where to download one version of a provider for one platform, and how to
 /// check it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -244,6 +267,10 @@ pub struct ProviderPackage {
     pub protocols: Vec<String>,
     /// The keys that may have signed `SHA256SUMS`.
     pub signing_keys: Vec<SigningKey>,
+    /// OpenTofu's `packages`: every platform's hashes and size, sorted by
+    /// platform; `None` when the answer has none (or `null`), and always in
+    /// the Terraform dialect, which does not read it (API-13).
+    pub packages: Option<Vec<PlatformPackage>>,
 }
 
 /// The goal of a provider versions request
@@ -344,6 +371,7 @@ pub struct ProviderPackageRequest {
     source: ProviderSource,
     version: String,
     platform: Platform,
+    dialect: Dialect,
 }
 
 impl Fetch<ProviderPackageRequest> {
@@ -382,6 +410,7 @@ impl Fetch<ProviderPackageRequest> {
             source: source.clone(),
             version: version.to_owned(),
             platform: platform.clone(),
+            dialect: config.dialect(),
         };
         Fetch::get(goal, url, config, credentials, now)
     }
@@ -418,6 +447,9 @@ impl Goal for ProviderPackageRequest {
             shasum: String,
             #[serde(default, deserialize_with = "super::nullable")]
             signing_keys: SigningKeys,
+            /// Read only by OpenTofu (API-13): Terraform ignores it whole.
+            #[serde(default)]
+            packages: Option<Box<serde_json::value::RawValue>>,
         }
         #[derive(Deserialize, Default)]
         struct SigningKeys {
@@ -460,7 +492,21 @@ impl Goal for ProviderPackageRequest {
                 )))
             }
         };
+        let packages = match (self.dialect, doc.packages) {
+            (Dialect::OpenTofu, Some(raw)) => {
+                let packages: Option<std::collections::BTreeMap<String, RawPlatformPackage>> =
+                    serde_json::from_str(raw.get()).map_err(|e| Error::InvalidJson {
+                        url: url.clone().into(),
+                        message: format!("packages: {e}"),
+                    })?;
+                packages
+                    .map(|p| opentofu_packages(p, invalid))
+                    .transpose()?
+            }
+            _ => None,
+        };
         Ok(ProviderPackage {
+            packages,
             source: self.source.clone(),
             version: self.version.clone(),
             platform: self.platform.clone(),
@@ -475,6 +521,52 @@ impl Goal for ProviderPackageRequest {
     }
 
     registry_goal!(RegistryCall::ProviderPackage);
+}
+
+/// OpenTofu's reading of `packages` (`registry_client.go`): each key is
+/// `OS_ARCH`, two words around one underscore, without white space; each
+/// hash has a scheme of at least one character before a colon (API-13).
+fn opentofu_packages(
+    raw: std::collections::BTreeMap<String, RawPlatformPackage>,
+    invalid: impl Fn(String) -> Error,
+) -> Result<Vec<PlatformPackage>, Error> {
+    let space = |word: &str| word.contains([' ', '\t', '\n', '\r']);
+    let mut packages = Vec::with_capacity(raw.len());
+    for (
+        key,
+        RawPlatformPackage {
+            hashes,
+            package_size,
+        },
+    ) in raw
+    {
+        let platform = match key.split('_').collect::<Vec<_>>()[..] {
+            [os, _] if space(os) => Err("OS portion must not contain whitespace"),
+            [_, arch] if space(arch) => Err("architecture portion must not contain whitespace"),
+            [os, arch] => Ok(Platform::new(os, arch)),
+            _ => Err("must be two words separated by an underscore"),
+        }
+        .map_err(|problem| {
+            invalid(format!(
+                "registry response includes invalid package platform {}: {problem}",
+                crate::go_quote(&key)
+            ))
+        })?;
+        if let Some(bad) = hashes.iter().find(|h| h.find(':').is_none_or(|at| at < 1)) {
+            return Err(invalid(format!(
+                "registry response includes invalid package hash {}: hash string must start \
+                 with a scheme keyword followed by a colon",
+                crate::go_quote(bad)
+            )));
+        }
+        packages.push(PlatformPackage {
+            platform,
+            hashes,
+            package_size,
+        });
+    }
+    packages.sort_by_key(|p| p.platform.to_string());
+    Ok(packages)
 }
 
 impl ProviderSource {

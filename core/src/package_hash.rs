@@ -1,0 +1,221 @@
+//! Provider package hashes and their verification, without I/O
+//! (docs/behaviour.md, HASH-1 to HASH-20).
+//!
+//! - [`PackageHasher`] reads a provider package archive (a zip) as it
+//!   downloads, in chunks of any size, in one pass, and gives its two lock
+//!   file hashes: `zh:` (the SHA-256 of the archive) and `h1:` (Go's
+//!   `dirhash.Hash1` of its files). It never holds the archive: its memory
+//!   is a fixed buffer and one small record per entry.
+//! - [`Sha256Sums`] reads a release's `SHA256SUMS` as Terraform does.
+//! - [`authenticate_package`] makes Terraform's and OpenTofu's checks of a
+//!   downloaded package, in their order: OpenTofu's `packages` hashes when
+//!   the registry gave them, `SHA256SUMS` lists the package's `shasum`, the
+//!   archive has that SHA-256, and the detached OpenPGP signature of
+//!   `SHA256SUMS` verifies with one of the registry's signing keys; it
+//!   reports how the key is trusted ([`Trust`]).
+
+mod authenticate;
+mod dirhash;
+mod error;
+mod signature;
+mod sums;
+mod trust;
+mod zip;
+
+use std::fmt;
+use std::io::Read;
+
+use base64::Engine as _;
+use sha2::{Digest, Sha256};
+
+pub use authenticate::{
+    Authentication, AuthenticationError, PackageCheck, SignatureCheck, authenticate_package,
+};
+pub use error::PackageHashError;
+pub use signature::{SignatureError, Signer, verify_signature};
+pub use sums::{Sha256Sums, SumsError};
+pub use trust::{HASHICORP_KEY_ID, HASHICORP_PARTNERS_KEY_ID, Trust, TrustRoots};
+
+/// The `h1:` hash of a package with no files.
+pub const EMPTY_H1: &str = "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=";
+
+/// Reads a provider package archive in one pass and gives its hashes
+/// (HASH-1 to HASH-9).
+///
+/// Feed it the archive's bytes in order, in chunks of any size, as they
+/// arrive ([`update`](PackageHasher::update)); then
+/// [`finish`](PackageHasher::finish). Nothing is buffered beyond the header
+/// being read (at most about 192 KiB, for a header with the longest name,
+/// extra field and comment), 64 KiB for inflating and one small record per
+/// entry; time is linear in the archive and what it inflates to.
+///
+/// ```
+/// use tfdisco_core::PackageHasher;
+///
+/// // An empty zip archive: just the end of central directory record.
+/// let archive = b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
+/// let mut hasher = PackageHasher::new();
+/// for chunk in archive.chunks(5) {
+///     hasher.update(chunk)?;
+/// }
+/// let hashes = hasher.finish()?;
+/// assert_eq!(hashes.h1(), "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
+/// assert_eq!(hashes.size(), 22);
+/// # Ok::<(), tfdisco_core::PackageHashError>(())
+/// ```
+pub struct PackageHasher {
+    archive: Sha256,
+    zip: zip::ZipReader,
+    failed: Option<PackageHashError>,
+}
+
+impl Default for PackageHasher {
+    fn default() -> Self {
+        PackageHasher::new()
+    }
+}
+
+impl fmt::Debug for PackageHasher {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PackageHasher")
+            .field("read", &self.zip.position())
+            .field("failed", &self.failed)
+            .finish_non_exhaustive()
+    }
+}
+
+impl PackageHasher {
+    /// A hasher that has read nothing.
+    pub fn new() -> PackageHasher {
+        PackageHasher {
+            archive: Sha256::new(),
+            zip: zip::ZipReader::new(),
+            failed: None,
+        }
+    }
+
+    /// Reads the next bytes of the archive. An error is final: this call
+    /// and every later one return it, and [`finish`](PackageHasher::finish)
+    /// too.
+    pub fn update(&mut self, chunk: &[u8]) -> Result<(), PackageHashError> {
+        if let Some(error) = &self.failed {
+            return Err(error.clone());
+        }
+        self.archive.update(chunk);
+        self.zip.update(chunk).inspect_err(|error| {
+            self.failed = Some(error.clone());
+        })
+    }
+
+    /// How many bytes of the archive have been read.
+    pub fn bytes_read(&self) -> u64 {
+        self.zip.position()
+    }
+
+    /// The hashes, once the whole archive has been read: an archive that
+    /// ends before its end of central directory record is
+    /// [`PackageHashError::Truncated`].
+    pub fn finish(self) -> Result<PackageHashes, PackageHashError> {
+        if let Some(error) = self.failed {
+            return Err(error);
+        }
+        let size = self.zip.position();
+        let records = self.zip.finish()?;
+        let h1 = dirhash::hash1(&records)?;
+        Ok(PackageHashes {
+            sha256: self.archive.finalize().into(),
+            h1,
+            size,
+            files: records.iter().filter(|r| !r.folder).count(),
+        })
+    }
+}
+
+/// The hashes of a provider package archive, as lock files write them.
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+pub struct PackageHashes {
+    sha256: [u8; 32],
+    h1: [u8; 32],
+    size: u64,
+    files: usize,
+}
+
+impl fmt::Debug for PackageHashes {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("PackageHashes")
+            .field("zh", &self.zh())
+            .field("h1", &self.h1())
+            .field("size", &self.size)
+            .field("files", &self.files)
+            .finish()
+    }
+}
+
+impl PackageHashes {
+    /// The SHA-256 of the archive's bytes.
+    pub fn sha256(&self) -> [u8; 32] {
+        self.sha256
+    }
+
+    /// The SHA-256 of the archive in lower-case hex, as `SHA256SUMS` and the
+    /// registry's `shasum` write it.
+    pub fn sha256_hex(&self) -> String {
+        let mut hex = Vec::with_capacity(64);
+        dirhash::push_hex(&mut hex, &self.sha256);
+        String::from_utf8(hex).unwrap_or_default()
+    }
+
+    /// `zh:` and the archive's SHA-256 in lower-case hex (HASH-1).
+    pub fn zh(&self) -> String {
+        format!("zh:{}", self.sha256_hex())
+    }
+
+    /// `h1:` and the base64 (standard, padded) SHA-256 of the summary of the
+    /// package's files (HASH-2).
+    pub fn h1(&self) -> String {
+        format!(
+            "h1:{}",
+            base64::engine::general_purpose::STANDARD.encode(self.h1)
+        )
+    }
+
+    /// The archive's size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// How many files the `h1:` summary has a line for.
+    pub fn files(&self) -> usize {
+        self.files
+    }
+}
+
+/// The hashes of a whole archive in memory: [`PackageHasher`] fed at once.
+pub fn hash_package(archive: &[u8]) -> Result<PackageHashes, PackageHashError> {
+    let mut hasher = PackageHasher::new();
+    hasher.update(archive)?;
+    hasher.finish()
+}
+
+/// The hashes of the archive `reader` reads, read in 64 KiB chunks to its
+/// end. A read error is returned as it is; an archive that cannot be hashed
+/// is an [`std::io::ErrorKind::InvalidData`] error whose inner error is the
+/// [`PackageHashError`] (`error.get_ref()` and `downcast_ref`).
+pub fn hash_package_reader<R: Read>(mut reader: R) -> std::io::Result<PackageHashes> {
+    let mut hasher = PackageHasher::new();
+    let mut buf = vec![0; 64 * 1024];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        hasher
+            .update(&buf[..n])
+            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+    }
+    hasher
+        .finish()
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}

@@ -1,0 +1,101 @@
+//! The `h1:` hash of a package's files: Go's `golang.org/x/mod/sumdb/dirhash`
+//! `Hash1` over the files as Terraform and OpenTofu record them
+//! (docs/behaviour.md, HASH-2, HASH-7 to HASH-9).
+
+use sha2::{Digest, Sha256};
+
+use super::error::{PackageHashError, shown};
+use super::zip::Record;
+
+/// `Hash1`'s summary hash of these entries: for every file (folders are no
+/// lines), sorted by name as bytes, `<hex SHA-256>  <name>\n`; checked
+/// first so that the summary is the one of the unpacked package.
+pub(super) fn hash1(records: &[Record]) -> Result<[u8; 32], PackageHashError> {
+    check_names(records)?;
+    let mut files: Vec<&Record> = records.iter().filter(|r| !r.folder).collect();
+    files.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+    if let Some(pair) = files.windows(2).find(|pair| pair[0].name == pair[1].name) {
+        return Err(PackageHashError::DuplicateName {
+            entry: shown(&pair[0].name),
+        });
+    }
+    let mut summary = Sha256::new();
+    let mut line = Vec::with_capacity(128);
+    for file in files {
+        line.clear();
+        push_hex(&mut line, &file.sha256);
+        line.extend_from_slice(b"  ");
+        line.extend_from_slice(&file.name);
+        line.push(b'\n');
+        summary.update(&line);
+    }
+    Ok(summary.finalize().into())
+}
+
+/// Lower-case hex of `bytes`, appended.
+pub(super) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
+    const DIGITS: &[u8; 16] = b"0123456789abcdef";
+    for b in bytes {
+        out.push(DIGITS[usize::from(b >> 4)]);
+        out.push(DIGITS[usize::from(b & 0xf)]);
+    }
+}
+
+/// The path of an entry without a folder's trailing `/`.
+fn path(record: &Record) -> &[u8] {
+    match record.name.strip_suffix(b"/") {
+        Some(path) if record.folder => path,
+        _ => &record.name,
+    }
+}
+
+/// Whether `path` is a plain relative path: not empty, not absolute, no
+/// `\` or NUL, and no empty, `.` or `..` element (Go's `fs.ValidPath`, with
+/// the backslash and NUL refused as the unpacking would read them).
+fn is_plain(path: &[u8]) -> bool {
+    !path.is_empty()
+        && !path.iter().any(|&b| b == b'\\' || b == 0)
+        && path
+            .split(|&b| b == b'/')
+            .all(|element| !matches!(element, b"" | b"." | b".."))
+}
+
+/// The rules on names (HASH-7 to HASH-9): no newline (Go's `Hash1` refuses
+/// them), plain relative paths, and no file where the package has a
+/// folder.
+fn check_names(records: &[Record]) -> Result<(), PackageHashError> {
+    for record in records {
+        if record.name.contains(&b'\n') {
+            return Err(PackageHashError::NewlineInName {
+                entry: shown(&record.name),
+            });
+        }
+        if !is_plain(path(record)) {
+            return Err(PackageHashError::UnsafeName {
+                entry: shown(&record.name),
+            });
+        }
+    }
+    // A file is a folder of the package when a folder entry has its name or
+    // another entry's path starts with it and a `/`: in all paths, sorted,
+    // the first one from `<name>/` on tells (linear in the names' length,
+    // times a logarithm).
+    let mut paths: Vec<&[u8]> = records.iter().map(path).collect();
+    paths.sort_unstable();
+    let mut folders: Vec<&[u8]> = records.iter().filter(|r| r.folder).map(path).collect();
+    folders.sort_unstable();
+    let mut key = Vec::new();
+    for file in records.iter().filter(|r| !r.folder) {
+        key.clear();
+        key.extend_from_slice(&file.name);
+        key.push(b'/');
+        let at = paths.partition_point(|p| *p < &key[..]);
+        let parent = paths.get(at).is_some_and(|p| p.starts_with(&key));
+        if parent || folders.binary_search(&&file.name[..]).is_ok() {
+            return Err(PackageHashError::NameConflict {
+                entry: shown(&file.name),
+            });
+        }
+    }
+    Ok(())
+}
