@@ -8,6 +8,7 @@ mod demo;
 mod discover;
 mod exit;
 mod failure;
+mod lock;
 mod net;
 mod normalize;
 mod registry;
@@ -76,6 +77,17 @@ enum Command {
     /// module or version (404).
     #[command(subcommand)]
     Module(ModuleCommand),
+    /// Write or update .terraform.lock.hcl as `terraform providers lock`
+    /// does: each provider the configuration requires, the version its
+    /// constraints select (the locked one while it still fits), every
+    /// package verified (signature, SHA256SUMS, archive checksum) and its
+    /// hashes recorded for each platform.
+    ///
+    /// Exit codes: 0 success; 1 a request, verification or checksum failed;
+    /// 2 bad usage or a configuration or lock file that does not parse; 3 no
+    /// version meets the constraints, the locked one no longer does, or a
+    /// platform is not offered. On failure the lock file is left as it was.
+    Lock(lock::LockOpts),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -133,6 +145,7 @@ fn main() -> ExitCode {
         Command::Check { host, net } => check::run(host, net),
         Command::Provider(command) => registry::run_provider(command),
         Command::Module(command) => registry::run_module(command),
+        Command::Lock(opts) => lock::run(opts),
         Command::Completions { shell } => {
             clap_complete::generate(
                 *shell,

@@ -29,20 +29,43 @@ pub trait Sink: Send {
 }
 
 /// A sink that keeps the whole file, for the small ones (`SHA256SUMS`, a
-/// signature): the download's size limit bounds it.
-#[derive(Clone, Debug, Default)]
-pub struct Contents(Vec<u8>);
+/// signature): the download's size limit bounds it, and
+/// [`Contents::limited`] more tightly.
+#[derive(Clone, Debug)]
+pub struct Contents {
+    bytes: Vec<u8>,
+    limit: usize,
+}
+
+impl Default for Contents {
+    fn default() -> Self {
+        Contents::limited(usize::MAX)
+    }
+}
+
+impl Contents {
+    /// A sink that refuses a file larger than `limit` bytes.
+    pub fn limited(limit: usize) -> Contents {
+        Contents {
+            bytes: Vec::new(),
+            limit,
+        }
+    }
+}
 
 impl Sink for Contents {
     type Output = Vec<u8>;
 
     fn write(&mut self, chunk: &[u8]) -> Result<(), String> {
-        self.0.extend_from_slice(chunk);
+        if chunk.len() > self.limit - self.bytes.len() {
+            return Err(format!("the file is larger than {} bytes", self.limit));
+        }
+        self.bytes.extend_from_slice(chunk);
         Ok(())
     }
 
     fn finish(&mut self) -> Result<Vec<u8>, String> {
-        Ok(std::mem::take(&mut self.0))
+        Ok(std::mem::take(&mut self.bytes))
     }
 }
 

@@ -108,6 +108,7 @@ mod error;
 mod fetch;
 mod go_quote;
 pub mod hostname;
+pub mod lock_plan;
 mod package_hash;
 mod registry_api;
 mod service_id;
@@ -139,7 +140,7 @@ pub use fetch::{Action, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Ret
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
 pub use package_hash::{
-    Authentication, AuthenticationError, EMPTY_H1, HASHICORP_KEY_ID, HASHICORP_PARTNERS_KEY_ID,
+    ArchiveDigest, Authentication, AuthenticationError, EMPTY_H1, HASHICORP_KEY_ID, HASHICORP_PARTNERS_KEY_ID,
     PackageCheck, PackageHashError, PackageHasher, PackageHashes, Sha256Sums, SignatureCheck,
     SignatureError, Signer, SumsError, Trust, TrustRoots, authenticate_package, hash_package,
     hash_package_reader, verify_signature,

@@ -9,20 +9,21 @@
 //! For each provider: its versions; the version selected (VER-11); for each
 //! platform its package answer, its archive (hashed as it downloads), and
 //! its version's `SHA256SUMS` and signature (each fetched once, however
-//! many platforms share them: D14); every package verified (HASH rules)
+//! many platforms share them: D18); every package verified (HASH rules)
 //! before any hash is recorded. The first failure stops new jobs: the jobs
 //! already running finish, and every failure is reported.
 //!
 //! ```
 //! use tfdisco_core::lock_plan::{Job, LockPlan, Requirement};
-//! use tfdisco_core::{Dialect, Platform, ProviderSource, VersionConstraints};
+//! use std::time::SystemTime;
+//! use tfdisco_core::{Dialect, Platform, ProviderSource, SignatureCheck, VersionConstraints};
 //!
 //! let source = ProviderSource::parse("example.com/ns/alpha", Dialect::Terraform)?;
 //! let constraints = VersionConstraints::parse("~> 1.0", Dialect::Terraform)?;
 //! let mut plan = LockPlan::new(
 //!     vec![Requirement { source, constraints, locked: None }],
 //!     vec![Platform::new("linux", "amd64")],
-//!     Dialect::Terraform,
+//!     SignatureCheck::new(Dialect::Terraform, SystemTime::now()),
 //! );
 //! let (_, job) = plan.next_job().expect("the versions are asked for first");
 //! assert!(matches!(job, Job::Versions { .. }));
@@ -35,10 +36,13 @@ use std::fmt;
 
 use url::Url;
 
-use crate::package_hash::{self, PackageHashes, Sha256Sums, Trust};
+use crate::package_hash::{
+    ArchiveDigest, AuthenticationError, PackageCheck, PackageHasher, SignatureCheck, Trust,
+    authenticate_package,
+};
 use crate::registry_api::{Platform, ProviderPackage, ProviderVersions};
 use crate::version::{SelectionError, Version, VersionConstraints, select};
-use crate::{Dialect, Error, Hostname, ProviderSource};
+use crate::{Dialect, Error, ErrorKind, Hostname, ProviderSource, Sink};
 
 /// The largest `SHA256SUMS` or signature a lock run reads: 16 MiB, the
 /// registry answers' limit (D10).
@@ -86,8 +90,8 @@ pub enum Job {
         /// The registry host it belongs to.
         about: Hostname,
     },
-    /// A package archive, hashed by a [`PackageHasher`](crate::PackageHasher)
-    /// as it downloads: a download, without a token.
+    /// A package archive, hashed by an [`ArchiveSink`] as it downloads: a
+    /// download, without a token.
     Archive {
         /// Where it is.
         url: Url,
@@ -105,8 +109,42 @@ pub enum JobOutput {
     Package(ProviderPackage),
     /// For [`Job::Document`]: the file.
     Document(Vec<u8>),
-    /// For [`Job::Archive`]: its hashes.
-    Archive(PackageHashes),
+    /// For [`Job::Archive`]: what its [`ArchiveSink`] read.
+    Archive(ArchiveDigest),
+}
+
+/// The sink of a [`Job::Archive`]: a [`PackageHasher`] that never stops the
+/// download, so that an archive that is no package is still checked
+/// against its checksum first, as the CLIs check it (HASH-17).
+#[derive(Debug, Default)]
+pub struct ArchiveSink {
+    hasher: Option<PackageHasher>,
+}
+
+impl ArchiveSink {
+    /// A sink that has read nothing.
+    pub fn new() -> ArchiveSink {
+        ArchiveSink {
+            hasher: Some(PackageHasher::new()),
+        }
+    }
+}
+
+impl Sink for ArchiveSink {
+    type Output = ArchiveDigest;
+
+    fn write(&mut self, chunk: &[u8]) -> Result<(), String> {
+        if let Some(hasher) = &mut self.hasher {
+            // A zip error is kept for after the checksum check.
+            let _ = hasher.update(chunk);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<ArchiveDigest, String> {
+        let hasher = self.hasher.take().unwrap_or_default();
+        Ok(hasher.finish_digest())
+    }
 }
 
 /// What the lock file gets for one provider.
@@ -124,8 +162,9 @@ pub struct ProviderLock {
     pub hashes: Vec<String>,
     /// How the signing key is trusted.
     pub trust: Trust,
-    /// The id of the key that signed `SHA256SUMS` (16 hex digits).
-    pub key_id: String,
+    /// The id of the key that signed `SHA256SUMS` (16 hex digits); none
+    /// when OpenTofu skipped the signature.
+    pub key_id: Option<String>,
 }
 
 /// Why a provider could not be locked.
@@ -152,12 +191,13 @@ pub enum LockProblem {
     NotOffered(Error),
     /// A registry request or a download failed.
     Request(Error),
-    /// The archive is not what `SHA256SUMS` and the package answer list.
-    Checksum(String),
+    /// The archive is not what `SHA256SUMS` and the package answer list
+    /// (the checks `packages`, `checksum` and `archive`).
+    Checksum(AuthenticationError),
     /// The signature of `SHA256SUMS` does not verify with the registry's
-    /// keys.
-    Signature(String),
-    /// The archive could not be read as a provider package.
+    /// keys, or a key's trust signature does not hold.
+    Signature(AuthenticationError),
+    /// The archive matches its checksum but is no provider package.
     Package(String),
 }
 
@@ -197,8 +237,8 @@ impl fmt::Display for LockFailure {
         match &self.problem {
             LockProblem::Selection(e) => write!(f, ": {}", e.message(&self.source, self.dialect)),
             LockProblem::NotOffered(e) | LockProblem::Request(e) => write!(f, ": {e}"),
-            LockProblem::Checksum(why) => write!(f, ": checksum: {why}"),
-            LockProblem::Signature(why) => write!(f, ": signature: {why}"),
+            LockProblem::Checksum(e) => write!(f, ": checksum: {e}"),
+            LockProblem::Signature(e) => write!(f, ": signature: {e}"),
             LockProblem::Package(why) => write!(f, ": package: {why}"),
         }
     }
@@ -227,16 +267,15 @@ struct Provider {
 #[derive(Debug, Default)]
 struct PlatformState {
     package: Option<ProviderPackage>,
-    archive: Option<PackageHashes>,
+    archive: Option<ArchiveDigest>,
     verified: Option<Verified>,
 }
 
 #[derive(Clone, Debug)]
 struct Verified {
-    h1: String,
-    zh: Vec<String>,
+    hashes: Vec<String>,
     trust: Trust,
-    key_id: String,
+    key_id: Option<String>,
 }
 
 /// A file shared by the platforms of a version.
@@ -253,6 +292,7 @@ pub struct LockPlan {
     providers: Vec<Provider>,
     platforms: Vec<Platform>,
     dialect: Dialect,
+    check: SignatureCheck,
     ready: VecDeque<(JobId, Purpose, Job)>,
     running: HashMap<JobId, Purpose>,
     documents: HashMap<Url, Document>,
@@ -262,11 +302,13 @@ pub struct LockPlan {
 
 impl LockPlan {
     /// A plan to lock `requirements` for `platforms` (each asked for once,
-    /// in the order given). Providers are locked in address order.
+    /// in the order given), checking packages as `check` says (its dialect,
+    /// and the time signatures are judged at). Providers are locked in
+    /// address order.
     pub fn new(
         mut requirements: Vec<Requirement>,
         mut platforms: Vec<Platform>,
-        dialect: Dialect,
+        check: SignatureCheck,
     ) -> LockPlan {
         requirements.sort_by(|a, b| a.source.cmp(&b.source));
         requirements.dedup_by(|a, b| a.source == b.source);
@@ -279,7 +321,8 @@ impl LockPlan {
         let mut plan = LockPlan {
             providers: Vec::new(),
             platforms,
-            dialect,
+            dialect: check.dialect,
+            check,
             ready: VecDeque::new(),
             running: HashMap::new(),
             documents: HashMap::new(),
@@ -337,15 +380,15 @@ impl LockPlan {
             (Purpose::Package(p, i), Ok(JobOutput::Package(package))) => {
                 self.on_package(p, i, package)
             }
-            (Purpose::Package(p, i), Err(e @ Error::NotFound { .. })) => {
+            (Purpose::Package(p, i), Err(e)) if e.kind() == ErrorKind::NotFound => {
                 self.fail(p, Some(i), LockProblem::NotOffered(e))
             }
             (Purpose::Document(url), Ok(JobOutput::Document(bytes))) => {
                 self.documents.insert(url, Document::Got(bytes));
                 self.verify_ready();
             }
-            (Purpose::Archive(p, i), Ok(JobOutput::Archive(hashes))) => {
-                self.providers[p].platforms[i].archive = Some(hashes);
+            (Purpose::Archive(p, i), Ok(JobOutput::Archive(digest))) => {
+                self.providers[p].platforms[i].archive = Some(digest);
                 self.verify_ready();
             }
             (Purpose::Document(url), Err(e)) => {
@@ -361,16 +404,7 @@ impl LockPlan {
             }
             (Purpose::Versions(p), Err(e)) => self.fail(p, None, LockProblem::Request(e)),
             (Purpose::Package(p, i) | Purpose::Archive(p, i), Err(e)) => {
-                let problem = match e {
-                    Error::InvalidResponse { problem, .. }
-                        if matches!(self.providers[p].platforms[i].package, Some(_))
-                            && problem.starts_with(package_hash::SINK_PREFIX) =>
-                    {
-                        LockProblem::Package(problem)
-                    }
-                    e => LockProblem::Request(e),
-                };
-                self.fail(p, Some(i), problem)
+                self.fail(p, Some(i), LockProblem::Request(e))
             }
             (purpose, Ok(output)) => {
                 debug_assert!(false, "{purpose:?} completed with {output:?}");
@@ -468,29 +502,32 @@ impl LockPlan {
         if state.verified.is_some() {
             return None;
         }
-        let (package, archive) = (state.package.as_ref()?, state.archive.as_ref()?);
+        let (package, digest) = (state.package.as_ref()?, state.archive.as_ref()?);
         let document = |url: &Url| match self.documents.get(url) {
             Some(Document::Got(bytes)) => Some(bytes.as_slice()),
             _ => None,
         };
-        let sums = document(&package.shasums_url)?;
-        let signature = document(&package.shasums_signature_url)?;
-        let sums = Sha256Sums::new(sums);
-        Some(
-            package_hash::authenticate_package(package, archive, &sums, signature)
-                .map(|auth| Verified {
-                    h1: archive.h1(),
-                    zh: sums
-                        .zip_hashes_for(package.source.type_name(), &package.version)
-                        .unwrap_or_default(),
-                    trust: auth.trust,
-                    key_id: auth.key_id,
-                })
-                .map_err(|e| match e.kind() {
-                    "signature" => LockProblem::Signature(e.to_string()),
-                    _ => LockProblem::Checksum(e.to_string()),
+        let archive = digest.checkable();
+        let check = PackageCheck {
+            package,
+            sha256sums: document(&package.shasums_url)?,
+            signature: document(&package.shasums_signature_url)?,
+            archive: &archive,
+        };
+        Some(match authenticate_package(&check, &self.check) {
+            Ok(authentication) => match &digest.hashes {
+                Ok(_) => Ok(Verified {
+                    hashes: authentication.hashes,
+                    trust: authentication.trust,
+                    key_id: authentication.signer.map(|s| s.key_id),
                 }),
-        )
+                Err(e) => Err(LockProblem::Package(e.to_string())),
+            },
+            Err(e) if matches!(e.check(), "signature" | "trust-signature") => {
+                Err(LockProblem::Signature(e))
+            }
+            Err(e) => Err(LockProblem::Checksum(e)),
+        })
     }
 
     /// Every failure so far.
@@ -515,8 +552,7 @@ impl LockPlan {
                 let Some(verified) = state.verified else {
                     continue;
                 };
-                hashes.push(verified.h1);
-                hashes.extend(verified.zh);
+                hashes.extend(verified.hashes);
                 signer.get_or_insert((verified.trust, verified.key_id));
             }
             hashes.sort();

@@ -67,6 +67,8 @@ pub struct PackageHasher {
     archive: Sha256,
     zip: zip::ZipReader,
     failed: Option<PackageHashError>,
+    /// Every byte given, counted past a failure too.
+    read: u64,
 }
 
 impl Default for PackageHasher {
@@ -78,7 +80,7 @@ impl Default for PackageHasher {
 impl fmt::Debug for PackageHasher {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("PackageHasher")
-            .field("read", &self.zip.position())
+            .field("read", &self.read)
             .field("failed", &self.failed)
             .finish_non_exhaustive()
     }
@@ -91,17 +93,20 @@ impl PackageHasher {
             archive: Sha256::new(),
             zip: zip::ZipReader::new(),
             failed: None,
+            read: 0,
         }
     }
 
     /// Reads the next bytes of the archive. An error is final: this call
     /// and every later one return it, and [`finish`](PackageHasher::finish)
-    /// too.
+    /// too; the archive's SHA-256 still counts every byte
+    /// ([`finish_digest`](PackageHasher::finish_digest)).
     pub fn update(&mut self, chunk: &[u8]) -> Result<(), PackageHashError> {
+        self.archive.update(chunk);
+        self.read += chunk.len() as u64;
         if let Some(error) = &self.failed {
             return Err(error.clone());
         }
-        self.archive.update(chunk);
         self.zip.update(chunk).inspect_err(|error| {
             self.failed = Some(error.clone());
         })
@@ -109,7 +114,21 @@ impl PackageHasher {
 
     /// How many bytes of the archive have been read.
     pub fn bytes_read(&self) -> u64 {
-        self.zip.position()
+        self.read
+    }
+
+    /// The SHA-256 and size of every byte given, and the hashes or why the
+    /// archive has none: a package is checked against its checksum first,
+    /// so a damaged archive is reported as one whose checksum does not
+    /// match (HASH-17).
+    pub fn finish_digest(self) -> ArchiveDigest {
+        let sha256 = self.archive.clone().finalize().into();
+        let size = self.read;
+        ArchiveDigest {
+            sha256,
+            size,
+            hashes: self.finish(),
+        }
     }
 
     /// The hashes, once the whole archive has been read: an archive that
@@ -128,6 +147,35 @@ impl PackageHasher {
             size,
             files: records.iter().filter(|r| !r.folder).count(),
         })
+    }
+}
+
+/// What a [`PackageHasher`] read: the archive's SHA-256 and size whatever
+/// its contents, and its hashes or why it has none.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ArchiveDigest {
+    /// The SHA-256 of every byte.
+    pub sha256: [u8; 32],
+    /// How many bytes.
+    pub size: u64,
+    /// The package's hashes, or why it cannot be read as a package.
+    pub hashes: Result<PackageHashes, PackageHashError>,
+}
+
+impl ArchiveDigest {
+    /// The hashes to check the archive's checksum with: its own, or (for an
+    /// archive that is no package) the SHA-256 and size with the `h1:` of
+    /// an empty package, which nothing records.
+    pub(crate) fn checkable(&self) -> PackageHashes {
+        match &self.hashes {
+            Ok(hashes) => *hashes,
+            Err(_) => PackageHashes {
+                sha256: self.sha256,
+                h1: dirhash::hash1(&[]).unwrap_or_default(),
+                size: self.size,
+                files: 0,
+            },
+        }
     }
 }
 

@@ -53,6 +53,27 @@ impl Platform {
         }
     }
 
+    /// The platform this program runs on, in Go's words (`linux_amd64`,
+    /// `darwin_arm64`, `windows_386`): what `providers lock` locks when it
+    /// is given no platform.
+    pub fn current() -> Platform {
+        let os = match std::env::consts::OS {
+            "macos" => "darwin",
+            other => other,
+        };
+        let arch = match std::env::consts::ARCH {
+            "x86_64" => "amd64",
+            "aarch64" => "arm64",
+            "x86" => "386",
+            "powerpc64" if cfg!(target_endian = "little") => "ppc64le",
+            "powerpc64" => "ppc64",
+            "mips" if cfg!(target_endian = "little") => "mipsle",
+            "mips64" if cfg!(target_endian = "little") => "mips64le",
+            other => other,
+        };
+        Platform::new(os, arch)
+    }
+
     /// Parses `OS_ARCH`, such as `linux_amd64`: two words of lower-case
     /// ASCII letters and digits.
     pub fn parse(given: &str) -> Result<Platform, Error> {

@@ -88,6 +88,8 @@ mod client;
 mod connect;
 mod drive;
 mod exchange;
+#[cfg(feature = "cli-config")]
+mod lock;
 #[cfg(feature = "hyper")]
 pub mod hyper_body;
 #[cfg(feature = "cli-config")]
@@ -107,6 +109,10 @@ pub use client::AsyncClient;
 pub use connect::{AsyncNet, Stream, open};
 pub use drive::drive;
 pub use exchange::{Event, Exchange, ExchangeReport, Observer};
+#[cfg(feature = "cli-config")]
+pub use lock::{
+    DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, ProviderReport,
+};
 #[cfg(feature = "cli-config")]
 pub use options::{ClientOptions, ClientSetup, CredentialsChoice, timeout_from_secs};
 pub use proxy::Proxy;

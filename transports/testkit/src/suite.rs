@@ -18,6 +18,8 @@ pub mod documents;
 #[allow(missing_docs)]
 pub mod limits;
 #[allow(missing_docs)]
+pub mod lock;
+#[allow(missing_docs)]
 pub mod network;
 #[allow(missing_docs)]
 pub mod redirects;
@@ -320,6 +322,9 @@ macro_rules! __with_scenarios {
             registry_api::a_failed_handshake_is_retried_a_refused_certificate_is_not,
             registry_api::a_location_init_would_refuse_is_an_error,
             registry_api::a_download_streams_into_its_sink,
+            lock::lock_files_as_terraform_writes_them,
+            lock::refused_locks_leave_the_file_as_it_was,
+            lock::each_file_is_fetched_once,
             client::user_agent_and_dialect,
             client::ssl_cert_file_from_environment,
             client::ca_certificate_file,

@@ -1,0 +1,151 @@
+//! `tfdisco lock`: `terraform providers lock` without Terraform.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use serde_json::{Value, json};
+use tfdisco_core::lock_plan::LockFailure;
+use tfdisco_core::{Platform, ProviderSource};
+use tfdisco_transport::{LockError, LockOptions, LockReport};
+
+use crate::exit;
+use crate::failure::Failure;
+use crate::net::{self, NetOpts};
+
+/// `tfdisco lock …`
+#[derive(Args, Debug)]
+pub(crate) struct LockOpts {
+    /// Lock only these providers (source addresses the configuration
+    /// requires); by default every provider it requires.
+    #[arg(value_name = "PROVIDER")]
+    providers: Vec<String>,
+    /// A platform to lock for, as OS_ARCH (repeatable) [default: the
+    /// platform tfdisco runs on].
+    #[arg(long = "platform", value_name = "OS_ARCH")]
+    platforms: Vec<String>,
+    /// The configuration's directory [default: the current directory].
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    chdir: PathBuf,
+    /// How many requests to make at once.
+    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_LOCK_CONCURRENCY)]
+    jobs: usize,
+    /// JSON output: lock_file, changed, platforms, and per provider source,
+    /// version, constraints, hashes_added, trust, key_id; on failure
+    /// error and failures (source, version, platform, kind, message).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    net: NetOpts,
+}
+
+pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
+    let mut options = LockOptions::new().concurrency(opts.jobs);
+    for given in &opts.platforms {
+        options = options.platform(Platform::parse(given)?);
+    }
+    for given in &opts.providers {
+        let source = ProviderSource::parse(given, opts.net.dialect)
+            .and_then(|source| source.validate().map(|()| source))
+            .map_err(|error| tfdisco_core::Error::InvalidSource {
+                input: given.clone(),
+                error,
+            })?;
+        options = options.provider(source);
+    }
+    let client = net::client(&opts.net)?;
+    match client.lock(&opts.chdir, &options) {
+        Ok(report) => {
+            if opts.json {
+                println!("{}", report_json(&report));
+            } else {
+                print!("{}", human(&report));
+            }
+            Ok(exit::SUCCESS)
+        }
+        Err(error) => {
+            let code = u8::try_from(error.exit_code()).unwrap_or(exit::DISCOVERY_FAILED);
+            if opts.json {
+                println!("{}", error_json(&error));
+                Ok(code)
+            } else {
+                Err(Failure::new(code, "lock", &error))
+            }
+        }
+    }
+}
+
+fn human(report: &LockReport) -> String {
+    let platforms: Vec<String> = report.platforms.iter().map(Platform::to_string).collect();
+    let mut out = String::new();
+    for provider in &report.providers {
+        out.push_str(&format!(
+            "- {} {} for {} ({}{}): {}\n",
+            provider.source,
+            provider.version,
+            platforms.join(", "),
+            provider.trust,
+            provider
+                .key_id
+                .as_ref()
+                .map_or(String::new(), |id| format!(", key ID {id}")),
+            match provider.hashes_added.len() {
+                0 => "no new hashes".to_owned(),
+                1 => "1 hash added".to_owned(),
+                n => format!("{n} hashes added"),
+            }
+        ));
+    }
+    if report.changed {
+        out.push_str(&format!("\nUpdated {}.\n", report.path.display()));
+    } else {
+        out.push_str(&format!("\n{} needs no changes.\n", report.path.display()));
+    }
+    out
+}
+
+fn report_json(report: &LockReport) -> Value {
+    json!({
+        "lock_file": report.path.display().to_string(),
+        "changed": report.changed,
+        "platforms": report.platforms.iter().map(Platform::to_string).collect::<Vec<_>>(),
+        "providers": report.providers.iter().map(|p| json!({
+            "source": p.source.to_string(),
+            "version": p.version.to_string(),
+            "constraints": p.constraints,
+            "hashes_added": p.hashes_added,
+            "trust": p.trust.to_string(),
+            "key_id": p.key_id,
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn error_json(error: &LockError) -> Value {
+    let failures: &[LockFailure] = match error {
+        LockError::Failed(failures) => failures,
+        _ => &[],
+    };
+    json!({
+        "error": {
+            "kind": kind(error),
+            "message": error.to_string(),
+            "exit_code": error.exit_code(),
+        },
+        "failures": failures.iter().map(|f| json!({
+            "source": f.source.to_string(),
+            "version": f.version.as_ref().map(ToString::to_string),
+            "platform": f.platform.as_ref().map(ToString::to_string),
+            "kind": f.kind(),
+            "message": f.to_string(),
+        })).collect::<Vec<_>>(),
+    })
+}
+
+fn kind(error: &LockError) -> &'static str {
+    match error {
+        LockError::Configuration(_) => "configuration",
+        LockError::LockFile(_) => "lock_file",
+        LockError::Usage(_) => "usage",
+        LockError::Failed(_) => "failed",
+        _ => "lock",
+    }
+}

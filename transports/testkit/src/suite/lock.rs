@@ -1,0 +1,151 @@
+//! Lock runs against the signed registry, compared with what Terraform
+//! 1.11.4's `providers lock` wrote for the same input
+//! ([`lock_goldens`](crate::lock_goldens)).
+
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use tfdisco_core::{Dialect, Platform, ProviderSource};
+use tfdisco_transport::{LockError, LockOptions, LockReport};
+
+use super::{Subject, build, builder};
+use crate::lock_goldens::{CASES, Case, LOCK_FILE, Outcome};
+use crate::{TestServer, signed_registry};
+
+/// A fresh directory under the system's temporary one, removed on drop.
+struct Scratch(PathBuf);
+
+impl Scratch {
+    fn new(name: &str) -> Scratch {
+        static NEXT: AtomicUsize = AtomicUsize::new(0);
+        let dir = std::env::temp_dir().join(format!(
+            "tfdisco-lock-{}-{}-{name}",
+            std::process::id(),
+            NEXT.fetch_add(1, Ordering::Relaxed)
+        ));
+        let _ = fs::remove_dir_all(&dir);
+        Scratch(dir)
+    }
+}
+
+impl Drop for Scratch {
+    fn drop(&mut self) {
+        let _ = fs::remove_dir_all(&self.0);
+    }
+}
+
+/// Runs `case` as `tfdisco lock` would on a fresh server: its input, its
+/// spoils, its platforms and providers. Returns the result, what the lock
+/// file holds afterwards, and the server's host.
+fn run_case<T: Subject>(case: &Case) -> (Result<LockReport, LockError>, Option<String>, String) {
+    let server = TestServer::start();
+    let registry = signed_registry::install(&server);
+    let host = server.host().to_string();
+    let dir = Scratch::new(case.name);
+    case.prepare(&dir.0, &host);
+    case.spoil(&registry);
+    let client = build::<T>(builder::<T>().dialect(Dialect::Terraform));
+    let mut options = LockOptions::new();
+    for platform in case.platforms {
+        options = options.platform(Platform::parse(platform).expect("a platform"));
+    }
+    for provider in case.provider_args(&host) {
+        let source = ProviderSource::parse(&provider, Dialect::Terraform).expect("a provider");
+        options = options.provider(source);
+    }
+    let result = client.lock(&dir.0, &options);
+    let after = read(&dir.0.join(LOCK_FILE));
+    (result, after, host)
+}
+
+fn read(path: &Path) -> Option<String> {
+    fs::read_to_string(path).ok()
+}
+
+/// LOCKRUN-5: for every case Terraform wrote a lock file for, tfdisco
+/// writes the same bytes.
+pub fn lock_files_as_terraform_writes_them<T: Subject>() {
+    for case in CASES.iter().filter(|c| c.outcome == Outcome::Written) {
+        let (result, after, host) = run_case::<T>(case);
+        let report = match result {
+            Ok(report) => report,
+            Err(e) => panic!("{}: {}: {e}", T::NAME, case.name),
+        };
+        let expected = case.expected(&host);
+        assert_eq!(after, expected, "{}: {}: {}", T::NAME, case.name, case.about);
+        assert_eq!(
+            report.changed,
+            case.before(&host) != expected,
+            "{}: {}",
+            T::NAME,
+            case.name
+        );
+        for provider in &report.providers {
+            assert_eq!(
+                provider.key_id,
+                Some(signed_registry::key_id()),
+                "{}: {}",
+                T::NAME,
+                case.name
+            );
+        }
+    }
+}
+
+/// LOCKRUN-6: every case Terraform refused, tfdisco refuses with the exit
+/// code the case names, a message naming the provider and what failed, and
+/// the lock file byte for byte as it was (or still absent).
+pub fn refused_locks_leave_the_file_as_it_was<T: Subject>() {
+    for case in CASES {
+        let Outcome::Refused { exit, words } = case.outcome else {
+            continue;
+        };
+        let (result, after, host) = run_case::<T>(case);
+        let error = match result {
+            Ok(report) => panic!("{}: {}: locked {report:?}", T::NAME, case.name),
+            Err(e) => e,
+        };
+        assert_eq!(error.exit_code(), exit, "{}: {}: {error}", T::NAME, case.name);
+        let message = error.to_string();
+        let alpha = format!("{host}/ns/alpha");
+        for word in words.iter().copied().chain([alpha.as_str()]) {
+            assert!(
+                message.contains(word),
+                "{}: {}: {word:?} not in {message}",
+                T::NAME,
+                case.name
+            );
+        }
+        assert_eq!(after, case.before(&host), "{}: {}", T::NAME, case.name);
+    }
+}
+
+/// LOCKRUN-3, D16: a fresh lock of two providers for three platforms asks
+/// each versions list, `SHA256SUMS` and signature once, each package
+/// answer and archive once per platform, and sends no token to download.
+pub fn each_file_is_fetched_once<T: Subject>() {
+    let server = TestServer::start();
+    signed_registry::install(&server);
+    let case = CASES.iter().find(|c| c.name == "fresh").expect("fresh");
+    let dir = Scratch::new(case.name);
+    case.prepare(&dir.0, &server.host().to_string());
+    let client = build::<T>(builder::<T>().dialect(Dialect::Terraform));
+    let mut options = LockOptions::new().concurrency(3);
+    for platform in case.platforms {
+        options = options.platform(Platform::parse(platform).expect("a platform"));
+    }
+    if let Err(e) = client.lock(&dir.0, &options) {
+        panic!("{}: {e}", T::NAME);
+    }
+    let mut paths = server.paths();
+    paths.sort();
+    let count = |pred: &dyn Fn(&str) -> bool| paths.iter().filter(|p| pred(p)).count();
+    assert_eq!(count(&|p| p == super::WELL_KNOWN), 1, "{}: {paths:?}", T::NAME);
+    assert_eq!(count(&|p| p.ends_with("/versions")), 2, "{}", T::NAME);
+    assert_eq!(count(&|p| p.contains("/download/")), 6, "{}", T::NAME);
+    assert_eq!(count(&|p| p.ends_with("_SHA256SUMS")), 2, "{}", T::NAME);
+    assert_eq!(count(&|p| p.ends_with("_SHA256SUMS.sig")), 2, "{}", T::NAME);
+    assert_eq!(count(&|p| p.ends_with(".zip")), 6, "{}", T::NAME);
+    assert_eq!(paths.len(), 19, "{}: {paths:?}", T::NAME);
+}
