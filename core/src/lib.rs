@@ -140,10 +140,10 @@ pub use fetch::{Action, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Ret
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
 pub use package_hash::{
-    ArchiveDigest, Authentication, AuthenticationError, EMPTY_H1, HASHICORP_KEY_ID, HASHICORP_PARTNERS_KEY_ID,
-    PackageCheck, PackageHashError, PackageHasher, PackageHashes, Sha256Sums, SignatureCheck,
-    SignatureError, Signer, SumsError, Trust, TrustRoots, authenticate_package, hash_package,
-    hash_package_reader, verify_signature,
+    ArchiveDigest, Authentication, AuthenticationError, EMPTY_H1, HASHICORP_KEY_ID,
+    HASHICORP_PARTNERS_KEY_ID, PackageCheck, PackageHashError, PackageHasher, PackageHashes,
+    Sha256Sums, SignatureCheck, SignatureError, Signer, SumsError, Trust, TrustRoots,
+    authenticate_package, hash_package, hash_package_reader, verify_signature,
 };
 pub use registry_api::PlatformPackage;
 pub use registry_api::{

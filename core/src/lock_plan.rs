@@ -337,7 +337,9 @@ impl LockPlan {
             plan.providers.push(Provider {
                 requirement,
                 version: None,
-                platforms: (0..plan.platforms.len()).map(|_| PlatformState::default()).collect(),
+                platforms: (0..plan.platforms.len())
+                    .map(|_| PlatformState::default())
+                    .collect(),
                 done: false,
             });
         }

@@ -88,10 +88,10 @@ mod client;
 mod connect;
 mod drive;
 mod exchange;
-#[cfg(feature = "cli-config")]
-mod lock;
 #[cfg(feature = "hyper")]
 pub mod hyper_body;
+#[cfg(feature = "cli-config")]
+mod lock;
 #[cfg(feature = "cli-config")]
 mod options;
 mod proxy;
@@ -110,9 +110,7 @@ pub use connect::{AsyncNet, Stream, open};
 pub use drive::drive;
 pub use exchange::{Event, Exchange, ExchangeReport, Observer};
 #[cfg(feature = "cli-config")]
-pub use lock::{
-    DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, ProviderReport,
-};
+pub use lock::{DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, ProviderReport};
 #[cfg(feature = "cli-config")]
 pub use options::{ClientOptions, ClientSetup, CredentialsChoice, timeout_from_secs};
 pub use proxy::Proxy;

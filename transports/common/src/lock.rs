@@ -219,7 +219,10 @@ impl LockRun {
         let path = dir.join(LOCK_FILE_NAME);
         let lock_file = LockFile::read(&path, dialect).map_err(LockError::LockFile)?;
         for named in &options.providers {
-            if !configuration.provider(named).is_some_and(|p| p.is_lockable()) {
+            if !configuration
+                .provider(named)
+                .is_some_and(|p| p.is_lockable())
+            {
                 return Err(LockError::Usage(format!(
                     "Invalid provider argument: The provider {named} is not required by the \
                      current configuration."
@@ -228,15 +231,15 @@ impl LockRun {
         }
         let mut requirements = Vec::new();
         for provider in configuration.providers() {
-            let wanted = options.providers.is_empty()
-                || options.providers.contains(provider.source());
+            let wanted =
+                options.providers.is_empty() || options.providers.contains(provider.source());
             if !provider.is_lockable() || !wanted {
                 continue;
             }
             let mut constraints = VersionConstraints::new();
             for given in provider.constraints() {
-                let parsed = VersionConstraints::parse(given.constraints(), dialect)
-                    .map_err(|e| {
+                let parsed =
+                    VersionConstraints::parse(given.constraints(), dialect).map_err(|e| {
                         LockError::Usage(format!(
                             "{}:{}: invalid version constraint for {}: {e}",
                             given.file().display(),
@@ -356,13 +359,12 @@ impl<T: Transport> AsyncClient<T> {
                 break;
             }
             let (id, result) = std::future::poll_fn(|cx| {
-                let done = running
-                    .iter_mut()
-                    .enumerate()
-                    .find_map(|(i, (_, job))| match job.as_mut().poll(cx) {
+                let done = running.iter_mut().enumerate().find_map(|(i, (_, job))| {
+                    match job.as_mut().poll(cx) {
                         Poll::Ready(result) => Some((i, result)),
                         Poll::Pending => None,
-                    });
+                    }
+                });
                 match done {
                     Some((i, result)) => Poll::Ready((running.swap_remove(i).0, result)),
                     None => Poll::Pending,
@@ -377,7 +379,10 @@ impl<T: Transport> AsyncClient<T> {
     /// client's discovery and credentials, the downloads without a token.
     pub async fn run_job(&self, job: Job) -> Result<JobOutput, Error> {
         match job {
-            Job::Versions { source } => self.provider_versions(&source).await.map(JobOutput::Versions),
+            Job::Versions { source } => self
+                .provider_versions(&source)
+                .await
+                .map(JobOutput::Versions),
             Job::Package {
                 source,
                 version,
@@ -401,7 +406,11 @@ impl<T: Transport> AsyncClient<T> {
 impl<T: Transport> BlockingClient<T> {
     /// [`AsyncClient::lock`] for blocking code: the jobs run on
     /// [`LockOptions::concurrency`] threads of this call.
-    pub fn lock(&self, dir: impl AsRef<Path>, options: &LockOptions) -> Result<LockReport, LockError> {
+    pub fn lock(
+        &self,
+        dir: impl AsRef<Path>,
+        options: &LockOptions,
+    ) -> Result<LockReport, LockError> {
         let dialect = self.cache().config().dialect();
         let (run, plan) = LockRun::prepare(dir.as_ref(), dialect, options)?;
         let plan = Mutex::new(plan);

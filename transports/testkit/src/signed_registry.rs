@@ -4,7 +4,8 @@
 //! test key whose public half the package answers carry. The packages were
 //! written by Go's `archive/zip`, as release tools write them; one has a
 //! folder entry. `fixtures/make-signed-registry.sh` makes them (the private
-//! key is never kept).
+//! key is never kept); they are compiled in, so `tfdisco serve` serves them
+//! too (under its sample document).
 //!
 //! ```no_run
 //! use tfdisco_testkit::{TestServer, signed_registry};
@@ -16,7 +17,6 @@
 //! registry.corrupt("alpha", "2.0.0", "linux_amd64"); // the archive no longer matches
 //! ```
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::{Reply, TestServer};
@@ -34,27 +34,79 @@ pub const PLATFORMS: [&str; 3] = ["linux_amd64", "darwin_arm64", "windows_amd64"
 /// Where the packages, sums and signatures are served from.
 pub const FILES_PATH: &str = "/files/";
 
-/// The committed fixture: packages, `SHA256SUMS`, signatures, `key.asc`.
+/// The committed fixture: packages, `SHA256SUMS`, signatures, `key.asc`
+/// (compiled in: [`file`] reads them).
 pub fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/signed-registry")
 }
 
 /// The fixture's public key, ASCII-armored, as the package answers carry it.
 pub fn public_key() -> String {
-    read_text(&fixture_dir().join("key.asc"))
+    text(KEY_ASC)
 }
 
 /// The key's id (16 hex digits).
 pub fn key_id() -> String {
-    read_text(&fixture_dir().join("key_id")).trim().to_owned()
+    text(KEY_ID).trim().to_owned()
 }
 
-fn read_text(path: &Path) -> String {
-    fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn read(path: &Path) -> Vec<u8> {
-    fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+const KEY_ASC: &[u8] = include_bytes!("../fixtures/signed-registry/key.asc");
+const KEY_ID: &[u8] = include_bytes!("../fixtures/signed-registry/key_id");
+
+/// Every file of a version: its `SHA256SUMS`, signature and packages.
+macro_rules! version_files {
+    ($(($name:literal, $version:literal)),* $(,)?) => {
+        &[$(
+            (
+                $name,
+                $version,
+                [
+                    version_files!(@one $name, $version, "SHA256SUMS"),
+                    version_files!(@one $name, $version, "SHA256SUMS.sig"),
+                    version_files!(@one $name, $version, "linux_amd64.zip"),
+                    version_files!(@one $name, $version, "darwin_arm64.zip"),
+                    version_files!(@one $name, $version, "windows_amd64.zip"),
+                ],
+            ),
+        )*]
+    };
+    (@one $name:literal, $version:literal, $tail:literal) => {
+        (
+            concat!("terraform-provider-", $name, "_", $version, "_", $tail),
+            include_bytes!(concat!(
+                "../fixtures/signed-registry/ns/", $name, "/", $version,
+                "/terraform-provider-", $name, "_", $version, "_", $tail
+            )) as &[u8],
+        )
+    };
+}
+
+type Files = [(&'static str, &'static [u8]); 5];
+
+/// Every file, by provider and version.
+const FILES: &[(&str, &str, Files)] = version_files!(
+    ("alpha", "1.0.0"),
+    ("alpha", "1.1.0"),
+    ("alpha", "2.0.0"),
+    ("alpha", "2.1.0-beta1"),
+    ("beta", "0.9.0"),
+    ("beta", "0.10.0-beta1"),
+    ("beta", "0.10.0"),
+);
+
+/// The bytes of one of a version's files (`terraform-provider-…`).
+pub fn file(name: &str, version: &str, file: &str) -> &'static [u8] {
+    FILES
+        .iter()
+        .filter(|(n, v, _)| *n == name && *v == version)
+        .flat_map(|(_, _, files)| files.iter())
+        .find(|(f, _)| *f == file)
+        .map(|(_, bytes)| *bytes)
+        .unwrap_or_else(|| panic!("no file {file} for {name} {version}"))
 }
 
 /// The file name of a package: `terraform-provider-alpha_1.0.0_linux_amd64.zip`.
@@ -67,13 +119,9 @@ pub fn sums_file(name: &str, version: &str) -> String {
     format!("terraform-provider-{name}_{version}_SHA256SUMS")
 }
 
-fn version_dir(name: &str, version: &str) -> PathBuf {
-    fixture_dir().join(NAMESPACE).join(name).join(version)
-}
-
 /// The SHA-256 `SHA256SUMS` lists for a package.
 pub fn shasum(name: &str, version: &str, platform: &str) -> String {
-    let sums = read_text(&version_dir(name, version).join(sums_file(name, version)));
+    let sums = text(file(name, version, &sums_file(name, version)));
     let file = package_file(name, version, platform);
     sums.lines()
         .find_map(|line| {
@@ -102,26 +150,32 @@ pub fn install(server: &TestServer) -> SignedRegistry<'_> {
             .header("Content-Type", "application/json")
             .body(br#"{"errors":["Not Found"]}"#),
     );
+    install_registry(server)
+}
+
+/// Serves only the registry API answers and the files, for a discovery
+/// document of the caller's whose `providers.v1` is `/v1/providers/` (the
+/// sample registry's).
+pub fn install_registry(server: &TestServer) -> SignedRegistry<'_> {
     for (name, versions) in PROVIDERS {
         server.route(
             &format!("/v1/providers/{NAMESPACE}/{name}/versions"),
             Reply::json(&versions_document(versions)),
         );
         for version in versions {
-            let dir = version_dir(name, version);
             let files = format!("{FILES_PATH}{NAMESPACE}/{name}/{version}/");
             let sums = sums_file(name, version);
-            for file in [sums.clone(), format!("{sums}.sig")] {
+            for file_name in [sums.clone(), format!("{sums}.sig")] {
                 server.route(
-                    &format!("{files}{file}"),
-                    file_reply(&read(&dir.join(&file))),
+                    &format!("{files}{file_name}"),
+                    file_reply(file(name, version, &file_name)),
                 );
             }
             for platform in PLATFORMS {
-                let file = package_file(name, version, platform);
+                let file_name = package_file(name, version, platform);
                 server.route(
-                    &format!("{files}{file}"),
-                    file_reply(&read(&dir.join(&file))),
+                    &format!("{files}{file_name}"),
+                    file_reply(file(name, version, &file_name)),
                 );
                 let (os, arch) = platform.split_once('_').expect("OS_ARCH");
                 server.route(
@@ -221,12 +275,12 @@ impl SignedRegistry<'_> {
     /// Serves a package whose bytes no longer match its checksum (one byte
     /// changed in the middle).
     pub fn corrupt(&self, name: &str, version: &str, platform: &str) {
-        let file = package_file(name, version, platform);
-        let mut bytes = read(&version_dir(name, version).join(&file));
+        let package = package_file(name, version, platform);
+        let mut bytes = file(name, version, &package).to_vec();
         let middle = bytes.len() / 2;
         bytes[middle] ^= 0x01;
         self.server.route(
-            &format!("{FILES_PATH}{NAMESPACE}/{name}/{version}/{file}"),
+            &format!("{FILES_PATH}{NAMESPACE}/{name}/{version}/{package}"),
             file_reply(&bytes),
         );
     }
@@ -242,14 +296,13 @@ impl SignedRegistry<'_> {
             .iter()
             .find(|v| **v != version)
             .expect("another version");
-        let signature =
-            read(&version_dir(name, other).join(format!("{}.sig", sums_file(name, other))));
+        let signature = file(name, other, &format!("{}.sig", sums_file(name, other)));
         self.server.route(
             &format!(
                 "{FILES_PATH}{NAMESPACE}/{name}/{version}/{}.sig",
                 sums_file(name, version)
             ),
-            file_reply(&signature),
+            file_reply(signature),
         );
     }
 }
@@ -266,11 +319,14 @@ mod tests {
                     let sum = shasum(name, version, platform);
                     assert_eq!(sum.len(), 64, "{name} {version} {platform}");
                 }
-                assert!(
-                    version_dir(name, version)
-                        .join(format!("{}.sig", sums_file(name, version)))
-                        .is_file()
-                );
+                // What is compiled in is what the fixture holds.
+                let dir = fixture_dir().join(NAMESPACE).join(name).join(version);
+                let sums = sums_file(name, version);
+                let names = PLATFORMS.iter().map(|p| package_file(name, version, p));
+                for file_name in names.chain([sums.clone(), format!("{sums}.sig")]) {
+                    let on_disk = std::fs::read(dir.join(&file_name)).expect("in the fixture");
+                    assert_eq!(file(name, version, &file_name), on_disk, "{file_name}");
+                }
             }
         }
         assert!(public_key().starts_with("-----BEGIN PGP PUBLIC KEY BLOCK-----"));

@@ -357,6 +357,7 @@ mod tests {
             ("credentials", include_str!("suite/credentials.rs")),
             ("documents", include_str!("suite/documents.rs")),
             ("limits", include_str!("suite/limits.rs")),
+            ("lock", include_str!("suite/lock.rs")),
             ("network", include_str!("suite/network.rs")),
             ("redirects", include_str!("suite/redirects.rs")),
             ("cache", include_str!("suite/cache.rs")),

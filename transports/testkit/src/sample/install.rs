@@ -42,6 +42,7 @@ pub fn install_registry(server: &TestServer) {
     for provider in PROVIDERS {
         install_provider(server, provider);
     }
+    crate::signed_registry::install_registry(server);
 }
 
 fn not_found(content_type: &str, body: &str) -> Reply {

@@ -73,7 +73,14 @@ pub fn lock_files_as_terraform_writes_them<T: Subject>() {
             Err(e) => panic!("{}: {}: {e}", T::NAME, case.name),
         };
         let expected = case.expected(&host);
-        assert_eq!(after, expected, "{}: {}: {}", T::NAME, case.name, case.about);
+        assert_eq!(
+            after,
+            expected,
+            "{}: {}: {}",
+            T::NAME,
+            case.name,
+            case.about
+        );
         assert_eq!(
             report.changed,
             case.before(&host) != expected,
@@ -106,7 +113,13 @@ pub fn refused_locks_leave_the_file_as_it_was<T: Subject>() {
             Ok(report) => panic!("{}: {}: locked {report:?}", T::NAME, case.name),
             Err(e) => e,
         };
-        assert_eq!(error.exit_code(), exit, "{}: {}: {error}", T::NAME, case.name);
+        assert_eq!(
+            error.exit_code(),
+            exit,
+            "{}: {}: {error}",
+            T::NAME,
+            case.name
+        );
         let message = error.to_string();
         let alpha = format!("{host}/ns/alpha");
         for word in words.iter().copied().chain([alpha.as_str()]) {
@@ -141,7 +154,12 @@ pub fn each_file_is_fetched_once<T: Subject>() {
     let mut paths = server.paths();
     paths.sort();
     let count = |pred: &dyn Fn(&str) -> bool| paths.iter().filter(|p| pred(p)).count();
-    assert_eq!(count(&|p| p == super::WELL_KNOWN), 1, "{}: {paths:?}", T::NAME);
+    assert_eq!(
+        count(&|p| p == super::WELL_KNOWN),
+        1,
+        "{}: {paths:?}",
+        T::NAME
+    );
     assert_eq!(count(&|p| p.ends_with("/versions")), 2, "{}", T::NAME);
     assert_eq!(count(&|p| p.contains("/download/")), 6, "{}", T::NAME);
     assert_eq!(count(&|p| p.ends_with("_SHA256SUMS")), 2, "{}", T::NAME);
