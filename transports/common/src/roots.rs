@@ -8,6 +8,7 @@
 //! itself in hashed directories are not handed over at all
 //! (docs/behaviour.md, NET-5).
 
+mod dir;
 mod files;
 mod subject_hash;
 
@@ -309,8 +310,22 @@ fn pem_blocks(pem: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
     let (begin, end) = FINDERS.get_or_init(|| (Finder::new(BEGIN), Finder::new(END)));
     let mut at = 0;
     std::iter::from_fn(move || {
-        let start = at + begin.find(&pem[at..])? + BEGIN.len();
-        let len = end.find(&pem[start..])?;
+        // Usually a block begins where the last one ended, after a line
+        // break, and ends at the first `-` after its base64 text: those are
+        // looked at first, the searches only when they are not there.
+        let rest = &pem[at..];
+        let blank = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let start =
+            at + if rest[blank..].starts_with(BEGIN) {
+                blank
+            } else {
+                begin.find(rest)?
+            } + BEGIN.len();
+        let body = &pem[start..];
+        let len = match memchr::memchr(b'-', body) {
+            Some(dash) if body[dash..].starts_with(END) => dash,
+            _ => end.find(body)?,
+        };
         at = start + len + END.len();
         Some(start..start + len)
     })
@@ -335,12 +350,7 @@ pub(crate) fn decode_base64_lines_until(
     for line in text.split(|&b| b == b'\n') {
         let line = line.trim_ascii();
         if line.len() % 4 != 0 {
-            let joined: Vec<u8> = text
-                .iter()
-                .copied()
-                .filter(|b| !b.is_ascii_whitespace())
-                .collect();
-            return engine.decode(joined).ok();
+            return decode_base64_joined(text);
         }
         engine.decode_vec(line, &mut out).ok()?;
         if enough(&out) {
@@ -350,11 +360,43 @@ pub(crate) fn decode_base64_lines_until(
     Some(out)
 }
 
+/// Base64 text in a layout other than whole 4-character groups per line,
+/// decoded after removing the white space.
+pub(crate) fn decode_base64_joined(text: &[u8]) -> Option<Vec<u8>> {
+    let joined: Vec<u8> = text
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(joined)
+        .ok()
+}
+
+/// The lines of `text`, as `text.split(|&b| b == b'\n')` gives them, found
+/// with `memchr`.
+pub(crate) fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        match memchr::memchr(b'\n', text) {
+            Some(end) => {
+                rest = Some(&text[end + 1..]);
+                Some(&text[..end])
+            }
+            None => {
+                rest = None;
+                Some(text)
+            }
+        }
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::path::Path;
 
-    use super::files::{entry_in, found_by_openssl, is_hash_name};
+    use super::dir::{entry_in, found_by_openssl, is_hash_name};
     use super::*;
 
     /// A PEM certificate with its own subject, made on the spot.
@@ -419,6 +461,18 @@ mod tests {
                 .map(Result::ok)
                 .collect();
             assert_eq!(decoded(&bundle), theirs);
+        }
+    }
+
+    #[test]
+    fn lines_split_as_split_does() {
+        for text in ["", "\n", "a", "a\n", "a\nb", "\n\na\r\n b \n"] {
+            let split: Vec<&[u8]> = text.as_bytes().split(|&b| b == b'\n').collect();
+            assert_eq!(
+                lines(text.as_bytes()).collect::<Vec<_>>(),
+                split,
+                "{text:?}"
+            );
         }
     }
 

@@ -1,14 +1,13 @@
-//! Reading root certificates from files: a bundle (`SSL_CERT_FILE`) and the
-//! directories (`SSL_CERT_DIR`), in as few system calls and as little memory
-//! as it takes, since this runs at every start. The first file is read
-//! straight into the text that is kept; the others one at a time into a
-//! buffer used again for each, keeping only the blocks not read before (a
-//! directory usually holds the bundle's certificates once more).
+//! Reading root certificates from files, in as few system calls and as
+//! little memory as it takes, since this runs at every start. The first
+//! file (usually `SSL_CERT_FILE`) is read straight into the text that is
+//! kept; the others one at a time into a buffer used again for each, keeping
+//! only the blocks not read before (a directory usually holds the bundle's
+//! certificates once more). The directories are read in `dir.rs`.
 
 use std::collections::HashMap;
 #[cfg(unix)]
 use std::collections::HashSet;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Read;
 use std::ops::Range;
 use std::path::Path;
@@ -23,8 +22,8 @@ pub(super) struct Files {
     /// The first file as read, then every other block not read before.
     pub(super) text: Vec<u8>,
     pub(super) blocks: Vec<Block>,
-    /// The blocks by [`key`].
-    index: HashMap<u64, Vec<usize>>,
+    /// The first block of each [`key`].
+    index: HashMap<u64, usize>,
     /// The file being read (each file after the first).
     scratch: Vec<u8>,
     /// Files already read (device and inode), such as a bundle that also
@@ -34,61 +33,6 @@ pub(super) struct Files {
 }
 
 impl Files {
-    /// Reads every file of `dir`, as Go and rustls-native-certs do, with as
-    /// few system calls as it takes (this runs at every start): a hash link
-    /// is read once through its name, and the entry it points at in the same
-    /// directory is not read again.
-    pub(super) fn load_dir(&mut self, dir: &Path) {
-        let entries = match std::fs::read_dir(dir) {
-            Ok(entries) => entries,
-            Err(error) => {
-                warn!(target: "tfdisco", dir = %dir.display(), %error, "could not read a root certificate directory");
-                return;
-            }
-        };
-        let entries: Vec<(String, bool)> = entries
-            .filter_map(Result::ok)
-            .map(|entry| {
-                let link = entry.file_type().is_ok_and(|t| t.is_symlink());
-                let name = entry.file_name();
-                let name = name
-                    .into_string()
-                    .unwrap_or_else(|name| name.to_string_lossy().into_owned());
-                (name, link)
-            })
-            .collect();
-        // Names are looked up in a sorted list (a few hundred of them).
-        let mut sorted: Vec<&str> = entries.iter().map(|(name, _)| name.as_str()).collect();
-        sorted.sort_unstable();
-        let index = |name: &str| sorted.binary_search(&name).ok();
-        let hashes: Vec<Option<u32>> = entries
-            .iter()
-            .map(|(name, _)| found_by_openssl(name, |n| index(n).is_some()))
-            .collect();
-        let mut covered = vec![false; sorted.len()];
-        for ((name, link), hash) in entries.iter().zip(&hashes) {
-            let Some(hash) = *hash else {
-                continue;
-            };
-            let path = dir.join(name);
-            if *link {
-                if let Some(target) = std::fs::read_link(&path)
-                    .ok()
-                    .and_then(|target| entry_in(dir, &target))
-                    .and_then(|target| index(&target))
-                {
-                    covered[target] = true;
-                }
-            }
-            self.read(&path, Some(hash), None);
-        }
-        for ((name, _), hash) in entries.iter().zip(&hashes) {
-            if hash.is_none() && !index(name).is_some_and(|i| covered[i]) {
-                self.load(&dir.join(name));
-            }
-        }
-    }
-
     /// Reads `path` unless it is the same file as one read before (a bundle
     /// that also sits in a directory, say).
     pub(super) fn load(&mut self, path: &Path) {
@@ -116,7 +60,7 @@ impl Files {
     /// `hash` (the entry is named `<hash>.<n>` and OpenSSL's lookup reaches
     /// it), a certificate whose subject hashes to it is one OpenSSL finds in
     /// the directory.
-    fn read(&mut self, path: &Path, hash: Option<u32>, size: Option<u64>) {
+    pub(super) fn read(&mut self, path: &Path, hash: Option<u32>, size: Option<u64>) {
         self.scratch.clear();
         if let Err(error) = append_file(&mut self.scratch, path, size) {
             // Dangling links and directories hold no roots.
@@ -150,15 +94,7 @@ impl Files {
     /// Adds the block at `range` of the file just read, unless the same text
     /// was read before: then that one is marked `hashed` if this one is.
     fn add(&mut self, range: Range<usize>, kept: bool, hashed: bool) {
-        let text = &self.file(kept)[range.clone()];
-        let key = key(text);
-        let known = self.index.get(&key).and_then(|candidates| {
-            candidates
-                .iter()
-                .copied()
-                .find(|&i| self.text[self.blocks[i].text.clone()] == *text)
-        });
-        if let Some(i) = known {
+        if let Some(i) = self.find(&self.file(kept)[range.clone()]) {
             self.blocks[i].hashed |= hashed;
             return;
         }
@@ -169,25 +105,40 @@ impl Files {
             self.text.extend_from_slice(&self.scratch[range]);
             start..self.text.len()
         };
-        self.blocks.push(Block {
-            text: range,
-            hashed,
-        });
-        self.index
-            .entry(key)
-            .or_default()
-            .push(self.blocks.len() - 1);
+        self.push(range, hashed);
+    }
+
+    /// The block read before whose text is `text`, if any.
+    fn find(&self, text: &[u8]) -> Option<usize> {
+        let same = |i: &usize| self.text[self.blocks[*i].text.clone()] == *text;
+        match self.index.get(&key(text)) {
+            Some(i) if same(i) => Some(*i),
+            // Two texts with one key: any block may be the one.
+            Some(_) => (0..self.blocks.len()).find(same),
+            None => None,
+        }
+    }
+
+    fn push(&mut self, text: Range<usize>, hashed: bool) {
+        let key = key(&self.text[text.clone()]);
+        self.blocks.push(Block { text, hashed });
+        self.index.entry(key).or_insert(self.blocks.len() - 1);
     }
 }
 
 /// A block's key in [`Files::index`]: its length and its end (the
-/// signature, unique to each certificate), which keeps hashing a few hundred
-/// blocks cheap; blocks with the same key are compared whole.
+/// signature, unique to each certificate) folded into a number, which keeps
+/// keying a few hundred blocks cheap; texts with the same key are compared
+/// whole.
 fn key(text: &[u8]) -> u64 {
-    let mut hasher = DefaultHasher::new();
-    text.len().hash(&mut hasher);
-    text[text.len().saturating_sub(64)..].hash(&mut hasher);
-    hasher.finish()
+    let end = &text[text.len().saturating_sub(64)..];
+    end.chunks(8).fold(text.len() as u64, |key, chunk| {
+        let mut word = [0; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        (key ^ u64::from_le_bytes(word))
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15)
+            .rotate_left(29)
+    })
 }
 
 /// Appends the bytes of the file at `path` (of `size` bytes, if known) to
@@ -203,44 +154,4 @@ fn append_file(buffer: &mut Vec<u8>, path: &Path, size: Option<u64>) -> std::io:
     // asks for the size and the position before reading.
     file.take(u64::MAX).read_to_end(buffer)?;
     Ok(())
-}
-
-/// The name of the entry of `dir` a link target names (`X.pem`,
-/// `./X.pem` or `<dir>/X.pem`), if it names one.
-pub(super) fn entry_in(dir: &Path, target: &Path) -> Option<String> {
-    let parent = target.parent()?;
-    let here = parent.as_os_str().is_empty() || parent == Path::new(".") || parent == dir;
-    here.then(|| target.file_name())
-        .flatten()
-        .map(|name| name.to_string_lossy().into_owned())
-}
-
-/// True for OpenSSL's hashed entry names: eight lower-case hex digits, a
-/// dot and a number (`5ad8a5d6.0`; CRLs are `.r0` and hold no roots).
-pub(super) fn is_hash_name(name: &str) -> bool {
-    match name.split_once('.') {
-        Some((hash, n)) => {
-            hash.len() == 8
-                && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-                && !n.is_empty()
-                && n.bytes().all(|b| b.is_ascii_digit())
-        }
-        None => false,
-    }
-}
-
-/// The hash of an entry OpenSSL's directory lookup reaches: named
-/// `<hash>.<n>`, with `<hash>.0` … `<hash>.<n-1>` present too (OpenSSL
-/// stops at the first missing number); `exists` says whether a name is in
-/// the directory.
-pub(super) fn found_by_openssl(name: &str, exists: impl Fn(&str) -> bool) -> Option<u32> {
-    if !is_hash_name(name) {
-        return None;
-    }
-    let (hash, n) = name.split_once('.')?;
-    let n: u32 = n.parse().ok()?;
-    (0..n)
-        .all(|i| exists(&format!("{hash}.{i}")))
-        .then(|| u32::from_str_radix(hash, 16).ok())
-        .flatten()
 }
