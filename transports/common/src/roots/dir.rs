@@ -2,7 +2,9 @@
 //! entries, each read once and its subject hash checked, then every other
 //! file no hash link points at.
 
-use std::path::Path;
+use std::borrow::Cow;
+use std::fs::File;
+use std::path::{Path, PathBuf};
 
 use tracing::warn;
 
@@ -41,21 +43,20 @@ impl Files {
             .map(|(name, _)| found_by_openssl(name, |n| index(n).is_some()))
             .collect();
         let mut covered = vec![false; sorted.len()];
+        let opener = Opener::new(dir);
         for ((name, link), hash) in entries.iter().zip(&hashes) {
             let Some(hash) = *hash else {
                 continue;
             };
-            let path = dir.join(name);
             if *link {
-                if let Some(target) = std::fs::read_link(&path)
-                    .ok()
-                    .and_then(|target| entry_in(dir, &target))
-                    .and_then(|target| index(&target))
+                if let Some(target) = opener
+                    .read_link(name)
+                    .and_then(|target| entry_in(dir, &target).and_then(|name| index(&name)))
                 {
                     covered[target] = true;
                 }
             }
-            self.read(&path, Some(hash), None);
+            self.read_from(opener.open(name), || dir.join(name), Some(hash), None);
         }
         for ((name, _), hash) in entries.iter().zip(&hashes) {
             if hash.is_none() && !index(name).is_some_and(|i| covered[i]) {
@@ -65,14 +66,66 @@ impl Files {
     }
 }
 
+/// Opens the entries of one directory: on Unix relative to a handle of it
+/// (`openat`, `readlinkat`), so that the kernel looks up one name rather
+/// than the whole path each time (a few hundred times at every start),
+/// else by path.
+struct Opener<'a> {
+    dir: &'a Path,
+    #[cfg(unix)]
+    handle: Option<rustix::fd::OwnedFd>,
+}
+
+impl<'a> Opener<'a> {
+    fn new(dir: &'a Path) -> Opener<'a> {
+        Opener {
+            dir,
+            #[cfg(unix)]
+            handle: {
+                use rustix::fs::{Mode, OFlags};
+                let flags = OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC;
+                rustix::fs::open(dir, flags, Mode::empty()).ok()
+            },
+        }
+    }
+
+    /// The target of the link `name`.
+    fn read_link(&self, name: &str) -> Option<PathBuf> {
+        #[cfg(unix)]
+        if let Some(handle) = &self.handle {
+            use std::os::unix::ffi::OsStringExt;
+            let target = rustix::fs::readlinkat(handle, name, Vec::new()).ok()?;
+            return Some(std::ffi::OsString::from_vec(target.into_bytes()).into());
+        }
+        std::fs::read_link(self.dir.join(name)).ok()
+    }
+
+    /// The entry `name`, opened for reading (following links).
+    fn open(&self, name: &str) -> std::io::Result<File> {
+        #[cfg(unix)]
+        if let Some(handle) = &self.handle {
+            use rustix::fs::{Mode, OFlags};
+            let flags = OFlags::RDONLY | OFlags::CLOEXEC;
+            return Ok(rustix::fs::openat(handle, name, flags, Mode::empty())?.into());
+        }
+        File::open(self.dir.join(name))
+    }
+}
+
 /// The name of the entry of `dir` a link target names (`X.pem`,
 /// `./X.pem` or `<dir>/X.pem`), if it names one.
-pub(super) fn entry_in(dir: &Path, target: &Path) -> Option<String> {
+pub(super) fn entry_in<'a>(dir: &Path, target: &'a Path) -> Option<Cow<'a, str>> {
+    // Most links name an entry alongside: no path to take apart.
+    if let Some(name) = target.to_str() {
+        if !name.contains('/') && !matches!(name, "" | "." | "..") {
+            return Some(Cow::Borrowed(name));
+        }
+    }
     let parent = target.parent()?;
     let here = parent.as_os_str().is_empty() || parent == Path::new(".") || parent == dir;
     here.then(|| target.file_name())
         .flatten()
-        .map(|name| name.to_string_lossy().into_owned())
+        .map(|name| name.to_string_lossy())
 }
 
 /// True for OpenSSL's hashed entry names: eight lower-case hex digits, a

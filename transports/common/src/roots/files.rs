@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::collections::HashSet;
 use std::io::Read;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use tracing::warn;
 
@@ -26,6 +26,10 @@ pub(super) struct Files {
     index: HashMap<u64, usize>,
     /// The file being read (each file after the first).
     scratch: Vec<u8>,
+    /// The blocks of the file being read.
+    ranges: Vec<Range<usize>>,
+    /// For subject hashes.
+    hashing: subject_hash::Scratch,
     /// Files already read (device and inode), such as a bundle that also
     /// sits in a directory.
     #[cfg(unix)]
@@ -61,14 +65,25 @@ impl Files {
     /// it), a certificate whose subject hashes to it is one OpenSSL finds in
     /// the directory.
     pub(super) fn read(&mut self, path: &Path, hash: Option<u32>, size: Option<u64>) {
+        self.read_from(std::fs::File::open(path), || path.to_owned(), hash, size);
+    }
+
+    /// [`Files::read`] of a file already opened (or not), named by `path`.
+    pub(super) fn read_from(
+        &mut self,
+        file: std::io::Result<std::fs::File>,
+        path: impl FnOnce() -> PathBuf,
+        hash: Option<u32>,
+        size: Option<u64>,
+    ) {
         self.scratch.clear();
-        if let Err(error) = append_file(&mut self.scratch, path, size) {
+        if let Err(error) = file.and_then(|file| append_file(&mut self.scratch, file, size)) {
             // Dangling links and directories hold no roots.
             if !matches!(
                 error.kind(),
                 std::io::ErrorKind::NotFound | std::io::ErrorKind::IsADirectory
             ) {
-                warn!(target: "tfdisco", path = %path.display(), %error, "could not read root certificates");
+                warn!(target: "tfdisco", path = %path().display(), %error, "could not read root certificates");
             }
             return;
         }
@@ -78,12 +93,16 @@ impl Files {
         if kept {
             std::mem::swap(&mut self.text, &mut self.scratch);
         }
-        let blocks: Vec<Range<usize>> = pem_blocks(self.file(kept)).collect();
-        for block in blocks {
-            let text = &self.file(kept)[block.clone()];
-            let found = hash.is_some() && subject_hash::subject_hash_of_pem(text) == hash;
+        let mut blocks = std::mem::take(&mut self.ranges);
+        blocks.extend(pem_blocks(self.file(kept)));
+        for block in blocks.drain(..) {
+            let text = if kept { &self.text } else { &self.scratch };
+            let found = hash.is_some()
+                && subject_hash::subject_hash_of_pem(&text[block.clone()], &mut self.hashing)
+                    == hash;
             self.add(block, kept, found);
         }
+        self.ranges = blocks;
     }
 
     /// The file just read.
@@ -141,12 +160,15 @@ fn key(text: &[u8]) -> u64 {
     })
 }
 
-/// Appends the bytes of the file at `path` (of `size` bytes, if known) to
+/// Appends the bytes of `file` (of `size` bytes, if known) to
 /// `buffer`, in as few system calls as it takes: no size lookup first, as
 /// `std::fs::read` makes, and room made beforehand, so that `buffer` does not
 /// grow in the middle of a file.
-fn append_file(buffer: &mut Vec<u8>, path: &Path, size: Option<u64>) -> std::io::Result<()> {
-    let file = std::fs::File::open(path)?;
+fn append_file(
+    buffer: &mut Vec<u8>,
+    file: std::fs::File,
+    size: Option<u64>,
+) -> std::io::Result<()> {
     // A root certificate file is about 2 KiB; a bundle's size is known.
     let room = size.map_or(16 * 1024, |size| usize::try_from(size).unwrap_or(0) + 1);
     buffer.reserve(room);

@@ -4,17 +4,44 @@
 //! cannot read) only means the root is handed over in the bundle instead.
 //!
 //! This runs for every root of a hashed directory at every start, so it
-//! allocates little: the canonical name is written into one buffer, an
-//! attribute at a time.
+//! allocates little: the buffers of a [`Scratch`] serve every certificate,
+//! and the canonical name is written into one of them an attribute at a
+//! time.
+
+/// Buffers used again for each certificate hashed.
+#[derive(Default)]
+pub(crate) struct Scratch {
+    /// Base64 lines joined.
+    batch: Vec<u8>,
+    /// What they decode to.
+    der: Vec<u8>,
+    /// The canonical name.
+    canonical: Vec<u8>,
+    /// An attribute's canonical text, and its encoding.
+    text: Vec<u8>,
+    attribute: Vec<u8>,
+}
 
 /// The hash of the subject of a DER certificate, as OpenSSL computes it for
 /// `<hash>.<n>` entries; `None` when the certificate cannot be read here.
 /// `certificate` may be cut short anywhere after the subject: only the start
 /// of a certificate is needed (see [`subject_hash_of_pem`]).
+#[cfg(test)]
 pub(crate) fn subject_hash(certificate: &[u8]) -> Option<u32> {
+    subject_hash_with(certificate, &mut Scratch::default())
+}
+
+/// [`subject_hash`], with `scratch`'s buffers.
+fn subject_hash_with(certificate: &[u8], scratch: &mut Scratch) -> Option<u32> {
     let subject = subject(certificate)?;
-    let mut canonical = Vec::with_capacity(subject.len() + 32);
-    canonical_name(subject, &mut canonical)?;
+    let Scratch {
+        canonical,
+        text,
+        attribute,
+        ..
+    } = scratch;
+    canonical.clear();
+    canonical_name(subject, canonical, text, attribute)?;
     let digest = sha1_smol::Sha1::from(&canonical).digest().bytes();
     Some(u32::from_le_bytes([
         digest[0], digest[1], digest[2], digest[3],
@@ -55,12 +82,27 @@ const SET: u8 = 0x31;
 /// and decoded a few at a time, and the subject looked for after each batch
 /// (the hash depends only on the bytes up to the end of the subject, and
 /// once there they stay there). Anything unusual is left to that function.
-pub(crate) fn subject_hash_of_pem(text: &[u8]) -> Option<u32> {
+pub(crate) fn subject_hash_of_pem(text: &[u8], scratch: &mut Scratch) -> Option<u32> {
+    let mut lines = super::lines(text).map(<[u8]>::trim_ascii).peekable();
+    let mut batch = std::mem::take(&mut scratch.batch);
+    let mut der = std::mem::take(&mut scratch.der);
+    der.clear();
+    let hash = subject_hash_of_lines(text, &mut lines, &mut batch, &mut der, scratch);
+    scratch.batch = batch;
+    scratch.der = der;
+    hash
+}
+
+/// [`subject_hash_of_pem`] on the `lines` of `text`, decoding into `der`.
+fn subject_hash_of_lines<'a>(
+    text: &[u8],
+    lines: &mut std::iter::Peekable<impl Iterator<Item = &'a [u8]>>,
+    batch: &mut Vec<u8>,
+    der: &mut Vec<u8>,
+    scratch: &mut Scratch,
+) -> Option<u32> {
     use base64::Engine;
     let engine = &base64::engine::general_purpose::STANDARD;
-    let mut lines = super::lines(text).map(<[u8]>::trim_ascii).peekable();
-    let mut batch = Vec::with_capacity(640);
-    let mut der = Vec::with_capacity(768);
     let mut batch_size = 512;
     while lines.peek().is_some() {
         batch.clear();
@@ -71,26 +113,22 @@ pub(crate) fn subject_hash_of_pem(text: &[u8]) -> Option<u32> {
             }
         }
         batch_size = 256;
-        if engine.decode_vec(&batch, &mut der).is_err() {
+        if engine.decode_vec(&*batch, der).is_err() {
             // Padding before the end of the text, or a character that is
             // not base64: as one line at a time does it.
-            return slow(text);
+            let start = super::decode_base64_lines_until(text, |der| {
+                der.len() >= 256 && subject(der).is_some()
+            })?;
+            return subject_hash_with(&start, scratch);
         }
-        if der.len() >= 256 && subject(&der).is_some() {
-            return subject_hash(&der);
+        if der.len() >= 256 && subject(der).is_some() {
+            return subject_hash_with(der, scratch);
         }
         if lines.peek().is_some_and(|line| line.len() % 4 != 0) {
-            return subject_hash(&super::decode_base64_joined(text)?);
+            return subject_hash_with(&super::decode_base64_joined(text)?, scratch);
         }
     }
-    subject_hash(&der)
-}
-
-/// [`subject_hash_of_pem`], decoding a line at a time.
-fn slow(text: &[u8]) -> Option<u32> {
-    let start =
-        super::decode_base64_lines_until(text, |der| der.len() >= 256 && subject(der).is_some())?;
-    subject_hash(&start)
+    subject_hash_with(der, scratch)
 }
 
 /// The contents of the element of tag `tag` at the start of `input`, as far
@@ -159,10 +197,12 @@ fn element(input: &[u8]) -> Option<(Element<'_>, &[u8])> {
 /// the string values made UTF8String, trimmed, inner white space runs
 /// collapsed to one space and ASCII lower-cased; the RDNs concatenated
 /// without an outer SEQUENCE.
-fn canonical_name(name: &[u8], out: &mut Vec<u8>) -> Option<()> {
-    // Reused for every attribute: its canonical text, and its encoding.
-    let mut text = Vec::with_capacity(64);
-    let mut attribute = Vec::with_capacity(128);
+fn canonical_name(
+    name: &[u8],
+    out: &mut Vec<u8>,
+    text: &mut Vec<u8>,
+    attribute: &mut Vec<u8>,
+) -> Option<()> {
     let mut rdns = name;
     while !rdns.is_empty() {
         let (rdn, rest) = tlv(rdns, SET)?;
@@ -176,11 +216,11 @@ fn canonical_name(name: &[u8], out: &mut Vec<u8>) -> Option<()> {
             _ => return None,
         };
         attribute.clear();
-        push_attribute(ava, &mut text, &mut attribute)?;
+        push_attribute(ava, text, attribute)?;
         if others.is_empty() {
             // One attribute, as in nearly every name: nothing to sort.
             push_header(out, SET, attribute.len());
-            out.extend_from_slice(&attribute);
+            out.extend_from_slice(attribute);
             continue;
         }
         let mut attributes = vec![attribute.clone()];
@@ -189,7 +229,7 @@ fn canonical_name(name: &[u8], out: &mut Vec<u8>) -> Option<()> {
             let (ava, rest) = tlv(avas, SEQUENCE)?;
             avas = rest;
             let mut encoded = Vec::new();
-            push_attribute(ava, &mut text, &mut encoded)?;
+            push_attribute(ava, text, &mut encoded)?;
             attributes.push(encoded);
         }
         attributes.sort();
@@ -343,7 +383,10 @@ mod tests {
             .trim()
             .trim_start_matches("-----BEGIN CERTIFICATE-----")
             .trim_end_matches("-----END CERTIFICATE-----");
-        assert_eq!(subject_hash_of_pem(text.as_bytes()), Some(0xee40_26c4));
+        assert_eq!(
+            subject_hash_of_pem(text.as_bytes(), &mut Scratch::default()),
+            Some(0xee40_26c4)
+        );
     }
 
     /// Where a Debian-style directory is present, every hash link names its
@@ -376,7 +419,7 @@ mod tests {
             let block = super::super::pem_blocks(&pem).next().expect("a block");
             let text = &pem[block];
             assert_eq!(
-                subject_hash_of_pem(text),
+                subject_hash_of_pem(text, &mut Scratch::default()),
                 subject_hash(cert.as_ref()),
                 "{name}"
             );
