@@ -31,7 +31,7 @@ pub(crate) fn subject_hash(certificate: &[u8]) -> Option<u32> {
     subject_hash_with(certificate, &mut Scratch::default())
 }
 
-/// [`subject_hash`], with `scratch`'s buffers.
+/// `subject_hash`, with `scratch`'s buffers.
 fn subject_hash_with(certificate: &[u8], scratch: &mut Scratch) -> Option<u32> {
     let subject = subject(certificate)?;
     let Scratch {
@@ -76,7 +76,7 @@ const SET: u8 = 0x31;
 /// The subject hash of the certificate in the base64 text of a PEM block,
 /// decoding only as much of it as the subject needs (about a fifth).
 ///
-/// What [`subject_hash`] gives for the bytes that
+/// What [`subject_hash_with`] gives for the bytes that
 /// `decode_base64_lines_until(text, |der| der.len() >= 256 && subject(der).is_some())`
 /// decodes, but with fewer calls into the decoder: whole lines are joined
 /// and decoded a few at a time, and the subject looked for after each batch
