@@ -11,13 +11,17 @@
 //! Prints the median and interquartile range of each command's wall time,
 //! and the median of the per-round ratios to `curl` (each round runs every
 //! command once, in an order that rotates). Exits with status 1 when the
-//! curl transport's ratio is over 1.3 (the target of issue 10).
+//! curl transport's ratio is over [`TARGET`].
 
 use std::path::{Path, PathBuf};
 use std::process::{self, Command, Stdio};
 use std::time::Instant;
 
 use tfdisco_testkit::{Reply, TestServer, pki};
+
+/// The largest median ratio of the curl transport to `curl` accepted
+/// (issue 18; issue 10 asked for 1.3).
+const TARGET: f64 = 1.25;
 
 /// Rounds measured, after a few to warm the page cache.
 const DEFAULT_PAIRS: usize = 21;
@@ -145,8 +149,10 @@ fn main() {
         }
         println!("| `{name}` | {median:.1} ms | {q1:.1}–{q3:.1} ms | {r:.2}× ({r1:.2}–{r3:.2}) |");
     }
-    if curl_transport_ratio > 1.3 {
-        eprintln!("the curl transport is {curl_transport_ratio:.2}× curl: over the 1.3× target");
+    if curl_transport_ratio > TARGET {
+        eprintln!(
+            "the curl transport is {curl_transport_ratio:.2}× curl: over the {TARGET}× target"
+        );
         process::exit(1);
     }
 }

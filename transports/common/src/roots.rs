@@ -2,15 +2,20 @@
 //! `SSL_CERT_DIR`, as Go honours them on Unix) plus extra CA certificates.
 //!
 //! The system roots are read at every start, so reading them is kept cheap:
-//! files are read in as few system calls as it takes, PEM blocks are kept as
-//! text and decoded only for the views a transport asks for, and for
-//! libcurl the roots OpenSSL finds by itself in hashed directories are not
-//! handed over at all (docs/behaviour.md, NET-5).
+//! files are read in as few system calls as it takes, one after another into
+//! one buffer, PEM blocks are kept there as text and decoded only for the
+//! views a transport asks for, and for libcurl the roots OpenSSL finds by
+//! itself in hashed directories are not handed over at all
+//! (docs/behaviour.md, NET-5).
 
+mod dir;
+mod files;
 mod subject_hash;
 
 use std::collections::HashSet;
-use std::path::{Path, PathBuf};
+use std::fmt;
+use std::ops::Range;
+use std::path::PathBuf;
 use std::sync::{Arc, OnceLock};
 
 use base64::Engine;
@@ -21,6 +26,7 @@ use tracing::{debug, warn};
 use tfdisco_core::Env;
 
 use crate::BuildError;
+use files::Files;
 
 /// Where an extra CA certificate comes from.
 #[derive(Clone, Debug)]
@@ -47,35 +53,39 @@ pub struct TrustAnchors {
 }
 
 /// The system roots as read from their files.
-#[derive(Debug, Default)]
+#[derive(Default)]
 struct SystemRoots {
-    /// Held by a hashed directory entry OpenSSL finds (its subject hash was
-    /// checked): the base64 text of its PEM block.
-    hashed: Vec<Vec<u8>>,
-    /// Every other root: from a file, an entry not named by its hash, or
-    /// the platform's store.
-    others: Vec<Root>,
+    /// The text of the PEM blocks read: the first file as read, then the
+    /// blocks of the others that were not read before.
+    text: Vec<u8>,
+    /// Every root read from a file, once each.
+    blocks: Vec<Block>,
+    /// The platform's store, where it keeps no files (macOS, Windows).
+    ders: Vec<CertificateDer<'static>>,
     hashed_dirs: Vec<PathBuf>,
     /// Every root, decoded, sorted and without duplicates.
     all: OnceLock<Vec<CertificateDer<'static>>>,
-    /// The roots `hashed` does not hold.
+    /// The roots no hashed directory entry holds.
     beyond: OnceLock<Vec<CertificateDer<'static>>>,
 }
 
-/// A root as read.
+/// A root read from a file: the base64 text of its PEM block (a range of
+/// [`SystemRoots::text`]), not decoded yet.
 #[derive(Debug)]
-enum Root {
-    Der(CertificateDer<'static>),
-    /// The base64 text of a PEM block, not decoded yet.
-    Pem(Vec<u8>),
+struct Block {
+    text: Range<usize>,
+    /// A hashed directory entry OpenSSL finds holds it (its subject hash
+    /// was checked): OpenSSL looks it up there when a handshake needs it.
+    hashed: bool,
 }
 
-impl Root {
-    fn decode(&self) -> Option<CertificateDer<'static>> {
-        match self {
-            Root::Der(der) => Some(der.clone()),
-            Root::Pem(text) => decode(text),
-        }
+impl fmt::Debug for SystemRoots {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("SystemRoots")
+            .field("from_files", &self.blocks.len())
+            .field("from_the_platform", &self.ders.len())
+            .field("hashed_dirs", &self.hashed_dirs)
+            .finish_non_exhaustive()
     }
 }
 
@@ -116,10 +126,11 @@ impl TrustAnchors {
             };
             anchors.extra.extend(parse_pem(&pem, &origin)?);
         }
+        let system = &anchors.system;
         debug!(
             target: "tfdisco",
-            in_hashed_dirs = anchors.system.hashed.len(),
-            other_system = anchors.system.others.len(),
+            in_hashed_dirs = system.blocks.iter().filter(|b| b.hashed).count(),
+            other_system = system.blocks.iter().filter(|b| !b.hashed).count() + system.ders.len(),
             extra = anchors.extra.len(),
             "trust anchors loaded"
         );
@@ -128,14 +139,10 @@ impl TrustAnchors {
 
     /// The system (or `SSL_CERT_*`) roots; some may be unusable.
     pub fn system(&self) -> &[CertificateDer<'static>] {
-        self.system.all.get_or_init(|| {
-            let mut all: Vec<_> = self
-                .system
-                .hashed
-                .iter()
-                .filter_map(|t| decode(t))
-                .collect();
-            all.extend(self.system.others.iter().filter_map(Root::decode));
+        let system = &*self.system;
+        system.all.get_or_init(|| {
+            let mut all: Vec<_> = system.decoded(|_| true).collect();
+            all.extend(system.ders.iter().cloned());
             all.sort_unstable_by(|a, b| a.as_ref().cmp(b.as_ref()));
             all.dedup();
             all
@@ -165,14 +172,12 @@ impl TrustAnchors {
     /// an empty bundle and, given none, falls back to a built-in file that
     /// may trust more than asked. Empty only when there is no anchor at all.
     pub fn pem_beyond_hashed_dirs(&self) -> Vec<u8> {
-        let beyond = self
-            .system
-            .beyond
-            .get_or_init(|| self.system.beyond_hashed());
+        let system = &*self.system;
+        let beyond = system.beyond.get_or_init(|| system.beyond_hashed());
         let mut certs: Vec<CertificateDer<'_>> =
             beyond.iter().chain(&self.extra).cloned().collect();
         if certs.is_empty() {
-            certs.extend(self.system.hashed.iter().find_map(|text| decode(text)));
+            certs.extend(system.decoded(|block| block.hashed).next());
         }
         let mut out = Vec::new();
         for cert in &certs {
@@ -189,38 +194,34 @@ impl TrustAnchors {
 }
 
 impl SystemRoots {
-    /// The roots no hashed entry holds. A PEM block whose text is that of a
-    /// hashed root needs no decoding (the usual case: a bundle made from the
-    /// directory); any other is decoded and compared.
-    fn beyond_hashed(&self) -> Vec<CertificateDer<'static>> {
-        let texts: HashSet<Text<'_>> = self.hashed.iter().map(|text| Text(text)).collect();
-        let mut unsure = self
-            .others
+    /// The roots read from files that `keep` keeps, decoded.
+    fn decoded<'a>(
+        &'a self,
+        keep: impl Fn(&Block) -> bool + 'a,
+    ) -> impl Iterator<Item = CertificateDer<'static>> + 'a {
+        self.blocks
             .iter()
-            .filter(|root| !matches!(root, Root::Pem(text) if texts.contains(&Text(text))))
-            .filter_map(Root::decode)
+            .filter(move |block| keep(block))
+            .filter_map(|block| decode(&self.text[block.text.clone()]))
+    }
+
+    /// The roots no hashed entry holds. A block read in a hashed entry too
+    /// is held (the usual case: a bundle made from the directory); any other
+    /// is decoded and compared, in case the same certificate was written out
+    /// differently.
+    fn beyond_hashed(&self) -> Vec<CertificateDer<'static>> {
+        let mut unsure = self
+            .decoded(|block| !block.hashed)
+            .chain(self.ders.iter().cloned())
             .peekable();
         if unsure.peek().is_none() {
             return Vec::new();
         }
-        let ders: HashSet<CertificateDer<'static>> =
-            self.hashed.iter().filter_map(|text| decode(text)).collect();
-        let mut beyond: Vec<_> = unsure.filter(|der| !ders.contains(der)).collect();
+        let hashed: HashSet<CertificateDer<'static>> = self.decoded(|block| block.hashed).collect();
+        let mut beyond: Vec<_> = unsure.filter(|der| !hashed.contains(der)).collect();
         beyond.sort_unstable_by(|a, b| a.as_ref().cmp(b.as_ref()));
         beyond.dedup();
         beyond
-    }
-}
-
-/// The base64 text of a PEM block as a set key: compared whole, hashed by
-/// its end only (the signature, unique to each certificate), which keeps
-/// hashing a few hundred blocks cheap.
-#[derive(PartialEq, Eq)]
-struct Text<'a>(&'a [u8]);
-
-impl std::hash::Hash for Text<'_> {
-    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
-        self.0[self.0.len().saturating_sub(64)..].hash(state);
     }
 }
 
@@ -263,7 +264,7 @@ fn system_roots_from(env: &Env) -> SystemRoots {
                     warn!(target: "tfdisco", %error, "could not load some system root certificates");
                 }
                 return SystemRoots {
-                    others: result.certs.into_iter().map(Root::Der).collect(),
+                    ders: result.certs,
                     ..SystemRoots::default()
                 };
             }
@@ -277,8 +278,8 @@ fn system_roots_from(env: &Env) -> SystemRoots {
         files.load_dir(dir);
     }
     SystemRoots {
-        hashed: files.hashed,
-        others: files.others,
+        text: files.text,
+        blocks: files.blocks,
         hashed_dirs: dirs,
         ..SystemRoots::default()
     }
@@ -297,160 +298,36 @@ fn platform_paths() -> Option<(Option<PathBuf>, Vec<PathBuf>)> {
     None
 }
 
-/// Certificates read from files: those a hashed directory entry holds, and
-/// the others, as the base64 text of their PEM blocks.
-#[derive(Default)]
-struct Files {
-    hashed: Vec<Vec<u8>>,
-    others: Vec<Root>,
-    /// Files already read (device and inode), such as a bundle that also
-    /// sits in a directory.
-    #[cfg(unix)]
-    seen: HashSet<(u64, u64)>,
-}
-
-impl Files {
-    /// Reads every file of `dir`, as Go and rustls-native-certs do, with as
-    /// few system calls as it takes (this runs at every start): a hash link
-    /// is read once through its name, and the entry it points at in the same
-    /// directory is not read again.
-    fn load_dir(&mut self, dir: &Path) {
-        let entries = match std::fs::read_dir(dir) {
-            Ok(entries) => entries,
-            Err(error) => {
-                warn!(target: "tfdisco", dir = %dir.display(), %error, "could not read a root certificate directory");
-                return;
-            }
-        };
-        let entries: Vec<(String, bool)> = entries
-            .filter_map(Result::ok)
-            .map(|entry| {
-                let link = entry.file_type().is_ok_and(|t| t.is_symlink());
-                (entry.file_name().to_string_lossy().into_owned(), link)
-            })
-            .collect();
-        let names: HashSet<&str> = entries.iter().map(|(name, _)| name.as_str()).collect();
-        let mut covered = HashSet::new();
-        for (name, link) in &entries {
-            let Some(hash) = found_by_openssl(name, &names) else {
-                continue;
-            };
-            let path = dir.join(name);
-            if *link {
-                if let Some(target) = std::fs::read_link(&path)
-                    .ok()
-                    .and_then(|target| entry_in(dir, &target))
-                {
-                    covered.insert(target);
-                }
-            }
-            self.read(&path, Some(hash));
-        }
-        for (name, _) in &entries {
-            if found_by_openssl(name, &names).is_none() && !covered.contains(name.as_str()) {
-                self.load(&dir.join(name));
-            }
-        }
-    }
-
-    /// Reads `path` unless it is the same file as one read before (a bundle
-    /// that also sits in a directory, say).
-    fn load(&mut self, path: &Path) {
-        let metadata = match std::fs::metadata(path) {
-            Ok(metadata) if metadata.is_file() => metadata,
-            // Dangling links, directories and the like hold no roots.
-            Ok(_) => return,
-            Err(error) if error.kind() == std::io::ErrorKind::NotFound => return,
-            Err(error) => {
-                warn!(target: "tfdisco", path = %path.display(), %error, "could not read root certificates");
-                return;
-            }
-        };
-        #[cfg(unix)]
-        {
-            use std::os::unix::fs::MetadataExt;
-            if !self.seen.insert((metadata.dev(), metadata.ino())) {
-                return;
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = metadata;
-        self.read(path, None);
-    }
-
-    /// Reads the certificates of `path`. With `hash` (the entry is named
-    /// `<hash>.<n>` and OpenSSL's lookup reaches it), a certificate whose
-    /// subject hashes to it is one OpenSSL finds in the directory.
-    fn read(&mut self, path: &Path, hash: Option<&str>) {
-        let pem = match read_file(path) {
-            Ok(pem) => pem,
-            // Dangling links and directories hold no roots.
-            Err(error)
-                if matches!(
-                    error.kind(),
-                    std::io::ErrorKind::NotFound | std::io::ErrorKind::IsADirectory
-                ) =>
-            {
-                return;
-            }
-            Err(error) => {
-                warn!(target: "tfdisco", path = %path.display(), %error, "could not read root certificates");
-                return;
-            }
-        };
-        for text in pem_blocks(&pem) {
-            let found = hash.is_some_and(|hash| {
-                subject_hash::subject_hash_of_pem(text).is_some_and(|h| format!("{h:08x}") == hash)
-            });
-            if found {
-                self.hashed.push(text.to_vec());
-            } else {
-                self.others.push(Root::Pem(text.to_vec()));
-            }
-        }
-    }
-}
-
-/// The name of the entry of `dir` a link target names (`X.pem`,
-/// `./X.pem` or `<dir>/X.pem`), if it names one.
-fn entry_in(dir: &Path, target: &Path) -> Option<String> {
-    let parent = target.parent()?;
-    let here = parent.as_os_str().is_empty() || parent == Path::new(".") || parent == dir;
-    here.then(|| target.file_name())
-        .flatten()
-        .map(|name| name.to_string_lossy().into_owned())
-}
-
-/// A small file's bytes, in as few system calls as it takes: no size lookup
-/// first, as `std::fs::read` makes, and no zeroed buffer.
-fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut bytes = Vec::with_capacity(8 * 1024);
-    // Through `Take`, `read_to_end` is the generic loop, not `File`'s, which
-    // asks for the size and the position before reading.
-    std::fs::File::open(path)?
-        .take(u64::MAX)
-        .read_to_end(&mut bytes)?;
-    Ok(bytes)
-}
-
-/// The base64 text of the `CERTIFICATE` blocks of a PEM text (other
-/// blocks are skipped; an unterminated one ends the text). Blocks are found
-/// with `memchr` and decoded only when needed, with the `base64` crate's
-/// fast engine rather than the constant-time one meant for secrets.
-fn pem_blocks(pem: &[u8]) -> impl Iterator<Item = &[u8]> + '_ {
+/// Where the base64 text of each `CERTIFICATE` block of a PEM text lies
+/// (other blocks are skipped; an unterminated one ends the text). Blocks are
+/// found with `memchr` and decoded only when needed, with the `base64`
+/// crate's fast engine rather than the constant-time one meant for secrets.
+fn pem_blocks(pem: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
     const BEGIN: &[u8] = b"-----BEGIN CERTIFICATE-----";
     const END: &[u8] = b"-----END CERTIFICATE-----";
     type Finder = memchr::memmem::Finder<'static>;
     static FINDERS: OnceLock<(Finder, Finder)> = OnceLock::new();
     let (begin, end) = FINDERS.get_or_init(|| (Finder::new(BEGIN), Finder::new(END)));
-    let mut rest = pem;
+    let mut at = 0;
     std::iter::from_fn(move || {
-        let start = begin.find(rest)? + BEGIN.len();
-        let len = end.find(&rest[start..])?;
-        let text = &rest[start..start + len];
-        rest = &rest[start + len + END.len()..];
-        Some(text)
+        // Usually a block begins where the last one ended, after a line
+        // break, and ends at the first `-` after its base64 text: those are
+        // looked at first, the searches only when they are not there.
+        let rest = &pem[at..];
+        let blank = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let start =
+            at + if rest[blank..].starts_with(BEGIN) {
+                blank
+            } else {
+                begin.find(rest)?
+            } + BEGIN.len();
+        let body = &pem[start..];
+        let len = match memchr::memchr(b'-', body) {
+            Some(dash) if body[dash..].starts_with(END) => dash,
+            _ => end.find(body)?,
+        };
+        at = start + len + END.len();
+        Some(start..start + len)
     })
 }
 
@@ -473,12 +350,7 @@ pub(crate) fn decode_base64_lines_until(
     for line in text.split(|&b| b == b'\n') {
         let line = line.trim_ascii();
         if line.len() % 4 != 0 {
-            let joined: Vec<u8> = text
-                .iter()
-                .copied()
-                .filter(|b| !b.is_ascii_whitespace())
-                .collect();
-            return engine.decode(joined).ok();
+            return decode_base64_joined(text);
         }
         engine.decode_vec(line, &mut out).ok()?;
         if enough(&out) {
@@ -488,36 +360,43 @@ pub(crate) fn decode_base64_lines_until(
     Some(out)
 }
 
-/// True for OpenSSL's hashed entry names: eight lower-case hex digits, a
-/// dot and a number (`5ad8a5d6.0`; CRLs are `.r0` and hold no roots).
-fn is_hash_name(name: &str) -> bool {
-    match name.split_once('.') {
-        Some((hash, n)) => {
-            hash.len() == 8
-                && hash.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f'))
-                && !n.is_empty()
-                && n.bytes().all(|b| b.is_ascii_digit())
-        }
-        None => false,
-    }
+/// Base64 text in a layout other than whole 4-character groups per line,
+/// decoded after removing the white space.
+pub(crate) fn decode_base64_joined(text: &[u8]) -> Option<Vec<u8>> {
+    let joined: Vec<u8> = text
+        .iter()
+        .copied()
+        .filter(|b| !b.is_ascii_whitespace())
+        .collect();
+    base64::engine::general_purpose::STANDARD
+        .decode(joined)
+        .ok()
 }
 
-/// The hash of an entry OpenSSL's directory lookup reaches: named
-/// `<hash>.<n>`, with `<hash>.0` … `<hash>.<n-1>` present too (OpenSSL
-/// stops at the first missing number).
-fn found_by_openssl<'a>(name: &'a str, names: &HashSet<&str>) -> Option<&'a str> {
-    if !is_hash_name(name) {
-        return None;
-    }
-    let (hash, n) = name.split_once('.')?;
-    let n: u32 = n.parse().ok()?;
-    (0..n)
-        .all(|i| names.contains(format!("{hash}.{i}").as_str()))
-        .then_some(hash)
+/// The lines of `text`, as `text.split(|&b| b == b'\n')` gives them, found
+/// with `memchr`.
+pub(crate) fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        match memchr::memchr(b'\n', text) {
+            Some(end) => {
+                rest = Some(&text[end + 1..]);
+                Some(&text[..end])
+            }
+            None => {
+                rest = None;
+                Some(text)
+            }
+        }
+    })
 }
 
 #[cfg(test)]
 mod tests {
+    use std::path::Path;
+
+    use super::dir::{entry_in, found_by_openssl, is_hash_name};
     use super::*;
 
     /// A PEM certificate with its own subject, made on the spot.
@@ -538,7 +417,7 @@ mod tests {
     /// Our PEM reading, certificate for certificate.
     fn decoded(pem: &[u8]) -> Vec<Option<CertificateDer<'static>>> {
         pem_blocks(pem)
-            .map(|text| decode_base64_lines(text).map(CertificateDer::from))
+            .map(|block| decode_base64_lines(&pem[block]).map(CertificateDer::from))
             .collect()
     }
 
@@ -547,7 +426,7 @@ mod tests {
         let der = CertificateDer::from(vec![0x30, 0x03, 0x02, 0x01, 0x07]);
         let anchors = TrustAnchors {
             system: Arc::new(SystemRoots {
-                others: vec![Root::Der(der.clone())],
+                ders: vec![der.clone()],
                 ..SystemRoots::default()
             }),
             extra: Vec::new(),
@@ -586,6 +465,18 @@ mod tests {
     }
 
     #[test]
+    fn lines_split_as_split_does() {
+        for text in ["", "\n", "a", "a\n", "a\nb", "\n\na\r\n b \n"] {
+            let split: Vec<&[u8]> = text.as_bytes().split(|&b| b == b'\n').collect();
+            assert_eq!(
+                lines(text.as_bytes()).collect::<Vec<_>>(),
+                split,
+                "{text:?}"
+            );
+        }
+    }
+
+    #[test]
     fn hash_names() {
         for name in ["5ad8a5d6.0", "abcdef01.12"] {
             assert!(is_hash_name(name), "{name}");
@@ -602,9 +493,10 @@ mod tests {
             assert!(!is_hash_name(name), "{name}");
         }
         let names = HashSet::from(["aaaaaaaa.0", "aaaaaaaa.1", "bbbbbbbb.1"]);
-        assert_eq!(found_by_openssl("aaaaaaaa.1", &names), Some("aaaaaaaa"));
+        let exists = |name: &str| names.contains(name);
+        assert_eq!(found_by_openssl("aaaaaaaa.1", exists), Some(0xaaaa_aaaa));
         assert_eq!(
-            found_by_openssl("bbbbbbbb.1", &names),
+            found_by_openssl("bbbbbbbb.1", exists),
             None,
             "no .0 before it"
         );
