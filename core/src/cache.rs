@@ -121,10 +121,10 @@ impl DiscoveryCache {
         ticket: Ticket,
         result: Result<Services, Error>,
     ) -> Result<Services, Error> {
-        if let Ok(services) = &result {
-            if ticket.generation == self.generation {
-                self.cache.insert(ticket.key, services.clone());
-            }
+        if let Ok(services) = &result
+            && ticket.generation == self.generation
+        {
+            self.cache.insert(ticket.key, services.clone());
         }
         result
     }

@@ -106,7 +106,7 @@ pub enum JobOutput {
     /// For [`Job::Versions`].
     Versions(ProviderVersions),
     /// For [`Job::Package`].
-    Package(ProviderPackage),
+    Package(Box<ProviderPackage>),
     /// For [`Job::Document`]: the file.
     Document(Vec<u8>),
     /// For [`Job::Archive`]: what its [`ArchiveSink`] read.
@@ -380,7 +380,7 @@ impl LockPlan {
         match (purpose, result) {
             (Purpose::Versions(p), Ok(JobOutput::Versions(answer))) => self.on_versions(p, answer),
             (Purpose::Package(p, i), Ok(JobOutput::Package(package))) => {
-                self.on_package(p, i, package)
+                self.on_package(p, i, *package)
             }
             (Purpose::Package(p, i), Err(e)) if e.kind() == ErrorKind::NotFound => {
                 self.fail(p, Some(i), LockProblem::NotOffered(e))

@@ -26,13 +26,13 @@ pub fn select(
     constraints: &VersionConstraints,
     locked: Option<&Version>,
 ) -> Result<Version, SelectionError> {
-    if let Some(locked) = locked {
-        if !constraints.allows(locked) {
-            return Err(SelectionError::LockedNotAllowed {
-                locked: locked.clone(),
-                constraints: constraints.to_string(),
-            });
-        }
+    if let Some(locked) = locked
+        && !constraints.allows(locked)
+    {
+        return Err(SelectionError::LockedNotAllowed {
+            locked: locked.clone(),
+            constraints: constraints.to_string(),
+        });
     }
     let acceptable = |v: &Version| match locked {
         // go-versions' `Only(locked)`; `Set.Has` never holds `0.0.0`, and

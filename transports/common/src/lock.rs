@@ -390,7 +390,7 @@ impl<T: Transport> AsyncClient<T> {
             } => self
                 .provider_package(&source, &version.to_string(), &platform)
                 .await
-                .map(JobOutput::Package),
+                .map(|package| JobOutput::Package(Box::new(package))),
             Job::Document { url, about } => self
                 .download(url, Contents::limited(DOCUMENT_LIMIT), &about)
                 .await

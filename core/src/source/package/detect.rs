@@ -214,10 +214,10 @@ fn git_ssh(src: &str, dialect: Dialect) -> Result<Option<String>, String> {
 /// `^(?:([^@]+)@)?([^:]+):/?(.+)$` as Go's regexp matches it (leftmost
 /// first): user, host and path.
 fn ssh_pattern(s: &str) -> Option<(&str, &str, &str)> {
-    if let Some(at) = s.find('@').filter(|&at| at > 0) {
-        if let Some((host, path)) = host_and_path(&s[at + 1..]) {
-            return Some((&s[..at], host, path));
-        }
+    if let Some(at) = s.find('@').filter(|&at| at > 0)
+        && let Some((host, path)) = host_and_path(&s[at + 1..])
+    {
+        return Some((&s[..at], host, path));
     }
     host_and_path(s).map(|(host, path)| ("", host, path))
 }

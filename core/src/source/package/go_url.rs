@@ -230,10 +230,10 @@ fn parse_host(host: &[u8]) -> Result<Vec<u8>, String> {
             out.extend(unescape(&host[close..], Mode::Host)?);
             return Ok(out);
         }
-    } else if let Some(i) = host.iter().rposition(|&b| b == b':') {
-        if !valid_optional_port(&host[i..]) {
-            return Err(invalid_port(&host[i..]));
-        }
+    } else if let Some(i) = host.iter().rposition(|&b| b == b':')
+        && !valid_optional_port(&host[i..])
+    {
+        return Err(invalid_port(&host[i..]));
     }
     unescape(host, Mode::Host)
 }
