@@ -44,14 +44,14 @@ fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8
 pub(crate) fn credentials_warnings() -> impl FnMut(&Event<'_>) + Send {
     let mut warned = Vec::new();
     move |event| {
-        if let Event::CredentialsFailed { host, error } = event {
-            if !warned.contains(*host) {
-                eprintln!(
-                    "tfdisco: warning: credentials for {}: {error}; sending no credentials",
-                    host.display()
-                );
-                warned.push((*host).clone());
-            }
+        if let Event::CredentialsFailed { host, error } = event
+            && !warned.contains(*host)
+        {
+            eprintln!(
+                "tfdisco: warning: credentials for {}: {error}; sending no credentials",
+                host.display()
+            );
+            warned.push((*host).clone());
         }
     }
 }

@@ -69,27 +69,26 @@ impl CliConfig {
         if let Some(dir) = locations
             .config_dir()
             .filter(|_| locations.scans_config_dir())
+            && fs::metadata(dir).is_ok_and(|m| m.is_dir())
         {
-            if fs::metadata(dir).is_ok_and(|m| m.is_dir()) {
-                match config_dir_files(dir) {
-                    Ok(paths) => {
-                        for path in paths {
-                            files.push(read_config_file(&path, &mut diags));
-                        }
+            match config_dir_files(dir) {
+                Ok(paths) => {
+                    for path in paths {
+                        files.push(read_config_file(&path, &mut diags));
                     }
-                    Err(e) => diags.push(
-                        Diagnostic::error(format!("Error reading {}: {e}", dir.display()))
-                            .at(dir, None),
-                    ),
                 }
+                Err(e) => diags.push(
+                    Diagnostic::error(format!("Error reading {}: {e}", dir.display()))
+                        .at(dir, None),
+                ),
             }
         }
         let mut config = cli_config::merge(files, diags);
-        if dialect == Dialect::OpenTofu {
-            if let Some(main) = locations.main_file() {
-                config.registry_protocols =
-                    registry_protocols(main, &main_blocks, &mut config.diagnostics);
-            }
+        if dialect == Dialect::OpenTofu
+            && let Some(main) = locations.main_file()
+        {
+            config.registry_protocols =
+                registry_protocols(main, &main_blocks, &mut config.diagnostics);
         }
         if let Some(helper) = &mut config.helper {
             helper.executable = find_helper(helper.kind(), locations.plugin_dirs());

@@ -237,12 +237,11 @@ impl CliCredentials {
                 state.unwritable.insert(block.host().clone());
             }
         }
-        if let Some(block) = config.credentials_helper() {
-            if let Some(exe) = block.executable() {
-                if let Ok(program) = HelperProgram::new(exe, block.args().iter().cloned()) {
-                    self = self.with_helper(block.kind(), program);
-                }
-            }
+        if let Some(block) = config.credentials_helper()
+            && let Some(exe) = block.executable()
+            && let Ok(program) = HelperProgram::new(exe, block.args().iter().cloned())
+        {
+            self = self.with_helper(block.kind(), program);
         }
         self
     }

@@ -30,14 +30,20 @@ fuzz_target!(|data: &[u8]| {
                 if package.subdir().is_empty() {
                     assert_eq!(shown, package.address());
                 } else {
-                    assert!(shown.contains(&format!("//{}", package.subdir())), "{shown:?}");
+                    assert!(
+                        shown.contains(&format!("//{}", package.subdir())),
+                        "{shown:?}"
+                    );
                 }
                 let _ = package.join_subdir(&input);
                 let _ = (package.getter(), package.revision(), package.depth());
                 let _ = (package.archive(), package.checksum(), package.has_ssh_key());
             }
             Ok(ModuleAddress::Local(path)) => {
-                assert!(path.starts_with("./") || path.starts_with("../"), "{path:?}");
+                assert!(
+                    path.starts_with("./") || path.starts_with("../"),
+                    "{path:?}"
+                );
             }
             Ok(ModuleAddress::Registry(_)) | Err(_) => {}
         }

@@ -240,12 +240,12 @@ impl Net {
     /// Returns false when the discovery timed out.
     fn advance<G: Goal>(&mut self, d: &mut Fetch<G>, by: Duration) -> bool {
         let target = self.now() + by;
-        if let Some(deadline) = d.poll_timeout() {
-            if deadline <= target {
-                self.elapsed += deadline - self.now();
-                d.handle_timeout(self.now());
-                return false;
-            }
+        if let Some(deadline) = d.poll_timeout()
+            && deadline <= target
+        {
+            self.elapsed += deadline - self.now();
+            d.handle_timeout(self.now());
+            return false;
         }
         self.elapsed += by;
         true

@@ -60,11 +60,11 @@ impl Conn {
 async fn drive_with<F: Future>(driver: &mut Option<Driver>, future: F) -> F::Output {
     let mut future = pin!(future);
     poll_fn(|cx| {
-        if let Some(d) = driver {
-            if d.as_mut().poll(cx).is_ready() {
-                // The connection ended; `future` will see why.
-                *driver = None;
-            }
+        if let Some(d) = driver
+            && d.as_mut().poll(cx).is_ready()
+        {
+            // The connection ended; `future` will see why.
+            *driver = None;
         }
         future.as_mut().poll(cx)
     })

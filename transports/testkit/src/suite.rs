@@ -367,10 +367,10 @@ mod tests {
         let mut defined = Vec::new();
         for (module, source) in sources {
             for line in source.lines() {
-                if let Some(rest) = line.strip_prefix("pub fn ") {
-                    if let Some((name, _)) = rest.split_once("<T: Subject>()") {
-                        defined.push(format!("{module}::{name}"));
-                    }
+                if let Some(rest) = line.strip_prefix("pub fn ")
+                    && let Some((name, _)) = rest.split_once("<T: Subject>()")
+                {
+                    defined.push(format!("{module}::{name}"));
                 }
             }
         }

@@ -114,10 +114,10 @@ impl Drop for OwnRuntime {
     fn drop(&mut self) {
         // A runtime dropped inside async code would panic; this one may be
         // (a client built outside a runtime, dropped inside one).
-        if let OwnRuntime::Own(runtime) = self {
-            if let Some(runtime) = runtime.take() {
-                runtime.shutdown_background();
-            }
+        if let OwnRuntime::Own(runtime) = self
+            && let Some(runtime) = runtime.take()
+        {
+            runtime.shutdown_background();
         }
     }
 }

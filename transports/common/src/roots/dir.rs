@@ -48,13 +48,12 @@ impl Files {
             let Some(hash) = *hash else {
                 continue;
             };
-            if *link {
-                if let Some(target) = opener
+            if *link
+                && let Some(target) = opener
                     .read_link(name)
                     .and_then(|target| entry_in(dir, &target).and_then(|name| index(&name)))
-                {
-                    covered[target] = true;
-                }
+            {
+                covered[target] = true;
             }
             self.read_from(opener.open(name), || dir.join(name), Some(hash), None);
         }
@@ -116,10 +115,11 @@ impl<'a> Opener<'a> {
 /// `./X.pem` or `<dir>/X.pem`), if it names one.
 pub(super) fn entry_in<'a>(dir: &Path, target: &'a Path) -> Option<Cow<'a, str>> {
     // Most links name an entry alongside: no path to take apart.
-    if let Some(name) = target.to_str() {
-        if !name.contains('/') && !matches!(name, "" | "." | "..") {
-            return Some(Cow::Borrowed(name));
-        }
+    if let Some(name) = target.to_str()
+        && !name.contains('/')
+        && !matches!(name, "" | "." | "..")
+    {
+        return Some(Cow::Borrowed(name));
     }
     let parent = target.parent()?;
     let here = parent.as_os_str().is_empty() || parent == Path::new(".") || parent == dir;

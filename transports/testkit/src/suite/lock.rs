@@ -142,7 +142,7 @@ pub fn each_file_is_fetched_once<T: Subject>() {
     signed_registry::install(&server);
     let case = CASES.iter().find(|c| c.name == "fresh").expect("fresh");
     let dir = Scratch::new(case.name);
-    case.prepare(&dir.0, &server.host().to_string());
+    case.prepare(&dir.0, server.host().as_ref());
     let client = build::<T>(builder::<T>().dialect(Dialect::Terraform));
     let mut options = LockOptions::new().concurrency(3);
     for platform in case.platforms {
