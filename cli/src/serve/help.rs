@@ -6,6 +6,7 @@ use std::fmt::Write as _;
 use tfdisco_testkit::sample::{
     self, DOCUMENT, MODULES, MODULES_PATH, NOT_FOUND, PROVIDERS, PROVIDERS_PATH,
 };
+use tfdisco_testkit::signed_registry;
 
 /// The first line of the text, for `-h` to point at.
 pub(crate) const HEADING: &str = "The sample registry";
@@ -40,6 +41,15 @@ pub(crate) fn sample_registry() -> String {
             platforms.join(" ")
         );
     }
+    let platforms = signed_registry::PLATFORMS.join(" ");
+    for (name, versions) in signed_registry::PROVIDERS {
+        let _ = writeln!(
+            text,
+            "  {:<22} versions {}; platforms {platforms}; real packages, signed",
+            format!("{}/{name}", signed_registry::NAMESPACE),
+            versions.join(" "),
+        );
+    }
     let _ = writeln!(text, "Modules, under {MODULES_PATH}:");
     for module in MODULES {
         let _ = writeln!(
@@ -53,9 +63,14 @@ pub(crate) fn sample_registry() -> String {
         text,
         "\nAnything else under {PROVIDERS_PATH} or {MODULES_PATH} answers 404 with\n\
          {NOT_FOUND}, as registry.terraform.io does; any other path\n\
-         answers 404. The package files (under {}) and the login.v1\n\
-         endpoints are not served.\n",
-        sample::DOWNLOADS_PATH
+         answers 404. The package files of hashicorp/random (under {}) and the\n\
+         login.v1 endpoints are not served. The packages of {ns}/* are (under\n\
+         {files}), their SHA256SUMS signed by a test key (id {key}):\n\
+         `tfdisco lock` and `terraform providers lock` verify and lock them.\n",
+        sample::DOWNLOADS_PATH,
+        ns = signed_registry::NAMESPACE,
+        files = signed_registry::FILES_PATH,
+        key = signed_registry::key_id(),
     );
     // Module registry hosts need a dot (docs/behaviour.md SRC-7).
     if let (Some(provider), Some(module)) = (PROVIDERS.first(), MODULES.first()) {
