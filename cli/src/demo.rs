@@ -4,8 +4,8 @@
 use std::fmt::Write as _;
 
 use tfdisco_core::{Error, Hostname, ModuleSource, Platform, ProviderSource, Services};
-use tfdisco_testkit::{Reply, TestServer, dev_pki, sample};
-use tfdisco_transport::{Event, ExchangeReport};
+use tfdisco_testkit::{Reply, TestServer, dev_pki, sample, signed_registry};
+use tfdisco_transport::{Event, ExchangeReport, LockOptions};
 
 use crate::exit;
 use crate::failure::Failure;
@@ -46,6 +46,7 @@ pub(crate) fn run() -> Result<u8, Failure> {
     let setup = options.load();
     let mut first: Option<Services> = None;
     let mut first_walk: Option<Vec<String>> = None;
+    let mut first_lock: Option<String> = None;
     let mut all_agree = true;
     for kind in TransportKind::ALL {
         println!("\n== {} transport", kind.name());
@@ -124,6 +125,42 @@ pub(crate) fn run() -> Result<u8, Failure> {
                 println!("  registry request failed: {e}");
             }
         }
+        match (lock(&client, &registry), &first_lock) {
+            (Ok(text), None) => {
+                println!(
+                    "  then `tfdisco lock` of a configuration requiring\n    \
+                     {registry}/{ns}/alpha ~> 1.0 and {registry}/{ns}/beta >= 0.9.0\n  \
+                     for {}: every package downloaded and hashed,\n  \
+                     its signed SHA256SUMS checked, then the lock file written:",
+                    signed_registry::PLATFORMS.join(", "),
+                    ns = signed_registry::NAMESPACE,
+                );
+                for line in text.lines() {
+                    if line.is_empty() {
+                        println!();
+                    } else {
+                        println!("    {line}");
+                    }
+                }
+                first_lock = Some(text);
+            }
+            (Ok(text), Some(earlier)) => {
+                let same = &text == earlier;
+                all_agree &= same;
+                println!(
+                    "  {}",
+                    if same {
+                        "the same lock file as the tokio transport"
+                    } else {
+                        "a DIFFERENT lock file from the tokio transport"
+                    }
+                );
+            }
+            (Err(e), _) => {
+                all_agree = false;
+                println!("  lock failed: {e}");
+            }
+        }
     }
     println!();
     if all_agree {
@@ -169,6 +206,32 @@ fn walk(client: &Client, host: &Hostname) -> Result<Vec<String>, Error> {
         format!("module {module}: versions {}", modules.versions.join(", ")),
         format!("  {newest} downloads from {}", location.location),
     ])
+}
+
+/// `tfdisco lock` in a scratch directory: the lock file it writes.
+fn lock(client: &Client, host: &Hostname) -> Result<String, Box<dyn std::error::Error>> {
+    let dir = std::env::temp_dir().join(format!("tfdisco-demo-{}", std::process::id()));
+    std::fs::create_dir_all(&dir)?;
+    let result = (|| {
+        let ns = signed_registry::NAMESPACE;
+        std::fs::write(
+            dir.join("main.tf"),
+            format!(
+                "terraform {{\n  required_providers {{\n    \
+                 alpha = {{\n      source  = \"{host}/{ns}/alpha\"\n      version = \"~> 1.0\"\n    }}\n    \
+                 beta = {{\n      source  = \"{host}/{ns}/beta\"\n      version = \">= 0.9.0\"\n    }}\n  \
+                 }}\n}}\n"
+            ),
+        )?;
+        let mut options = LockOptions::new();
+        for platform in signed_registry::PLATFORMS {
+            options = options.platform(Platform::parse(platform)?);
+        }
+        let report = client.lock(&dir, &options)?;
+        Ok(std::fs::read_to_string(report.path)?)
+    })();
+    let _ = std::fs::remove_dir_all(&dir);
+    result
 }
 
 fn describe(out: &mut String, e: &ExchangeReport) {
