@@ -66,7 +66,18 @@ fn make(case: &Case, scratch: &Path) -> Result<(), String> {
     case.spoil(&registry);
     let dir = scratch.join("run");
     case.prepare(&dir, &host);
+    server.take_requests();
     let run = terraform(&dir, &rc, case.platforms, &case.provider_args(&host))?;
+    let paths: Vec<String> = server
+        .take_requests()
+        .iter()
+        .map(|r| format!("{} {}", r.method, r.path))
+        .collect();
+    eprintln!(
+        "{}: Terraform made {} requests: {paths:?}",
+        case.name,
+        paths.len()
+    );
     let out = case.dir().join("terraform.out");
     fs::write(&out, run.output.replace(&host, HOST)).map_err(|e| e.to_string())?;
     let golden = case.dir().join("terraform.lock.hcl");
