@@ -130,7 +130,10 @@ pub mod reexports {
         SharedCache, Transport,
     };
     #[cfg(feature = "cli-config")]
-    pub use crate::{ClientOptions, ClientSetup, CredentialsChoice};
+    pub use crate::{
+        ClientOptions, ClientSetup, CredentialsChoice, LockError, LockOptions, LockReport,
+        ProviderReport,
+    };
     pub use tfdisco_core::{
         self, Action, Config, Contents, Credentials, CredentialsSource, Dialect, Discovery,
         DiscoveryCache, DiscoveryRequest, Download, Env, Error, ErrorKind, Fetch, Getter, Goal,
@@ -138,6 +141,6 @@ pub mod reexports {
         ModuleSource, ModuleVersions, Next, Platform, ProviderPackage, ProviderSource,
         ProviderVersion, ProviderVersions, RequestKind, Resolved, Retry, RetryPolicy, ServiceId,
         Services, Sink, SourceError, StartError, StaticCredentials, Ticket, TransportError,
-        TransportErrorKind, credentials_for,
+        TransportErrorKind, Trust, credentials_for,
     };
 }

@@ -1,6 +1,6 @@
 //! `terraform providers lock` as a library call (docs/behaviour.md,
 //! LOCKRUN): a configuration's required providers, its lock file, the core's
-//! [`LockPlan`] run over a client, the lock file replaced atomically.
+//! `LockPlan` run over a client, the lock file replaced atomically.
 //! [`AsyncClient::lock`](crate::AsyncClient::lock) runs the plan's jobs as
 //! concurrent futures, [`BlockingClient::lock`](crate::BlockingClient::lock)
 //! on as many threads; both at most [`LockOptions::concurrency`] at once.
@@ -375,7 +375,7 @@ impl<T: Transport> AsyncClient<T> {
         }
     }
 
-    /// Makes one request of a [`LockPlan`]: the registry calls with this
+    /// Makes one request of a `tfdisco_core::lock_plan::LockPlan`: the registry calls with this
     /// client's discovery and credentials, the downloads without a token.
     pub async fn run_job(&self, job: Job) -> Result<JobOutput, Error> {
         match job {
@@ -406,6 +406,31 @@ impl<T: Transport> AsyncClient<T> {
 impl<T: Transport> BlockingClient<T> {
     /// [`AsyncClient::lock`] for blocking code: the jobs run on
     /// [`LockOptions::concurrency`] threads of this call.
+    ///
+    /// ```no_run
+    /// use tfdisco_core::Platform;
+    /// use tfdisco_transport::{BlockingClient, LockError, LockOptions, Transport};
+    ///
+    /// fn lock<T: Transport>(client: &BlockingClient<T>) -> Result<(), Box<dyn std::error::Error>> {
+    ///     let options = LockOptions::new()
+    ///         .platform(Platform::parse("linux_amd64")?)
+    ///         .platform(Platform::parse("darwin_arm64")?);
+    ///     match client.lock("infra/", &options) {
+    ///         Ok(report) => {
+    ///             for p in &report.providers {
+    ///                 println!("{} {}: {} hashes added", p.source, p.version, p.hashes_added.len());
+    ///             }
+    ///         }
+    ///         Err(LockError::Failed(failures)) => {
+    ///             for failure in &failures {
+    ///                 eprintln!("{failure}"); // provider, version, platform, what failed
+    ///             }
+    ///         }
+    ///         Err(other) => return Err(other.into()),
+    ///     }
+    ///     Ok(())
+    /// }
+    /// ```
     pub fn lock(
         &self,
         dir: impl AsRef<Path>,
