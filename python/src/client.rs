@@ -11,7 +11,8 @@
 //! `name` (blocking) and `_name_async` (an asyncio future), plus the Python
 //! wrapper's coroutine. The registry calls check their arguments (sources
 //! parsed in the client's dialect, versions, platforms) before anything
-//! goes out, so bad ones raise at once.
+//! goes out, so bad ones raise at once. `lock` (`AsyncClient::lock` over
+//! the same client) lives in [`crate::lock`] but for its two methods.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -30,6 +31,7 @@ use crate::answers::{PyModuleLocation, PyModuleVersions, PyProviderPackage, PyPr
 use crate::dialect::parse_dialect;
 use crate::errors::{self, IntoPyResult};
 use crate::hostname::HostArg;
+use crate::lock::{self, PyLockReport};
 use crate::options::{CredentialsArg, parse_env, parse_resolve, parse_timeout};
 use crate::services::{PyOAuthClient, PyServices};
 use crate::{runtime, sources};
@@ -176,7 +178,8 @@ struct Shared {
 /// Besides discovery, the client asks registries what `init` asks them:
 /// `provider_versions`, `provider_package`, `module_versions` and
 /// `module_download`, each discovering the source's host first (cached)
-/// and sending the host's token.
+/// and sending the host's token; and `lock` does what
+/// `terraform providers lock` does to a configuration's lock file.
 ///
 /// The environment and the CLI configuration are read once, here, exactly
 /// as the `tfdisco` CLI reads its own.
@@ -383,6 +386,76 @@ impl PyClient {
         let source = sources::module_source_arg(source, self.shared.dialect)?;
         check_version(&version).or_raise(py)?;
         self.blocking(py, ops::module_download(self.inner(), source, version))
+    }
+
+    /// `terraform providers lock` in `dir` (a str or an `os.PathLike`):
+    /// reads the configuration's required providers and its
+    /// `.terraform.lock.hcl`, selects each provider's version as `init` does
+    /// (the locked one kept while the constraints allow it), downloads and
+    /// verifies every platform's package (the signed `SHA256SUMS`, the
+    /// archive's checksum) and records their hashes, then replaces the lock
+    /// file atomically, only when its bytes change. Returns a `LockReport`.
+    ///
+    /// `platforms`: `Platform`s or strs such as `"linux_amd64"` (default:
+    /// the platform this program runs on). `providers`: lock only these
+    /// (`ProviderSource`s or strs parsed in the client's dialect), each one
+    /// the configuration requires (default: all of them). `jobs`: how many
+    /// requests at once (default 8). The client's dialect decides the
+    /// rules: Terraform's or OpenTofu's signature checks, and the lock
+    /// file's default registry.
+    ///
+    /// Bad arguments raise `InvalidArgument`, `InvalidSource`, `TypeError`
+    /// or `ValueError` before anything is read. Any other failure raises
+    /// `LockError` (with `exit_code` and `failures`, every provider that
+    /// failed) and leaves the lock file as it was. Blocks with the GIL
+    /// released; Ctrl-C cancels the run (nothing is written).
+    ///
+    /// >>> client = tfdisco.Client(dialect="terraform")          # doctest: +SKIP
+    /// >>> report = client.lock("infra", ["linux_amd64", "darwin_arm64"])  # doctest: +SKIP
+    /// >>> [(str(p.source), p.version, p.trust) for p in report.providers]  # doctest: +SKIP
+    /// [('registry.terraform.io/hashicorp/aws', '5.31.0', 'signed by HashiCorp')]
+    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8))]
+    fn lock(
+        &self,
+        py: Python<'_>,
+        dir: PathBuf,
+        platforms: Option<Bound<'_, PyAny>>,
+        providers: Option<Bound<'_, PyAny>>,
+        jobs: usize,
+    ) -> PyResult<PyLockReport> {
+        let options = lock::options(
+            platforms.as_ref(),
+            providers.as_ref(),
+            jobs,
+            self.shared.dialect,
+        )?;
+        let client = self.inner();
+        let result = runtime::block_on(py, async move { client.lock(&dir, &options).await })?;
+        lock::report(py, result)
+    }
+
+    /// `lock` as an asyncio future (what `AsyncClient.lock` awaits): the
+    /// arguments are checked now, the run happens on the runtime.
+    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8))]
+    fn _lock_async<'py>(
+        &self,
+        py: Python<'py>,
+        dir: PathBuf,
+        platforms: Option<Bound<'py, PyAny>>,
+        providers: Option<Bound<'py, PyAny>>,
+        jobs: usize,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = lock::options(
+            platforms.as_ref(),
+            providers.as_ref(),
+            jobs,
+            self.shared.dialect,
+        )?;
+        let client = self.inner();
+        runtime::to_asyncio(py, async move {
+            let result = client.lock(&dir, &options).await;
+            Python::attach(|py| lock::report(py, result))
+        })
     }
 
     /// `discover` as an asyncio future (what `AsyncClient.discover` awaits),

@@ -8,6 +8,7 @@ mod dialect;
 mod errors;
 mod hostname;
 mod json;
+mod lock;
 mod options;
 mod record;
 mod runtime;
@@ -28,6 +29,8 @@ mod _tfdisco {
     use crate::client::PyClient;
     #[pymodule_export]
     use crate::hostname::{PyHostname, for_display, is_valid, normalize};
+    #[pymodule_export]
+    use crate::lock::{PyLockFailure, PyLockReport, PyLockedProvider, hash_package};
     #[pymodule_export]
     use crate::services::{PyOAuthClient, PyServices};
     #[pymodule_export]

@@ -12,6 +12,7 @@ import pytest
 
 EXAMPLE = '''
 import asyncio
+import pathlib
 from typing import List, Optional
 import tfdisco
 
@@ -54,6 +55,37 @@ def registry(client: tfdisco.Client) -> List[str]:
         print(e.kind)
     return modules.versions + [package.download_url, package.shasum, versions.url]
 
+def locking(client: tfdisco.Client) -> List[str]:
+    report: tfdisco.LockReport = client.lock(
+        "infra", ["linux_amd64", tfdisco.Platform("darwin_arm64")], jobs=2
+    )
+    path: pathlib.Path = report.path
+    changed: bool = report.changed
+    platforms: List[tfdisco.Platform] = report.platforms
+    for provider in report.providers:
+        locked: tfdisco.LockedProvider = provider
+        key_id: Optional[str] = locked.key_id
+        added: List[str] = locked.hashes_added
+        print(locked.source.for_display(), locked.version, locked.constraints, locked.trust,
+              key_id, added)
+    try:
+        tfdisco.lock(pathlib.Path("infra"), providers=["hashicorp/aws"], dialect="terraform",
+                     ca_files=["ca.pem"], credentials=None, registry_retries=0)
+    except tfdisco.LockError as e:
+        code: int = e.exit_code
+        failures: List[tfdisco.LockFailure] = e.failures
+        for failure in failures:
+            version: Optional[str] = failure.version
+            platform: Optional[tfdisco.Platform] = failure.platform
+            print(code, e.kind, failure.kind, failure.exit_code, failure.message, version,
+                  platform, failure.source)
+    try:
+        h1, zh = tfdisco.hash_package(pathlib.Path("terraform-provider-x_1.0.0_linux_amd64.zip"))
+    except tfdisco.InvalidPackage as e:
+        problem: str = e.problem
+        return [problem]
+    return [str(path), h1, zh, str(changed), str(len(platforms))]
+
 async def coroutine() -> tfdisco.Services:
     client = tfdisco.AsyncClient(timeout=5.0, credentials=None)
     url: str = await client.service_url("example.com", "modules.v1")
@@ -63,7 +95,8 @@ async def coroutine() -> tfdisco.Services:
     )
     modules: tfdisco.ModuleVersions = await client.module_versions("hashicorp/consul/aws")
     location: tfdisco.ModuleLocation = await client.module_download(modules.source, "0.1.0")
-    print(url, package.filename, location.location)
+    report: tfdisco.LockReport = await client.lock("infra", providers=[versions.source])
+    print(url, package.filename, location.location, report.changed)
     return await client.discover("example.com")
 '''
 

@@ -26,7 +26,17 @@ discovery document rules, the same CLI configuration and credentials.
   answers :class:`ProviderVersions` (of :class:`ProviderVersion`),
   :class:`ProviderPackage` (with :class:`SigningKey`),
   :class:`ModuleVersions` and :class:`ModuleLocation`.
+- Lock files: :func:`lock` (and ``Client.lock`` / ``AsyncClient.lock``)
+  does what ``terraform providers lock`` does to a configuration's
+  ``.terraform.lock.hcl``, giving a :class:`LockReport` (of
+  :class:`LockedProvider`) or raising :class:`LockError` (with its
+  :class:`LockFailure` list); :func:`hash_package` gives the ``h1:`` and
+  ``zh:`` hashes of a provider package on disk.
 - :class:`Error` and one subclass per kind of failure.
+
+>>> report = tfdisco.lock("infra", ["linux_amd64"], dialect="terraform")  # doctest: +SKIP
+>>> report.changed, [(p.version, p.trust) for p in report.providers]      # doctest: +SKIP
+(True, [('5.31.0', 'signed by HashiCorp')])
 """
 
 from __future__ import annotations
@@ -34,7 +44,7 @@ from __future__ import annotations
 import asyncio
 import collections.abc as _abc
 import os
-from typing import Mapping, Optional, Sequence, Union
+from typing import Iterable, Mapping, Optional, Sequence, Union
 
 from ._errors import (
     ConfigWarning,
@@ -46,11 +56,13 @@ from ._errors import (
     InvalidOAuthClient,
     InvalidArgument,
     InvalidOption,
+    InvalidPackage,
     InvalidResponse,
     InvalidServiceId,
     InvalidServiceUrl,
     InvalidSource,
     JsonError,
+    LockError,
     NetworkError,
     NotFound,
     RedirectError,
@@ -64,6 +76,9 @@ from ._errors import (
 from ._tfdisco import (
     Client,
     Hostname,
+    LockedProvider,
+    LockFailure,
+    LockReport,
     ModuleLocation,
     ModuleSource,
     ModuleVersions,
@@ -77,6 +92,7 @@ from ._tfdisco import (
     SigningKey,
     __version__,
     for_display,
+    hash_package,
     is_valid,
     normalize,
 )
@@ -94,11 +110,16 @@ __all__ = [
     "InvalidOAuthClient",
     "InvalidArgument",
     "InvalidOption",
+    "InvalidPackage",
     "InvalidResponse",
     "InvalidServiceId",
     "InvalidServiceUrl",
     "InvalidSource",
     "JsonError",
+    "LockError",
+    "LockFailure",
+    "LockReport",
+    "LockedProvider",
     "ModuleLocation",
     "ModuleSource",
     "ModuleVersions",
@@ -121,7 +142,9 @@ __all__ = [
     "VersionNotSupported",
     "__version__",
     "for_display",
+    "hash_package",
     "is_valid",
+    "lock",
     "normalize",
 ]
 
@@ -139,6 +162,8 @@ ModuleSourceLike = Union[str, ModuleSource]
 #: A platform argument: a ``str`` such as ``"linux_amd64"`` or a
 #: :class:`Platform`.
 PlatformLike = Union[str, Platform]
+#: A path argument: a ``str`` or an ``os.PathLike`` (``pathlib.Path``).
+PathLike = Union[str, "os.PathLike[str]"]
 
 
 class AsyncClient:
@@ -254,6 +279,24 @@ class AsyncClient:
         :meth:`Client.module_download`)."""
         return await self._client._module_download_async(source, version)
 
+    async def lock(
+        self,
+        dir: PathLike,
+        platforms: Optional[Iterable[PlatformLike]] = None,
+        providers: Optional[Iterable[ProviderSourceLike]] = None,
+        *,
+        jobs: int = 8,
+    ) -> LockReport:
+        """``terraform providers lock`` in ``dir`` (see :meth:`Client.lock`):
+        the jobs run as concurrent futures on the module's runtime, at most
+        ``jobs`` at once; cancelling the awaiting task cancels the run, and
+        the lock file is then as it was. Bad arguments raise when the
+        coroutine is awaited, before anything is read or asked.
+
+        >>> report = await client.lock("infra", ["linux_amd64"])  # doctest: +SKIP
+        """
+        return await self._client._lock_async(dir, platforms, providers, jobs=jobs)
+
     async def credentials_source(self, host: HostLike) -> Optional[str]:
         """Where the token for ``host`` comes from (see
         :meth:`Client.credentials_source`); runs in the default executor, as
@@ -271,3 +314,71 @@ class AsyncClient:
 
     def __repr__(self) -> str:
         return "Async" + repr(self._client)
+
+
+def lock(
+    dir: PathLike,
+    platforms: Optional[Iterable[PlatformLike]] = None,
+    providers: Optional[Iterable[ProviderSourceLike]] = None,
+    *,
+    jobs: int = 8,
+    dialect: str = "opentofu",
+    timeout: float = 11.0,
+    retries: Optional[int] = None,
+    ca_files: Sequence[Union[str, "os.PathLike[str]"]] = (),
+    credentials: Union[str, None, Mapping[HostLike, str]] = "cli",
+    cli_config: bool = True,
+    user_agent: Optional[str] = None,
+    max_redirects: Optional[int] = None,
+    body_limit: Optional[int] = None,
+    registry_retries: Optional[int] = None,
+    registry_timeout: Optional[float] = None,
+    cli_version: Optional[str] = None,
+    insecure_http_hosts: Sequence[HostLike] = (),
+    resolve: Optional[Mapping[str, Union[str, Sequence[str]]]] = None,
+    system_roots: bool = True,
+    env: Optional[Mapping[str, str]] = None,
+) -> LockReport:
+    """``terraform providers lock`` / ``tofu providers lock`` in ``dir``,
+    with a :class:`Client` made of the keyword options (the same as
+    :class:`Client`'s; ``dialect`` decides whose rules apply): see
+    :meth:`Client.lock`. Use a client's ``lock`` to lock several
+    configurations with one cache and one set of connections.
+
+    ``platforms``: ``"OS_ARCH"`` strings or :class:`Platform` objects
+    (default: the platform this program runs on). ``providers``: lock only
+    these source addresses (default: every provider the configuration
+    requires). ``jobs``: how many requests at once.
+
+    Returns a :class:`LockReport`; raises :class:`LockError` (``exit_code``,
+    ``failures``) when the run fails, leaving the lock file as it was, and
+    :class:`InvalidArgument`, :class:`InvalidSource`, ``TypeError`` or
+    ``ValueError`` for bad arguments, before anything is read.
+
+    >>> report = tfdisco.lock(                                   # doctest: +SKIP
+    ...     "infra", ["linux_amd64", "darwin_arm64"], dialect="terraform")
+    >>> print(report.path, report.changed)                        # doctest: +SKIP
+    infra/.terraform.lock.hcl True
+    >>> for p in report.providers:                               # doctest: +SKIP
+    ...     print(p.source, p.version, p.trust, p.key_id, len(p.hashes_added))
+    registry.terraform.io/hashicorp/aws 5.31.0 signed by HashiCorp 34365D9472D7468F 16
+    """
+    client = Client(
+        dialect=dialect,
+        timeout=timeout,
+        retries=retries,
+        ca_files=ca_files,
+        credentials=credentials,
+        cli_config=cli_config,
+        user_agent=user_agent,
+        max_redirects=max_redirects,
+        body_limit=body_limit,
+        registry_retries=registry_retries,
+        registry_timeout=registry_timeout,
+        cli_version=cli_version,
+        insecure_http_hosts=insecure_http_hosts,
+        resolve=resolve,
+        system_roots=system_roots,
+        env=env,
+    )
+    return client.lock(dir, platforms, providers, jobs=jobs)

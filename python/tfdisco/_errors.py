@@ -11,7 +11,10 @@ from __future__ import annotations
 import sys
 import types
 import warnings
-from typing import Dict, List, Optional, Type
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Type
+
+if TYPE_CHECKING:
+    from ._tfdisco import LockFailure
 
 __all__ = [
     "Error",
@@ -36,6 +39,8 @@ __all__ = [
     "InvalidResponse",
     "InvalidOption",
     "CredentialsError",
+    "LockError",
+    "InvalidPackage",
     "ConfigWarning",
 ]
 
@@ -211,6 +216,69 @@ class CredentialsError(Error):
     kind = "credentials"
 
 
+class LockError(Error):
+    """A lock run (``Client.lock``, ``tfdisco.lock``) that failed; the lock
+    file is then as it was.
+
+    ``kind`` says what failed, in the words of ``tfdisco lock --json``:
+    ``"configuration"`` (it does not parse, or has modules not installed),
+    ``"lock_file"`` (it cannot be read, or not written), ``"usage"`` (a
+    provider named that the configuration does not require, a constraint
+    that does not parse) or ``"failed"`` (providers that could not be
+    locked: ``failures`` lists every one).
+
+    Attributes:
+        exit_code: ``tfdisco lock``'s exit code: 1 for a failed request,
+            verification or write; 2 for the configuration, the lock file's
+            contents or the arguments; 3 when no version or platform fits.
+        failures: one :class:`tfdisco.LockFailure` per provider (and
+            platform) that could not be locked (``source``, ``version``,
+            ``platform``, ``kind``, ``exit_code``, ``message``); empty unless
+            ``kind`` is ``"failed"``.
+
+    >>> try:                                                     # doctest: +SKIP
+    ...     tfdisco.lock("infra", ["linux_amd64"])
+    ... except tfdisco.LockError as e:
+    ...     print(e.exit_code, [(str(f.source), f.kind) for f in e.failures])
+    3 [('registry.opentofu.org/hashicorp/aws', 'version')]
+    """
+
+    kind = "lock"
+    exit_code: int
+    failures: List["LockFailure"]
+
+    def __init__(
+        self,
+        message: str,
+        kind: Optional[str] = None,
+        exit_code: int = 1,
+        failures: Sequence["LockFailure"] = (),
+    ) -> None:
+        super().__init__(message, kind)
+        self.exit_code = exit_code
+        self.failures = list(failures)
+
+
+class InvalidPackage(Error, ValueError):
+    """A file :func:`tfdisco.hash_package` cannot hash: not a zip file,
+    truncated, damaged, encrypted, with unsafe or duplicate names, … (also
+    ``ValueError``).
+
+    Attributes:
+        problem: what is wrong, in a word: ``"not-a-zip"``, ``"truncated"``,
+            ``"trailing-data"``, ``"unsupported"``, ``"corrupt"``,
+            ``"central-directory"``, ``"newline-in-name"``,
+            ``"unsafe-name"``, ``"duplicate-name"`` or ``"name-conflict"``.
+    """
+
+    kind = "invalid_package"
+    problem: str
+
+    def __init__(self, message: str, problem: str = "corrupt") -> None:
+        super().__init__(message)
+        self.problem = problem
+
+
 class ConfigWarning(UserWarning):
     """A problem in the Terraform/OpenTofu CLI configuration files, reported
     as the CLIs do: a warning, and the faulty part is skipped. The message is
@@ -255,6 +323,18 @@ def _make(
     """
     cls = _BY_KIND.get(kind, Error)
     return cls(message, kind, url, status)
+
+
+def _make_lock(message: str, kind: str, exit_code: int, failures: List["LockFailure"]) -> LockError:
+    """The :class:`LockError` of a failed lock run (called by the native
+    module)."""
+    return LockError(message, kind, exit_code, failures)
+
+
+def _make_package(message: str, problem: str) -> InvalidPackage:
+    """The :class:`InvalidPackage` of a package that cannot be hashed
+    (called by the native module)."""
+    return InvalidPackage(message, problem)
 
 
 def _warn_config(messages: List[str]) -> None:

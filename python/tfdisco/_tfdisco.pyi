@@ -1,7 +1,8 @@
 """Type stubs of the native module ``tfdisco._tfdisco`` (PyO3)."""
 
 import os
-from collections.abc import ItemsView, Iterator, KeysView, Mapping, Sequence, ValuesView
+from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, Sequence, ValuesView
+from pathlib import Path
 from typing import (
     Any,
     Awaitable,
@@ -20,6 +21,9 @@ __version__: str
 __all__ = [
     "Client",
     "Hostname",
+    "LockFailure",
+    "LockReport",
+    "LockedProvider",
     "ModuleLocation",
     "ModuleSource",
     "ModuleVersions",
@@ -32,6 +36,7 @@ __all__ = [
     "Services",
     "SigningKey",
     "for_display",
+    "hash_package",
     "is_valid",
     "normalize",
     "__version__",
@@ -41,6 +46,7 @@ _HostLike = Union[str, "Hostname"]
 _ProviderSourceLike = Union[str, "ProviderSource"]
 _ModuleSourceLike = Union[str, "ModuleSource"]
 _PlatformLike = Union[str, "Platform"]
+_PathLike = Union[str, "os.PathLike[str]"]
 #: A JSON value as Python objects (dict, list, str, int, float, bool, None).
 _JSON = Any
 
@@ -391,6 +397,75 @@ class ModuleLocation:
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
 
+def hash_package(path: _PathLike) -> Tuple[str, str]:
+    """``(h1, zh)``: the lock file hashes of a provider package (a zip
+    file), read once in constant memory. Raises ``OSError``
+    (``FileNotFoundError``, …) and :class:`tfdisco.InvalidPackage`."""
+
+@final
+class LockedProvider:
+    """One provider of a :class:`LockReport`."""
+
+    @property
+    def source(self) -> ProviderSource:
+        """The provider."""
+    @property
+    def version(self) -> str:
+        """The version locked."""
+    @property
+    def constraints(self) -> str:
+        """Its constraints as the lock file writes them; may be empty."""
+    @property
+    def hashes_added(self) -> List[str]:
+        """The hashes the lock file did not hold before, sorted."""
+    @property
+    def trust(self) -> str:
+        """How the signing key is trusted (``"self-signed"``, …)."""
+    @property
+    def key_id(self) -> Optional[str]:
+        """The signing key's id; None when the signature was skipped."""
+
+@final
+class LockReport:
+    """What a lock run did (``Client.lock``)."""
+
+    @property
+    def path(self) -> Path:
+        """The lock file."""
+    @property
+    def changed(self) -> bool:
+        """True when its bytes changed (and it was written)."""
+    @property
+    def platforms(self) -> List[Platform]:
+        """The platforms locked."""
+    @property
+    def providers(self) -> List[LockedProvider]:
+        """Each provider locked, in address order."""
+
+@final
+class LockFailure:
+    """Why one provider could not be locked (``LockError.failures``)."""
+
+    @property
+    def source(self) -> ProviderSource:
+        """The provider."""
+    @property
+    def version(self) -> Optional[str]:
+        """The version, once selected."""
+    @property
+    def platform(self) -> Optional[Platform]:
+        """The platform, for a platform's package."""
+    @property
+    def kind(self) -> str:
+        """``"version"``, ``"platform"``, ``"request"``, ``"checksum"``,
+        ``"signature"`` or ``"package"``."""
+    @property
+    def exit_code(self) -> int:
+        """3 for ``"version"`` and ``"platform"``, else 1."""
+    @property
+    def message(self) -> str:
+        """The whole message."""
+
 @final
 class Client:
     """A discovery client; blocking methods release the GIL. See the
@@ -435,6 +510,16 @@ class Client:
         """The versions of a module package, from its registry."""
     def module_download(self, source: _ModuleSourceLike, version: str) -> ModuleLocation:
         """Where to download ``version`` of a module package from."""
+    def lock(
+        self,
+        dir: _PathLike,
+        platforms: Optional[Iterable[_PlatformLike]] = None,
+        providers: Optional[Iterable[_ProviderSourceLike]] = None,
+        *,
+        jobs: int = 8,
+    ) -> LockReport:
+        """``terraform providers lock`` in ``dir``; raises
+        :class:`tfdisco.LockError`."""
     def forget(self, host: _HostLike) -> None:
         """Drops the cached services of ``host``."""
     def forget_all(self) -> None:
@@ -455,3 +540,11 @@ class Client:
     def _module_download_async(
         self, source: _ModuleSourceLike, version: str
     ) -> Awaitable[ModuleLocation]: ...
+    def _lock_async(
+        self,
+        dir: _PathLike,
+        platforms: Optional[Iterable[_PlatformLike]] = None,
+        providers: Optional[Iterable[_ProviderSourceLike]] = None,
+        *,
+        jobs: int = 8,
+    ) -> Awaitable[LockReport]: ...

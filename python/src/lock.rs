@@ -1,0 +1,242 @@
+//! Lock files (issue 19): what `Client.lock` / `AsyncClient.lock` take
+//! (platforms, providers, jobs → `tfdisco_transport::LockOptions`) and
+//! give (`LockReport` of `LockedProvider`s, or `tfdisco.LockError` with
+//! its `LockFailure`s), and `tfdisco.hash_package`, the lock file hashes
+//! of a provider package on disk.
+
+use std::fs::File;
+use std::io;
+use std::path::PathBuf;
+
+use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::pybacked::PyBackedStr;
+use pyo3::sync::PyOnceLock;
+use tfdisco_core::lock_plan::LockFailure;
+use tfdisco_core::{Dialect, PackageHashError, hash_package_reader};
+use tfdisco_transport::{
+    DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, ProviderReport,
+};
+
+use crate::record::record_methods;
+use crate::sources::{self, PyPlatform, PyProviderSource};
+
+// The default of `jobs` is the transport's, which the signatures (a literal
+// there, so that `__text_signature__` shows it) and the stubs write as 8.
+const _: () = assert!(DEFAULT_LOCK_CONCURRENCY == 8);
+
+// --- Arguments ----------------------------------------------------------------
+
+/// The items of a `platforms` or `providers` argument: any iterable but a
+/// `str` (whose characters would be taken one by one).
+fn items<'py>(obj: &Bound<'py, PyAny>, what: &str, like: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if obj.extract::<PyBackedStr>().is_ok() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be a list of {like}, not a str (write [{}])",
+            obj.repr()?
+        )));
+    }
+    let Ok(iter) = obj.try_iter() else {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be a list of {like}, not {}",
+            obj.get_type().name()?
+        )));
+    };
+    iter.collect()
+}
+
+/// The `LockOptions` of a lock call: each platform a `Platform` or a str
+/// (`"linux_amd64"`), each provider a `ProviderSource` or a str parsed in
+/// `dialect` and fully qualified; `jobs` at least 1. Raises
+/// `InvalidArgument`, `InvalidSource`, `TypeError` or `ValueError` before
+/// anything is read or asked.
+pub(crate) fn options(
+    platforms: Option<&Bound<'_, PyAny>>,
+    providers: Option<&Bound<'_, PyAny>>,
+    jobs: usize,
+    dialect: Dialect,
+) -> PyResult<LockOptions> {
+    if jobs == 0 {
+        return Err(PyValueError::new_err("jobs must be at least 1"));
+    }
+    let mut options = LockOptions::new().concurrency(jobs);
+    if let Some(given) = platforms {
+        for platform in items(given, "platforms", "platforms such as \"linux_amd64\"")? {
+            options = options.platform(sources::platform_arg(&platform)?);
+        }
+    }
+    if let Some(given) = providers {
+        for source in items(given, "providers", "provider source addresses")? {
+            options = options.provider(sources::provider_source_arg(&source, dialect)?);
+        }
+    }
+    Ok(options)
+}
+
+// --- Answers ------------------------------------------------------------------
+
+/// What a lock run did (`Client.lock`): the lock file, whether it changed,
+/// the platforms locked and each provider locked.
+#[pyo3::pyclass(frozen, module = "tfdisco", name = "LockReport")]
+pub(crate) struct PyLockReport(pub(crate) LockReport);
+
+record_methods! {
+    PyLockReport as "LockReport" {
+        /// The lock file (`.terraform.lock.hcl` in the directory), a
+        /// `pathlib.Path`.
+        path => |r| r.path.as_path(),
+        /// True when its bytes changed (and it was written); False when it
+        /// already held everything, and was left alone.
+        changed => |r| r.changed,
+        /// The platforms locked (`Platform`s): those given, or the one this
+        /// program runs on.
+        platforms => |r| r.platforms.iter().cloned().map(PyPlatform).collect::<Vec<_>>(),
+        /// Each provider locked (`LockedProvider`s), in address order.
+        providers => |r| r.providers.iter().cloned().map(PyLockedProvider).collect::<Vec<_>>(),
+    }
+}
+
+/// One provider of a `LockReport`: the version locked and what the lock
+/// file got for it.
+#[pyo3::pyclass(frozen, module = "tfdisco", name = "LockedProvider")]
+pub(crate) struct PyLockedProvider(pub(crate) ProviderReport);
+
+record_methods! {
+    PyLockedProvider as "LockedProvider" {
+        /// The provider (a `ProviderSource`).
+        source => |p| PyProviderSource(p.source.clone()),
+        /// The version locked (`1.1.0`).
+        version => |p| p.version.to_string(),
+        /// Its constraints as the lock file writes them (`~> 1.0`); empty when
+        /// the configuration has none.
+        constraints => |p| p.constraints.as_str(),
+        /// The hashes (`h1:…`, `zh:…`) the lock file did not hold before,
+        /// sorted; empty when it held them all.
+        hashes_added => |p| p.hashes_added.clone(),
+        /// How the key that signed its checksums is trusted, in the CLI's
+        /// words: "signed by HashiCorp", "signed by a HashiCorp partner",
+        /// "self-signed" (Terraform); "signed", "signing skipped" (OpenTofu).
+        trust => |p| p.trust.label(),
+        /// That key's id (16 hex digits); None when OpenTofu skipped the
+        /// signature.
+        key_id => |p| p.key_id.as_deref(),
+    }
+}
+
+/// Why one provider could not be locked (`LockError.failures`).
+#[pyo3::pyclass(frozen, module = "tfdisco", name = "LockFailure")]
+pub(crate) struct PyLockFailure(pub(crate) LockFailure);
+
+record_methods! {
+    PyLockFailure as "LockFailure" {
+        /// The provider (a `ProviderSource`).
+        source => |f| PyProviderSource(f.source.clone()),
+        /// The version, once one was selected; else None.
+        version => |f| f.version.as_ref().map(ToString::to_string),
+        /// The platform, for a platform's package (a `Platform`); else None.
+        platform => |f| f.platform.clone().map(PyPlatform),
+        /// What failed, in a word: "version" (no version meets the
+        /// constraints), "platform" (none for that platform), "request",
+        /// "checksum", "signature" or "package".
+        kind => |f| f.kind(),
+        /// `tfdisco lock`'s exit code for it: 3 for "version" and
+        /// "platform", 1 for the others.
+        exit_code => |f| f.exit_code(),
+        /// The whole message: the provider, version, platform and problem.
+        message => |f| f.to_string(),
+    }
+}
+
+/// The `tfdisco.LockError` for `error`: its message, its kind in the
+/// words of `tfdisco lock --json` (`configuration`, `lock_file`, `usage`,
+/// `failed`), its exit code and, when providers failed, every failure.
+pub(crate) fn lock_error(py: Python<'_>, error: LockError) -> PyErr {
+    let kind = match &error {
+        LockError::Configuration(_) => "configuration",
+        LockError::LockFile(_) => "lock_file",
+        LockError::Usage(_) => "usage",
+        LockError::Failed(_) => "failed",
+        _ => "lock",
+    };
+    let message = error.to_string();
+    let exit_code = error.exit_code();
+    let failures: Vec<PyLockFailure> = match error {
+        LockError::Failed(failures) => failures.into_iter().map(PyLockFailure).collect(),
+        _ => Vec::new(),
+    };
+    static MAKE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+    let made = MAKE
+        .import(py, "tfdisco._errors", "_make_lock")
+        .and_then(|make| make.call1((message, kind, exit_code, failures)));
+    match made {
+        Ok(exception) => PyErr::from_value(exception),
+        Err(e) => e,
+    }
+}
+
+/// The result of a lock run as Python sees it.
+pub(crate) fn report(
+    py: Python<'_>,
+    result: Result<LockReport, LockError>,
+) -> PyResult<PyLockReport> {
+    result.map(PyLockReport).map_err(|e| lock_error(py, e))
+}
+
+// --- Package hashes -------------------------------------------------------------
+
+/// The lock file hashes of a provider package (a zip file) on disk: the
+/// tuple `(h1, zh)`, as `.terraform.lock.hcl` records them.
+///
+/// `h1` is `h1:` and the base64 SHA-256 of the summary of the package's
+/// files (Go's `dirhash.Hash1`, what Terraform records for a package it
+/// installed); `zh` is `zh:` and the hex SHA-256 of the zip file itself (what
+/// `SHA256SUMS` lists). The file is read once, in 64 KiB chunks, in constant
+/// memory, with the GIL released.
+///
+/// Raises `FileNotFoundError` (or another `OSError`) when the file cannot
+/// be read, and `tfdisco.InvalidPackage` (also a `ValueError`) when it is
+/// no package that can be hashed: not a zip, truncated, damaged, encrypted,
+/// with unsafe or duplicate names, … (its `problem` says which).
+///
+/// >>> h1, zh = tfdisco.hash_package("terraform-provider-x_1.0.0_linux_amd64.zip")  # doctest: +SKIP
+/// >>> h1                                                        # doctest: +SKIP
+/// 'h1:MBY98DodEYtiU/UM9ybvJdNHFBbbJBSyVP6EGQP+G4I='
+#[pyfunction]
+pub(crate) fn hash_package(py: Python<'_>, path: PathBuf) -> PyResult<(String, String)> {
+    let hashed = py.detach(|| File::open(&path).and_then(hash_package_reader));
+    match hashed {
+        Ok(hashes) => Ok((hashes.h1(), hashes.zh())),
+        Err(error) => Err(package_error(py, &path, error)),
+    }
+}
+
+/// The exception for a package that could not be hashed: `InvalidPackage`
+/// for what the hasher refused, an `OSError` (its errno subclass, with the
+/// file name) for what could not be read.
+fn package_error(py: Python<'_>, path: &std::path::Path, error: io::Error) -> PyErr {
+    let shown = path.display();
+    if let Some(refused) = error
+        .get_ref()
+        .and_then(|inner| inner.downcast_ref::<PackageHashError>())
+    {
+        static MAKE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
+        let message = format!("{shown}: {refused}");
+        let made = MAKE
+            .import(py, "tfdisco._errors", "_make_package")
+            .and_then(|make| make.call1((message, refused.kind())));
+        return match made {
+            Ok(exception) => PyErr::from_value(exception),
+            Err(e) => e,
+        };
+    }
+    match error.raw_os_error() {
+        // OSError(errno, strerror, filename) is the errno's subclass
+        // (FileNotFoundError, PermissionError, IsADirectoryError, …).
+        Some(errno) => {
+            let text = io::Error::from_raw_os_error(errno).to_string();
+            let strerror = text.split(" (os error").next().unwrap_or(&text).to_owned();
+            PyOSError::new_err((errno, strerror, path.as_os_str().to_owned()))
+        }
+        None => PyOSError::new_err(format!("{shown}: {error}")),
+    }
+}
