@@ -35,7 +35,7 @@ fn lock(dir: &Path, args: &[&str]) -> Run {
 /// The case's input in a temporary directory, for `server`.
 fn prepared(case: &Case, server: &TestServer) -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("temp dir");
-    case.prepare(dir.path(), &server.host().to_string());
+    case.prepare(dir.path(), server.host().as_ref());
     dir
 }
 
