@@ -5,9 +5,11 @@
 
 use std::fmt;
 use std::io::{BufReader, Read};
+use std::sync::{Arc, OnceLock};
 use std::time::SystemTime;
 
 use pgp::armor::Dearmor;
+use pgp::composed::SignedPublicKey;
 
 use super::signature::{Check, check_detached, read_keyring};
 
@@ -73,12 +75,46 @@ impl fmt::Display for Trust {
 
 /// The two keys Terraform's trust levels rest on: HashiCorp's release key
 /// and its partner key, ASCII-armored. [`TrustRoots::hashicorp`] are the
-/// ones Terraform ships; tests and private forks may use others.
-#[derive(Clone, PartialEq, Eq)]
+/// ones Terraform ships; tests and private forks may use others. Each
+/// keyring is read (and its bindings verified) once, when first needed, and
+/// shared by clones: a lock run checks every package with one.
+#[derive(Clone)]
 pub struct TrustRoots {
-    official: String,
-    partners: String,
+    official: Keyring,
+    partners: Keyring,
 }
+
+/// An armored keyring, read once.
+#[derive(Clone)]
+struct Keyring {
+    armored: Arc<str>,
+    read: Arc<OnceLock<Result<Vec<SignedPublicKey>, String>>>,
+}
+
+impl Keyring {
+    fn new(armored: String) -> Keyring {
+        Keyring {
+            armored: armored.into(),
+            read: Arc::default(),
+        }
+    }
+
+    fn keys(&self) -> Result<&[SignedPublicKey], &str> {
+        match self.read.get_or_init(|| read_keyring(&self.armored)) {
+            Ok(keys) => Ok(keys),
+            Err(e) => Err(e),
+        }
+    }
+}
+
+impl PartialEq for TrustRoots {
+    fn eq(&self, other: &TrustRoots) -> bool {
+        self.official.armored == other.official.armored
+            && self.partners.armored == other.partners.armored
+    }
+}
+
+impl Eq for TrustRoots {}
 
 impl fmt::Debug for TrustRoots {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
@@ -93,16 +129,19 @@ impl Default for TrustRoots {
 }
 
 impl TrustRoots {
-    /// HashiCorp's keys, as Terraform has them.
+    /// HashiCorp's keys, as Terraform has them (read once per process).
     pub fn hashicorp() -> TrustRoots {
-        TrustRoots::new(HASHICORP_KEY, HASHICORP_PARTNERS_KEY)
+        static HASHICORP: OnceLock<TrustRoots> = OnceLock::new();
+        HASHICORP
+            .get_or_init(|| TrustRoots::new(HASHICORP_KEY, HASHICORP_PARTNERS_KEY))
+            .clone()
     }
 
     /// Other keys in their place, ASCII-armored.
     pub fn new(official: impl Into<String>, partners: impl Into<String>) -> TrustRoots {
         TrustRoots {
-            official: official.into(),
-            partners: partners.into(),
+            official: Keyring::new(official.into()),
+            partners: Keyring::new(partners.into()),
         }
     }
 }
@@ -134,23 +173,27 @@ pub(super) fn trust(
     roots: &TrustRoots,
     now: SystemTime,
 ) -> Result<Trust, TrustError> {
-    let official = read_keyring(&roots.official)
+    let official = roots
+        .official
+        .keys()
         .map_err(|e| TrustError(format!("error creating HashiCorp keyring: {e}")))?;
     // An expired signature is not official: Terraform ignores only
     // go-crypto's expired *key* error.
-    if let Check::Verified(_) = check_detached(&official, document, signature, now) {
+    if let Check::Verified(_) = check_detached(official, document, signature, now) {
         return Ok(Trust::Official);
     }
     if signing_key.trust_signature.is_empty() {
         return Ok(Trust::Community);
     }
-    let partners = read_keyring(&roots.partners)
+    let partners = roots
+        .partners
+        .keys()
         .map_err(|e| TrustError(format!("error creating HashiCorp Partners keyring: {e}")))?;
     let author = dearmor(&signing_key.ascii_armor)
         .map_err(|e| TrustError(format!("error decoding signing key: {e}")))?;
     let trust_signature = dearmor(&signing_key.trust_signature)
         .map_err(|e| TrustError(format!("error decoding trust signature: {e}")))?;
-    match check_detached(&partners, &author, &trust_signature, now) {
+    match check_detached(partners, &author, &trust_signature, now) {
         Check::Verified(_) => Ok(Trust::Partner),
         Check::Expired(_) => Err(TrustError(
             "error verifying trust signature: openpgp: signature expired".to_owned(),
