@@ -29,7 +29,8 @@ use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 pub use authenticate::{
-    Authentication, AuthenticationError, PackageCheck, SignatureCheck, authenticate_package,
+    Authentication, AuthenticationError, PackageCheck, SignatureCheck, Signatures,
+    authenticate_package,
 };
 pub use error::PackageHashError;
 pub use signature::{SignatureError, Signer, verify_signature};

@@ -359,3 +359,32 @@ fn a_failure_stops_new_jobs_and_running_ones_finish() {
             .all(|f| f.kind() == "request" && f.exit_code() == 1)
     );
 }
+
+/// HASH-17: one plan's packages share their signature checks by what was
+/// checked, never across different inputs: of two providers, only the one
+/// whose signature was spoiled fails, on every platform it was asked for.
+#[test]
+fn shared_signature_checks_follow_their_inputs() {
+    let mut plan = new_plan(
+        vec![
+            requirement("alpha", "1.0.0", None),
+            requirement("beta", "0.9.0", None),
+        ],
+        &["linux_amd64", "windows_amd64"],
+    );
+    let check_all = |url: &Url, bytes: &mut Vec<u8>| {
+        if url.path().contains("/beta/") && url.path().ends_with(".sig") {
+            let last = bytes.len() - 1;
+            bytes[last] ^= 1;
+        }
+    };
+    // Answer every job, even after the failure stops new ones: hand out
+    // what is ready first.
+    run(&mut plan, check_all);
+    let failures = failures(plan);
+    assert!(!failures.is_empty());
+    for failure in &failures {
+        assert_eq!(failure.source, source("beta"), "{failure}");
+        assert_eq!(failure.kind(), "signature", "{failure}");
+    }
+}

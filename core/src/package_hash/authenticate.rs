@@ -2,8 +2,12 @@
 //! order (docs/behaviour.md, HASH-17 to HASH-20): `PackageAuthenticationAll`
 //! of `internal/getproviders/registry_client.go`, Terraform's and OpenTofu's.
 
+use std::collections::HashMap;
 use std::fmt;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::SystemTime;
+
+use sha2::{Digest, Sha256};
 
 use super::PackageHashes;
 use super::signature::{SignatureError, Signer, verify_signature};
@@ -48,6 +52,71 @@ pub struct SignatureCheck {
     /// OpenTofu: refuse an expired signature
     /// (`OPENTOFU_ENFORCE_GPG_EXPIRATION=true`); Terraform always does.
     pub refuse_expired: bool,
+    /// Signatures already checked, shared by clones (see [`Signatures`]).
+    pub signatures: Signatures,
+}
+
+/// The outcomes of the signature checks made with one [`SignatureCheck`],
+/// by what was checked: the `SHA256SUMS` document, its signature and the
+/// registry's keys. The platforms of a version share all three, so a lock
+/// run verifies each version's signature once, however many platforms it
+/// locks; the outcome is the same as checking again (same inputs, same
+/// time, same rules). Clones share the record.
+#[derive(Clone, Debug, Default)]
+pub struct Signatures(Arc<Mutex<HashMap<[u8; 32], Result<(Trust, Signer), AuthenticationError>>>>);
+
+impl Signatures {
+    fn get_or_check(
+        &self,
+        check: &PackageCheck<'_>,
+        how: &SignatureCheck,
+        verify: impl FnOnce() -> Result<(Trust, Signer), AuthenticationError>,
+    ) -> Result<(Trust, Signer), AuthenticationError> {
+        let key = inputs_digest(check, how);
+        let known = self
+            .0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        if let Some(outcome) = known {
+            return outcome;
+        }
+        let outcome = verify();
+        self.0
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(key, outcome.clone());
+        outcome
+    }
+}
+
+/// A digest of everything a signature check reads: the document, the
+/// signature, each key's fields, and the settings (dialect, time, expiry
+/// rule, trust roots), each length-prefixed.
+fn inputs_digest(check: &PackageCheck<'_>, how: &SignatureCheck) -> [u8; 32] {
+    let mut hasher = Sha256::new();
+    let mut field = |bytes: &[u8]| {
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    };
+    field(check.sha256sums);
+    field(check.signature);
+    for key in &check.package.signing_keys {
+        field(key.key_id.as_bytes());
+        field(key.ascii_armor.as_bytes());
+        field(key.trust_signature.as_bytes());
+    }
+    let now = how
+        .now
+        .duration_since(SystemTime::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    field(&now.to_le_bytes());
+    field(&[how.dialect as u8, u8::from(how.refuse_expired)]);
+    for armored in how.trust_roots.armored() {
+        field(armored.as_bytes());
+    }
+    hasher.finalize().into()
 }
 
 impl SignatureCheck {
@@ -59,6 +128,7 @@ impl SignatureCheck {
             trust_roots: TrustRoots::hashicorp(),
             require_signature: false,
             refuse_expired: false,
+            signatures: Signatures::default(),
         }
     }
 }
@@ -275,32 +345,9 @@ pub fn authenticate_package(
     let (trust_level, signer) = if skip {
         (Trust::SigningSkipped, None)
     } else {
-        let signer = verify_signature(
-            check.sha256sums,
-            check.signature,
-            &package.signing_keys,
-            how.now,
-            opentofu && !how.refuse_expired,
-        )
-        .map_err(|error| AuthenticationError::Signature {
-            error,
-            dialect: how.dialect,
-        })?;
-        let level = if opentofu {
-            Trust::Signed
-        } else {
-            match package.signing_keys.get(signer.key_index) {
-                Some(key) => trust(
-                    check.sha256sums,
-                    check.signature,
-                    key,
-                    &how.trust_roots,
-                    how.now,
-                )
-                .map_err(|e| AuthenticationError::TrustSignature { problem: e.0 })?,
-                None => Trust::Community,
-            }
-        };
+        let (level, signer) = how
+            .signatures
+            .get_or_check(check, how, || signed(check, how))?;
         (level, Some(signer))
     };
     let mut hashes = vec![check.archive.h1()];
@@ -323,4 +370,41 @@ pub fn authenticate_package(
         signer,
         hashes,
     })
+}
+
+/// The signature of `SHA256SUMS` checked with the registry's keys, and the
+/// signing key's trust (HASH-12 to HASH-16).
+fn signed(
+    check: &PackageCheck<'_>,
+    how: &SignatureCheck,
+) -> Result<(Trust, Signer), AuthenticationError> {
+    let package = check.package;
+    let opentofu = how.dialect == Dialect::OpenTofu;
+    let signer = verify_signature(
+        check.sha256sums,
+        check.signature,
+        &package.signing_keys,
+        how.now,
+        opentofu && !how.refuse_expired,
+    )
+    .map_err(|error| AuthenticationError::Signature {
+        error,
+        dialect: how.dialect,
+    })?;
+    let level = if opentofu {
+        Trust::Signed
+    } else {
+        match package.signing_keys.get(signer.key_index) {
+            Some(key) => trust(
+                check.sha256sums,
+                check.signature,
+                key,
+                &how.trust_roots,
+                how.now,
+            )
+            .map_err(|e| AuthenticationError::TrustSignature { problem: e.0 })?,
+            None => Trust::Community,
+        }
+    };
+    Ok((level, signer))
 }

@@ -137,6 +137,11 @@ impl TrustRoots {
             .clone()
     }
 
+    /// The two keyrings as given, ASCII-armored.
+    pub(super) fn armored(&self) -> [&str; 2] {
+        [&self.official.armored, &self.partners.armored]
+    }
+
     /// Other keys in their place, ASCII-armored.
     pub fn new(official: impl Into<String>, partners: impl Into<String>) -> TrustRoots {
         TrustRoots {
