@@ -141,7 +141,7 @@ pub struct SignedRegistry<'a> {
 /// What it does not have is a 404 with `{"errors":["Not Found"]}`.
 pub fn install(server: &TestServer) -> SignedRegistry<'_> {
     server.route(
-        crate::suite::WELL_KNOWN,
+        tfdisco_core::DISCOVERY_PATH,
         Reply::json(r#"{"providers.v1": "/v1/providers/"}"#),
     );
     server.route_prefix(
