@@ -142,7 +142,7 @@ pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
 pub use package_hash::{
     ArchiveDigest, Authentication, AuthenticationError, EMPTY_H1, HASHICORP_KEY_ID,
     HASHICORP_PARTNERS_KEY_ID, PackageCheck, PackageHashError, PackageHasher, PackageHashes,
-    Sha256Sums, SignatureCheck, SignatureError, Signer, SumsError, Trust, TrustRoots,
+    Sha256Sums, SignatureCheck, SignatureError, Signatures, Signer, SumsError, Trust, TrustRoots,
     authenticate_package, hash_package, hash_package_reader, verify_signature,
 };
 pub use registry_api::PlatformPackage;
