@@ -63,7 +63,10 @@ pub struct SignatureCheck {
 /// locks; the outcome is the same as checking again (same inputs, same
 /// time, same rules). Clones share the record.
 #[derive(Clone, Debug, Default)]
-pub struct Signatures(Arc<Mutex<HashMap<[u8; 32], Result<(Trust, Signer), AuthenticationError>>>>);
+pub struct Signatures(Arc<Mutex<HashMap<[u8; 32], SignatureOutcome>>>);
+
+/// What a signature check concluded: the trust and the signer, or why not.
+type SignatureOutcome = Result<(Trust, Signer), AuthenticationError>;
 
 impl Signatures {
     fn get_or_check(
