@@ -5,7 +5,8 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::{Value, json};
 use tfdisco_core::lock_plan::LockFailure;
-use tfdisco_core::{Platform, ProviderSource};
+use tfdisco_core::url::Url;
+use tfdisco_core::{NetworkMirror, Platform, ProviderSource};
 use tfdisco_transport::{LockError, LockOptions, LockReport};
 
 use crate::exit;
@@ -26,6 +27,11 @@ pub(crate) struct LockOpts {
     /// The configuration's directory [default: the current directory].
     #[arg(long, value_name = "DIR", default_value = ".")]
     chdir: PathBuf,
+    /// Take every provider from this network mirror (an https: URL) instead
+    /// of its registry, as `providers lock -net-mirror`: the archives are
+    /// checked against the hashes the mirror lists.
+    #[arg(long, value_name = "URL")]
+    net_mirror: Option<String>,
     /// How many requests to make at once.
     #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_LOCK_CONCURRENCY)]
     jobs: usize,
@@ -42,6 +48,22 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
     let mut options = LockOptions::new().concurrency(opts.jobs);
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);
+    }
+    if let Some(given) = &opts.net_mirror {
+        let mirror = Url::parse(given)
+            .map_err(|e| e.to_string())
+            .and_then(|url| NetworkMirror::new(url).map_err(|e| e.to_string()))
+            .map_err(|problem| {
+                Failure::new(
+                    exit::USAGE,
+                    "usage",
+                    format!(
+                        "invalid network mirror URL {given:?}: --net-mirror requires a valid \
+                         https: URL as the mirror base URL ({problem})"
+                    ),
+                )
+            })?;
+        options = options.net_mirror(mirror);
     }
     for given in &opts.providers {
         let source = ProviderSource::parse(given, opts.net.dialect)

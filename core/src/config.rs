@@ -30,6 +30,11 @@ pub enum RequestKind {
     /// Files a registry points to: a provider's `SHA256SUMS`, its signature
     /// and its archive, streamed (DL-1).
     Download,
+    /// A provider network mirror's `index.json` and `<version>.json`: the
+    /// registry requests' headers, limit and timeout, the CLIs' mirror
+    /// client's 5 redirects, retries (Terraform: the registry requests';
+    /// OpenTofu: none) and `Content-Type` check (MIRROR-4).
+    Mirror,
 }
 
 /// How requests behave. The defaults are those of the CLIs:
@@ -73,6 +78,8 @@ pub struct Config {
     download_body_limit: u64,
     download_timeout: Duration,
     download_retry_policy: RetryPolicy,
+    /// The registry retry policy as the dialect's mirror client applies it.
+    mirror_retry_policy: RetryPolicy,
     plain_http_hosts: Arc<[Hostname]>,
     cli_version: HeaderValue,
     /// The caller's `User-Agent`, for every kind of request.
@@ -87,6 +94,9 @@ pub const DEFAULT_MAX_REDIRECTS: u32 = 3;
 /// The redirect limit of both CLIs' registry clients (Go's `http.Client`
 /// default: 10 requests).
 pub const DEFAULT_REGISTRY_MAX_REDIRECTS: u32 = 9;
+/// The redirect limit of both CLIs' network mirror clients (5 redirects,
+/// the sixth refused).
+pub const MIRROR_MAX_REDIRECTS: u32 = 5;
 /// The largest discovery document accepted: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: u64 = 1024 * 1024;
 /// The largest registry API document accepted: 16 MiB (D10; the provider
@@ -124,6 +134,7 @@ impl Config {
             download_body_limit: DEFAULT_DOWNLOAD_LIMIT,
             download_timeout: DEFAULT_DOWNLOAD_TIMEOUT,
             download_retry_policy: RetryPolicy::registry().with_attempt_timeout(None),
+            mirror_retry_policy: mirror_policy(dialect, &RetryPolicy::registry()),
             plain_http_hosts: Arc::from([]),
             agents: Agents::new(dialect, dialect.default_cli_version(), None, None),
             cli_version,
@@ -155,6 +166,7 @@ impl Config {
             self.retry_policy = RetryPolicy::for_dialect(dialect);
         }
         self.dialect = dialect;
+        self.mirror_retry_policy = mirror_policy(dialect, &self.registry_retry_policy);
         self.with_agents()
     }
 
@@ -225,6 +237,7 @@ impl Config {
     /// Sets how failed registry requests are retried, and how long each
     /// attempt may take.
     pub fn with_registry_retry_policy(mut self, policy: RetryPolicy) -> Config {
+        self.mirror_retry_policy = mirror_policy(self.dialect, &policy);
         self.registry_retry_policy = policy;
         self
     }
@@ -312,6 +325,7 @@ impl Config {
         match kind {
             RequestKind::Discovery => self.max_redirects,
             RequestKind::Registry | RequestKind::Download => self.registry_max_redirects,
+            RequestKind::Mirror => MIRROR_MAX_REDIRECTS,
         }
     }
 
@@ -329,7 +343,7 @@ impl Config {
     pub fn body_limit_for(&self, kind: RequestKind) -> u64 {
         match kind {
             RequestKind::Discovery => self.body_limit,
-            RequestKind::Registry => self.registry_body_limit,
+            RequestKind::Registry | RequestKind::Mirror => self.registry_body_limit,
             RequestKind::Download => self.download_body_limit,
         }
     }
@@ -354,8 +368,8 @@ impl Config {
         match kind {
             RequestKind::Discovery => self.timeout,
             RequestKind::Download => self.download_timeout,
-            RequestKind::Registry => {
-                let policy = &self.registry_retry_policy;
+            RequestKind::Registry | RequestKind::Mirror => {
+                let policy = self.retry_policy_for(kind);
                 policy.longest().unwrap_or_else(|| {
                     policy
                         .clone()
@@ -383,6 +397,7 @@ impl Config {
             RequestKind::Discovery => &self.retry_policy,
             RequestKind::Registry => &self.registry_retry_policy,
             RequestKind::Download => &self.download_retry_policy,
+            RequestKind::Mirror => &self.mirror_retry_policy,
         }
     }
 
@@ -407,6 +422,17 @@ impl Config {
         self.plain_http_hosts
             .iter()
             .any(|h| h.host() == host && h.port().unwrap_or(80) == port.unwrap_or(80))
+    }
+}
+
+/// The registry retry policy as each CLI's network mirror client applies
+/// it: Terraform's retries as its registry client (`TF_REGISTRY_DISCOVERY_RETRY`
+/// included); OpenTofu's never retries, with the same timeout per attempt
+/// (MIRROR-4).
+fn mirror_policy(dialect: Dialect, registry: &RetryPolicy) -> RetryPolicy {
+    match dialect {
+        Dialect::Terraform => registry.clone(),
+        Dialect::OpenTofu => registry.clone().with_attempts(1),
     }
 }
 

@@ -587,7 +587,7 @@ impl<G: Goal> Fetch<G> {
             RequestKind::Discovery => {
                 headers.insert(ACCEPT, HeaderValue::from_static("application/json"));
             }
-            RequestKind::Registry => {
+            RequestKind::Registry | RequestKind::Mirror => {
                 headers.insert(X_TERRAFORM_VERSION, self.config.cli_version().clone());
             }
             // The CLIs fetch checksums, signatures and archives without
@@ -655,7 +655,9 @@ impl<G: Goal> Fetch<G> {
     /// API-7), the content coding and the declared size.
     fn receive(&self, headers: &HeaderMap, streamed: bool) -> State<G::Output> {
         let checked = match G::KIND {
-            RequestKind::Discovery => content_type::check(headers),
+            // The mirror clients check it as the discovery libraries do
+            // (MIRROR-4).
+            RequestKind::Discovery | RequestKind::Mirror => content_type::check(headers),
             RequestKind::Registry | RequestKind::Download => Ok(()),
         };
         if let Err(refusal) = checked {

@@ -109,6 +109,7 @@ mod fetch;
 mod go_quote;
 pub mod hostname;
 pub mod lock_plan;
+mod mirror;
 mod package_hash;
 mod registry_api;
 mod service_id;
@@ -125,7 +126,7 @@ pub use cache::{DiscoveryCache, Lookup, Ticket};
 pub use config::{
     Config, DEFAULT_BODY_LIMIT, DEFAULT_DOWNLOAD_LIMIT, DEFAULT_DOWNLOAD_TIMEOUT,
     DEFAULT_MAX_REDIRECTS, DEFAULT_REGISTRY_BODY_LIMIT, DEFAULT_REGISTRY_MAX_REDIRECTS,
-    DEFAULT_TIMEOUT, RequestKind,
+    DEFAULT_TIMEOUT, MIRROR_MAX_REDIRECTS, RequestKind,
 };
 pub use credentials::{
     Credentials, CredentialsError, CredentialsSource, InvalidToken, NoCredentials,
@@ -139,11 +140,16 @@ pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, Tran
 pub use fetch::{Action, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Retry, RetryPolicy};
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
+pub use mirror::{
+    MirrorArchive, MirrorArchives, MirrorArchivesRequest, MirrorVersions, MirrorVersionsRequest,
+    NetworkMirror,
+};
 pub use package_hash::{
     ArchiveDigest, Authentication, AuthenticationError, EMPTY_H1, HASHICORP_KEY_ID,
-    HASHICORP_PARTNERS_KEY_ID, PackageCheck, PackageHashError, PackageHasher, PackageHashes,
-    Sha256Sums, SignatureCheck, SignatureError, Signatures, Signer, SumsError, Trust, TrustRoots,
-    authenticate_package, hash_package, hash_package_reader, verify_signature,
+    HASHICORP_PARTNERS_KEY_ID, MirrorAuthentication, PackageCheck, PackageHashError, PackageHasher,
+    PackageHashes, Sha256Sums, SignatureCheck, SignatureError, Signatures, Signer, SumsError,
+    Trust, TrustRoots, authenticate_mirror_archive, authenticate_package, hash_package,
+    hash_package_reader, verify_signature,
 };
 pub use registry_api::PlatformPackage;
 pub use registry_api::{

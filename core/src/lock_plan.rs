@@ -6,12 +6,17 @@
 //! as it likes, and hands each result to [`LockPlan::complete`]; then
 //! [`LockPlan::finish`] says what the lock file gets, or why not.
 //!
-//! For each provider: its versions; the version selected (VER-11); for each
-//! platform its package answer, its archive (hashed as it downloads), and
-//! its version's `SHA256SUMS` and signature (each fetched once, however
-//! many platforms share them: D18); every package verified (HASH rules)
-//! before any hash is recorded. The first failure stops new jobs: the jobs
-//! already running finish, and every failure is reported.
+//! For each provider, from its registry ([`Origin::Registry`]): its
+//! versions; the version selected (VER-11); for each platform its package
+//! answer, its archive (hashed as it downloads), and its version's
+//! `SHA256SUMS` and signature (each fetched once, however many platforms
+//! share them: D18); every package verified (HASH rules) before any hash is
+//! recorded. From a network mirror ([`Origin::NetworkMirror`],
+//! `-net-mirror`): its `index.json`, the version's `<version>.json` (once
+//! for every platform), each platform's archive, checked against the
+//! hashes the mirror lists (HASH-22, LOCKRUN-7). The first failure stops
+//! new jobs: the jobs already running finish, and every failure is
+//! reported.
 //!
 //! ```
 //! use tfdisco_core::lock_plan::{Job, LockPlan, Requirement};
@@ -36,9 +41,10 @@ use std::fmt;
 
 use url::Url;
 
+use crate::mirror::{MirrorArchives, MirrorVersions, NetworkMirror};
 use crate::package_hash::{
-    ArchiveDigest, AuthenticationError, PackageCheck, PackageHasher, SignatureCheck, Trust,
-    authenticate_package,
+    ArchiveDigest, AuthenticationError, PackageCheck, PackageHasher, PackageHashes, SignatureCheck,
+    Trust, authenticate_mirror_archive, authenticate_package,
 };
 use crate::registry_api::{Platform, ProviderPackage, ProviderVersions};
 use crate::version::{SelectionError, Version, VersionConstraints, select};
@@ -60,12 +66,28 @@ pub struct Requirement {
     pub locked: Option<Version>,
 }
 
+/// Where a lock run gets the providers from (`providers lock`'s
+/// `-net-mirror`; the configuration's `provider_installation` is not
+/// read, as the CLIs do not read it there).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Origin {
+    /// Each provider's own registry: discovery, `providers.v1`, signed
+    /// checksums.
+    #[default]
+    Registry,
+    /// A network mirror, for every provider.
+    NetworkMirror(NetworkMirror),
+}
+
 /// Names a job handed out by [`LockPlan::next_job`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct JobId(usize);
 
-/// A request the plan needs made.
+/// A request the plan needs made. More kinds may come: a driver should
+/// fail a job it does not know.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum Job {
     /// The provider's versions (registry: `…/versions`).
     Versions {
@@ -95,8 +117,30 @@ pub enum Job {
     Archive {
         /// Where it is.
         url: Url,
-        /// The registry host it belongs to.
+        /// The registry (or mirror) host it belongs to.
         about: Hostname,
+        /// The provider it is a package of.
+        source: ProviderSource,
+        /// Its version.
+        version: Version,
+        /// Its platform.
+        platform: Platform,
+    },
+    /// A network mirror's versions of a provider (`index.json`).
+    MirrorVersions {
+        /// The mirror.
+        mirror: NetworkMirror,
+        /// The provider.
+        source: ProviderSource,
+    },
+    /// A network mirror's archives of a version (`<version>.json`).
+    MirrorArchives {
+        /// The mirror.
+        mirror: NetworkMirror,
+        /// The provider.
+        source: ProviderSource,
+        /// The version selected.
+        version: Version,
     },
 }
 
@@ -111,6 +155,10 @@ pub enum JobOutput {
     Document(Vec<u8>),
     /// For [`Job::Archive`]: what its [`ArchiveSink`] read.
     Archive(ArchiveDigest),
+    /// For [`Job::MirrorVersions`].
+    MirrorVersions(MirrorVersions),
+    /// For [`Job::MirrorArchives`].
+    MirrorArchives(Box<MirrorArchives>),
 }
 
 /// The sink of a [`Job::Archive`]: a [`PackageHasher`] that never stops the
@@ -158,13 +206,31 @@ pub struct ProviderLock {
     /// when there are none).
     pub constraints: String,
     /// The hashes verified in this run, sorted: the `h1:` of each platform's
-    /// package and the `zh:` of every archive the signed `SHA256SUMS` lists.
+    /// package and, from a registry, the `zh:` of every archive the signed
+    /// `SHA256SUMS` lists (from a network mirror, with OpenTofu, the listed
+    /// hashes the archive matched).
     pub hashes: Vec<String>,
-    /// How the signing key is trusted.
+    /// How the signing key is trusted ([`Trust::Checksum`] or
+    /// [`Trust::Unauthenticated`] for a mirror's packages).
     pub trust: Trust,
     /// The id of the key that signed `SHA256SUMS` (16 hex digits); none
-    /// when OpenTofu skipped the signature.
+    /// when OpenTofu skipped the signature, and for a mirror's packages.
     pub key_id: Option<String>,
+    /// Each platform's archive, in the order of the plan's platforms.
+    pub packages: Vec<LockedPackage>,
+}
+
+/// One platform's archive of a [`ProviderLock`]: what `tfdisco mirror`
+/// lists for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockedPackage {
+    /// The platform.
+    pub platform: Platform,
+    /// The archive's hashes.
+    pub archive: PackageHashes,
+    /// OpenTofu: the hashes the registry's `packages` gives for this
+    /// platform (none otherwise).
+    pub reported: Vec<String>,
 }
 
 /// Why a provider could not be locked.
@@ -187,6 +253,8 @@ pub struct LockFailure {
 pub enum LockProblem {
     /// No version could be selected.
     Selection(SelectionError),
+    /// The registry (or mirror) does not have the provider at all (404).
+    Unknown(Error),
     /// The registry does not offer the version for the platform.
     NotOffered(Error),
     /// A registry request or a download failed.
@@ -206,16 +274,17 @@ impl LockFailure {
     /// fits, 1 for a failed request or verification.
     pub fn exit_code(&self) -> i32 {
         match self.problem {
-            LockProblem::Selection(_) | LockProblem::NotOffered(_) => 3,
+            LockProblem::Selection(_) | LockProblem::Unknown(_) | LockProblem::NotOffered(_) => 3,
             _ => 1,
         }
     }
 
-    /// What failed, in a word: `version`, `platform`, `request`,
-    /// `checksum`, `signature` or `package`.
+    /// What failed, in a word: `version`, `provider` (unknown), `platform`,
+    /// `request`, `checksum`, `signature` or `package`.
     pub fn kind(&self) -> &'static str {
         match self.problem {
             LockProblem::Selection(_) => "version",
+            LockProblem::Unknown(_) => "provider",
             LockProblem::NotOffered(_) => "platform",
             LockProblem::Request(_) => "request",
             LockProblem::Checksum(_) => "checksum",
@@ -236,7 +305,9 @@ impl fmt::Display for LockFailure {
         }
         match &self.problem {
             LockProblem::Selection(e) => write!(f, ": {}", e.message(&self.source, self.dialect)),
-            LockProblem::NotOffered(e) | LockProblem::Request(e) => write!(f, ": {e}"),
+            LockProblem::Unknown(e) | LockProblem::NotOffered(e) | LockProblem::Request(e) => {
+                write!(f, ": {e}")
+            }
             LockProblem::Checksum(e) => write!(f, ": checksum: {e}"),
             LockProblem::Signature(e) => write!(f, ": signature: {e}"),
             LockProblem::Package(why) => write!(f, ": package: {why}"),
@@ -253,6 +324,7 @@ enum Purpose {
     Package(usize, usize),
     Document(Url),
     Archive(usize, usize),
+    MirrorArchives(usize),
 }
 
 /// One provider's progress.
@@ -266,7 +338,10 @@ struct Provider {
 
 #[derive(Debug, Default)]
 struct PlatformState {
+    /// The registry's package answer.
     package: Option<ProviderPackage>,
+    /// The hashes a network mirror lists for the archive.
+    listed: Option<Vec<String>>,
     archive: Option<ArchiveDigest>,
     verified: Option<Verified>,
 }
@@ -276,6 +351,8 @@ struct Verified {
     hashes: Vec<String>,
     trust: Trust,
     key_id: Option<String>,
+    archive: PackageHashes,
+    reported: Vec<String>,
 }
 
 /// A file shared by the platforms of a version.
@@ -291,6 +368,7 @@ enum Document {
 pub struct LockPlan {
     providers: Vec<Provider>,
     platforms: Vec<Platform>,
+    origin: Origin,
     dialect: Dialect,
     check: SignatureCheck,
     ready: VecDeque<(JobId, Purpose, Job)>,
@@ -302,13 +380,23 @@ pub struct LockPlan {
 
 impl LockPlan {
     /// A plan to lock `requirements` for `platforms` (each asked for once,
-    /// in the order given), checking packages as `check` says (its dialect,
-    /// and the time signatures are judged at). Providers are locked in
-    /// address order.
+    /// in the order given) from their registries, checking packages as
+    /// `check` says (its dialect, and the time signatures are judged at).
+    /// Providers are locked in address order.
     pub fn new(
+        requirements: Vec<Requirement>,
+        platforms: Vec<Platform>,
+        check: SignatureCheck,
+    ) -> LockPlan {
+        LockPlan::with_origin(requirements, platforms, check, Origin::Registry)
+    }
+
+    /// [`LockPlan::new`], the providers taken from `origin`.
+    pub fn with_origin(
         mut requirements: Vec<Requirement>,
         mut platforms: Vec<Platform>,
         check: SignatureCheck,
+        origin: Origin,
     ) -> LockPlan {
         requirements.sort_by(|a, b| a.source.cmp(&b.source));
         requirements.dedup_by(|a, b| a.source == b.source);
@@ -321,6 +409,7 @@ impl LockPlan {
         let mut plan = LockPlan {
             providers: Vec::new(),
             platforms,
+            origin,
             dialect: check.dialect,
             check,
             ready: VecDeque::new(),
@@ -330,8 +419,13 @@ impl LockPlan {
             next_id: 0,
         };
         for (index, requirement) in requirements.into_iter().enumerate() {
-            let job = Job::Versions {
-                source: requirement.source.clone(),
+            let source = requirement.source.clone();
+            let job = match &plan.origin {
+                Origin::Registry => Job::Versions { source },
+                Origin::NetworkMirror(mirror) => Job::MirrorVersions {
+                    mirror: mirror.clone(),
+                    source,
+                },
             };
             plan.push(Purpose::Versions(index), job);
             plan.providers.push(Provider {
@@ -378,7 +472,20 @@ impl LockPlan {
             return;
         };
         match (purpose, result) {
-            (Purpose::Versions(p), Ok(JobOutput::Versions(answer))) => self.on_versions(p, answer),
+            (Purpose::Versions(p), Ok(JobOutput::Versions(answer))) => {
+                let available = answer
+                    .versions
+                    .iter()
+                    .filter_map(|v| Version::parse(&v.version, self.dialect).ok())
+                    .collect();
+                self.on_versions(p, available)
+            }
+            (Purpose::Versions(p), Ok(JobOutput::MirrorVersions(answer))) => {
+                self.on_versions(p, answer.versions)
+            }
+            (Purpose::MirrorArchives(p), Ok(JobOutput::MirrorArchives(answer))) => {
+                self.on_mirror_archives(p, &answer)
+            }
             (Purpose::Package(p, i), Ok(JobOutput::Package(package))) => {
                 self.on_package(p, i, *package)
             }
@@ -404,7 +511,12 @@ impl LockPlan {
                     }
                 }
             }
-            (Purpose::Versions(p), Err(e)) => self.fail(p, None, LockProblem::Request(e)),
+            (Purpose::Versions(p), Err(e)) if e.kind() == ErrorKind::NotFound => {
+                self.fail(p, None, LockProblem::Unknown(e))
+            }
+            (Purpose::Versions(p) | Purpose::MirrorArchives(p), Err(e)) => {
+                self.fail(p, None, LockProblem::Request(e))
+            }
             (Purpose::Package(p, i) | Purpose::Archive(p, i), Err(e)) => {
                 self.fail(p, Some(i), LockProblem::Request(e))
             }
@@ -433,12 +545,7 @@ impl LockPlan {
         });
     }
 
-    fn on_versions(&mut self, p: usize, answer: ProviderVersions) {
-        let available: Vec<Version> = answer
-            .versions
-            .iter()
-            .filter_map(|v| Version::parse(&v.version, self.dialect).ok())
-            .collect();
+    fn on_versions(&mut self, p: usize, available: Vec<Version>) {
         let requirement = &self.providers[p].requirement;
         match select(
             &available,
@@ -448,16 +555,60 @@ impl LockPlan {
             Ok(version) => {
                 let source = requirement.source.clone();
                 self.providers[p].version = Some(version.clone());
-                for (i, platform) in self.platforms.clone().into_iter().enumerate() {
-                    let job = Job::Package {
+                match self.origin.clone() {
+                    Origin::Registry => {
+                        for (i, platform) in self.platforms.clone().into_iter().enumerate() {
+                            let job = Job::Package {
+                                source: source.clone(),
+                                version: version.clone(),
+                                platform,
+                            };
+                            self.push(Purpose::Package(p, i), job);
+                        }
+                    }
+                    Origin::NetworkMirror(mirror) => {
+                        let job = Job::MirrorArchives {
+                            mirror,
+                            source,
+                            version,
+                        };
+                        self.push(Purpose::MirrorArchives(p), job);
+                    }
+                }
+            }
+            Err(e) => self.fail(p, None, LockProblem::Selection(e)),
+        }
+    }
+
+    /// A mirror's archives of the selected version: one archive job per
+    /// platform, or the first platform it has no usable archive for.
+    fn on_mirror_archives(&mut self, p: usize, answer: &MirrorArchives) {
+        let Some(version) = self.providers[p].version.clone() else {
+            return;
+        };
+        let about = match &self.origin {
+            Origin::NetworkMirror(mirror) => mirror.host().clone(),
+            Origin::Registry => return,
+        };
+        let source = self.providers[p].requirement.source.clone();
+        for (i, platform) in self.platforms.clone().into_iter().enumerate() {
+            match answer.archive(&platform) {
+                Ok(archive) => {
+                    self.providers[p].platforms[i].listed = Some(archive.hashes);
+                    let job = Job::Archive {
+                        url: archive.url,
+                        about: about.clone(),
                         source: source.clone(),
                         version: version.clone(),
                         platform,
                     };
-                    self.push(Purpose::Package(p, i), job);
+                    self.push(Purpose::Archive(p, i), job);
                 }
+                Err(e) if e.kind() == ErrorKind::NotFound => {
+                    return self.fail(p, Some(i), LockProblem::NotOffered(e));
+                }
+                Err(e) => return self.fail(p, Some(i), LockProblem::Request(e)),
             }
-            Err(e) => self.fail(p, None, LockProblem::Selection(e)),
         }
     }
 
@@ -476,6 +627,11 @@ impl LockPlan {
         let job = Job::Archive {
             url: package.download_url.clone(),
             about,
+            source: package.source.clone(),
+            version: self.providers[p].version.clone().unwrap_or_else(|| {
+                Version::parse(&package.version, self.dialect).unwrap_or_default()
+            }),
+            platform: package.platform.clone(),
         };
         self.providers[p].platforms[i].package = Some(package);
         self.push(Purpose::Archive(p, i), job);
@@ -504,6 +660,9 @@ impl LockPlan {
         if state.verified.is_some() {
             return None;
         }
+        if let Some(listed) = &state.listed {
+            return Some(self.verify_mirrored(listed, state.archive.as_ref()?));
+        }
         let (package, digest) = (state.package.as_ref()?, state.archive.as_ref()?);
         let document = |url: &Url| match self.documents.get(url) {
             Some(Document::Got(bytes)) => Some(bytes.as_slice()),
@@ -516,12 +675,24 @@ impl LockPlan {
             signature: document(&package.shasums_signature_url)?,
             archive: &archive,
         };
+        let reported = match self.dialect {
+            Dialect::OpenTofu => package
+                .packages
+                .iter()
+                .flatten()
+                .filter(|p| p.platform == package.platform)
+                .flat_map(|p| p.hashes.iter().cloned())
+                .collect(),
+            Dialect::Terraform => Vec::new(),
+        };
         Some(match authenticate_package(&check, &self.check) {
             Ok(authentication) => match &digest.hashes {
-                Ok(_) => Ok(Verified {
+                Ok(hashes) => Ok(Verified {
                     hashes: authentication.hashes,
                     trust: authentication.trust,
                     key_id: authentication.signer.map(|s| s.key_id),
+                    archive: *hashes,
+                    reported,
                 }),
                 Err(e) => Err(LockProblem::Package(e.to_string())),
             },
@@ -529,6 +700,35 @@ impl LockPlan {
                 Err(LockProblem::Signature(e))
             }
             Err(e) => Err(LockProblem::Checksum(e)),
+        })
+    }
+
+    /// A mirror's archive: checked against the hashes the mirror lists
+    /// (HASH-22); the lock file gets its package's `h1:` and, with
+    /// OpenTofu, the listed hashes it matched (LOCKRUN-7).
+    fn verify_mirrored(
+        &self,
+        listed: &[String],
+        digest: &ArchiveDigest,
+    ) -> Result<Verified, LockProblem> {
+        let checked = authenticate_mirror_archive(listed, &digest.checkable(), self.dialect)
+            .map_err(LockProblem::Checksum)?;
+        let archive = digest
+            .hashes
+            .as_ref()
+            .map_err(|e| LockProblem::Package(e.to_string()))?;
+        let mut hashes = vec![archive.h1()];
+        if self.dialect == Dialect::OpenTofu {
+            hashes.extend(checked.matched);
+        }
+        hashes.sort();
+        hashes.dedup();
+        Ok(Verified {
+            hashes,
+            trust: checked.trust,
+            key_id: None,
+            archive: *archive,
+            reported: Vec::new(),
         })
     }
 
@@ -550,11 +750,17 @@ impl LockPlan {
             };
             let mut hashes = Vec::new();
             let mut signer = None;
-            for state in provider.platforms {
+            let mut packages = Vec::new();
+            for (state, platform) in provider.platforms.into_iter().zip(&self.platforms) {
                 let Some(verified) = state.verified else {
                     continue;
                 };
                 hashes.extend(verified.hashes);
+                packages.push(LockedPackage {
+                    platform: platform.clone(),
+                    archive: verified.archive,
+                    reported: verified.reported,
+                });
                 signer.get_or_insert((verified.trust, verified.key_id));
             }
             hashes.sort();
@@ -569,6 +775,7 @@ impl LockPlan {
                 hashes,
                 trust,
                 key_id,
+                packages,
             });
         }
         Ok(locks)

@@ -29,8 +29,8 @@ use base64::Engine as _;
 use sha2::{Digest, Sha256};
 
 pub use authenticate::{
-    Authentication, AuthenticationError, PackageCheck, SignatureCheck, Signatures,
-    authenticate_package,
+    Authentication, AuthenticationError, MirrorAuthentication, PackageCheck, SignatureCheck,
+    Signatures, authenticate_mirror_archive, authenticate_package,
 };
 pub use error::PackageHashError;
 pub use signature::{SignatureError, Signer, verify_signature};
@@ -145,6 +145,7 @@ impl PackageHasher {
         Ok(PackageHashes {
             sha256: self.archive.finalize().into(),
             h1,
+            h1_zip: dirhash::hash1_zip(&records),
             size,
             files: records.iter().filter(|r| !r.folder).count(),
         })
@@ -173,6 +174,7 @@ impl ArchiveDigest {
             Err(_) => PackageHashes {
                 sha256: self.sha256,
                 h1: dirhash::hash1(&[]).unwrap_or_default(),
+                h1_zip: dirhash::hash1_zip(&[]),
                 size: self.size,
                 files: 0,
             },
@@ -185,6 +187,7 @@ impl ArchiveDigest {
 pub struct PackageHashes {
     sha256: [u8; 32],
     h1: [u8; 32],
+    h1_zip: [u8; 32],
     size: u64,
     files: usize,
 }
@@ -194,6 +197,7 @@ impl fmt::Debug for PackageHashes {
         f.debug_struct("PackageHashes")
             .field("zh", &self.zh())
             .field("h1", &self.h1())
+            .field("h1_zip", &self.h1_zip())
             .field("size", &self.size)
             .field("files", &self.files)
             .finish()
@@ -226,6 +230,31 @@ impl PackageHashes {
             "h1:{}",
             base64::engine::general_purpose::STANDARD.encode(self.h1)
         )
+    }
+
+    /// `h1:` as Go's `dirhash.HashZip` computes it over the archive: every
+    /// entry, folder entries included, under its name in the archive. It is
+    /// the `h1:` of [`h1`](PackageHashes::h1) when the archive has no folder
+    /// entries. `terraform providers mirror` lists it in a mirror's
+    /// `<version>.json`, and a network mirror's `h1:` is checked against it
+    /// (HASH-21).
+    pub fn h1_zip(&self) -> String {
+        format!(
+            "h1:{}",
+            base64::engine::general_purpose::STANDARD.encode(self.h1_zip)
+        )
+    }
+
+    /// Whether the archive matches `hash`, a lock file hash as a network
+    /// mirror lists it: `zh:` against the archive's SHA-256, `h1:` against
+    /// [`h1_zip`](PackageHashes::h1_zip) (Terraform checks the downloaded
+    /// archive, not the unpacked package). Other schemes never match.
+    pub fn matches(&self, hash: &str) -> bool {
+        match hash.split_once(':') {
+            Some(("zh", _)) => hash == self.zh(),
+            Some(("h1", _)) => hash == self.h1_zip(),
+            _ => false,
+        }
     }
 
     /// The archive's size in bytes.

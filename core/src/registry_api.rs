@@ -58,6 +58,10 @@ pub enum RegistryCall {
     /// A file the registry named: a package's `SHA256SUMS`, its signature,
     /// its archive (`Fetch::download`).
     Download,
+    /// `GET <mirror>/<host>/<namespace>/<type>/index.json`
+    MirrorVersions,
+    /// `GET <mirror>/<host>/<namespace>/<type>/<version>.json`
+    MirrorArchives,
 }
 
 impl RegistryCall {
@@ -91,6 +95,18 @@ impl RegistryCall {
                 url: "download URL",
                 response: "download",
                 whole: "download",
+            },
+            RegistryCall::MirrorVersions => Subject {
+                request: "provider mirror versions",
+                url: "provider mirror versions URL",
+                response: "provider mirror versions response",
+                whole: "provider mirror versions request",
+            },
+            RegistryCall::MirrorArchives => Subject {
+                request: "provider mirror archives",
+                url: "provider mirror archives URL",
+                response: "provider mirror archives response",
+                whole: "provider mirror archives request",
             },
             RegistryCall::ProviderPackage => Subject {
                 request: "provider package",

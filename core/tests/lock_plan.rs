@@ -1,6 +1,9 @@
 //! The plan of a lock run, driven by hand with no sockets: canned registry
-//! answers and the signed registry fixture's real files (docs/behaviour.md,
-//! LOCKRUN-1 to LOCKRUN-4).
+//! answers and the signed registry fixture's real files, and a network
+//! mirror made of the tree Terraform's `providers mirror` wrote
+//! (docs/behaviour.md, LOCKRUN-1 to LOCKRUN-4, LOCKRUN-7).
+
+mod common;
 
 use std::path::PathBuf;
 use std::time::SystemTime;
@@ -118,8 +121,11 @@ fn package(name: &str, version: &Version, platform: &Platform) -> JobOutput {
     }))
 }
 
-/// The bytes behind a download URL of the fixture.
+/// The bytes behind a download URL of the fixture (or of the mirror).
 fn download(url: &Url) -> Vec<u8> {
+    if let Some(path) = url.path().strip_prefix(mirror::PATH) {
+        return mirror::file(path);
+    }
     let path = url.path().strip_prefix("/files/").expect("a fixture file");
     read(fixture().join(path))
 }
@@ -177,6 +183,7 @@ fn answer(job: Job, spoil: &impl Fn(&Url, &mut Vec<u8>)) -> Result<JobOutput, Er
             spoil(&url, &mut bytes);
             archive(&bytes)
         }
+        other => mirror::answer(other, spoil)?,
     })
 }
 
@@ -202,6 +209,7 @@ fn each_file_once_and_every_hash_verified() {
             Job::Package { .. } => "package",
             Job::Document { .. } => "document",
             Job::Archive { .. } => "archive",
+            _ => "other",
         })
         .collect();
     assert_eq!(
@@ -386,5 +394,187 @@ fn shared_signature_checks_follow_their_inputs() {
     for failure in &failures {
         assert_eq!(failure.source, source("beta"), "{failure}");
         assert_eq!(failure.kind(), "signature", "{failure}");
+    }
+}
+
+/// A network mirror serving the tree Terraform 1.11.4's `providers mirror`
+/// wrote (`transports/testkit/fixtures/mirror-goldens/mirror-fresh`), its
+/// documents read by the real goals on the socket-free harness.
+mod mirror {
+    use tfdisco_core::lock_plan::{Job, JobOutput, LockPlan, Origin};
+    use tfdisco_core::url::Url;
+    use tfdisco_core::{Config, Dialect, Error, Fetch, NetworkMirror, SignatureCheck};
+
+    use super::common::{Net, Reply};
+    use super::{HOST, T, platform, read, requirement};
+
+    pub(super) const PATH: &str = "/mirror/";
+
+    fn tree() -> std::path::PathBuf {
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../transports/testkit/fixtures/mirror-goldens/mirror-fresh/tree/{HOST}")
+    }
+
+    /// A file of the tree, by its path under the host's folder's parent.
+    pub(super) fn file(path: &str) -> Vec<u8> {
+        let rest = path
+            .strip_prefix(&format!("{HOST}/"))
+            .unwrap_or_else(|| panic!("{path} is not under {HOST}"));
+        read(tree().join(rest))
+    }
+
+    pub(super) fn base() -> NetworkMirror {
+        NetworkMirror::new(Url::parse(&format!("https://mirror.example.net{PATH}")).expect("URL"))
+            .expect("https")
+    }
+
+    /// Serves `url`'s file of the tree on a harness and reads it with the
+    /// real goal.
+    fn serve(url: &Url, edit: &dyn Fn(&Url, &mut Vec<u8>)) -> Net {
+        let mut net = Net::new();
+        let path = url.path().strip_prefix(PATH).expect("under the mirror");
+        let mut bytes = file(path);
+        edit(url, &mut bytes);
+        net.on(
+            url.as_str(),
+            Reply::new(200)
+                .header("Content-Type", "application/json")
+                .body(&bytes),
+        );
+        net
+    }
+
+    pub(super) fn answer(job: Job, edit: &impl Fn(&Url, &mut Vec<u8>)) -> Result<JobOutput, Error> {
+        let config = Config::new(Dialect::Terraform);
+        match job {
+            Job::MirrorVersions { mirror, source } => {
+                let mut net = serve(&mirror.versions_url(&source), edit);
+                let now = net.now();
+                net.run(Fetch::mirror_versions(&mirror, &source, &config, None, now))
+                    .map(JobOutput::MirrorVersions)
+            }
+            Job::MirrorArchives {
+                mirror,
+                source,
+                version,
+            } => {
+                let mut net = serve(&mirror.archives_url(&source, &version), edit);
+                let now = net.now();
+                net.run(Fetch::mirror_archives(
+                    &mirror, &source, &version, &config, None, now,
+                ))
+                .map(|a| JobOutput::MirrorArchives(Box::new(a)))
+            }
+            other => panic!("not a mirror job: {other:?}"),
+        }
+    }
+
+    fn plan(platforms: &[&str]) -> LockPlan {
+        LockPlan::with_origin(
+            vec![
+                requirement("alpha", "~> 1.0", None),
+                requirement("beta", ">= 0.9.0", None),
+            ],
+            platforms.iter().map(|p| platform(p)).collect(),
+            SignatureCheck::new(T, std::time::SystemTime::now()),
+            Origin::NetworkMirror(base()),
+        )
+    }
+
+    /// LOCKRUN-7: from a network mirror, its index, each version's
+    /// archives once, each platform's archive; the lock file gets each
+    /// package's h1: (the unpacked files, not the archive's h1: the mirror
+    /// lists), as Terraform's golden `net-mirror` lock file has them.
+    #[test]
+    fn a_network_mirror_gives_the_packages_h1() {
+        let mut plan = plan(&["linux_amd64", "darwin_arm64", "windows_amd64"]);
+        let jobs = super::run(&mut plan, |_, _| {});
+        let kinds: Vec<&str> = jobs
+            .iter()
+            .map(|j| match j {
+                Job::MirrorVersions { .. } => "index",
+                Job::MirrorArchives { .. } => "archives",
+                Job::Archive { .. } => "archive",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "index", "index", "archives", "archives", "archive", "archive", "archive",
+                "archive", "archive", "archive"
+            ]
+        );
+        let locks = plan.finish().expect("locked");
+        let golden = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../transports/testkit/fixtures/lock-goldens/net-mirror/terraform.lock.hcl"),
+        )
+        .expect("the golden");
+        for lock in &locks {
+            assert_eq!(lock.trust, tfdisco_core::Trust::Checksum);
+            assert_eq!(lock.key_id, None);
+            assert_eq!(lock.hashes.len(), 3, "{:?}", lock.hashes);
+            for hash in &lock.hashes {
+                assert!(hash.starts_with("h1:"), "{hash}");
+                assert!(golden.contains(hash.as_str()), "{hash} not in {golden}");
+            }
+            // What `tfdisco mirror` would list: the archive's own h1:.
+            for package in &lock.packages {
+                let listed = String::from_utf8(file(&format!(
+                    "{HOST}/ns/{}/{}.json",
+                    lock.source.type_name(),
+                    lock.version
+                )))
+                .expect("text");
+                assert!(listed.contains(&package.archive.h1_zip()), "{listed}");
+            }
+        }
+    }
+
+    /// LOCKRUN-7, HASH-22: an archive the mirror's hash does not vouch for
+    /// is a checksum failure naming provider, version and platform.
+    #[test]
+    fn a_wrong_listed_hash_is_a_checksum_failure() {
+        let mut plan = plan(&["linux_amd64"]);
+        super::run(&mut plan, |url, bytes| {
+            if url.path().ends_with("/alpha/1.1.0.json") {
+                let text = String::from_utf8(bytes.clone()).expect("text");
+                let entry = text.find("linux_amd64").expect("the platform");
+                let at = entry + text[entry..].find("h1:").expect("a hash") + 3;
+                *bytes = format!("{}AAAA{}", &text[..at], &text[at + 4..]).into_bytes();
+            }
+        });
+        let failures = super::failures(plan);
+        assert_eq!(failures.len(), 1);
+        let failure = &failures[0];
+        assert_eq!((failure.kind(), failure.exit_code()), ("checksum", 1));
+        let message = failure.to_string();
+        assert!(
+            message.starts_with(&format!(
+                "{HOST}/ns/alpha 1.1.0 for linux_amd64: checksum: provider package doesn't match \
+                 the expected checksum \"h1:AAAA"
+            )),
+            "{message}"
+        );
+    }
+
+    /// LOCKRUN-7: a platform the mirror lists no archive for is exit code 3.
+    #[test]
+    fn a_platform_the_mirror_lacks() {
+        let mut plan = plan(&["plan9_amd64"]);
+        super::run(&mut plan, |_, _| {});
+        let failures = super::failures(plan);
+        assert_eq!(
+            (failures[0].kind(), failures[0].exit_code()),
+            ("platform", 3)
+        );
+        assert!(
+            failures[0].to_string().contains(
+                "does not have a package of registry.example.com/ns/alpha 1.1.0 for plan9_amd64"
+            ),
+            "{}",
+            failures[0]
+        );
     }
 }

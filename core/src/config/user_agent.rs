@@ -48,7 +48,7 @@ impl Agents {
             RequestKind::Discovery => &self.discovery,
             // The CLIs fetch packages and their checksums with the registry
             // client's User-Agent.
-            RequestKind::Registry | RequestKind::Download => &self.registry,
+            RequestKind::Registry | RequestKind::Download | RequestKind::Mirror => &self.registry,
         }
     }
 }
@@ -64,7 +64,10 @@ pub(super) fn cli_agent(dialect: Dialect, kind: RequestKind, version: &str) -> S
         (Dialect::Terraform, RequestKind::Discovery) => {
             format!("HashiCorp Terraform/{version} (+https://www.terraform.io)")
         }
-        (Dialect::Terraform, RequestKind::Registry | RequestKind::Download) => {
+        (
+            Dialect::Terraform,
+            RequestKind::Registry | RequestKind::Download | RequestKind::Mirror,
+        ) => {
             format!("Terraform/{release}")
         }
         (Dialect::OpenTofu, _) => format!("OpenTofu/{release}"),

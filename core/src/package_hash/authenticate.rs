@@ -195,11 +195,17 @@ pub enum AuthenticationError {
         /// Why.
         problem: String,
     },
+    /// A network mirror's archive matches none of the hashes the mirror
+    /// lists for it, or the mirror lists none the CLI can check (HASH-22).
+    Hashes {
+        /// What does not hold, in the CLI's words.
+        problem: String,
+    },
 }
 
 impl AuthenticationError {
     /// The check that failed: `packages`, `checksum`, `archive`,
-    /// `signature`, `trust-signature`.
+    /// `signature`, `trust-signature`, `hashes`.
     pub fn check(&self) -> &'static str {
         match self {
             AuthenticationError::Packages { .. } => "packages",
@@ -207,6 +213,7 @@ impl AuthenticationError {
             AuthenticationError::Archive { .. } => "archive",
             AuthenticationError::Signature { .. } => "signature",
             AuthenticationError::TrustSignature { .. } => "trust-signature",
+            AuthenticationError::Hashes { .. } => "hashes",
         }
     }
 
@@ -220,6 +227,7 @@ impl AuthenticationError {
             AuthenticationError::Archive { .. } => "the archive",
             AuthenticationError::Signature { .. } => "SHA256SUMS's signature",
             AuthenticationError::TrustSignature { .. } => "the signing key",
+            AuthenticationError::Hashes { .. } => "the mirror's hashes",
         }
     }
 }
@@ -244,7 +252,8 @@ impl fmt::Display for AuthenticationError {
                  provider author ({error})"
             ),
             AuthenticationError::Signature { error, .. } => error.fmt(f),
-            AuthenticationError::TrustSignature { problem } => f.write_str(problem),
+            AuthenticationError::TrustSignature { problem }
+            | AuthenticationError::Hashes { problem } => f.write_str(problem),
         }
     }
 }
@@ -410,4 +419,64 @@ fn signed(
         }
     };
     Ok((level, signer))
+}
+
+/// How a package from a network mirror was vouched for (HASH-22).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MirrorAuthentication {
+    /// [`Trust::Checksum`] when the archive matched a listed hash,
+    /// [`Trust::Unauthenticated`] when the mirror listed none.
+    pub trust: Trust,
+    /// The listed hashes the archive matched, in the mirror's order.
+    pub matched: Vec<String>,
+}
+
+/// Checks an archive from a network mirror against the hashes the mirror
+/// lists for its platform, as both CLIs' `PackageHashAuthentication` does
+/// (HASH-22): with none listed the package is unauthenticated; otherwise
+/// the `h1:` and `zh:` ones count (an `h1:` is checked against the
+/// archive's [`PackageHashes::h1_zip`], a `zh:` against its SHA-256), at
+/// least one must be listed and the archive must match one of them. The
+/// messages are the CLIs' (Terraform's "the any" included).
+pub fn authenticate_mirror_archive(
+    listed: &[String],
+    archive: &PackageHashes,
+    dialect: Dialect,
+) -> Result<MirrorAuthentication, AuthenticationError> {
+    if listed.is_empty() {
+        return Ok(MirrorAuthentication {
+            trust: Trust::Unauthenticated,
+            matched: Vec::new(),
+        });
+    }
+    let usable: Vec<&String> = listed
+        .iter()
+        .filter(|h| h.starts_with("h1:") || h.starts_with("zh:"))
+        .collect();
+    let problem = match usable.as_slice() {
+        [] => format!(
+            "this version of {} does not support any of the checksum formats given for this \
+             provider",
+            match dialect {
+                Dialect::Terraform => "Terraform",
+                Dialect::OpenTofu => "OpenTofu",
+            }
+        ),
+        _ if usable.iter().any(|h| archive.matches(h)) => {
+            return Ok(MirrorAuthentication {
+                trust: Trust::Checksum,
+                matched: usable
+                    .into_iter()
+                    .filter(|h| archive.matches(h))
+                    .cloned()
+                    .collect(),
+            });
+        }
+        [one] => format!(
+            "provider package doesn't match the expected checksum {}",
+            crate::go_quote(one)
+        ),
+        _ => "provider package doesn't match the any of the expected checksums".to_owned(),
+    };
+    Err(AuthenticationError::Hashes { problem })
 }

@@ -19,17 +19,35 @@ pub(super) fn hash1(records: &[Record]) -> Result<[u8; 32], PackageHashError> {
             entry: shown(&pair[0].name),
         });
     }
+    Ok(summary(files.into_iter()))
+}
+
+/// `dirhash.HashZip`'s summary of the same entries: every entry, folders
+/// included, under the name the archive gives it (`docs/`), sorted by name
+/// as bytes, each with the SHA-256 of its content (a folder's is empty).
+/// This is the `h1:` `terraform providers mirror` lists for an archive and
+/// a network mirror's `h1:` is checked against (HASH-21); it differs from
+/// [`hash1`]'s when the archive has folder entries. Call it after [`hash1`],
+/// which checks the names.
+pub(super) fn hash1_zip(records: &[Record]) -> [u8; 32] {
+    let mut entries: Vec<&Record> = records.iter().collect();
+    entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+    summary(entries.into_iter())
+}
+
+/// `Hash1`'s summary of these entries, in the order given.
+fn summary<'a>(entries: impl Iterator<Item = &'a Record>) -> [u8; 32] {
     let mut summary = Sha256::new();
     let mut line = Vec::with_capacity(128);
-    for file in files {
+    for entry in entries {
         line.clear();
-        push_hex(&mut line, &file.sha256);
+        push_hex(&mut line, &entry.sha256);
         line.extend_from_slice(b"  ");
-        line.extend_from_slice(&file.name);
+        line.extend_from_slice(&entry.name);
         line.push(b'\n');
         summary.update(&line);
     }
-    Ok(summary.finalize().into())
+    summary.finalize().into()
 }
 
 /// Lower-case hex of `bytes`, appended.

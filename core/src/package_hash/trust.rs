@@ -44,12 +44,19 @@ pub enum Trust {
     /// OpenTofu: the registry gave no keys for a provider of its default
     /// registry, and the signature was not checked.
     SigningSkipped,
+    /// Both CLIs: a package from a network mirror matched one of the hashes
+    /// the mirror lists for it (no signature is involved; HASH-22).
+    Checksum,
+    /// Both CLIs: a package from a filesystem mirror, or from a network
+    /// mirror that lists no hashes for it: nothing vouches for it.
+    Unauthenticated,
 }
 
 impl Trust {
     /// The words the CLI prints after `- Installed <provider> v<version>`:
     /// `signed by HashiCorp`, `signed by a HashiCorp partner`, `self-signed`
-    /// (Terraform); `signed`, `signing skipped` (OpenTofu).
+    /// (Terraform); `signed`, `signing skipped` (OpenTofu); `verified
+    /// checksum`, `unauthenticated` (both, for mirrors).
     pub fn label(self) -> &'static str {
         match self {
             Trust::Official => "signed by HashiCorp",
@@ -57,6 +64,8 @@ impl Trust {
             Trust::Community => "self-signed",
             Trust::Signed => "signed",
             Trust::SigningSkipped => "signing skipped",
+            Trust::Checksum => "verified checksum",
+            Trust::Unauthenticated => "unauthenticated",
         }
     }
 

@@ -5,8 +5,9 @@ use std::fmt;
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Error, Fetch, Goal, Hostname, ModuleLocation, ModuleSource, ModuleVersions, Platform,
-    ProviderPackage, ProviderSource, ProviderVersions, Services, Sink,
+    Error, Fetch, Goal, Hostname, MirrorArchives, MirrorVersions, ModuleLocation, ModuleSource,
+    ModuleVersions, NetworkMirror, Platform, ProviderPackage, ProviderSource, ProviderVersions,
+    Services, Sink, Version,
 };
 
 use crate::{
@@ -176,6 +177,54 @@ impl<T: Transport> BlockingClient<T> {
         self.block_on(
             self.inner
                 .module_download_observed(source, version, observer),
+        )
+    }
+
+    /// A network mirror's versions of a provider (see
+    /// [`AsyncClient::mirror_versions`]).
+    pub fn mirror_versions(
+        &self,
+        mirror: &NetworkMirror,
+        source: &ProviderSource,
+    ) -> Result<MirrorVersions, Error> {
+        self.mirror_versions_observed(mirror, source, None)
+    }
+
+    /// [`BlockingClient::mirror_versions`], telling `observer` what happens.
+    pub fn mirror_versions_observed(
+        &self,
+        mirror: &NetworkMirror,
+        source: &ProviderSource,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<MirrorVersions, Error> {
+        self.block_on(
+            self.inner
+                .mirror_versions_observed(mirror, source, observer),
+        )
+    }
+
+    /// A network mirror's archives of a version (see
+    /// [`AsyncClient::mirror_archives`]).
+    pub fn mirror_archives(
+        &self,
+        mirror: &NetworkMirror,
+        source: &ProviderSource,
+        version: &Version,
+    ) -> Result<MirrorArchives, Error> {
+        self.mirror_archives_observed(mirror, source, version, None)
+    }
+
+    /// [`BlockingClient::mirror_archives`], telling `observer` what happens.
+    pub fn mirror_archives_observed(
+        &self,
+        mirror: &NetworkMirror,
+        source: &ProviderSource,
+        version: &Version,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<MirrorArchives, Error> {
+        self.block_on(
+            self.inner
+                .mirror_archives_observed(mirror, source, version, observer),
         )
     }
 

@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Config, Credentials, Error, Fetch, Goal, Hostname, ModuleLocation, ModuleSource,
-    ModuleVersions, Platform, ProviderPackage, ProviderSource, ProviderVersions, Services, Sink,
-    StartError, check_version,
+    Config, Credentials, Error, Fetch, Goal, Hostname, MirrorArchives, MirrorVersions,
+    ModuleLocation, ModuleSource, ModuleVersions, NetworkMirror, Platform, ProviderPackage,
+    ProviderSource, ProviderVersions, Services, Sink, StartError, Version, check_version,
 };
 
 use crate::cache::Begin;
@@ -265,6 +265,78 @@ impl<T: Transport> AsyncClient<T> {
             observer,
         )
         .await
+    }
+
+    /// The versions of a provider a network mirror lists (its `index.json`),
+    /// asked with the mirror host's credentials, never over http
+    /// (MIRROR-1 to MIRROR-5). No discovery is made.
+    pub async fn mirror_versions(
+        &self,
+        mirror: &NetworkMirror,
+        source: &ProviderSource,
+    ) -> Result<MirrorVersions, Error> {
+        self.mirror_versions_observed(mirror, source, None).await
+    }
+
+    /// [`AsyncClient::mirror_versions`], telling `observer` what happens.
+    pub async fn mirror_versions_observed(
+        &self,
+        mirror: &NetworkMirror,
+        source: &ProviderSource,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<MirrorVersions, Error> {
+        let start = |config: &Config, credentials, now| {
+            Fetch::mirror_versions(mirror, source, config, credentials, now)
+        };
+        self.mirror_request(mirror, start, observer).await
+    }
+
+    /// The archives a network mirror lists for `version` of a provider (its
+    /// `<version>.json`); [`MirrorArchives::archive`] gives a platform's.
+    pub async fn mirror_archives(
+        &self,
+        mirror: &NetworkMirror,
+        source: &ProviderSource,
+        version: &Version,
+    ) -> Result<MirrorArchives, Error> {
+        self.mirror_archives_observed(mirror, source, version, None)
+            .await
+    }
+
+    /// [`AsyncClient::mirror_archives`], telling `observer` what happens.
+    pub async fn mirror_archives_observed(
+        &self,
+        mirror: &NetworkMirror,
+        source: &ProviderSource,
+        version: &Version,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<MirrorArchives, Error> {
+        let start = |config: &Config, credentials, now| {
+            Fetch::mirror_archives(mirror, source, version, config, credentials, now)
+        };
+        self.mirror_request(mirror, start, observer).await
+    }
+
+    /// Runs the mirror request `start` makes, with the mirror host's
+    /// credentials; `observer` hears of it.
+    async fn mirror_request<G>(
+        &self,
+        mirror: &NetworkMirror,
+        start: impl FnOnce(&Config, Option<Credentials>, Instant) -> Result<Fetch<G>, StartError>,
+        mut observer: Option<&mut dyn Observer>,
+    ) -> Result<G::Output, Error>
+    where
+        G: Goal + Send,
+        G::Output: Send,
+    {
+        let host = mirror.host();
+        let (credentials, failure) = self.inner.cache.credentials(host);
+        if let (Some(error), Some(observer)) = (&failure, observer.as_deref_mut()) {
+            observer.event(&Event::CredentialsFailed { host, error });
+        }
+        let config = self.inner.cache.config();
+        let now = self.inner.transport.now();
+        self.run(start(&config, credentials, now), observer).await
     }
 
     /// Discovers `host`, then runs the registry request `start` makes from

@@ -16,12 +16,12 @@ use tfdisco_config::{
     Configuration, ConfigurationError, LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider,
 };
 use tfdisco_core::lock_plan::{
-    ArchiveSink, DOCUMENT_LIMIT, Job, JobId, JobOutput, LockFailure, LockPlan, ProviderLock,
-    Requirement,
+    ArchiveSink, DOCUMENT_LIMIT, Job, JobId, JobOutput, LockFailure, LockPlan, Origin,
+    ProviderLock, Requirement,
 };
 use tfdisco_core::{
-    Contents, Dialect, Error, Platform, ProviderSource, SignatureCheck, Trust, Version,
-    VersionConstraints,
+    Contents, Dialect, Error, NetworkMirror, Platform, ProviderSource, SignatureCheck, Trust,
+    Version, VersionConstraints,
 };
 
 use crate::{AsyncClient, BlockingClient, Transport};
@@ -47,6 +47,7 @@ pub struct LockOptions {
     platforms: Vec<Platform>,
     providers: Vec<ProviderSource>,
     concurrency: usize,
+    origin: Origin,
 }
 
 impl Default for LockOptions {
@@ -63,7 +64,21 @@ impl LockOptions {
             platforms: Vec::new(),
             providers: Vec::new(),
             concurrency: DEFAULT_LOCK_CONCURRENCY,
+            origin: Origin::Registry,
         }
+    }
+
+    /// Takes every provider from a network mirror (`-net-mirror=URL`)
+    /// instead of its registry: its versions, its archives, checked against
+    /// the hashes the mirror lists (LOCKRUN-7).
+    pub fn net_mirror(mut self, mirror: NetworkMirror) -> LockOptions {
+        self.origin = Origin::NetworkMirror(mirror);
+        self
+    }
+
+    /// Where the providers come from.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
     }
 
     /// Adds a platform (`-platform=OS_ARCH`); with none, the current one.
@@ -264,7 +279,12 @@ impl LockRun {
             options.platforms.clone()
         };
         let check = SignatureCheck::new(dialect, SystemTime::now());
-        let plan = LockPlan::new(requirements, platforms.clone(), check);
+        let plan = LockPlan::with_origin(
+            requirements,
+            platforms.clone(),
+            check,
+            options.origin.clone(),
+        );
         let before = lock_file.to_bytes();
         Ok((
             LockRun {
@@ -395,10 +415,26 @@ impl<T: Transport> AsyncClient<T> {
                 .download(url, Contents::limited(DOCUMENT_LIMIT), &about)
                 .await
                 .map(JobOutput::Document),
-            Job::Archive { url, about } => self
+            Job::Archive { url, about, .. } => self
                 .download(url, ArchiveSink::new(), &about)
                 .await
                 .map(JobOutput::Archive),
+            Job::MirrorVersions { mirror, source } => self
+                .mirror_versions(&mirror, &source)
+                .await
+                .map(JobOutput::MirrorVersions),
+            Job::MirrorArchives {
+                mirror,
+                source,
+                version,
+            } => self
+                .mirror_archives(&mirror, &source, &version)
+                .await
+                .map(|archives| JobOutput::MirrorArchives(Box::new(archives))),
+            // A job of a kind this version does not know.
+            other => Err(Error::InvalidArgument {
+                message: format!("a lock run cannot make the job {other:?}"),
+            }),
         }
     }
 }

@@ -22,6 +22,7 @@
 
 mod background;
 pub mod lock_goldens;
+pub mod mirror_goldens;
 mod pki;
 mod proxy;
 mod reply;

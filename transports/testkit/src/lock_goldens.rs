@@ -28,7 +28,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::signed_registry::SignedRegistry;
+use crate::TestServer;
+use crate::mirror_goldens::{self, MIRROR_PATH};
+use crate::signed_registry::{self, SignedRegistry};
 
 /// The placeholder for the registry's host in the fixture files.
 pub const HOST: &str = "{HOST}";
@@ -40,6 +42,19 @@ pub enum Spoil {
     Corrupt(&'static str, &'static str, &'static str),
     /// [`SignedRegistry::bad_signature`]: provider, version.
     BadSignature(&'static str, &'static str),
+}
+
+/// Where a case's run takes the providers from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum From {
+    /// Their registry, the signed registry.
+    Registry,
+    /// `-fs-mirror=DIR`: a copy of this mirror tree
+    /// ([`mirror_goldens::tree_dir`]).
+    FsMirror(&'static str),
+    /// `-net-mirror=https://<server>/mirror/`: this mirror tree served by
+    /// the test server ([`mirror_goldens::serve_tree`]).
+    NetMirror(&'static str),
 }
 
 /// How a case ends.
@@ -74,6 +89,13 @@ pub struct Case {
     pub before_platforms: &'static [&'static str],
     /// What is done to the registry before the run.
     pub spoil: &'static [Spoil],
+    /// Where the providers come from.
+    pub from: From,
+    /// The providers' host, when it cannot be the test server's (Terraform
+    /// 1.11.4 cannot ask a network mirror about a host with a port: D19).
+    pub host: Option<&'static str>,
+    /// What is done to a served mirror before the run.
+    pub mirror_spoil: &'static [mirror_goldens::Spoil],
     /// How it ends.
     pub outcome: Outcome,
 }
@@ -89,6 +111,9 @@ pub const CASES: &[Case] = &[
         providers: &[],
         before_platforms: &[],
         spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
         outcome: Outcome::Written,
     },
     Case {
@@ -98,6 +123,9 @@ pub const CASES: &[Case] = &[
         providers: &[],
         before_platforms: &["linux_amd64"],
         spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
         outcome: Outcome::Written,
     },
     Case {
@@ -107,6 +135,9 @@ pub const CASES: &[Case] = &[
         providers: &[],
         before_platforms: &["linux_amd64"],
         spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
         outcome: Outcome::Written,
     },
     Case {
@@ -116,6 +147,9 @@ pub const CASES: &[Case] = &[
         providers: &[],
         before_platforms: &[],
         spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
         outcome: Outcome::Written,
     },
     Case {
@@ -125,6 +159,9 @@ pub const CASES: &[Case] = &[
         providers: &[],
         before_platforms: &["linux_amd64"],
         spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
         outcome: Outcome::Written,
     },
     Case {
@@ -134,6 +171,9 @@ pub const CASES: &[Case] = &[
         providers: &["{HOST}/ns/beta"],
         before_platforms: &[],
         spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
         outcome: Outcome::Written,
     },
     Case {
@@ -143,6 +183,9 @@ pub const CASES: &[Case] = &[
         providers: &[],
         before_platforms: &["linux_amd64"],
         spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
         outcome: Outcome::Refused {
             exit: 3,
             words: &["1.0.0", "~> 2.0"],
@@ -155,6 +198,9 @@ pub const CASES: &[Case] = &[
         providers: &[],
         before_platforms: &[],
         spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
         outcome: Outcome::Refused {
             exit: 3,
             words: &[">= 3.0.0"],
@@ -167,6 +213,9 @@ pub const CASES: &[Case] = &[
         providers: &[],
         before_platforms: &["linux_amd64"],
         spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
         outcome: Outcome::Refused {
             exit: 3,
             words: &["plan9_amd64"],
@@ -179,6 +228,9 @@ pub const CASES: &[Case] = &[
         providers: &[],
         before_platforms: &["linux_amd64"],
         spoil: &[Spoil::Corrupt("alpha", "1.1.0", "darwin_arm64")],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
         outcome: Outcome::Refused {
             exit: 1,
             words: &["1.1.0", "darwin_arm64", "checksum"],
@@ -191,12 +243,108 @@ pub const CASES: &[Case] = &[
         providers: &[],
         before_platforms: &["linux_amd64"],
         spoil: &[Spoil::BadSignature("alpha", "1.1.0")],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
         outcome: Outcome::Refused {
             exit: 1,
             words: &["1.1.0", "signature"],
         },
     },
+    Case {
+        name: "fs-mirror",
+        about: "-fs-mirror: the packed tree providers mirror wrote; one h1: per platform",
+        platforms: &["linux_amd64", "darwin_arm64"],
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        from: From::FsMirror("mirror-fresh"),
+        host: None,
+        mirror_spoil: &[],
+        outcome: Outcome::Written,
+    },
+    Case {
+        name: "fs-mirror-unpacked",
+        about: "-fs-mirror: an unpacked tree (beta's package has a folder)",
+        platforms: &["linux_amd64", "darwin_arm64"],
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        from: From::FsMirror(mirror_goldens::UNPACKED),
+        host: None,
+        mirror_spoil: &[],
+        outcome: Outcome::Written,
+    },
+    Case {
+        name: "net-mirror",
+        about: "-net-mirror: providers mirror's tree served over https; the archives checked \
+                against its hashes, the unpacked h1: recorded",
+        platforms: &["linux_amd64", "darwin_arm64", "windows_amd64"],
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        from: From::NetMirror("mirror-fresh"),
+        host: Some(MIRROR_HOST),
+        mirror_spoil: &[],
+        outcome: Outcome::Written,
+    },
+    Case {
+        name: "net-mirror-wrong-hash",
+        about: "-net-mirror: the mirror lists a hash the archive does not have",
+        platforms: &["linux_amd64", "darwin_arm64"],
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        from: From::NetMirror("mirror-fresh"),
+        host: Some(MIRROR_HOST),
+        mirror_spoil: &[mirror_goldens::Spoil::WrongHash(
+            "alpha",
+            "1.1.0",
+            "darwin_arm64",
+        )],
+        outcome: Outcome::Refused {
+            exit: 1,
+            words: &["1.1.0", "darwin_arm64", "checksum"],
+        },
+    },
+    Case {
+        name: "net-mirror-truncated",
+        about: "-net-mirror: the mirror serves an archive cut short",
+        platforms: &["linux_amd64"],
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        from: From::NetMirror("mirror-fresh"),
+        host: Some(MIRROR_HOST),
+        mirror_spoil: &[mirror_goldens::Spoil::Truncated(
+            "alpha",
+            "1.1.0",
+            "linux_amd64",
+        )],
+        outcome: Outcome::Refused {
+            exit: 1,
+            words: &["1.1.0", "linux_amd64", "checksum"],
+        },
+    },
+    Case {
+        name: "net-mirror-not-found",
+        about: "-net-mirror: the mirror does not have a provider (404)",
+        platforms: &["linux_amd64"],
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        from: From::NetMirror("mirror-locked"),
+        host: Some(MIRROR_HOST),
+        mirror_spoil: &[],
+        outcome: Outcome::Refused {
+            exit: 3,
+            words: &["gamma"],
+        },
+    },
 ];
+
+/// The providers' host in the network mirror cases.
+pub const MIRROR_HOST: &str = "registry.example.test";
 
 /// The folder of all the cases.
 pub fn goldens_dir() -> PathBuf {
@@ -214,7 +362,45 @@ impl Case {
 
     /// Copies `input/` into `into` with `{HOST}` replaced by `host`.
     pub fn prepare(&self, into: &Path, host: &str) {
-        copy_tree(&self.dir().join("input"), into, host);
+        copy_text_tree(&self.dir().join("input"), into, host);
+    }
+
+    /// The providers' host for a run on `server`: the case's own, or the
+    /// server's.
+    pub fn host(&self, server: &TestServer) -> String {
+        match self.host {
+            Some(host) => host.to_owned(),
+            None => server.host().to_string(),
+        }
+    }
+
+    /// Sets a run up on `server` with the providers at `host`: the
+    /// registry (spoiled as the case says) or the mirror the case reads,
+    /// its input in `scratch/run`. Returns where things are.
+    pub fn setup(&self, server: &TestServer, host: &str, scratch: &Path) -> Setup {
+        let registry = signed_registry::install(server);
+        self.spoil(&registry);
+        let dir = scratch.join("run");
+        self.prepare(&dir, host);
+        let mut setup = Setup {
+            dir,
+            fs_mirror: None,
+            net_mirror: None,
+        };
+        match self.from {
+            From::Registry => {}
+            From::FsMirror(tree) => {
+                let mirror = scratch.join("fs-mirror");
+                mirror_goldens::copy_tree(&mirror_goldens::tree_dir(tree), &mirror, host);
+                setup.fs_mirror = Some(mirror);
+            }
+            From::NetMirror(tree) => {
+                let tree = mirror_goldens::tree_dir(tree);
+                mirror_goldens::serve_tree(server, &tree, host, self.mirror_spoil);
+                setup.net_mirror = Some(server.url(MIRROR_PATH));
+            }
+        }
+        setup
     }
 
     /// Copies `before/` (the configuration that made `input/`'s lock file)
@@ -222,7 +408,7 @@ impl Case {
     pub fn prepare_before(&self, into: &Path, host: &str) -> bool {
         let before = self.dir().join("before");
         before.is_dir() && {
-            copy_tree(&before, into, host);
+            copy_text_tree(&before, into, host);
             true
         }
     }
@@ -271,7 +457,20 @@ impl Case {
     }
 }
 
-fn read_hosted(path: &Path, host: &str) -> Option<String> {
+/// Where a case's run reads from and writes to ([`Case::setup`]).
+#[derive(Debug, Clone)]
+pub struct Setup {
+    /// The configuration's folder, where the lock file is.
+    pub dir: PathBuf,
+    /// `-fs-mirror`'s folder.
+    pub fs_mirror: Option<PathBuf>,
+    /// `-net-mirror`'s URL.
+    pub net_mirror: Option<String>,
+}
+
+/// A text file with `{HOST}` replaced by `host`; `None` when it does not
+/// exist.
+pub(crate) fn read_hosted(path: &Path, host: &str) -> Option<String> {
     match fs::read_to_string(path) {
         Ok(text) => Some(text.replace(HOST, host)),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -279,14 +478,16 @@ fn read_hosted(path: &Path, host: &str) -> Option<String> {
     }
 }
 
-fn copy_tree(from: &Path, to: &Path, host: &str) {
+/// Copies the text files under `from` into `to`, `{HOST}` replaced by
+/// `host` in them.
+pub(crate) fn copy_text_tree(from: &Path, to: &Path, host: &str) {
     fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
     let entries = fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
     for entry in entries {
         let entry = entry.expect("a directory entry");
         let target = to.join(entry.file_name());
         if entry.file_type().expect("a file type").is_dir() {
-            copy_tree(&entry.path(), &target, host);
+            copy_text_tree(&entry.path(), &target, host);
         } else {
             let text = fs::read_to_string(entry.path())
                 .unwrap_or_else(|e| panic!("{}: {e}", entry.path().display()));

@@ -325,6 +325,7 @@ macro_rules! __with_scenarios {
             lock::lock_files_as_terraform_writes_them,
             lock::refused_locks_leave_the_file_as_it_was,
             lock::each_file_is_fetched_once,
+            lock::a_network_mirror_serves_a_host_with_a_port,
             client::user_agent_and_dialect,
             client::ssl_cert_file_from_environment,
             client::ca_certificate_file,

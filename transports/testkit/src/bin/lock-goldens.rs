@@ -1,29 +1,48 @@
-//! Makes the golden lock files of `tfdisco_testkit::lock_goldens` with the
-//! real `terraform providers lock` (on the PATH, or `$TERRAFORM`), against
-//! the signed registry on a loopback test server:
+//! Makes the golden mirrors of `tfdisco_testkit::mirror_goldens` with the
+//! real `terraform providers mirror`, then the golden lock files of
+//! `tfdisco_testkit::lock_goldens` with `terraform providers lock` (on the
+//! PATH, or `$TERRAFORM`), against the signed registry on a loopback test
+//! server:
 //!
 //! ```text
 //! cargo run -p tfdisco-testkit --bin lock-goldens [CASE…]
 //! ```
 //!
 //! For each case: when it has a `before/` configuration, Terraform locks
-//! that first and the lock file it writes becomes `input/`'s; then the
-//! registry is spoiled as the case says and Terraform locks `input/`. What
-//! it wrote becomes `terraform.lock.hcl`, what it printed `terraform.out`
-//! (the host replaced by `{HOST}` in both). A case that ends otherwise than
-//! it says, or a refusal that changed the lock file, stops the program.
+//! that first and the lock file it writes becomes `input/`'s. A mirror case
+//! then mirrors `input/` into a folder holding its seed's tree; what
+//! Terraform wrote there becomes `tree/` (the host's folder named
+//! `{HOST}`). A lock case spoils the registry (or the mirror it reads) as
+//! it says and locks `input/`, from the registry or with `-fs-mirror` /
+//! `-net-mirror`; what it wrote becomes `terraform.lock.hcl`. What
+//! Terraform printed becomes `terraform.out` (the host replaced by `{HOST}`).
+//! A case that ends otherwise than it says, or a refusal that changed the
+//! lock file, stops the program.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use tfdisco_testkit::lock_goldens::{CASES, Case, HOST, LOCK_FILE, Outcome};
+use tfdisco_testkit::mirror_goldens::{self, read_tree};
 use tfdisco_testkit::{TestServer, pki, signed_registry};
 
 fn main() -> ExitCode {
     let only: Vec<String> = std::env::args().skip(1).collect();
     let scratch = std::env::temp_dir().join(format!("tfdisco-lock-goldens-{}", std::process::id()));
     let mut failed = false;
+    for case in mirror_goldens::CASES {
+        if !only.is_empty() && !only.iter().any(|n| n == case.name) {
+            continue;
+        }
+        match make_mirror(case, &scratch.join(case.name)) {
+            Ok(()) => eprintln!("{}: done", case.name),
+            Err(e) => {
+                eprintln!("{}: {e}", case.name);
+                failed = true;
+            }
+        }
+    }
     for case in CASES {
         if !only.is_empty() && !only.iter().any(|n| n == case.name) {
             continue;
@@ -44,30 +63,92 @@ fn main() -> ExitCode {
     }
 }
 
-fn make(case: &Case, scratch: &Path) -> Result<(), String> {
-    let server = TestServer::start();
-    let registry = signed_registry::install(&server);
-    let host = server.host().to_string();
+/// A `TF_CLI_CONFIG_FILE` that turns the checkpoint off, in `scratch`.
+fn cli_config(scratch: &Path) -> Result<PathBuf, String> {
     let rc = scratch.join("terraformrc");
     fs::create_dir_all(scratch).map_err(|e| e.to_string())?;
     fs::write(&rc, "disable_checkpoint = true\n").map_err(|e| e.to_string())?;
+    Ok(rc)
+}
 
-    let input_lock = case.dir().join("input").join(LOCK_FILE);
+/// Locks `before` (a case's `before/`) and writes what Terraform wrote as
+/// `input_lock`, the host replaced by `{HOST}`.
+fn lock_before(
+    before: &Path,
+    rc: &Path,
+    platforms: &[&str],
+    host: &str,
+    input_lock: &Path,
+) -> Result<(), String> {
+    let run = terraform(before, rc, &lock_args(platforms, &[]))?;
+    if !run.success {
+        return Err(format!("the before run failed:\n{}", run.output));
+    }
+    let lock = read(&before.join(LOCK_FILE))?;
+    fs::write(input_lock, lock.replace(host, HOST)).map_err(|e| e.to_string())
+}
+
+fn make_mirror(case: &mirror_goldens::Case, scratch: &Path) -> Result<(), String> {
+    let server = TestServer::start();
+    signed_registry::install(&server);
+    let host = server.host().to_string();
+    let rc = cli_config(scratch)?;
     let before = scratch.join("before");
     if case.prepare_before(&before, &host) {
-        let run = terraform(&before, &rc, case.before_platforms, &[])?;
-        if !run.success {
-            return Err(format!("the before run failed:\n{}", run.output));
-        }
-        let lock = read(&before.join(LOCK_FILE))?;
-        fs::write(&input_lock, lock.replace(&host, HOST)).map_err(|e| e.to_string())?;
+        let input_lock = case.dir().join("input").join(LOCK_FILE);
+        lock_before(&before, &rc, case.before_platforms, &host, &input_lock)?;
     }
-
-    case.spoil(&registry);
     let dir = scratch.join("run");
     case.prepare(&dir, &host);
+    let out = scratch.join("out");
+    case.seed(&out, &host);
+    let mut args = vec!["providers".to_owned(), "mirror".to_owned()];
+    args.extend(case.platforms.iter().map(|p| format!("-platform={p}")));
+    args.push(out.display().to_string());
+    let run = terraform(&dir, &rc, &args)?;
+    fs::write(
+        case.dir().join("terraform.out"),
+        run.output.replace(&host, HOST),
+    )
+    .map_err(|e| e.to_string())?;
+    if !run.success {
+        return Err(format!("Terraform failed:\n{}", run.output));
+    }
+    let tree = mirror_goldens::tree_dir(case.name);
+    let _ = fs::remove_dir_all(&tree);
+    for (path, bytes) in read_tree(&out) {
+        let target = tree.join(path.replace(&host, HOST));
+        if let Some(parent) = target.parent() {
+            fs::create_dir_all(parent).map_err(|e| e.to_string())?;
+        }
+        fs::write(&target, bytes).map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+fn make(case: &Case, scratch: &Path) -> Result<(), String> {
+    let server = TestServer::start();
+    signed_registry::install(&server);
+    let host = case.host(&server);
+    let rc = cli_config(scratch)?;
+
+    let before = scratch.join("before");
+    if case.prepare_before(&before, &host) {
+        let input_lock = case.dir().join("input").join(LOCK_FILE);
+        lock_before(&before, &rc, case.before_platforms, &host, &input_lock)?;
+    }
+
+    let setup = case.setup(&server, &host, scratch);
+    let dir = setup.dir.clone();
     server.take_requests();
-    let run = terraform(&dir, &rc, case.platforms, &case.provider_args(&host))?;
+    let mut args = lock_args(case.platforms, &case.provider_args(&host));
+    if let Some(mirror) = &setup.fs_mirror {
+        args.insert(2, format!("-fs-mirror={}", mirror.display()));
+    }
+    if let Some(url) = &setup.net_mirror {
+        args.insert(2, format!("-net-mirror={url}"));
+    }
+    let run = terraform(&dir, &rc, &args)?;
     let paths: Vec<String> = server
         .take_requests()
         .iter()
@@ -79,7 +160,15 @@ fn make(case: &Case, scratch: &Path) -> Result<(), String> {
         paths.len()
     );
     let out = case.dir().join("terraform.out");
-    fs::write(&out, run.output.replace(&host, HOST)).map_err(|e| e.to_string())?;
+    let mut output = run.output.replace(&host, HOST);
+    if let Some(mirror) = &setup.fs_mirror {
+        output = output.replace(&mirror.display().to_string(), "{FS_MIRROR}");
+    }
+    if let Some(url) = &setup.net_mirror {
+        output = output.replace(url, "{NET_MIRROR}");
+    }
+    fs::write(&out, output.replace(&server.host().to_string(), "{SERVER}"))
+        .map_err(|e| e.to_string())?;
     let golden = case.dir().join("terraform.lock.hcl");
     match (case.outcome, run.success) {
         (Outcome::Written, true) => {
@@ -108,12 +197,17 @@ struct Run {
     output: String,
 }
 
-fn terraform(
-    dir: &Path,
-    rc: &Path,
-    platforms: &[&str],
-    providers: &[String],
-) -> Result<Run, String> {
+/// `providers lock -platform=…… PROVIDER…`.
+fn lock_args(platforms: &[&str], providers: &[String]) -> Vec<String> {
+    let mut args = vec!["providers".to_owned(), "lock".to_owned()];
+    args.extend(platforms.iter().map(|p| format!("-platform={p}")));
+    args.extend(providers.iter().cloned());
+    args
+}
+
+/// Runs `terraform ARGS` in `dir` (after `terraform get` when it has local
+/// modules).
+fn terraform(dir: &Path, rc: &Path, args: &[String]) -> Result<Run, String> {
     let program = std::env::var_os("TERRAFORM").unwrap_or_else(|| "terraform".into());
     let run = |args: &[String]| -> Result<Run, String> {
         let output = Command::new(&program)
@@ -144,10 +238,7 @@ fn terraform(
             return Err(format!("terraform get failed:\n{}", got.output));
         }
     }
-    let mut args = vec!["providers".to_owned(), "lock".to_owned()];
-    args.extend(platforms.iter().map(|p| format!("-platform={p}")));
-    args.extend(providers.iter().cloned());
-    run(&args)
+    run(args)
 }
 
 /// The text without ANSI colour sequences (`ESC [ … m`).

@@ -6,11 +6,12 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use tfdisco_core::{Dialect, Platform, ProviderSource};
+use tfdisco_core::url::Url;
+use tfdisco_core::{Dialect, NetworkMirror, Platform, ProviderSource};
 use tfdisco_transport::{LockError, LockOptions, LockReport};
 
 use super::{Subject, build, builder};
-use crate::lock_goldens::{CASES, Case, LOCK_FILE, Outcome};
+use crate::lock_goldens::{CASES, Case, From, LOCK_FILE, Outcome};
 use crate::{TestServer, signed_registry};
 
 /// A fresh directory under the system's temporary one, removed on drop.
@@ -36,17 +37,27 @@ impl Drop for Scratch {
 }
 
 /// Runs `case` as `tfdisco lock` would on a fresh server: its input, its
-/// spoils, its platforms and providers. Returns the result, what the lock
-/// file holds afterwards, and the server's host.
-fn run_case<T: Subject>(case: &Case) -> (Result<LockReport, LockError>, Option<String>, String) {
+/// spoils, its platforms and providers, its mirror; the providers at the
+/// case's host, or at the server's with `on_server` (a host with a port,
+/// which Terraform cannot ask a network mirror about: D19). Returns the
+/// result, what the lock file holds afterwards, and the providers' host.
+fn run_case<T: Subject>(
+    case: &Case,
+    on_server: bool,
+) -> (Result<LockReport, LockError>, Option<String>, String) {
     let server = TestServer::start();
-    let registry = signed_registry::install(&server);
-    let host = server.host().to_string();
-    let dir = Scratch::new(case.name);
-    case.prepare(&dir.0, &host);
-    case.spoil(&registry);
+    let host = match on_server {
+        true => server.host().to_string(),
+        false => case.host(&server),
+    };
+    let scratch = Scratch::new(case.name);
+    let setup = case.setup(&server, &host, &scratch.0);
     let client = build::<T>(builder::<T>().dialect(Dialect::Terraform));
     let mut options = LockOptions::new();
+    if let Some(url) = &setup.net_mirror {
+        let url = Url::parse(url).expect("the mirror's URL");
+        options = options.net_mirror(NetworkMirror::new(url).expect("an https URL"));
+    }
     for platform in case.platforms {
         options = options.platform(Platform::parse(platform).expect("a platform"));
     }
@@ -54,9 +65,15 @@ fn run_case<T: Subject>(case: &Case) -> (Result<LockReport, LockError>, Option<S
         let source = ProviderSource::parse(&provider, Dialect::Terraform).expect("a provider");
         options = options.provider(source);
     }
-    let result = client.lock(&dir.0, &options);
-    let after = read(&dir.0.join(LOCK_FILE));
+    let result = client.lock(&setup.dir, &options);
+    let after = read(&setup.dir.join(LOCK_FILE));
     (result, after, host)
+}
+
+/// The cases this transport runs: filesystem mirrors wait for
+/// `LockOptions::fs_mirror`.
+fn runnable(case: &Case) -> bool {
+    !matches!(case.from, From::FsMirror(_))
 }
 
 fn read(path: &Path) -> Option<String> {
@@ -66,8 +83,11 @@ fn read(path: &Path) -> Option<String> {
 /// LOCKRUN-5: for every case Terraform wrote a lock file for, tfdisco
 /// writes the same bytes.
 pub fn lock_files_as_terraform_writes_them<T: Subject>() {
-    for case in CASES.iter().filter(|c| c.outcome == Outcome::Written) {
-        let (result, after, host) = run_case::<T>(case);
+    for case in CASES
+        .iter()
+        .filter(|c| c.outcome == Outcome::Written && runnable(c))
+    {
+        let (result, after, host) = run_case::<T>(case, false);
         let report = match result {
             Ok(report) => report,
             Err(e) => panic!("{}: {}: {e}", T::NAME, case.name),
@@ -88,27 +108,38 @@ pub fn lock_files_as_terraform_writes_them<T: Subject>() {
             T::NAME,
             case.name
         );
+        let key_id = (case.from == From::Registry).then(signed_registry::key_id);
         for provider in &report.providers {
-            assert_eq!(
-                provider.key_id,
-                Some(signed_registry::key_id()),
-                "{}: {}",
-                T::NAME,
-                case.name
-            );
+            assert_eq!(provider.key_id, key_id, "{}: {}", T::NAME, case.name);
         }
     }
+}
+
+/// D19: a network mirror is asked about a provider whose host has a port
+/// (Terraform 1.11.4 cannot build that URL); the lock file is the one
+/// Terraform wrote for the same providers at a host without one.
+pub fn a_network_mirror_serves_a_host_with_a_port<T: Subject>() {
+    let case = CASES
+        .iter()
+        .find(|c| c.name == "net-mirror")
+        .expect("net-mirror");
+    let (result, after, host) = run_case::<T>(case, true);
+    assert!(host.contains(':'), "{host}");
+    if let Err(e) = result {
+        panic!("{}: {e}", T::NAME);
+    }
+    assert_eq!(after, case.expected(&host), "{}", T::NAME);
 }
 
 /// LOCKRUN-6: every case Terraform refused, tfdisco refuses with the exit
 /// code the case names, a message naming the provider and what failed, and
 /// the lock file byte for byte as it was (or still absent).
 pub fn refused_locks_leave_the_file_as_it_was<T: Subject>() {
-    for case in CASES {
+    for case in CASES.iter().filter(|c| runnable(c)) {
         let Outcome::Refused { exit, words } = case.outcome else {
             continue;
         };
-        let (result, after, host) = run_case::<T>(case);
+        let (result, after, host) = run_case::<T>(case, false);
         let error = match result {
             Ok(report) => panic!("{}: {}: locked {report:?}", T::NAME, case.name),
             Err(e) => e,
@@ -121,8 +152,8 @@ pub fn refused_locks_leave_the_file_as_it_was<T: Subject>() {
             case.name
         );
         let message = error.to_string();
-        let alpha = format!("{host}/ns/alpha");
-        for word in words.iter().copied().chain([alpha.as_str()]) {
+        let provider = format!("{host}/ns/");
+        for word in words.iter().copied().chain([provider.as_str()]) {
             assert!(
                 message.contains(word),
                 "{}: {}: {word:?} not in {message}",

@@ -1,0 +1,444 @@
+//! The provider network mirror protocol, a fourth use of the fetch engine
+//! (docs/behaviour.md, MIRROR-1 to MIRROR-9): a provider's versions from
+//! `<base>/<host>/<namespace>/<type>/index.json`, a version's archives from
+//! `<base>/<host>/<namespace>/<type>/<version>.json`, as Terraform's and
+//! OpenTofu's `HTTPMirrorSource` read them, with the engine's rules for
+//! redirects, retries, limits and credentials (the mirror host's, never
+//! over http).
+//!
+//! ```
+//! use tfdisco_core::url::Url;
+//! use tfdisco_core::{Dialect, NetworkMirror, ProviderSource, Version};
+//!
+//! let mirror = NetworkMirror::new(Url::parse("https://mirror.example.com/providers/")?)?;
+//! let source = ProviderSource::parse("127.0.0.1:8443/ns/alpha", Dialect::Terraform)?;
+//! // The host's port stays in its path segment (D19).
+//! assert_eq!(
+//!     mirror.versions_url(&source).as_str(),
+//!     "https://mirror.example.com/providers/127.0.0.1:8443/ns/alpha/index.json"
+//! );
+//! let version = Version::parse("1.1.0", Dialect::Terraform)?;
+//! assert_eq!(
+//!     mirror.archives_url(&source, &version).as_str(),
+//!     "https://mirror.example.com/providers/127.0.0.1:8443/ns/alpha/1.1.0.json"
+//! );
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::time::Instant;
+
+use http::{HeaderMap, StatusCode};
+use serde::Deserialize;
+use url::Url;
+
+use crate::fetch::{Fetch, Goal, Next};
+use crate::registry_api::{Extent, RegistryCall, nullable, parse_json, wrap};
+use crate::version::Version;
+use crate::{
+    Config, Credentials, Dialect, Error, Hostname, Platform, ProviderSource, RequestKind,
+    StartError, go_quote,
+};
+
+/// A provider network mirror: the base URL its documents are under
+/// (`-net-mirror=URL`, a `network_mirror { url = … }` block).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct NetworkMirror {
+    base: Url,
+    host: Hostname,
+}
+
+impl NetworkMirror {
+    /// A mirror at `base`, which must be an `https:` URL with a host
+    /// (MIRROR-1). Its credentials are those of that host, port included.
+    pub fn new(base: Url) -> Result<NetworkMirror, Error> {
+        let refused = || Error::InvalidArgument {
+            message: format!(
+                "cannot use {} as a network mirror URL: the mirror must be at an https: URL",
+                go_quote(base.as_str())
+            ),
+        };
+        if base.scheme() != "https" {
+            return Err(refused());
+        }
+        let Some(name) = base.host_str() else {
+            return Err(refused());
+        };
+        let given = match base.port() {
+            Some(port) => format!("{name}:{port}"),
+            None => name.to_owned(),
+        };
+        let host = Hostname::parse(&given).map_err(|e| Error::InvalidArgument {
+            message: format!("invalid provider mirror base URL {base}: {}", e.kind()),
+        })?;
+        Ok(NetworkMirror { base, host })
+    }
+
+    /// The base URL, as given.
+    pub fn base(&self) -> &Url {
+        &self.base
+    }
+
+    /// The host whose credentials the mirror's documents are asked with.
+    pub fn host(&self) -> &Hostname {
+        &self.host
+    }
+
+    /// `index.json`'s URL for `source`.
+    pub fn versions_url(&self, source: &ProviderSource) -> Url {
+        self.endpoint(source, "index.json")
+    }
+
+    /// `<version>.json`'s URL for `source`: the version in its normalized
+    /// form.
+    pub fn archives_url(&self, source: &ProviderSource, version: &Version) -> Url {
+        self.endpoint(source, &format!("{version}.json"))
+    }
+
+    /// The base resolved as Go resolves a relative path against it (a base
+    /// path without a trailing slash loses its last segment; query and
+    /// fragment are dropped), then the source's host in comparison form,
+    /// namespace, type and `leaf` as path segments (MIRROR-2). Go parses
+    /// `host:port/…` as a URL and fails; a segment keeps the port (D19).
+    fn endpoint(&self, source: &ProviderSource, leaf: &str) -> Url {
+        let mut url = self.base.clone();
+        url.set_query(None);
+        url.set_fragment(None);
+        if let Ok(mut segments) = url.path_segments_mut() {
+            segments.pop();
+            segments.extend([
+                source.host().as_str(),
+                source.namespace(),
+                source.type_name(),
+                leaf,
+            ]);
+        }
+        url
+    }
+}
+
+impl fmt::Display for NetworkMirror {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "provider mirror {}", self.base)
+    }
+}
+
+/// A provider's versions as a network mirror lists them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MirrorVersions {
+    /// The provider asked about.
+    pub source: ProviderSource,
+    /// The URL `index.json` was read from (after redirects).
+    pub url: Url,
+    /// The versions, sorted, each once.
+    pub versions: Vec<Version>,
+    /// Keys that are no version, skipped as the CLIs skip them.
+    pub skipped: Vec<String>,
+}
+
+/// A version's archives as a network mirror lists them in `<version>.json`.
+/// Only the entry of a platform asked for is checked
+/// ([`MirrorArchives::archive`]), as the CLIs read only that one.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MirrorArchives {
+    /// The provider asked about.
+    pub source: ProviderSource,
+    /// The version asked about.
+    pub version: Version,
+    /// The URL the document was read from (after redirects): archive URLs
+    /// are relative to it.
+    pub url: Url,
+    mirror: NetworkMirror,
+    plain_http_hosts: Vec<Hostname>,
+    entries: BTreeMap<String, Option<RawArchive>>,
+}
+
+/// One platform's archive in a mirror's `<version>.json`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MirrorArchive {
+    /// The platform.
+    pub platform: Platform,
+    /// The archive, resolved against the document's URL.
+    pub url: Url,
+    /// Its file name, the last segment of its URL's path.
+    pub filename: String,
+    /// The hashes the mirror lists for it, `scheme:value` each (none: the
+    /// archive cannot be checked).
+    pub hashes: Vec<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+struct RawArchive {
+    #[serde(default, deserialize_with = "nullable")]
+    url: String,
+    #[serde(default, deserialize_with = "nullable")]
+    hashes: Vec<String>,
+}
+
+impl MirrorArchives {
+    /// The platforms the document has an entry for.
+    pub fn platforms(&self) -> impl Iterator<Item = &str> {
+        self.entries.keys().map(String::as_str)
+    }
+
+    /// The archive of `platform` (MIRROR-6, MIRROR-7): [`Error::NotFound`]
+    /// when the mirror has none; [`Error::InvalidResponse`] when its entry
+    /// is `null`, its `url` is empty, unusable or not https, or a hash has
+    /// no scheme.
+    pub fn archive(&self, platform: &Platform) -> Result<MirrorArchive, Error> {
+        let key = platform.to_string();
+        let invalid = |problem: String| {
+            wrap(
+                RegistryCall::MirrorArchives,
+                Error::InvalidResponse {
+                    url: self.url.clone().into(),
+                    problem,
+                },
+            )
+        };
+        let raw = match self.entries.get(&key) {
+            None => {
+                return Err(wrap(
+                    RegistryCall::MirrorArchives,
+                    Error::NotFound {
+                        url: self.url.clone().into(),
+                        message: format!(
+                            "{} does not have a package of {} {} for {key}",
+                            self.mirror, self.source, self.version
+                        ),
+                    },
+                ));
+            }
+            Some(None) => return Err(invalid(format!("the archive of {key} is null"))),
+            Some(Some(raw)) => raw,
+        };
+        if raw.url.is_empty() {
+            return Err(invalid(format!("the archive of {key} has no url")));
+        }
+        let url = self.url.join(&raw.url).map_err(|e| {
+            invalid(format!(
+                "provider mirror returned invalid URL {}: {e}",
+                go_quote(&raw.url)
+            ))
+        })?;
+        if !self.may_fetch(&url) {
+            return Err(invalid(format!(
+                "the archive of {key} is at {url}: a network mirror's archives must be at \
+                 https: URLs"
+            )));
+        }
+        if let Some(bad) = raw
+            .hashes
+            .iter()
+            .find(|h| h.find(':').is_none_or(|at| at < 1))
+        {
+            return Err(invalid(format!(
+                "provider mirror returned invalid provider hash {}: hash string must start \
+                 with a scheme keyword followed by a colon",
+                go_quote(bad)
+            )));
+        }
+        let filename = url
+            .path_segments()
+            .and_then(|mut segments| segments.next_back())
+            .unwrap_or_default()
+            .to_owned();
+        Ok(MirrorArchive {
+            platform: platform.clone(),
+            url,
+            filename,
+            hashes: raw.hashes.clone(),
+        })
+    }
+}
+
+impl MirrorArchives {
+    /// https, or http to a host the caller allowed plain http (D5, D20).
+    fn may_fetch(&self, url: &Url) -> bool {
+        match url.scheme() {
+            "https" => true,
+            "http" => {
+                let host = match (url.host_str(), url.port()) {
+                    (Some(name), Some(port)) => format!("{name}:{port}"),
+                    (Some(name), None) => name.to_owned(),
+                    (None, _) => return false,
+                };
+                Hostname::parse(&host).is_ok_and(|host| self.plain_http_hosts.contains(&host))
+            }
+            _ => false,
+        }
+    }
+}
+
+/// The goal of a mirror's `index.json` request.
+#[derive(Clone, Debug)]
+pub struct MirrorVersionsRequest {
+    source: ProviderSource,
+    mirror: NetworkMirror,
+    dialect: Dialect,
+}
+
+impl Fetch<MirrorVersionsRequest> {
+    /// Starts asking `mirror` for `source`'s versions, sending
+    /// `credentials` (the mirror host's) only over https.
+    pub fn mirror_versions(
+        mirror: &NetworkMirror,
+        source: &ProviderSource,
+        config: &Config,
+        credentials: Option<Credentials>,
+        now: Instant,
+    ) -> Result<Fetch<MirrorVersionsRequest>, StartError> {
+        source.require_qualified().map_err(StartError::new)?;
+        let goal = MirrorVersionsRequest {
+            source: source.clone(),
+            mirror: mirror.clone(),
+            dialect: config.dialect(),
+        };
+        Fetch::get(goal, mirror.versions_url(source), config, credentials, now)
+    }
+}
+
+impl Goal for MirrorVersionsRequest {
+    type Output = MirrorVersions;
+    const NAME: &'static str = "provider mirror versions";
+    const KIND: RequestKind = RequestKind::Mirror;
+
+    fn host(&self) -> &Hostname {
+        self.mirror.host()
+    }
+
+    fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<MirrorVersions> {
+        let url_box = url.clone().into();
+        match status {
+            StatusCode::OK => Next::ReadDocument,
+            StatusCode::NOT_FOUND => Next::Finish(Err(Error::NotFound {
+                url: url_box,
+                message: format!("{} does not have provider {}", self.mirror, self.source),
+            })),
+            status => Next::Finish(Err(Error::Status {
+                url: url_box,
+                status,
+            })),
+        }
+    }
+
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<MirrorVersions, Error> {
+        #[derive(Deserialize)]
+        struct Document {
+            #[serde(default, deserialize_with = "nullable")]
+            versions: BTreeMap<String, Empty>,
+        }
+        #[derive(Deserialize, Default)]
+        struct Empty {}
+        let Document { versions: keys } =
+            parse_json::<Option<Document>>(url, &body, Extent::First)?.unwrap_or(Document {
+                versions: BTreeMap::new(),
+            });
+        let mut versions = Vec::with_capacity(keys.len());
+        let mut skipped = Vec::new();
+        for key in keys.into_keys() {
+            match Version::parse(&key, self.dialect) {
+                Ok(version) => versions.push(version),
+                Err(_) => skipped.push(key),
+            }
+        }
+        versions.sort();
+        versions.dedup();
+        Ok(MirrorVersions {
+            source: self.source.clone(),
+            url: url.clone(),
+            versions,
+            skipped,
+        })
+    }
+
+    fn present_error(&self, error: Error) -> Error {
+        wrap(RegistryCall::MirrorVersions, error)
+    }
+}
+
+/// The goal of a mirror's `<version>.json` request.
+#[derive(Clone, Debug)]
+pub struct MirrorArchivesRequest {
+    source: ProviderSource,
+    version: Version,
+    mirror: NetworkMirror,
+    plain_http_hosts: Vec<Hostname>,
+}
+
+impl Fetch<MirrorArchivesRequest> {
+    /// Starts asking `mirror` for the archives of `source`'s `version`.
+    pub fn mirror_archives(
+        mirror: &NetworkMirror,
+        source: &ProviderSource,
+        version: &Version,
+        config: &Config,
+        credentials: Option<Credentials>,
+        now: Instant,
+    ) -> Result<Fetch<MirrorArchivesRequest>, StartError> {
+        source.require_qualified().map_err(StartError::new)?;
+        let goal = MirrorArchivesRequest {
+            source: source.clone(),
+            version: version.clone(),
+            mirror: mirror.clone(),
+            plain_http_hosts: config.plain_http_hosts().to_vec(),
+        };
+        let url = mirror.archives_url(source, version);
+        Fetch::get(goal, url, config, credentials, now)
+    }
+}
+
+impl Goal for MirrorArchivesRequest {
+    type Output = MirrorArchives;
+    const NAME: &'static str = "provider mirror archives";
+    const KIND: RequestKind = RequestKind::Mirror;
+
+    fn host(&self) -> &Hostname {
+        self.mirror.host()
+    }
+
+    fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<MirrorArchives> {
+        let url_box = url.clone().into();
+        match status {
+            StatusCode::OK => Next::ReadDocument,
+            // The CLIs ask for a version the index listed: its absence is
+            // the mirror's fault, not a version that does not exist.
+            StatusCode::NOT_FOUND => Next::Finish(Err(Error::InvalidResponse {
+                url: url_box,
+                problem: format!(
+                    "provider mirror does not have archive index for previously-reported {} \
+                     version {}",
+                    self.source, self.version
+                ),
+            })),
+            status => Next::Finish(Err(Error::Status {
+                url: url_box,
+                status,
+            })),
+        }
+    }
+
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<MirrorArchives, Error> {
+        #[derive(Deserialize)]
+        struct Document {
+            #[serde(default, deserialize_with = "nullable")]
+            archives: BTreeMap<String, Option<RawArchive>>,
+        }
+        let entries = parse_json::<Option<Document>>(url, &body, Extent::First)?
+            .map(|d| d.archives)
+            .unwrap_or_default();
+        Ok(MirrorArchives {
+            source: self.source.clone(),
+            version: self.version.clone(),
+            url: url.clone(),
+            mirror: self.mirror.clone(),
+            plain_http_hosts: self.plain_http_hosts.clone(),
+            entries,
+        })
+    }
+
+    fn present_error(&self, error: Error) -> Error {
+        wrap(RegistryCall::MirrorArchives, error)
+    }
+}
