@@ -52,15 +52,20 @@ fn platform_args(case: &Case) -> Vec<String> {
 fn every_golden_case() {
     for case in CASES {
         let server = TestServer::start();
-        let registry = signed_registry::install(&server);
-        case.spoil(&registry);
-        let host = server.host().to_string();
-        let dir = prepared(case, &server);
+        let host = case.host(&server);
+        let scratch = tempfile::tempdir().expect("temp dir");
+        let setup = case.setup(&server, &host, scratch.path());
         let mut args = platform_args(case);
         args.extend(case.provider_args(&host));
+        if let Some(mirror) = &setup.fs_mirror {
+            args.extend(["--fs-mirror".to_owned(), mirror.display().to_string()]);
+        }
+        if let Some(url) = &setup.net_mirror {
+            args.extend(["--net-mirror".to_owned(), url.clone()]);
+        }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let run = lock(dir.path(), &args);
-        let after = fs::read_to_string(dir.path().join(LOCK_FILE)).ok();
+        let run = lock(&setup.dir, &args);
+        let after = fs::read_to_string(setup.dir.join(LOCK_FILE)).ok();
         assert_eq!(after, case.expected(&host), "{}: {}", case.name, run.stderr);
         match case.outcome {
             Outcome::Written => {

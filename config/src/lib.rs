@@ -85,6 +85,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod atomic;
 mod caching;
 mod cli_config;
 mod configuration;
@@ -107,6 +108,7 @@ mod user_agent;
 
 pub use tfdisco_core::Dialect;
 
+pub use atomic::write_atomically;
 pub use caching::CachingCredentials;
 pub use cli_config::{CliConfig, CredentialsBlock, HelperBlock, HostBlock};
 pub use configuration::{

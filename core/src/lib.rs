@@ -141,8 +141,8 @@ pub use fetch::{Action, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Ret
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
 pub use mirror::{
-    MirrorArchive, MirrorArchives, MirrorArchivesRequest, MirrorVersions, MirrorVersionsRequest,
-    NetworkMirror,
+    ArchiveEntry, MirrorArchive, MirrorArchives, MirrorArchivesRequest, MirrorVersions,
+    MirrorVersionsRequest, NetworkMirror, mirror_archives_document, mirror_index_document,
 };
 pub use package_hash::{
     ArchiveDigest, Authentication, AuthenticationError, EMPTY_H1, HASHICORP_KEY_ID,

@@ -2,8 +2,6 @@
 //! `hclwrite` (docs/behaviour.md, LOCK-4), and replacing the file as
 //! `replacefile.AtomicWriteFile` does, and more safely (LOCK-5).
 
-use std::fs;
-use std::io::Write;
 use std::path::Path;
 
 use tfdisco_core::Dialect;
@@ -128,57 +126,14 @@ fn is_print(c: char) -> bool {
     !FORMAT.iter().any(|&(lo, hi)| (lo..=hi).contains(&code))
 }
 
-/// Replaces `path` with `bytes`: a temporary file in the same directory
-/// (named after the file, as Go's `os.CreateTemp(dir, file)` names it),
-/// written and flushed to disk, given mode 0644 as Terraform gives it, then
-/// renamed over `path`, and the directory flushed so that the rename
-/// survives a crash (where the file system allows it). Any failure removes the temporary file and leaves
-/// `path` as it was.
+/// Replaces the lock file at `path` with `bytes` atomically
+/// ([`crate::write_atomically`]).
 pub(super) fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), LockFileError> {
-    let fail = |source| LockFileError::Io {
+    crate::write_atomically(path, bytes).map_err(|source| LockFileError::Io {
         path: path.to_owned(),
         action: "write",
         source,
-    };
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
-    };
-    let prefix = path.file_name().unwrap_or_default();
-    let mut temp = tempfile::Builder::new()
-        .prefix(prefix)
-        .tempfile_in(dir)
-        .map_err(fail)?;
-    temp.write_all(bytes)
-        .and_then(|()| temp.as_file().sync_all())
-        .and_then(|()| set_mode(temp.path()))
-        .map_err(fail)?;
-    temp.persist(path).map_err(|e| fail(e.error))?;
-    // The file is in place; a file system that cannot flush a directory
-    // (some refuse) has still replaced it.
-    let _ = sync_dir(dir);
-    Ok(())
-}
-
-#[cfg(unix)]
-fn set_mode(path: &Path) -> std::io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(path, fs::Permissions::from_mode(0o644))
-}
-
-#[cfg(not(unix))]
-fn set_mode(_: &Path) -> std::io::Result<()> {
-    Ok(())
-}
-
-#[cfg(unix)]
-fn sync_dir(dir: &Path) -> std::io::Result<()> {
-    fs::File::open(dir)?.sync_all()
-}
-
-#[cfg(not(unix))]
-fn sync_dir(_: &Path) -> std::io::Result<()> {
-    Ok(())
+    })
 }
 
 #[cfg(test)]

@@ -7,10 +7,10 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use tfdisco_core::url::Url;
-use tfdisco_core::{Dialect, NetworkMirror, Platform, ProviderSource};
+use tfdisco_core::{Dialect, NetworkMirror, Platform, ProviderSource, StaticCredentials};
 use tfdisco_transport::{LockError, LockOptions, LockReport};
 
-use super::{Subject, build, builder};
+use super::{Subject, bearer, build, builder, token};
 use crate::lock_goldens::{CASES, Case, From, LOCK_FILE, Outcome};
 use crate::{TestServer, signed_registry};
 
@@ -46,13 +46,28 @@ fn run_case<T: Subject>(
     on_server: bool,
 ) -> (Result<LockReport, LockError>, Option<String>, String) {
     let server = TestServer::start();
+    let (result, after, host) = run_case_on::<T>(case, on_server, &server, None);
+    (result, after, host)
+}
+
+/// [`run_case`] on `server`, with `credentials` for the client.
+fn run_case_on<T: Subject>(
+    case: &Case,
+    on_server: bool,
+    server: &TestServer,
+    credentials: Option<StaticCredentials>,
+) -> (Result<LockReport, LockError>, Option<String>, String) {
     let host = match on_server {
         true => server.host().to_string(),
         false => case.host(&server),
     };
     let scratch = Scratch::new(case.name);
-    let setup = case.setup(&server, &host, &scratch.0);
-    let client = build::<T>(builder::<T>().dialect(Dialect::Terraform));
+    let setup = case.setup(server, &host, &scratch.0);
+    let mut builder = builder::<T>().dialect(Dialect::Terraform);
+    if let Some(credentials) = credentials {
+        builder = builder.credentials(credentials);
+    }
+    let client = build::<T>(builder);
     let mut options = LockOptions::new();
     if let Some(url) = &setup.net_mirror {
         let url = Url::parse(url).expect("the mirror's URL");
@@ -118,17 +133,43 @@ pub fn lock_files_as_terraform_writes_them<T: Subject>() {
 /// D19: a network mirror is asked about a provider whose host has a port
 /// (Terraform 1.11.4 cannot build that URL); the lock file is the one
 /// Terraform wrote for the same providers at a host without one.
+/// MIRROR-1, MIRROR-8: the mirror host's token goes with its documents,
+/// never with the archives.
 pub fn a_network_mirror_serves_a_host_with_a_port<T: Subject>() {
     let case = CASES
         .iter()
         .find(|c| c.name == "net-mirror")
         .expect("net-mirror");
-    let (result, after, host) = run_case::<T>(case, true);
+    let server = TestServer::start();
+    let credentials = StaticCredentials::new().with(server.host(), token("mirror"));
+    let (result, after, host) = run_case_on::<T>(case, true, &server, Some(credentials));
     assert!(host.contains(':'), "{host}");
     if let Err(e) = result {
         panic!("{}: {e}", T::NAME);
     }
     assert_eq!(after, case.expected(&host), "{}", T::NAME);
+    let seen = server.requests();
+    let documents: Vec<_> = seen.iter().filter(|r| r.path.ends_with(".json")).collect();
+    let archives: Vec<_> = seen.iter().filter(|r| r.path.ends_with(".zip")).collect();
+    assert_eq!((documents.len(), archives.len()), (4, 6), "{}", T::NAME);
+    for request in documents {
+        assert_eq!(
+            request.authorization(),
+            Some(bearer("mirror").as_str()),
+            "{}: {}",
+            T::NAME,
+            request.path
+        );
+    }
+    for request in archives {
+        assert_eq!(
+            request.authorization(),
+            None,
+            "{}: {}",
+            T::NAME,
+            request.path
+        );
+    }
 }
 
 /// LOCKRUN-6: every case Terraform refused, tfdisco refuses with the exit
