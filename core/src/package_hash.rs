@@ -6,6 +6,8 @@
 //!   file hashes: `zh:` (the SHA-256 of the archive) and `h1:` (Go's
 //!   `dirhash.Hash1` of its files). It never holds the archive: its memory
 //!   is a fixed buffer and one small record per entry.
+//! - [`hash1_of_files`] gives the same `h1:` for an unpacked package's
+//!   files, from their names and contents' SHA-256.
 //! - [`Sha256Sums`] reads a release's `SHA256SUMS` as Terraform does.
 //! - [`authenticate_package`] makes Terraform's and OpenTofu's checks of a
 //!   downloaded package, in their order: OpenTofu's `packages` hashes when
@@ -17,6 +19,7 @@
 mod authenticate;
 mod dirhash;
 mod error;
+mod files;
 mod signature;
 mod sums;
 mod trust;
@@ -33,6 +36,7 @@ pub use authenticate::{
     Signatures, authenticate_mirror_archive, authenticate_package,
 };
 pub use error::PackageHashError;
+pub use files::hash1_of_files;
 pub use signature::{SignatureError, Signer, verify_signature};
 pub use sums::{Sha256Sums, SumsError};
 pub use trust::{HASHICORP_KEY_ID, HASHICORP_PARTNERS_KEY_ID, Trust, TrustRoots};

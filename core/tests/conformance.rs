@@ -57,6 +57,10 @@ fn every_table_is_accounted_for() {
         "module_packages.json",
         // Versions and version constraints: tests/versions.rs.
         "versions.json",
+        // Installation methods: the multi-source tables in
+        // tests/installation.rs; the CLI configuration's tables in the
+        // config crate (config/tests/provider_installation.rs).
+        "provider_installation.json",
     ];
     let elsewhere = [
         // Credentials sources, helpers and TF_TOKEN_* decoding are not in the

@@ -7,16 +7,39 @@ use sha2::{Digest, Sha256};
 use super::error::{PackageHashError, shown};
 use super::zip::Record;
 
-/// `Hash1`'s summary hash of these entries: for every file (folders are no
+/// One name for `Hash1`: an archive's entry, or a file of a directory.
+pub(super) struct Named<'a> {
+    /// The name's bytes; a folder's may end in `/`.
+    pub(super) name: &'a [u8],
+    /// The SHA-256 of the content (ignored for a folder).
+    pub(super) sha256: &'a [u8; 32],
+    /// A folder: no line of its own.
+    pub(super) folder: bool,
+}
+
+/// `Hash1`'s summary hash of an archive's entries ([`hash1_named`]).
+pub(super) fn hash1(records: &[Record]) -> Result<[u8; 32], PackageHashError> {
+    let named: Vec<Named<'_>> = records
+        .iter()
+        .map(|r| Named {
+            name: &r.name,
+            sha256: &r.sha256,
+            folder: r.folder,
+        })
+        .collect();
+    hash1_named(&named)
+}
+
+/// `Hash1`'s summary hash of these names: for every file (folders are no
 /// lines), sorted by name as bytes, `<hex SHA-256>  <name>\n`; checked
 /// first so that the summary is the one of the unpacked package.
-pub(super) fn hash1(records: &[Record]) -> Result<[u8; 32], PackageHashError> {
+pub(super) fn hash1_named(records: &[Named<'_>]) -> Result<[u8; 32], PackageHashError> {
     check_names(records)?;
-    let mut files: Vec<&Record> = records.iter().filter(|r| !r.folder).collect();
-    files.sort_unstable_by(|a, b| a.name.cmp(&b.name));
+    let mut files: Vec<&Named<'_>> = records.iter().filter(|r| !r.folder).collect();
+    files.sort_unstable_by(|a, b| a.name.cmp(b.name));
     if let Some(pair) = files.windows(2).find(|pair| pair[0].name == pair[1].name) {
         return Err(PackageHashError::DuplicateName {
-            entry: shown(&pair[0].name),
+            entry: shown(pair[0].name),
         });
     }
     Ok(summary(files.into_iter()))
@@ -30,20 +53,27 @@ pub(super) fn hash1(records: &[Record]) -> Result<[u8; 32], PackageHashError> {
 /// [`hash1`]'s when the archive has folder entries. Call it after [`hash1`],
 /// which checks the names.
 pub(super) fn hash1_zip(records: &[Record]) -> [u8; 32] {
-    let mut entries: Vec<&Record> = records.iter().collect();
-    entries.sort_unstable_by(|a, b| a.name.cmp(&b.name));
-    summary(entries.into_iter())
+    let mut entries: Vec<Named<'_>> = records
+        .iter()
+        .map(|r| Named {
+            name: &r.name,
+            sha256: &r.sha256,
+            folder: r.folder,
+        })
+        .collect();
+    entries.sort_unstable_by(|a, b| a.name.cmp(b.name));
+    summary(entries.iter())
 }
 
 /// `Hash1`'s summary of these entries, in the order given.
-fn summary<'a>(entries: impl Iterator<Item = &'a Record>) -> [u8; 32] {
+fn summary<'a>(entries: impl Iterator<Item = &'a Named<'a>>) -> [u8; 32] {
     let mut summary = Sha256::new();
     let mut line = Vec::with_capacity(128);
     for entry in entries {
         line.clear();
-        push_hex(&mut line, &entry.sha256);
+        push_hex(&mut line, entry.sha256);
         line.extend_from_slice(b"  ");
-        line.extend_from_slice(&entry.name);
+        line.extend_from_slice(entry.name);
         line.push(b'\n');
         summary.update(&line);
     }
@@ -60,10 +90,10 @@ pub(super) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
 }
 
 /// The path of an entry without a folder's trailing `/`.
-fn path(record: &Record) -> &[u8] {
+fn path<'a>(record: &Named<'a>) -> &'a [u8] {
     match record.name.strip_suffix(b"/") {
         Some(path) if record.folder => path,
-        _ => &record.name,
+        _ => record.name,
     }
 }
 
@@ -81,16 +111,16 @@ fn is_plain(path: &[u8]) -> bool {
 /// The rules on names (HASH-7 to HASH-9): no newline (Go's `Hash1` refuses
 /// them), plain relative paths, and no file where the package has a
 /// folder.
-fn check_names(records: &[Record]) -> Result<(), PackageHashError> {
+fn check_names(records: &[Named<'_>]) -> Result<(), PackageHashError> {
     for record in records {
         if record.name.contains(&b'\n') {
             return Err(PackageHashError::NewlineInName {
-                entry: shown(&record.name),
+                entry: shown(record.name),
             });
         }
         if !is_plain(path(record)) {
             return Err(PackageHashError::UnsafeName {
-                entry: shown(&record.name),
+                entry: shown(record.name),
             });
         }
     }
@@ -105,13 +135,13 @@ fn check_names(records: &[Record]) -> Result<(), PackageHashError> {
     let mut key = Vec::new();
     for file in records.iter().filter(|r| !r.folder) {
         key.clear();
-        key.extend_from_slice(&file.name);
+        key.extend_from_slice(file.name);
         key.push(b'/');
         let at = paths.partition_point(|p| *p < &key[..]);
         let parent = paths.get(at).is_some_and(|p| p.starts_with(&key));
-        if parent || folders.binary_search(&&file.name[..]).is_ok() {
+        if parent || folders.binary_search(&file.name).is_ok() {
             return Err(PackageHashError::NameConflict {
-                entry: shown(&file.name),
+                entry: shown(file.name),
             });
         }
     }
