@@ -30,8 +30,13 @@ pub(crate) struct LockOpts {
     /// Take every provider from this network mirror (an https: URL) instead
     /// of its registry, as `providers lock -net-mirror`: the archives are
     /// checked against the hashes the mirror lists.
-    #[arg(long, value_name = "URL")]
+    #[arg(long, value_name = "URL", conflicts_with = "fs_mirror")]
     net_mirror: Option<String>,
+    /// Take every provider from this filesystem mirror folder instead of
+    /// its registry, as `providers lock -fs-mirror` (packed or unpacked
+    /// layout; the packages are not authenticated).
+    #[arg(long, value_name = "DIR")]
+    fs_mirror: Option<PathBuf>,
     /// How many requests to make at once.
     #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_LOCK_CONCURRENCY)]
     jobs: usize,
@@ -65,6 +70,9 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
             })?;
         options = options.net_mirror(mirror);
     }
+    if let Some(dir) = &opts.fs_mirror {
+        options = options.fs_mirror(dir);
+    }
     for given in &opts.providers {
         let source = ProviderSource::parse(given, opts.net.dialect)
             .and_then(|source| source.validate().map(|()| source))
@@ -96,7 +104,7 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
     }
 }
 
-fn human(report: &LockReport) -> String {
+pub(crate) fn human(report: &LockReport) -> String {
     let platforms: Vec<String> = report.platforms.iter().map(Platform::to_string).collect();
     let mut out = String::new();
     for provider in &report.providers {
@@ -141,7 +149,7 @@ fn report_json(report: &LockReport) -> Value {
     })
 }
 
-fn error_json(error: &LockError) -> Value {
+pub(crate) fn error_json(error: &LockError) -> Value {
     let failures: &[LockFailure] = match error {
         LockError::Failed(failures) => failures,
         _ => &[],
@@ -168,6 +176,7 @@ fn kind(error: &LockError) -> &'static str {
         LockError::LockFile(_) => "lock_file",
         LockError::Usage(_) => "usage",
         LockError::Failed(_) => "failed",
+        LockError::Folder { .. } => "folder",
         _ => "lock",
     }
 }

@@ -9,6 +9,7 @@ mod discover;
 mod exit;
 mod failure;
 mod lock;
+mod mirror;
 mod net;
 mod normalize;
 mod registry;
@@ -88,6 +89,16 @@ enum Command {
     /// version meets the constraints, the locked one no longer does, or a
     /// platform is not offered. On failure the lock file is left as it was.
     Lock(lock::LockOpts),
+    /// Write a provider mirror folder as `terraform providers mirror` does:
+    /// each provider the configuration requires, at the version its lock
+    /// file holds (or the newest its constraints allow), downloaded from
+    /// its registry, verified as `lock` verifies, and indexed
+    /// (`HOST/NS/TYPE/index.json`, `<version>.json`) for use as a network or
+    /// filesystem mirror.
+    ///
+    /// Exit codes as for lock. Nothing gets its final name before every
+    /// package passed: on failure the folder is left as it was.
+    Mirror(mirror::MirrorOpts),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -146,6 +157,7 @@ fn main() -> ExitCode {
         Command::Provider(command) => registry::run_provider(command),
         Command::Module(command) => registry::run_module(command),
         Command::Lock(opts) => lock::run(opts),
+        Command::Mirror(opts) => mirror::run(opts),
         Command::Completions { shell } => {
             clap_complete::generate(
                 *shell,

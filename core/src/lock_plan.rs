@@ -41,6 +41,7 @@ use std::fmt;
 
 use url::Url;
 
+use crate::fs_mirror::LocalPackage;
 use crate::mirror::{MirrorArchives, MirrorVersions, NetworkMirror};
 use crate::package_hash::{
     ArchiveDigest, AuthenticationError, PackageCheck, PackageHasher, PackageHashes, SignatureCheck,
@@ -78,6 +79,10 @@ pub enum Origin {
     Registry,
     /// A network mirror, for every provider.
     NetworkMirror(NetworkMirror),
+    /// A filesystem mirror (`-fs-mirror=DIR`), for every provider: the
+    /// packages found in it, in Go's order (`tfdisco_config`'s
+    /// `FilesystemMirror::scan`).
+    Filesystem(Vec<LocalPackage>),
 }
 
 /// Names a job handed out by [`LockPlan::next_job`].
@@ -133,6 +138,13 @@ pub enum Job {
         /// The provider.
         source: ProviderSource,
     },
+    /// A filesystem mirror's package, to hash from disk
+    /// ([`JobOutput::Local`]): an archive read through a
+    /// [`PackageHasher`], a directory's files.
+    LocalPackage {
+        /// The package.
+        package: LocalPackage,
+    },
     /// A network mirror's archives of a version (`<version>.json`).
     MirrorArchives {
         /// The mirror.
@@ -159,6 +171,13 @@ pub enum JobOutput {
     MirrorVersions(MirrorVersions),
     /// For [`Job::MirrorArchives`].
     MirrorArchives(Box<MirrorArchives>),
+    /// For [`Job::LocalPackage`].
+    Local {
+        /// `h1:…` of the package's files.
+        h1: String,
+        /// The archive's hashes (packed layout only).
+        archive: Option<PackageHashes>,
+    },
 }
 
 /// The sink of a [`Job::Archive`]: a [`PackageHasher`] that never stops the
@@ -216,7 +235,8 @@ pub struct ProviderLock {
     /// The id of the key that signed `SHA256SUMS` (16 hex digits); none
     /// when OpenTofu skipped the signature, and for a mirror's packages.
     pub key_id: Option<String>,
-    /// Each platform's archive, in the order of the plan's platforms.
+    /// Each platform's archive, in the order of the plan's platforms
+    /// (none for a filesystem mirror's unpacked directories).
     pub packages: Vec<LockedPackage>,
 }
 
@@ -257,6 +277,8 @@ pub enum LockProblem {
     Unknown(Error),
     /// The registry does not offer the version for the platform.
     NotOffered(Error),
+    /// A filesystem mirror has no package of the version for the platform.
+    NotInMirror(String),
     /// A registry request or a download failed.
     Request(Error),
     /// The archive is not what `SHA256SUMS` and the package answer list
@@ -274,7 +296,10 @@ impl LockFailure {
     /// fits, 1 for a failed request or verification.
     pub fn exit_code(&self) -> i32 {
         match self.problem {
-            LockProblem::Selection(_) | LockProblem::Unknown(_) | LockProblem::NotOffered(_) => 3,
+            LockProblem::Selection(_)
+            | LockProblem::Unknown(_)
+            | LockProblem::NotOffered(_)
+            | LockProblem::NotInMirror(_) => 3,
             _ => 1,
         }
     }
@@ -285,7 +310,7 @@ impl LockFailure {
         match self.problem {
             LockProblem::Selection(_) => "version",
             LockProblem::Unknown(_) => "provider",
-            LockProblem::NotOffered(_) => "platform",
+            LockProblem::NotOffered(_) | LockProblem::NotInMirror(_) => "platform",
             LockProblem::Request(_) => "request",
             LockProblem::Checksum(_) => "checksum",
             LockProblem::Signature(_) => "signature",
@@ -310,6 +335,7 @@ impl fmt::Display for LockFailure {
             }
             LockProblem::Checksum(e) => write!(f, ": checksum: {e}"),
             LockProblem::Signature(e) => write!(f, ": signature: {e}"),
+            LockProblem::NotInMirror(why) => write!(f, ": {why}"),
             LockProblem::Package(why) => write!(f, ": package: {why}"),
         }
     }
@@ -342,6 +368,8 @@ struct PlatformState {
     package: Option<ProviderPackage>,
     /// The hashes a network mirror lists for the archive.
     listed: Option<Vec<String>>,
+    /// A filesystem mirror's package, once hashed.
+    local: Option<Verified>,
     archive: Option<ArchiveDigest>,
     verified: Option<Verified>,
 }
@@ -351,7 +379,7 @@ struct Verified {
     hashes: Vec<String>,
     trust: Trust,
     key_id: Option<String>,
-    archive: PackageHashes,
+    archive: Option<PackageHashes>,
     reported: Vec<String>,
 }
 
@@ -421,13 +449,16 @@ impl LockPlan {
         for (index, requirement) in requirements.into_iter().enumerate() {
             let source = requirement.source.clone();
             let job = match &plan.origin {
-                Origin::Registry => Job::Versions { source },
-                Origin::NetworkMirror(mirror) => Job::MirrorVersions {
+                Origin::Registry => Some(Job::Versions { source }),
+                Origin::NetworkMirror(mirror) => Some(Job::MirrorVersions {
                     mirror: mirror.clone(),
                     source,
-                },
+                }),
+                Origin::Filesystem(_) => None,
             };
-            plan.push(Purpose::Versions(index), job);
+            if let Some(job) = job {
+                plan.push(Purpose::Versions(index), job);
+            }
             plan.providers.push(Provider {
                 requirement,
                 version: None,
@@ -436,6 +467,26 @@ impl LockPlan {
                     .collect(),
                 done: false,
             });
+        }
+        if let Origin::Filesystem(packages) = &plan.origin {
+            // Every version of every platform counts (FSM-5).
+            let found: Vec<Vec<Version>> = plan
+                .providers
+                .iter()
+                .map(|provider| {
+                    let mut versions: Vec<Version> = packages
+                        .iter()
+                        .filter(|p| p.source == provider.requirement.source)
+                        .map(|p| p.version.clone())
+                        .collect();
+                    versions.sort();
+                    versions.dedup();
+                    versions
+                })
+                .collect();
+            for (p, versions) in found.into_iter().enumerate() {
+                plan.on_versions(p, versions);
+            }
         }
         plan
     }
@@ -498,6 +549,10 @@ impl LockPlan {
             }
             (Purpose::Archive(p, i), Ok(JobOutput::Archive(digest))) => {
                 self.providers[p].platforms[i].archive = Some(digest);
+                self.verify_ready();
+            }
+            (Purpose::Archive(p, i), Ok(JobOutput::Local { h1, archive })) => {
+                self.providers[p].platforms[i].local = Some(unauthenticated(h1, archive));
                 self.verify_ready();
             }
             (Purpose::Document(url), Err(e)) => {
@@ -574,9 +629,37 @@ impl LockPlan {
                         };
                         self.push(Purpose::MirrorArchives(p), job);
                     }
+                    Origin::Filesystem(packages) => {
+                        self.on_local(p, &packages, &source, &version);
+                    }
                 }
             }
             Err(e) => self.fail(p, None, LockProblem::Selection(e)),
+        }
+    }
+
+    /// A filesystem mirror's packages of the selected version: one job per
+    /// platform (the first package found for it, FSM-5), or the first
+    /// platform it has none for.
+    fn on_local(
+        &mut self,
+        p: usize,
+        packages: &[LocalPackage],
+        source: &ProviderSource,
+        version: &Version,
+    ) {
+        for (i, platform) in self.platforms.clone().into_iter().enumerate() {
+            let found = packages
+                .iter()
+                .find(|l| &l.source == source && &l.version == version && l.platform == platform);
+            let Some(package) = found else {
+                let why = format!("provider {source} {version} is not available for {platform}");
+                return self.fail(p, Some(i), LockProblem::NotInMirror(why));
+            };
+            let job = Job::LocalPackage {
+                package: package.clone(),
+            };
+            self.push(Purpose::Archive(p, i), job);
         }
     }
 
@@ -588,7 +671,7 @@ impl LockPlan {
         };
         let about = match &self.origin {
             Origin::NetworkMirror(mirror) => mirror.host().clone(),
-            Origin::Registry => return,
+            Origin::Registry | Origin::Filesystem(_) => return,
         };
         let source = self.providers[p].requirement.source.clone();
         for (i, platform) in self.platforms.clone().into_iter().enumerate() {
@@ -663,6 +746,9 @@ impl LockPlan {
         if let Some(listed) = &state.listed {
             return Some(self.verify_mirrored(listed, state.archive.as_ref()?));
         }
+        if let Some(local) = &state.local {
+            return Some(Ok(local.clone()));
+        }
         let (package, digest) = (state.package.as_ref()?, state.archive.as_ref()?);
         let document = |url: &Url| match self.documents.get(url) {
             Some(Document::Got(bytes)) => Some(bytes.as_slice()),
@@ -691,7 +777,7 @@ impl LockPlan {
                     hashes: authentication.hashes,
                     trust: authentication.trust,
                     key_id: authentication.signer.map(|s| s.key_id),
-                    archive: *hashes,
+                    archive: Some(*hashes),
                     reported,
                 }),
                 Err(e) => Err(LockProblem::Package(e.to_string())),
@@ -727,7 +813,7 @@ impl LockPlan {
             hashes,
             trust: checked.trust,
             key_id: None,
-            archive: *archive,
+            archive: Some(*archive),
             reported: Vec::new(),
         })
     }
@@ -756,11 +842,13 @@ impl LockPlan {
                     continue;
                 };
                 hashes.extend(verified.hashes);
-                packages.push(LockedPackage {
-                    platform: platform.clone(),
-                    archive: verified.archive,
-                    reported: verified.reported,
-                });
+                if let Some(archive) = verified.archive {
+                    packages.push(LockedPackage {
+                        platform: platform.clone(),
+                        archive,
+                        reported: verified.reported,
+                    });
+                }
                 signer.get_or_insert((verified.trust, verified.key_id));
             }
             hashes.sort();
@@ -779,5 +867,17 @@ impl LockPlan {
             });
         }
         Ok(locks)
+    }
+}
+
+/// A filesystem mirror's package: nothing vouches for it; the lock file gets
+/// its `h1:` (LOCKRUN-8).
+fn unauthenticated(h1: String, archive: Option<PackageHashes>) -> Verified {
+    Verified {
+        hashes: vec![h1],
+        trust: Trust::Unauthenticated,
+        key_id: None,
+        archive,
+        reported: Vec::new(),
     }
 }

@@ -93,6 +93,8 @@ pub mod hyper_body;
 #[cfg(feature = "cli-config")]
 mod lock;
 #[cfg(feature = "cli-config")]
+mod mirror;
+#[cfg(feature = "cli-config")]
 mod options;
 mod proxy;
 mod roots;
@@ -111,6 +113,8 @@ pub use drive::drive;
 pub use exchange::{Event, Exchange, ExchangeReport, Observer};
 #[cfg(feature = "cli-config")]
 pub use lock::{DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, ProviderReport};
+#[cfg(feature = "cli-config")]
+pub use mirror::{MirrorOptions, MirrorReport, MirroredProvider};
 #[cfg(feature = "cli-config")]
 pub use options::{ClientOptions, ClientSetup, CredentialsChoice, timeout_from_secs};
 pub use proxy::Proxy;
@@ -132,7 +136,7 @@ pub mod reexports {
     #[cfg(feature = "cli-config")]
     pub use crate::{
         ClientOptions, ClientSetup, CredentialsChoice, LockError, LockOptions, LockReport,
-        ProviderReport,
+        MirrorOptions, MirrorReport, MirroredProvider, ProviderReport,
     };
     pub use tfdisco_core::{
         self, Action, Config, Contents, Credentials, CredentialsSource, Dialect, Discovery,

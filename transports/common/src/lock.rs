@@ -13,15 +13,16 @@ use std::task::Poll;
 use std::time::SystemTime;
 
 use tfdisco_config::{
-    Configuration, ConfigurationError, LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider,
+    Configuration, ConfigurationError, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockFileError,
+    LockedProvider, MirrorFolder, hash_local_package,
 };
 use tfdisco_core::lock_plan::{
     ArchiveSink, DOCUMENT_LIMIT, Job, JobId, JobOutput, LockFailure, LockPlan, Origin,
     ProviderLock, Requirement,
 };
 use tfdisco_core::{
-    Contents, Dialect, Error, NetworkMirror, Platform, ProviderSource, SignatureCheck, Trust,
-    Version, VersionConstraints,
+    Contents, Dialect, Error, LocalLocation, LocalPackage, NetworkMirror, Platform, ProviderSource,
+    SignatureCheck, Sink, Trust, Version, VersionConstraints,
 };
 
 use crate::{AsyncClient, BlockingClient, Transport};
@@ -48,6 +49,7 @@ pub struct LockOptions {
     providers: Vec<ProviderSource>,
     concurrency: usize,
     origin: Origin,
+    fs_mirror: Option<PathBuf>,
 }
 
 impl Default for LockOptions {
@@ -65,6 +67,7 @@ impl LockOptions {
             providers: Vec::new(),
             concurrency: DEFAULT_LOCK_CONCURRENCY,
             origin: Origin::Registry,
+            fs_mirror: None,
         }
     }
 
@@ -73,12 +76,29 @@ impl LockOptions {
     /// the hashes the mirror lists (LOCKRUN-7).
     pub fn net_mirror(mut self, mirror: NetworkMirror) -> LockOptions {
         self.origin = Origin::NetworkMirror(mirror);
+        self.fs_mirror = None;
         self
     }
 
-    /// Where the providers come from.
+    /// Takes every provider from the filesystem mirror at `dir`
+    /// (`-fs-mirror=DIR`) instead of its registry: the packages found there
+    /// in either layout, unauthenticated (LOCKRUN-8). The folder is read
+    /// when the run starts.
+    pub fn fs_mirror(mut self, dir: impl Into<PathBuf>) -> LockOptions {
+        self.fs_mirror = Some(dir.into());
+        self.origin = Origin::Registry;
+        self
+    }
+
+    /// Where the providers come from: their registry, a network mirror,
+    /// or (with [`LockOptions::fs_mirror`], once read) a filesystem mirror.
     pub fn origin(&self) -> &Origin {
         &self.origin
+    }
+
+    /// The filesystem mirror given, if any.
+    pub fn fs_mirror_dir(&self) -> Option<&Path> {
+        self.fs_mirror.as_deref()
     }
 
     /// Adds a platform (`-platform=OS_ARCH`); with none, the current one.
@@ -165,6 +185,14 @@ pub enum LockError {
     Usage(String),
     /// Providers that could not be locked: every failure.
     Failed(Vec<LockFailure>),
+    /// A mirror folder could not be read (`-fs-mirror`) or written
+    /// (`tfdisco mirror`).
+    Folder {
+        /// The file or folder.
+        path: PathBuf,
+        /// What went wrong.
+        error: Box<dyn std::error::Error + Send + Sync>,
+    },
 }
 
 impl LockError {
@@ -174,7 +202,7 @@ impl LockError {
     pub fn exit_code(&self) -> i32 {
         match self {
             LockError::Configuration(_) | LockError::Usage(_) => 2,
-            LockError::LockFile(LockFileError::Io { .. }) => 1,
+            LockError::LockFile(LockFileError::Io { .. }) | LockError::Folder { .. } => 1,
             LockError::LockFile(_) => 2,
             LockError::Failed(failures) => failures
                 .iter()
@@ -197,6 +225,9 @@ impl fmt::Display for LockError {
             }
             LockError::LockFile(e) => write!(f, "{e}"),
             LockError::Usage(message) => f.write_str(message),
+            LockError::Folder { path, error } => {
+                write!(f, "cannot use {}: {error}", path.display())
+            }
             LockError::Failed(failures) => {
                 f.write_str("some providers could not be locked:")?;
                 for failure in failures {
@@ -219,21 +250,31 @@ pub(crate) struct LockRun {
     platforms: Vec<Platform>,
 }
 
-impl LockRun {
-    /// Reads the configuration in `dir` and its lock file, and makes the
-    /// plan (LOCKRUN-1).
-    pub(crate) fn prepare(
+/// What a run reads before it asks anything: the lock file, and what each
+/// provider the configuration requires needs.
+pub(crate) struct Inputs {
+    pub(crate) path: PathBuf,
+    pub(crate) lock_file: LockFile,
+    pub(crate) requirements: Vec<Requirement>,
+}
+
+impl Inputs {
+    /// Reads the configuration in `dir` and its lock file (LOCKRUN-1):
+    /// every provider it requires (or those `named`, which it must
+    /// require), with its merged constraints and the version the lock file
+    /// holds for it.
+    pub(crate) fn read(
         dir: &Path,
         dialect: Dialect,
-        options: &LockOptions,
-    ) -> Result<(LockRun, LockPlan), LockError> {
+        named: &[ProviderSource],
+    ) -> Result<Inputs, LockError> {
         let configuration = Configuration::load(dialect, dir).map_err(LockError::Configuration)?;
         configuration
             .require_complete()
             .map_err(LockError::Configuration)?;
         let path = dir.join(LOCK_FILE_NAME);
         let lock_file = LockFile::read(&path, dialect).map_err(LockError::LockFile)?;
-        for named in &options.providers {
+        for named in named {
             if !configuration
                 .provider(named)
                 .is_some_and(|p| p.is_lockable())
@@ -246,8 +287,7 @@ impl LockRun {
         }
         let mut requirements = Vec::new();
         for provider in configuration.providers() {
-            let wanted =
-                options.providers.is_empty() || options.providers.contains(provider.source());
+            let wanted = named.is_empty() || named.contains(provider.source());
             if !provider.is_lockable() || !wanted {
                 continue;
             }
@@ -273,18 +313,50 @@ impl LockRun {
                 locked,
             });
         }
-        let platforms = if options.platforms.is_empty() {
-            vec![Platform::current()]
-        } else {
-            options.platforms.clone()
-        };
-        let check = SignatureCheck::new(dialect, SystemTime::now());
-        let plan = LockPlan::with_origin(
+        Ok(Inputs {
+            path,
+            lock_file,
             requirements,
-            platforms.clone(),
-            check,
-            options.origin.clone(),
-        );
+        })
+    }
+}
+
+/// The platforms given, or the one this program runs on.
+pub(crate) fn platforms_or_current(given: &[Platform]) -> Vec<Platform> {
+    if given.is_empty() {
+        vec![Platform::current()]
+    } else {
+        given.to_vec()
+    }
+}
+
+impl LockRun {
+    /// Reads the configuration in `dir`, its lock file and the filesystem
+    /// mirror if one is given, and makes the plan (LOCKRUN-1).
+    pub(crate) fn prepare(
+        dir: &Path,
+        dialect: Dialect,
+        options: &LockOptions,
+    ) -> Result<(LockRun, LockPlan), LockError> {
+        let Inputs {
+            path,
+            lock_file,
+            requirements,
+        } = Inputs::read(dir, dialect, &options.providers)?;
+        let origin = match &options.fs_mirror {
+            Some(folder) => {
+                let scan =
+                    FilesystemMirror::scan(folder, dialect).map_err(|error| LockError::Folder {
+                        path: folder.clone(),
+                        error: error.into(),
+                    })?;
+                Origin::Filesystem(scan.packages().to_vec())
+            }
+            None => options.origin.clone(),
+        };
+        let platforms = platforms_or_current(&options.platforms);
+        let check = SignatureCheck::new(dialect, SystemTime::now());
+        let plan = LockPlan::with_origin(requirements, platforms.clone(), check, origin);
         let before = lock_file.to_bytes();
         Ok((
             LockRun {
@@ -296,7 +368,6 @@ impl LockRun {
             plan,
         ))
     }
-
     /// Records what the plan gave and replaces the lock file when its
     /// bytes change (LOCKRUN-5); a failed plan changes nothing.
     pub(crate) fn apply(mut self, plan: LockPlan) -> Result<LockReport, LockError> {
@@ -366,6 +437,16 @@ impl<T: Transport> AsyncClient<T> {
 
     /// Runs a plan's jobs, at most `jobs` at once, until it is finished.
     pub async fn run_plan(&self, plan: &mut LockPlan, jobs: usize) {
+        self.run_plan_into(plan, jobs, Archives::Hashed).await;
+    }
+
+    /// [`AsyncClient::run_plan`], the archives going where `archives` says.
+    pub(crate) async fn run_plan_into(
+        &self,
+        plan: &mut LockPlan,
+        jobs: usize,
+        archives: Archives<'_>,
+    ) {
         type Running<'a> = Pin<Box<dyn Future<Output = Result<JobOutput, Error>> + Send + 'a>>;
         let mut running: Vec<(JobId, Running<'_>)> = Vec::new();
         loop {
@@ -373,7 +454,7 @@ impl<T: Transport> AsyncClient<T> {
                 let Some((id, job)) = plan.next_job() else {
                     break;
                 };
-                running.push((id, Box::pin(self.run_job(job))));
+                running.push((id, Box::pin(self.run_job_into(job, archives))));
             }
             if running.is_empty() {
                 break;
@@ -396,8 +477,18 @@ impl<T: Transport> AsyncClient<T> {
     }
 
     /// Makes one request of a `tfdisco_core::lock_plan::LockPlan`: the registry calls with this
-    /// client's discovery and credentials, the downloads without a token.
+    /// client's discovery and credentials, the downloads without a token,
+    /// a filesystem mirror's packages hashed from disk.
     pub async fn run_job(&self, job: Job) -> Result<JobOutput, Error> {
+        self.run_job_into(job, Archives::Hashed).await
+    }
+
+    /// [`AsyncClient::run_job`], an archive going where `archives` says.
+    pub(crate) async fn run_job_into(
+        &self,
+        job: Job,
+        archives: Archives<'_>,
+    ) -> Result<JobOutput, Error> {
         match job {
             Job::Versions { source } => self
                 .provider_versions(&source)
@@ -415,10 +506,28 @@ impl<T: Transport> AsyncClient<T> {
                 .download(url, Contents::limited(DOCUMENT_LIMIT), &about)
                 .await
                 .map(JobOutput::Document),
-            Job::Archive { url, about, .. } => self
-                .download(url, ArchiveSink::new(), &about)
-                .await
-                .map(JobOutput::Archive),
+            Job::Archive {
+                url,
+                about,
+                source,
+                version,
+                platform,
+                ..
+            } => match archives {
+                Archives::Hashed => self
+                    .download(url, ArchiveSink::new(), &about)
+                    .await
+                    .map(JobOutput::Archive),
+                Archives::Staged(folder) => {
+                    let sink = folder.stage(&source, &version, &platform).map_err(|e| {
+                        local_error(&folder.staging_path(&source, &version, &platform), e)
+                    })?;
+                    self.download(url, sink, &about)
+                        .await
+                        .map(JobOutput::Archive)
+                }
+            },
+            Job::LocalPackage { package } => hash_local(&package),
             Job::MirrorVersions { mirror, source } => self
                 .mirror_versions(&mirror, &source)
                 .await
@@ -436,6 +545,35 @@ impl<T: Transport> AsyncClient<T> {
                 message: format!("a lock run cannot make the job {other:?}"),
             }),
         }
+    }
+}
+
+/// Where a run's archives go as they download.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Archives<'a> {
+    /// Hashed, and kept nowhere (a lock run).
+    Hashed,
+    /// Hashed and written to their staging files in this folder
+    /// (`tfdisco mirror`).
+    Staged(&'a MirrorFolder),
+}
+
+/// A filesystem mirror's package hashed from disk (LOCKRUN-8): an archive
+/// read through the hasher, a directory's files into their `h1:`.
+fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
+    let hashes = hash_local_package(package).map_err(|e| Error::InvalidArgument {
+        message: e.to_string(),
+    })?;
+    Ok(JobOutput::Local {
+        h1: hashes.h1().to_owned(),
+        archive: hashes.archive().copied(),
+    })
+}
+
+/// A local file that could not be read or written, as a request failure.
+fn local_error(path: &Path, error: std::io::Error) -> Error {
+    Error::InvalidArgument {
+        message: format!("{}: {error}", path.display()),
     }
 }
 
@@ -473,12 +611,19 @@ impl<T: Transport> BlockingClient<T> {
         options: &LockOptions,
     ) -> Result<LockReport, LockError> {
         let dialect = self.cache().config().dialect();
-        let (run, plan) = LockRun::prepare(dir.as_ref(), dialect, options)?;
+        let (run, mut plan) = LockRun::prepare(dir.as_ref(), dialect, options)?;
+        self.run_plan_into(&mut plan, options.jobs(), Archives::Hashed);
+        run.apply(plan)
+    }
+
+    /// Runs a plan's jobs on `jobs` threads of this call until it is
+    /// finished, the archives going where `archives` says.
+    pub(crate) fn run_plan_into(&self, plan: &mut LockPlan, jobs: usize, archives: Archives<'_>) {
         let plan = Mutex::new(plan);
         let changed = Condvar::new();
         let lock = || plan.lock().unwrap_or_else(PoisonError::into_inner);
         std::thread::scope(|scope| {
-            for _ in 0..options.jobs() {
+            for _ in 0..jobs.max(1) {
                 scope.spawn(|| {
                     loop {
                         let (id, job) = {
@@ -494,13 +639,12 @@ impl<T: Transport> BlockingClient<T> {
                                 guard = changed.wait(guard).unwrap_or_else(PoisonError::into_inner);
                             }
                         };
-                        let result = self.block_on(self.as_async().run_job(job));
+                        let result = self.block_on(self.as_async().run_job_into(job, archives));
                         lock().complete(id, result);
                         changed.notify_all();
                     }
                 });
             }
         });
-        run.apply(plan.into_inner().unwrap_or_else(PoisonError::into_inner))
     }
 }

@@ -19,6 +19,7 @@ pub mod documents;
 pub mod limits;
 #[allow(missing_docs)]
 pub mod lock;
+pub mod mirror;
 #[allow(missing_docs)]
 pub mod network;
 #[allow(missing_docs)]
@@ -326,6 +327,8 @@ macro_rules! __with_scenarios {
             lock::refused_locks_leave_the_file_as_it_was,
             lock::each_file_is_fetched_once,
             lock::a_network_mirror_serves_a_host_with_a_port,
+            mirror::mirror_folders_as_terraform_writes_them,
+            mirror::a_failed_mirror_leaves_the_folder_as_it_was,
             client::user_agent_and_dialect,
             client::ssl_cert_file_from_environment,
             client::ca_certificate_file,
@@ -359,6 +362,7 @@ mod tests {
             ("documents", include_str!("suite/documents.rs")),
             ("limits", include_str!("suite/limits.rs")),
             ("lock", include_str!("suite/lock.rs")),
+            ("mirror", include_str!("suite/mirror.rs")),
             ("network", include_str!("suite/network.rs")),
             ("redirects", include_str!("suite/redirects.rs")),
             ("cache", include_str!("suite/cache.rs")),

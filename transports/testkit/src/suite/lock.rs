@@ -15,10 +15,15 @@ use crate::lock_goldens::{CASES, Case, From, LOCK_FILE, Outcome};
 use crate::{TestServer, signed_registry};
 
 /// A fresh directory under the system's temporary one, removed on drop.
-struct Scratch(PathBuf);
+pub(super) struct Scratch(PathBuf);
 
 impl Scratch {
-    fn new(name: &str) -> Scratch {
+    /// Its path.
+    pub(super) fn path(&self) -> &Path {
+        &self.0
+    }
+
+    pub(super) fn new(name: &str) -> Scratch {
         static NEXT: AtomicUsize = AtomicUsize::new(0);
         let dir = std::env::temp_dir().join(format!(
             "tfdisco-lock-{}-{}-{name}",
