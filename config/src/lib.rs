@@ -92,6 +92,7 @@ mod credentials_file;
 mod diagnostic;
 mod error;
 mod files;
+mod hcl1;
 mod hcl_text;
 mod hcl_value;
 mod helper;
@@ -99,7 +100,9 @@ mod literal;
 mod locations;
 mod lock_file;
 mod nesting;
+mod oci_template;
 mod plugins;
+mod provider_installation;
 mod registry_settings;
 mod source;
 mod tokens;
@@ -119,6 +122,10 @@ pub use error::Error;
 pub use helper::{DEFAULT_HELPER_TIMEOUT, HelperProgram};
 pub use locations::{Locations, OVERRIDE_VARS};
 pub use lock_file::{LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider};
+pub use oci_template::oci_repository;
+pub use provider_installation::{
+    InstallationBlock, MethodBlock, PROVIDER_DOWNLOAD_RETRY_VAR, download_retries,
+};
 pub use registry_settings::{REGISTRY_RETRY_VAR, REGISTRY_TIMEOUT_VAR, RegistrySettings};
 pub use source::{CliCredentials, CredentialsLocation, CredentialsStore, Found, Origin};
 pub use tfdisco_core::Env;
