@@ -397,11 +397,7 @@ fn string(lx: &mut Lexer<'_>, pos: Pos) -> Result<Tok, SyntaxError> {
             }
             '{' if braces > 0 => braces += 1,
             '}' if braces > 0 => braces -= 1,
-            '\\' => {
-                if lx.next().is_none() {
-                    return err(pos, "literal not terminated");
-                }
-            }
+            '\\' if lx.next().is_none() => return err(pos, "literal not terminated"),
             _ => {}
         }
     }

@@ -92,10 +92,12 @@ mod credentials_file;
 mod diagnostic;
 mod error;
 mod files;
+mod fs_mirror;
 mod hcl1;
 mod hcl_text;
 mod hcl_value;
 mod helper;
+mod implied;
 mod literal;
 mod locations;
 mod lock_file;
@@ -119,7 +121,12 @@ pub use configuration::{
 pub use credentials_file::{CREDENTIALS_FILE_NAME, to_store};
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::Error;
+pub use fs_mirror::{FilesystemMirror, LocalHashes, MirrorError, hash_local_package};
 pub use helper::{DEFAULT_HELPER_TIMEOUT, HelperProgram};
+pub use implied::{
+    HostOs, ImpliedDir, ImpliedMirror, ImpliedOrigin, app_data_dirs, implied_mirror_diagnostics,
+    implied_mirror_dirs, implied_mirror_dirs_for, implied_provider_installation,
+};
 pub use locations::{Locations, OVERRIDE_VARS};
 pub use lock_file::{LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider};
 pub use oci_template::oci_repository;

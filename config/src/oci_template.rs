@@ -13,6 +13,9 @@ use tfdisco_core::{ProviderPattern, ProviderSource, go_quote};
 
 const SYMBOLS: [&str; 3] = ["hostname", "namespace", "type"];
 
+/// One part of a pattern, `None` for the wildcard.
+type Part = fn(&ProviderPattern) -> Option<String>;
+
 /// The checks OpenTofu makes of a template when it loads the
 /// configuration: it parses (HCL 2 template syntax), names no symbol but
 /// `hostname`, `namespace` and `type`, names each of those the `include`
@@ -38,7 +41,7 @@ pub(crate) fn check(
         ));
     }
     if let Ok(patterns) = ProviderPattern::parse_all(include, dialect) {
-        let distinct = |part: fn(&ProviderPattern) -> Option<String>| {
+        let distinct = |part: Part| {
             patterns
                 .iter()
                 .filter_map(part)
@@ -47,8 +50,8 @@ pub(crate) fn check(
         };
         // Wildcards do not count: one literal value among the patterns is
         // enough, as in OpenTofu.
-        let fixed = |part: fn(&ProviderPattern) -> Option<String>| distinct(part) == 1;
-        let checks: [(&str, fn(&ProviderPattern) -> Option<String>, &str); 3] = [
+        let fixed = |part: Part| distinct(part) == 1;
+        let checks: [(&str, Part, &str); 3] = [
             (
                 "hostname",
                 |p| p.host().map(|h| h.as_str().to_owned()),

@@ -191,6 +191,22 @@ pub(crate) fn decode(
                 ));
             }
         }
+        if ctx.json && item.keys.len() > 1 {
+            // HCL 1 flattened it: say so, the CLIs do not (INST-2).
+            diags.push(
+                Diagnostic::warning(
+                    "A provider_installation method was read as a label",
+                    Some(format!(
+                        "The provider_installation member at {pos} holds nothing but objects, \
+                         so HCL 1, as Terraform and OpenTofu use it, reads {} as a label of the \
+                         block, not as an installation method. Write each method as a list of \
+                         objects, such as \"direct\": [{{}}].",
+                        go_quote(&item.keys[1].text)
+                    )),
+                )
+                .at(ctx.path, Some(pos.line)),
+            );
+        }
         let Node::Object(methods, _) = &item.value else {
             diags.push(ctx.block_problem(
                 format!(
