@@ -56,7 +56,10 @@ pub(crate) fn run(opts: &MirrorOpts) -> Result<u8, Failure> {
                 eprintln!("tfdisco: warning: {warning}");
             }
             for (path, why) in &report.skipped {
-                eprintln!("tfdisco: warning: {} left out of the indexes: {why}", path.display());
+                eprintln!(
+                    "tfdisco: warning: {} left out of the indexes: {why}",
+                    path.display()
+                );
             }
             if opts.json {
                 println!("{}", report_json(&report));

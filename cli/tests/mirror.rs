@@ -50,7 +50,12 @@ fn every_golden_case() {
         let run = mirror(&dir, &out, &args);
         assert_eq!(run.code, Some(0), "{}: {}", case.name, run.stderr);
         assert_eq!(read_tree(&out), case.expected(&host), "{}", case.name);
-        assert!(run.stdout.contains("Selected v"), "{}: {}", case.name, run.stdout);
+        assert!(
+            run.stdout.contains("Selected v"),
+            "{}: {}",
+            case.name,
+            run.stdout
+        );
     }
 }
 
@@ -59,7 +64,10 @@ fn json_and_failures() {
     let server = TestServer::start();
     let registry = signed_registry::install(&server);
     let host = server.host().to_string();
-    let case = CASES.iter().find(|c| c.name == "mirror-fresh").expect("case");
+    let case = CASES
+        .iter()
+        .find(|c| c.name == "mirror-fresh")
+        .expect("case");
     let scratch = tempfile::tempdir().expect("temp dir");
     let dir = scratch.path().join("run");
     case.prepare(&dir, &host);
@@ -102,10 +110,20 @@ fn usage_errors_exit_2() {
     let both = tfdisco(
         home.path(),
         &[],
-        &["lock", "--net-mirror", "https://m.example/", "--fs-mirror", "/tmp"],
+        &[
+            "lock",
+            "--net-mirror",
+            "https://m.example/",
+            "--fs-mirror",
+            "/tmp",
+        ],
     );
     assert_eq!(both.code, Some(2), "{}", both.stderr);
-    let http = tfdisco(home.path(), &[], &["lock", "--net-mirror", "http://m.example/"]);
+    let http = tfdisco(
+        home.path(),
+        &[],
+        &["lock", "--net-mirror", "http://m.example/"],
+    );
     assert_eq!(http.code, Some(2), "{}", http.stderr);
     assert!(http.stderr.contains("https: URL"), "{}", http.stderr);
 }
@@ -115,7 +133,13 @@ fn help_lists_the_options() {
     let home = tempfile::tempdir().expect("temp dir");
     let help = tfdisco(home.path(), &[], &["mirror", "--help"]);
     assert_eq!(help.code, Some(0));
-    for words in ["--platform <OS_ARCH>", "--chdir <DIR>", "--lock-file", "--json", "Exit codes"] {
+    for words in [
+        "--platform <OS_ARCH>",
+        "--chdir <DIR>",
+        "--lock-file",
+        "--json",
+        "Exit codes",
+    ] {
         assert!(help.stdout.contains(words), "{words:?} in {}", help.stdout);
     }
     let lock = tfdisco(home.path(), &[], &["lock", "--help"]);

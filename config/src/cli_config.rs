@@ -9,13 +9,15 @@ use std::hash::Hash;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tfdisco_core::{Credentials, DiscoveryCache, Hostname, InvalidToken, go_quote};
+use tfdisco_core::{
+    Credentials, Dialect, DiscoveryCache, Hostname, InvalidToken, ProviderInstallation, go_quote,
+};
 
 use crate::literal::{self, Lit};
 use crate::locations::Locations;
-use crate::nesting;
+use crate::provider_installation::{self, InstallationBlock};
 use crate::registry_settings::{self, RegistrySettings};
-use crate::{Diagnostic, Env};
+use crate::{Diagnostic, Env, hcl1, nesting};
 
 /// The CLI configuration: every `credentials`, `host` and
 /// `credentials_helper` block of the files read, merged as Terraform and
@@ -64,6 +66,12 @@ pub struct CliConfig {
     pub(crate) env: Option<Env>,
     /// OpenTofu's `registry_protocols` block of the main file (CFG-11).
     pub(crate) registry_protocols: RegistrySettings,
+    /// Whose rules the files were read with.
+    pub(crate) dialect: Dialect,
+    /// Every `provider_installation` block, files in order (INST-1).
+    pub(crate) installation_blocks: Vec<InstallationBlock>,
+    /// The first block, checked (INST-1).
+    pub(crate) installation: Option<ProviderInstallation>,
 }
 
 /// A `credentials "<host>" { token = "…" }` block. `Debug` does not show
@@ -200,19 +208,57 @@ impl fmt::Debug for Token {
 impl CliConfig {
     /// Parses and merges configuration texts, in order: `(path, text)`, the
     /// path only naming the file in diagnostics. Text whose first non-space
-    /// character is `{` is JSON, anything else HCL, as in HCL 1.
+    /// character is `{` is JSON, anything else HCL, as in HCL 1. The
+    /// `provider_installation` blocks are read with OpenTofu's rules and no
+    /// environment ([`CliConfig::from_sources_in`] chooses).
     pub fn from_sources<I, P, S>(sources: I) -> CliConfig
     where
         I: IntoIterator<Item = (P, S)>,
         P: Into<PathBuf>,
         S: AsRef<str>,
     {
+        CliConfig::from_sources_in(Dialect::default(), &Env::empty(), sources)
+    }
+
+    /// [`CliConfig::from_sources`] with `dialect`'s rules for what differs:
+    /// the `provider_installation` block's default registry, methods and
+    /// messages, and Terraform's `$VAR` in `dev_overrides`, read in `env`
+    /// (INST-8). The configuration does not keep `env`
+    /// ([`CliConfig::env`] is `None`).
+    pub fn from_sources_in<I, P, S>(dialect: Dialect, env: &Env, sources: I) -> CliConfig
+    where
+        I: IntoIterator<Item = (P, S)>,
+        P: Into<PathBuf>,
+        S: AsRef<str>,
+    {
         let mut diagnostics = Vec::new();
+        let read = Reading { dialect, env };
         let files = sources
             .into_iter()
-            .map(|(path, text)| parse_file(path.into(), text.as_ref(), &mut diagnostics))
+            .map(|(path, text)| parse_file(path.into(), text.as_ref(), &read, &mut diagnostics))
             .collect();
-        merge(files, diagnostics)
+        merge(files, diagnostics, dialect)
+    }
+
+    /// The dialect whose rules the files were read with.
+    pub fn dialect(&self) -> Dialect {
+        self.dialect
+    }
+
+    /// Every `provider_installation` block of the files, in order, as
+    /// written (INST-1): the CLIs use the first one only, and report a
+    /// second one.
+    pub fn provider_installation_blocks(&self) -> &[InstallationBlock] {
+        &self.installation_blocks
+    }
+
+    /// The first `provider_installation` block as the CLIs use it, its
+    /// methods checked (a method with an invalid URL or pattern is left
+    /// out, and reported); `None` when there is no block, and the
+    /// configuration is the implied one
+    /// ([`CliConfig::provider_installation`]).
+    pub fn explicit_provider_installation(&self) -> Option<&ProviderInstallation> {
+        self.installation.as_ref()
     }
 
     /// The files read, in the order they were merged.
@@ -301,6 +347,8 @@ pub(crate) struct ParsedFile {
     helpers: Vec<Entry<Vec<String>>>,
     /// `registry_protocols` blocks, read only from OpenTofu's main file.
     pub(crate) registry_protocols: Vec<registry_settings::Block>,
+    /// `provider_installation` blocks, in order.
+    installation: Vec<InstallationBlock>,
 }
 
 impl ParsedFile {
@@ -312,8 +360,16 @@ impl ParsedFile {
             hosts: Vec::new(),
             helpers: Vec::new(),
             registry_protocols: Vec::new(),
+            installation: Vec::new(),
         }
     }
+}
+
+/// What reading a file depends on: the dialect, and for Terraform's
+/// `dev_overrides` the environment.
+pub(crate) struct Reading<'a> {
+    pub(crate) dialect: Dialect,
+    pub(crate) env: &'a Env,
 }
 
 struct Entry<T> {
@@ -349,6 +405,9 @@ const BLOCK_KINDS: [(&str, &str); 3] = [
 /// The block without a label read here (OpenTofu's, CFG-11).
 const REGISTRY_PROTOCOLS: &str = "registry_protocols";
 
+/// The block read from the HCL 1 tree (INST-1).
+const PROVIDER_INSTALLATION: &str = "provider_installation";
+
 /// True for a top-level key read here.
 fn is_read(key: &str) -> bool {
     key == REGISTRY_PROTOCOLS || BLOCK_KINDS.iter().any(|(k, _)| *k == key)
@@ -357,13 +416,41 @@ fn is_read(key: &str) -> bool {
 /// Parses one file. A syntax error is a diagnostic naming the file and line,
 /// and the file then contributes nothing; a malformed block is a
 /// diagnostic and only that block is skipped.
-pub(crate) fn parse_file(path: PathBuf, text: &str, diags: &mut Vec<Diagnostic>) -> ParsedFile {
+pub(crate) fn parse_file(
+    path: PathBuf,
+    text: &str,
+    read: &Reading<'_>,
+    diags: &mut Vec<Diagnostic>,
+) -> ParsedFile {
     let mut file = ParsedFile::empty(path);
-    let top = if text.trim_start().starts_with('{') {
-        json_entries(&file.path, text, diags)
+    let json = text.trim_start().starts_with('{');
+    let (top, tree) = if json {
+        let (top, installation) = json_entries(&file.path, text, diags);
+        let tree = installation
+            .then(|| match hcl1::parse_json(text) {
+                Ok(items) => Some(items),
+                Err(e) => {
+                    diags.push(
+                        Diagnostic::error(format!("Error parsing {}: {e}", file.path.display()))
+                            .at(&file.path, e.pos.map(|p| p.line)),
+                    );
+                    None
+                }
+            })
+            .flatten();
+        (top, tree)
     } else {
-        hcl_entries(&file.path, text, diags)
+        hcl_entries(&file.path, text, read.dialect, diags)
     };
+    if let Some(items) = tree {
+        let ctx = provider_installation::Context {
+            dialect: read.dialect,
+            env: read.env,
+            path: &file.path,
+            json,
+        };
+        file.installation = provider_installation::decode(&items, &ctx, diags);
+    }
     for (key, value, line) in top {
         let problem = |what: String| {
             Diagnostic::error(format!("Error parsing {}: {what}", file.path.display()))
@@ -426,18 +513,22 @@ pub(crate) fn parse_file(path: PathBuf, text: &str, diags: &mut Vec<Diagnostic>)
     file
 }
 
-/// The top-level entries of a JSON file that matter here.
-fn json_entries(
-    path: &Path,
-    text: &str,
-    diags: &mut Vec<Diagnostic>,
-) -> Vec<(String, Lit, Option<usize>)> {
+/// A file's entries that matter here, with their lines.
+type Entries = Vec<(String, Lit, Option<usize>)>;
+
+/// The top-level entries of a JSON file that matter here, and whether it
+/// has a `provider_installation` member.
+fn json_entries(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> (Entries, bool) {
     match serde_json::from_str::<Lit>(text) {
-        Ok(Lit::Object(entries)) => entries
-            .into_iter()
-            .filter(|(key, _)| is_read(key))
-            .map(|(key, value)| (key, value, None))
-            .collect(),
+        Ok(Lit::Object(entries)) => {
+            let installation = entries.iter().any(|(k, _)| k == PROVIDER_INSTALLATION);
+            let entries = entries
+                .into_iter()
+                .filter(|(key, _)| is_read(key))
+                .map(|(key, value)| (key, value, None))
+                .collect();
+            (entries, installation)
+        }
         Ok(other) => {
             diags.push(
                 Diagnostic::error(format!(
@@ -447,24 +538,30 @@ fn json_entries(
                 ))
                 .at(path, None),
             );
-            Vec::new()
+            (Vec::new(), false)
         }
         Err(e) => {
             diags.push(
                 Diagnostic::error(format!("Error parsing {}: {e}", path.display()))
                     .at(path, Some(e.line())),
             );
-            Vec::new()
+            (Vec::new(), false)
         }
     }
 }
 
-/// The top-level blocks (and attributes) of an HCL file that matter here.
+/// The top-level blocks (and attributes) of an HCL file that matter here,
+/// and the file's HCL 1 tree when it has a `provider_installation` block.
+///
+/// The text is read with `hcl-edit`; when that refuses it, with the HCL 1
+/// reader (CFG-12), which also reads every `provider_installation` block
+/// (its keys may be quoted, its positions are HCL 1's).
 fn hcl_entries(
     path: &Path,
     text: &str,
+    dialect: Dialect,
     diags: &mut Vec<Diagnostic>,
-) -> Vec<(String, Lit, Option<usize>)> {
+) -> (Entries, Option<Vec<hcl1::Item>>) {
     use hcl::edit::Span;
 
     // The parser needs time exponential in the nesting of some invalid text;
@@ -480,27 +577,40 @@ fn hcl_entries(
             ))
             .at(path, Some(rejected.line)),
         );
-        return Vec::new();
+        return (Vec::new(), None);
     }
+    // OpenTofu's HCL 1 refuses an argument set twice (INST-2).
+    let hcl1 = || hcl1::parse(text, dialect == Dialect::OpenTofu);
     let body = match hcl::edit::parser::parse_body(text) {
         Ok(body) => body,
         Err(e) => {
             let at = e.location();
-            diags.push(
-                Diagnostic::error(format!(
-                    "Error parsing {}: line {}, column {}: {}",
-                    path.display(),
-                    at.line(),
-                    at.column(),
-                    e.message()
-                ))
-                .at(path, Some(at.line())),
-            );
-            return Vec::new();
+            return match hcl1() {
+                // HCL 1 reads it: so do the CLIs (CFG-12).
+                Ok(items) => (hcl1_entries(path, &items, diags), Some(items)),
+                Err(e1) => {
+                    let message = match e1.pos {
+                        // OpenTofu's own words, which say where.
+                        None => e1.message,
+                        Some(_) => format!(
+                            "line {}, column {}: {}",
+                            at.line(),
+                            at.column(),
+                            e.message()
+                        ),
+                    };
+                    diags.push(
+                        Diagnostic::error(format!("Error parsing {}: {message}", path.display()))
+                            .at(path, Some(at.line())),
+                    );
+                    (Vec::new(), None)
+                }
+            };
         }
     };
     let mut entries = Vec::new();
     let mut lines = Lines::default();
+    let mut installation = false;
     for structure in body {
         let line = structure.span().map(|span| lines.line_of(text, span.start));
         let structure = hcl::Structure::from(structure);
@@ -508,37 +618,91 @@ fn hcl_entries(
             hcl::Structure::Attribute(a) => (a.key(), None),
             hcl::Structure::Block(b) => (b.identifier(), Some(b.labels().len())),
         };
+        installation |= key == PROVIDER_INSTALLATION;
         if !is_read(key) {
             continue;
         }
-        let (label, labels_wanted) = match BLOCK_KINDS.iter().find(|(k, _)| *k == key) {
-            Some((_, label)) => (*label, 1),
-            None => ("no label", 0),
-        };
-        let problem = |what: String| {
-            Diagnostic::error(format!(
-                "Error parsing {}: line {}: {what}",
-                path.display(),
-                line.unwrap_or(0)
-            ))
-            .at(path, line)
-        };
-        if labels.is_some_and(|n| n != labels_wanted) {
-            let wanted = match labels_wanted {
-                1 => format!("exactly one label, {label}"),
-                _ => label.to_owned(),
-            };
-            diags.push(problem(format!("a {key} block needs {wanted}")));
+        if let Some(problem) = label_problem(path, key, labels, line) {
+            diags.push(problem);
             continue;
         }
         match literal::from_structure(&structure) {
             Ok((key, value)) => entries.push((key, value, line)),
-            Err(attr) => diags.push(problem(format!(
-                "the value of {attr} is not a literal value"
-            ))),
+            Err(attr) => diags.push(line_problem(
+                path,
+                line,
+                format!("the value of {attr} is not a literal value"),
+            )),
         }
     }
+    let tree = installation
+        .then(|| match hcl1() {
+            Ok(items) => Some(items),
+            Err(e) => {
+                diags.push(
+                    Diagnostic::error(format!("Error parsing {}: {e}", path.display()))
+                        .at(path, e.pos.map(|p| p.line)),
+                );
+                None
+            }
+        })
+        .flatten();
+    (entries, tree)
+}
+
+/// The entries that matter here of a file only HCL 1 reads (CFG-12), with
+/// the checks `hcl_entries` makes.
+fn hcl1_entries(path: &Path, items: &[hcl1::Item], diags: &mut Vec<Diagnostic>) -> Entries {
+    let mut entries = Vec::new();
+    for item in items {
+        let key = item.keys[0].text.as_str();
+        if !is_read(key) {
+            continue;
+        }
+        let line = Some(item.pos().line);
+        let labels = (!item.assign).then(|| item.keys.len() - 1);
+        if let Some(problem) = label_problem(path, key, labels, line) {
+            diags.push(problem);
+            continue;
+        }
+        let (key, value) = item.to_entry();
+        entries.push((key, value, line));
+    }
     entries
+}
+
+fn line_problem(path: &Path, line: Option<usize>, what: String) -> Diagnostic {
+    Diagnostic::error(format!(
+        "Error parsing {}: line {}: {what}",
+        path.display(),
+        line.unwrap_or(0)
+    ))
+    .at(path, line)
+}
+
+/// A block with the wrong number of labels (`None`: an attribute).
+fn label_problem(
+    path: &Path,
+    key: &str,
+    labels: Option<usize>,
+    line: Option<usize>,
+) -> Option<Diagnostic> {
+    let (label, labels_wanted) = match BLOCK_KINDS.iter().find(|(k, _)| *k == key) {
+        Some((_, label)) => (*label, 1),
+        None => ("no label", 0),
+    };
+    if labels.is_none_or(|n| n == labels_wanted) {
+        return None;
+    }
+    let wanted = match labels_wanted {
+        1 => format!("exactly one label, {label}"),
+        _ => label.to_owned(),
+    };
+    Some(line_problem(
+        path,
+        line,
+        format!("a {key} block needs {wanted}"),
+    ))
 }
 
 /// `{label: body, …}` or, as HCL 1 may hand it, `[{label: body}, …]`.
@@ -653,13 +817,21 @@ fn put<T>(merged: &mut Merged<String, Located<T>>, file: &Path, entry: Entry<T>)
 }
 
 /// Merges parsed files in order (later wins per block name), then validates
-/// the hostnames (docs/behaviour.md, CFG-5) and the number of helpers (CFG-7).
-pub(crate) fn merge(files: Vec<ParsedFile>, mut diagnostics: Vec<Diagnostic>) -> CliConfig {
+/// the hostnames (docs/behaviour.md, CFG-5), the number of helpers (CFG-7)
+/// and of `provider_installation` blocks, and checks the first of those
+/// (INST-1).
+pub(crate) fn merge(
+    files: Vec<ParsedFile>,
+    mut diagnostics: Vec<Diagnostic>,
+    dialect: Dialect,
+) -> CliConfig {
     let mut credentials = Merged::new();
     let mut hosts = Merged::new();
     let mut helpers = Merged::new();
     let mut paths = Vec::new();
+    let mut installation_blocks = Vec::new();
     for file in files {
+        installation_blocks.extend(file.installation);
         for entry in file.credentials {
             put(&mut credentials, &file.path, entry);
         }
@@ -674,8 +846,19 @@ pub(crate) fn merge(files: Vec<ParsedFile>, mut diagnostics: Vec<Diagnostic>) ->
 
     let mut config = CliConfig {
         files: paths,
+        dialect,
         ..CliConfig::default()
     };
+    if let Some(second) = installation_blocks.get(1) {
+        diagnostics.push(
+            Diagnostic::error("No more than one provider_installation block may be specified")
+                .at(second.file(), Some(second.line())),
+        );
+    }
+    config.installation = installation_blocks
+        .first()
+        .map(|first| provider_installation::explicit(first, dialect, &mut diagnostics));
+    config.installation_blocks = installation_blocks;
     let mut merged_hosts = Merged::new();
     for entry in hosts.items {
         let Some(host) = valid_host("host", &entry, &mut diagnostics) else {

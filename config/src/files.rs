@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 
 use tfdisco_core::{Credentials, Dialect, Hostname, go_quote};
 
-use crate::cli_config::{self, CliConfig, ParsedFile};
+use crate::cli_config::{self, CliConfig, ParsedFile, Reading};
 use crate::credentials_file::{self, CREDENTIALS_FILE_NAME};
 use crate::locations::Locations;
 use crate::registry_settings::{self, RegistrySettings};
@@ -34,13 +34,14 @@ impl CliConfig {
     /// (docs/behaviour.md, CFG-10).
     pub fn load(dialect: Dialect, env: &Env) -> CliConfig {
         let locations = Locations::resolve(dialect, env);
+        let read = Reading { dialect, env };
         let mut diags = Vec::new();
         let mut files = Vec::new();
         let mut main_blocks = Vec::new();
         if let Some(main) = locations.main_file() {
             match fs::metadata(main) {
                 Ok(_) => {
-                    let mut parsed = read_config_file(main, &mut diags);
+                    let mut parsed = read_config_file(main, &read, &mut diags);
                     // Only the main file's counts (CFG-11): OpenTofu merges
                     // the directory's under its built-in settings.
                     main_blocks = std::mem::take(&mut parsed.registry_protocols);
@@ -74,7 +75,7 @@ impl CliConfig {
             match config_dir_files(dir) {
                 Ok(paths) => {
                     for path in paths {
-                        files.push(read_config_file(&path, &mut diags));
+                        files.push(read_config_file(&path, &read, &mut diags));
                     }
                 }
                 Err(e) => diags.push(
@@ -83,7 +84,7 @@ impl CliConfig {
                 ),
             }
         }
-        let mut config = cli_config::merge(files, diags);
+        let mut config = cli_config::merge(files, diags, dialect);
         if dialect == Dialect::OpenTofu
             && let Some(main) = locations.main_file()
         {
@@ -168,9 +169,9 @@ fn config_dir_files(dir: &Path) -> io::Result<Vec<PathBuf>> {
 }
 
 /// Reads and parses one file; a file that cannot be read contributes nothing.
-fn read_config_file(path: &Path, diags: &mut Vec<Diagnostic>) -> ParsedFile {
+fn read_config_file(path: &Path, read: &Reading<'_>, diags: &mut Vec<Diagnostic>) -> ParsedFile {
     match read_limited(path) {
-        Ok(text) => cli_config::parse_file(path.to_owned(), &text, diags),
+        Ok(text) => cli_config::parse_file(path.to_owned(), &text, read, diags),
         Err(e) => {
             diags.push(
                 Diagnostic::error(format!("Error reading {}: {e}", path.display())).at(path, None),

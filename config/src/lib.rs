@@ -93,15 +93,20 @@ mod credentials_file;
 mod diagnostic;
 mod error;
 mod files;
+mod fs_mirror;
+mod hcl1;
 mod hcl_text;
 mod hcl_value;
 mod helper;
+mod implied;
 mod literal;
 mod locations;
 mod lock_file;
 mod mirror_folder;
 mod nesting;
+mod oci_template;
 mod plugins;
+mod provider_installation;
 mod registry_settings;
 mod source;
 mod tokens;
@@ -119,10 +124,19 @@ pub use configuration::{
 pub use credentials_file::{CREDENTIALS_FILE_NAME, to_store};
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::Error;
+pub use fs_mirror::{FilesystemMirror, LocalHashes, MirrorError, hash_local_package};
 pub use helper::{DEFAULT_HELPER_TIMEOUT, HelperProgram};
+pub use implied::{
+    HostOs, ImpliedDir, ImpliedMirror, ImpliedOrigin, app_data_dirs, implied_mirror_diagnostics,
+    implied_mirror_dirs, implied_mirror_dirs_for, implied_provider_installation,
+};
 pub use locations::{Locations, OVERRIDE_VARS};
 pub use lock_file::{LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider};
 pub use mirror_folder::{Indexes, MirrorFolder, StagedArchive};
+pub use oci_template::oci_repository;
+pub use provider_installation::{
+    InstallationBlock, MethodBlock, PROVIDER_DOWNLOAD_RETRY_VAR, download_retries,
+};
 pub use registry_settings::{REGISTRY_RETRY_VAR, REGISTRY_TIMEOUT_VAR, RegistrySettings};
 pub use source::{CliCredentials, CredentialsLocation, CredentialsStore, Found, Origin};
 pub use tfdisco_core::Env;

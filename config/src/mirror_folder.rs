@@ -13,8 +13,8 @@ use std::sync::{Mutex, PoisonError};
 
 use tfdisco_core::lock_plan::ArchiveSink;
 use tfdisco_core::{
-    ArchiveDigest, ArchiveEntry, Dialect, LocalLocation, Platform, ProviderSource,
-    Sink, Version, hash_package_reader, mirror_archives_document, mirror_index_document,
+    ArchiveDigest, ArchiveEntry, Dialect, LocalLocation, Platform, ProviderSource, Sink, Version,
+    hash_package_reader, mirror_archives_document, mirror_index_document,
 };
 
 use crate::FilesystemMirror;
@@ -57,7 +57,12 @@ impl MirrorFolder {
     /// Where a package goes: under the host's display form (Unicode, port
     /// kept), the namespace and the type, named
     /// `terraform-provider-TYPE_VERSION_OS_ARCH.zip` (MIRROR-10).
-    pub fn package_path(&self, source: &ProviderSource, version: &Version, platform: &Platform) -> PathBuf {
+    pub fn package_path(
+        &self,
+        source: &ProviderSource,
+        version: &Version,
+        platform: &Platform,
+    ) -> PathBuf {
         self.provider_dir(source).join(format!(
             "terraform-provider-{}_{version}_{platform}.zip",
             source.type_name()
@@ -73,9 +78,17 @@ impl MirrorFolder {
 
     /// The staging name of a package: its name with a `.` in front, beside
     /// it; a scan of the folder never takes it for a package.
-    pub fn staging_path(&self, source: &ProviderSource, version: &Version, platform: &Platform) -> PathBuf {
+    pub fn staging_path(
+        &self,
+        source: &ProviderSource,
+        version: &Version,
+        platform: &Platform,
+    ) -> PathBuf {
         let path = self.package_path(source, version, platform);
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         path.with_file_name(format!(".{name}"))
     }
 
@@ -124,7 +137,8 @@ impl MirrorFolder {
     /// Removes every staging file not placed: what a failed run downloaded
     /// leaves nothing behind.
     pub fn discard_staged(&self) {
-        let staged = std::mem::take(&mut *self.staged.lock().unwrap_or_else(PoisonError::into_inner));
+        let staged =
+            std::mem::take(&mut *self.staged.lock().unwrap_or_else(PoisonError::into_inner));
         for path in staged {
             let _ = fs::remove_file(path);
         }
@@ -178,7 +192,10 @@ impl MirrorFolder {
             let dir = self.provider_dir(&source);
             fs::create_dir_all(&dir)?;
             let index = dir.join("index.json");
-            write_atomically(&index, &mirror_index_document(versions.keys().map(String::as_str)))?;
+            write_atomically(
+                &index,
+                &mirror_index_document(versions.keys().map(String::as_str)),
+            )?;
             indexes.written.push(index);
             for (version, archives) in versions {
                 let path = dir.join(format!("{version}.json"));

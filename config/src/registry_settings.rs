@@ -69,7 +69,7 @@ impl RegistrySettings {
 
 /// Go's `strconv.Atoi`: an optional `+` or `-`, then decimal digits, within
 /// an `i64`.
-fn go_atoi(text: &str) -> Option<i64> {
+pub(crate) fn go_atoi(text: &str) -> Option<i64> {
     let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         return None;
@@ -77,7 +77,7 @@ fn go_atoi(text: &str) -> Option<i64> {
     text.strip_prefix('+').unwrap_or(text).parse().ok()
 }
 
-fn saturating_u32(n: i64) -> u32 {
+pub(crate) fn saturating_u32(n: i64) -> u32 {
     u32::try_from(n.max(0)).unwrap_or(u32::MAX)
 }
 

@@ -21,8 +21,8 @@ use tfdisco_core::lock_plan::{
     ProviderLock, Requirement,
 };
 use tfdisco_core::{
-    Contents, Dialect, Error, LocalLocation, LocalPackage, NetworkMirror, Platform, ProviderSource,
-    SignatureCheck, Sink, Trust, Version, VersionConstraints,
+    Contents, Dialect, Error, LocalPackage, NetworkMirror, Platform, ProviderSource,
+    SignatureCheck, Trust, Version, VersionConstraints,
 };
 
 use crate::{AsyncClient, BlockingClient, Transport};

@@ -60,7 +60,10 @@ impl MirrorOptions {
     }
 
     /// Adds platforms.
-    pub fn platforms_from(mut self, platforms: impl IntoIterator<Item = Platform>) -> MirrorOptions {
+    pub fn platforms_from(
+        mut self,
+        platforms: impl IntoIterator<Item = Platform>,
+    ) -> MirrorOptions {
         self.platforms.extend(platforms);
         self
     }

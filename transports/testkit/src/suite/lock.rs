@@ -78,6 +78,9 @@ fn run_case_on<T: Subject>(
         let url = Url::parse(url).expect("the mirror's URL");
         options = options.net_mirror(NetworkMirror::new(url).expect("an https URL"));
     }
+    if let Some(dir) = &setup.fs_mirror {
+        options = options.fs_mirror(dir);
+    }
     for platform in case.platforms {
         options = options.platform(Platform::parse(platform).expect("a platform"));
     }
@@ -90,12 +93,6 @@ fn run_case_on<T: Subject>(
     (result, after, host)
 }
 
-/// The cases this transport runs: filesystem mirrors wait for
-/// `LockOptions::fs_mirror`.
-fn runnable(case: &Case) -> bool {
-    !matches!(case.from, From::FsMirror(_))
-}
-
 fn read(path: &Path) -> Option<String> {
     fs::read_to_string(path).ok()
 }
@@ -103,10 +100,7 @@ fn read(path: &Path) -> Option<String> {
 /// LOCKRUN-5: for every case Terraform wrote a lock file for, tfdisco
 /// writes the same bytes.
 pub fn lock_files_as_terraform_writes_them<T: Subject>() {
-    for case in CASES
-        .iter()
-        .filter(|c| c.outcome == Outcome::Written && runnable(c))
-    {
+    for case in CASES.iter().filter(|c| c.outcome == Outcome::Written) {
         let (result, after, host) = run_case::<T>(case, false);
         let report = match result {
             Ok(report) => report,
@@ -181,7 +175,7 @@ pub fn a_network_mirror_serves_a_host_with_a_port<T: Subject>() {
 /// code the case names, a message naming the provider and what failed, and
 /// the lock file byte for byte as it was (or still absent).
 pub fn refused_locks_leave_the_file_as_it_was<T: Subject>() {
-    for case in CASES.iter().filter(|c| runnable(c)) {
+    for case in CASES {
         let Outcome::Refused { exit, words } = case.outcome else {
             continue;
         };

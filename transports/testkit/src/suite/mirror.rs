@@ -57,7 +57,13 @@ pub fn mirror_folders_as_terraform_writes_them<T: Subject>() {
         };
         let expected = case.expected(&host);
         let paths = |tree: &BTreeMap<String, Vec<u8>>| tree.keys().cloned().collect::<Vec<_>>();
-        assert_eq!(paths(&after), paths(&expected), "{}: {}", T::NAME, case.name);
+        assert_eq!(
+            paths(&after),
+            paths(&expected),
+            "{}: {}",
+            T::NAME,
+            case.name
+        );
         for (path, bytes) in &expected {
             assert!(
                 after.get(path) == Some(bytes),
@@ -88,9 +94,18 @@ pub fn a_failed_mirror_leaves_the_folder_as_it_was<T: Subject>() {
         registry.corrupt("alpha", "1.0.0", "linux_amd64");
     });
     let Err(LockError::Failed(failures)) = result else {
-        panic!("{}: mirrored despite a corrupt archive: {result:?}", T::NAME);
+        panic!(
+            "{}: mirrored despite a corrupt archive: {result:?}",
+            T::NAME
+        );
     };
-    assert_eq!(failures[0].kind(), "checksum", "{}: {}", T::NAME, failures[0]);
+    assert_eq!(
+        failures[0].kind(),
+        "checksum",
+        "{}: {}",
+        T::NAME,
+        failures[0]
+    );
     assert_eq!(after, before, "{}", T::NAME);
     assert!(
         !after.keys().any(|p| Path::new(p)
