@@ -425,3 +425,41 @@ fn mirror_hashes_vouch_for_an_archive() {
         );
     }
 }
+
+/// MIRROR-1, D5: a mirror that redirects to plain http is refused, its
+/// documents and (as downloads, DL-2) its archives alike.
+#[test]
+fn a_redirect_to_http_is_refused() {
+    let mut net = Net::new();
+    net.on(
+        INDEX,
+        Reply::redirect(302, "http://mirror.example.net/providers/x/index.json"),
+    );
+    let error = versions(&mut net, &Config::new(T)).expect_err("insecure");
+    assert_eq!(error.kind(), ErrorKind::Redirect, "{error}");
+    assert!(
+        error
+            .to_string()
+            .contains("http://mirror.example.net/providers/x/index.json"),
+        "{error}"
+    );
+    assert_eq!(net.seen.len(), 1);
+
+    let archive = "https://mirror.example.net/providers/example.com/ns/alpha/a.zip";
+    let mut net = Net::new();
+    net.on(
+        archive,
+        Reply::redirect(302, "http://cdn.example.net/a.zip"),
+    );
+    let now = net.now();
+    let error = net
+        .run(Fetch::download(
+            Url::parse(archive).expect("URL"),
+            tfdisco_core::Contents::default(),
+            Hostname::parse("mirror.example.net").expect("host"),
+            &Config::new(T),
+            now,
+        ))
+        .expect_err("insecure");
+    assert_eq!(error.kind(), ErrorKind::Redirect, "{error}");
+}
