@@ -31,7 +31,7 @@ use crate::answers::{PyModuleLocation, PyModuleVersions, PyProviderPackage, PyPr
 use crate::dialect::parse_dialect;
 use crate::errors::{self, IntoPyResult};
 use crate::hostname::HostArg;
-use crate::lock::{self, PyLockReport};
+use crate::lock::{self, PyLockReport, PyMirrorReport};
 use crate::options::{CredentialsArg, parse_env, parse_resolve, parse_timeout};
 use crate::services::{PyOAuthClient, PyServices};
 use crate::{runtime, sources};
@@ -414,7 +414,8 @@ impl PyClient {
     /// >>> report = client.lock("infra", ["linux_amd64", "darwin_arm64"])  # doctest: +SKIP
     /// >>> [(str(p.source), p.version, p.trust) for p in report.providers]  # doctest: +SKIP
     /// [('registry.terraform.io/hashicorp/aws', '5.31.0', 'signed by HashiCorp')]
-    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8))]
+    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8, net_mirror = None, fs_mirror = None))]
+    #[allow(clippy::too_many_arguments)]
     fn lock(
         &self,
         py: Python<'_>,
@@ -422,12 +423,19 @@ impl PyClient {
         platforms: Option<Bound<'_, PyAny>>,
         providers: Option<Bound<'_, PyAny>>,
         jobs: usize,
+        net_mirror: Option<String>,
+        fs_mirror: Option<PathBuf>,
     ) -> PyResult<PyLockReport> {
+        let mirrors = lock::Mirrors {
+            net: net_mirror,
+            fs: fs_mirror,
+        };
         let options = lock::options(
             platforms.as_ref(),
             providers.as_ref(),
             jobs,
             self.shared.dialect,
+            mirrors,
         )?;
         let client = self.inner();
         let result = runtime::block_on(py, async move { client.lock(&dir, &options).await })?;
@@ -436,7 +444,8 @@ impl PyClient {
 
     /// `lock` as an asyncio future (what `AsyncClient.lock` awaits): the
     /// arguments are checked now, the run happens on the runtime.
-    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8))]
+    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8, net_mirror = None, fs_mirror = None))]
+    #[allow(clippy::too_many_arguments)]
     fn _lock_async<'py>(
         &self,
         py: Python<'py>,
@@ -444,17 +453,79 @@ impl PyClient {
         platforms: Option<Bound<'py, PyAny>>,
         providers: Option<Bound<'py, PyAny>>,
         jobs: usize,
+        net_mirror: Option<String>,
+        fs_mirror: Option<PathBuf>,
     ) -> PyResult<Bound<'py, PyAny>> {
+        let mirrors = lock::Mirrors {
+            net: net_mirror,
+            fs: fs_mirror,
+        };
         let options = lock::options(
             platforms.as_ref(),
             providers.as_ref(),
             jobs,
             self.shared.dialect,
+            mirrors,
         )?;
         let client = self.inner();
         runtime::to_asyncio(py, async move {
             let result = client.lock(&dir, &options).await;
             Python::attach(|py| lock::report(py, result))
+        })
+    }
+
+    /// `terraform providers mirror FOLDER` for the configuration in `dir`
+    /// (each a str or an `os.PathLike`): each provider it requires, at the
+    /// version its lock file holds (`lock_file=False` ignores it; OpenTofu
+    /// always reads it) or the newest its constraints allow, for every
+    /// platform, downloaded from its registry and verified as `lock`
+    /// verifies, written into `folder` as
+    /// `HOST/NS/TYPE/terraform-provider-TYPE_VERSION_OS_ARCH.zip` with each
+    /// provider's `index.json` and `<version>.json`, byte for byte as the
+    /// dialect's CLI writes them. Returns a `MirrorReport`.
+    ///
+    /// Nothing gets its final name until every package passed: a failure
+    /// raises `LockError` and leaves the folder as it was. Blocks with the
+    /// GIL released; Ctrl-C cancels the run.
+    ///
+    /// >>> report = client.mirror("infra", "/srv/mirror", ["linux_amd64"])  # doctest: +SKIP
+    /// >>> [(str(p.source), p.version) for p in report.providers]        # doctest: +SKIP
+    /// [('registry.terraform.io/hashicorp/aws', '5.31.0')]
+    #[pyo3(signature = (dir, folder, platforms = None, *, jobs = 8, lock_file = true))]
+    fn mirror(
+        &self,
+        py: Python<'_>,
+        dir: PathBuf,
+        folder: PathBuf,
+        platforms: Option<Bound<'_, PyAny>>,
+        jobs: usize,
+        lock_file: bool,
+    ) -> PyResult<PyMirrorReport> {
+        let options = lock::mirror_options(platforms.as_ref(), jobs, lock_file)?;
+        let client = self.inner();
+        let result = runtime::block_on(
+            py,
+            async move { client.mirror(&dir, &folder, &options).await },
+        )?;
+        lock::mirror_report(py, result)
+    }
+
+    /// `mirror` as an asyncio future (what `AsyncClient.mirror` awaits).
+    #[pyo3(signature = (dir, folder, platforms = None, *, jobs = 8, lock_file = true))]
+    fn _mirror_async<'py>(
+        &self,
+        py: Python<'py>,
+        dir: PathBuf,
+        folder: PathBuf,
+        platforms: Option<Bound<'py, PyAny>>,
+        jobs: usize,
+        lock_file: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = lock::mirror_options(platforms.as_ref(), jobs, lock_file)?;
+        let client = self.inner();
+        runtime::to_asyncio(py, async move {
+            let result = client.mirror(&dir, &folder, &options).await;
+            Python::attach(|py| lock::mirror_report(py, result))
         })
     }
 

@@ -30,7 +30,10 @@ mod _tfdisco {
     #[pymodule_export]
     use crate::hostname::{PyHostname, for_display, is_valid, normalize};
     #[pymodule_export]
-    use crate::lock::{PyLockFailure, PyLockReport, PyLockedProvider, hash_package};
+    use crate::lock::{
+        PyLockFailure, PyLockReport, PyLockedProvider, PyMirrorReport, PyMirroredProvider,
+        hash_package,
+    };
     #[pymodule_export]
     use crate::services::{PyOAuthClient, PyServices};
     #[pymodule_export]

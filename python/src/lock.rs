@@ -1,8 +1,10 @@
-//! Lock files (issue 19): what `Client.lock` / `AsyncClient.lock` take
-//! (platforms, providers, jobs → `tfdisco_transport::LockOptions`) and
-//! give (`LockReport` of `LockedProvider`s, or `tfdisco.LockError` with
-//! its `LockFailure`s), and `tfdisco.hash_package`, the lock file hashes
-//! of a provider package on disk.
+//! Lock files and mirrors (issues 19, 20): what `Client.lock` /
+//! `AsyncClient.lock` take (platforms, providers, jobs, a network or
+//! filesystem mirror → `tfdisco_transport::LockOptions`) and give
+//! (`LockReport` of `LockedProvider`s, or `tfdisco.LockError` with its
+//! `LockFailure`s); what `Client.mirror` takes (`MirrorOptions`) and gives
+//! (`MirrorReport` of `MirroredProvider`s); and `tfdisco.hash_package`,
+//! the lock file hashes of a provider package on disk.
 
 use std::fs::File;
 use std::io;
@@ -13,9 +15,11 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use tfdisco_core::lock_plan::LockFailure;
-use tfdisco_core::{Dialect, PackageHashError, hash_package_reader};
+use tfdisco_core::url::Url;
+use tfdisco_core::{Dialect, NetworkMirror, PackageHashError, Platform, hash_package_reader};
 use tfdisco_transport::{
-    DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, ProviderReport,
+    DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
+    MirroredProvider, ProviderReport,
 };
 
 use crate::record::record_methods;
@@ -45,25 +49,68 @@ fn items<'py>(obj: &Bound<'py, PyAny>, what: &str, like: &str) -> PyResult<Vec<B
     iter.collect()
 }
 
+/// The platforms of a `platforms` argument: `Platform`s or strs
+/// (`"linux_amd64"`).
+fn platforms_arg(platforms: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Platform>> {
+    let mut all = Vec::new();
+    if let Some(given) = platforms {
+        for platform in items(given, "platforms", "platforms such as \"linux_amd64\"")? {
+            all.push(sources::platform_arg(&platform)?);
+        }
+    }
+    Ok(all)
+}
+
+fn check_jobs(jobs: usize) -> PyResult<()> {
+    if jobs == 0 {
+        return Err(PyValueError::new_err("jobs must be at least 1"));
+    }
+    Ok(())
+}
+
+/// Where a lock run takes the providers from: `net_mirror` (an `https:`
+/// URL) or `fs_mirror` (a folder), not both.
+#[derive(Default)]
+pub(crate) struct Mirrors {
+    pub(crate) net: Option<String>,
+    pub(crate) fs: Option<PathBuf>,
+}
+
 /// The `LockOptions` of a lock call: each platform a `Platform` or a str
 /// (`"linux_amd64"`), each provider a `ProviderSource` or a str parsed in
-/// `dialect` and fully qualified; `jobs` at least 1. Raises
-/// `InvalidArgument`, `InvalidSource`, `TypeError` or `ValueError` before
-/// anything is read or asked.
+/// `dialect` and fully qualified; `jobs` at least 1; at most one mirror.
+/// Raises `InvalidArgument`, `InvalidSource`, `TypeError` or `ValueError`
+/// before anything is read or asked.
 pub(crate) fn options(
     platforms: Option<&Bound<'_, PyAny>>,
     providers: Option<&Bound<'_, PyAny>>,
     jobs: usize,
     dialect: Dialect,
+    mirrors: Mirrors,
 ) -> PyResult<LockOptions> {
-    if jobs == 0 {
-        return Err(PyValueError::new_err("jobs must be at least 1"));
-    }
-    let mut options = LockOptions::new().concurrency(jobs);
-    if let Some(given) = platforms {
-        for platform in items(given, "platforms", "platforms such as \"linux_amd64\"")? {
-            options = options.platform(sources::platform_arg(&platform)?);
+    check_jobs(jobs)?;
+    let mut options = LockOptions::new()
+        .concurrency(jobs)
+        .platforms_from(platforms_arg(platforms)?);
+    match (mirrors.net, mirrors.fs) {
+        (Some(_), Some(_)) => {
+            return Err(PyValueError::new_err(
+                "net_mirror and fs_mirror are mutually exclusive",
+            ));
         }
+        (Some(url), None) => {
+            let mirror = Url::parse(&url)
+                .map_err(|e| e.to_string())
+                .and_then(|url| NetworkMirror::new(url).map_err(|e| e.to_string()))
+                .map_err(|problem| {
+                    PyValueError::new_err(format!(
+                        "net_mirror must be an https: URL, not {url:?} ({problem})"
+                    ))
+                })?;
+            options = options.net_mirror(mirror);
+        }
+        (None, Some(dir)) => options = options.fs_mirror(dir),
+        (None, None) => {}
     }
     if let Some(given) = providers {
         for source in items(given, "providers", "provider source addresses")? {
@@ -115,10 +162,11 @@ record_methods! {
         hashes_added => |p| p.hashes_added.clone(),
         /// How the key that signed its checksums is trusted, in the CLI's
         /// words: "signed by HashiCorp", "signed by a HashiCorp partner",
-        /// "self-signed" (Terraform); "signed", "signing skipped" (OpenTofu).
+        /// "self-signed" (Terraform); "signed", "signing skipped" (OpenTofu);
+        /// "verified checksum", "unauthenticated" (from a mirror).
         trust => |p| p.trust.label(),
         /// That key's id (16 hex digits); None when OpenTofu skipped the
-        /// signature.
+        /// signature, and for a mirror's packages.
         key_id => |p| p.key_id.as_deref(),
     }
 }
@@ -136,11 +184,12 @@ record_methods! {
         /// The platform, for a platform's package (a `Platform`); else None.
         platform => |f| f.platform.clone().map(PyPlatform),
         /// What failed, in a word: "version" (no version meets the
-        /// constraints), "platform" (none for that platform), "request",
-        /// "checksum", "signature" or "package".
+        /// constraints), "provider" (the registry or mirror does not have
+        /// it), "platform" (none for that platform), "request", "checksum",
+        /// "signature" or "package".
         kind => |f| f.kind(),
-        /// `tfdisco lock`'s exit code for it: 3 for "version" and
-        /// "platform", 1 for the others.
+        /// `tfdisco lock`'s exit code for it: 3 for "version", "provider"
+        /// and "platform", 1 for the others.
         exit_code => |f| f.exit_code(),
         /// The whole message: the provider, version, platform and problem.
         message => |f| f.to_string(),
@@ -156,6 +205,7 @@ pub(crate) fn lock_error(py: Python<'_>, error: LockError) -> PyErr {
         LockError::LockFile(_) => "lock_file",
         LockError::Usage(_) => "usage",
         LockError::Failed(_) => "failed",
+        LockError::Folder { .. } => "folder",
         _ => "lock",
     };
     let message = error.to_string();
@@ -172,6 +222,75 @@ pub(crate) fn lock_error(py: Python<'_>, error: LockError) -> PyErr {
         Ok(exception) => PyErr::from_value(exception),
         Err(e) => e,
     }
+}
+
+/// The `MirrorOptions` of a mirror call; raises before anything is read.
+pub(crate) fn mirror_options(
+    platforms: Option<&Bound<'_, PyAny>>,
+    jobs: usize,
+    lock_file: bool,
+) -> PyResult<MirrorOptions> {
+    check_jobs(jobs)?;
+    Ok(MirrorOptions::new()
+        .concurrency(jobs)
+        .lock_file(lock_file)
+        .platforms_from(platforms_arg(platforms)?))
+}
+
+/// What a mirror run did (`Client.mirror`): the folder, the platforms,
+/// each provider mirrored and the indexes written.
+#[pyo3::pyclass(frozen, module = "tfdisco", name = "MirrorReport")]
+pub(crate) struct PyMirrorReport(pub(crate) MirrorReport);
+
+record_methods! {
+    PyMirrorReport as "MirrorReport" {
+        /// The mirror folder, a `pathlib.Path`.
+        folder => |r| r.folder.as_path(),
+        /// The platforms mirrored (`Platform`s).
+        platforms => |r| r.platforms.iter().cloned().map(PyPlatform).collect::<Vec<_>>(),
+        /// Each provider mirrored (`MirroredProvider`s), in address order.
+        providers => |r| r.providers.iter().cloned().map(PyMirroredProvider).collect::<Vec<_>>(),
+        /// Every `index.json` and `<version>.json` written (`pathlib.Path`s).
+        indexes => |r| r.indexes.clone(),
+        /// Archives of the folder left out of the indexes: `(path, why)`
+        /// tuples.
+        skipped => |r| r.skipped.clone(),
+        /// What the folder's scan said about paths that are no package.
+        warnings => |r| r.warnings.clone(),
+    }
+}
+
+/// One provider of a `MirrorReport`.
+#[pyo3::pyclass(frozen, module = "tfdisco", name = "MirroredProvider")]
+pub(crate) struct PyMirroredProvider(pub(crate) MirroredProvider);
+
+record_methods! {
+    PyMirroredProvider as "MirroredProvider" {
+        /// The provider (a `ProviderSource`).
+        source => |p| PyProviderSource(p.source.clone()),
+        /// The version mirrored.
+        version => |p| p.version.to_string(),
+        /// Its constraints as the lock file writes them; empty when none.
+        constraints => |p| p.constraints.as_str(),
+        /// True when the lock file decided the version.
+        locked => |p| p.locked,
+        /// How the key that signed its checksums is trusted, in the CLI's
+        /// words ("self-signed", "signed by HashiCorp", …).
+        trust => |p| p.trust.label(),
+        /// That key's id (16 hex digits); None when OpenTofu skipped the
+        /// signature.
+        key_id => |p| p.key_id.as_deref(),
+        /// The archives written, one per platform (`pathlib.Path`s).
+        archives => |p| p.archives.clone(),
+    }
+}
+
+/// The result of a mirror run as Python sees it.
+pub(crate) fn mirror_report(
+    py: Python<'_>,
+    result: Result<MirrorReport, LockError>,
+) -> PyResult<PyMirrorReport> {
+    result.map(PyMirrorReport).map_err(|e| lock_error(py, e))
 }
 
 /// The result of a lock run as Python sees it.

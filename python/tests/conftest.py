@@ -20,7 +20,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Tuple
+from typing import Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import pytest
 
@@ -202,12 +202,12 @@ class Reply:
     def __init__(
         self,
         status: int = 200,
-        body: str = '{"modules.v1": "/modules/"}',
+        body: Union[str, bytes] = '{"modules.v1": "/modules/"}',
         headers: Optional[Dict[str, str]] = None,
         delay: float = 0.0,
     ) -> None:
         self.status = status
-        self.body = body.encode("utf-8")
+        self.body = body.encode("utf-8") if isinstance(body, str) else body
         self.headers = {"Content-Type": "application/json", **(headers or {})}
         self.delay = delay
 

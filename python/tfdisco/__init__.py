@@ -44,7 +44,7 @@ from __future__ import annotations
 import asyncio
 import collections.abc as _abc
 import os
-from typing import Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union
 
 from ._errors import (
     ConfigWarning,
@@ -79,6 +79,8 @@ from ._tfdisco import (
     LockedProvider,
     LockFailure,
     LockReport,
+    MirroredProvider,
+    MirrorReport,
     ModuleLocation,
     ModuleSource,
     ModuleVersions,
@@ -120,6 +122,8 @@ __all__ = [
     "LockFailure",
     "LockReport",
     "LockedProvider",
+    "MirrorReport",
+    "MirroredProvider",
     "ModuleLocation",
     "ModuleSource",
     "ModuleVersions",
@@ -145,6 +149,7 @@ __all__ = [
     "hash_package",
     "is_valid",
     "lock",
+    "mirror",
     "normalize",
 ]
 
@@ -286,6 +291,8 @@ class AsyncClient:
         providers: Optional[Iterable[ProviderSourceLike]] = None,
         *,
         jobs: int = 8,
+        net_mirror: Optional[str] = None,
+        fs_mirror: Optional[PathLike] = None,
     ) -> LockReport:
         """``terraform providers lock`` in ``dir`` (see :meth:`Client.lock`):
         the jobs run as concurrent futures on the module's runtime, at most
@@ -295,7 +302,28 @@ class AsyncClient:
 
         >>> report = await client.lock("infra", ["linux_amd64"])  # doctest: +SKIP
         """
-        return await self._client._lock_async(dir, platforms, providers, jobs=jobs)
+        return await self._client._lock_async(
+            dir, platforms, providers, jobs=jobs, net_mirror=net_mirror, fs_mirror=fs_mirror
+        )
+
+    async def mirror(
+        self,
+        dir: PathLike,
+        folder: PathLike,
+        platforms: Optional[Iterable[PlatformLike]] = None,
+        *,
+        jobs: int = 8,
+        lock_file: bool = True,
+    ) -> MirrorReport:
+        """``terraform providers mirror folder`` for the configuration in
+        ``dir`` (see :meth:`Client.mirror`); cancelling the awaiting task
+        cancels the run, and the folder is then as it was.
+
+        >>> report = await client.mirror("infra", "/srv/mirror", ["linux_amd64"])  # doctest: +SKIP
+        """
+        return await self._client._mirror_async(
+            dir, folder, platforms, jobs=jobs, lock_file=lock_file
+        )
 
     async def credentials_source(self, host: HostLike) -> Optional[str]:
         """Where the token for ``host`` comes from (see
@@ -322,6 +350,8 @@ def lock(
     providers: Optional[Iterable[ProviderSourceLike]] = None,
     *,
     jobs: int = 8,
+    net_mirror: Optional[str] = None,
+    fs_mirror: Optional[PathLike] = None,
     dialect: str = "opentofu",
     timeout: float = 11.0,
     retries: Optional[int] = None,
@@ -348,7 +378,10 @@ def lock(
     ``platforms``: ``"OS_ARCH"`` strings or :class:`Platform` objects
     (default: the platform this program runs on). ``providers``: lock only
     these source addresses (default: every provider the configuration
-    requires). ``jobs``: how many requests at once.
+    requires). ``jobs``: how many requests at once. ``net_mirror`` (an
+    ``https:`` URL) or ``fs_mirror`` (a folder): take every provider from
+    that mirror instead of its registry, as ``-net-mirror`` /
+    ``-fs-mirror``.
 
     Returns a :class:`LockReport`; raises :class:`LockError` (``exit_code``,
     ``failures``) when the run fails, leaving the lock file as it was, and
@@ -381,4 +414,31 @@ def lock(
         system_roots=system_roots,
         env=env,
     )
-    return client.lock(dir, platforms, providers, jobs=jobs)
+    return client.lock(
+        dir, platforms, providers, jobs=jobs, net_mirror=net_mirror, fs_mirror=fs_mirror
+    )
+
+
+def mirror(
+    dir: PathLike,
+    folder: PathLike,
+    platforms: Optional[Iterable[PlatformLike]] = None,
+    *,
+    jobs: int = 8,
+    lock_file: bool = True,
+    **options: Any,
+) -> MirrorReport:
+    """``terraform providers mirror folder`` / ``tofu providers mirror`` for
+    the configuration in ``dir``, with a :class:`Client` made of the other
+    keyword ``options`` (``dialect``, ``ca_files``, ``credentials``, …: those
+    of :class:`Client`): see :meth:`Client.mirror`.
+
+    Returns a :class:`MirrorReport`; raises :class:`LockError` when the run
+    fails, leaving the folder as it was.
+
+    >>> report = tfdisco.mirror(                                  # doctest: +SKIP
+    ...     "infra", "/srv/mirror", ["linux_amd64"], dialect="terraform")
+    >>> [str(p) for p in report.indexes]                          # doctest: +SKIP
+    ['/srv/mirror/registry.terraform.io/hashicorp/aws/index.json', ...]
+    """
+    return Client(**options).mirror(dir, folder, platforms, jobs=jobs, lock_file=lock_file)

@@ -24,6 +24,8 @@ __all__ = [
     "LockFailure",
     "LockReport",
     "LockedProvider",
+    "MirrorReport",
+    "MirroredProvider",
     "ModuleLocation",
     "ModuleSource",
     "ModuleVersions",
@@ -426,6 +428,55 @@ class LockedProvider:
         """The signing key's id; None when the signature was skipped."""
 
 @final
+class MirroredProvider:
+    """One provider of a :class:`MirrorReport`."""
+
+    @property
+    def source(self) -> ProviderSource:
+        """The provider."""
+    @property
+    def version(self) -> str:
+        """The version mirrored."""
+    @property
+    def constraints(self) -> str:
+        """Its constraints as the lock file writes them; may be empty."""
+    @property
+    def locked(self) -> bool:
+        """True when the lock file decided the version."""
+    @property
+    def trust(self) -> str:
+        """How the signing key is trusted (``"self-signed"``, …)."""
+    @property
+    def key_id(self) -> Optional[str]:
+        """The signing key's id; None when the signature was skipped."""
+    @property
+    def archives(self) -> List[Path]:
+        """The archives written, one per platform."""
+
+@final
+class MirrorReport:
+    """What a mirror run did (``Client.mirror``)."""
+
+    @property
+    def folder(self) -> Path:
+        """The mirror folder."""
+    @property
+    def platforms(self) -> List[Platform]:
+        """The platforms mirrored."""
+    @property
+    def providers(self) -> List[MirroredProvider]:
+        """Each provider mirrored, in address order."""
+    @property
+    def indexes(self) -> List[Path]:
+        """Every ``index.json`` and ``<version>.json`` written."""
+    @property
+    def skipped(self) -> List[Tuple[Path, str]]:
+        """Archives left out of the indexes, and why."""
+    @property
+    def warnings(self) -> List[str]:
+        """What the folder's scan said about paths that are no package."""
+
+@final
 class LockReport:
     """What a lock run did (``Client.lock``)."""
 
@@ -457,11 +508,11 @@ class LockFailure:
         """The platform, for a platform's package."""
     @property
     def kind(self) -> str:
-        """``"version"``, ``"platform"``, ``"request"``, ``"checksum"``,
-        ``"signature"`` or ``"package"``."""
+        """``"version"``, ``"provider"``, ``"platform"``, ``"request"``,
+        ``"checksum"``, ``"signature"`` or ``"package"``."""
     @property
     def exit_code(self) -> int:
-        """3 for ``"version"`` and ``"platform"``, else 1."""
+        """3 for ``"version"``, ``"provider"`` and ``"platform"``, else 1."""
     @property
     def message(self) -> str:
         """The whole message."""
@@ -517,9 +568,23 @@ class Client:
         providers: Optional[Iterable[_ProviderSourceLike]] = None,
         *,
         jobs: int = 8,
+        net_mirror: Optional[str] = None,
+        fs_mirror: Optional[_PathLike] = None,
     ) -> LockReport:
-        """``terraform providers lock`` in ``dir``; raises
+        """``terraform providers lock`` in ``dir`` (from its registries, a
+        network mirror or a filesystem mirror); raises
         :class:`tfdisco.LockError`."""
+    def mirror(
+        self,
+        dir: _PathLike,
+        folder: _PathLike,
+        platforms: Optional[Iterable[_PlatformLike]] = None,
+        *,
+        jobs: int = 8,
+        lock_file: bool = True,
+    ) -> MirrorReport:
+        """``terraform providers mirror folder`` for the configuration in
+        ``dir``; raises :class:`tfdisco.LockError`."""
     def forget(self, host: _HostLike) -> None:
         """Drops the cached services of ``host``."""
     def forget_all(self) -> None:
@@ -547,4 +612,15 @@ class Client:
         providers: Optional[Iterable[_ProviderSourceLike]] = None,
         *,
         jobs: int = 8,
+        net_mirror: Optional[str] = None,
+        fs_mirror: Optional[_PathLike] = None,
     ) -> Awaitable[LockReport]: ...
+    def _mirror_async(
+        self,
+        dir: _PathLike,
+        folder: _PathLike,
+        platforms: Optional[Iterable[_PlatformLike]] = None,
+        *,
+        jobs: int = 8,
+        lock_file: bool = True,
+    ) -> Awaitable[MirrorReport]: ...
