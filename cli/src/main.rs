@@ -12,6 +12,7 @@ mod lock;
 mod mirror;
 mod net;
 mod normalize;
+mod provider_source;
 mod registry;
 mod report;
 mod serve;
@@ -66,10 +67,12 @@ enum Command {
         #[command(flatten)]
         net: NetOpts,
     },
-    /// Ask a provider registry, as `init` does: versions, or a package.
+    /// Ask a provider registry, as `init` does: versions, or a package; or
+    /// say which installation methods would install a provider (source).
     ///
     /// Exit codes as for discover; 3 also when the registry has no such
-    /// provider, version or platform (404).
+    /// provider, version or platform (404), or no installation method may
+    /// install it.
     #[command(subcommand)]
     Provider(ProviderCommand),
     /// Ask a module registry, as `init` does: versions, or a download location.

@@ -1,10 +1,13 @@
 //! `tfdisco provider …` and `tfdisco module …`: from a source address to the
 //! registry's answer, as `init` asks it.
 
+use std::path::PathBuf;
+
 use clap::Subcommand;
 use serde_json::{Value, json};
 use tfdisco_core::{
-    Error, ModuleLocation, ModulePackage, ModuleSource, Platform, ProviderSource, check_version,
+    Dialect, Error, ModuleLocation, ModulePackage, ModuleSource, Platform, ProviderSource,
+    check_version,
 };
 
 use crate::discover::credentials_warnings;
@@ -15,6 +18,32 @@ use crate::net::{self, Client, NetOpts};
 /// `tfdisco provider …`
 #[derive(Subcommand)]
 pub(crate) enum ProviderCommand {
+    /// Say which installation methods of the CLI configuration would
+    /// install a provider, in priority order, and why: the
+    /// provider_installation block's methods and their include/exclude
+    /// patterns, or the implied configuration (local mirror directories,
+    /// then the registry without the providers found in them), and
+    /// dev_overrides. Reads files only; no network.
+    ///
+    /// Exit codes: 0 some method may install it; 2 an invalid source; 3 no
+    /// method may install it.
+    Source {
+        /// The provider's source address (`hashicorp/aws`, `registry.example.com/acme/widgets`).
+        source: String,
+        /// Which CLI's configuration and rules: terraform, or opentofu (also
+        /// tofu), in any case.
+        #[arg(long, value_parser = net::parse_dialect, default_value = "opentofu")]
+        dialect: Dialect,
+        /// The working directory, whose terraform.d/plugins is an implied
+        /// mirror (default: the current directory).
+        #[arg(long, value_name = "DIR")]
+        dir: Option<PathBuf>,
+        /// JSON output: source, dialect, configuration, methods (priority,
+        /// method, location, may_install, reason, supported, oci),
+        /// diagnostics.
+        #[arg(long)]
+        json: bool,
+    },
     /// List a provider's versions, with their protocols and platforms.
     Versions {
         /// The provider's source address (`hashicorp/aws`, `registry.example.com/acme/widgets`).
@@ -76,6 +105,12 @@ pub(crate) enum ModuleCommand {
 
 pub(crate) fn run_provider(command: &ProviderCommand) -> Result<u8, Failure> {
     match command {
+        ProviderCommand::Source {
+            source,
+            dialect,
+            dir,
+            json,
+        } => crate::provider_source::run(source, *dialect, dir.as_deref(), *json),
         ProviderCommand::Versions { source, json, net } => {
             failure::report(*json, provider_versions(source, *json, net))
         }

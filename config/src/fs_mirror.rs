@@ -1,4 +1,4 @@
-//! Filesystem mirrors on disk (docs/behaviour.md, FSM-1 to FSM-7): the
+//! Filesystem mirrors on disk (docs/behaviour.md, FSM-1 to FSM-6): the
 //! directory walked as Terraform walks it, each path judged by the core
 //! (`tfdisco_core::classify_mirror_path`), and a package's hashes: an
 //! archive streamed through the core's `PackageHasher`, an unpacked

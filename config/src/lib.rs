@@ -1,7 +1,8 @@
 //! Terraform/OpenTofu-compatible credentials and CLI configuration for
 //! tfdisco: the answers `terraform` and `tofu` give about which token to
 //! send to a host and which hosts not to discover (docs/behaviour.md,
-//! CRED-1 to CRED-10, CFG-1 to CFG-10).
+//! CRED-1 to CRED-10, CFG-1 to CFG-12), and how they install providers
+//! (INST-1 to INST-12, FSM-1 to FSM-6).
 //!
 //! Rule ids such as CRED-5 or CFG-3, here and in the items' documentation,
 //! refer to tfdisco's behaviour reference,
@@ -24,6 +25,10 @@
 //!   the way `terraform login` / `logout` do ([`CredentialsStore`]).
 //! - [`CachingCredentials`]: a cache of hits and misses in front of any
 //!   source.
+//! - The `provider_installation` block ([`CliConfig::provider_installation`],
+//!   [`InstallationBlock`]) and the configuration implied without one
+//!   ([`implied_provider_installation`]); filesystem mirrors
+//!   ([`FilesystemMirror`], [`hash_local_package`]).
 //!
 //! The environment comes in as an [`Env`] value ([`Env::from_process`] reads
 //! the real one), so nothing here depends on global state; a configuration

@@ -1,5 +1,5 @@
 //! Filesystem mirrors on real directories (docs/behaviour.md, FSM-1 to
-//! FSM-7): the walk, symbolic links, the warnings, which package wins, and
+//! FSM-6): the walk, symbolic links, the warnings, which package wins, and
 //! the hashes of both layouts against the ones Terraform wrote in the
 //! testkit's golden lock file.
 
@@ -65,7 +65,7 @@ fn mkdirs(path: &Path) {
     fs::create_dir_all(path).expect("mkdir");
 }
 
-/// FSM-1, FSM-4, FSM-5, FSM-7: both layouts in one mirror; the packages
+/// FSM-1, FSM-4, FSM-5: both layouts in one mirror; the packages
 /// in Go's order; versions of every platform; the unpacked package wins.
 #[test]
 fn both_layouts_and_which_package_wins() {

@@ -24,8 +24,8 @@ use tfdisco_core::{MethodError, MethodKind, ProviderSource, Reason};
 use common::Home;
 use results::{Results, table};
 
-/// Tags: `position` (a position Go prints and tfdisco cannot), `hcl2`
-/// (an HCL 2 template error, worded by another HCL 2 implementation).
+/// Tag: `hcl2` (an HCL 2 template error, worded by another HCL 2
+/// implementation). Every position Go prints, tfdisco prints too.
 fn expected_differences(prefix: &str) -> BTreeMap<String, String> {
     results::expected_differences_with(prefix, &["hcl2"])
 }

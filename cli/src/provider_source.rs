@@ -1,0 +1,227 @@
+//! `tfdisco provider source SOURCE`: which installation methods of the CLI
+//! configuration would install a provider, in priority order, and why
+//! (docs/behaviour.md, INST-1 to INST-12).
+
+use std::path::Path;
+
+use serde_json::{Value, json};
+use tfdisco_config::{
+    Diagnostic, Severity, implied_mirror_diagnostics, implied_provider_installation, oci_repository,
+};
+use tfdisco_core::{Choice, Dialect, Error, MethodChoice, MethodKind, ProviderSource};
+
+use crate::exit;
+use crate::failure::{self, Failure};
+use crate::setup;
+
+/// What tfdisco says of a method it does not use itself.
+const OCI_UNSUPPORTED: &str =
+    "not supported by tfdisco, which does not install from OCI registries";
+
+pub(crate) fn run(
+    given: &str,
+    dialect: Dialect,
+    dir: Option<&Path>,
+    json: bool,
+) -> Result<u8, Failure> {
+    failure::report(json, answer(given, dialect, dir, json))
+}
+
+fn answer(given: &str, dialect: Dialect, dir: Option<&Path>, json: bool) -> Result<u8, Failure> {
+    let source = ProviderSource::parse(given, dialect)
+        .and_then(|s| s.validate().map(|()| s))
+        .map_err(|error| Error::InvalidSource {
+            input: given.to_owned(),
+            error,
+        })?;
+    let setup = setup::load_dialect(dialect);
+    let config = setup
+        .cli_config()
+        .expect("the CLI configuration is read by default");
+    let cwd = match dir {
+        Some(dir) => dir.to_owned(),
+        None => std::env::current_dir().map_err(Failure::from)?,
+    };
+    let mut diagnostics: Vec<Diagnostic> = config.diagnostics().to_vec();
+    let (installation, block) = match config.explicit_provider_installation() {
+        Some(explicit) => {
+            let first = &config.provider_installation_blocks()[0];
+            (
+                explicit.clone(),
+                Some((first.file().to_owned(), first.line())),
+            )
+        }
+        None => {
+            let (implied, mirrors) = implied_provider_installation(dialect, setup.env(), &cwd);
+            let scanned = implied_mirror_diagnostics(&mirrors);
+            for d in &scanned {
+                eprintln!("tfdisco: warning: {}", d.located());
+            }
+            diagnostics.extend(scanned);
+            (implied, None)
+        }
+    };
+    let choices = installation.methods_for(&source);
+    let mut priority = 0;
+    let lines: Vec<Line> = choices
+        .iter()
+        .map(|c| {
+            let mut line = Line::new(c, &source);
+            if matches!(c.choice, Choice::Method(_)) {
+                priority += 1;
+                line.priority = Some(priority);
+            }
+            line
+        })
+        .collect();
+    let installs = lines.iter().any(|l| l.may_install && l.priority.is_some());
+    if json {
+        let out = json!({
+            "source": source.to_string(),
+            "dialect": dialect.name(),
+            "configuration": {
+                "implied": installation.implied,
+                "file": block.as_ref().map(|(f, _)| f.display().to_string()),
+                "line": block.as_ref().map(|(_, l)| *l),
+                "working_directory": cwd.display().to_string(),
+            },
+            "methods": lines.iter().map(Line::json).collect::<Vec<_>>(),
+            "diagnostics": diagnostics.iter().map(diagnostic_json).collect::<Vec<_>>(),
+        });
+        println!("{out}");
+    } else {
+        println!("provider  {source}");
+        match &block {
+            Some((file, line)) => println!(
+                "config    the provider_installation block at {}:{line}",
+                file.display()
+            ),
+            None => println!(
+                "config    implied (no provider_installation block), from {}",
+                cwd.display()
+            ),
+        }
+        for line in &lines {
+            print!("{}", line.human());
+        }
+        if installs {
+            println!(
+                "versions come from every method that may install it; a version's package from \
+                 the first of them that has it"
+            );
+        } else {
+            println!("no installation method may install it");
+        }
+    }
+    Ok(if installs {
+        exit::SUCCESS
+    } else {
+        exit::NOT_PROVIDED
+    })
+}
+
+/// One method (or the development override), ready to print.
+struct Line {
+    priority: Option<usize>,
+    method: &'static str,
+    location: String,
+    may_install: bool,
+    reason: String,
+    supported: bool,
+    oci: Option<Result<(String, String), String>>,
+}
+
+impl Line {
+    fn new(choice: &MethodChoice<'_>, source: &ProviderSource) -> Line {
+        let reason = choice.reason.to_string();
+        match choice.choice {
+            Choice::DevOverride(over) => Line {
+                priority: None,
+                method: "dev_overrides",
+                location: over.dir.display().to_string(),
+                may_install: choice.handles,
+                reason,
+                supported: true,
+                oci: None,
+            },
+            Choice::Method(method) => {
+                let (location, supported, oci) = match &method.kind {
+                    MethodKind::Direct { .. } => (source.host().display().into_owned(), true, None),
+                    MethodKind::OciMirror {
+                        repository_template,
+                    } => (
+                        repository_template.clone(),
+                        false,
+                        Some(oci_repository(repository_template, source)),
+                    ),
+                    other => (other.location().unwrap_or_default(), true, None),
+                };
+                Line {
+                    priority: None,
+                    method: method.kind.name(),
+                    location,
+                    may_install: choice.handles,
+                    reason,
+                    supported,
+                    oci,
+                }
+            }
+        }
+    }
+
+    fn human(&self) -> String {
+        let number = self
+            .priority
+            .map_or_else(|| "-".to_owned(), |n| format!("{n}."));
+        let verdict = if self.may_install {
+            "may install it"
+        } else {
+            "skipped"
+        };
+        let mut text = format!(
+            "{number} {} {}\n   {verdict}: {}\n",
+            self.method, self.location, self.reason
+        );
+        match &self.oci {
+            Some(Ok((registry, repository))) => text.push_str(&format!(
+                "   OCI registry {registry}, repository {repository}: {OCI_UNSUPPORTED}\n"
+            )),
+            Some(Err(e)) => {
+                text.push_str(&format!("   no OCI repository: {e}; {OCI_UNSUPPORTED}\n"))
+            }
+            None => {}
+        }
+        text
+    }
+
+    fn json(&self) -> Value {
+        let mut out = json!({
+            "priority": self.priority,
+            "method": self.method,
+            "location": self.location,
+            "may_install": self.may_install,
+            "reason": self.reason,
+            "supported": self.supported,
+        });
+        match &self.oci {
+            Some(Ok((registry, repository))) => {
+                out["oci"] = json!({ "registry": registry, "repository": repository });
+            }
+            Some(Err(e)) => out["oci"] = json!({ "error": e }),
+            None => {}
+        }
+        out
+    }
+}
+
+fn diagnostic_json(d: &Diagnostic) -> Value {
+    json!({
+        "severity": match d.severity() {
+            Severity::Error => "error",
+            _ => "warning",
+        },
+        "message": d.to_string(),
+        "file": d.file().map(|f| f.display().to_string()),
+        "line": d.line(),
+    })
+}
