@@ -145,24 +145,19 @@ impl Line {
                 oci: None,
             },
             Choice::Method(method) => {
-                let (location, supported, oci) = match &method.kind {
-                    MethodKind::Direct { .. } => (source.host().display().into_owned(), true, None),
+                let oci = match &method.kind {
                     MethodKind::OciMirror {
                         repository_template,
-                    } => (
-                        repository_template.clone(),
-                        false,
-                        Some(oci_repository(repository_template, source)),
-                    ),
-                    other => (other.location().unwrap_or_default(), true, None),
+                    } => Some(oci_repository(repository_template, source)),
+                    _ => None,
                 };
                 Line {
                     priority: None,
                     method: method.kind.name(),
-                    location,
+                    location: method.kind.location_for(source),
                     may_install: choice.handles,
                     reason,
-                    supported,
+                    supported: method.kind.is_supported(),
                     oci,
                 }
             }

@@ -107,6 +107,21 @@ impl MethodKind {
         }
     }
 
+    /// Where the method would look for `source`: the provider's registry
+    /// host for `direct`, else [`MethodKind::location`].
+    pub fn location_for(&self, source: &ProviderSource) -> String {
+        match self.location() {
+            Some(location) => location,
+            None => source.host().display().into_owned(),
+        }
+    }
+
+    /// Whether tfdisco installs with this method: all but `oci_mirror`,
+    /// which it reads and reports but does not use.
+    pub fn is_supported(&self) -> bool {
+        !matches!(self, MethodKind::OciMirror { .. })
+    }
+
     /// Where the method looks: the URL, the directory or the repository
     /// template; `None` for `direct`.
     pub fn location(&self) -> Option<String> {

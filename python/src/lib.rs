@@ -7,6 +7,7 @@ mod client;
 mod dialect;
 mod errors;
 mod hostname;
+mod installation;
 mod json;
 mod lock;
 mod options;
@@ -29,6 +30,8 @@ mod _tfdisco {
     use crate::client::PyClient;
     #[pymodule_export]
     use crate::hostname::{PyHostname, for_display, is_valid, normalize};
+    #[pymodule_export]
+    use crate::installation::{PyInstallationMethod, installation_methods};
     #[pymodule_export]
     use crate::lock::{
         PyLockFailure, PyLockReport, PyLockedProvider, PyMirrorReport, PyMirroredProvider,

@@ -32,6 +32,11 @@ discovery document rules, the same CLI configuration and credentials.
   :class:`LockedProvider`) or raising :class:`LockError` (with its
   :class:`LockFailure` list); :func:`hash_package` gives the ``h1:`` and
   ``zh:`` hashes of a provider package on disk.
+- Mirrors: :func:`mirror` (and ``Client.mirror`` / ``AsyncClient.mirror``)
+  writes a provider mirror folder as ``terraform providers mirror`` does;
+  ``lock(net_mirror=…)`` / ``lock(fs_mirror=…)`` lock from a mirror;
+  :func:`installation_methods` says which method of the CLI configuration's
+  ``provider_installation`` would install a provider, and why.
 - :class:`Error` and one subclass per kind of failure.
 
 >>> report = tfdisco.lock("infra", ["linux_amd64"], dialect="terraform")  # doctest: +SKIP
@@ -76,6 +81,7 @@ from ._errors import (
 from ._tfdisco import (
     Client,
     Hostname,
+    InstallationMethod,
     LockedProvider,
     LockFailure,
     LockReport,
@@ -95,6 +101,7 @@ from ._tfdisco import (
     __version__,
     for_display,
     hash_package,
+    installation_methods,
     is_valid,
     normalize,
 )
@@ -108,6 +115,7 @@ __all__ = [
     "CredentialsError",
     "Error",
     "Hostname",
+    "InstallationMethod",
     "InvalidHostname",
     "InvalidOAuthClient",
     "InvalidArgument",
@@ -147,6 +155,7 @@ __all__ = [
     "__version__",
     "for_display",
     "hash_package",
+    "installation_methods",
     "is_valid",
     "lock",
     "mirror",

@@ -23,6 +23,7 @@ __all__ = [
     "Hostname",
     "LockFailure",
     "LockReport",
+    "InstallationMethod",
     "LockedProvider",
     "MirrorReport",
     "MirroredProvider",
@@ -39,6 +40,7 @@ __all__ = [
     "SigningKey",
     "for_display",
     "hash_package",
+    "installation_methods",
     "is_valid",
     "normalize",
     "__version__",
@@ -426,6 +428,41 @@ class LockedProvider:
     @property
     def key_id(self) -> Optional[str]:
         """The signing key's id; None when the signature was skipped."""
+
+@final
+class InstallationMethod:
+    """One installation method and what it says of a provider
+    (:func:`installation_methods`)."""
+
+    @property
+    def method(self) -> str:
+        """``"direct"``, ``"network_mirror"``, ``"filesystem_mirror"``,
+        ``"oci_mirror"`` or ``"dev_overrides"``."""
+    @property
+    def location(self) -> str:
+        """The registry host, URL, directory or repository template."""
+    @property
+    def priority(self) -> Optional[int]:
+        """Its place, from 1; None for a development override."""
+    @property
+    def may_install(self) -> bool:
+        """Whether it may install the provider."""
+    @property
+    def reason(self) -> str:
+        """Why, in words."""
+    @property
+    def supported(self) -> bool:
+        """False for ``oci_mirror``, which tfdisco does not use."""
+
+def installation_methods(
+    source: _ProviderSourceLike,
+    *,
+    dialect: str = "opentofu",
+    cwd: Optional[_PathLike] = None,
+    env: Optional[Mapping[str, str]] = None,
+) -> List[InstallationMethod]:
+    """Which installation methods of the CLI configuration would install
+    ``source``, in priority order, and why."""
 
 @final
 class MirroredProvider:

@@ -115,11 +115,11 @@ mod tests {
     #[test]
     fn empty_documents() {
         assert_eq!(
-            String::from_utf8(mirror_index_document([])).unwrap(),
+            String::from_utf8(mirror_index_document([])).expect("UTF-8"),
             "{\n  \"versions\": {}\n}"
         );
         assert_eq!(
-            String::from_utf8(mirror_archives_document(&BTreeMap::new())).unwrap(),
+            String::from_utf8(mirror_archives_document(&BTreeMap::new())).expect("UTF-8"),
             "{\n  \"archives\": {}\n}"
         );
         let mut one = BTreeMap::new();
@@ -131,7 +131,7 @@ mod tests {
             },
         );
         assert_eq!(
-            String::from_utf8(mirror_archives_document(&one)).unwrap(),
+            String::from_utf8(mirror_archives_document(&one)).expect("UTF-8"),
             "{\n  \"archives\": {\n    \"linux_amd64\": {\n      \"hashes\": [],\n      \"url\": \"a.zip\"\n    }\n  }\n}"
         );
     }

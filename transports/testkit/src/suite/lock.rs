@@ -64,7 +64,7 @@ fn run_case_on<T: Subject>(
 ) -> (Result<LockReport, LockError>, Option<String>, String) {
     let host = match on_server {
         true => server.host().to_string(),
-        false => case.host(&server),
+        false => case.host(server),
     };
     let scratch = Scratch::new(case.name);
     let setup = case.setup(server, &host, &scratch.0);

@@ -13,18 +13,16 @@ use super::{Subject, build, builder};
 use crate::mirror_goldens::{CASES, Case, read_tree};
 use crate::{TestServer, signed_registry};
 
+/// A folder's files by path.
+type Tree = BTreeMap<String, Vec<u8>>;
+
 /// Runs `case` as `tfdisco mirror` would on a fresh server, the registry
 /// spoiled by `spoil`: its input, its seeded folder, its platforms. Returns
 /// the result, the folder before and after, and the server's host.
 fn run_case<T: Subject>(
     case: &Case,
     spoil: impl FnOnce(&signed_registry::SignedRegistry<'_>),
-) -> (
-    Result<MirrorReport, LockError>,
-    BTreeMap<String, Vec<u8>>,
-    BTreeMap<String, Vec<u8>>,
-    String,
-) {
+) -> (Result<MirrorReport, LockError>, Tree, Tree, String) {
     let server = TestServer::start();
     let registry = signed_registry::install(&server);
     spoil(&registry);
@@ -56,7 +54,7 @@ pub fn mirror_folders_as_terraform_writes_them<T: Subject>() {
             Err(e) => panic!("{}: {}: {e}", T::NAME, case.name),
         };
         let expected = case.expected(&host);
-        let paths = |tree: &BTreeMap<String, Vec<u8>>| tree.keys().cloned().collect::<Vec<_>>();
+        let paths = |tree: &Tree| tree.keys().cloned().collect::<Vec<_>>();
         assert_eq!(
             paths(&after),
             paths(&expected),

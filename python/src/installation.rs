@@ -1,0 +1,123 @@
+//! Provider installation methods (issue 20): `tfdisco.installation_methods`,
+//! which method of the CLI configuration's `provider_installation` block (or
+//! the implied configuration) would install a provider, in priority order,
+//! and why — what `tfdisco provider source` prints.
+
+use std::path::PathBuf;
+
+use pyo3::prelude::*;
+use pyo3::types::PyMapping;
+use tfdisco_config::CliConfig;
+use tfdisco_core::{Choice, Env};
+
+use crate::dialect::parse_dialect;
+use crate::options::parse_env;
+use crate::record::record_methods;
+use crate::sources;
+
+/// One method (or the development override) of the answer.
+#[derive(Clone, Debug)]
+pub(crate) struct Method {
+    method: &'static str,
+    location: String,
+    priority: Option<usize>,
+    may_install: bool,
+    reason: String,
+    supported: bool,
+}
+
+/// One installation method and what it says of the provider asked about.
+#[pyo3::pyclass(frozen, module = "tfdisco", name = "InstallationMethod")]
+pub(crate) struct PyInstallationMethod(Method);
+
+record_methods! {
+    PyInstallationMethod as "InstallationMethod" {
+        /// `"direct"`, `"network_mirror"`, `"filesystem_mirror"`,
+        /// `"oci_mirror"` or `"dev_overrides"`.
+        method => |m| m.method,
+        /// Where it looks: the registry host (`direct`), the URL, the
+        /// directory, the repository template, or the override's directory.
+        location => |m| m.location.as_str(),
+        /// Its place among the methods, from 1; None for a development
+        /// override, which comes before them all.
+        priority => |m| m.priority,
+        /// Whether it may install the provider (its patterns allow it).
+        may_install => |m| m.may_install,
+        /// Why, in words: the pattern that matched or excluded it, "no
+        /// include patterns", "found in the local mirror …", ….
+        reason => |m| m.reason.as_str(),
+        /// False for `oci_mirror`, which tfdisco reads but does not use.
+        supported => |m| m.supported,
+    }
+}
+
+/// Which installation methods of the dialect's CLI configuration would
+/// install `source` (a `ProviderSource` or a str), in priority order, and
+/// why: the first `provider_installation` block of the CLI configuration
+/// files, or without one the implied configuration (the local mirror
+/// directories that exist, `terraform.d/plugins` under `cwd` among them,
+/// then `direct` for providers not found there). A development override,
+/// when there is one, comes first with `priority` None. Versions come from
+/// every method that may install the provider; a version's package from
+/// the first of them that has it.
+///
+/// `env`: the environment to read (`HOME`, `TF_CLI_CONFIG_FILE`,
+/// `XDG_*`, …; default the process's); `cwd`: the working directory
+/// (default the current one).
+///
+/// >>> [(m.priority, m.method, m.may_install) for m in tfdisco.installation_methods("hashicorp/aws")]  # doctest: +SKIP
+/// [(1, 'filesystem_mirror', False), (2, 'direct', True)]
+#[pyfunction]
+#[pyo3(signature = (source, *, dialect = "opentofu", cwd = None, env = None))]
+pub(crate) fn installation_methods(
+    py: Python<'_>,
+    source: &Bound<'_, PyAny>,
+    dialect: &str,
+    cwd: Option<PathBuf>,
+    env: Option<&Bound<'_, PyMapping>>,
+) -> PyResult<Vec<PyInstallationMethod>> {
+    let dialect = parse_dialect(dialect)?;
+    let source = sources::provider_source_arg(source, dialect)?;
+    let env = match env {
+        Some(vars) => parse_env(vars)?,
+        None => Env::from_process(),
+    };
+    let cwd = match cwd {
+        Some(dir) => dir,
+        None => std::env::current_dir()?,
+    };
+    let methods = py.detach(|| {
+        let config = CliConfig::load(dialect, &env);
+        let installation = config.provider_installation(&cwd);
+        let mut priority = 0;
+        installation
+            .methods_for(&source)
+            .iter()
+            .map(|choice| {
+                let reason = choice.reason.to_string();
+                match choice.choice {
+                    Choice::DevOverride(over) => Method {
+                        method: "dev_overrides",
+                        location: over.dir.display().to_string(),
+                        priority: None,
+                        may_install: choice.handles,
+                        reason,
+                        supported: true,
+                    },
+                    Choice::Method(method) => {
+                        priority += 1;
+                        Method {
+                            method: method.kind.name(),
+                            location: method.kind.location_for(&source),
+                            priority: Some(priority),
+                            may_install: choice.handles,
+                            reason,
+                            supported: method.kind.is_supported(),
+                        }
+                    }
+                }
+            })
+            .collect::<Vec<_>>()
+    });
+    Ok(methods.into_iter().map(PyInstallationMethod).collect())
+}
