@@ -213,7 +213,7 @@ impl Drop for MirrorFolder {
     }
 }
 
-/// A package being downloaded into its staging file: a [`Sink`] that
+/// A package being downloaded into its staging file: a `tfdisco_core::Sink` that
 /// writes each chunk there and hashes it, in memory independent of the
 /// archive's size.
 #[derive(Debug)]

@@ -1,7 +1,8 @@
 //! Registry responses from arbitrary bytes: the body (and the location
-//! header) of each of the four registry requests, in both dialects, through
-//! the machine as a transport would feed it. The answer is an error or a
-//! result whose URLs are usable; nothing panics.
+//! header) of each of the four registry requests and the two network
+//! mirror documents, in both dialects, through the machine as a transport
+//! would feed it. The answer is an error or a result whose URLs are usable;
+//! nothing panics.
 //!
 //! The first byte picks the request, the dialect, the status (200 or 204)
 //! and whether the response first redirects; the rest is the body, and also
@@ -15,8 +16,8 @@ use libfuzzer_sys::fuzz_target;
 use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Action, Config, Dialect, Error, Fetch, Goal, Hostname, ModuleSource, Platform, ProviderSource,
-    Services,
+    Action, Config, Dialect, Error, Fetch, Goal, Hostname, ModuleSource, NetworkMirror, Platform,
+    ProviderSource, Services, Version,
 };
 
 fn check_url(url: &Url) {
@@ -94,7 +95,9 @@ fuzz_target!(|data: &[u8]| {
         ProviderSource::parse("registry.example.com/hashicorp/aws", dialect).expect("valid");
     let module = ModuleSource::parse("registry.example.com/acme/vpc/aws", dialect).expect("valid");
     let platform = Platform::parse("linux_amd64").expect("valid");
-    match (selector >> 3) % 4 {
+    let mirror = NetworkMirror::new(Url::parse("https://mirror.example.net/p/").expect("valid"))
+        .expect("https");
+    match (selector >> 3) % 6 {
         0 => {
             let fetch = Fetch::provider_versions(&services, &provider, &config, None, now)
                 .expect("these requests start");
@@ -124,6 +127,34 @@ fuzz_target!(|data: &[u8]| {
                 .expect("these requests start");
             if let Ok(answer) = drive(fetch, redirect, status, body) {
                 check_url(&answer.url);
+            }
+        }
+        4 => {
+            let fetch = Fetch::mirror_versions(&mirror, &provider, &config, None, now)
+                .expect("these requests start");
+            if let Ok(answer) = drive(fetch, redirect, status, body) {
+                check_url(&answer.url);
+                assert!(answer.versions.windows(2).all(|w| w[0] < w[1]));
+            }
+        }
+        5 => {
+            let version = Version::parse("1.0.0", dialect).expect("valid");
+            let fetch = Fetch::mirror_archives(&mirror, &provider, &version, &config, None, now)
+                .expect("these requests start");
+            if let Ok(answer) = drive(fetch, redirect, status, body) {
+                for key in answer.platforms().map(str::to_owned).collect::<Vec<_>>() {
+                    let (os, arch) = key.split_once('_').unwrap_or((&key, ""));
+                    if let Ok(archive) = answer.archive(&Platform::new(os, arch)) {
+                        assert_eq!(archive.url.scheme(), "https");
+                        assert!(
+                            archive
+                                .hashes
+                                .iter()
+                                .all(|h| h.find(':').is_some_and(|at| at > 0))
+                        );
+                    }
+                }
+                let _ = answer.archive(&platform);
             }
         }
         _ => {

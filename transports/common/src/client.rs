@@ -292,7 +292,7 @@ impl<T: Transport> AsyncClient<T> {
     }
 
     /// The archives a network mirror lists for `version` of a provider (its
-    /// `<version>.json`); [`MirrorArchives::archive`] gives a platform's.
+    /// `<version>.json`); `MirrorArchives::archive` gives a platform's.
     pub async fn mirror_archives(
         &self,
         mirror: &NetworkMirror,
