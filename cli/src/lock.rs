@@ -83,9 +83,23 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
         options = options.provider(source);
     }
     let client = net::client(&opts.net)?;
-    match client.lock(&opts.chdir, &options) {
+    let result = client.lock(&opts.chdir, &options);
+    finish(result, opts.json, "lock", report_json, human)
+}
+
+/// How a lock or mirror run ends: its report on stdout (`--json` or for
+/// people) and exit 0, or its failure and exit code (as JSON on stdout with
+/// `--json`).
+pub(crate) fn finish<R>(
+    result: Result<R, LockError>,
+    json: bool,
+    kind: &'static str,
+    report_json: impl FnOnce(&R) -> Value,
+    human: impl FnOnce(&R) -> String,
+) -> Result<u8, Failure> {
+    match result {
         Ok(report) => {
-            if opts.json {
+            if json {
                 println!("{}", report_json(&report));
             } else {
                 print!("{}", human(&report));
@@ -94,17 +108,17 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
         }
         Err(error) => {
             let code = u8::try_from(error.exit_code()).unwrap_or(exit::DISCOVERY_FAILED);
-            if opts.json {
+            if json {
                 println!("{}", error_json(&error));
                 Ok(code)
             } else {
-                Err(Failure::new(code, "lock", &error))
+                Err(Failure::new(code, kind, &error))
             }
         }
     }
 }
 
-pub(crate) fn human(report: &LockReport) -> String {
+fn human(report: &LockReport) -> String {
     let platforms: Vec<String> = report.platforms.iter().map(Platform::to_string).collect();
     let mut out = String::new();
     for provider in &report.providers {
@@ -149,7 +163,7 @@ fn report_json(report: &LockReport) -> Value {
     })
 }
 
-pub(crate) fn error_json(error: &LockError) -> Value {
+fn error_json(error: &LockError) -> Value {
     let failures: &[LockFailure] = match error {
         LockError::Failed(failures) => failures,
         _ => &[],

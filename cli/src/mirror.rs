@@ -7,9 +7,8 @@ use serde_json::{Value, json};
 use tfdisco_core::Platform;
 use tfdisco_transport::{MirrorOptions, MirrorReport};
 
-use crate::exit;
 use crate::failure::Failure;
-use crate::lock::error_json;
+use crate::lock::finish;
 use crate::net::{self, NetOpts};
 
 /// `tfdisco mirror …`
@@ -50,34 +49,19 @@ pub(crate) fn run(opts: &MirrorOpts) -> Result<u8, Failure> {
         options = options.platform(Platform::parse(given)?);
     }
     let client = net::client(&opts.net)?;
-    match client.mirror(&opts.chdir, &opts.folder, &options) {
-        Ok(report) => {
-            for warning in &report.warnings {
-                eprintln!("tfdisco: warning: {warning}");
-            }
-            for (path, why) in &report.skipped {
-                eprintln!(
-                    "tfdisco: warning: {} left out of the indexes: {why}",
-                    path.display()
-                );
-            }
-            if opts.json {
-                println!("{}", report_json(&report));
-            } else {
-                print!("{}", human(&report));
-            }
-            Ok(exit::SUCCESS)
+    let result = client.mirror(&opts.chdir, &opts.folder, &options);
+    if let Ok(report) = &result {
+        for warning in &report.warnings {
+            eprintln!("tfdisco: warning: {warning}");
         }
-        Err(error) => {
-            let code = u8::try_from(error.exit_code()).unwrap_or(exit::DISCOVERY_FAILED);
-            if opts.json {
-                println!("{}", error_json(&error));
-                Ok(code)
-            } else {
-                Err(Failure::new(code, "mirror", &error))
-            }
+        for (path, why) in &report.skipped {
+            eprintln!(
+                "tfdisco: warning: {} left out of the indexes: {why}",
+                path.display()
+            );
         }
     }
+    finish(result, opts.json, "mirror", report_json, human)
 }
 
 /// Terraform's lines, after the run (the downloads ran concurrently).
