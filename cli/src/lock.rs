@@ -148,7 +148,7 @@ fn error_json(error: &LockError) -> Value {
     };
     json!({
         "error": {
-            "kind": kind(error),
+            "kind": error.kind(),
             "message": error.to_string(),
             "exit_code": error.exit_code(),
         },
@@ -160,14 +160,4 @@ fn error_json(error: &LockError) -> Value {
             "message": f.to_string(),
         })).collect::<Vec<_>>(),
     })
-}
-
-fn kind(error: &LockError) -> &'static str {
-    match error {
-        LockError::Configuration(_) => "configuration",
-        LockError::LockFile(_) => "lock_file",
-        LockError::Usage(_) => "usage",
-        LockError::Failed(_) => "failed",
-        _ => "lock",
-    }
 }

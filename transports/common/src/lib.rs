@@ -112,7 +112,9 @@ pub use exchange::{Event, Exchange, ExchangeReport, Observer};
 #[cfg(feature = "cli-config")]
 pub use lock::{DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, ProviderReport};
 #[cfg(feature = "cli-config")]
-pub use options::{ClientOptions, ClientSetup, CredentialsChoice, timeout_from_secs};
+pub use options::{
+    ClientOptions, ClientSetup, CredentialsChoice, address_override, timeout_from_secs,
+};
 pub use proxy::Proxy;
 pub use roots::TrustAnchors;
 pub use settings::{

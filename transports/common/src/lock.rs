@@ -168,6 +168,17 @@ pub enum LockError {
 }
 
 impl LockError {
+    /// What failed, in one word, as `tfdisco lock --json` and the language
+    /// packages name it: `configuration`, `lock_file`, `usage` or `failed`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LockError::Configuration(_) => "configuration",
+            LockError::LockFile(_) => "lock_file",
+            LockError::Usage(_) => "usage",
+            LockError::Failed(_) => "failed",
+        }
+    }
+
     /// `tfdisco lock`'s exit code: 2 for the configuration, the lock file's
     /// contents or the arguments; 3 when no version or platform fits; 1 for
     /// a failed request, verification or write.
