@@ -21,6 +21,9 @@ pub(crate) const INVALID_OPTION: &str = "invalid_option";
 pub(crate) const CREDENTIALS: &str = "credentials";
 /// The kind of a provider package that cannot be hashed.
 pub(crate) const INVALID_PACKAGE: &str = "invalid_package";
+/// Not a tfdisco kind: an argument of the wrong type, which becomes a
+/// `TypeError`.
+const TYPE: &str = "type";
 /// Not a tfdisco kind: an operating system error (a file that cannot be
 /// read), which becomes an `Error` shaped as Node's own (`code`, `errno`,
 /// `syscall`, `path`).
@@ -114,6 +117,12 @@ impl Failure {
         }))
     }
 
+    /// A `TypeError` (`ERR_INVALID_ARG_TYPE`), as Node's own argument
+    /// checks throw them.
+    pub(crate) fn type_error(message: impl Into<String>) -> Failure {
+        Failure::new(TYPE, message)
+    }
+
     /// An `InvalidOptionError`.
     pub(crate) fn invalid_option(message: impl Into<String>) -> Failure {
         Failure::new(INVALID_OPTION, message)
@@ -147,6 +156,7 @@ impl Failure {
         {
             let mut failure = Failure::new(INVALID_PACKAGE, format!("{shown}: {refused}"));
             failure.0.problem = Some(refused.kind());
+            failure.0.path = Some(shown.to_string());
             return failure;
         }
         let text = error.to_string();
@@ -177,8 +187,10 @@ impl Failure {
             url: spec.url.clone(),
             status: spec.status.map(u32::from),
             exit_code: spec.exit_code,
-            failures: (!spec.failures.is_empty() || spec.exit_code.is_some())
-                .then(|| spec.failures.iter().map(LockFailureObject::from).collect()),
+            // Every lock error has its (possibly empty) list of failures.
+            failures: spec
+                .exit_code
+                .map(|_| spec.failures.iter().map(LockFailureObject::from).collect()),
             problem: spec.problem.map(str::to_owned),
             errno: spec.errno,
             syscall: spec.syscall.map(str::to_owned),
@@ -244,4 +256,22 @@ impl<T, E: Into<Failure>> OrThrow<T> for Result<T, E> {
     fn or_throw(self, env: &Env) -> napi::Result<T> {
         self.map_err(|e| e.into().into_napi(env))
     }
+}
+
+/// A string argument, or the `TypeError` naming `what` (`The "name"
+/// argument`) and the type given.
+pub(crate) fn string_arg(value: &Unknown<'_>, what: &str) -> Result<String, Failure> {
+    let value_type = value.get_type().map_err(|e| Failure::type_error(e.reason))?;
+    if value_type != napi::ValueType::String {
+        let given = match value_type {
+            napi::ValueType::Undefined => "undefined".to_owned(),
+            napi::ValueType::Null => "null".to_owned(),
+            other => format!("type {}", other.to_string().to_lowercase()),
+        };
+        return Err(Failure::type_error(format!(
+            "{what} must be of type string. Received {given}"
+        )));
+    }
+    // SAFETY: the value is a string, checked above.
+    unsafe { value.cast::<String>() }.map_err(|e| Failure::type_error(e.reason))
 }

@@ -1,11 +1,11 @@
 //! `Hostname` and the hostname functions.
 
 use napi::Env;
-use napi::bindgen_prelude::{ClassInstance, Either};
+use napi::bindgen_prelude::{ClassInstance, Either, Unknown};
 use napi_derive::napi;
 use tfdisco_core::hostname::{for_display as core_for_display, is_valid as core_is_valid};
 
-use crate::errors::{Failure, OrThrow};
+use crate::errors::{Failure, OrThrow, string_arg};
 
 /// A Terraform/OpenTofu service hostname in comparison form.
 #[napi]
@@ -16,8 +16,9 @@ pub struct Hostname(pub(crate) tfdisco_core::Hostname);
 impl Hostname {
     /// Parses `name` as a user types it (svchost's `ForComparison`).
     #[napi(constructor)]
-    pub fn new(env: Env, name: String) -> napi::Result<Self> {
-        tfdisco_core::Hostname::parse(&name)
+    pub fn new(env: Env, name: Unknown<'_>) -> napi::Result<Self> {
+        string_arg(&name, "The \"name\" argument")
+            .and_then(|name| Ok(tfdisco_core::Hostname::parse(&name)?))
             .map(Hostname)
             .or_throw(&env)
     }
@@ -25,8 +26,9 @@ impl Hostname {
     /// A hostname already in comparison form, such as one read back from
     /// storage: accepts punycode, refuses what parsing would have changed.
     #[napi(factory)]
-    pub fn from_comparison(env: Env, value: String) -> napi::Result<Self> {
-        tfdisco_core::Hostname::from_comparison(&value)
+    pub fn from_comparison(env: Env, value: Unknown<'_>) -> napi::Result<Self> {
+        string_arg(&value, "The \"value\" argument")
+            .and_then(|value| Ok(tfdisco_core::Hostname::from_comparison(&value)?))
             .map(Hostname)
             .or_throw(&env)
     }
