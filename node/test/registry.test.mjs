@@ -97,7 +97,7 @@ describe('the shapes of the CLI --json output, camelCase', () => {
 
   test('the source is parsed in the client dialect', async () => {
     // Without a hostname a source is on the dialect's default registry.
-    const error = await client({ dialect: 'opentofu', resolve: { 'registry.opentofu.org:443': '127.0.0.1:1'.replace(':1', '') } })
+    const error = await client({ dialect: 'opentofu', resolve: { 'registry.opentofu.org:443': '127.0.0.1' } })
       .providerVersions('hashicorp/random')
       .catch((e) => e);
     assert.ok(error instanceof tfdisco.TfdiscoError);
