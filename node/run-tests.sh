@@ -57,7 +57,7 @@ mkdir "$scratch/project"
 (
   cd "$scratch/project"
   npm init -y >/dev/null
-  npm install --no-audit --no-fund --offline --ignore-scripts=false "$scratch/$tarball" >/dev/null
+  npm install --no-audit --no-fund --offline --ignore-scripts "$scratch/$tarball" >/dev/null
   ls node_modules/tfdisco/tfdisco.*.node >/dev/null
   node -e '
     const t = require("tfdisco");

@@ -261,7 +261,9 @@ impl<T, E: Into<Failure>> OrThrow<T> for Result<T, E> {
 /// A string argument, or the `TypeError` naming `what` (`The "name"
 /// argument`) and the type given.
 pub(crate) fn string_arg(value: &Unknown<'_>, what: &str) -> Result<String, Failure> {
-    let value_type = value.get_type().map_err(|e| Failure::type_error(e.reason))?;
+    let value_type = value
+        .get_type()
+        .map_err(|e| Failure::type_error(e.reason))?;
     if value_type != napi::ValueType::String {
         let given = match value_type {
             napi::ValueType::Undefined => "undefined".to_owned(),
