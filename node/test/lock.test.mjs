@@ -185,6 +185,14 @@ describe('refused: the lock file as it was', () => {
     assert.ok(!fs.existsSync(path.join(dir, LOCK_FILE)));
   });
 
+  test('a lock file that does not parse', async () => {
+    const dir = prepare('fresh', served.host);
+    fs.writeFileSync(path.join(dir, LOCK_FILE), 'provider "x" {\n');
+    const error = await lockError(client().lock(dir, { platforms: ['linux_amd64'] }));
+    assert.deepEqual([error.kind, error.exitCode], ['lock_file', 2]);
+    assert.equal(fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8'), 'provider "x" {\n');
+  });
+
   test('bad arguments reject before anything is read', async () => {
     const c = client();
     const missing = path.join(tempDir(), 'missing');
