@@ -154,6 +154,22 @@ const LOCK_KINDS = new Set(['configuration', 'lock_file', 'usage', 'failed', 'lo
  * @returns {Error}
  */
 function makeError(spec) {
+  // One stack trace, captured below (from the caller of the native call),
+  // rather than two: the constructor's is switched off.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let error;
+  try {
+    error = construct(spec);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  Error.captureStackTrace(error, makeError);
+  return error;
+}
+
+/** The error object for `spec`, without its stack trace. */
+function construct(spec) {
   let error;
   if (spec.kind === 'type') {
     error = new TypeError(spec.message);
@@ -170,7 +186,6 @@ function makeError(spec) {
       : TfdiscoError;
     error = new cls(spec.message, spec);
   }
-  Error.captureStackTrace(error, makeError);
   return error;
 }
 

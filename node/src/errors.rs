@@ -172,19 +172,19 @@ impl Failure {
         failure
     }
 
-    /// The JavaScript error, made by the registered factory; a plain
-    /// `Error` (with `code` = the kind) if none is registered.
-    pub(crate) fn into_napi(self, env: &Env) -> napi::Error {
+    /// The JavaScript error, made by the registered factory: for a
+    /// promise to reject with.
+    pub(crate) fn make(self, env: &Env) -> napi::Result<Unknown<'static>> {
         let spec = *self.0;
-        let fallback = || napi::Error::new(Status::GenericFailure, spec.message.clone());
         let factory = match env.get_instance_data::<Factory>() {
             Ok(Some(factory)) => factory,
-            _ => return fallback(),
+            // Not registered (index.js always registers it): a plain Error.
+            _ => return Err(napi::Error::new(Status::GenericFailure, spec.message)),
         };
         let object = ErrorSpec {
-            kind: spec.kind.clone().into_owned(),
-            message: spec.message.clone(),
-            url: spec.url.clone(),
+            kind: spec.kind.into_owned(),
+            message: spec.message,
+            url: spec.url,
             status: spec.status.map(u32::from),
             exit_code: spec.exit_code,
             // Every lock error has its (possibly empty) list of failures.
@@ -194,14 +194,26 @@ impl Failure {
             problem: spec.problem.map(str::to_owned),
             errno: spec.errno,
             syscall: spec.syscall.map(str::to_owned),
-            path: spec.path.clone(),
+            path: spec.path,
         };
-        match factory
-            .0
-            .borrow_back(env)
-            .and_then(|make| make.call(object))
-        {
+        factory.0.borrow_back(env)?.call(object)
+    }
+
+    /// The JavaScript error as a `napi::Error` that carries it: what a
+    /// future's result maps to, for the promise to reject with it.
+    pub(crate) fn into_napi(self, env: &Env) -> napi::Error {
+        match self.make(env) {
             Ok(value) => napi::Error::from(value),
+            Err(e) => e,
+        }
+    }
+
+    /// Throws the JavaScript error (a synchronous call's failure) and
+    /// returns the `napi::Error` that tells napi-rs an exception is
+    /// pending, so that the error object is thrown as it is.
+    pub(crate) fn throw(self, env: &Env) -> napi::Error {
+        match self.make(env).and_then(|value| env.throw(value)) {
+            Ok(()) => napi::Error::new(Status::PendingException, String::new()),
             Err(e) => e,
         }
     }
@@ -254,7 +266,7 @@ pub(crate) trait OrThrow<T> {
 
 impl<T, E: Into<Failure>> OrThrow<T> for Result<T, E> {
     fn or_throw(self, env: &Env) -> napi::Result<T> {
-        self.map_err(|e| e.into().into_napi(env))
+        self.map_err(|e| e.into().throw(env))
     }
 }
 

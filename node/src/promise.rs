@@ -21,7 +21,10 @@ pub(crate) fn ready<'env, T: ToNapiValue>(
 ) -> napi::Result<Answer<'env, T>> {
     match result {
         Ok(value) => PromiseRaw::resolve(env, value).map(Either::A),
-        Err(failure) => PromiseRaw::reject(env, failure.into_napi(env)).map(Either::A),
+        Err(failure) => match failure.make(env) {
+            Ok(error) => PromiseRaw::reject(env, error).map(Either::A),
+            Err(e) => PromiseRaw::reject(env, e).map(Either::A),
+        },
     }
 }
 
