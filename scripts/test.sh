@@ -41,4 +41,9 @@ echo "== the Python package (python/run-tests.sh: a venv, pip install ./python, 
 CARGO_TARGET_DIR="$PWD/target" TFDISCO_MATURIN_ARGS="--profile dev" \
   python/run-tests.sh "$PWD/target/python-venv"
 
+echo "== the Node package (node/run-tests.sh: npm ci, napi build, node --test, tsc, npm pack)"
+# A debug build of the addon in the workspace's target directory, so the
+# dependencies the workspace build compiled are reused.
+CARGO_TARGET_DIR="$PWD/target" TFDISCO_NODE_BUILD=debug node/run-tests.sh
+
 echo "all checks passed"

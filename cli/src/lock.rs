@@ -5,8 +5,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde_json::{Value, json};
 use tfdisco_core::lock_plan::LockFailure;
-use tfdisco_core::url::Url;
-use tfdisco_core::{NetworkMirror, Platform, ProviderSource};
+use tfdisco_core::{Platform, ProviderSource};
 use tfdisco_transport::{LockError, LockOptions, LockReport};
 
 use crate::exit;
@@ -54,25 +53,7 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);
     }
-    if let Some(given) = &opts.net_mirror {
-        let mirror = Url::parse(given)
-            .map_err(|e| e.to_string())
-            .and_then(|url| NetworkMirror::new(url).map_err(|e| e.to_string()))
-            .map_err(|problem| {
-                Failure::new(
-                    exit::USAGE,
-                    "usage",
-                    format!(
-                        "invalid network mirror URL {given:?}: --net-mirror requires a valid \
-                         https: URL as the mirror base URL ({problem})"
-                    ),
-                )
-            })?;
-        options = options.net_mirror(mirror);
-    }
-    if let Some(dir) = &opts.fs_mirror {
-        options = options.fs_mirror(dir);
-    }
+    options = options.mirrors(opts.net_mirror.as_deref(), opts.fs_mirror.clone())?;
     for given in &opts.providers {
         let source = ProviderSource::parse(given, opts.net.dialect)
             .and_then(|source| source.validate().map(|()| source))
@@ -170,7 +151,7 @@ fn error_json(error: &LockError) -> Value {
     };
     json!({
         "error": {
-            "kind": kind(error),
+            "kind": error.kind(),
             "message": error.to_string(),
             "exit_code": error.exit_code(),
         },
@@ -182,15 +163,4 @@ fn error_json(error: &LockError) -> Value {
             "message": f.to_string(),
         })).collect::<Vec<_>>(),
     })
-}
-
-fn kind(error: &LockError) -> &'static str {
-    match error {
-        LockError::Configuration(_) => "configuration",
-        LockError::LockFile(_) => "lock_file",
-        LockError::Usage(_) => "usage",
-        LockError::Failed(_) => "failed",
-        LockError::Folder { .. } => "folder",
-        _ => "lock",
-    }
 }

@@ -8,7 +8,10 @@ use serde_json::{Value, json};
 use tfdisco_config::{
     Diagnostic, Severity, implied_mirror_diagnostics, implied_provider_installation, oci_repository,
 };
-use tfdisco_core::{Choice, Dialect, Error, MethodChoice, MethodKind, ProviderSource};
+use tfdisco_core::{
+    Choice, Dialect, Error, InstallationMethod, MethodChoice, MethodKind, MethodSummary,
+    ProviderSource,
+};
 
 use crate::exit;
 use crate::failure::{self, Failure};
@@ -61,20 +64,15 @@ fn answer(given: &str, dialect: Dialect, dir: Option<&Path>, json: bool) -> Resu
             (implied, None)
         }
     };
-    let choices = installation.methods_for(&source);
-    let mut priority = 0;
-    let lines: Vec<Line> = choices
-        .iter()
-        .map(|c| {
-            let mut line = Line::new(c, &source);
-            if matches!(c.choice, Choice::Method(_)) {
-                priority += 1;
-                line.priority = Some(priority);
-            }
-            line
-        })
+    let lines: Vec<Line> = installation
+        .summary(&source)
+        .into_iter()
+        .zip(installation.methods_for(&source))
+        .map(|(summary, choice)| Line::new(summary, &choice, &source))
         .collect();
-    let installs = lines.iter().any(|l| l.may_install && l.priority.is_some());
+    let installs = lines
+        .iter()
+        .any(|l| l.summary.may_install && l.summary.priority.is_some());
     if json {
         let out = json!({
             "source": source.to_string(),
@@ -120,62 +118,41 @@ fn answer(given: &str, dialect: Dialect, dir: Option<&Path>, json: bool) -> Resu
     })
 }
 
-/// One method (or the development override), ready to print.
+/// One method (or the development override), ready to print: its
+/// summary, and for an `oci_mirror` the repository it maps the provider to.
 struct Line {
-    priority: Option<usize>,
-    method: &'static str,
-    location: String,
-    may_install: bool,
-    reason: String,
-    supported: bool,
+    summary: MethodSummary,
     oci: Option<Result<(String, String), String>>,
 }
 
 impl Line {
-    fn new(choice: &MethodChoice<'_>, source: &ProviderSource) -> Line {
-        let reason = choice.reason.to_string();
-        match choice.choice {
-            Choice::DevOverride(over) => Line {
-                priority: None,
-                method: "dev_overrides",
-                location: over.dir.display().to_string(),
-                may_install: choice.handles,
-                reason,
-                supported: true,
-                oci: None,
-            },
-            Choice::Method(method) => {
-                let oci = match &method.kind {
+    fn new(summary: MethodSummary, choice: &MethodChoice<'_>, source: &ProviderSource) -> Line {
+        let oci = match choice.choice {
+            Choice::Method(InstallationMethod {
+                kind:
                     MethodKind::OciMirror {
                         repository_template,
-                    } => Some(oci_repository(repository_template, source)),
-                    _ => None,
-                };
-                Line {
-                    priority: None,
-                    method: method.kind.name(),
-                    location: method.kind.location_for(source),
-                    may_install: choice.handles,
-                    reason,
-                    supported: method.kind.is_supported(),
-                    oci,
-                }
-            }
-        }
+                    },
+                ..
+            }) => Some(oci_repository(repository_template, source)),
+            _ => None,
+        };
+        Line { summary, oci }
     }
 
     fn human(&self) -> String {
-        let number = self
+        let s = &self.summary;
+        let number = s
             .priority
             .map_or_else(|| "-".to_owned(), |n| format!("{n}."));
-        let verdict = if self.may_install {
+        let verdict = if s.may_install {
             "may install it"
         } else {
             "skipped"
         };
         let mut text = format!(
             "{number} {} {}\n   {verdict}: {}\n",
-            self.method, self.location, self.reason
+            s.method, s.location, s.reason
         );
         match &self.oci {
             Some(Ok((registry, repository))) => text.push_str(&format!(
@@ -190,13 +167,14 @@ impl Line {
     }
 
     fn json(&self) -> Value {
+        let s = &self.summary;
         let mut out = json!({
-            "priority": self.priority,
-            "method": self.method,
-            "location": self.location,
-            "may_install": self.may_install,
-            "reason": self.reason,
-            "supported": self.supported,
+            "priority": s.priority,
+            "method": s.method,
+            "location": s.location,
+            "may_install": s.may_install,
+            "reason": s.reason,
+            "supported": s.supported,
         });
         match &self.oci {
             Some(Ok((registry, repository))) => {

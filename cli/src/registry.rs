@@ -6,8 +6,7 @@ use std::path::PathBuf;
 use clap::Subcommand;
 use serde_json::{Value, json};
 use tfdisco_core::{
-    Dialect, Error, ModuleLocation, ModulePackage, ModuleSource, Platform, ProviderSource,
-    check_version,
+    Dialect, Error, ModulePackage, ModuleSource, Platform, ProviderSource, check_version,
 };
 
 use crate::discover::credentials_warnings;
@@ -293,7 +292,7 @@ fn module_download(given: &str, version: &str, json: bool, opts: &NetOpts) -> Re
         version,
         Some(&mut credentials_warnings()),
     )?;
-    let module_subdir = module_subdir(&location);
+    let module_subdir = location.module_subdir();
     let value = json!({
         "source": source.to_string(),
         "version": location.version,
@@ -327,15 +326,6 @@ fn module_download(given: &str, version: &str, json: bool, opts: &NetOpts) -> Re
         out
     });
     Ok(exit::SUCCESS)
-}
-
-/// Where in the package the module is: the location's subdirectory joined
-/// with the source's own `//subdir` (docs/behaviour.md, PKG-8).
-fn module_subdir(location: &ModuleLocation) -> String {
-    match &location.package {
-        Some(package) => package.join_subdir(location.source.subdir()),
-        None => location.source.subdir().to_owned(),
-    }
 }
 
 /// The parts of a go-getter address `init` reads (PKG-7, PKG-8).

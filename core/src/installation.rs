@@ -367,6 +367,64 @@ impl ProviderInstallation {
     }
 }
 
+impl ProviderInstallation {
+    /// [`ProviderInstallation::methods_for`] in plain values, as `tfdisco
+    /// provider source` prints it and the language packages give it: each
+    /// method's name, where it looks for `provider`, its place (from 1; none
+    /// for the development override, which comes first), whether it may
+    /// install the provider, why, and whether tfdisco installs with it.
+    pub fn summary(&self, provider: &ProviderSource) -> Vec<MethodSummary> {
+        let mut priority = 0;
+        self.methods_for(provider)
+            .iter()
+            .map(|choice| {
+                let reason = choice.reason.to_string();
+                match choice.choice {
+                    Choice::DevOverride(over) => MethodSummary {
+                        method: "dev_overrides",
+                        location: over.dir.display().to_string(),
+                        priority: None,
+                        may_install: choice.handles,
+                        reason,
+                        supported: true,
+                    },
+                    Choice::Method(method) => {
+                        priority += 1;
+                        MethodSummary {
+                            method: method.kind.name(),
+                            location: method.kind.location_for(provider),
+                            priority: Some(priority),
+                            may_install: choice.handles,
+                            reason,
+                            supported: method.kind.is_supported(),
+                        }
+                    }
+                }
+            })
+            .collect()
+    }
+}
+
+/// One line of [`ProviderInstallation::summary`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MethodSummary {
+    /// `direct`, `network_mirror`, `filesystem_mirror`, `oci_mirror` or
+    /// `dev_overrides`.
+    pub method: &'static str,
+    /// Where it looks: the registry host (`direct`), the URL, the
+    /// directory, the repository template, the override's directory.
+    pub location: String,
+    /// Its place among the methods, from 1; none for a development
+    /// override.
+    pub priority: Option<usize>,
+    /// Whether it may install the provider.
+    pub may_install: bool,
+    /// Why, in words.
+    pub reason: String,
+    /// False for `oci_mirror`, which tfdisco reads but does not use.
+    pub supported: bool,
+}
+
 /// One line of [`ProviderInstallation::methods_for`].
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct MethodChoice<'a> {

@@ -153,8 +153,8 @@ pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
 pub use installation::{
     AvailableVersions, Choice, DevOverride, InstallationMethod, MethodChoice, MethodError,
-    MethodKind, MultiSourceError, PatternError, ProviderInstallation, ProviderPattern, Reason,
-    available_versions, first_package,
+    MethodKind, MethodSummary, MultiSourceError, PatternError, ProviderInstallation,
+    ProviderPattern, Reason, available_versions, first_package,
 };
 pub use mirror::{
     ArchiveEntry, MirrorArchive, MirrorArchives, MirrorArchivesRequest, MirrorVersions,

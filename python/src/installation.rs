@@ -8,27 +8,16 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::types::PyMapping;
 use tfdisco_config::CliConfig;
-use tfdisco_core::{Choice, Env};
+use tfdisco_core::{Env, MethodSummary};
 
 use crate::dialect::parse_dialect;
 use crate::options::parse_env;
 use crate::record::record_methods;
 use crate::sources;
 
-/// One method (or the development override) of the answer.
-#[derive(Clone, Debug)]
-pub(crate) struct Method {
-    method: &'static str,
-    location: String,
-    priority: Option<usize>,
-    may_install: bool,
-    reason: String,
-    supported: bool,
-}
-
 /// One installation method and what it says of the provider asked about.
 #[pyo3::pyclass(frozen, module = "tfdisco", name = "InstallationMethod")]
-pub(crate) struct PyInstallationMethod(Method);
+pub(crate) struct PyInstallationMethod(MethodSummary);
 
 record_methods! {
     PyInstallationMethod as "InstallationMethod" {
@@ -87,37 +76,9 @@ pub(crate) fn installation_methods(
         None => std::env::current_dir()?,
     };
     let methods = py.detach(|| {
-        let config = CliConfig::load(dialect, &env);
-        let installation = config.provider_installation(&cwd);
-        let mut priority = 0;
-        installation
-            .methods_for(&source)
-            .iter()
-            .map(|choice| {
-                let reason = choice.reason.to_string();
-                match choice.choice {
-                    Choice::DevOverride(over) => Method {
-                        method: "dev_overrides",
-                        location: over.dir.display().to_string(),
-                        priority: None,
-                        may_install: choice.handles,
-                        reason,
-                        supported: true,
-                    },
-                    Choice::Method(method) => {
-                        priority += 1;
-                        Method {
-                            method: method.kind.name(),
-                            location: method.kind.location_for(&source),
-                            priority: Some(priority),
-                            may_install: choice.handles,
-                            reason,
-                            supported: method.kind.is_supported(),
-                        }
-                    }
-                }
-            })
-            .collect::<Vec<_>>()
+        CliConfig::load(dialect, &env)
+            .provider_installation(&cwd)
+            .summary(&source)
     });
     Ok(methods.into_iter().map(PyInstallationMethod).collect())
 }

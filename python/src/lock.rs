@@ -15,13 +15,13 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use tfdisco_core::lock_plan::LockFailure;
-use tfdisco_core::url::Url;
-use tfdisco_core::{Dialect, NetworkMirror, PackageHashError, Platform, hash_package_reader};
+use tfdisco_core::{Dialect, PackageHashError, Platform, hash_package_reader};
 use tfdisco_transport::{
     DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
     MirroredProvider, ProviderReport,
 };
 
+use crate::errors;
 use crate::record::record_methods;
 use crate::sources::{self, PyPlatform, PyProviderSource};
 
@@ -92,26 +92,9 @@ pub(crate) fn options(
     let mut options = LockOptions::new()
         .concurrency(jobs)
         .platforms_from(platforms_arg(platforms)?);
-    match (mirrors.net, mirrors.fs) {
-        (Some(_), Some(_)) => {
-            return Err(PyValueError::new_err(
-                "net_mirror and fs_mirror are mutually exclusive",
-            ));
-        }
-        (Some(url), None) => {
-            let mirror = Url::parse(&url)
-                .map_err(|e| e.to_string())
-                .and_then(|url| NetworkMirror::new(url).map_err(|e| e.to_string()))
-                .map_err(|problem| {
-                    PyValueError::new_err(format!(
-                        "net_mirror must be an https: URL, not {url:?} ({problem})"
-                    ))
-                })?;
-            options = options.net_mirror(mirror);
-        }
-        (None, Some(dir)) => options = options.fs_mirror(dir),
-        (None, None) => {}
-    }
+    options = options
+        .mirrors(mirrors.net.as_deref(), mirrors.fs)
+        .map_err(|e| Python::attach(|py| errors::from_core(py, &e)))?;
     if let Some(given) = providers {
         for source in items(given, "providers", "provider source addresses")? {
             options = options.provider(sources::provider_source_arg(&source, dialect)?);
@@ -200,14 +183,7 @@ record_methods! {
 /// words of `tfdisco lock --json` (`configuration`, `lock_file`, `usage`,
 /// `failed`), its exit code and, when providers failed, every failure.
 pub(crate) fn lock_error(py: Python<'_>, error: LockError) -> PyErr {
-    let kind = match &error {
-        LockError::Configuration(_) => "configuration",
-        LockError::LockFile(_) => "lock_file",
-        LockError::Usage(_) => "usage",
-        LockError::Failed(_) => "failed",
-        LockError::Folder { .. } => "folder",
-        _ => "lock",
-    };
+    let kind = error.kind();
     let message = error.to_string();
     let exit_code = error.exit_code();
     let failures: Vec<PyLockFailure> = match error {

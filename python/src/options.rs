@@ -3,7 +3,7 @@
 //! the `env` mapping and the `timeout` in seconds. Everything else about
 //! the options is `tfdisco_transport::ClientOptions`, shared with the CLI.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -11,7 +11,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyMapping;
 use tfdisco_core::{Credentials, Env, StaticCredentials};
-use tfdisco_transport::{CredentialsChoice, timeout_from_secs};
+use tfdisco_transport::{CredentialsChoice, address_override, timeout_from_secs};
 
 use crate::errors;
 use crate::hostname::HostArg;
@@ -90,49 +90,12 @@ pub(crate) fn parse_timeout(seconds: f64) -> PyResult<Duration> {
     timeout_from_secs(seconds).map_err(PyValueError::new_err)
 }
 
-/// `"host:port"` → `(host, port)`; IPv6 hosts in brackets.
-fn parse_resolve_key(key: &str) -> PyResult<(String, u16)> {
-    let bad = || {
-        PyValueError::new_err(format!(
-            "resolve: {key:?} is not \"host:port\" (e.g. \"registry.example.com:443\")"
-        ))
-    };
-    let (host, port) = key.rsplit_once(':').ok_or_else(bad)?;
-    let host = host.trim_start_matches('[').trim_end_matches(']');
-    let port: u16 = port.parse().map_err(|_| bad())?;
-    if host.is_empty() || port == 0 {
-        return Err(bad());
-    }
-    Ok((host.to_owned(), port))
-}
-
-/// `"ip"` or `"ip:port"` (`"[v6]:port"`) for a key with port `port`.
-fn parse_resolve_addr(key: &str, port: u16, value: &str) -> PyResult<SocketAddr> {
-    if let Ok(addr) = value.parse::<SocketAddr>() {
-        if addr.port() != port {
-            return Err(PyValueError::new_err(format!(
-                "resolve: {key:?} maps to {value:?}, another port (give the address alone)"
-            )));
-        }
-        return Ok(addr);
-    }
-    let ip: IpAddr = value
-        .trim_start_matches('[')
-        .trim_end_matches(']')
-        .parse()
-        .map_err(|_| {
-            PyValueError::new_err(format!(
-                "resolve: {value:?} (for {key:?}) is not an IP address"
-            ))
-        })?;
-    Ok(SocketAddr::new(ip, port))
-}
-
+/// The `resolve` mapping: `{"host:port": "ip"}`, the addresses as
+/// `tfdisco_transport::address_override` reads them (shared with Node).
 pub(crate) fn parse_resolve(map: &Bound<'_, PyMapping>) -> PyResult<Vec<(String, SocketAddr)>> {
     let mut out = Vec::new();
     for item in map.items()?.iter() {
         let (key, value): (PyBackedStr, Bound<'_, PyAny>) = item.extract()?;
-        let (host, port) = parse_resolve_key(&key)?;
         let values: Vec<PyBackedStr> = match value.extract::<PyBackedStr>() {
             Ok(one) => vec![one],
             Err(_) => value.extract().map_err(|_| {
@@ -143,7 +106,7 @@ pub(crate) fn parse_resolve(map: &Bound<'_, PyMapping>) -> PyResult<Vec<(String,
             })?,
         };
         for v in values {
-            out.push((host.clone(), parse_resolve_addr(&key, port, &v)?));
+            out.push(address_override(&key, &v).map_err(PyValueError::new_err)?);
         }
     }
     Ok(out)

@@ -50,6 +50,17 @@ pub struct ModuleLocation {
     pub package: Option<ModulePackage>,
 }
 
+impl ModuleLocation {
+    /// Where in the package the module is: the location's subdirectory
+    /// joined with the source's own `//subdir` (docs/behaviour.md, PKG-8).
+    pub fn module_subdir(&self) -> String {
+        match &self.package {
+            Some(package) => package.join_subdir(self.source.subdir()),
+            None => self.source.subdir().to_owned(),
+        }
+    }
+}
+
 /// The goal of a module versions request
 /// (`GET <modules.v1>/<namespace>/<name>/<system>/versions`).
 #[derive(Clone, Debug)]

@@ -116,7 +116,9 @@ pub use lock::{DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, Pro
 #[cfg(feature = "cli-config")]
 pub use mirror::{MirrorOptions, MirrorReport, MirroredProvider};
 #[cfg(feature = "cli-config")]
-pub use options::{ClientOptions, ClientSetup, CredentialsChoice, timeout_from_secs};
+pub use options::{
+    ClientOptions, ClientSetup, CredentialsChoice, address_override, timeout_from_secs,
+};
 pub use proxy::Proxy;
 pub use roots::TrustAnchors;
 pub use settings::{

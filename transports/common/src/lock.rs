@@ -90,6 +90,47 @@ impl LockOptions {
         self
     }
 
+    /// Takes the providers from the mirror the CLIs' flags name, if any:
+    /// `net_mirror`, an `https:` URL (`-net-mirror`), or `fs_mirror`, a
+    /// folder (`-fs-mirror`); not both (LOCKRUN-7, LOCKRUN-8). The one
+    /// reading of those flags the CLI and the language packages share.
+    ///
+    /// ```
+    /// use tfdisco_transport::LockOptions;
+    ///
+    /// let options = LockOptions::new().mirrors(Some("https://mirror.example.com/p/"), None)?;
+    /// assert!(options.fs_mirror_dir().is_none());
+    /// assert!(LockOptions::new().mirrors(Some("http://mirror.example.com/"), None).is_err());
+    /// assert!(LockOptions::new().mirrors(Some("https://m.example/"), Some("/srv/m".into())).is_err());
+    /// # Ok::<(), tfdisco_core::Error>(())
+    /// ```
+    pub fn mirrors(
+        self,
+        net_mirror: Option<&str>,
+        fs_mirror: Option<PathBuf>,
+    ) -> Result<LockOptions, Error> {
+        match (net_mirror, fs_mirror) {
+            (Some(_), Some(_)) => Err(Error::InvalidArgument {
+                message: "a network mirror and a filesystem mirror are mutually exclusive"
+                    .to_owned(),
+            }),
+            (Some(given), None) => {
+                let mirror = tfdisco_core::url::Url::parse(given)
+                    .map_err(|e| e.to_string())
+                    .and_then(|url| NetworkMirror::new(url).map_err(|e| e.to_string()))
+                    .map_err(|problem| Error::InvalidArgument {
+                        message: format!(
+                            "invalid network mirror URL {given:?}: a network mirror must be at a \
+                             valid https: URL ({problem})"
+                        ),
+                    })?;
+                Ok(self.net_mirror(mirror))
+            }
+            (None, Some(dir)) => Ok(self.fs_mirror(dir)),
+            (None, None) => Ok(self),
+        }
+    }
+
     /// Where the providers come from: their registry, a network mirror,
     /// or (with [`LockOptions::fs_mirror`], once read) a filesystem mirror.
     pub fn origin(&self) -> &Origin {
@@ -196,6 +237,19 @@ pub enum LockError {
 }
 
 impl LockError {
+    /// What failed, in one word, as `tfdisco lock --json` and the language
+    /// packages name it: `configuration`, `lock_file`, `usage`, `failed` or
+    /// `folder`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LockError::Configuration(_) => "configuration",
+            LockError::LockFile(_) => "lock_file",
+            LockError::Usage(_) => "usage",
+            LockError::Failed(_) => "failed",
+            LockError::Folder { .. } => "folder",
+        }
+    }
+
     /// `tfdisco lock`'s exit code: 2 for the configuration, the lock file's
     /// contents or the arguments; 3 when no version or platform fits; 1 for
     /// a failed request, verification or write.

@@ -253,6 +253,36 @@ pub fn timeout_from_secs(secs: f64) -> Result<Duration, String> {
     Duration::try_from_secs_f64(secs).map_err(|e| format!("the timeout: {e}"))
 }
 
+/// One address override as the language packages take it (the Python
+/// `resolve={"host:port": "ip"}` mapping, the Node `resolve` object): a
+/// `"host:port"` key (an IPv6 host in brackets) and an address, `"ip"` or
+/// `"ip:port"` with the key's port (`"[v6]:port"`). The CLI's
+/// `--resolve HOST:PORT:ADDR` is curl's syntax instead.
+pub fn address_override(key: &str, addr: &str) -> Result<(String, SocketAddr), String> {
+    let bad_key =
+        || format!("resolve: {key:?} is not \"host:port\" (e.g. \"registry.example.com:443\")");
+    let (host, port) = key.rsplit_once(':').ok_or_else(bad_key)?;
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    let port: u16 = port.parse().map_err(|_| bad_key())?;
+    if host.is_empty() || port == 0 {
+        return Err(bad_key());
+    }
+    if let Ok(given) = addr.parse::<SocketAddr>() {
+        if given.port() != port {
+            return Err(format!(
+                "resolve: {key:?} maps to {addr:?}, another port (give the address alone)"
+            ));
+        }
+        return Ok((host.to_owned(), given));
+    }
+    let ip: std::net::IpAddr = addr
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse()
+        .map_err(|_| format!("resolve: {addr:?} (for {key:?}) is not an IP address"))?;
+    Ok((host.to_owned(), SocketAddr::new(ip, port)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -374,6 +404,31 @@ mod tests {
             error.to_string().contains("invalid CLI version \"eleven\""),
             "{error}"
         );
+    }
+
+    #[test]
+    fn address_overrides() {
+        let v4 = SocketAddr::from(([127, 0, 0, 1], 8443));
+        assert_eq!(
+            address_override("h.test:8443", "127.0.0.1"),
+            Ok(("h.test".to_owned(), v4))
+        );
+        assert_eq!(
+            address_override("h.test:8443", "127.0.0.1:8443"),
+            Ok(("h.test".to_owned(), v4))
+        );
+        let v6 = address_override("[::1]:443", "[::1]").expect("valid");
+        assert_eq!((v6.0.as_str(), v6.1.port()), ("::1", 443));
+        for (key, addr) in [
+            ("h.test", "127.0.0.1"),
+            ("h.test:0", "127.0.0.1"),
+            (":443", "127.0.0.1"),
+            ("h.test:x", "127.0.0.1"),
+            ("h.test:443", "localhost"),
+            ("h.test:443", "127.0.0.1:444"),
+        ] {
+            assert!(address_override(key, addr).is_err(), "{key} {addr}");
+        }
     }
 
     #[test]

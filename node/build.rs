@@ -1,0 +1,5 @@
+//! napi-build: the linker settings a Node-API module needs.
+
+fn main() {
+    napi_build::setup();
+}

@@ -1,0 +1,95 @@
+'use strict';
+// tfdisco: Terraform/OpenTofu remote service discovery, registry calls and
+// lock files, from the tfdisco Rust crates (a native module built with
+// napi-rs). The types and documentation are in index.d.ts.
+
+const native = require('./lib/native.js');
+const errors = require('./lib/errors.js');
+const args = require('./lib/args.js');
+const { Hostname, Services } = require('./lib/classes.js');
+const { Client } = require('./lib/client.js');
+
+native._setErrorFactory(errors.makeError);
+
+/** The comparison form of `name` (svchost `ForComparison`). */
+function normalize(name) {
+  return native.normalize(args.string(name, 'The "name" argument'));
+}
+
+/** The liberal display form of any string (svchost `ForDisplay`). */
+function forDisplay(name) {
+  return native.forDisplay(args.string(name, 'The "name" argument'));
+}
+
+/** True when `new Hostname(name)` would succeed (svchost `IsValid`). */
+function isValid(name) {
+  return typeof name === 'string' && native.isValid(name);
+}
+
+/** The lock file hashes `{ h1, zh }` of a provider package (a zip file). */
+function hashPackage(path) {
+  try {
+    return native.hashPackage(args.path(path, 'The "path" argument'));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * Which installation methods of the CLI configuration would install
+ * `source`, in priority order, and why (`tfdisco provider source --json`).
+ */
+function installationMethods(source, options) {
+  const o = args.object(args.given(options, {}), 'The "options" argument');
+  args.knownKeys(o, ['dialect', 'cwd', 'env'], 'installationMethods(source, options)');
+  const opt = (name, check) =>
+    o[name] === undefined || o[name] === null ? undefined : check(o[name], `options.${name}`);
+  return native.installationMethods(args.string(source, 'The "source" argument'), {
+    dialect: opt('dialect', args.string) ?? 'opentofu',
+    cwd: opt('cwd', args.path),
+    env: opt('env', args.record),
+  });
+}
+
+/** `hashPackage`, blocking the calling thread while it reads the file. */
+function hashPackageSync(path) {
+  return native.hashPackageSync(args.path(path, 'The "path" argument'));
+}
+
+module.exports = {
+  version: native._version(),
+  normalize,
+  forDisplay,
+  isValid,
+  Hostname,
+  Services,
+  Client,
+  hashPackage,
+  hashPackageSync,
+  installationMethods,
+  TfdiscoError: errors.TfdiscoError,
+  InvalidHostnameError: errors.InvalidHostnameError,
+  InvalidServiceIdError: errors.InvalidServiceIdError,
+  ServiceNotProvidedError: errors.ServiceNotProvidedError,
+  VersionNotSupportedError: errors.VersionNotSupportedError,
+  InvalidServiceUrlError: errors.InvalidServiceUrlError,
+  InvalidOAuthClientError: errors.InvalidOAuthClientError,
+  TlsError: errors.TlsError,
+  NetworkError: errors.NetworkError,
+  TimeoutError: errors.TimeoutError,
+  StatusError: errors.StatusError,
+  ContentTypeError: errors.ContentTypeError,
+  ContentEncodingError: errors.ContentEncodingError,
+  TooLargeError: errors.TooLargeError,
+  JsonError: errors.JsonError,
+  RedirectError: errors.RedirectError,
+  InvalidSourceError: errors.InvalidSourceError,
+  InvalidArgumentError: errors.InvalidArgumentError,
+  NotFoundError: errors.NotFoundError,
+  InvalidResponseError: errors.InvalidResponseError,
+  InvalidOptionError: errors.InvalidOptionError,
+  CredentialsError: errors.CredentialsError,
+  LockError: errors.LockError,
+  InvalidPackageError: errors.InvalidPackageError,
+  ERROR_CLASSES: errors.ERROR_CLASSES,
+};

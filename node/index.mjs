@@ -1,0 +1,42 @@
+// The ES module entry point: the CommonJS module's exports, by name.
+import tfdisco from './index.js';
+
+export const {
+  version,
+  normalize,
+  forDisplay,
+  isValid,
+  Hostname,
+  Services,
+  Client,
+  hashPackage,
+  hashPackageSync,
+  installationMethods,
+  TfdiscoError,
+  InvalidHostnameError,
+  InvalidServiceIdError,
+  ServiceNotProvidedError,
+  VersionNotSupportedError,
+  InvalidServiceUrlError,
+  InvalidOAuthClientError,
+  TlsError,
+  NetworkError,
+  TimeoutError,
+  StatusError,
+  ContentTypeError,
+  ContentEncodingError,
+  TooLargeError,
+  JsonError,
+  RedirectError,
+  InvalidSourceError,
+  InvalidArgumentError,
+  NotFoundError,
+  InvalidResponseError,
+  InvalidOptionError,
+  CredentialsError,
+  LockError,
+  InvalidPackageError,
+  ERROR_CLASSES,
+} = tfdisco;
+
+export default tfdisco;

@@ -1,0 +1,282 @@
+'use strict';
+// `Client`: the JavaScript face of the native client (src/client.rs). It
+// reads the options' JavaScript syntax into the native options object,
+// emits the CLI configuration's problems as warnings, and turns every call
+// into a promise: a cached discovery comes back as a promise already
+// settled, without a trip through the tokio runtime; anything else is
+// answered on the runtime, never blocking JavaScript.
+
+const util = require('node:util');
+const native = require('./native.js');
+const args = require('./args.js');
+const { InvalidOptionError, typeError } = require('./errors.js');
+
+const { Hostname } = native;
+
+/** The options `new Client(options)` takes. */
+const CLIENT_OPTIONS = [
+  'dialect',
+  'timeout',
+  'retries',
+  'caFiles',
+  'credentials',
+  'cliConfig',
+  'userAgent',
+  'maxRedirects',
+  'bodyLimit',
+  'registryRetries',
+  'registryTimeout',
+  'cliVersion',
+  'insecureHttpHosts',
+  'resolve',
+  'systemRoots',
+  'env',
+];
+
+/** The options `client.lock(dir, options)` takes. */
+const LOCK_OPTIONS = ['platforms', 'providers', 'jobs', 'netMirror', 'fsMirror'];
+
+/** The options `client.mirror(dir, folder, options)` takes. */
+const MIRROR_OPTIONS = ['platforms', 'jobs', 'lockFile'];
+
+/** The default of `jobs` (tfdisco_transport::DEFAULT_LOCK_CONCURRENCY). */
+const DEFAULT_JOBS = 8;
+
+/**
+ * The native options object for `options`, and what `util.inspect` shows
+ * of them (tokens as '***').
+ */
+function readOptions(options) {
+  const o = args.object(args.given(options, {}), 'The "options" argument');
+  args.knownKeys(o, CLIENT_OPTIONS, 'new Client(options)');
+  const opt = (name, check, ...rest) =>
+    o[name] === undefined || o[name] === null ? undefined : check(o[name], `options.${name}`, ...rest);
+
+  const dialect = opt('dialect', args.string) ?? 'opentofu';
+  const cliConfig = opt('cliConfig', args.boolean) ?? true;
+  let credentials = 'cli';
+  let tokens;
+  let shownCredentials = 'cli';
+  if (o.credentials === null) {
+    credentials = 'none';
+    shownCredentials = null;
+  } else if (typeof o.credentials === 'string') {
+    if (o.credentials !== 'cli') {
+      throw new InvalidOptionError(
+        `options.credentials must be 'cli', null or an object of host to token, not ${JSON.stringify(o.credentials)}`,
+      );
+    }
+  } else if (o.credentials !== undefined) {
+    if (!args.isPlainObject(o.credentials)) {
+      throw typeError(
+        'options.credentials',
+        "'cli', null or a plain object of host to token",
+        o.credentials,
+      );
+    }
+    credentials = 'static';
+    tokens = {};
+    shownCredentials = {};
+    for (const [host, token] of Object.entries(o.credentials)) {
+      if (typeof token !== 'string') {
+        // Never show the value: it may be a token of another type.
+        const error = new TypeError(`options.credentials: the token for ${JSON.stringify(host)} must be a string`);
+        error.code = 'ERR_INVALID_ARG_TYPE';
+        throw error;
+      }
+      tokens[host] = token;
+      shownCredentials[host] = '***';
+    }
+  }
+
+  const resolve = [];
+  if (o.resolve !== undefined && o.resolve !== null) {
+    args.object(o.resolve, 'options.resolve');
+    for (const [key, value] of Object.entries(o.resolve)) {
+      const what = `options.resolve[${JSON.stringify(key)}]`;
+      const addresses = Array.isArray(value) ? args.strings(value, what) : [args.string(value, what)];
+      for (const address of addresses) resolve.push([key, address]);
+    }
+  }
+
+  const timeout = opt('timeout', args.number);
+  const nativeOptions = {
+    dialect,
+    timeout,
+    retries: opt('retries', args.count),
+    maxRedirects: opt('maxRedirects', args.count),
+    bodyLimit: opt('bodyLimit', args.number),
+    registryRetries: opt('registryRetries', args.count),
+    registryTimeout: opt('registryTimeout', args.number),
+    cliVersion: opt('cliVersion', args.string),
+    caFiles: opt('caFiles', args.strings, args.path) ?? [],
+    systemRoots: opt('systemRoots', args.boolean) ?? true,
+    credentials,
+    tokens,
+    cliConfig,
+    userAgent: opt('userAgent', args.string),
+    insecureHttpHosts:
+      opt('insecureHttpHosts', args.strings, (h, what) => {
+        const host = args.host(h, Hostname, what);
+        // The display form parses back to an equal hostname.
+        return typeof host === 'string' ? host : host.display;
+      }) ?? [],
+    resolve,
+    env: opt('env', args.record),
+  };
+  const shown = { dialect, timeout: timeout ?? 11, credentials: shownCredentials };
+  if (!cliConfig) shown.cliConfig = false;
+  return { nativeOptions, shown };
+}
+
+/** The native lock options for `options`. */
+function readLockOptions(options) {
+  const o = args.object(args.given(options, {}), 'The "options" argument');
+  args.knownKeys(o, LOCK_OPTIONS, 'client.lock(dir, options)');
+  const opt = (name, check, ...rest) =>
+    o[name] === undefined || o[name] === null ? undefined : check(o[name], `options.${name}`, ...rest);
+  return {
+    platforms: opt('platforms', args.strings) ?? [],
+    providers: opt('providers', args.strings) ?? [],
+    jobs: opt('jobs', args.count, 1) ?? DEFAULT_JOBS,
+    netMirror: opt('netMirror', args.string),
+    fsMirror: opt('fsMirror', args.path),
+  };
+}
+
+/** The native mirror options for `options`. */
+function readMirrorOptions(options) {
+  const o = args.object(args.given(options, {}), 'The "options" argument');
+  args.knownKeys(o, MIRROR_OPTIONS, 'client.mirror(dir, folder, options)');
+  const opt = (name, check, ...rest) =>
+    o[name] === undefined || o[name] === null ? undefined : check(o[name], `options.${name}`, ...rest);
+  return {
+    platforms: opt('platforms', args.strings) ?? [],
+    jobs: opt('jobs', args.count, 1) ?? DEFAULT_JOBS,
+    lockFile: opt('lockFile', args.boolean) ?? true,
+  };
+}
+
+/** `call()`'s promise, or a promise rejected with what it threw. */
+function promised(call) {
+  try {
+    return call();
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
+/**
+ * A discovery and registry client: finds the services of Terraform/OpenTofu
+ * hosts as `terraform init` / `tofu init` would, caches them per host, and
+ * asks registries what `init` asks them.
+ */
+class Client {
+  #native;
+  #shown;
+
+  /** @param {object} [options] see index.d.ts */
+  constructor(options) {
+    const { nativeOptions, shown } = readOptions(options);
+    this.#native = new native.NativeClient(nativeOptions);
+    this.#shown = shown;
+    for (const message of this.#native._diagnostics) {
+      process.emitWarning(message, { type: 'TfdiscoConfigWarning', code: 'TFDISCO_CLI_CONFIG' });
+    }
+  }
+
+  /** The client's dialect: 'opentofu' or 'terraform'. */
+  get dialect() {
+    return this.#native.dialect;
+  }
+
+  /** The services `host` offers: a promise of `Services`. */
+  discover(host) {
+    return promised(() => this.#native.discover(args.host(host, Hostname)));
+  }
+
+  /** The base URL of service `id` (`'modules.v1'`) on `host`. */
+  serviceUrl(host, id) {
+    return promised(() =>
+      this.#native.serviceUrl(args.host(host, Hostname), args.string(id, 'The "id" argument')),
+    );
+  }
+
+  /** The OAuth client service `id` (`'login.v1'`) of `host` describes. */
+  oauthClient(host, id) {
+    return promised(() =>
+      this.#native.oauthClient(args.host(host, Hostname), args.string(id, 'The "id" argument')),
+    );
+  }
+
+  /** A provider's versions (`tfdisco provider versions --json`). */
+  providerVersions(source) {
+    return promised(() => this.#native.providerVersions(args.string(source, 'The "source" argument')));
+  }
+
+  /** Where to download a provider package (`tfdisco provider package --json`). */
+  providerPackage(source, version, platform) {
+    return promised(() =>
+      this.#native.providerPackage(
+        args.string(source, 'The "source" argument'),
+        args.string(version, 'The "version" argument'),
+        args.string(platform, 'The "platform" argument'),
+      ),
+    );
+  }
+
+  /** A module's versions (`tfdisco module versions --json`). */
+  moduleVersions(source) {
+    return promised(() => this.#native.moduleVersions(args.string(source, 'The "source" argument')));
+  }
+
+  /** Where to download a module (`tfdisco module download --json`). */
+  moduleDownload(source, version) {
+    return promised(() =>
+      this.#native.moduleDownload(
+        args.string(source, 'The "source" argument'),
+        args.string(version, 'The "version" argument'),
+      ),
+    );
+  }
+
+  /** `terraform providers lock` in `dir` (`tfdisco lock --json`). */
+  lock(dir, options) {
+    return promised(() =>
+      this.#native.lock(args.path(dir, 'The "dir" argument'), readLockOptions(options)),
+    );
+  }
+
+  /** `terraform providers mirror folder` for `dir` (`tfdisco mirror --json`). */
+  mirror(dir, folder, options) {
+    return promised(() =>
+      this.#native.mirror(
+        args.path(dir, 'The "dir" argument'),
+        args.path(folder, 'The "folder" argument'),
+        readMirrorOptions(options),
+      ),
+    );
+  }
+
+  /** Where the token sent to `host` comes from, or null; never the token. */
+  credentialsSource(host) {
+    return promised(() => this.#native.credentialsSource(args.host(host, Hostname)));
+  }
+
+  /** Drops what the cache holds for `host`. */
+  forget(host) {
+    this.#native.forget(args.host(host, Hostname));
+  }
+
+  /** Drops the whole cache (`host` blocks stay). */
+  forgetAll() {
+    this.#native.forgetAll();
+  }
+
+  [util.inspect.custom](depth, options, inspect) {
+    if (depth < 0) return options.stylize('[Client]', 'special');
+    return `Client ${inspect(this.#shown, { ...options, depth: options.depth === null ? null : options.depth - 1 })}`;
+  }
+}
+
+module.exports = { Client, DEFAULT_JOBS };

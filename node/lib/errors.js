@@ -1,0 +1,271 @@
+'use strict';
+// The errors of tfdisco: one class per kind of error of the Rust crates,
+// each a TfdiscoError whose `kind` is the name the `tfdisco` CLI prints
+// with --json (`invalid_hostname`, `network`, `tls`, …) and whose message is
+// the Rust message, which never contains credentials. The native module
+// makes them through `makeError` (registered by index.js).
+
+const util = require('node:util');
+
+/** Any tfdisco error. */
+class TfdiscoError extends Error {
+  /**
+   * @param {string} message
+   * @param {{ kind?: string, url?: string | null, status?: number | null, cause?: unknown }} [details]
+   */
+  constructor(message, details = {}) {
+    super(message, details.cause === undefined ? undefined : { cause: details.cause });
+    /** The kind, as the CLI names it in --json output. */
+    this.kind = details.kind ?? new.target.kind;
+    /** The request URL at fault, or null. */
+    this.url = details.url ?? null;
+    /** The HTTP status at fault, or null. */
+    this.status = details.status ?? null;
+  }
+}
+TfdiscoError.kind = 'error';
+named(TfdiscoError);
+
+/**
+ * Defines `class <name> extends <base>` for `kind`.
+ * @param {string} name
+ * @param {string} kind
+ * @param {typeof TfdiscoError} [base]
+ */
+function define(name, kind, base = TfdiscoError) {
+  const cls = { [name]: class extends base {} }[name];
+  cls.kind = kind;
+  named(cls);
+  return cls;
+}
+
+/** `error.name` is the class's name (`InvalidHostnameError: …`). */
+function named(cls) {
+  Object.defineProperty(cls.prototype, 'name', {
+    value: cls.name,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
+}
+
+const InvalidHostnameError = define('InvalidHostnameError', 'invalid_hostname');
+const InvalidServiceIdError = define('InvalidServiceIdError', 'invalid_service_id');
+const ServiceNotProvidedError = define('ServiceNotProvidedError', 'service_not_provided');
+const VersionNotSupportedError = define('VersionNotSupportedError', 'version_not_supported');
+const InvalidServiceUrlError = define('InvalidServiceUrlError', 'invalid_service_url');
+const InvalidOAuthClientError = define('InvalidOAuthClientError', 'invalid_oauth_client');
+const TlsError = define('TlsError', 'tls');
+const NetworkError = define('NetworkError', 'network');
+const TimeoutError = define('TimeoutError', 'timeout');
+const StatusError = define('StatusError', 'status');
+const ContentTypeError = define('ContentTypeError', 'content_type');
+const ContentEncodingError = define('ContentEncodingError', 'content_encoding');
+const TooLargeError = define('TooLargeError', 'too_large');
+const JsonError = define('JsonError', 'json');
+const RedirectError = define('RedirectError', 'redirect');
+const InvalidSourceError = define('InvalidSourceError', 'invalid_source');
+const InvalidArgumentError = define('InvalidArgumentError', 'invalid_argument');
+const NotFoundError = define('NotFoundError', 'not_found');
+const InvalidResponseError = define('InvalidResponseError', 'invalid_response');
+const InvalidOptionError = define('InvalidOptionError', 'invalid_option');
+const CredentialsError = define('CredentialsError', 'credentials');
+
+/**
+ * A lock run that failed; the lock file is then as it was. `kind` is
+ * `configuration`, `lock_file`, `usage` or `failed` (then `failures` lists
+ * every provider that could not be locked).
+ */
+class LockError extends TfdiscoError {
+  /**
+   * @param {string} message
+   * @param {{ kind?: string, exitCode?: number, failures?: object[] }} [details]
+   */
+  constructor(message, details = {}) {
+    super(message, { kind: details.kind ?? 'lock' });
+    /** `tfdisco lock`'s exit code: 1, 2 or 3. */
+    this.exitCode = details.exitCode ?? 1;
+    /** One entry per provider (and platform) that could not be locked. */
+    this.failures = details.failures ?? [];
+  }
+}
+LockError.kind = 'lock';
+named(LockError);
+
+/** A file `hashPackage` cannot hash: not a zip, truncated, damaged, … */
+class InvalidPackageError extends TfdiscoError {
+  /**
+   * @param {string} message
+   * @param {{ problem?: string, path?: string }} [details]
+   */
+  constructor(message, details = {}) {
+    super(message, { kind: 'invalid_package' });
+    /** What is wrong, in a word: `not-a-zip`, `truncated`, `corrupt`, … */
+    this.problem = details.problem ?? 'corrupt';
+    /** The file. */
+    this.path = details.path ?? null;
+  }
+}
+InvalidPackageError.kind = 'invalid_package';
+named(InvalidPackageError);
+
+/** The class of each kind the native module reports. */
+const ERROR_CLASSES = Object.freeze(
+  Object.fromEntries(
+    [
+      InvalidHostnameError,
+      InvalidServiceIdError,
+      ServiceNotProvidedError,
+      VersionNotSupportedError,
+      InvalidServiceUrlError,
+      InvalidOAuthClientError,
+      TlsError,
+      NetworkError,
+      TimeoutError,
+      StatusError,
+      ContentTypeError,
+      ContentEncodingError,
+      TooLargeError,
+      JsonError,
+      RedirectError,
+      InvalidSourceError,
+      InvalidArgumentError,
+      NotFoundError,
+      InvalidResponseError,
+      InvalidOptionError,
+      CredentialsError,
+      InvalidPackageError,
+    ].map((cls) => [cls.kind, cls]),
+  ),
+);
+
+/** The kinds of a failed lock run. */
+const LOCK_KINDS = new Set(['configuration', 'lock_file', 'usage', 'failed', 'lock']);
+
+/**
+ * The error for what the native module reports (called by it): a
+ * TfdiscoError subclass; a LockError; an error shaped as Node's own file
+ * system errors for a file that cannot be read; a TypeError for an
+ * argument of the wrong type. A kind this version does not know yet gives a
+ * plain TfdiscoError with that kind.
+ * @param {{ kind: string, message: string, url?: string, status?: number,
+ *   exitCode?: number, failures?: object[], problem?: string, errno?: number,
+ *   syscall?: string, path?: string }} spec
+ * @returns {Error}
+ */
+function makeError(spec) {
+  // One stack trace, captured below (from the caller of the native call),
+  // rather than two: the constructor's is switched off.
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  let error;
+  try {
+    error = construct(spec);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+  Error.captureStackTrace(error, makeError);
+  return error;
+}
+
+/** The error object for `spec`, without its stack trace. */
+function construct(spec) {
+  let error;
+  if (spec.kind === 'type') {
+    error = new TypeError(spec.message);
+    error.code = 'ERR_INVALID_ARG_TYPE';
+  } else if (spec.kind === 'os') {
+    error = systemError(spec);
+  } else if (LOCK_KINDS.has(spec.kind)) {
+    error = new LockError(spec.message, spec);
+  } else if (spec.kind === 'invalid_package') {
+    error = new InvalidPackageError(spec.message, spec);
+  } else {
+    const cls = Object.prototype.hasOwnProperty.call(ERROR_CLASSES, spec.kind)
+      ? ERROR_CLASSES[spec.kind]
+      : TfdiscoError;
+    error = new cls(spec.message, spec);
+  }
+  return error;
+}
+
+/**
+ * An error as Node's `fs` makes them: `code` (`ENOENT`), negative `errno`,
+ * `syscall`, `path`.
+ */
+function systemError(spec) {
+  const errno = spec.errno ?? 0;
+  let code = 'EIO';
+  if (errno > 0) {
+    try {
+      code = util.getSystemErrorName(-errno);
+    } catch {
+      // An errno Node does not know: keep EIO.
+    }
+  }
+  const error = new Error(
+    `${code}: ${spec.message.charAt(0).toLowerCase()}${spec.message.slice(1)}, ${spec.syscall ?? 'open'} '${spec.path}'`,
+  );
+  error.errno = -errno;
+  error.code = code;
+  error.syscall = spec.syscall ?? 'open';
+  error.path = spec.path;
+  return error;
+}
+
+/**
+ * A TypeError as Node's own argument checks throw them.
+ * @param {string} what e.g. `The "name" argument`
+ * @param {string} expected e.g. `of type string`
+ * @param {unknown} value
+ */
+function typeError(what, expected, value) {
+  const error = new TypeError(`${what} must be ${expected}. Received ${describe(value)}`);
+  error.code = 'ERR_INVALID_ARG_TYPE';
+  Error.captureStackTrace(error, typeError);
+  return error;
+}
+
+/** How Node's ERR_INVALID_ARG_TYPE messages show a value. */
+function describe(value) {
+  if (value === null) return 'null';
+  if (value === undefined) return 'undefined';
+  if (typeof value === 'function') return `function ${value.name || '<anonymous>'}`;
+  if (typeof value === 'object') {
+    const name = value.constructor && value.constructor.name;
+    return name ? `an instance of ${name}` : util.inspect(value, { depth: -1 });
+  }
+  let shown = util.inspect(value, { colors: false });
+  if (shown.length > 28) shown = `${shown.slice(0, 25)}...`;
+  return `type ${typeof value} (${shown})`;
+}
+
+module.exports = {
+  TfdiscoError,
+  InvalidHostnameError,
+  InvalidServiceIdError,
+  ServiceNotProvidedError,
+  VersionNotSupportedError,
+  InvalidServiceUrlError,
+  InvalidOAuthClientError,
+  TlsError,
+  NetworkError,
+  TimeoutError,
+  StatusError,
+  ContentTypeError,
+  ContentEncodingError,
+  TooLargeError,
+  JsonError,
+  RedirectError,
+  InvalidSourceError,
+  InvalidArgumentError,
+  NotFoundError,
+  InvalidResponseError,
+  InvalidOptionError,
+  CredentialsError,
+  LockError,
+  InvalidPackageError,
+  ERROR_CLASSES,
+  makeError,
+  typeError,
+};

@@ -1,0 +1,407 @@
+//! The native client under `lib/client.js`'s `Client`: the tokio client of
+//! `tfdisco-tokio`, set up as the `tfdisco` CLI and the Python package set
+//! up theirs (`tfdisco_transport::ClientOptions` → `ClientOptions::load` →
+//! `ClientSetup::builder`), every network call a promise of a future run on
+//! napi's one tokio runtime.
+//!
+//! The discovery calls (`discover`, `serviceUrl`, `oauthClient`) are a
+//! discovery and a pure function of its `Services` ([`lookups`]): a host in
+//! the cache (or in a `host` block) is answered with a promise already
+//! settled, without the runtime. Arguments are checked before anything
+//! goes out: a bad one rejects the promise at once.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use napi::Env;
+use napi::bindgen_prelude::{spawn_blocking, within_runtime_if_available};
+use napi_derive::napi;
+use tfdisco_config::CliCredentials;
+use tfdisco_core::{
+    CredentialsSource, Dialect, Error, ModuleSource, Platform, Services, StaticCredentials,
+    check_version,
+};
+use tfdisco_transport::CredentialsChoice;
+
+use crate::answers::{
+    ModuleDownloadObject, ModuleVersionsObject, ProviderPackageObject, ProviderVersionsObject,
+};
+use crate::errors::{CREDENTIALS, Failure, OrThrow};
+use crate::hostname::{HostArg, host_arg};
+use crate::lock::{
+    LockReportObject, MirrorReportObject, NativeLockOptions, NativeMirrorOptions, lock_options,
+    mirror_options, provider_source,
+};
+use crate::options::{NativeClientOptions, client_options};
+use crate::promise::{self, Answer};
+use crate::services::{OAuthClientObject, Services as JsServices};
+
+/// The transport's client: cache, coalescing and connections.
+type Inner = tfdisco_tokio::Client;
+
+/// What the discovery calls make of a host's services: functions of the
+/// `Services` alone, with no I/O.
+mod lookups {
+    use tfdisco_core::{Error, Services};
+
+    use crate::services::{OAuthClientObject, Services as JsServices};
+
+    pub(super) fn services(services: Services) -> Result<JsServices, Error> {
+        Ok(JsServices(services))
+    }
+
+    pub(super) fn service_url(id: String) -> impl FnOnce(Services) -> Result<String, Error> {
+        move |services| services.service_url(&id).map(String::from)
+    }
+
+    pub(super) fn oauth_client(
+        id: String,
+    ) -> impl FnOnce(Services) -> Result<OAuthClientObject, Error> {
+        move |services| {
+            services
+                .oauth_client(&id)
+                .map(|c| OAuthClientObject::from(&c))
+        }
+    }
+}
+
+/// What `credentialsSource` consults.
+enum CredentialsLookup {
+    Cli(Arc<CliCredentials>),
+    Static(StaticCredentials),
+    Nothing,
+}
+
+/// One client, shared by every call and future using it.
+struct Shared {
+    client: Inner,
+    lookup: CredentialsLookup,
+    /// The dialect sources are parsed in.
+    dialect: Dialect,
+    /// Problems found in the CLI configuration files, `file:line: problem`.
+    diagnostics: Vec<String>,
+}
+
+/// The native client (`lib/client.js` wraps it as `Client`).
+#[napi(js_name = "NativeClient")]
+pub struct Client {
+    shared: Arc<Shared>,
+}
+
+#[napi]
+impl Client {
+    /// Reads the environment and the dialect's CLI configuration once, as
+    /// the `tfdisco` CLI does, and builds the client.
+    #[napi(constructor)]
+    pub fn new(env: Env, options: NativeClientOptions) -> napi::Result<Self> {
+        Client::build(options).or_throw(&env)
+    }
+
+    /// The CLI configuration's problems, `file:line: problem` (the CLIs
+    /// print them as warnings and go on; `lib/client.js` emits them).
+    #[napi(getter, js_name = "_diagnostics")]
+    pub fn diagnostics(&self) -> Vec<String> {
+        self.shared.diagnostics.clone()
+    }
+
+    /// The client's dialect: `opentofu` or `terraform`.
+    #[napi(getter)]
+    pub fn dialect(&self) -> &'static str {
+        self.shared.dialect.name()
+    }
+
+    /// The services `host` offers (a promise of `Services`).
+    #[napi]
+    pub fn discover<'env>(
+        &self,
+        env: &'env Env,
+        host: HostArg<'_>,
+    ) -> napi::Result<Answer<'env, JsServices>> {
+        self.discovered(env, &host, lookups::services)
+    }
+
+    /// The base URL of service `id` on `host`.
+    #[napi]
+    pub fn service_url<'env>(
+        &self,
+        env: &'env Env,
+        host: HostArg<'_>,
+        id: String,
+    ) -> napi::Result<Answer<'env, String>> {
+        self.discovered(env, &host, lookups::service_url(id))
+    }
+
+    /// The OAuth client service `id` (`login.v1`) of `host` describes.
+    #[napi]
+    pub fn oauth_client<'env>(
+        &self,
+        env: &'env Env,
+        host: HostArg<'_>,
+        id: String,
+    ) -> napi::Result<Answer<'env, OAuthClientObject>> {
+        self.discovered(env, &host, lookups::oauth_client(id))
+    }
+
+    /// A provider's versions, from its registry's `providers.v1` API.
+    #[napi]
+    pub fn provider_versions<'env>(
+        &self,
+        env: &'env Env,
+        source: String,
+    ) -> napi::Result<Answer<'env, ProviderVersionsObject>> {
+        let source = match provider_source(&source, self.shared.dialect) {
+            Ok(source) => source,
+            Err(failure) => return promise::ready(env, Err(failure)),
+        };
+        let client = self.inner();
+        promise::later(env, async move {
+            let answer = client.provider_versions(&source).await?;
+            Ok(ProviderVersionsObject::from(answer))
+        })
+    }
+
+    /// Where to download `version` of a provider for `platform`
+    /// (`linux_amd64`), and how to check it.
+    #[napi]
+    pub fn provider_package<'env>(
+        &self,
+        env: &'env Env,
+        source: String,
+        version: String,
+        platform: String,
+    ) -> napi::Result<Answer<'env, ProviderPackageObject>> {
+        // Checked in the order the CLI checks them: source, version, platform.
+        let checked = provider_source(&source, self.shared.dialect).and_then(|source| {
+            check_version(&version)?;
+            Ok((source, Platform::parse(&platform)?))
+        });
+        let (source, platform) = match checked {
+            Ok(checked) => checked,
+            Err(failure) => return promise::ready(env, Err(failure)),
+        };
+        let client = self.inner();
+        promise::later(env, async move {
+            let answer = client
+                .provider_package(&source, &version, &platform)
+                .await?;
+            Ok(ProviderPackageObject::from(answer))
+        })
+    }
+
+    /// A module's versions, from its registry's `modules.v1` API.
+    #[napi]
+    pub fn module_versions<'env>(
+        &self,
+        env: &'env Env,
+        source: String,
+    ) -> napi::Result<Answer<'env, ModuleVersionsObject>> {
+        let source = match self.module_source(&source) {
+            Ok(source) => source,
+            Err(failure) => return promise::ready(env, Err(failure)),
+        };
+        let client = self.inner();
+        promise::later(env, async move {
+            let answer = client.module_versions(&source).await?;
+            Ok(ModuleVersionsObject::from(answer))
+        })
+    }
+
+    /// Where to download `version` of a module from.
+    #[napi]
+    pub fn module_download<'env>(
+        &self,
+        env: &'env Env,
+        source: String,
+        version: String,
+    ) -> napi::Result<Answer<'env, ModuleDownloadObject>> {
+        let checked = self
+            .module_source(&source)
+            .and_then(|source| Ok(check_version(&version).map(|()| source)?));
+        let source = match checked {
+            Ok(source) => source,
+            Err(failure) => return promise::ready(env, Err(failure)),
+        };
+        let client = self.inner();
+        promise::later(env, async move {
+            let answer = client.module_download(&source, &version).await?;
+            Ok(ModuleDownloadObject::from(answer))
+        })
+    }
+
+    /// `terraform providers lock` in `dir`.
+    #[napi]
+    pub fn lock<'env>(
+        &self,
+        env: &'env Env,
+        dir: String,
+        options: NativeLockOptions,
+    ) -> napi::Result<Answer<'env, LockReportObject>> {
+        let options = match lock_options(options, self.shared.dialect) {
+            Ok(options) => options,
+            Err(failure) => return promise::ready(env, Err(failure)),
+        };
+        let client = self.inner();
+        let dir = PathBuf::from(dir);
+        promise::later(env, async move {
+            match client.lock(&dir, &options).await {
+                Ok(report) => Ok(LockReportObject::from(report)),
+                Err(error) => Err(Failure::lock(error)),
+            }
+        })
+    }
+
+    /// `terraform providers mirror folder` for the configuration in `dir`.
+    #[napi]
+    pub fn mirror<'env>(
+        &self,
+        env: &'env Env,
+        dir: String,
+        folder: String,
+        options: NativeMirrorOptions,
+    ) -> napi::Result<Answer<'env, MirrorReportObject>> {
+        let options = match mirror_options(options) {
+            Ok(options) => options,
+            Err(failure) => return promise::ready(env, Err(failure)),
+        };
+        let client = self.inner();
+        let (dir, folder) = (PathBuf::from(dir), PathBuf::from(folder));
+        promise::later(env, async move {
+            match client.mirror(&dir, &folder, &options).await {
+                Ok(report) => Ok(MirrorReportObject::from(report)),
+                Err(error) => Err(Failure::lock(error)),
+            }
+        })
+    }
+
+    /// Where the token this client would send to `host` comes from, or
+    /// null; never the token. May run the credentials helper, on a thread
+    /// of the runtime's blocking pool.
+    #[napi]
+    pub fn credentials_source<'env>(
+        &self,
+        env: &'env Env,
+        host: HostArg<'_>,
+    ) -> napi::Result<Answer<'env, Option<String>>> {
+        let host = match host_arg(&host) {
+            Ok(host) => host,
+            Err(failure) => return promise::ready(env, Err(failure)),
+        };
+        match &self.shared.lookup {
+            CredentialsLookup::Nothing => promise::ready(env, Ok(None)),
+            CredentialsLookup::Static(source) => {
+                let found = source.credentials(&host).map_err(|e| {
+                    Failure::new(
+                        CREDENTIALS,
+                        format!("credentials for {}: {e}", host.display()),
+                    )
+                });
+                let origin = found.map(|f| f.map(|_| "credentials given to the Client".to_owned()));
+                promise::ready(env, origin)
+            }
+            CredentialsLookup::Cli(source) => {
+                let source = Arc::clone(source);
+                promise::later(env, async move {
+                    let found = spawn_blocking(move || {
+                        source
+                            .find(&host)
+                            .map(|found| {
+                                found
+                                    .filter(|f| f.credentials().is_some())
+                                    .map(|f| f.origin().to_string())
+                            })
+                            .map_err(|e| {
+                                Failure::new(
+                                    CREDENTIALS,
+                                    format!("credentials for {}: {e}", host.display()),
+                                )
+                            })
+                    })
+                    .await;
+                    found.unwrap_or_else(|e| {
+                        Err(Failure::new("internal", format!("lookup stopped: {e}")))
+                    })
+                })
+            }
+        }
+    }
+
+    /// Drops what the cache holds for `host`.
+    #[napi]
+    pub fn forget(&self, env: Env, host: HostArg<'_>) -> napi::Result<()> {
+        let host = host_arg(&host).or_throw(&env)?;
+        self.shared.client.cache().forget(&host);
+        Ok(())
+    }
+
+    /// Drops the whole cache (`host` blocks stay).
+    #[napi]
+    pub fn forget_all(&self) {
+        self.shared.client.cache().forget_all();
+    }
+}
+
+impl Client {
+    /// The one set-up: the options read into `ClientOptions`, the
+    /// environment and the CLI configuration loaded, then the builder.
+    fn build(given: NativeClientOptions) -> Result<Client, Failure> {
+        let options = client_options(given)?;
+        let setup = options.load();
+        let diagnostics = setup.diagnostics().iter().map(|d| d.located()).collect();
+        let lookup = match (&options.credentials, setup.cli_credentials()) {
+            // The lookup the client itself uses: one cache of helper answers.
+            (_, Some(cli)) => CredentialsLookup::Cli(Arc::clone(cli)),
+            (CredentialsChoice::Static(source), None) => CredentialsLookup::Static(source.clone()),
+            _ => CredentialsLookup::Nothing,
+        };
+        // Built inside the runtime, so that the transport runs on it.
+        let client = within_runtime_if_available(|| setup.builder::<Inner>().build())
+            .map_err(|e| Failure::invalid_option(e.to_string()))?;
+        Ok(Client {
+            shared: Arc::new(Shared {
+                client,
+                lookup,
+                dialect: options.dialect,
+                diagnostics,
+            }),
+        })
+    }
+
+    fn inner(&self) -> Inner {
+        self.shared.client.clone()
+    }
+
+    fn module_source(&self, given: &str) -> Result<ModuleSource, Failure> {
+        ModuleSource::parse(given, self.shared.dialect).map_err(|error| {
+            Failure::from(Error::InvalidSource {
+                input: given.to_owned(),
+                error,
+            })
+        })
+    }
+
+    /// A discovery call: a settled promise on a cache hit, else the
+    /// promise of the discovery run on the runtime.
+    fn discovered<'env, T, L>(
+        &self,
+        env: &'env Env,
+        host: &HostArg<'_>,
+        lookup: L,
+    ) -> napi::Result<Answer<'env, T>>
+    where
+        T: napi::bindgen_prelude::ToNapiValue + Send + 'static,
+        L: FnOnce(Services) -> Result<T, Error> + Send + 'static,
+    {
+        let host = match host_arg(host) {
+            Ok(host) => host,
+            Err(failure) => return promise::ready(env, Err(failure)),
+        };
+        if let Some(services) = self.shared.client.cache().cached(&host) {
+            return promise::ready(env, lookup(services).map_err(Failure::from));
+        }
+        let client = self.inner();
+        promise::later(
+            env,
+            async move { Ok(lookup(client.discover(&host).await?)?) },
+        )
+    }
+}

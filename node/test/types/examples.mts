@@ -1,0 +1,126 @@
+// The README's examples, type-checked by `tsc -p test/types` (npm run
+// typecheck): index.d.ts describes every export, as ES module imports.
+import tfdisco, {
+  Client,
+  ERROR_CLASSES,
+  Hostname,
+  InvalidHostnameError,
+  LockError,
+  NotFoundError,
+  Services,
+  TfdiscoError,
+  forDisplay,
+  hashPackage,
+  hashPackageSync,
+  installationMethods,
+  isValid,
+  normalize,
+  version,
+  type ClientOptions,
+  type ErrorKind,
+  type InstallationMethod,
+  type LockFailure,
+  type LockReport,
+  type MirrorReport,
+  type ModuleDownload,
+  type OAuthClient,
+  type PackageHashes,
+  type ProviderPackage,
+  type ProviderVersions,
+} from 'tfdisco';
+
+const v: string = version;
+const comparison: string = normalize('Испытание.COM:443');
+const shown: string = forDisplay('xn--80akhbyknj4f.com');
+const ok: boolean = isValid('example.com:8443');
+const host = new Hostname('münchen.de:8443');
+const port: number | null = host.port;
+const same: boolean = host.equals('MÜNCHEN.de:8443') && Hostname.fromComparison(String(host)).equals(host);
+
+const options: ClientOptions = {
+  dialect: 'terraform',
+  timeout: 5,
+  retries: 2,
+  caFiles: ['ca.pem', new URL('file:///etc/ssl/ca.pem')],
+  credentials: { 'app.terraform.io': 'token' },
+  resolve: { 'registry.example.test:443': '127.0.0.1', 'other.test:8443': ['127.0.0.1', '::1'] },
+  env: { HOME: '/home/me' },
+  registryRetries: 0,
+  registryTimeout: 30,
+  cliVersion: '1.11.4',
+  userAgent: 'my-tool/1.0',
+  insecureHttpHosts: ['dev.test', host],
+};
+const client = new Client(options);
+const none = new Client({ credentials: null });
+const cli = new Client({ credentials: 'cli' });
+const dialect: 'opentofu' | 'terraform' = client.dialect;
+
+async function main(): Promise<void> {
+  const services: Services = await client.discover('registry.terraform.io');
+  const url: string = services.serviceUrl('modules.v1');
+  const oauth: OAuthClient = services.oauthClient('login.v1');
+  const minPort: number = oauth.minPort;
+  const raw: unknown = services.get('login.v1');
+  for (const [id, value] of services) console.log(id, value);
+  const ids: string[] = services.ids();
+  const resolved: string | OAuthClient = services.resolve('modules.v1');
+  const json = JSON.stringify(services.toJSON());
+  const fromClient: string = await client.serviceUrl(host, 'providers.v1');
+  const source: string | null = await client.credentialsSource('app.terraform.io');
+
+  const versions: ProviderVersions = await client.providerVersions('hashicorp/aws');
+  const newest: string | undefined = versions.versions.at(-1)?.version;
+  const pkg: ProviderPackage = await client.providerPackage('hashicorp/aws', '5.31.0', 'linux_amd64');
+  const keyIds: string[] = pkg.signingKeys.map((k) => k.keyId);
+  const modules = await client.moduleVersions('hashicorp/consul/aws');
+  const download: ModuleDownload = await client.moduleDownload('hashicorp/consul/aws', '0.12.1');
+  const ref: string | null | undefined = download.package?.ref;
+
+  const report: LockReport = await client.lock('infra', { platforms: ['linux_amd64', 'darwin_arm64'], jobs: 4 });
+  for (const p of report.providers) console.log(p.source, p.version, p.trust, p.keyId, p.hashesAdded.length);
+  await client.lock('infra', { platforms: ['linux_amd64'], netMirror: 'https://mirror.example.com/providers/' });
+  await client.lock('infra', { fsMirror: new URL('file:///srv/mirror') });
+  const mirrored: MirrorReport = await client.mirror('infra', '/srv/mirror', { platforms: ['linux_amd64'], lockFile: false });
+  for (const p of mirrored.providers) console.log(p.source, p.version, p.locked, p.archives.length);
+  const methods: InstallationMethod[] = installationMethods('hashicorp/aws', { dialect: 'terraform' });
+  const first: number | null = methods[0]?.priority ?? null;
+  const hashes: PackageHashes = await hashPackage('terraform-provider-x_1.0.0_linux_amd64.zip');
+  const { h1, zh } = hashPackageSync(new URL('file:///tmp/p.zip'));
+
+  try {
+    await client.providerVersions('hashicorp/nothing');
+  } catch (error) {
+    if (error instanceof NotFoundError) {
+      const kind: 'not_found' = error.kind;
+      const at: string | null = error.url;
+    } else if (error instanceof LockError) {
+      const failures: LockFailure[] = error.failures;
+      const exit: number = error.exitCode;
+    } else if (error instanceof TfdiscoError) {
+      const kind: string = error.kind;
+      const status: number | null = error.status;
+    }
+  }
+  const cls: typeof InvalidHostnameError = ERROR_CLASSES.invalid_hostname;
+  const kind: ErrorKind = 'tls';
+  client.forget('registry.terraform.io');
+  client.forgetAll();
+  void [url, minPort, raw, ids, resolved, json, fromClient, source, newest, keyIds, modules, ref, hashes, h1, zh, cls, kind, first];
+}
+
+void [v, comparison, shown, ok, port, same, none, cli, dialect, main, tfdisco.Client];
+
+// What must not type-check.
+// @ts-expect-error: the timeout is a number of seconds
+new Client({ timeout: '5s' });
+// @ts-expect-error: credentials are 'cli', null or an object
+new Client({ credentials: 'env' });
+// @ts-expect-error: there is no such option
+new Client({ timeoutMs: 5000 });
+// @ts-expect-error: Services are made by discover, never by new
+new Services();
+// @ts-expect-error: platforms is a list
+void client.lock('.', { platforms: 'linux_amd64' });
+// @ts-expect-error: a mirror folder is a path, not a number
+void client.mirror('.', 42);
