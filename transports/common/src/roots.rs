@@ -2,11 +2,14 @@
 //! `SSL_CERT_DIR`, as Go honours them on Unix) plus extra CA certificates.
 //!
 //! The system roots are read at every start, so reading them is kept cheap:
-//! files are read in as few system calls as it takes, one after another into
-//! one buffer, PEM blocks are kept there as text and decoded only for the
-//! views a transport asks for, and for libcurl the roots OpenSSL finds by
-//! itself in hashed directories are not handed over at all
-//! (docs/behaviour.md, NET-5).
+//! where they are is decided when the client is built, but they are read
+//! only when a transport first asks for them (the rustls transports when
+//! they are built; libcurl's only if a handshake needs a root OpenSSL does
+//! not find by itself, NET-5); files are read in as few system calls as it
+//! takes, one after another into one buffer, PEM blocks are kept there as
+//! text and decoded only for the views a transport asks for, and for
+//! libcurl the roots OpenSSL finds by itself in hashed directories are not
+//! handed over at all.
 
 mod dir;
 mod files;
@@ -48,8 +51,53 @@ pub(crate) enum CaSource {
 /// for, each view once.
 #[derive(Clone, Debug, Default)]
 pub struct TrustAnchors {
-    system: Arc<SystemRoots>,
+    system: Arc<LazyRoots>,
     extra: Vec<CertificateDer<'static>>,
+}
+
+/// Where the system roots are, read when first asked for.
+#[derive(Debug, Default)]
+struct LazyRoots {
+    source: RootSource,
+    roots: OnceLock<SystemRoots>,
+}
+
+/// Where the system roots come from.
+#[derive(Debug, Default)]
+enum RootSource {
+    /// None (`system_roots(false)`).
+    #[default]
+    Nothing,
+    /// A bundle and hashed directories (`SSL_CERT_FILE`, `SSL_CERT_DIR`, or
+    /// the platform's files).
+    Files {
+        file: Option<PathBuf>,
+        dirs: Vec<PathBuf>,
+    },
+    /// The platform's own store (macOS, Windows).
+    Platform,
+}
+
+impl LazyRoots {
+    fn get(&self) -> &SystemRoots {
+        self.roots.get_or_init(|| {
+            let roots = self.source.read();
+            debug!(
+                target: "tfdisco",
+                in_hashed_dirs = roots.blocks.iter().filter(|b| b.hashed).count(),
+                other_system = roots.blocks.iter().filter(|b| !b.hashed).count() + roots.ders.len(),
+                "system root certificates read"
+            );
+            roots
+        })
+    }
+
+    fn hashed_dirs(&self) -> &[PathBuf] {
+        match &self.source {
+            RootSource::Files { dirs, .. } => dirs,
+            _ => &[],
+        }
+    }
 }
 
 /// The system roots as read from their files.
@@ -62,7 +110,6 @@ struct SystemRoots {
     blocks: Vec<Block>,
     /// The platform's store, where it keeps no files (macOS, Windows).
     ders: Vec<CertificateDer<'static>>,
-    hashed_dirs: Vec<PathBuf>,
     /// Every root, decoded, sorted and without duplicates.
     all: OnceLock<Vec<CertificateDer<'static>>>,
     /// The roots no hashed directory entry holds.
@@ -84,7 +131,6 @@ impl fmt::Debug for SystemRoots {
         f.debug_struct("SystemRoots")
             .field("from_files", &self.blocks.len())
             .field("from_the_platform", &self.ders.len())
-            .field("hashed_dirs", &self.hashed_dirs)
             .finish_non_exhaustive()
     }
 }
@@ -104,13 +150,16 @@ impl TrustAnchors {
         extra: &[CaSource],
         env: &Env,
     ) -> Result<TrustAnchors, BuildError> {
-        let system = if system_roots {
-            system_roots_from(env)
+        let source = if system_roots {
+            RootSource::from_env(env)
         } else {
-            SystemRoots::default()
+            RootSource::Nothing
         };
         let mut anchors = TrustAnchors {
-            system: Arc::new(system),
+            system: Arc::new(LazyRoots {
+                source,
+                roots: OnceLock::new(),
+            }),
             extra: Vec::new(),
         };
         for source in extra {
@@ -126,20 +175,14 @@ impl TrustAnchors {
             };
             anchors.extra.extend(parse_pem(&pem, &origin)?);
         }
-        let system = &anchors.system;
-        debug!(
-            target: "tfdisco",
-            in_hashed_dirs = system.blocks.iter().filter(|b| b.hashed).count(),
-            other_system = system.blocks.iter().filter(|b| !b.hashed).count() + system.ders.len(),
-            extra = anchors.extra.len(),
-            "trust anchors loaded"
-        );
+        debug!(target: "tfdisco", extra = anchors.extra.len(), "trust anchors set up");
         Ok(anchors)
     }
 
-    /// The system (or `SSL_CERT_*`) roots; some may be unusable.
+    /// The system (or `SSL_CERT_*`) roots; some may be unusable. Read when
+    /// first asked for.
     pub fn system(&self) -> &[CertificateDer<'static>] {
-        let system = &*self.system;
+        let system = self.system.get();
         system.all.get_or_init(|| {
             let mut all: Vec<_> = system.decoded(|_| true).collect();
             all.extend(system.ders.iter().cloned());
@@ -158,7 +201,22 @@ impl TrustAnchors {
     /// or the platform's), where every root held in a `<hash>.<n>` entry is
     /// found by subject when needed.
     pub fn hashed_dirs(&self) -> &[PathBuf] {
-        &self.system.hashed_dirs
+        self.system.hashed_dirs()
+    }
+
+    /// The system roots that [`TrustAnchors::hashed_dirs`] do not hold
+    /// (found only in a file, or in an entry not named by its hash): with
+    /// the hashed directories, exactly [`TrustAnchors::system`]. Read when
+    /// first asked for.
+    pub fn system_beyond_hashed_dirs(&self) -> &[CertificateDer<'static>] {
+        let system = self.system.get();
+        system.beyond.get_or_init(|| system.beyond_hashed())
+    }
+
+    /// The caller's extra CA certificates as one PEM bundle (empty when
+    /// there are none).
+    pub fn extra_pem(&self) -> Vec<u8> {
+        pem_bundle(&self.extra)
     }
 
     /// As one PEM bundle, every anchor that [`TrustAnchors::hashed_dirs`]
@@ -172,25 +230,32 @@ impl TrustAnchors {
     /// an empty bundle and, given none, falls back to a built-in file that
     /// may trust more than asked. Empty only when there is no anchor at all.
     pub fn pem_beyond_hashed_dirs(&self) -> Vec<u8> {
-        let system = &*self.system;
-        let beyond = system.beyond.get_or_init(|| system.beyond_hashed());
-        let mut certs: Vec<CertificateDer<'_>> =
-            beyond.iter().chain(&self.extra).cloned().collect();
+        let mut certs: Vec<CertificateDer<'_>> = self
+            .system_beyond_hashed_dirs()
+            .iter()
+            .chain(&self.extra)
+            .cloned()
+            .collect();
         if certs.is_empty() {
-            certs.extend(system.decoded(|block| block.hashed).next());
+            certs.extend(self.system.get().decoded(|block| block.hashed).next());
         }
-        let mut out = Vec::new();
-        for cert in &certs {
-            let b64 = base64::engine::general_purpose::STANDARD.encode(cert.as_ref());
-            out.extend_from_slice(b"-----BEGIN CERTIFICATE-----\n");
-            for line in b64.as_bytes().chunks(64) {
-                out.extend_from_slice(line);
-                out.push(b'\n');
-            }
-            out.extend_from_slice(b"-----END CERTIFICATE-----\n");
-        }
-        out
+        pem_bundle(&certs)
     }
+}
+
+/// Certificates as one PEM bundle.
+fn pem_bundle(certs: &[CertificateDer<'_>]) -> Vec<u8> {
+    let mut out = Vec::new();
+    for cert in certs {
+        let b64 = base64::engine::general_purpose::STANDARD.encode(cert.as_ref());
+        out.extend_from_slice(b"-----BEGIN CERTIFICATE-----\n");
+        for line in b64.as_bytes().chunks(64) {
+            out.extend_from_slice(line);
+            out.push(b'\n');
+        }
+        out.extend_from_slice(b"-----END CERTIFICATE-----\n");
+    }
+    out
 }
 
 impl SystemRoots {
@@ -242,46 +307,55 @@ fn parse_pem(pem: &[u8], origin: &str) -> Result<Vec<CertificateDer<'static>>, B
     Ok(certs)
 }
 
-/// `SSL_CERT_FILE` and `SSL_CERT_DIR` (colon-separated) when either is set,
-/// as Go does on Unix; the platform's store otherwise. Unreadable entries are
-/// logged and skipped, as Go skips them.
-fn system_roots_from(env: &Env) -> SystemRoots {
-    let file = env.non_empty_str("SSL_CERT_FILE");
-    let dirs = env.non_empty_str("SSL_CERT_DIR");
-    let (file, dirs): (Option<PathBuf>, Vec<PathBuf>) = if file.is_some() || dirs.is_some() {
-        let dirs = dirs.iter().flat_map(|d| d.split(':'));
-        (
-            file.map(PathBuf::from),
-            dirs.filter(|d| !d.is_empty()).map(PathBuf::from).collect(),
-        )
-    } else {
+impl RootSource {
+    /// `SSL_CERT_FILE` and `SSL_CERT_DIR` (colon-separated) when either is
+    /// set, as Go does on Unix; the platform's files or store otherwise.
+    fn from_env(env: &Env) -> RootSource {
+        let file = env.non_empty_str("SSL_CERT_FILE");
+        let dirs = env.non_empty_str("SSL_CERT_DIR");
+        if file.is_some() || dirs.is_some() {
+            let dirs = dirs.iter().flat_map(|d| d.split(':'));
+            return RootSource::Files {
+                file: file.map(PathBuf::from),
+                dirs: dirs.filter(|d| !d.is_empty()).map(PathBuf::from).collect(),
+            };
+        }
         match platform_paths() {
-            Some(paths) => paths,
-            // No files to read (macOS, Windows): the platform's own store.
-            None => {
+            Some((file, dirs)) => RootSource::Files { file, dirs },
+            None => RootSource::Platform,
+        }
+    }
+
+    /// The roots, read now. Unreadable entries are logged and skipped, as
+    /// Go skips them.
+    fn read(&self) -> SystemRoots {
+        match self {
+            RootSource::Nothing => SystemRoots::default(),
+            RootSource::Platform => {
                 let result = rustls_native_certs::load_native_certs();
                 for error in &result.errors {
                     warn!(target: "tfdisco", %error, "could not load some system root certificates");
                 }
-                return SystemRoots {
+                SystemRoots {
                     ders: result.certs,
                     ..SystemRoots::default()
-                };
+                }
+            }
+            RootSource::Files { file, dirs } => {
+                let mut files = Files::default();
+                if let Some(file) = file {
+                    files.load(file);
+                }
+                for dir in dirs {
+                    files.load_dir(dir);
+                }
+                SystemRoots {
+                    text: files.text,
+                    blocks: files.blocks,
+                    ..SystemRoots::default()
+                }
             }
         }
-    };
-    let mut files = Files::default();
-    if let Some(file) = &file {
-        files.load(file);
-    }
-    for dir in &dirs {
-        files.load_dir(dir);
-    }
-    SystemRoots {
-        text: files.text,
-        blocks: files.blocks,
-        hashed_dirs: dirs,
-        ..SystemRoots::default()
     }
 }
 
@@ -425,9 +499,12 @@ mod tests {
     fn pem_round_trip_and_errors() {
         let der = CertificateDer::from(vec![0x30, 0x03, 0x02, 0x01, 0x07]);
         let anchors = TrustAnchors {
-            system: Arc::new(SystemRoots {
-                ders: vec![der.clone()],
-                ..SystemRoots::default()
+            system: Arc::new(LazyRoots {
+                source: RootSource::Platform,
+                roots: OnceLock::from(SystemRoots {
+                    ders: vec![der.clone()],
+                    ..SystemRoots::default()
+                }),
             }),
             extra: Vec::new(),
         };

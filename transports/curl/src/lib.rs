@@ -10,8 +10,11 @@
 //! as libcurl expects them: the system roots (or `SSL_CERT_FILE` /
 //! `SSL_CERT_DIR`, which a system libcurl ignores) that sit in hashed
 //! directories as `CURLOPT_CAPATH`, looked up by OpenSSL only when a
-//! handshake needs them, and the others, with your own CA certificates, as
-//! one PEM bundle (`CURLOPT_CAINFO_BLOB`). Proxies are decided by the shared rules and set
+//! handshake needs them; the others looked up by subject too, through a
+//! lookup of ours on each TLS context's store, read only if a handshake
+//! needs them (with a libcurl on another TLS library than OpenSSL, handed
+//! over as a PEM bundle); your own CA certificates as one PEM bundle
+//! (`CURLOPT_CAINFO_BLOB`). Proxies are decided by the shared rules and set
 //! explicitly, so libcurl's own proxy variables never apply. Every option is
 //! on [`ClientBuilder`], shared with the other tfdisco transports.
 //!
@@ -43,10 +46,11 @@
 //! its methods (`discover`, `discover_observed`, `service_url`, `cache`,
 //! `drive`) are documented there.
 
-#![forbid(unsafe_code)]
+#![deny(unsafe_code)]
 #![deny(missing_docs)]
 
 mod head;
+mod lookup;
 mod transfer;
 
 /// The README's examples, compiled as doctests.
@@ -54,7 +58,7 @@ mod transfer;
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-use std::sync::{Mutex, PoisonError};
+use std::sync::{Arc, Mutex, PoisonError};
 
 use curl::easy::{Easy, HttpVersion, List};
 use tfdisco_core::http::Request;
@@ -81,10 +85,14 @@ pub type Client = tfdisco_transport::BlockingClient<Blocking<Http>>;
 /// easy handles (each keeps its own connections).
 pub struct Http {
     settings: Settings,
-    /// The trust anchors no hashed directory holds, as PEM.
+    /// The caller's CA certificates, as PEM; with a libcurl on another TLS
+    /// library than OpenSSL, every trust anchor no hashed directory holds.
     ca_bundle: Vec<u8>,
     /// The hashed root directories, `:`-separated, if any.
     capath: Option<String>,
+    /// The system roots beyond the hashed directories, looked up when a
+    /// handshake needs one (libcurl on OpenSSL).
+    roots: Option<Arc<lookup::Roots>>,
     resolve: Vec<String>,
     idle: Mutex<Vec<Easy>>,
 }
@@ -113,17 +121,24 @@ impl FromSettings for Http {
                 format!("{host}:{port}:{}", addrs.join(","))
             })
             .collect();
-        let anchors = settings.trust_anchors();
+        let anchors = settings.trust_anchors().clone();
         // The roots in hashed directories are looked up by OpenSSL when a
-        // handshake needs them; only the others are handed over (and parsed
-        // by OpenSSL for each new connection).
+        // handshake needs them; the other system roots too, through our
+        // lookup, read only then (NET-5). Without OpenSSL they are read now
+        // and handed over with the caller's CAs.
         let capath = std::env::join_paths(anchors.hashed_dirs())
             .ok()
             .and_then(|p| p.into_string().ok())
             .filter(|p| !p.is_empty());
+        let (ca_bundle, roots) = if lookup::libcurl_uses_openssl() {
+            (anchors.extra_pem(), Some(lookup::Roots::new(anchors)))
+        } else {
+            (anchors.pem_beyond_hashed_dirs(), None)
+        };
         let http = Http {
-            ca_bundle: anchors.pem_beyond_hashed_dirs(),
+            ca_bundle,
             capath,
+            roots,
             settings,
             resolve,
             idle: Mutex::new(Vec::new()),
@@ -157,13 +172,22 @@ impl Http {
         // one must not add to the trust store and cannot be unset through
         // the `curl` crate. (An empty path makes OpenSSL stall each
         // handshake.)
-        if self.ca_bundle.is_empty() {
-            // No anchor at all (libcurl refuses an empty blob): a CA file
-            // that does not exist, so every handshake fails as untrusted
-            // rather than falling back to libcurl's built-in bundle.
-            easy.cainfo("/nonexistent/tfdisco-no-ca-file")?;
-        } else {
-            easy.ssl_cainfo_blob(&self.ca_bundle)?;
+        match (self.ca_bundle.is_empty(), &self.roots) {
+            (false, _) => easy.ssl_cainfo_blob(&self.ca_bundle)?,
+            // No CA of the caller's (libcurl refuses an empty blob): no CA
+            // file either, only the directories and the lookup.
+            (true, Some(_)) => lookup::no_ca_file(&easy)?,
+            // No anchor at all: a CA file that does not exist, so every
+            // handshake fails as untrusted rather than falling back to
+            // libcurl's built-in bundle.
+            (true, None) => easy.cainfo("/nonexistent/tfdisco-no-ca-file")?,
+        }
+        if let Some(roots) = &self.roots {
+            let roots = Arc::clone(roots);
+            easy.ssl_ctx_function(move |ctx| {
+                lookup::Roots::install(&roots, ctx);
+                Ok(())
+            })?;
         }
         easy.capath(
             self.capath

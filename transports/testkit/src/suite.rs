@@ -331,6 +331,7 @@ macro_rules! __with_scenarios {
             mirror::a_failed_mirror_leaves_the_folder_as_it_was,
             client::user_agent_and_dialect,
             client::ssl_cert_file_from_environment,
+            client::ssl_cert_dir_with_ssl_cert_file,
             client::ca_certificate_file,
             client::observer_sees_each_exchange,
             client::connections_are_reused,

@@ -68,6 +68,58 @@ pub fn ssl_cert_file_from_environment<T: Subject>() {
     );
 }
 
+/// NET-4, NET-5: `SSL_CERT_DIR` with `SSL_CERT_FILE`, as in Go on Unix:
+/// every file of the directory and the bundle are trusted. Here the roots
+/// that are needed sit where a hashed lookup cannot find them (in the
+/// bundle, or in a directory file not named by its hash), so libcurl's
+/// transport finds them through its own lookup, read only then.
+pub fn ssl_cert_dir_with_ssl_cert_file<T: Subject>() {
+    let server = TestServer::start();
+    server.route(WELL_KNOWN, Reply::json("{}"));
+    let unrelated = crate::dev_pki(&["localhost"])
+        .expect("a CA of its own")
+        .ca_pem;
+    let scratch =
+        std::env::temp_dir().join(format!("tfdisco-roots-{}-{}", std::process::id(), T::NAME));
+    let with_dir = |name: &str, pem: &str| {
+        let dir = scratch.join(name);
+        std::fs::create_dir_all(&dir).expect("a directory");
+        std::fs::write(dir.join("root.pem"), pem).expect("a root");
+        dir.display().to_string()
+    };
+    let client = |vars: Vec<(&str, String)>| {
+        build::<T>(
+            ClientBuilder::new()
+                .environment(Env::new(vars))
+                .timeout(GENEROUS),
+        )
+    };
+    // The server's CA in the bundle, another in the directory.
+    let other_dir = with_dir("other", &unrelated);
+    let bundle = pki().ca_file().display().to_string();
+    let both = client(vec![
+        ("SSL_CERT_DIR", other_dir.clone()),
+        ("SSL_CERT_FILE", bundle),
+    ]);
+    services::<T>(both.discover(&server.host()));
+    // The server's CA in a file of the directory, no bundle.
+    let ca_dir = with_dir("ca", pki().ca_pem());
+    let directory = client(vec![("SSL_CERT_DIR", ca_dir)]);
+    services::<T>(directory.discover(&server.host()));
+    // Neither: refused.
+    let neither = client(vec![
+        ("SSL_CERT_DIR", other_dir),
+        ("SSL_CERT_FILE", "/nonexistent/tfdisco-bundle.pem".into()),
+    ]);
+    let e = error::<T>(neither.discover(&server.host()), ErrorKind::Tls);
+    assert_eq!(
+        transport_kind::<T>(&e),
+        TransportErrorKind::Certificate,
+        "{e}"
+    );
+    let _ = std::fs::remove_dir_all(&scratch);
+}
+
 pub fn ca_certificate_file<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
