@@ -94,6 +94,18 @@ fn json_and_failures() {
     assert_eq!(read_tree(&out), before);
 }
 
+/// A configuration that requires no provider: nothing to mirror, the
+/// folder made, exit 0.
+#[test]
+fn nothing_to_mirror() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let out = dir.path().join("new").join("mirror");
+    let run = mirror(dir.path(), &out, &["--json"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(out.is_dir());
+    assert_eq!(run.json()["providers"], serde_json::json!([]));
+}
+
 #[test]
 fn usage_errors_exit_2() {
     let home = tempfile::tempdir().expect("temp dir");

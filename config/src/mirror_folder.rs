@@ -155,6 +155,8 @@ impl MirrorFolder {
         dialect: Dialect,
         computed: &HashMap<PathBuf, Vec<String>>,
     ) -> io::Result<Indexes> {
+        // A run with nothing to mirror still leaves the folder it was given.
+        fs::create_dir_all(&self.root)?;
         let scan = FilesystemMirror::scan(&self.root, dialect).map_err(io::Error::other)?;
         let mut indexes = Indexes {
             warnings: scan.warnings().to_vec(),
