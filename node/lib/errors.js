@@ -240,31 +240,14 @@ function describe(value) {
   return `type ${typeof value} (${shown})`;
 }
 
+/** Every error class by its name (the per-kind ones, the base, LockError). */
+const CLASSES = Object.fromEntries(
+  [TfdiscoError, ...Object.values(ERROR_CLASSES), LockError].map((cls) => [cls.name, cls]),
+);
+
 module.exports = {
-  TfdiscoError,
-  InvalidHostnameError,
-  InvalidServiceIdError,
-  ServiceNotProvidedError,
-  VersionNotSupportedError,
-  InvalidServiceUrlError,
-  InvalidOAuthClientError,
-  TlsError,
-  NetworkError,
-  TimeoutError,
-  StatusError,
-  ContentTypeError,
-  ContentEncodingError,
-  TooLargeError,
-  JsonError,
-  RedirectError,
-  InvalidSourceError,
-  InvalidArgumentError,
-  NotFoundError,
-  InvalidResponseError,
-  InvalidOptionError,
-  CredentialsError,
-  LockError,
-  InvalidPackageError,
+  ...CLASSES,
+  CLASSES,
   ERROR_CLASSES,
   makeError,
   typeError,
