@@ -63,8 +63,10 @@ function client(options = {}) {
 
 /** Resets the recorder to its default routes and an empty log. */
 function fresh() {
+  recorder.release();
   recorder.routes = new Map([[WELL_KNOWN, reply()]]);
   recorder.seen = [];
+  recorder.released = false;
 }
 
 describe('discovery', () => {
@@ -157,9 +159,14 @@ describe('discovery', () => {
 
   test('concurrent discoveries of one host share one request', async () => {
     fresh();
-    recorder.routes.set(WELL_KNOWN, reply(undefined, { delay: 200 }));
+    recorder.routes.set(WELL_KNOWN, reply(undefined, { hold: true }));
     const c = client();
-    const all = await Promise.all(Array.from({ length: 20 }, () => c.discover(recorder.host)));
+    const calls = Promise.all(Array.from({ length: 20 }, () => c.discover(recorder.host)));
+    // The discovery reached the server, which holds its answer while the
+    // 20 calls wait for it.
+    await recorder.arrived(1);
+    recorder.release();
+    const all = await calls;
     assert.equal(all.length, 20);
     assert.equal(recorder.seen.length, 1);
   });
@@ -228,7 +235,8 @@ describe('every error kind of a discovery', () => {
   });
 
   test('timeout', async () => {
-    const error = await failure(reply(undefined, { delay: 3000 }), { timeout: 0.3 });
+    // The server holds its answer: only the 0.3 s deadline ends the call.
+    const error = await failure(reply(undefined, { hold: true }), { timeout: 0.3 });
     assert.ok(error instanceof tfdisco.TimeoutError, String(error));
     assert.equal(error.kind, 'timeout');
   });

@@ -107,7 +107,7 @@ describe('against a network mirror', () => {
     recorder = await Recorder.start();
     for (const [file, body] of Object.entries(goldenTree('mirror-fresh', MIRROR_HOST))) {
       const type = file.endsWith('.json') ? 'application/json' : 'application/zip';
-      recorder.routes.set(`/mirror/${file}`, { status: 200, body, headers: { 'Content-Type': type }, delay: 0 });
+      recorder.routes.set(`/mirror/${file}`, { status: 200, body, headers: { 'Content-Type': type } });
     }
   });
   after(() => recorder.stop());

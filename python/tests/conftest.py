@@ -9,6 +9,8 @@ through ``TFDISCO_BIN`` / ``TFDISCO_NORMALIZE_BIN``, else under
 
 from __future__ import annotations
 
+import faulthandler
+import http.client
 import http.server
 import json
 import os
@@ -74,6 +76,20 @@ def normalize_bin() -> Path:
     return _binary("TFDISCO_NORMALIZE_BIN", "examples/normalize")
 
 
+#: A test that runs this long has hung: its threads' stacks are printed and
+#: the run ends, rather than waiting for CI's limit.
+TEST_LIMIT = 300.0
+
+
+@pytest.fixture(autouse=True)
+def hang_guard() -> Iterator[None]:
+    """Ends the run with every thread's stack if a test hangs (a native call
+    that kept the GIL, a server answer never released)."""
+    faulthandler.dump_traceback_later(TEST_LIMIT, exit=True)
+    yield
+    faulthandler.cancel_dump_traceback_later()
+
+
 @pytest.fixture(autouse=True)
 def hermetic_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """An empty home directory and no CLI configuration, token, proxy or
@@ -87,6 +103,10 @@ def hermetic_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     return home
 
 
+#: The path of the marker requests ``Served.requests`` makes.
+_MARK = "/.tfdisco-test-marker/"
+
+
 class Served:
     """A running ``tfdisco serve``: its port, CA file and request log."""
 
@@ -97,30 +117,41 @@ class Served:
         self.host = f"localhost:{port}"
         self.url = f"https://localhost:{port}/.well-known/terraform.json"
         self._lines: List[str] = []
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
+        self._marks = 0
         self._reader = threading.Thread(target=self._read, daemon=True)
         self._reader.start()
 
     def _read(self) -> None:
         assert self.process.stdout is not None
         for line in self.process.stdout:
-            with self._lock:
+            with self._changed:
                 self._lines.append(line.rstrip("\n"))
+                self._changed.notify_all()
 
-    def requests(self, at_least: int = 0, settle: float = 0.35) -> List[str]:
-        """The request lines logged so far (``GET /path``, with
-        `` (with credentials)`` when a token was sent). The server logs every
-        100 ms: this waits for ``at_least`` lines (5 s at most), then
-        ``settle`` seconds more for any others."""
-        deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and len(self._logged()) < at_least:
-            time.sleep(0.05)
-        time.sleep(settle)
-        return self._logged()
+    def requests(self) -> List[str]:
+        """Every request line logged so far (``GET /path``, with
+        `` (with credentials)`` when a token was sent), exactly.
 
-    def _logged(self) -> List[str]:
-        with self._lock:
-            return [l for l in self._lines if l.startswith("GET ")]
+        ``tfdisco serve`` prints the requests it received every 100 ms, in
+        the order they arrived. Rather than sleep and hope, this makes a
+        request of its own (a marker path) and waits for its line: every
+        request made before it (by every call that has returned) is logged
+        before it. Marker lines are left out."""
+        self._marks += 1
+        mark = f"{_MARK}{self._marks}"
+        context = ssl.create_default_context(cafile=str(self.ca))
+        connection = http.client.HTTPSConnection("localhost", self.port, context=context, timeout=30)
+        try:
+            connection.request("GET", mark)
+            connection.getresponse().read()
+        finally:
+            connection.close()
+        with self._changed:
+            if not self._changed.wait_for(lambda: f"GET {mark}" in self._lines, timeout=30):
+                pytest.fail(f"tfdisco serve did not log the marker request {mark}", pytrace=False)
+            lines = self._lines[: self._lines.index(f"GET {mark}")]
+        return [line for line in lines if line.startswith("GET ") and not line.startswith(f"GET {_MARK}")]
 
     def stop(self) -> None:
         self.process.terminate()
@@ -197,19 +228,30 @@ def registry_served(serve: Callable[..., Served]) -> Served:
 
 
 class Reply:
-    """What the recording server answers for a path."""
+    """What the recording server answers for a path. A held reply is sent
+    only once the test calls ``Recorder.release()`` (or the test ends): the
+    call waiting for it is in flight for as long as the test needs, with no
+    timer to race."""
 
     def __init__(
         self,
         status: int = 200,
         body: Union[str, bytes] = '{"modules.v1": "/modules/"}',
         headers: Optional[Dict[str, str]] = None,
-        delay: float = 0.0,
+        hold: bool = False,
     ) -> None:
         self.status = status
         self.body = body.encode("utf-8") if isinstance(body, str) else body
         self.headers = {"Content-Type": "application/json", **(headers or {})}
-        self.delay = delay
+        self.hold = hold
+
+
+#: How long a held reply waits for ``Recorder.release()`` at most: a bound
+#: for a test that forgot to release, far beyond any test's own waits.
+HOLD_LIMIT = 120.0
+
+#: How long a test waits for an event (a request reaching a server) at most.
+EVENT_LIMIT = 30.0
 
 
 class Recorder:
@@ -227,18 +269,20 @@ class Recorder:
         cert.configure_cert(context)
         self.routes: Dict[str, Reply] = {"/.well-known/terraform.json": Reply()}
         self.seen: List[Tuple[str, Dict[str, str]]] = []
-        self._lock = threading.Lock()
+        self._changed = threading.Condition()
+        self._released = threading.Event()
         recorder = self
 
         class Handler(http.server.BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
             def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-                with recorder._lock:
+                with recorder._changed:
                     recorder.seen.append((self.path, {k.lower(): v for k, v in self.headers.items()}))
+                    recorder._changed.notify_all()
                 reply = recorder.routes.get(self.path, Reply(404, "not found", {"Content-Type": "text/plain"}))
-                if reply.delay:
-                    time.sleep(reply.delay)
+                if reply.hold:
+                    recorder._released.wait(HOLD_LIMIT)
                 self.send_response(reply.status)
                 for name, value in reply.headers.items():
                     self.send_header(name, value)
@@ -258,10 +302,26 @@ class Recorder:
         self._thread.start()
 
     def requests(self) -> List[Tuple[str, Dict[str, str]]]:
-        with self._lock:
+        """Every request received so far (recorded as it arrives, before it
+        is answered: a call that has returned has been recorded)."""
+        with self._changed:
             return list(self.seen)
 
+    def wait_for_requests(self, count: int = 1) -> List[Tuple[str, Dict[str, str]]]:
+        """Waits until ``count`` requests have arrived (a held reply's call
+        is then in flight) and returns them; fails the test after
+        ``EVENT_LIMIT`` seconds."""
+        with self._changed:
+            if not self._changed.wait_for(lambda: len(self.seen) >= count, timeout=EVENT_LIMIT):
+                pytest.fail(f"{count} request(s) expected, {len(self.seen)} arrived", pytrace=False)
+            return list(self.seen)
+
+    def release(self) -> None:
+        """Sends every held reply, and every later one at once."""
+        self._released.set()
+
     def stop(self) -> None:
+        self.release()
         self.server.shutdown()
         self.server.server_close()
 
@@ -317,6 +377,7 @@ def registry_services() -> Dict[str, object]:
 
 
 __all__ = [
+    "EVENT_LIMIT",
     "Recorder",
     "Reply",
     "Served",

@@ -42,9 +42,9 @@ def client_for(server, **options) -> tfdisco.Client:
     return tfdisco.Client(ca_files=[str(server.ca)], **options)
 
 
-def registry_lines(server: Served, at_least: int) -> list:
+def registry_lines(server: Served) -> list:
     """The logged requests but the discovery."""
-    return [line for line in server.requests(at_least) if WELL_KNOWN not in line]
+    return [line for line in server.requests() if WELL_KNOWN not in line]
 
 
 # --- Sources and platforms, no network ---------------------------------------
@@ -194,7 +194,7 @@ def test_provider_versions(registry_served: Served) -> None:
     assert again.versions is not again.versions  # a new list each time
     assert "ProviderVersions(source=ProviderSource(" in repr(answer)
     assert "ProviderVersion(version='3.5.1', protocols=['5.0'], platforms=[Platform(" in repr(answer)
-    assert registry_served.requests(3) == [f"GET {WELL_KNOWN}"] + [
+    assert registry_served.requests() == [f"GET {WELL_KNOWN}"] + [
         f"GET /v1/providers/{PROVIDER}/versions"
     ] * 2
 
@@ -232,7 +232,7 @@ def test_provider_package(registry_served: Served) -> None:
     )
     assert other.filename == "terraform-provider-random_3.5.1_darwin_arm64.zip"
     assert other != package
-    assert registry_lines(registry_served, 3) == [
+    assert registry_lines(registry_served) == [
         f"GET /v1/providers/{PROVIDER}/3.6.0/download/linux/amd64",
         f"GET /v1/providers/{PROVIDER}/3.5.1/download/darwin/arm64",
     ]
@@ -265,7 +265,7 @@ def test_module_versions_and_download(registry_served: Served, dialect: str) -> 
     assert location.source == source and location.source.subdir == "modules/consul-cluster"
     assert location.location == LOCATION.format(version="0.12.1")
     assert client.module_versions(source).versions == MODULE_VERSIONS
-    assert registry_lines(registry_served, 7) == [
+    assert registry_lines(registry_served) == [
         f"GET /v1/modules/{MODULE}/versions",
         *(f"GET /v1/modules/{MODULE}/{v}/download" for v in MODULE_VERSIONS),
         f"GET /v1/modules/{MODULE}/0.12.1/download",
@@ -302,7 +302,7 @@ def test_str_sources_use_the_dialects_default_registry(
     assert modules.versions == MODULE_VERSIONS
     assert client.module_download(MODULE, "0.11.0").location == LOCATION.format(version="0.11.0")
     # Nothing was discovered: the host block gave the services.
-    assert WELL_KNOWN not in " ".join(registry_served.requests(4))
+    assert WELL_KNOWN not in " ".join(registry_served.requests())
 
 
 # --- Errors --------------------------------------------------------------------
@@ -349,7 +349,7 @@ def test_bad_arguments_raise_before_any_request(registry_served: Served) -> None
     ):
         with pytest.raises(TypeError):
             call()
-    assert registry_served.requests(settle=0.2) == []
+    assert registry_served.requests() == []
 
 
 def registry_recorder(recorder: Recorder) -> str:
@@ -466,7 +466,7 @@ def test_tf_token_variable_for_an_ip_host(registry_served: Served) -> None:
     )
     client.provider_versions(f"{host}/{PROVIDER}")
     client.module_download(f"{host}/{MODULE}", "0.12.0")
-    assert registry_served.requests(3) == [
+    assert registry_served.requests() == [
         f"GET {WELL_KNOWN} (with credentials)",
         f"GET /v1/providers/{PROVIDER}/versions (with credentials)",
         f"GET /v1/modules/{MODULE}/0.12.0/download (with credentials)",
@@ -501,7 +501,7 @@ def test_async_registry_calls(registry_served: Served) -> None:
     assert mv1 == mv2 and mv1.versions == MODULE_VERSIONS
     assert loc1.location == LOCATION.format(version="0.12.0")
     assert loc2.location == LOCATION.format(version="0.11.0")
-    lines = registry_served.requests(9)
+    lines = registry_served.requests()
     assert lines.count(f"GET {WELL_KNOWN}") == 1  # eight calls, one discovery
     assert len(lines) == 9
 
@@ -537,7 +537,7 @@ def test_async_registry_errors(registry_served: Served, recorder: Recorder) -> N
         tfdisco.NotFound,
         TypeError,
     ]
-    assert registry_served.requests(settle=0.2) == []
+    assert registry_served.requests() == []
 
 
 def test_answer_reprs_show_every_field_in_order(registry_served: Served) -> None:

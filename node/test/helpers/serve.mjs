@@ -2,7 +2,9 @@
 // document given (or the tests' sample), the sample registry and the
 // signed registry it serves next to any document.
 import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import fs from 'node:fs';
+import https from 'node:https';
 import path from 'node:path';
 import readline from 'node:readline';
 import { tempDir, tfdiscoBin } from './env.mjs';
@@ -21,6 +23,9 @@ export const SAMPLE = {
 
 /** A document pointing at the sample registry `tfdisco serve` serves. */
 export const REGISTRY = { 'modules.v1': '/v1/modules/', 'providers.v1': '/v1/providers/' };
+
+/** The path of the marker requests `Served.requests` makes. */
+const MARK = '/.tfdisco-test-marker/';
 
 export class Served {
   /** Starts `tfdisco serve` with `doc` (an object or JSON text). */
@@ -42,6 +47,7 @@ export class Served {
     this.child = child;
     this.ca = ca;
     this.lines = [];
+    this.events = new EventEmitter();
     const lines = readline.createInterface({ input: child.stdout });
     this.ready = new Promise((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error('tfdisco serve did not start')), 30_000);
@@ -55,27 +61,55 @@ export class Served {
           this.registryHost = `127.0.0.1:${this.port}`;
           resolve();
         }
-        if (line.startsWith('GET ')) this.lines.push(line);
+        if (line.startsWith('GET ')) {
+          this.lines.push(line);
+          this.events.emit('line');
+        }
       });
       child.once('exit', () => reject(new Error('tfdisco serve exited')));
     });
   }
 
   /**
-   * The request lines logged so far (`GET /path`, with ` (with
-   * credentials)` when a token was sent): the server logs every 100 ms, so
-   * this waits for `atLeast` lines (5 s at most), then `settle` ms more.
+   * Every request line logged so far (`GET /path`, with ` (with
+   * credentials)` when a token was sent), exactly. `tfdisco serve` prints
+   * the requests it received every 100 ms, in arrival order: rather than
+   * sleep and hope, this makes a request of its own (a marker path) and
+   * waits for its line; every request made before it (by every call that
+   * has settled) is logged before it. Marker lines are left out.
    */
-  async requests(atLeast = 0, settle = 350) {
-    const deadline = Date.now() + 5000;
-    while (Date.now() < deadline && this.lines.length < atLeast) await sleep(50);
-    await sleep(settle);
-    return [...this.lines];
+  async requests() {
+    this.marks = (this.marks ?? 0) + 1;
+    const mark = `${MARK}${this.marks}`;
+    const logged = this.logged(`GET ${mark}`);
+    await new Promise((resolve, reject) => {
+      const request = https.get(
+        { host: '127.0.0.1', servername: 'localhost', port: this.port, path: mark, ca: fs.readFileSync(this.ca) },
+        (response) => response.resume().on('end', resolve).on('error', reject),
+      );
+      request.on('error', reject);
+    });
+    await logged;
+    const lines = this.lines.slice(0, this.lines.indexOf(`GET ${mark}`));
+    return lines.filter((line) => !line.startsWith(`GET ${MARK}`));
+  }
+
+  /** Settles once `line` is logged (rejects after 30 s). */
+  logged(line) {
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`tfdisco serve did not log ${line}`)), 30_000);
+      const check = () => {
+        if (!this.lines.includes(line)) return;
+        clearTimeout(timer);
+        this.events.off('line', check);
+        resolve();
+      };
+      this.events.on('line', check);
+      check();
+    });
   }
 
   stop() {
     this.child.kill();
   }
 }
-
-export const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));

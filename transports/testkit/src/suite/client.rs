@@ -8,8 +8,8 @@ use tfdisco_core::{Config, Dialect, ErrorKind, Fetch, StaticCredentials, Transpo
 use tfdisco_transport::{ClientBuilder, Transport};
 
 use super::{
-    Client, GENEROUS, Subject, TOKEN_PREFIX, WELL_KNOWN, build, builder, error, record, services,
-    token, transport_kind,
+    Client, GENEROUS, Subject, TOKEN_PREFIX, WELL_KNOWN, build, build_waiting, builder, error,
+    record, services, token, transport_kind, waiting_builder,
 };
 use crate::{Reply, TestServer, pki, traces};
 
@@ -176,11 +176,21 @@ pub fn observer_sees_each_exchange<T: Subject>() {
 fn two_discoveries<T: Subject>(reuse: bool) -> (Vec<u64>, u64) {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::json("{}"));
-    let client = build::<T>(builder::<T>().reuse_connections(reuse));
+    let client = build_waiting::<T>(waiting_builder::<T>().reuse_connections(reuse));
     services::<T>(client.discover(&server.host()));
     client.cache().forget(&server.host());
-    // Let the connection go back to the pool before the next request.
-    std::thread::sleep(Duration::from_millis(100));
+    // The connection goes back to the pool before the next request: libcurl's
+    // and async-std's transports put it back before the call returns; hyper
+    // does it from a task of its own, which runs when its runtime is next
+    // driven. So the client's runtime is driven until it has nothing else to
+    // do: a wait on its clock, which tokio's paused clock (the `Waiting`
+    // transport) only moves on once every task is idle. (On the real clocks
+    // of the others it is a short wait that changes nothing.)
+    let transport = client.transport();
+    let settle = transport.sleep_until(transport.now() + Duration::from_millis(100));
+    if let Err(e) = transport.block_on(settle) {
+        panic!("{}: driving the runtime: {e}", T::NAME);
+    }
     services::<T>(client.discover(&server.host()));
     let ids = server.requests().iter().map(|r| r.connection).collect();
     (ids, server.connections())
