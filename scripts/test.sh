@@ -21,6 +21,9 @@ cargo fmt --manifest-path "$example" --check
 CARGO_TARGET_DIR=target cargo clippy --manifest-path "$example" --all-targets --locked -- -D warnings
 CARGO_TARGET_DIR=target cargo test --manifest-path "$example" --locked
 
+echo "== the curl transport gives back every OpenSSL object (valgrind)"
+scripts/curl-leak-check.sh
+
 echo "== the core has no I/O dependencies"
 if cargo tree -p tfdisco-core -e normal --prefix none --locked \
     | grep -E '^(tokio|hyper|curl|async-std|mio|socket2) ' ; then

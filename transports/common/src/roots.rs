@@ -4,18 +4,16 @@
 //! The system roots are read at every start, so reading them is kept cheap:
 //! where they are is decided when the client is built, but they are read
 //! only when a transport first asks for them (the rustls transports when
-//! they are built; libcurl's only if a handshake needs a root OpenSSL does
-//! not find by itself, NET-5); files are read in as few system calls as it
-//! takes, one after another into one buffer, PEM blocks are kept there as
-//! text and decoded only for the views a transport asks for, and for
-//! libcurl the roots OpenSSL finds by itself in hashed directories are not
-//! handed over at all.
+//! they are built; libcurl's only if a handshake needs a root that OpenSSL's
+//! own search does not give, NET-5); files are read in as few system calls as
+//! it takes, one after another into one buffer, and PEM blocks are kept there
+//! as text until a transport asks for the certificates.
 
 mod dir;
 mod files;
-mod subject_hash;
+mod subject;
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::Range;
 use std::path::PathBuf;
@@ -43,12 +41,11 @@ pub(crate) enum CaSource {
 /// The system roots are what the platform (or the `SSL_CERT_*` variables)
 /// gave, and may contain certificates a TLS library cannot use; `extra`
 /// holds the caller's own CA certificates, which must all be usable. For TLS
-/// libraries that look certificates up in hashed directories (OpenSSL's
-/// `CAPATH`, as libcurl uses it) it also knows those directories and which
-/// system roots they do not hold ([`TrustAnchors::hashed_dirs`],
-/// [`TrustAnchors::pem_beyond_hashed_dirs`]): the same trust, without
-/// loading every root up front. System roots are decoded when first asked
-/// for, each view once.
+/// libraries that look certificates up by subject (OpenSSL, as libcurl uses
+/// it) it also knows the directories in OpenSSL's hashed layout
+/// ([`TrustAnchors::hashed_dirs`]) and finds every anchor of a subject
+/// ([`TrustAnchors::with_subject`]). System roots are read when first asked
+/// for, and each view of them made once.
 #[derive(Clone, Debug, Default)]
 pub struct TrustAnchors {
     system: Arc<LazyRoots>,
@@ -84,8 +81,8 @@ impl LazyRoots {
             let roots = self.source.read();
             debug!(
                 target: "tfdisco",
-                in_hashed_dirs = roots.blocks.iter().filter(|b| b.hashed).count(),
-                other_system = roots.blocks.iter().filter(|b| !b.hashed).count() + roots.ders.len(),
+                from_files = roots.blocks.len(),
+                from_the_platform = roots.ders.len(),
                 "system root certificates read"
             );
             roots
@@ -106,24 +103,49 @@ struct SystemRoots {
     /// The text of the PEM blocks read: the first file as read, then the
     /// blocks of the others that were not read before.
     text: Vec<u8>,
-    /// Every root read from a file, once each.
-    blocks: Vec<Block>,
+    /// Where the base64 text of each root read from a file lies in `text`
+    /// (each root once), not decoded yet.
+    blocks: Vec<Range<usize>>,
     /// The platform's store, where it keeps no files (macOS, Windows).
     ders: Vec<CertificateDer<'static>>,
     /// Every root, decoded, sorted and without duplicates.
     all: OnceLock<Vec<CertificateDer<'static>>>,
-    /// The roots no hashed directory entry holds.
-    beyond: OnceLock<Vec<CertificateDer<'static>>>,
+    /// The roots of `all` by subject.
+    subjects: OnceLock<Subjects>,
 }
 
-/// A root read from a file: the base64 text of its PEM block (a range of
-/// [`SystemRoots::text`]), not decoded yet.
-#[derive(Debug)]
-struct Block {
-    text: Range<usize>,
-    /// A hashed directory entry OpenSSL finds holds it (its subject hash
-    /// was checked): OpenSSL looks it up there when a handshake needs it.
-    hashed: bool,
+/// Certificates by subject, in OpenSSL's canonical form of the name.
+#[derive(Debug, Default)]
+struct Subjects {
+    /// The positions of the certificates of each subject.
+    by_name: HashMap<Vec<u8>, Vec<usize>>,
+    /// The certificates whose subject this code cannot read.
+    unreadable: Vec<usize>,
+}
+
+impl Subjects {
+    fn of(certs: &[CertificateDer<'_>]) -> Subjects {
+        let mut subjects = Subjects::default();
+        for (i, cert) in certs.iter().enumerate() {
+            match subject::canonical_subject(cert.as_ref()) {
+                Some(name) => subjects.by_name.entry(name).or_default().push(i),
+                None => subjects.unreadable.push(i),
+            }
+        }
+        subjects
+    }
+
+    /// The positions of the certificates whose subject may be `name`
+    /// (canonical; `None` when the name could not be read: then all).
+    fn positions(&self, name: Option<&[u8]>, len: usize) -> Vec<usize> {
+        let Some(name) = name else {
+            return (0..len).collect();
+        };
+        let mut found: Vec<usize> = self.by_name.get(name).cloned().unwrap_or_default();
+        found.extend_from_slice(&self.unreadable);
+        found.sort_unstable();
+        found
+    }
 }
 
 impl fmt::Debug for SystemRoots {
@@ -184,7 +206,11 @@ impl TrustAnchors {
     pub fn system(&self) -> &[CertificateDer<'static>] {
         let system = self.system.get();
         system.all.get_or_init(|| {
-            let mut all: Vec<_> = system.decoded(|_| true).collect();
+            let mut all: Vec<_> = system
+                .blocks
+                .iter()
+                .filter_map(|block| decode(&system.text[block.clone()]))
+                .collect();
             all.extend(system.ders.iter().cloned());
             all.sort_unstable_by(|a, b| a.as_ref().cmp(b.as_ref()));
             all.dedup();
@@ -198,19 +224,45 @@ impl TrustAnchors {
     }
 
     /// The system root directories in OpenSSL's hashed form (`SSL_CERT_DIR`,
-    /// or the platform's), where every root held in a `<hash>.<n>` entry is
-    /// found by subject when needed.
+    /// or the platform's), where OpenSSL finds a root held in a
+    /// `<hash>.<n>` entry by its subject when a handshake needs it. Other
+    /// entries of these directories are trusted too but not found that way
+    /// (see [`TrustAnchors::with_subject`]).
     pub fn hashed_dirs(&self) -> &[PathBuf] {
         self.system.hashed_dirs()
     }
 
-    /// The system roots that [`TrustAnchors::hashed_dirs`] do not hold
-    /// (found only in a file, or in an entry not named by its hash): with
-    /// the hashed directories, exactly [`TrustAnchors::system`]. Read when
-    /// first asked for.
-    pub fn system_beyond_hashed_dirs(&self) -> &[CertificateDer<'static>] {
-        let system = self.system.get();
-        system.beyond.get_or_init(|| system.beyond_hashed())
+    /// Every anchor whose subject may be `name`, the DER encoding of an
+    /// X.509 Name (as `i2d_X509_NAME` writes a certificate's issuer): the
+    /// system roots, then the caller's CA certificates, whose subject is that
+    /// name as OpenSSL compares names (`X509_NAME_cmp`: their canonical
+    /// form, whatever the string types, case and white space), and any whose
+    /// subject this code cannot read, which the caller must compare itself.
+    /// The system roots are read, and indexed by subject, when first asked.
+    ///
+    /// This is how a TLS library that looks issuers up by subject is given
+    /// the whole trusted set without loading it up front (NET-5).
+    pub fn with_subject(&self, name: &[u8]) -> Vec<&CertificateDer<'static>> {
+        let wanted = subject::canonical_name(name);
+        let system = self.system();
+        let index = self
+            .system
+            .get()
+            .subjects
+            .get_or_init(|| Subjects::of(system));
+        let extra = Subjects::of(&self.extra);
+        let mut found: Vec<&CertificateDer<'static>> = index
+            .positions(wanted.as_deref(), system.len())
+            .into_iter()
+            .map(|i| &system[i])
+            .collect();
+        found.extend(
+            extra
+                .positions(wanted.as_deref(), self.extra.len())
+                .into_iter()
+                .map(|i| &self.extra[i]),
+        );
+        found
     }
 
     /// The caller's extra CA certificates as one PEM bundle (empty when
@@ -219,27 +271,12 @@ impl TrustAnchors {
         pem_bundle(&self.extra)
     }
 
-    /// As one PEM bundle, every anchor that [`TrustAnchors::hashed_dirs`]
-    /// does not hold: the system roots found only in a file (`SSL_CERT_FILE`,
-    /// the platform bundle) or in an entry not named by its hash, then the
-    /// caller's extra CA certificates. With the hashed directories this is
-    /// exactly [`TrustAnchors::system`] plus [`TrustAnchors::extra`].
-    ///
-    /// Never empty while the hashed directories hold a root: then it is one
-    /// of those (trusting it twice changes nothing), because libcurl refuses
-    /// an empty bundle and, given none, falls back to a built-in file that
-    /// may trust more than asked. Empty only when there is no anchor at all.
-    pub fn pem_beyond_hashed_dirs(&self) -> Vec<u8> {
-        let mut certs: Vec<CertificateDer<'_>> = self
-            .system_beyond_hashed_dirs()
-            .iter()
-            .chain(&self.extra)
-            .cloned()
-            .collect();
-        if certs.is_empty() {
-            certs.extend(self.system.get().decoded(|block| block.hashed).next());
-        }
-        pem_bundle(&certs)
+    /// Every anchor as one PEM bundle: the system roots, then the caller's
+    /// extra CA certificates (empty when there is none), for a TLS library
+    /// that is given a bundle and nothing else.
+    pub fn pem(&self) -> Vec<u8> {
+        let all: Vec<_> = self.system().iter().chain(&self.extra).cloned().collect();
+        pem_bundle(&all)
     }
 }
 
@@ -256,38 +293,6 @@ fn pem_bundle(certs: &[CertificateDer<'_>]) -> Vec<u8> {
         out.extend_from_slice(b"-----END CERTIFICATE-----\n");
     }
     out
-}
-
-impl SystemRoots {
-    /// The roots read from files that `keep` keeps, decoded.
-    fn decoded<'a>(
-        &'a self,
-        keep: impl Fn(&Block) -> bool + 'a,
-    ) -> impl Iterator<Item = CertificateDer<'static>> + 'a {
-        self.blocks
-            .iter()
-            .filter(move |block| keep(block))
-            .filter_map(|block| decode(&self.text[block.text.clone()]))
-    }
-
-    /// The roots no hashed entry holds. A block read in a hashed entry too
-    /// is held (the usual case: a bundle made from the directory); any other
-    /// is decoded and compared, in case the same certificate was written out
-    /// differently.
-    fn beyond_hashed(&self) -> Vec<CertificateDer<'static>> {
-        let mut unsure = self
-            .decoded(|block| !block.hashed)
-            .chain(self.ders.iter().cloned())
-            .peekable();
-        if unsure.peek().is_none() {
-            return Vec::new();
-        }
-        let hashed: HashSet<CertificateDer<'static>> = self.decoded(|block| block.hashed).collect();
-        let mut beyond: Vec<_> = unsure.filter(|der| !hashed.contains(der)).collect();
-        beyond.sort_unstable_by(|a, b| a.as_ref().cmp(b.as_ref()));
-        beyond.dedup();
-        beyond
-    }
 }
 
 /// Parses every certificate in `pem`; fails if there is none or one is broken.
@@ -409,16 +414,6 @@ fn pem_blocks(pem: &[u8]) -> impl Iterator<Item = Range<usize>> + '_ {
 /// of 4-character groups, as PEM writes them), without copying the text; any
 /// other layout is decoded after removing the white space.
 fn decode_base64_lines(text: &[u8]) -> Option<Vec<u8>> {
-    decode_base64_lines_until(text, |_| false)
-}
-
-/// [`decode_base64_lines`], stopping after the first line at which `enough`
-/// says the bytes decoded so far suffice (a PEM body in its usual 64-column
-/// layout; any other layout is decoded whole).
-pub(crate) fn decode_base64_lines_until(
-    text: &[u8],
-    mut enough: impl FnMut(&[u8]) -> bool,
-) -> Option<Vec<u8>> {
     let engine = &base64::engine::general_purpose::STANDARD;
     let mut out = Vec::with_capacity(text.len() / 4 * 3);
     for line in text.split(|&b| b == b'\n') {
@@ -427,16 +422,13 @@ pub(crate) fn decode_base64_lines_until(
             return decode_base64_joined(text);
         }
         engine.decode_vec(line, &mut out).ok()?;
-        if enough(&out) {
-            break;
-        }
     }
     Some(out)
 }
 
 /// Base64 text in a layout other than whole 4-character groups per line,
 /// decoded after removing the white space.
-pub(crate) fn decode_base64_joined(text: &[u8]) -> Option<Vec<u8>> {
+fn decode_base64_joined(text: &[u8]) -> Option<Vec<u8>> {
     let joined: Vec<u8> = text
         .iter()
         .copied()
@@ -447,30 +439,11 @@ pub(crate) fn decode_base64_joined(text: &[u8]) -> Option<Vec<u8>> {
         .ok()
 }
 
-/// The lines of `text`, as `text.split(|&b| b == b'\n')` gives them, found
-/// with `memchr`.
-pub(crate) fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
-    let mut rest = Some(text);
-    std::iter::from_fn(move || {
-        let text = rest?;
-        match memchr::memchr(b'\n', text) {
-            Some(end) => {
-                rest = Some(&text[end + 1..]);
-                Some(&text[..end])
-            }
-            None => {
-                rest = None;
-                Some(text)
-            }
-        }
-    })
-}
-
 #[cfg(test)]
 mod tests {
     use std::path::Path;
 
-    use super::dir::{entry_in, found_by_openssl, is_hash_name};
+    use super::dir::{entry_in, is_hash_name};
     use super::*;
 
     /// A PEM certificate with its own subject, made on the spot.
@@ -509,7 +482,7 @@ mod tests {
             extra: Vec::new(),
         };
         assert_eq!(anchors.system(), std::slice::from_ref(&der));
-        let pem = anchors.pem_beyond_hashed_dirs();
+        let pem = anchors.pem();
         assert_eq!(parse_pem(&pem, "test").expect("one cert"), vec![der]);
         let e = parse_pem(b"not a certificate", "ca.pem").expect_err("nothing in it");
         assert_eq!(
@@ -542,18 +515,6 @@ mod tests {
     }
 
     #[test]
-    fn lines_split_as_split_does() {
-        for text in ["", "\n", "a", "a\n", "a\nb", "\n\na\r\n b \n"] {
-            let split: Vec<&[u8]> = text.as_bytes().split(|&b| b == b'\n').collect();
-            assert_eq!(
-                lines(text.as_bytes()).collect::<Vec<_>>(),
-                split,
-                "{text:?}"
-            );
-        }
-    }
-
-    #[test]
     fn hash_names() {
         for name in ["5ad8a5d6.0", "abcdef01.12"] {
             assert!(is_hash_name(name), "{name}");
@@ -569,14 +530,6 @@ mod tests {
         ] {
             assert!(!is_hash_name(name), "{name}");
         }
-        let names = HashSet::from(["aaaaaaaa.0", "aaaaaaaa.1", "bbbbbbbb.1"]);
-        let exists = |name: &str| names.contains(name);
-        assert_eq!(found_by_openssl("aaaaaaaa.1", exists), Some(0xaaaa_aaaa));
-        assert_eq!(
-            found_by_openssl("bbbbbbbb.1", exists),
-            None,
-            "no .0 before it"
-        );
         let dir = Path::new("/etc/ssl/certs");
         assert_eq!(entry_in(dir, Path::new("a.pem")).as_deref(), Some("a.pem"));
         assert_eq!(
@@ -590,68 +543,129 @@ mod tests {
         assert_eq!(entry_in(dir, Path::new("/usr/share/a.crt")), None);
     }
 
-    #[test]
-    fn a_hashed_directory_spares_the_certificates_it_holds() {
-        let dir = tempfile::tempdir().expect("a directory");
-        let (a, b, c, d) = (cert("a"), cert("b"), cert("c"), cert("d"));
-        let hash = |pem: &str| {
-            let hash = subject_hash::subject_hash(der(pem).as_ref()).expect("a hash");
-            format!("{hash:08x}")
-        };
-        // a: a .pem file with its hash link; b: no hash link; c: only in the
-        // bundle; d: under a hash name that is not its own.
-        std::fs::write(dir.path().join("a.pem"), &a).expect("write");
-        std::os::unix::fs::symlink("a.pem", dir.path().join(format!("{}.0", hash(&a))))
-            .expect("link");
-        std::fs::write(dir.path().join("b.pem"), &b).expect("write");
-        std::fs::write(dir.path().join("0000000d.0"), &d).expect("write");
-        let bundle = dir.path().join("bundle.crt");
-        std::fs::write(&bundle, format!("{a}{c}")).expect("write");
-        let env = Env::new([
-            ("SSL_CERT_FILE", bundle.display().to_string()),
-            ("SSL_CERT_DIR", dir.path().display().to_string()),
-        ]);
-        let anchors = TrustAnchors::load(true, &[], &env).expect("loads");
-        assert_eq!(anchors.system().len(), 4, "a, b, c and d, once each");
-        for pem in [&a, &b, &c, &d] {
-            assert!(anchors.system().contains(&der(pem)));
+    /// A self-signed certificate named `name`, with a key of its own:
+    /// two calls give two roots of one subject ("re-keyed").
+    fn root(name: &str) -> String {
+        cert(name)
+    }
+
+    /// The DER Name of a certificate's subject, as OpenSSL hands over a
+    /// certificate's issuer name.
+    fn name_of(pem: &str) -> Vec<u8> {
+        subject_name_der(der(pem).as_ref())
+    }
+
+    /// The subject Name element (tag, length and contents) of a DER
+    /// certificate.
+    fn subject_name_der(cert: &[u8]) -> Vec<u8> {
+        fn element(input: &[u8]) -> (&[u8], &[u8]) {
+            let len = input[1];
+            let (header, length) = if len < 0x80 {
+                (2, usize::from(len))
+            } else {
+                let n = usize::from(len & 0x7F);
+                let length = input[2..2 + n]
+                    .iter()
+                    .fold(0usize, |acc, &b| (acc << 8) | usize::from(b));
+                (2 + n, length)
+            };
+            (&input[..header + length], &input[header + length..])
         }
-        assert_eq!(anchors.hashed_dirs(), [dir.path()]);
-        let beyond = anchors.pem_beyond_hashed_dirs();
-        let beyond: Vec<_> = CertificateDer::pem_slice_iter(&beyond)
-            .collect::<Result<_, _>>()
-            .expect("PEM");
-        assert_eq!(beyond.len(), 3);
-        for other in [&b, &c, &d] {
-            assert!(beyond.contains(&der(other)));
+        fn contents(element: &[u8]) -> &[u8] {
+            let len = element[1];
+            let skip = if len < 0x80 {
+                2
+            } else {
+                2 + usize::from(len & 0x7F)
+            };
+            &element[skip..]
         }
-        assert!(!beyond.contains(&der(&a)), "OpenSSL finds a by its hash");
+        let tbs = contents(element(contents(cert)).0);
+        let mut rest = tbs;
+        if rest[0] == 0xA0 {
+            rest = element(rest).1;
+        }
+        for _ in 0..4 {
+            rest = element(rest).1; // serial, signature, issuer, validity
+        }
+        element(rest).0.to_vec()
     }
 
     #[test]
-    fn the_bundle_beyond_is_never_empty_while_a_hashed_root_exists() {
+    fn every_anchor_of_a_subject_is_found_wherever_it_is() {
         let dir = tempfile::tempdir().expect("a directory");
-        let a = cert("a");
-        let hash = subject_hash::subject_hash(der(&a).as_ref()).expect("a hash");
-        std::fs::write(dir.path().join(format!("{hash:08x}.0")), &a).expect("write");
+        let certs = dir.path().join("certs");
+        std::fs::create_dir(&certs).expect("a directory");
+        // One subject, three keys: in a file of the directory, in the
+        // bundle, and the caller's; another subject beside them.
+        let (in_dir, in_bundle, callers, other) = (
+            root("shared"),
+            root("shared"),
+            root("shared"),
+            root("other"),
+        );
+        std::fs::write(certs.join("a.pem"), &in_dir).expect("write");
+        std::fs::write(certs.join("b.pem"), &other).expect("write");
         let bundle = dir.path().join("bundle.crt");
-        std::fs::write(&bundle, &a).expect("write");
+        std::fs::write(&bundle, format!("{in_bundle}{other}")).expect("write");
         let env = Env::new([
             ("SSL_CERT_FILE", bundle.display().to_string()),
-            ("SSL_CERT_DIR", dir.path().display().to_string()),
+            ("SSL_CERT_DIR", certs.display().to_string()),
         ]);
-        // Every root is in the hashed directory: libcurl still needs a
-        // bundle (it refuses an empty one), so the bundle repeats one of
-        // them rather than trusting anything else.
-        let anchors = TrustAnchors::load(true, &[], &env).expect("loads");
-        let beyond = anchors.pem_beyond_hashed_dirs();
-        let beyond: Vec<_> = CertificateDer::pem_slice_iter(&beyond)
+        let anchors =
+            TrustAnchors::load(true, &[CaSource::Pem(callers.clone().into_bytes())], &env)
+                .expect("loads");
+        assert_eq!(
+            anchors.system().len(),
+            3,
+            "in_dir, in_bundle, other: once each"
+        );
+        let found: Vec<CertificateDer<'static>> = anchors
+            .with_subject(&name_of(&in_dir))
+            .into_iter()
+            .cloned()
+            .collect();
+        assert_eq!(found.len(), 3, "{found:?}");
+        for pem in [&in_dir, &in_bundle, &callers] {
+            assert!(found.contains(&der(pem)));
+        }
+        assert_eq!(found.last(), Some(&der(&callers)), "the caller's last");
+        assert_eq!(
+            anchors.with_subject(&name_of(&other)),
+            [&der(&other)],
+            "the other subject"
+        );
+        assert!(anchors.with_subject(&name_of(&root("nobody"))).is_empty());
+        // A name this code cannot read: every anchor, for the caller to
+        // compare.
+        assert_eq!(anchors.with_subject(b"\x30\x01").len(), 4);
+        // Every anchor in one bundle.
+        let pem = anchors.pem();
+        let all: Vec<_> = CertificateDer::pem_slice_iter(&pem)
             .collect::<Result<_, _>>()
             .expect("PEM");
-        assert_eq!(beyond, [der(&a)]);
-        // No anchor at all: an empty bundle.
+        assert_eq!(all.len(), 4);
+    }
+
+    #[test]
+    fn a_directory_is_read_once_through_its_hash_links() {
+        let dir = tempfile::tempdir().expect("a directory");
+        let (a, b, c) = (cert("a"), cert("b"), cert("c"));
+        // a: a .pem file with a hash link (any hash name); b: no hash link;
+        // c: only under a hash name.
+        std::fs::write(dir.path().join("a.pem"), &a).expect("write");
+        std::os::unix::fs::symlink("a.pem", dir.path().join("0000000a.0")).expect("link");
+        std::fs::write(dir.path().join("b.pem"), &b).expect("write");
+        std::fs::write(dir.path().join("0000000c.0"), &c).expect("write");
+        let env = Env::new([("SSL_CERT_DIR", dir.path().display().to_string())]);
+        let anchors = TrustAnchors::load(true, &[], &env).expect("loads");
+        assert_eq!(anchors.hashed_dirs(), [dir.path()]);
+        assert_eq!(anchors.system().len(), 3, "a, b and c, once each");
+        for pem in [&a, &b, &c] {
+            assert!(anchors.system().contains(&der(pem)));
+        }
         let none = TrustAnchors::load(false, &[], &Env::empty()).expect("loads");
-        assert!(none.pem_beyond_hashed_dirs().is_empty());
+        assert!(none.pem().is_empty());
     }
 
     #[test]

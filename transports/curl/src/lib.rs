@@ -6,14 +6,14 @@
 //! the bytes (HTTP/1.1, TLS with its own TLS library, proxies,
 //! `CURLOPT_RESOLVE` address overrides, connection reuse per handle); it
 //! never follows redirects (`follow_location(false)`), and the transfer stops
-//! as soon as the core has what it needs. Trust roots are given to libcurl
-//! as libcurl expects them: the system roots (or `SSL_CERT_FILE` /
-//! `SSL_CERT_DIR`, which a system libcurl ignores) that sit in hashed
-//! directories as `CURLOPT_CAPATH`, looked up by OpenSSL only when a
-//! handshake needs them; the others looked up by subject too, through a
-//! lookup of ours on each TLS context's store, read only if a handshake
-//! needs them (with a libcurl on another TLS library than OpenSSL, handed
-//! over as a PEM bundle); your own CA certificates as one PEM bundle
+//! as soon as the core has what it needs. The trusted set is the other
+//! transports' (the system roots, or `SSL_CERT_FILE` / `SSL_CERT_DIR`, which a
+//! system libcurl ignores, plus your own CA certificates), given to libcurl
+//! as it takes it best: when libcurl does TLS with the OpenSSL this crate
+//! links, the hashed root directories as `CURLOPT_CAPATH`, your CA
+//! certificates as one PEM blob, and an issuer search on each TLS context's
+//! certificate store that finds every other root of a name only if a
+//! handshake needs one; with any other libcurl, every root in one PEM bundle
 //! (`CURLOPT_CAINFO_BLOB`). Proxies are decided by the shared rules and set
 //! explicitly, so libcurl's own proxy variables never apply. Every option is
 //! on [`ClientBuilder`], shared with the other tfdisco transports.
@@ -50,15 +50,17 @@
 #![deny(missing_docs)]
 
 mod head;
-mod lookup;
+#[cfg(all(unix, not(target_os = "macos")))]
+mod issuer;
 mod transfer;
+mod trust;
 
 /// The README's examples, compiled as doctests.
 #[doc = include_str!("../README.md")]
 #[cfg(doctest)]
 pub struct ReadmeDoctests;
 
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Mutex, PoisonError};
 
 use curl::easy::{Easy, HttpVersion, List};
 use tfdisco_core::http::Request;
@@ -81,18 +83,11 @@ pub use tfdisco_transport::reexports::*;
 /// [`drive`](BlockingClient::drive).
 pub type Client = tfdisco_transport::BlockingClient<Blocking<Http>>;
 
-/// The libcurl side of a [`Client`]: the settings, the trust bundle, idle
-/// easy handles (each keeps its own connections).
+/// The libcurl side of a [`Client`]: the settings, how the trust anchors
+/// reach libcurl, idle easy handles (each keeps its own connections).
 pub struct Http {
     settings: Settings,
-    /// The caller's CA certificates, as PEM; with a libcurl on another TLS
-    /// library than OpenSSL, every trust anchor no hashed directory holds.
-    ca_bundle: Vec<u8>,
-    /// The hashed root directories, `:`-separated, if any.
-    capath: Option<String>,
-    /// The system roots beyond the hashed directories, looked up when a
-    /// handshake needs one (libcurl on OpenSSL).
-    roots: Option<Arc<lookup::Roots>>,
+    trust: trust::Trust,
     resolve: Vec<String>,
     idle: Mutex<Vec<Easy>>,
 }
@@ -101,12 +96,28 @@ impl std::fmt::Debug for Http {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Http")
             .field("settings", &self.settings)
+            .field("trust", &self.trust)
             .finish_non_exhaustive()
     }
 }
 
 impl FromSettings for Http {
     fn from_settings(settings: Settings) -> Result<Http, BuildError> {
+        Http::with_trust(settings, false)
+    }
+}
+
+impl Http {
+    /// An [`Http`] that gives libcurl every trust anchor in one PEM bundle,
+    /// as it does when libcurl's TLS library is not the OpenSSL this crate
+    /// links, even when it is: the same trusted set, all read when the
+    /// client is built. For tests of that way, and to rule the issuer search
+    /// out when looking into a TLS failure.
+    pub fn from_settings_with_pem_bundle(settings: Settings) -> Result<Http, BuildError> {
+        Http::with_trust(settings, true)
+    }
+
+    fn with_trust(settings: Settings, bundle: bool) -> Result<Http, BuildError> {
         curl::init();
         let resolve = settings
             .overrides()
@@ -121,24 +132,9 @@ impl FromSettings for Http {
                 format!("{host}:{port}:{}", addrs.join(","))
             })
             .collect();
-        let anchors = settings.trust_anchors().clone();
-        // The roots in hashed directories are looked up by OpenSSL when a
-        // handshake needs them; the other system roots too, through our
-        // lookup, read only then (NET-5). Without OpenSSL they are read now
-        // and handed over with the caller's CAs.
-        let capath = std::env::join_paths(anchors.hashed_dirs())
-            .ok()
-            .and_then(|p| p.into_string().ok())
-            .filter(|p| !p.is_empty());
-        let (ca_bundle, roots) = if lookup::libcurl_uses_openssl() {
-            (anchors.extra_pem(), Some(lookup::Roots::new(anchors)))
-        } else {
-            (anchors.pem_beyond_hashed_dirs(), None)
-        };
+        let trust = trust::Trust::new(settings.trust_anchors(), bundle)?;
         let http = Http {
-            ca_bundle,
-            capath,
-            roots,
+            trust,
             settings,
             resolve,
             idle: Mutex::new(Vec::new()),
@@ -165,35 +161,7 @@ impl Http {
         easy.http_version(HttpVersion::V11)?;
         easy.tcp_nodelay(true)?;
         easy.maxage_conn(self.settings.pool_idle_timeout())?;
-        // The blob replaces libcurl's built-in bundle (CURLOPT_CAINFO_BLOB
-        // overrides CURLOPT_CAINFO), and CAPATH is ours: the hashed system
-        // directories, or else a directory that does not exist (by
-        // convention, `/nonexistent` never does), since libcurl's built-in
-        // one must not add to the trust store and cannot be unset through
-        // the `curl` crate. (An empty path makes OpenSSL stall each
-        // handshake.)
-        match (self.ca_bundle.is_empty(), &self.roots) {
-            (false, _) => easy.ssl_cainfo_blob(&self.ca_bundle)?,
-            // No CA of the caller's (libcurl refuses an empty blob): no CA
-            // file either, only the directories and the lookup.
-            (true, Some(_)) => lookup::no_ca_file(&easy)?,
-            // No anchor at all: a CA file that does not exist, so every
-            // handshake fails as untrusted rather than falling back to
-            // libcurl's built-in bundle.
-            (true, None) => easy.cainfo("/nonexistent/tfdisco-no-ca-file")?,
-        }
-        if let Some(roots) = &self.roots {
-            let roots = Arc::clone(roots);
-            easy.ssl_ctx_function(move |ctx| {
-                lookup::Roots::install(&roots, ctx);
-                Ok(())
-            })?;
-        }
-        easy.capath(
-            self.capath
-                .as_deref()
-                .unwrap_or("/nonexistent/tfdisco-no-ca-directory"),
-        )?;
+        self.trust.apply(&mut easy)?;
         let mut resolve = List::new();
         for entry in &self.resolve {
             resolve.append(entry)?;

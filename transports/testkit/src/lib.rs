@@ -33,7 +33,10 @@ pub mod signed_registry;
 pub mod suite;
 mod trace;
 
-pub use pki::{Cert, DevPki, LEAF_NAMES, Pki, WRONG_NAME, dev_pki, pki, server_config_from_pem};
+pub use pki::{
+    CHAIN_NAMES, Cert, Chain, DevPki, LEAF_NAMES, Pki, WRONG_NAME, chain, dev_pki, pki,
+    server_config_from_pem,
+};
 pub use proxy::{TestProxy, Tunnel};
 pub use reply::Reply;
 pub use server::{Seen, TestServer};

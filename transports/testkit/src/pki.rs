@@ -212,5 +212,81 @@ fn make() -> Result<Pki, Box<dyn std::error::Error>> {
     })
 }
 
+/// The shape of a public registry's certificates: a leaf signed by an
+/// intermediate signed by a root, the server presenting the leaf and the
+/// intermediate, the root found only among the client's trust anchors; and
+/// a second root of the same subject with a key of its own ("re-keyed"),
+/// which signed nothing. Every certificate names its issuer's key
+/// (authority key identifiers), as public ones do.
+pub struct Chain {
+    /// The root, PEM.
+    pub root_pem: String,
+    /// The root's subject again, with another key, PEM.
+    pub rekeyed_pem: String,
+    /// A root of another subject that signed nothing, PEM.
+    pub unrelated_pem: String,
+    /// Presents the leaf (for [`LEAF_NAMES`] and [`CHAIN_NAMES`]) and the
+    /// intermediate.
+    pub server_config: Arc<ServerConfig>,
+}
+
+/// Names of the chain's leaf beyond [`LEAF_NAMES`], for scenarios that
+/// need many hosts of one server (reached through address overrides).
+pub const CHAIN_NAMES: &[&str] = &[
+    "h1.test", "h2.test", "h3.test", "h4.test", "h5.test", "h6.test", "h7.test", "h8.test",
+];
+
+/// The process-wide [`Chain`].
+pub fn chain() -> &'static Chain {
+    static CHAIN: OnceLock<Chain> = OnceLock::new();
+    CHAIN.get_or_init(|| make_chain().expect("test certificates can be made"))
+}
+
+fn make_chain() -> Result<Chain, Box<dyn std::error::Error>> {
+    let root_key = KeyPair::generate()?;
+    let id = key_id(&root_key);
+    let name = format!("tfdisco chain root {id}");
+    let root_params = |name: &str| {
+        let mut params = CertificateParams::default();
+        params.distinguished_name.push(DnType::CommonName, name);
+        params.is_ca = IsCa::Ca(BasicConstraints::Unconstrained);
+        params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+        params
+    };
+    let root = CertifiedIssuer::self_signed(root_params(&name), root_key)?;
+    let rekeyed = CertifiedIssuer::self_signed(root_params(&name), KeyPair::generate()?)?;
+    let unrelated = ca("tfdisco unrelated root")?;
+    let mut intermediate_params = CertificateParams::default();
+    intermediate_params.distinguished_name.push(
+        DnType::CommonName,
+        format!("tfdisco chain intermediate {id}"),
+    );
+    intermediate_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
+    intermediate_params.key_usages = vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign];
+    intermediate_params.use_authority_key_identifier_extension = true;
+    let intermediate =
+        CertifiedIssuer::signed_by(intermediate_params, KeyPair::generate()?, &root)?;
+    let names: Vec<String> = LEAF_NAMES
+        .iter()
+        .chain(CHAIN_NAMES)
+        .map(|n| (*n).to_owned())
+        .collect();
+    let mut leaf_params = CertificateParams::new(names)?;
+    leaf_params
+        .distinguished_name
+        .push(DnType::CommonName, "localhost");
+    leaf_params.extended_key_usages = vec![ExtendedKeyUsagePurpose::ServerAuth];
+    leaf_params.use_authority_key_identifier_extension = true;
+    let leaf_key = KeyPair::generate()?;
+    let leaf = leaf_params.signed_by(&leaf_key, &intermediate)?;
+    let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(leaf_key.serialize_der()));
+    Ok(Chain {
+        root_pem: root.pem(),
+        rekeyed_pem: rekeyed.pem(),
+        unrelated_pem: unrelated.pem(),
+        server_config: server_config(vec![leaf.der().clone(), intermediate.der().clone()], key)?,
+    })
+}
+
 #[cfg(test)]
 mod tests;

@@ -129,7 +129,13 @@ impl TestServer {
 
     /// A server presenting `cert` on its HTTPS ports.
     pub fn with_cert(cert: Cert) -> TestServer {
-        let acceptor = TlsAcceptor::from(pki().server_config(cert));
+        TestServer::with_config(pki().server_config(cert))
+    }
+
+    /// A server presenting what `config` presents on its HTTPS ports (such
+    /// as [`crate::chain`]'s leaf and intermediate).
+    pub fn with_config(config: Arc<ServerConfig>) -> TestServer {
+        let acceptor = TlsAcceptor::from(config);
         let [a, b, c] = [bind(), bind(), bind()];
         TestServer::serve(vec![
             (a, Some(acceptor.clone())),

@@ -28,6 +28,8 @@ pub mod redirects;
 pub mod registry_api;
 #[allow(missing_docs)]
 pub mod retries;
+#[allow(missing_docs)]
+pub mod trust;
 
 use std::time::Duration;
 
@@ -330,9 +332,14 @@ macro_rules! __with_scenarios {
             mirror::mirror_folders_as_terraform_writes_them,
             mirror::a_failed_mirror_leaves_the_folder_as_it_was,
             client::user_agent_and_dialect,
-            client::ssl_cert_file_from_environment,
-            client::ssl_cert_dir_with_ssl_cert_file,
-            client::ca_certificate_file,
+            trust::ssl_cert_file_from_environment,
+            trust::ssl_cert_dir_with_ssl_cert_file,
+            trust::ca_certificate_file,
+            trust::chain_root_only_in_a_hashed_directory,
+            trust::chain_root_only_in_the_bundle,
+            trust::a_rekeyed_root_shares_its_subject_across_directory_and_bundle,
+            trust::a_callers_ca_shares_a_system_roots_subject,
+            trust::first_handshakes_on_eight_threads,
             client::observer_sees_each_exchange,
             client::connections_are_reused,
             client::new_connection_per_request_without_reuse,
@@ -369,6 +376,7 @@ mod tests {
             ("cache", include_str!("suite/cache.rs")),
             ("registry_api", include_str!("suite/registry_api.rs")),
             ("retries", include_str!("suite/retries.rs")),
+            ("trust", include_str!("suite/trust.rs")),
         ];
         let mut defined = Vec::new();
         for (module, source) in sources {

@@ -1,6 +1,6 @@
 //! Reading a root certificate directory (`SSL_CERT_DIR`): its hashed
-//! entries, each read once and its subject hash checked, then every other
-//! file no hash link points at.
+//! entries (`<hash>.<n>`), each read once, then every other file no hash
+//! link points at.
 
 use std::borrow::Cow;
 use std::fs::File;
@@ -38,16 +38,13 @@ impl Files {
         let mut sorted: Vec<&str> = entries.iter().map(|(name, _)| name.as_str()).collect();
         sorted.sort_unstable();
         let index = |name: &str| sorted.binary_search(&name).ok();
-        let hashes: Vec<Option<u32>> = entries
-            .iter()
-            .map(|(name, _)| found_by_openssl(name, |n| index(n).is_some()))
-            .collect();
+        let hashed: Vec<bool> = entries.iter().map(|(name, _)| is_hash_name(name)).collect();
         let mut covered = vec![false; sorted.len()];
         let opener = Opener::new(dir);
-        for ((name, link), hash) in entries.iter().zip(&hashes) {
-            let Some(hash) = *hash else {
+        for ((name, link), hashed) in entries.iter().zip(&hashed) {
+            if !hashed {
                 continue;
-            };
+            }
             if *link
                 && let Some(target) = opener
                     .read_link(name)
@@ -55,10 +52,10 @@ impl Files {
             {
                 covered[target] = true;
             }
-            self.read_from(opener.open(name), || dir.join(name), Some(hash), None);
+            self.read_from(opener.open(name), || dir.join(name), None);
         }
-        for ((name, _), hash) in entries.iter().zip(&hashes) {
-            if hash.is_none() && !index(name).is_some_and(|i| covered[i]) {
+        for ((name, _), hashed) in entries.iter().zip(&hashed) {
+            if !hashed && !index(name).is_some_and(|i| covered[i]) {
                 self.load(&dir.join(name));
             }
         }
@@ -140,20 +137,4 @@ pub(super) fn is_hash_name(name: &str) -> bool {
         }
         None => false,
     }
-}
-
-/// The hash of an entry OpenSSL's directory lookup reaches: named
-/// `<hash>.<n>`, with `<hash>.0` … `<hash>.<n-1>` present too (OpenSSL
-/// stops at the first missing number); `exists` says whether a name is in
-/// the directory.
-pub(super) fn found_by_openssl(name: &str, exists: impl Fn(&str) -> bool) -> Option<u32> {
-    if !is_hash_name(name) {
-        return None;
-    }
-    let (hash, n) = name.split_once('.')?;
-    let n: u32 = n.parse().ok()?;
-    (0..n)
-        .all(|i| exists(&format!("{hash}.{i}")))
-        .then(|| u32::from_str_radix(hash, 16).ok())
-        .flatten()
 }

@@ -14,22 +14,21 @@ use std::path::{Path, PathBuf};
 
 use tracing::warn;
 
-use super::{Block, pem_blocks, subject_hash};
+use super::pem_blocks;
 
 /// Certificates read from files, each once.
 #[derive(Default)]
 pub(super) struct Files {
     /// The first file as read, then every other block not read before.
     pub(super) text: Vec<u8>,
-    pub(super) blocks: Vec<Block>,
+    /// Where each block lies in `text`.
+    pub(super) blocks: Vec<Range<usize>>,
     /// The first block of each [`key`].
     index: HashMap<u64, usize>,
     /// The file being read (each file after the first).
     scratch: Vec<u8>,
     /// The blocks of the file being read.
     ranges: Vec<Range<usize>>,
-    /// For subject hashes.
-    hashing: subject_hash::Scratch,
     /// Files already read (device and inode), such as a bundle that also
     /// sits in a directory.
     #[cfg(unix)]
@@ -57,15 +56,11 @@ impl Files {
                 return;
             }
         }
-        self.read(path, None, Some(metadata.len()));
-    }
-
-    /// Reads the certificates of `path` (of `size` bytes, if known). With
-    /// `hash` (the entry is named `<hash>.<n>` and OpenSSL's lookup reaches
-    /// it), a certificate whose subject hashes to it is one OpenSSL finds in
-    /// the directory.
-    pub(super) fn read(&mut self, path: &Path, hash: Option<u32>, size: Option<u64>) {
-        self.read_from(std::fs::File::open(path), || path.to_owned(), hash, size);
+        self.read_from(
+            std::fs::File::open(path),
+            || path.to_owned(),
+            Some(metadata.len()),
+        );
     }
 
     /// [`Files::read`] of a file already opened (or not), named by `path`.
@@ -73,7 +68,6 @@ impl Files {
         &mut self,
         file: std::io::Result<std::fs::File>,
         path: impl FnOnce() -> PathBuf,
-        hash: Option<u32>,
         size: Option<u64>,
     ) {
         self.scratch.clear();
@@ -96,11 +90,7 @@ impl Files {
         let mut blocks = std::mem::take(&mut self.ranges);
         blocks.extend(pem_blocks(self.file(kept)));
         for block in blocks.drain(..) {
-            let text = if kept { &self.text } else { &self.scratch };
-            let found = hash.is_some()
-                && subject_hash::subject_hash_of_pem(&text[block.clone()], &mut self.hashing)
-                    == hash;
-            self.add(block, kept, found);
+            self.add(block, kept);
         }
         self.ranges = blocks;
     }
@@ -111,10 +101,9 @@ impl Files {
     }
 
     /// Adds the block at `range` of the file just read, unless the same text
-    /// was read before: then that one is marked `hashed` if this one is.
-    fn add(&mut self, range: Range<usize>, kept: bool, hashed: bool) {
-        if let Some(i) = self.find(&self.file(kept)[range.clone()]) {
-            self.blocks[i].hashed |= hashed;
+    /// was read before.
+    fn add(&mut self, range: Range<usize>, kept: bool) {
+        if self.find(&self.file(kept)[range.clone()]).is_some() {
             return;
         }
         let range = if kept {
@@ -124,12 +113,12 @@ impl Files {
             self.text.extend_from_slice(&self.scratch[range]);
             start..self.text.len()
         };
-        self.push(range, hashed);
+        self.push(range);
     }
 
     /// The block read before whose text is `text`, if any.
     fn find(&self, text: &[u8]) -> Option<usize> {
-        let same = |i: &usize| self.text[self.blocks[*i].text.clone()] == *text;
+        let same = |i: &usize| self.text[self.blocks[*i].clone()] == *text;
         match self.index.get(&key(text)) {
             Some(i) if same(i) => Some(*i),
             // Two texts with one key: any block may be the one.
@@ -138,9 +127,9 @@ impl Files {
         }
     }
 
-    fn push(&mut self, text: Range<usize>, hashed: bool) {
+    fn push(&mut self, text: Range<usize>) {
         let key = key(&self.text[text.clone()]);
-        self.blocks.push(Block { text, hashed });
+        self.blocks.push(text);
         self.index.entry(key).or_insert(self.blocks.len() - 1);
     }
 }

@@ -1,17 +1,16 @@
-//! Client options: User-Agent and dialect, trust roots, the exchange
-//! observer, connection reuse, tracing.
+//! Client options: User-Agent and dialect, the exchange observer,
+//! connection reuse, tracing. (Trust roots: `trust.rs`.)
 
 use std::time::Duration;
 
-use tfdisco_core::Env;
-use tfdisco_core::{Config, Dialect, ErrorKind, Fetch, StaticCredentials, TransportErrorKind};
-use tfdisco_transport::{ClientBuilder, Transport};
+use tfdisco_core::{Config, Dialect, ErrorKind, Fetch, StaticCredentials};
+use tfdisco_transport::Transport;
 
 use super::{
-    Client, GENEROUS, Subject, TOKEN_PREFIX, WELL_KNOWN, build, build_waiting, builder, error,
-    record, services, token, transport_kind, waiting_builder,
+    Subject, TOKEN_PREFIX, WELL_KNOWN, build, build_waiting, builder, error, record, services,
+    token, waiting_builder,
 };
-use crate::{Reply, TestServer, pki, traces};
+use crate::{Reply, TestServer, traces};
 
 /// Discovery sends what each CLI's discovery sends (DISCO-3); the caller's
 /// own `User-Agent` replaces it, with `TF_APPEND_USER_AGENT`'s text after.
@@ -46,95 +45,6 @@ pub fn user_agent_and_dialect<T: Subject>() {
         "{}: a User-Agent with a line break",
         T::NAME
     );
-}
-
-/// `SSL_CERT_FILE` replaces the system roots, as in Go on Unix.
-pub fn ssl_cert_file_from_environment<T: Subject>() {
-    let server = TestServer::start();
-    server.route(WELL_KNOWN, Reply::json("{}"));
-    let with_env = |file: String| {
-        ClientBuilder::new()
-            .environment(Env::new([("SSL_CERT_FILE", file)]))
-            .timeout(GENEROUS)
-    };
-    let trusting = build::<T>(with_env(pki().ca_file().display().to_string()));
-    services::<T>(trusting.discover(&server.host()));
-    let system_only = build::<T>(with_env("/nonexistent/tfdisco-bundle.pem".into()));
-    let e = error::<T>(system_only.discover(&server.host()), ErrorKind::Tls);
-    assert_eq!(
-        transport_kind::<T>(&e),
-        TransportErrorKind::Certificate,
-        "{e}"
-    );
-}
-
-/// NET-4, NET-5: `SSL_CERT_DIR` with `SSL_CERT_FILE`, as in Go on Unix:
-/// every file of the directory and the bundle are trusted. Here the roots
-/// that are needed sit where a hashed lookup cannot find them (in the
-/// bundle, or in a directory file not named by its hash), so libcurl's
-/// transport finds them through its own lookup, read only then.
-pub fn ssl_cert_dir_with_ssl_cert_file<T: Subject>() {
-    let server = TestServer::start();
-    server.route(WELL_KNOWN, Reply::json("{}"));
-    let unrelated = crate::dev_pki(&["localhost"])
-        .expect("a CA of its own")
-        .ca_pem;
-    let scratch =
-        std::env::temp_dir().join(format!("tfdisco-roots-{}-{}", std::process::id(), T::NAME));
-    let with_dir = |name: &str, pem: &str| {
-        let dir = scratch.join(name);
-        std::fs::create_dir_all(&dir).expect("a directory");
-        std::fs::write(dir.join("root.pem"), pem).expect("a root");
-        dir.display().to_string()
-    };
-    let client = |vars: Vec<(&str, String)>| {
-        build::<T>(
-            ClientBuilder::new()
-                .environment(Env::new(vars))
-                .timeout(GENEROUS),
-        )
-    };
-    // The server's CA in the bundle, another in the directory.
-    let other_dir = with_dir("other", &unrelated);
-    let bundle = pki().ca_file().display().to_string();
-    let both = client(vec![
-        ("SSL_CERT_DIR", other_dir.clone()),
-        ("SSL_CERT_FILE", bundle),
-    ]);
-    services::<T>(both.discover(&server.host()));
-    // The server's CA in a file of the directory, no bundle.
-    let ca_dir = with_dir("ca", pki().ca_pem());
-    let directory = client(vec![("SSL_CERT_DIR", ca_dir)]);
-    services::<T>(directory.discover(&server.host()));
-    // Neither: refused.
-    let neither = client(vec![
-        ("SSL_CERT_DIR", other_dir),
-        ("SSL_CERT_FILE", "/nonexistent/tfdisco-bundle.pem".into()),
-    ]);
-    let e = error::<T>(neither.discover(&server.host()), ErrorKind::Tls);
-    assert_eq!(
-        transport_kind::<T>(&e),
-        TransportErrorKind::Certificate,
-        "{e}"
-    );
-    let _ = std::fs::remove_dir_all(&scratch);
-}
-
-pub fn ca_certificate_file<T: Subject>() {
-    let server = TestServer::start();
-    server.route(WELL_KNOWN, Reply::json("{}"));
-    let base = || {
-        ClientBuilder::new()
-            .system_roots(false)
-            .environment(Env::empty())
-            .timeout(GENEROUS)
-    };
-    let client = build::<T>(base().add_root_certificate_file(pki().ca_file()));
-    services::<T>(client.discover(&server.host()));
-    let missing: Result<Client<T>, _> = base()
-        .add_root_certificate_file("/nonexistent/tfdisco-ca.pem")
-        .build();
-    assert!(missing.is_err(), "{}: a missing CA file", T::NAME);
 }
 
 pub fn observer_sees_each_exchange<T: Subject>() {

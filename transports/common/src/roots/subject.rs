@@ -1,47 +1,40 @@
-//! OpenSSL's subject name hash (`X509_NAME_hash_ex`, `openssl x509 -hash`):
-//! the name a hashed certificate directory files a certificate under. Used
-//! to know which roots OpenSSL will find there; any doubt (a name this code
-//! cannot read) only means the root is handed over in the bundle instead.
-//!
-//! This runs for every root of a hashed directory at every start, so it
-//! allocates little: the buffers of a [`Scratch`] serve every certificate,
-//! and the canonical name is written into one of them an attribute at a
-//! time.
+//! Certificate subjects compared as OpenSSL compares them
+//! (`X509_NAME_cmp`): by their canonical encoding (`x509_name_canon`), which
+//! is also what OpenSSL hashes for the `<hash>.<n>` names of a hashed
+//! certificate directory (`X509_NAME_hash_ex`, `openssl x509 -hash`). Used to
+//! find every trust anchor of a subject (`TrustAnchors::with_subject`); a
+//! name this code cannot read only means the anchor is offered to the TLS
+//! library to compare itself.
 
-/// Buffers used again for each certificate hashed.
-#[derive(Default)]
-pub(crate) struct Scratch {
-    /// Base64 lines joined.
-    batch: Vec<u8>,
-    /// What they decode to.
-    der: Vec<u8>,
-    /// The canonical name.
-    canonical: Vec<u8>,
-    /// An attribute's canonical text, and its encoding.
-    text: Vec<u8>,
-    attribute: Vec<u8>,
+/// The canonical encoding of the subject of a DER certificate, `None` when
+/// this code cannot read it.
+pub(super) fn canonical_subject(certificate: &[u8]) -> Option<Vec<u8>> {
+    canonical_contents(subject(certificate)?)
 }
 
-/// The hash of the subject of a DER certificate, as OpenSSL computes it for
-/// `<hash>.<n>` entries; `None` when the certificate cannot be read here.
-/// `certificate` may be cut short anywhere after the subject: only the start
-/// of a certificate is needed (see [`subject_hash_of_pem`]).
+/// The canonical encoding of a DER Name (a `SEQUENCE` of RDNs, as
+/// `i2d_X509_NAME` writes it), `None` when this code cannot read it.
+pub(super) fn canonical_name(name: &[u8]) -> Option<Vec<u8>> {
+    let (contents, rest) = tlv(name, SEQUENCE)?;
+    if !rest.is_empty() {
+        return None;
+    }
+    canonical_contents(contents)
+}
+
+/// The canonical encoding of the contents of a Name.
+fn canonical_contents(name: &[u8]) -> Option<Vec<u8>> {
+    let mut out = Vec::with_capacity(name.len());
+    write_canonical_name(name, &mut out, &mut Vec::new(), &mut Vec::new())?;
+    Some(out)
+}
+
+/// OpenSSL's subject hash of a DER certificate (the first four bytes of the
+/// SHA-1 of its canonical subject, little-endian): what the tests compare
+/// with OpenSSL's own.
 #[cfg(test)]
-pub(crate) fn subject_hash(certificate: &[u8]) -> Option<u32> {
-    subject_hash_with(certificate, &mut Scratch::default())
-}
-
-/// `subject_hash`, with `scratch`'s buffers.
-fn subject_hash_with(certificate: &[u8], scratch: &mut Scratch) -> Option<u32> {
-    let subject = subject(certificate)?;
-    let Scratch {
-        canonical,
-        text,
-        attribute,
-        ..
-    } = scratch;
-    canonical.clear();
-    canonical_name(subject, canonical, text, attribute)?;
+fn subject_hash(certificate: &[u8]) -> Option<u32> {
+    let canonical = canonical_subject(certificate)?;
     let digest = sha1_smol::Sha1::from(&canonical).digest().bytes();
     Some(u32::from_le_bytes([
         digest[0], digest[1], digest[2], digest[3],
@@ -72,64 +65,6 @@ const OID: u8 = 0x06;
 const UTF8_STRING: u8 = 0x0C;
 const SEQUENCE: u8 = 0x30;
 const SET: u8 = 0x31;
-
-/// The subject hash of the certificate in the base64 text of a PEM block,
-/// decoding only as much of it as the subject needs (about a fifth).
-///
-/// What [`subject_hash_with`] gives for the bytes that
-/// `decode_base64_lines_until(text, |der| der.len() >= 256 && subject(der).is_some())`
-/// decodes, but with fewer calls into the decoder: whole lines are joined
-/// and decoded a few at a time, and the subject looked for after each batch
-/// (the hash depends only on the bytes up to the end of the subject, and
-/// once there they stay there). Anything unusual is left to that function.
-pub(crate) fn subject_hash_of_pem(text: &[u8], scratch: &mut Scratch) -> Option<u32> {
-    let mut lines = super::lines(text).map(<[u8]>::trim_ascii).peekable();
-    let mut batch = std::mem::take(&mut scratch.batch);
-    let mut der = std::mem::take(&mut scratch.der);
-    der.clear();
-    let hash = subject_hash_of_lines(text, &mut lines, &mut batch, &mut der, scratch);
-    scratch.batch = batch;
-    scratch.der = der;
-    hash
-}
-
-/// [`subject_hash_of_pem`] on the `lines` of `text`, decoding into `der`.
-fn subject_hash_of_lines<'a>(
-    text: &[u8],
-    lines: &mut std::iter::Peekable<impl Iterator<Item = &'a [u8]>>,
-    batch: &mut Vec<u8>,
-    der: &mut Vec<u8>,
-    scratch: &mut Scratch,
-) -> Option<u32> {
-    use base64::Engine;
-    let engine = &base64::engine::general_purpose::STANDARD;
-    let mut batch_size = 512;
-    while lines.peek().is_some() {
-        batch.clear();
-        while let Some(line) = lines.next_if(|line| line.len() % 4 == 0) {
-            batch.extend_from_slice(line);
-            if batch.len() >= batch_size {
-                break;
-            }
-        }
-        batch_size = 256;
-        if engine.decode_vec(&*batch, der).is_err() {
-            // Padding before the end of the text, or a character that is
-            // not base64: as one line at a time does it.
-            let start = super::decode_base64_lines_until(text, |der| {
-                der.len() >= 256 && subject(der).is_some()
-            })?;
-            return subject_hash_with(&start, scratch);
-        }
-        if der.len() >= 256 && subject(der).is_some() {
-            return subject_hash_with(der, scratch);
-        }
-        if lines.peek().is_some_and(|line| line.len() % 4 != 0) {
-            return subject_hash_with(&super::decode_base64_joined(text)?, scratch);
-        }
-    }
-    subject_hash_with(der, scratch)
-}
 
 /// The contents of the element of tag `tag` at the start of `input`, as far
 /// as `input` goes (it may end before the element does).
@@ -192,12 +127,12 @@ fn element(input: &[u8]) -> Option<(Element<'_>, &[u8])> {
     Some((element, &after_length[length..]))
 }
 
-/// Writes OpenSSL's canonical encoding of a Name (`x509_name_canon`) to
-/// `out`: each RDN as a DER `SET OF` its attributes (sorted by encoding),
+/// Writes OpenSSL's canonical encoding of the contents of a Name
+/// (`x509_name_canon`) to `out`: each RDN as a DER `SET OF` its attributes (sorted by encoding),
 /// the string values made UTF8String, trimmed, inner white space runs
 /// collapsed to one space and ASCII lower-cased; the RDNs concatenated
 /// without an outer SEQUENCE.
-fn canonical_name(
+fn write_canonical_name(
     name: &[u8],
     out: &mut Vec<u8>,
     text: &mut Vec<u8>,
@@ -378,15 +313,38 @@ mod tests {
         let pem = params.self_signed(&key).expect("a certificate").pem();
         let der = CertificateDer::from_pem_slice(pem.as_bytes()).expect("PEM");
         assert_eq!(subject_hash(der.as_ref()), Some(0xee40_26c4));
-        // From the PEM text, decoding only its start.
-        let text = pem
-            .trim()
-            .trim_start_matches("-----BEGIN CERTIFICATE-----")
-            .trim_end_matches("-----END CERTIFICATE-----");
-        assert_eq!(
-            subject_hash_of_pem(text.as_bytes(), &mut Scratch::default()),
-            Some(0xee40_26c4)
+    }
+
+    /// A Name on its own (as `i2d_X509_NAME` writes an issuer) has the
+    /// canonical form of the same name as a certificate's subject: here a
+    /// self-signed certificate's issuer, written differently.
+    #[test]
+    fn a_name_and_a_subject_compare_equal() {
+        let key = rcgen::KeyPair::generate().expect("a key");
+        let mut params = rcgen::CertificateParams::new(Vec::new()).expect("params");
+        params.distinguished_name = rcgen::DistinguishedName::new();
+        params
+            .distinguished_name
+            .push(rcgen::DnType::CommonName, "Tfdisco Test CA");
+        let pem = params.self_signed(&key).expect("a certificate").pem();
+        let der = CertificateDer::from_pem_slice(pem.as_bytes()).expect("PEM");
+        let subject = canonical_subject(der.as_ref()).expect("readable");
+        // The same name as a PrintableString, with other case and spaces.
+        let cn = b"  TFDISCO  test ca";
+        let mut ava = vec![0x06, 0x03, 0x55, 0x04, 0x03, 0x13, cn.len() as u8];
+        ava.extend_from_slice(cn);
+        let mut name = Vec::new();
+        push_header(
+            &mut name,
+            SEQUENCE,
+            header_len(header_len(ava.len()) + ava.len()) + header_len(ava.len()) + ava.len(),
         );
+        push_header(&mut name, SET, header_len(ava.len()) + ava.len());
+        push_header(&mut name, SEQUENCE, ava.len());
+        name.extend_from_slice(&ava);
+        assert_eq!(canonical_name(&name), Some(subject));
+        assert_eq!(canonical_name(&name[..name.len() - 1]), None, "cut short");
+        assert_eq!(canonical_name(b""), None);
     }
 
     /// Where a Debian-style directory is present, every hash link names its
@@ -416,13 +374,6 @@ mod tests {
             };
             let ours = subject_hash(cert.as_ref()).map(|h| format!("{h:08x}"));
             assert_eq!(ours.as_deref(), Some(hash), "{name}");
-            let block = super::super::pem_blocks(&pem).next().expect("a block");
-            let text = &pem[block];
-            assert_eq!(
-                subject_hash_of_pem(text, &mut Scratch::default()),
-                subject_hash(cert.as_ref()),
-                "{name}"
-            );
             checked += 1;
         }
         eprintln!("{checked} hash links checked");

@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# The curl transport's OpenSSL objects are all given back (issue 28): many
+# TLS handshakes through the issuer search, every client dropped, under
+# valgrind; fails on any definitely or indirectly lost block, or any memory
+# error, in the client process (the test server is a child process of its
+# own, not traced). Part of the test command (scripts/test.sh).
+#
+#   scripts/curl-leak-check.sh [HANDSHAKES]     (default 40)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+command -v valgrind >/dev/null || {
+  echo "valgrind is needed (apt-get install valgrind; .ci/run installs it)" >&2
+  exit 1
+}
+cargo build --locked -q -p tfdisco-curl --example handshakes
+target="$(cargo metadata --locked --format-version 1 --no-deps \
+  | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+log="$(mktemp)"
+trap 'rm -f "$log"' EXIT
+if ! valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect \
+    --show-leak-kinds=definite,indirect --error-exitcode=99 \
+    "$target/debug/examples/handshakes" "${1:-40}" >"$log" 2>&1; then
+  cat "$log" >&2
+  echo "the curl transport lost memory or misused it (valgrind above)" >&2
+  exit 1
+fi
+grep -E "discoveries|definitely lost|indirectly lost|ERROR SUMMARY" "$log"
