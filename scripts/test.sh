@@ -24,6 +24,9 @@ CARGO_TARGET_DIR=target cargo test --manifest-path "$example" --locked
 echo "== the curl transport gives back every OpenSSL object (valgrind)"
 scripts/curl-leak-check.sh
 
+echo "== the curl transport on libcurl with GnuTLS (the conformance suite) and NSS (refused)"
+scripts/curl-tls-libraries.sh
+
 echo "== the core has no I/O dependencies"
 if cargo tree -p tfdisco-core -e normal --prefix none --locked \
     | grep -E '^(tokio|hyper|curl|async-std|mio|socket2) ' ; then

@@ -29,14 +29,18 @@ fn main() {
     let handshakes: usize = first.and_then(|n| n.parse().ok()).unwrap_or(40);
     let bundle =
         std::env::temp_dir().join(format!("tfdisco-handshakes-{}.pem", std::process::id()));
-    let mut server = Command::new(std::env::current_exe().expect("this program"))
-        .arg("--serve")
-        .arg(&bundle)
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("the server starts");
+    let mut server = Server(
+        bundle.clone(),
+        Command::new(std::env::current_exe().expect("this program"))
+            .arg("--serve")
+            .arg(&bundle)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("the server starts"),
+    );
     let mut line = String::new();
-    BufReader::new(server.stdout.take().expect("its output"))
+    BufReader::new(server.1.stdout.take().expect("its output"))
         .read_line(&mut line)
         .expect("the server's port");
     let host = Hostname::parse(&format!("localhost:{}", line.trim())).expect("a host");
@@ -54,9 +58,19 @@ fn main() {
         }
         println!("client {client_number}: {} discoveries", handshakes / 2);
     }
-    let _ = server.kill();
-    let _ = server.wait();
-    let _ = std::fs::remove_file(&bundle);
+    drop(server);
+}
+
+/// The server's bundle and process, removed and stopped when dropped (also
+/// when a client fails).
+struct Server(std::path::PathBuf, std::process::Child);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.1.kill();
+        let _ = self.1.wait();
+        let _ = std::fs::remove_file(&self.0);
+    }
 }
 
 /// The server: writes the bundle (an unrelated root and the chain's),

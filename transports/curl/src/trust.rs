@@ -17,6 +17,10 @@ use crate::issuer;
 const NO_CA_DIRECTORY: &str = "/nonexistent/tfdisco-no-ca-directory";
 const NO_CA_FILE: &str = "/nonexistent/tfdisco-no-ca-file";
 
+/// `CURLE_NOT_BUILT_IN`: an option this libcurl's TLS library does not
+/// take (`curl-sys` leaves it out).
+const CURLE_NOT_BUILT_IN: curl_sys::CURLcode = 4;
+
 /// How the anchors are given to libcurl.
 pub(crate) enum Trust {
     /// libcurl on the OpenSSL this crate links: the hashed directories as
@@ -30,7 +34,7 @@ pub(crate) enum Trust {
         roots: Arc<issuer::Roots>,
     },
     /// Any other libcurl: every anchor in one PEM bundle, read now.
-    Bundle { pem: Vec<u8> },
+    Bundle(Bundle),
 }
 
 impl std::fmt::Debug for Trust {
@@ -41,7 +45,7 @@ impl std::fmt::Debug for Trust {
                 .debug_struct("Search")
                 .field("capath", capath)
                 .finish_non_exhaustive(),
-            Trust::Bundle { pem } => f.debug_struct("Bundle").field("bytes", &pem.len()).finish(),
+            Trust::Bundle(bundle) => bundle.fmt(f),
         }
     }
 }
@@ -49,6 +53,9 @@ impl std::fmt::Debug for Trust {
 impl Trust {
     /// The way libcurl takes `anchors` best; `bundle` forces the bundle.
     pub(crate) fn new(anchors: &TrustAnchors, bundle: bool) -> Result<Trust, BuildError> {
+        if let Some(refusal) = refused_tls_library(curl::Version::get().ssl_version()) {
+            return Err(BuildError::Tls(refusal));
+        }
         let why = if bundle {
             Some("asked for".to_owned())
         } else {
@@ -58,7 +65,7 @@ impl Trust {
             None => search(anchors),
             Some(why) => {
                 debug!(target: "tfdisco", %why, "libcurl gets every trust anchor as one PEM bundle");
-                Ok(Trust::Bundle { pem: anchors.pem() })
+                Bundle::new(anchors.pem()).map(Trust::Bundle)
             }
         }
     }
@@ -94,19 +101,82 @@ impl Trust {
                     })
                 })
             }
-            Trust::Bundle { pem } => {
-                if pem.is_empty() {
+            Trust::Bundle(bundle) => {
+                match bundle {
+                    Bundle::Blob(pem) => easy.ssl_cainfo_blob(pem)?,
+                    Bundle::File(file) => easy.cainfo(&file.0)?,
                     // No anchor at all: every handshake fails as untrusted,
                     // rather than falling back to a built-in bundle.
-                    easy.cainfo(NO_CA_FILE)?;
-                } else {
-                    easy.ssl_cainfo_blob(pem)?;
+                    Bundle::Nothing => easy.cainfo(NO_CA_FILE)?,
                 }
                 // No directory: libcurl's built-in one must not add to the
                 // bundle, which holds every anchor.
                 unset(easy, curl_sys::CURLOPT_CAPATH)
             }
         }
+    }
+}
+
+/// Every anchor as one PEM bundle, as libcurl takes it.
+#[derive(Debug)]
+pub(crate) enum Bundle {
+    /// In memory (`CURLOPT_CAINFO_BLOB`).
+    Blob(Vec<u8>),
+    /// In a file of the client's own, for a libcurl whose TLS library takes
+    /// no blob (GnuTLS and NSS, in libcurl 7.88).
+    File(BundleFile),
+    /// There is no anchor.
+    Nothing,
+}
+
+impl Bundle {
+    /// `pem` as libcurl takes it: a blob, or, when libcurl refuses blobs,
+    /// a file.
+    fn new(pem: Vec<u8>) -> Result<Bundle, BuildError> {
+        if pem.is_empty() {
+            return Ok(Bundle::Nothing);
+        }
+        match Easy::new().ssl_cainfo_blob(&pem) {
+            Ok(()) => Ok(Bundle::Blob(pem)),
+            Err(e) if e.code() == CURLE_NOT_BUILT_IN || e.is_unknown_option() => {
+                debug!(target: "tfdisco", "libcurl takes no CA blob: the bundle goes in a file");
+                BundleFile::write(&pem).map(Bundle::File).map_err(|e| {
+                    BuildError::Tls(format!("cannot write the CA bundle for libcurl: {e}"))
+                })
+            }
+            Err(e) => Err(BuildError::Transport(Box::new(e))),
+        }
+    }
+}
+
+/// A bundle file in the temporary directory, made for one client (created
+/// anew, readable by its owner only) and removed when the client is.
+#[derive(Debug)]
+pub(crate) struct BundleFile(std::path::PathBuf);
+
+impl BundleFile {
+    fn write(pem: &[u8]) -> std::io::Result<BundleFile> {
+        use std::io::Write;
+        use std::sync::atomic::{AtomicU64, Ordering};
+        static MADE: AtomicU64 = AtomicU64::new(0);
+        let path = std::env::temp_dir().join(format!(
+            "tfdisco-curl-{}-{}.pem",
+            std::process::id(),
+            MADE.fetch_add(1, Ordering::Relaxed)
+        ));
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create_new(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        let file = BundleFile(path);
+        options.open(&file.0)?.write_all(pem)?;
+        Ok(file)
+    }
+}
+
+impl Drop for BundleFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
     }
 }
 
@@ -129,6 +199,20 @@ fn search(anchors: &TrustAnchors) -> Result<Trust, BuildError> {
 #[cfg(not(all(unix, not(target_os = "macos"))))]
 fn search(_: &TrustAnchors) -> Result<Trust, BuildError> {
     unreachable!("why_bundle always answers here")
+}
+
+/// Why libcurl's TLS library (as `curl_version_info` names it) cannot give
+/// a client exactly the trust it was given, or `None` when it can. NSS
+/// (libcurl before 8.3) keeps every CA certificate any handle loaded for the
+/// life of the process and trusts it on every other handle: a client would
+/// trust the roots of every client built before it.
+fn refused_tls_library(curl_ssl: Option<&str>) -> Option<String> {
+    let nss = curl_ssl.filter(|name| name.starts_with("NSS/"))?;
+    Some(format!(
+        "libcurl uses {nss}, which trusts every CA certificate any client of the \
+         process loaded: use a libcurl built on OpenSSL or GnuTLS, or another \
+         tfdisco transport"
+    ))
 }
 
 /// Why libcurl must be given a bundle, or `None` when it can take the
@@ -202,7 +286,24 @@ fn unset(easy: &Easy, option: curl_sys::CURLoption) -> Result<(), curl::Error> {
 
 #[cfg(test)]
 mod tests {
-    use super::bundle_reason;
+    use super::{bundle_reason, refused_tls_library};
+
+    #[test]
+    fn a_libcurl_on_nss_is_refused() {
+        let refused = refused_tls_library(Some("NSS/3.87")).expect("refused");
+        assert!(
+            refused.starts_with("libcurl uses NSS/3.87, which trusts"),
+            "{refused}"
+        );
+        for fine in [
+            None,
+            Some("OpenSSL/3.0.19"),
+            Some("GnuTLS/3.7.9"),
+            Some("(NSS/3.87) OpenSSL/3.0.19"),
+        ] {
+            assert_eq!(refused_tls_library(fine), None, "{fine:?}");
+        }
+    }
 
     #[test]
     fn the_search_needs_libcurl_on_this_very_openssl() {
