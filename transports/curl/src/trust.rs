@@ -2,6 +2,7 @@
 //! the same trusted set as every other transport's (NET-4), given the way
 //! libcurl's TLS library takes it best.
 
+#[cfg(all(unix, not(target_os = "macos")))]
 use std::sync::Arc;
 
 use curl::easy::Easy;
@@ -118,7 +119,6 @@ impl Trust {
 }
 
 /// Every anchor as one PEM bundle, as libcurl takes it.
-#[derive(Debug)]
 pub(crate) enum Bundle {
     /// In memory (`CURLOPT_CAINFO_BLOB`).
     Blob(Vec<u8>),
@@ -127,6 +127,16 @@ pub(crate) enum Bundle {
     File(BundleFile),
     /// There is no anchor.
     Nothing,
+}
+
+impl std::fmt::Debug for Bundle {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Bundle::Blob(pem) => write!(f, "Bundle::Blob({} bytes)", pem.len()),
+            Bundle::File(file) => write!(f, "Bundle::File({})", file.0.display()),
+            Bundle::Nothing => f.write_str("Bundle::Nothing"),
+        }
+    }
 }
 
 impl Bundle {
@@ -151,7 +161,6 @@ impl Bundle {
 
 /// A bundle file in the temporary directory, made for one client (created
 /// anew, readable by its owner only) and removed when the client is.
-#[derive(Debug)]
 pub(crate) struct BundleFile(std::path::PathBuf);
 
 impl BundleFile {
