@@ -21,10 +21,23 @@ cargo fmt --manifest-path "$example" --check
 CARGO_TARGET_DIR=target cargo clippy --manifest-path "$example" --all-targets --locked -- -D warnings
 CARGO_TARGET_DIR=target cargo test --manifest-path "$example" --locked
 
-echo "== the core has no I/O dependencies"
-if cargo tree -p tfdisco-core -e normal --prefix none --locked \
-    | grep -E '^(tokio|hyper|curl|async-std|mio|socket2) ' ; then
-  echo "tfdisco-core must not depend on the crates above" >&2
+echo "== the sans-IO crates (core, provider) have no I/O dependencies"
+for crate in tfdisco-core tfdisco-provider; do
+  if cargo tree -p "$crate" -e normal --prefix none --locked \
+      | grep -E '^(tokio|hyper|curl|async-std|async-io|mio|socket2|polling|rustix|tempfile) ' ; then
+    echo "$crate must not depend on the crates above" >&2
+    exit 1
+  fi
+done
+
+echo "== the core's dependencies: no package hashing or signatures, at most 80 crates"
+core_tree="$(cargo tree -p tfdisco-core -e normal --prefix none --locked | sed 's/ (\*)$//' | sort -u)"
+if grep -E '^(pgp|sha2|crc32fast|base64) ' <<<"$core_tree"; then
+  echo "tfdisco-core must not depend on the crates above (they belong to tfdisco-provider)" >&2
+  exit 1
+fi
+if [ "$(wc -l <<<"$core_tree")" -gt 80 ]; then
+  echo "tfdisco-core depends on $(wc -l <<<"$core_tree") crates (at most 80)" >&2
   exit 1
 fi
 

@@ -4,8 +4,8 @@ use std::path::PathBuf;
 
 use clap::Args;
 use serde_json::{Value, json};
-use tfdisco_core::lock_plan::LockFailure;
 use tfdisco_core::{Platform, ProviderSource};
+use tfdisco_provider::lock_plan::LockFailure;
 use tfdisco_transport::{LockError, LockOptions, LockReport};
 
 use crate::exit;

@@ -8,10 +8,8 @@ use serde_json::{Value, json};
 use tfdisco_config::{
     Diagnostic, Severity, implied_mirror_diagnostics, implied_provider_installation, oci_repository,
 };
-use tfdisco_core::{
-    Choice, Dialect, Error, InstallationMethod, MethodChoice, MethodKind, MethodSummary,
-    ProviderSource,
-};
+use tfdisco_core::{Dialect, Error, ProviderSource};
+use tfdisco_provider::{Choice, InstallationMethod, MethodChoice, MethodKind, MethodSummary};
 
 use crate::exit;
 use crate::failure::{self, Failure};

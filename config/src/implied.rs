@@ -5,7 +5,8 @@
 
 use std::path::{Path, PathBuf};
 
-use tfdisco_core::{Dialect, Env, ProviderInstallation};
+use tfdisco_core::{Dialect, Env};
+use tfdisco_provider::ProviderInstallation;
 
 use crate::fs_mirror::{FilesystemMirror, MirrorError};
 use crate::{CliConfig, Diagnostic};
@@ -239,7 +240,7 @@ fn implied_from(
         let mirror = FilesystemMirror::scan(&dir.path, dialect);
         let providers = mirror
             .as_ref()
-            .map(FilesystemMirror::providers)
+            .map(|m| m.packages().providers())
             .unwrap_or_default();
         found.push((dir.path.clone(), providers));
         mirrors.push(ImpliedMirror { dir, mirror });

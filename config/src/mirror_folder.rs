@@ -11,10 +11,11 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use tfdisco_core::lock_plan::ArchiveSink;
-use tfdisco_core::{
-    ArchiveDigest, ArchiveEntry, Dialect, LocalLocation, Platform, ProviderSource, Sink, Version,
-    hash_package_reader, mirror_archives_document, mirror_index_document,
+use tfdisco_core::{Dialect, Platform, ProviderSource, Sink, Version};
+use tfdisco_provider::lock_plan::ArchiveSink;
+use tfdisco_provider::{
+    ArchiveDigest, ArchiveEntry, LocalLocation, hash_package_reader, mirror_archives_document,
+    mirror_index_document,
 };
 
 use crate::FilesystemMirror;

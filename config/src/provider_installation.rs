@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use tfdisco_core::{
-    DevOverride, Dialect, Env, InstallationMethod, MethodKind, ProviderInstallation,
-    ProviderPattern, ProviderSource, go_quote,
+use tfdisco_core::{Dialect, Env, ProviderSource, go_quote};
+use tfdisco_provider::{
+    DevOverride, InstallationMethod, MethodKind, ProviderInstallation, ProviderPattern,
 };
 
 use crate::Diagnostic;

@@ -19,7 +19,8 @@ use tfdisco_config::{
     Severity, app_data_dirs, download_retries, implied_mirror_dirs_for,
     implied_provider_installation, oci_repository,
 };
-use tfdisco_core::{MethodError, MethodKind, ProviderSource, Reason};
+use tfdisco_core::ProviderSource;
+use tfdisco_provider::{MethodError, MethodKind, Reason};
 
 use common::Home;
 use results::{Results, table};
@@ -319,7 +320,7 @@ fn opentofu_implicit_source() {
                 .find(|m| &m.dir.path == path)
                 .and_then(|m| m.mirror.as_ref().ok())
                 .ok_or(MethodError::ProviderNotFound)?;
-            Ok((mirror.versions(&provider), Vec::new()))
+            Ok((mirror.packages().versions(&provider), Vec::new()))
         });
         let outcome = match versions {
             Ok(v) if !v.versions.is_empty() => Ok(()),

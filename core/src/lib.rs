@@ -21,11 +21,6 @@
 //!   versions, a module's download location, a provider package), goals of
 //!   the same engine (`Fetch::provider_versions`, …). [`ModulePackage`]: a
 //!   download location (or any remote module source) as `init` detects it.
-//! - [`ProviderInstallation`]: the CLI configuration's installation methods
-//!   ([`InstallationMethod`], [`ProviderPattern`]), which of them would
-//!   install a provider and why, and how their answers combine; what each
-//!   path of a filesystem mirror is ([`classify_mirror_path`],
-//!   [`LocalPackage`]).
 //! - [`Credentials`] and the [`CredentialsSource`] trait; [`Env`], a
 //!   snapshot of environment variables the other crates read.
 //!
@@ -111,13 +106,9 @@ mod download;
 mod env;
 mod error;
 mod fetch;
-mod fs_mirror;
 mod go_quote;
 pub mod hostname;
-mod installation;
-pub mod lock_plan;
 mod mirror;
-mod package_hash;
 mod registry_api;
 mod service_id;
 mod services;
@@ -145,27 +136,11 @@ pub use download::{Contents, Download, Sink};
 pub use env::Env;
 pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, TransportErrorKind};
 pub use fetch::{Action, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Retry, RetryPolicy};
-pub use fs_mirror::{
-    EntryKind, LocalLocation, LocalPackage, MirrorEntry, MirrorPath, classify_mirror_path,
-    sort_local_packages,
-};
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
-pub use installation::{
-    AvailableVersions, Choice, DevOverride, InstallationMethod, MethodChoice, MethodError,
-    MethodKind, MethodSummary, MultiSourceError, PatternError, ProviderInstallation,
-    ProviderPattern, Reason, available_versions, first_package,
-};
 pub use mirror::{
-    ArchiveEntry, MirrorArchive, MirrorArchives, MirrorArchivesRequest, MirrorVersions,
-    MirrorVersionsRequest, NetworkMirror, mirror_archives_document, mirror_index_document,
-};
-pub use package_hash::{
-    ArchiveDigest, Authentication, AuthenticationError, EMPTY_H1, HASHICORP_KEY_ID,
-    HASHICORP_PARTNERS_KEY_ID, MirrorAuthentication, PackageCheck, PackageHashError, PackageHasher,
-    PackageHashes, Sha256Sums, SignatureCheck, SignatureError, Signatures, Signer, SumsError,
-    Trust, TrustRoots, authenticate_mirror_archive, authenticate_package, hash_package,
-    hash_package_reader, hash1_of_files, verify_signature,
+    MirrorArchive, MirrorArchives, MirrorArchivesRequest, MirrorVersions, MirrorVersionsRequest,
+    NetworkMirror,
 };
 pub use registry_api::PlatformPackage;
 pub use registry_api::{

@@ -25,8 +25,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod documents;
-
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Instant;
@@ -34,8 +32,6 @@ use std::time::Instant;
 use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use url::Url;
-
-pub use documents::{ArchiveEntry, mirror_archives_document, mirror_index_document};
 
 use crate::fetch::{Fetch, Goal, Next};
 use crate::registry_api::{Extent, RegistryCall, nullable, parse_json, wrap};

@@ -11,7 +11,7 @@ use std::path::Path;
 use napi::bindgen_prelude::{Function, FunctionRef, Unknown};
 use napi::{Env, Status};
 use napi_derive::napi;
-use tfdisco_core::lock_plan::LockFailure;
+use tfdisco_provider::lock_plan::LockFailure;
 use tfdisco_transport::LockError;
 
 /// The kind of errors in the client's options (what the CLI reports as
@@ -152,7 +152,7 @@ impl Failure {
         let shown = path.display();
         if let Some(refused) = error
             .get_ref()
-            .and_then(|inner| inner.downcast_ref::<tfdisco_core::PackageHashError>())
+            .and_then(|inner| inner.downcast_ref::<tfdisco_provider::PackageHashError>())
         {
             let mut failure = Failure::new(INVALID_PACKAGE, format!("{shown}: {refused}"));
             failure.0.problem = Some(refused.kind());

@@ -14,7 +14,8 @@ use napi_derive::napi;
 use std::collections::HashMap;
 
 use tfdisco_config::CliConfig;
-use tfdisco_core::{Dialect, MethodSummary, Platform, ProviderSource, hash_package_reader};
+use tfdisco_core::{Dialect, Platform, ProviderSource};
+use tfdisco_provider::{MethodSummary, hash_package_reader};
 use tfdisco_transport::{LockOptions, LockReport, MirrorOptions, MirrorReport};
 
 use crate::errors::{Failure, OrThrow};

@@ -8,7 +8,8 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::types::PyMapping;
 use tfdisco_config::CliConfig;
-use tfdisco_core::{Env, MethodSummary};
+use tfdisco_core::Env;
+use tfdisco_provider::MethodSummary;
 
 use crate::dialect::parse_dialect;
 use crate::options::parse_env;

@@ -14,8 +14,9 @@ use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
-use tfdisco_core::lock_plan::LockFailure;
-use tfdisco_core::{Dialect, PackageHashError, Platform, hash_package_reader};
+use tfdisco_provider::lock_plan::LockFailure;
+use tfdisco_core::{Dialect, Platform};
+use tfdisco_provider::{PackageHashError, hash_package_reader};
 use tfdisco_transport::{
     DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
     MirroredProvider, ProviderReport,

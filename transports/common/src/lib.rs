@@ -147,6 +147,8 @@ pub mod reexports {
         ModuleSource, ModuleVersions, Next, Platform, ProviderPackage, ProviderSource,
         ProviderVersion, ProviderVersions, RequestKind, Resolved, Retry, RetryPolicy, ServiceId,
         Services, Sink, SourceError, StartError, StaticCredentials, Ticket, TransportError,
-        TransportErrorKind, Trust, credentials_for,
+        TransportErrorKind, credentials_for,
     };
+    #[cfg(feature = "cli-config")]
+    pub use tfdisco_provider::{self, Trust};
 }

@@ -16,14 +16,14 @@ use tfdisco_config::{
     Configuration, ConfigurationError, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockFileError,
     LockedProvider, MirrorFolder, hash_local_package,
 };
-use tfdisco_core::lock_plan::{
+use tfdisco_core::{
+    Contents, Dialect, Error, NetworkMirror, Platform, ProviderSource, Version, VersionConstraints,
+};
+use tfdisco_provider::lock_plan::{
     ArchiveSink, DOCUMENT_LIMIT, Job, JobId, JobOutput, LockFailure, LockPlan, Origin,
     ProviderLock, Requirement,
 };
-use tfdisco_core::{
-    Contents, Dialect, Error, LocalPackage, NetworkMirror, Platform, ProviderSource,
-    SignatureCheck, Trust, Version, VersionConstraints,
-};
+use tfdisco_provider::{LocalPackage, SignatureCheck, Trust};
 
 use crate::{AsyncClient, BlockingClient, Transport};
 
@@ -404,7 +404,7 @@ impl LockRun {
                         path: folder.clone(),
                         error: error.into(),
                     })?;
-                Origin::Filesystem(scan.packages().to_vec())
+                Origin::Filesystem(scan.packages().clone())
             }
             None => options.origin.clone(),
         };
@@ -530,7 +530,7 @@ impl<T: Transport> AsyncClient<T> {
         }
     }
 
-    /// Makes one request of a `tfdisco_core::lock_plan::LockPlan`: the registry calls with this
+    /// Makes one request of a `tfdisco_provider::lock_plan::LockPlan`: the registry calls with this
     /// client's discovery and credentials, the downloads without a token,
     /// a filesystem mirror's packages hashed from disk.
     pub async fn run_job(&self, job: Job) -> Result<JobOutput, Error> {

@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use tfdisco_config::MirrorFolder;
-use tfdisco_core::lock_plan::{LockPlan, ProviderLock};
-use tfdisco_core::{Dialect, Platform, ProviderSource, SignatureCheck, Trust, Version};
+use tfdisco_core::{Dialect, Platform, ProviderSource, Version};
+use tfdisco_provider::lock_plan::{LockPlan, ProviderLock};
+use tfdisco_provider::{SignatureCheck, Trust};
 
 use crate::lock::{Archives, Inputs, platforms_or_current};
 use crate::{AsyncClient, BlockingClient, DEFAULT_LOCK_CONCURRENCY, LockError, Transport};

@@ -17,7 +17,7 @@ pub struct ArchiveEntry {
 /// `index.json`: `{"versions": {"<version>": {}, …}}`.
 ///
 /// ```
-/// let doc = tfdisco_core::mirror_index_document(["1.1.0", "1.0.0"]);
+/// let doc = tfdisco_provider::mirror_index_document(["1.1.0", "1.0.0"]);
 /// assert_eq!(
 ///     String::from_utf8(doc).unwrap(),
 ///     "{\n  \"versions\": {\n    \"1.0.0\": {},\n    \"1.1.0\": {}\n  }\n}"

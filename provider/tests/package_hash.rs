@@ -6,7 +6,9 @@ mod zipwriter;
 
 use std::path::PathBuf;
 
-use tfdisco_core::{EMPTY_H1, PackageHashError, PackageHasher, hash_package, hash_package_reader};
+use tfdisco_provider::{
+    EMPTY_H1, PackageHashError, PackageHasher, hash_package, hash_package_reader,
+};
 use zipwriter::{Descriptor, Entry, Method, Zip, hash1};
 
 fn fixture(name: &str) -> Vec<u8> {

@@ -11,7 +11,7 @@ mod zipwriter;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use tfdisco_core::PackageHasher;
+use tfdisco_provider::PackageHasher;
 use zipwriter::{Descriptor, Entry, Method, Zip};
 
 struct Counting;

@@ -5,16 +5,17 @@
 //! purpose are listed under `provider_installation/` in
 //! `expected_differences.txt`.
 
-#[path = "common/results.rs"]
+#[path = "../../core/tests/common/results.rs"]
 mod results;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tfdisco_core::{
-    Choice, DevOverride, Dialect, InstallationMethod, MethodError, MethodKind, MultiSourceError,
-    Platform, ProviderInstallation, ProviderPattern, ProviderSource, Reason, Version,
+use tfdisco_core::{Dialect, Platform, ProviderSource, Version};
+use tfdisco_provider::{
+    Choice, DevOverride, InstallationMethod, MethodError, MethodKind, MultiSourceError,
+    ProviderInstallation, ProviderPattern, Reason,
 };
 
 use results::{Results, table};

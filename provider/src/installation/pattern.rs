@@ -3,7 +3,7 @@
 
 use std::fmt;
 
-use crate::{Dialect, Hostname, ProviderSource, go_quote};
+use tfdisco_core::{Dialect, Hostname, ProviderSource, go_quote};
 
 /// One `include` or `exclude` pattern of an installation method:
 /// `HOSTNAME/NAMESPACE/TYPE` or `NAMESPACE/TYPE` (the dialect's default
@@ -16,7 +16,8 @@ use crate::{Dialect, Hostname, ProviderSource, go_quote};
 /// NFC), so `HashiCorp/*` matches `registry.terraform.io/hashicorp/aws`.
 ///
 /// ```
-/// use tfdisco_core::{Dialect, ProviderPattern, ProviderSource};
+/// use tfdisco_core::{Dialect, ProviderSource};
+/// use tfdisco_provider::ProviderPattern;
 ///
 /// let pattern = ProviderPattern::parse("HashiCorp/*", Dialect::Terraform)?;
 /// assert_eq!(pattern.to_string(), "registry.terraform.io/hashicorp/*");

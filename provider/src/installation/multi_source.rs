@@ -5,7 +5,7 @@
 
 use std::fmt;
 
-use crate::{Platform, ProviderSource, Version};
+use tfdisco_core::{Platform, ProviderSource, Version};
 
 /// Why one method has no answer for a provider (Go's `getproviders`
 /// errors). The first three let the next method answer; `Other` ends the
@@ -156,7 +156,8 @@ pub fn available_versions<E>(
 /// back with its position among the answers.
 ///
 /// ```
-/// use tfdisco_core::{Dialect, MethodError, MultiSourceError, Platform, ProviderSource, Version, first_package};
+/// use tfdisco_core::{Dialect, Platform, ProviderSource, Version};
+/// use tfdisco_provider::{MethodError, first_package};
 ///
 /// let provider = ProviderSource::parse("hashicorp/foo", Dialect::Terraform)?;
 /// let answers: Vec<Result<&str, MethodError<String>>> =

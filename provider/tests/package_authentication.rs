@@ -4,6 +4,7 @@
 //! `SHA256SUMS` and the signatures are fixtures; no private key is kept),
 //! the trust levels, OpenTofu's `packages`, and the order of the checks.
 
+#[path = "../../core/tests/common/mod.rs"]
 mod common;
 
 use std::path::PathBuf;
@@ -11,10 +12,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    AuthenticationError, Config, Dialect, Error, Fetch, Hostname, PackageCheck, PackageHashes,
-    Platform, ProviderPackage, ProviderSource, Services, Sha256Sums, SignatureCheck,
-    SignatureError, SigningKey, SumsError, Trust, TrustRoots, authenticate_package, hash_package,
-    verify_signature,
+    Config, Dialect, Error, Fetch, Hostname, Platform, ProviderPackage, ProviderSource, Services,
+    SigningKey,
+};
+use tfdisco_provider::{
+    AuthenticationError, PackageCheck, PackageHashes, Sha256Sums, SignatureCheck, SignatureError,
+    SumsError, Trust, TrustRoots, authenticate_package, hash_package, verify_signature,
 };
 
 use common::{Net, Reply};
@@ -313,7 +316,7 @@ fn authenticate(
     signature: &[u8],
     archive: &PackageHashes,
     how: &SignatureCheck,
-) -> Result<tfdisco_core::Authentication, AuthenticationError> {
+) -> Result<tfdisco_provider::Authentication, AuthenticationError> {
     authenticate_package(
         &PackageCheck {
             package,

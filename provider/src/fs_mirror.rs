@@ -11,11 +11,13 @@
 //! The walk itself (`tfdisco_config::FilesystemMirror::scan`) gives each
 //! path it visits to [`classify_mirror_path`], which says whether it is a
 //! package, a warning (Go's `[WARN]` log lines, without the prefix) or
-//! nothing; [`sort_local_packages`] puts the packages in Go's order.
+//! nothing; [`LocalPackages`] holds the packages in Go's order and says
+//! which one a version and platform get.
 //!
 //! ```
 //! use std::path::Path;
-//! use tfdisco_core::{Dialect, EntryKind, LocalLocation, MirrorEntry, MirrorPath, classify_mirror_path};
+//! use tfdisco_core::Dialect;
+//! use tfdisco_provider::{EntryKind, LocalLocation, MirrorEntry, MirrorPath, classify_mirror_path};
 //!
 //! let base = Path::new("/mirror");
 //! let path = MirrorPath {
@@ -35,10 +37,13 @@
 //! );
 //! ```
 
-use std::cmp::Ordering;
+mod packages;
+
 use std::path::{Path, PathBuf};
 
-use crate::{Dialect, Hostname, Platform, ProviderSource, Version, go_quote};
+use tfdisco_core::{Dialect, Hostname, Platform, ProviderSource, Version, go_quote};
+
+pub use packages::LocalPackages;
 
 /// Where a package of a filesystem mirror is.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -320,21 +325,4 @@ fn parse_platform(given: &str) -> Result<Platform, &'static str> {
         return Err("architecture portion must not contain whitespace");
     }
     Ok(Platform::new(os, arch))
-}
-
-/// Go's order of a mirror's packages (FSM-4): by provider, then platform
-/// (operating system, then architecture, as text), then version
-/// (precedence, build metadata aside); packages equal in all three keep
-/// the walk's order, so an unpacked directory comes before the archive of
-/// the same version and platform.
-pub fn sort_local_packages(packages: &mut [LocalPackage]) {
-    packages.sort_by(cmp_packages);
-}
-
-fn cmp_packages(a: &LocalPackage, b: &LocalPackage) -> Ordering {
-    a.source
-        .cmp(&b.source)
-        .then_with(|| a.platform.os.cmp(&b.platform.os))
-        .then_with(|| a.platform.arch.cmp(&b.platform.arch))
-        .then_with(|| a.version.cmp_precedence(&b.version))
 }

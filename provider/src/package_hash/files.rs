@@ -18,11 +18,11 @@ use super::error::PackageHashError;
 /// from elsewhere.
 ///
 /// ```
-/// use tfdisco_core::{EMPTY_H1, hash1_of_files};
+/// use tfdisco_provider::{EMPTY_H1, hash1_of_files};
 ///
 /// let none: [(&str, [u8; 32]); 0] = [];
 /// assert_eq!(hash1_of_files(&none)?, EMPTY_H1);
-/// # Ok::<(), tfdisco_core::PackageHashError>(())
+/// # Ok::<(), tfdisco_provider::PackageHashError>(())
 /// ```
 pub fn hash1_of_files<N: AsRef<[u8]>>(files: &[(N, [u8; 32])]) -> Result<String, PackageHashError> {
     let named: Vec<Named<'_>> = files

@@ -20,10 +20,8 @@
 //!
 //! ```
 //! use std::path::PathBuf;
-//! use tfdisco_core::{
-//!     Dialect, InstallationMethod, MethodKind, ProviderInstallation, ProviderPattern,
-//!     ProviderSource,
-//! };
+//! use tfdisco_core::{Dialect, ProviderSource};
+//! use tfdisco_provider::{InstallationMethod, MethodKind, ProviderInstallation, ProviderPattern};
 //!
 //! let d = Dialect::Terraform;
 //! let installation = ProviderInstallation::new(vec![
@@ -55,7 +53,7 @@ use std::path::PathBuf;
 
 use url::Url;
 
-use crate::{Platform, ProviderSource, Version};
+use tfdisco_core::{Platform, ProviderSource, Version};
 
 pub use multi_source::{
     AvailableVersions, MethodError, MultiSourceError, available_versions, first_package,
@@ -473,7 +471,7 @@ pub enum Reason {
 
 impl fmt::Display for Reason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        use crate::go_quote;
+        use tfdisco_core::go_quote;
         match self {
             Reason::DevOverride { dir } => write!(
                 f,

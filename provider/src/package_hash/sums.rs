@@ -4,7 +4,7 @@
 
 use std::fmt;
 
-use crate::go_quote;
+use tfdisco_core::go_quote;
 
 /// A release's `SHA256SUMS` document: lines of `<hex SHA-256>  <file name>`,
 /// as HashiCorp's release process and goreleaser write them.

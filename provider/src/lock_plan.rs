@@ -19,9 +19,10 @@
 //! reported.
 //!
 //! ```
-//! use tfdisco_core::lock_plan::{Job, LockPlan, Requirement};
 //! use std::time::SystemTime;
-//! use tfdisco_core::{Dialect, Platform, ProviderSource, SignatureCheck, VersionConstraints};
+//! use tfdisco_core::{Dialect, Platform, ProviderSource, VersionConstraints};
+//! use tfdisco_provider::SignatureCheck;
+//! use tfdisco_provider::lock_plan::{Job, LockPlan, Requirement};
 //!
 //! let source = ProviderSource::parse("example.com/ns/alpha", Dialect::Terraform)?;
 //! let constraints = VersionConstraints::parse("~> 1.0", Dialect::Terraform)?;
@@ -41,15 +42,17 @@ use std::fmt;
 
 use url::Url;
 
-use crate::fs_mirror::LocalPackage;
-use crate::mirror::{MirrorArchives, MirrorVersions, NetworkMirror};
+use tfdisco_core::{
+    Dialect, Error, ErrorKind, Hostname, MirrorArchives, MirrorVersions, NetworkMirror, Platform,
+    ProviderPackage, ProviderSource, ProviderVersions, SelectionError, Sink, Version,
+    VersionConstraints, select,
+};
+
+use crate::fs_mirror::{LocalPackage, LocalPackages};
 use crate::package_hash::{
     ArchiveDigest, AuthenticationError, PackageCheck, PackageHasher, PackageHashes, SignatureCheck,
     Trust, authenticate_mirror_archive, authenticate_package,
 };
-use crate::registry_api::{Platform, ProviderPackage, ProviderVersions};
-use crate::version::{SelectionError, Version, VersionConstraints, select};
-use crate::{Dialect, Error, ErrorKind, Hostname, ProviderSource, Sink};
 
 /// The largest `SHA256SUMS` or signature a lock run reads: 16 MiB, the
 /// registry answers' limit (D10).
@@ -80,9 +83,8 @@ pub enum Origin {
     /// A network mirror, for every provider.
     NetworkMirror(NetworkMirror),
     /// A filesystem mirror (`-fs-mirror=DIR`), for every provider: the
-    /// packages found in it, in Go's order (`tfdisco_config`'s
-    /// `FilesystemMirror::scan`).
-    Filesystem(Vec<LocalPackage>),
+    /// packages found in it (`tfdisco_config`'s `FilesystemMirror::scan`).
+    Filesystem(LocalPackages),
 }
 
 /// Names a job handed out by [`LockPlan::next_job`].
@@ -469,20 +471,10 @@ impl LockPlan {
             });
         }
         if let Origin::Filesystem(packages) = &plan.origin {
-            // Every version of every platform counts (FSM-5).
             let found: Vec<Vec<Version>> = plan
                 .providers
                 .iter()
-                .map(|provider| {
-                    let mut versions: Vec<Version> = packages
-                        .iter()
-                        .filter(|p| p.source == provider.requirement.source)
-                        .map(|p| p.version.clone())
-                        .collect();
-                    versions.sort();
-                    versions.dedup();
-                    versions
-                })
+                .map(|provider| packages.versions(&provider.requirement.source))
                 .collect();
             for (p, versions) in found.into_iter().enumerate() {
                 plan.on_versions(p, versions);
@@ -639,20 +631,17 @@ impl LockPlan {
     }
 
     /// A filesystem mirror's packages of the selected version: one job per
-    /// platform (the first package found for it, FSM-5), or the first
-    /// platform it has none for.
+    /// platform (the package FSM-5 chooses), or the first platform it has
+    /// none for.
     fn on_local(
         &mut self,
         p: usize,
-        packages: &[LocalPackage],
+        packages: &LocalPackages,
         source: &ProviderSource,
         version: &Version,
     ) {
         for (i, platform) in self.platforms.clone().into_iter().enumerate() {
-            let found = packages
-                .iter()
-                .find(|l| &l.source == source && &l.version == version && l.platform == platform);
-            let Some(package) = found else {
+            let Some(package) = packages.package(source, version, &platform) else {
                 let why = format!("provider {source} {version} is not available for {platform}");
                 return self.fail(p, Some(i), LockProblem::NotInMirror(why));
             };

@@ -183,7 +183,7 @@ fn dearmor(armored: &str) -> Result<Vec<u8>, String> {
 pub(super) fn trust(
     document: &[u8],
     signature: &[u8],
-    signing_key: &crate::SigningKey,
+    signing_key: &tfdisco_core::SigningKey,
     roots: &TrustRoots,
     now: SystemTime,
 ) -> Result<Trust, TrustError> {

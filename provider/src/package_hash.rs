@@ -55,7 +55,7 @@ pub const EMPTY_H1: &str = "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=";
 /// entry; time is linear in the archive and what it inflates to.
 ///
 /// ```
-/// use tfdisco_core::PackageHasher;
+/// use tfdisco_provider::PackageHasher;
 ///
 /// // An empty zip archive: just the end of central directory record.
 /// let archive = b"PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0";
@@ -66,7 +66,7 @@ pub const EMPTY_H1: &str = "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=";
 /// let hashes = hasher.finish()?;
 /// assert_eq!(hashes.h1(), "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=");
 /// assert_eq!(hashes.size(), 22);
-/// # Ok::<(), tfdisco_core::PackageHashError>(())
+/// # Ok::<(), tfdisco_provider::PackageHashError>(())
 /// ```
 pub struct PackageHasher {
     archive: Sha256,

@@ -3,19 +3,21 @@
 //! mirror made of the tree Terraform's `providers mirror` wrote
 //! (docs/behaviour.md, LOCKRUN-1 to LOCKRUN-4, LOCKRUN-7).
 
+#[path = "../../core/tests/common/mod.rs"]
 mod common;
 
 use std::path::PathBuf;
 use std::time::SystemTime;
 
-use tfdisco_core::lock_plan::{
-    ArchiveSink, Job, JobId, JobOutput, LockFailure, LockPlan, LockProblem, Requirement,
-};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
     Dialect, Error, Platform, ProviderPackage, ProviderSource, ProviderVersion, ProviderVersions,
-    SignatureCheck, SigningKey, Sink, Trust, Version, VersionConstraints,
+    SigningKey, Sink, Version, VersionConstraints,
 };
+use tfdisco_provider::lock_plan::{
+    ArchiveSink, Job, JobId, JobOutput, LockFailure, LockPlan, LockProblem, Requirement,
+};
+use tfdisco_provider::{SignatureCheck, Trust};
 
 const T: Dialect = Dialect::Terraform;
 const HOST: &str = "registry.example.com";
@@ -401,9 +403,10 @@ fn shared_signature_checks_follow_their_inputs() {
 /// wrote (`transports/testkit/fixtures/mirror-goldens/mirror-fresh`), its
 /// documents read by the real goals on the socket-free harness.
 mod mirror {
-    use tfdisco_core::lock_plan::{Job, JobOutput, LockPlan, Origin};
     use tfdisco_core::url::Url;
-    use tfdisco_core::{Config, Dialect, Error, Fetch, NetworkMirror, SignatureCheck};
+    use tfdisco_core::{Config, Dialect, Error, Fetch, NetworkMirror};
+    use tfdisco_provider::SignatureCheck;
+    use tfdisco_provider::lock_plan::{Job, JobOutput, LockPlan, Origin};
 
     use super::common::{Net, Reply};
     use super::{HOST, T, platform, read, requirement};
@@ -512,7 +515,7 @@ mod mirror {
         )
         .expect("the golden");
         for lock in &locks {
-            assert_eq!(lock.trust, tfdisco_core::Trust::Checksum);
+            assert_eq!(lock.trust, tfdisco_provider::Trust::Checksum);
             assert_eq!(lock.key_id, None);
             assert_eq!(lock.hashes.len(), 3, "{:?}", lock.hashes);
             for hash in &lock.hashes {

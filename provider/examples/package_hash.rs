@@ -2,7 +2,7 @@
 //! chunks as a download would feed them:
 //!
 //! ```text
-//! cargo run -p tfdisco-core --example package_hash -- terraform-provider-x_1.0.0_linux_amd64.zip
+//! cargo run -p tfdisco-provider --example package_hash -- terraform-provider-x_1.0.0_linux_amd64.zip
 //! terraform-provider-x_1.0.0_linux_amd64.zip  h1:…=  zh:…
 //! ```
 //!
@@ -12,7 +12,7 @@
 use std::fs::File;
 use std::process::ExitCode;
 
-use tfdisco_core::{PackageHashError, hash_package_reader};
+use tfdisco_provider::{PackageHashError, hash_package_reader};
 
 fn main() -> ExitCode {
     let mut status = ExitCode::SUCCESS;

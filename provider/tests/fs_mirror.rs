@@ -5,9 +5,10 @@
 
 use std::path::{Path, PathBuf};
 
-use tfdisco_core::{
-    Dialect, EMPTY_H1, EntryKind, LocalLocation, LocalPackage, MirrorEntry, MirrorPath,
-    PackageHashError, classify_mirror_path, hash1_of_files, sort_local_packages,
+use tfdisco_core::Dialect;
+use tfdisco_provider::{
+    EMPTY_H1, EntryKind, LocalLocation, LocalPackage, LocalPackages, MirrorEntry, MirrorPath,
+    PackageHashError, classify_mirror_path, hash1_of_files,
 };
 
 const BASE: &str = "/m";
@@ -272,7 +273,7 @@ fn links_and_unreadable_paths() {
 #[test]
 fn packages_sort_as_go_sorts_them() {
     let d = "registry.terraform.io/hashicorp";
-    let mut packages: Vec<LocalPackage> = [
+    let packages: Vec<LocalPackage> = [
         (format!("{d}/null/2.0.0/linux_amd64"), Directory),
         (format!("{d}/null/1.10.0/linux_amd64"), Directory),
         (format!("{d}/null/1.2.0/darwin_arm64"), Directory),
@@ -286,7 +287,7 @@ fn packages_sort_as_go_sorts_them() {
     .into_iter()
     .map(|(p, k)| package(classify(&p, k)))
     .collect();
-    sort_local_packages(&mut packages);
+    let packages = LocalPackages::new(packages);
     let shown: Vec<String> = packages
         .iter()
         .map(|p| {

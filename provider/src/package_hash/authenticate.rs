@@ -13,7 +13,7 @@ use super::PackageHashes;
 use super::signature::{SignatureError, Signer, verify_signature};
 use super::sums::{Sha256Sums, SumsError, decode_sha256, hex};
 use super::trust::{Trust, TrustRoots, trust};
-use crate::{Dialect, ProviderPackage};
+use tfdisco_core::{Dialect, ProviderPackage};
 
 /// OpenTofu's default registry: providers from it may come without
 /// signing keys (the signature is then not checked).
@@ -282,7 +282,7 @@ fn check_packages(package: &ProviderPackage, archive: &PackageHashes) -> Result<
         .ok_or_else(|| {
             format!(
                 "registry response missing package with platform {}",
-                crate::go_quote(&package.platform.to_string())
+                tfdisco_core::go_quote(&package.platform.to_string())
             )
         })?;
     if platform.package_size <= 0 {
@@ -304,8 +304,8 @@ fn check_packages(package: &ProviderPackage, archive: &PackageHashes) -> Result<
             return Err(format!(
                 "registry response expected sha256sum is {}, which does not match the \
                  platform's value of {}",
-                crate::go_quote(&package.shasum),
-                crate::go_quote(value)
+                tfdisco_core::go_quote(&package.shasum),
+                tfdisco_core::go_quote(value)
             ));
         }
         found = true;
@@ -474,7 +474,7 @@ pub fn authenticate_mirror_archive(
         }
         [one] => format!(
             "provider package doesn't match the expected checksum {}",
-            crate::go_quote(one)
+            tfdisco_core::go_quote(one)
         ),
         _ => "provider package doesn't match the any of the expected checksums".to_owned(),
     };

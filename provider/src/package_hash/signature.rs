@@ -10,7 +10,7 @@ use pgp::composed::{Deserializable, SignedPublicKey};
 use pgp::packet::{Packet, PacketParser, Signature, SignatureType};
 use pgp::types::{KeyDetails, KeyId};
 
-use crate::SigningKey;
+use tfdisco_core::SigningKey;
 
 /// Which of the registry's signing keys signed `SHA256SUMS`.
 #[derive(Clone, Debug, PartialEq, Eq)]
