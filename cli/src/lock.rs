@@ -1,5 +1,6 @@
 //! `tfdisco lock`: `terraform providers lock` without Terraform.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -36,9 +37,9 @@ pub(crate) struct LockOpts {
     /// layout; the packages are not authenticated).
     #[arg(long, value_name = "DIR")]
     fs_mirror: Option<PathBuf>,
-    /// How many requests to make at once.
-    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_LOCK_CONCURRENCY)]
-    jobs: usize,
+    /// How many requests to make at once (at least 1).
+    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
+    jobs: NonZeroUsize,
     /// JSON output: lock_file, changed, platforms, and per provider source,
     /// version, constraints, hashes_added, trust, key_id; on failure
     /// error and failures (source, version, platform, kind, message).
@@ -49,23 +50,25 @@ pub(crate) struct LockOpts {
 }
 
 pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
-    let mut options = LockOptions::new().concurrency(opts.jobs);
+    let mut options = LockOptions::new().jobs(opts.jobs);
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);
     }
     options = options.mirrors(opts.net_mirror.as_deref(), opts.fs_mirror.clone())?;
     for given in &opts.providers {
-        let source = ProviderSource::parse(given, opts.net.dialect)
-            .and_then(|source| source.validate().map(|()| source))
-            .map_err(|error| tfdisco_core::Error::InvalidSource {
-                input: given.clone(),
-                error,
-            })?;
-        options = options.provider(source);
+        options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect)?);
     }
     let client = net::client(&opts.net)?;
     let result = client.lock(&opts.chdir, &options);
     finish(result, opts.json, "lock", report_json, human)
+}
+
+/// `--jobs N`, read by the rule every front end shares.
+pub(crate) fn jobs_arg(given: &str) -> Result<NonZeroUsize, String> {
+    let n: u64 = given
+        .parse()
+        .map_err(|_| format!("{given:?} is not a number"))?;
+    tfdisco_transport::jobs(n).map_err(|e| e.to_string())
 }
 
 /// How a lock or mirror run ends: its report on stdout (`--json` or for

@@ -1,5 +1,6 @@
 //! `tfdisco mirror`: `terraform providers mirror` without Terraform.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -8,7 +9,7 @@ use tfdisco_core::Platform;
 use tfdisco_transport::{MirrorOptions, MirrorReport};
 
 use crate::failure::Failure;
-use crate::lock::finish;
+use crate::lock::{finish, jobs_arg};
 use crate::net::{self, NetOpts};
 
 /// `tfdisco mirror …`
@@ -29,9 +30,9 @@ pub(crate) struct MirrorOpts {
     /// OpenTofu always reads it).
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     lock_file: bool,
-    /// How many requests to make at once.
-    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_LOCK_CONCURRENCY)]
-    jobs: usize,
+    /// How many requests to make at once (at least 1).
+    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
+    jobs: NonZeroUsize,
     /// JSON output: folder, platforms, indexes, and per provider source,
     /// version, constraints, locked, trust, key_id, archives; on failure
     /// error and failures (source, version, platform, kind, message).
@@ -43,7 +44,7 @@ pub(crate) struct MirrorOpts {
 
 pub(crate) fn run(opts: &MirrorOpts) -> Result<u8, Failure> {
     let mut options = MirrorOptions::new()
-        .concurrency(opts.jobs)
+        .jobs(opts.jobs)
         .lock_file(opts.lock_file);
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);

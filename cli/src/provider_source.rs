@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tfdisco_config::{
     Diagnostic, Severity, implied_mirror_diagnostics, implied_provider_installation, oci_repository,
 };
-use tfdisco_core::{Dialect, Error, ProviderSource};
+use tfdisco_core::{Dialect, ProviderSource};
 use tfdisco_provider::{Choice, InstallationMethod, MethodChoice, MethodKind, MethodSummary};
 
 use crate::exit;
@@ -29,13 +29,8 @@ pub(crate) fn run(
 }
 
 fn answer(given: &str, dialect: Dialect, dir: Option<&Path>, json: bool) -> Result<u8, Failure> {
-    let source = ProviderSource::parse(given, dialect)
-        .and_then(|s| s.validate().map(|()| s))
-        .map_err(|error| Error::InvalidSource {
-            input: given.to_owned(),
-            error,
-        })?;
-    let setup = setup::load_dialect(dialect);
+    let source = ProviderSource::parse_argument(given, dialect)?;
+    let setup = setup::load_dialect(dialect)?;
     let config = setup
         .cli_config()
         .expect("the CLI configuration is read by default");

@@ -140,16 +140,6 @@ pub(crate) fn run_module(command: &ModuleCommand) -> Result<u8, Failure> {
     }
 }
 
-/// A provider source a registry request can use: fully qualified.
-fn provider_source(given: &str, opts: &NetOpts) -> Result<ProviderSource, Error> {
-    ProviderSource::parse(given, opts.dialect)
-        .and_then(|source| source.validate().map(|()| source))
-        .map_err(|error| Error::InvalidSource {
-            input: given.to_owned(),
-            error,
-        })
-}
-
 fn module_source(given: &str, opts: &NetOpts) -> Result<ModuleSource, Error> {
     ModuleSource::parse(given, opts.dialect).map_err(|error| Error::InvalidSource {
         input: given.to_owned(),
@@ -170,7 +160,7 @@ fn print(json: bool, value: &Value, human: impl FnOnce() -> String) {
 }
 
 fn provider_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Failure> {
-    let source = provider_source(given, opts)?;
+    let source = ProviderSource::parse_argument(given, opts.dialect)?;
     let answer =
         client(opts)?.provider_versions_observed(&source, Some(&mut credentials_warnings()))?;
     for warning in &answer.warnings {
@@ -212,7 +202,7 @@ fn provider_package(
     json: bool,
     opts: &NetOpts,
 ) -> Result<u8, Failure> {
-    let source = provider_source(given, opts)?;
+    let source = ProviderSource::parse_argument(given, opts.dialect)?;
     check_version(version)?;
     let platform = Platform::parse(os_arch)?;
     let package = client(opts)?.provider_package_observed(

@@ -13,7 +13,8 @@ use sha2::{Digest, Sha256};
 use tfdisco_core::Dialect;
 use tfdisco_provider::{
     EntryKind, LocalLocation, LocalPackage, LocalPackages, MirrorEntry, MirrorPath,
-    PackageHashError, PackageHashes, classify_mirror_path, hash_package_reader, hash1_of_files,
+    PackageHashError, PackageHashes, PackageReadError, classify_mirror_path, hash_package_reader,
+    hash1_of_files,
 };
 
 /// Why a mirror could not be scanned or a package hashed.
@@ -55,6 +56,28 @@ impl fmt::Display for MirrorError {
                 write!(f, "cannot read {}: {source}", path.display())
             }
             MirrorError::Package { path, error } => write!(f, "{}: {error}", path.display()),
+        }
+    }
+}
+
+impl MirrorError {
+    /// The file or directory at fault.
+    pub fn path(&self) -> &Path {
+        match self {
+            MirrorError::Search { path, .. }
+            | MirrorError::Read { path, .. }
+            | MirrorError::Package { path, .. } => path,
+        }
+    }
+
+    /// What went wrong, without the path: the operating system's words, or
+    /// why the package cannot be hashed.
+    pub fn problem(&self) -> String {
+        match self {
+            MirrorError::Search { source, .. } | MirrorError::Read { source, .. } => {
+                source.to_string()
+            }
+            MirrorError::Package { error, .. } => error.to_string(),
         }
     }
 }
@@ -264,23 +287,7 @@ impl LocalHashes {
 pub fn hash_local_package(package: &LocalPackage) -> Result<LocalHashes, MirrorError> {
     match &package.location {
         LocalLocation::Archive(path) => {
-            let read = |source| MirrorError::Read {
-                path: path.clone(),
-                source,
-            };
-            let file = File::open(path).map_err(read)?;
-            let hashes = hash_package_reader(file).map_err(|e| {
-                match e
-                    .get_ref()
-                    .and_then(|inner| inner.downcast_ref::<PackageHashError>())
-                {
-                    Some(error) => MirrorError::Package {
-                        path: path.clone(),
-                        error: error.clone(),
-                    },
-                    None => read(e),
-                }
-            })?;
+            let hashes = hash_package_file(path)?;
             Ok(LocalHashes {
                 h1: hashes.h1(),
                 files: hashes.files(),
@@ -289,6 +296,28 @@ pub fn hash_local_package(package: &LocalPackage) -> Result<LocalHashes, MirrorE
         }
         LocalLocation::Directory(path) => hash_directory(path),
     }
+}
+
+/// The hashes of the provider package archive at `path` (a zip file), read
+/// once in 64 KiB chunks through the provider crate's `PackageHasher`, in
+/// memory independent of its size: what `hash_local_package` gives for a
+/// packed package, what a mirror folder's indexes list, and what the
+/// language packages' `hash_package` returns. A file that cannot be opened
+/// or read is [`MirrorError::Read`]; one that is no package that can be
+/// hashed, [`MirrorError::Package`].
+pub fn hash_package_file(path: &Path) -> Result<PackageHashes, MirrorError> {
+    let read = |source| MirrorError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let file = File::open(path).map_err(read)?;
+    hash_package_reader(file).map_err(|e| match e {
+        PackageReadError::Read(source) => read(source),
+        PackageReadError::Package(error) => MirrorError::Package {
+            path: path.to_owned(),
+            error,
+        },
+    })
 }
 
 fn hash_directory(dir: &Path) -> Result<LocalHashes, MirrorError> {

@@ -106,6 +106,7 @@ mod download;
 mod env;
 mod error;
 mod fetch;
+mod go_clean;
 mod go_quote;
 pub mod hostname;
 mod mirror;
@@ -136,11 +137,12 @@ pub use download::{Contents, Download, Sink};
 pub use env::Env;
 pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, TransportErrorKind};
 pub use fetch::{Action, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Retry, RetryPolicy};
+pub use go_clean::go_clean;
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
 pub use mirror::{
-    MirrorArchive, MirrorArchives, MirrorArchivesRequest, MirrorVersions, MirrorVersionsRequest,
-    NetworkMirror,
+    MirrorArchive, MirrorArchives, MirrorArchivesRequest, MirrorUrlError, MirrorVersions,
+    MirrorVersionsRequest, NetworkMirror,
 };
 pub use registry_api::PlatformPackage;
 pub use registry_api::{

@@ -59,13 +59,20 @@ const ARCHIVES: &str = "https://mirror.example.net/providers/example.com/ns/alph
 #[test]
 fn a_mirror_is_at_an_https_url() {
     for bad in ["http://mirror.example.net/", "file:///tmp/mirror/"] {
-        let error = NetworkMirror::new(Url::parse(bad).expect("URL")).expect_err(bad);
+        let error = Error::from(NetworkMirror::new(Url::parse(bad).expect("URL")).expect_err(bad));
         assert_eq!(error.kind(), ErrorKind::InvalidArgument, "{bad}");
         assert!(
             error.to_string().contains("must be at an https: URL"),
             "{error}"
         );
     }
+    // Parsed from text, the one check of a mirror's URL (MIRROR-1, INST-1).
+    assert_eq!(
+        NetworkMirror::parse("::")
+            .expect_err("not a URL")
+            .to_string(),
+        r#"Cannot parse "::" as a URL for a network provider mirror: relative URL without a base"#
+    );
     let m = mirror("https://Mirror.Example.NET:8443/p/");
     assert_eq!(
         m.host(),
@@ -344,6 +351,34 @@ fn unusable_archive_entries() {
         assert_eq!(error.kind(), ErrorKind::InvalidResponse, "{platform}");
         assert!(error.to_string().contains(words), "{platform}: {error}");
     }
+
+    // Plain http to a host the configuration allows it for (D5), as the
+    // requests' own check decides it: port 80 unless the host names one.
+    let document = r#"{"archives": {
+        "linux_amd64": {"url": "http://mirror.example.net/l.zip"},
+        "darwin_arm64": {"url": "http://mirror.example.net:8080/d.zip"}
+    }}"#;
+    let mut net = Net::new();
+    net.on(ARCHIVES, Reply::json(document));
+    let now = net.now();
+    let config =
+        Config::new(T).with_plain_http_host(Hostname::parse("mirror.example.net").expect("host"));
+    let got = net
+        .run(Fetch::mirror_archives(
+            &mirror(BASE),
+            &source("example.com/ns/alpha"),
+            &version("1.1.0"),
+            &config,
+            token(),
+            now,
+        ))
+        .expect("archives");
+    let linux = got
+        .archive(&Platform::new("linux", "amd64"))
+        .expect("allowed");
+    assert_eq!(linux.url.as_str(), "http://mirror.example.net/l.zip");
+    let darwin = got.archive(&Platform::new("darwin", "arm64"));
+    assert!(darwin.is_err(), "another port: {darwin:?}");
 }
 
 /// MIRROR-1, D5: a mirror that redirects to plain http is refused, its

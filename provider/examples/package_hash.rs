@@ -12,21 +12,23 @@
 use std::fs::File;
 use std::process::ExitCode;
 
-use tfdisco_provider::{PackageHashError, hash_package_reader};
+use tfdisco_provider::{PackageReadError, hash_package_reader};
 
 fn main() -> ExitCode {
     let mut status = ExitCode::SUCCESS;
     for path in std::env::args().skip(1) {
-        match File::open(&path).and_then(hash_package_reader) {
+        let hashed = File::open(&path)
+            .map_err(PackageReadError::Read)
+            .and_then(hash_package_reader);
+        match hashed {
             Ok(hashes) => println!("{path}  {}  {}", hashes.h1(), hashes.zh()),
             Err(error) => {
                 status = ExitCode::FAILURE;
-                match error
-                    .get_ref()
-                    .and_then(|inner| inner.downcast_ref::<PackageHashError>())
-                {
-                    Some(hash) => println!("{path}  ERROR {}: {hash}", hash.kind()),
-                    None => println!("{path}  ERROR io: {error}"),
+                match error {
+                    PackageReadError::Package(hash) => {
+                        println!("{path}  ERROR {}: {hash}", hash.kind())
+                    }
+                    PackageReadError::Read(io) => println!("{path}  ERROR io: {io}"),
                 }
             }
         }

@@ -239,10 +239,7 @@ fn unpacked(path: &MirrorPath<'_>, source: ProviderSource, full: &Path) -> Mirro
         }
     };
     MirrorEntry::Package(Box::new(LocalPackage {
-        filename: format!(
-            "terraform-provider-{}_{version}_{platform}.zip",
-            source.type_name()
-        ),
+        filename: package_filename(&source, &version, &platform),
         source,
         version,
         platform,
@@ -260,8 +257,7 @@ fn packed(path: &MirrorPath<'_>, source: ProviderSource, full: PathBuf) -> Mirro
         ))
     };
     let filename = path.components[3].to_lowercase();
-    let prefix = format!("terraform-provider-{}_", source.type_name());
-    const SUFFIX: &str = ".zip";
+    let prefix = format!("{PACKAGE_PREFIX}{}_", source.type_name());
     let Some(rest) = filename.strip_prefix(&prefix) else {
         return ignoring(format!(
             "filename lacks expected prefix {}",
@@ -309,6 +305,29 @@ fn packed(path: &MirrorPath<'_>, source: ProviderSource, full: PathBuf) -> Mirro
         filename,
         location: LocalLocation::Archive(full),
     }))
+}
+
+/// What a package's file name starts with, before the provider's type.
+const PACKAGE_PREFIX: &str = "terraform-provider-";
+/// What a package's file name ends with.
+const SUFFIX: &str = ".zip";
+
+/// A provider package's file name, as registries, mirrors and mirror
+/// folders name it: `terraform-provider-TYPE_VERSION_OS_ARCH.zip`.
+///
+/// ```
+/// use tfdisco_core::{Dialect, Platform, ProviderSource};
+///
+/// let source = ProviderSource::parse("hashicorp/null", Dialect::Terraform)?;
+/// let name = tfdisco_provider::package_filename(&source, &"3.2.1".parse()?, &Platform::new("linux", "amd64"));
+/// assert_eq!(name, "terraform-provider-null_3.2.1_linux_amd64.zip");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn package_filename(source: &ProviderSource, version: &Version, platform: &Platform) -> String {
+    format!(
+        "{PACKAGE_PREFIX}{}_{version}_{platform}{SUFFIX}",
+        source.type_name()
+    )
 }
 
 /// Go's `ParsePlatform`: two words separated by one underscore, neither

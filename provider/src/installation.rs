@@ -51,9 +51,7 @@ mod pattern;
 use std::fmt;
 use std::path::PathBuf;
 
-use url::Url;
-
-use tfdisco_core::{Platform, ProviderSource, Version};
+use tfdisco_core::{NetworkMirror, Platform, ProviderSource, Version};
 
 pub use multi_source::{
     AvailableVersions, MethodError, MultiSourceError, available_versions, first_package,
@@ -72,8 +70,9 @@ pub enum MethodKind {
     /// A network mirror (`network_mirror`): the provider network mirror
     /// protocol at an `https:` URL.
     NetworkMirror {
-        /// The mirror's base URL, as written (checked: `https:` with a host).
-        url: Url,
+        /// The mirror, its URL checked once (`https:` with a host,
+        /// `NetworkMirror::parse`, MIRROR-1).
+        mirror: NetworkMirror,
         /// OpenTofu's `download_retry_count`, when set.
         download_retry_count: Option<u32>,
         /// OpenTofu's `trust_all_hashes`, when set.
@@ -125,7 +124,7 @@ impl MethodKind {
     pub fn location(&self) -> Option<String> {
         match self {
             MethodKind::Direct { .. } => None,
-            MethodKind::NetworkMirror { url, .. } => Some(url.to_string()),
+            MethodKind::NetworkMirror { mirror, .. } => Some(mirror.base().to_string()),
             MethodKind::FilesystemMirror { path } => Some(path.display().to_string()),
             MethodKind::OciMirror {
                 repository_template,

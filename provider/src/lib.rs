@@ -59,7 +59,7 @@ mod package_hash;
 
 pub use fs_mirror::{
     EntryKind, LocalLocation, LocalPackage, LocalPackages, MirrorEntry, MirrorPath,
-    classify_mirror_path,
+    classify_mirror_path, package_filename,
 };
 pub use installation::{
     AvailableVersions, Choice, DevOverride, InstallationMethod, MethodChoice, MethodError,
@@ -70,7 +70,7 @@ pub use mirror_folder::{ArchiveEntry, mirror_archives_document, mirror_index_doc
 pub use package_hash::{
     ArchiveDigest, Authentication, AuthenticationError, EMPTY_H1, HASHICORP_KEY_ID,
     HASHICORP_PARTNERS_KEY_ID, MirrorAuthentication, PackageCheck, PackageHashError, PackageHasher,
-    PackageHashes, Sha256Sums, SignatureCheck, SignatureError, Signatures, Signer, SumsError,
-    Trust, TrustRoots, authenticate_mirror_archive, authenticate_package, hash_package,
-    hash_package_reader, hash1_of_files, verify_signature,
+    PackageHashes, PackageReadError, Sha256Sums, SignatureCheck, SignatureError, Signatures,
+    Signer, SumsError, Trust, TrustRoots, authenticate_mirror_archive, authenticate_package,
+    hash_package, hash_package_reader, hash1_of_files, verify_signature,
 };

@@ -54,10 +54,6 @@ use crate::package_hash::{
     Trust, authenticate_mirror_archive, authenticate_package,
 };
 
-/// The largest `SHA256SUMS` or signature a lock run reads: 16 MiB, the
-/// registry answers' limit (D10).
-pub const DOCUMENT_LIMIT: usize = 16 << 20;
-
 /// One provider the configuration requires.
 #[derive(Clone, Debug)]
 pub struct Requirement {
@@ -112,7 +108,9 @@ pub enum Job {
         platform: Platform,
     },
     /// A small file kept whole (a `SHA256SUMS` or its signature), at most
-    /// [`DOCUMENT_LIMIT`] bytes: a download, without a token.
+    /// as large as a registry answer may be
+    /// (`tfdisco_core::Config::registry_body_limit`, D10): a download,
+    /// without a token.
     Document {
         /// Where it is.
         url: Url,
@@ -281,7 +279,8 @@ pub enum LockProblem {
     NotOffered(Error),
     /// A filesystem mirror has no package of the version for the platform.
     NotInMirror(String),
-    /// A registry request or a download failed.
+    /// A registry request or a download failed, or a local file (a
+    /// filesystem mirror's package) could not be read.
     Request(Error),
     /// The archive is not what `SHA256SUMS` and the package answer list
     /// (the checks `packages`, `checksum` and `archive`).
@@ -294,16 +293,18 @@ pub enum LockProblem {
 }
 
 impl LockFailure {
-    /// `tfdisco lock`'s exit code for it: 3 when no version or platform
-    /// fits, 1 for a failed request or verification.
-    pub fn exit_code(&self) -> i32 {
-        match self.problem {
+    /// True when nothing offered fits: no version meets the constraints,
+    /// the registry or mirror does not have the provider, or the version
+    /// has no package for the platform; false when a request, a download,
+    /// a local file or a verification failed.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(
+            self.problem,
             LockProblem::Selection(_)
-            | LockProblem::Unknown(_)
-            | LockProblem::NotOffered(_)
-            | LockProblem::NotInMirror(_) => 3,
-            _ => 1,
-        }
+                | LockProblem::Unknown(_)
+                | LockProblem::NotOffered(_)
+                | LockProblem::NotInMirror(_)
+        )
     }
 
     /// What failed, in a word: `version`, `provider` (unknown), `platform`,
@@ -352,6 +353,7 @@ enum Purpose {
     Package(usize, usize),
     Document(Url),
     Archive(usize, usize),
+    LocalPackage(usize, usize),
     MirrorArchives(usize),
 }
 
@@ -543,7 +545,7 @@ impl LockPlan {
                 self.providers[p].platforms[i].archive = Some(digest);
                 self.verify_ready();
             }
-            (Purpose::Archive(p, i), Ok(JobOutput::Local { h1, archive })) => {
+            (Purpose::LocalPackage(p, i), Ok(JobOutput::Local { h1, archive })) => {
                 self.providers[p].platforms[i].local = Some(unauthenticated(h1, archive));
                 self.verify_ready();
             }
@@ -564,9 +566,10 @@ impl LockPlan {
             (Purpose::Versions(p) | Purpose::MirrorArchives(p), Err(e)) => {
                 self.fail(p, None, LockProblem::Request(e))
             }
-            (Purpose::Package(p, i) | Purpose::Archive(p, i), Err(e)) => {
-                self.fail(p, Some(i), LockProblem::Request(e))
-            }
+            (
+                Purpose::Package(p, i) | Purpose::Archive(p, i) | Purpose::LocalPackage(p, i),
+                Err(e),
+            ) => self.fail(p, Some(i), LockProblem::Request(e)),
             (purpose, Ok(output)) => {
                 debug_assert!(false, "{purpose:?} completed with {output:?}");
             }
@@ -648,7 +651,7 @@ impl LockPlan {
             let job = Job::LocalPackage {
                 package: package.clone(),
             };
-            self.push(Purpose::Archive(p, i), job);
+            self.push(Purpose::LocalPackage(p, i), job);
         }
     }
 
@@ -771,9 +774,7 @@ impl LockPlan {
                 }),
                 Err(e) => Err(LockProblem::Package(e.to_string())),
             },
-            Err(e) if matches!(e.check(), "signature" | "trust-signature") => {
-                Err(LockProblem::Signature(e))
-            }
+            Err(e) if e.is_signature() => Err(LockProblem::Signature(e)),
             Err(e) => Err(LockProblem::Checksum(e)),
         })
     }

@@ -280,10 +280,10 @@ pub fn hash_package(archive: &[u8]) -> Result<PackageHashes, PackageHashError> {
 }
 
 /// The hashes of the archive `reader` reads, read in 64 KiB chunks to its
-/// end. A read error is returned as it is; an archive that cannot be hashed
-/// is an [`std::io::ErrorKind::InvalidData`] error whose inner error is the
-/// [`PackageHashError`] (`error.get_ref()` and `downcast_ref`).
-pub fn hash_package_reader<R: Read>(mut reader: R) -> std::io::Result<PackageHashes> {
+/// end: a read error as [`PackageReadError::Read`], an archive that cannot
+/// be hashed as [`PackageReadError::Package`]. The caller opens the file (or
+/// any other reader); nothing here touches the file system.
+pub fn hash_package_reader<R: Read>(mut reader: R) -> Result<PackageHashes, PackageReadError> {
     let mut hasher = PackageHasher::new();
     let mut buf = vec![0; 64 * 1024];
     loop {
@@ -291,13 +291,38 @@ pub fn hash_package_reader<R: Read>(mut reader: R) -> std::io::Result<PackageHas
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(e),
+            Err(e) => return Err(PackageReadError::Read(e)),
         };
         hasher
             .update(&buf[..n])
-            .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))?;
+            .map_err(PackageReadError::Package)?;
     }
-    hasher
-        .finish()
-        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+    hasher.finish().map_err(PackageReadError::Package)
+}
+
+/// Why [`hash_package_reader`] gave no hashes.
+#[derive(Debug)]
+pub enum PackageReadError {
+    /// The reader failed.
+    Read(std::io::Error),
+    /// What it read is no package that can be hashed.
+    Package(PackageHashError),
+}
+
+impl fmt::Display for PackageReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PackageReadError::Read(e) => e.fmt(f),
+            PackageReadError::Package(e) => e.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for PackageReadError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            PackageReadError::Read(e) => Some(e),
+            PackageReadError::Package(e) => Some(e),
+        }
+    }
 }

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tfdisco_core::{Dialect, Platform, ProviderSource, Version};
+use tfdisco_core::{Dialect, NetworkMirror, Platform, ProviderSource, Version};
 use tfdisco_provider::{
     Choice, DevOverride, InstallationMethod, MethodError, MethodKind, MultiSourceError,
     ProviderInstallation, ProviderPattern, Reason,
@@ -404,7 +404,7 @@ fn methods_for_says_which_method_and_why() {
         ),
         InstallationMethod::new(
             MethodKind::NetworkMirror {
-                url: "https://mirror.example.com/".parse().expect("a URL"),
+                mirror: NetworkMirror::parse("https://mirror.example.com/").expect("a mirror"),
                 download_retry_count: None,
                 trust_all_hashes: None,
             },

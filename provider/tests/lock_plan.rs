@@ -251,7 +251,10 @@ fn a_damaged_archive_is_a_checksum_failure() {
     assert_eq!(failures.len(), 1);
     let failure = &failures[0];
     assert!(matches!(failure.problem, LockProblem::Checksum(_)));
-    assert_eq!((failure.kind(), failure.exit_code()), ("checksum", 1));
+    assert_eq!(
+        (failure.kind(), !failure.is_unavailable()),
+        ("checksum", true)
+    );
     let message = failure.to_string();
     assert!(
         message.starts_with(&format!(
@@ -273,7 +276,7 @@ fn a_bad_signature_is_a_signature_failure() {
     });
     let failures = failures(plan);
     assert_eq!(failures[0].kind(), "signature", "{}", failures[0]);
-    assert_eq!(failures[0].exit_code(), 1);
+    assert!(!failures[0].is_unavailable());
 }
 
 /// LOCKRUN-4: no version, a locked version outside the constraints and a
@@ -286,7 +289,10 @@ fn versions_and_platforms_that_do_not_fit() {
     );
     run(&mut plan, |_, _| {});
     let failure = &failures(plan)[0];
-    assert_eq!((failure.kind(), failure.exit_code()), ("version", 3));
+    assert_eq!(
+        (failure.kind(), failure.is_unavailable()),
+        ("version", true)
+    );
     assert!(
         failure
             .to_string()
@@ -299,7 +305,7 @@ fn versions_and_platforms_that_do_not_fit() {
     );
     run(&mut plan, |_, _| {});
     let failure = &failures(plan)[0];
-    assert_eq!(failure.exit_code(), 3);
+    assert!(failure.is_unavailable());
     assert!(
         failure.to_string().contains(&format!(
             "locked provider {HOST}/ns/alpha 1.0.0 does not match configured version constraint ~> 2.0; must use terraform init -upgrade"
@@ -313,7 +319,10 @@ fn versions_and_platforms_that_do_not_fit() {
     );
     run(&mut plan, |_, _| {});
     let failure = &failures(plan)[0];
-    assert_eq!((failure.kind(), failure.exit_code()), ("platform", 3));
+    assert_eq!(
+        (failure.kind(), failure.is_unavailable()),
+        ("platform", true)
+    );
     assert_eq!(failure.platform, Some(platform("plan9_amd64")));
 }
 
@@ -366,7 +375,7 @@ fn a_failure_stops_new_jobs_and_running_ones_finish() {
     assert!(
         failures
             .iter()
-            .all(|f| f.kind() == "request" && f.exit_code() == 1)
+            .all(|f| f.kind() == "request" && !f.is_unavailable())
     );
 }
 
@@ -551,7 +560,10 @@ mod mirror {
         let failures = super::failures(plan);
         assert_eq!(failures.len(), 1);
         let failure = &failures[0];
-        assert_eq!((failure.kind(), failure.exit_code()), ("checksum", 1));
+        assert_eq!(
+            (failure.kind(), !failure.is_unavailable()),
+            ("checksum", true)
+        );
         let message = failure.to_string();
         assert!(
             message.starts_with(&format!(
@@ -569,8 +581,8 @@ mod mirror {
         super::run(&mut plan, |_, _| {});
         let failures = super::failures(plan);
         assert_eq!(
-            (failures[0].kind(), failures[0].exit_code()),
-            ("platform", 3)
+            (failures[0].kind(), failures[0].is_unavailable()),
+            ("platform", true)
         );
         assert!(
             failures[0].to_string().contains(

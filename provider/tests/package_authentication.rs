@@ -373,6 +373,7 @@ fn terraform_reports_how_the_key_is_trusted() {
     // A trust signature HashiCorp's real partner key did not make: an error.
     let err = authenticate(&package, &sums(), &sig, &archive, &how).expect_err("not HashiCorp's");
     assert_eq!(err.check(), "trust-signature");
+    assert!(err.is_signature());
     assert!(
         err.to_string()
             .starts_with("error verifying trust signature"),
@@ -408,6 +409,7 @@ fn the_checks_run_in_the_clis_order() {
     renamed.filename = "terraform-provider-example_1.0.0_plan9_amd64.zip".into();
     let err = authenticate(&renamed, &sums(), &bad_sig, &archive, &how).expect_err("not listed");
     assert_eq!((err.check(), err.file()), ("checksum", "SHA256SUMS"));
+    assert!(!err.is_signature());
     let mut other = package.clone();
     other.shasum = "0".repeat(64);
     let err = authenticate(&other, &sums(), &bad_sig, &archive, &how).expect_err("mismatch");

@@ -7,7 +7,7 @@ mod zipwriter;
 use std::path::PathBuf;
 
 use tfdisco_provider::{
-    EMPTY_H1, PackageHashError, PackageHasher, hash_package, hash_package_reader,
+    EMPTY_H1, PackageHashError, PackageHasher, PackageReadError, hash_package, hash_package_reader,
 };
 use zipwriter::{Descriptor, Entry, Method, Zip, hash1};
 
@@ -122,6 +122,23 @@ fn the_empty_package_and_the_hash_formats() {
     assert_eq!(
         read,
         hash_package(&fixture("deflated.zip")).expect("hashes")
+    );
+    // What went wrong is a type: the reader's failure, or the package's.
+    let not_a_zip = hash_package_reader(&b"not a zip"[..]).expect_err("no package");
+    let PackageReadError::Package(refused) = not_a_zip else {
+        panic!("{not_a_zip:?}")
+    };
+    assert_eq!(refused.kind(), "not-a-zip");
+    struct Broken;
+    impl std::io::Read for Broken {
+        fn read(&mut self, _: &mut [u8]) -> std::io::Result<usize> {
+            Err(std::io::Error::other("the disk is gone"))
+        }
+    }
+    let failed = hash_package_reader(Broken).expect_err("unreadable");
+    assert!(
+        matches!(&failed, PackageReadError::Read(e) if e.to_string() == "the disk is gone"),
+        "{failed:?}"
     );
 }
 

@@ -217,6 +217,16 @@ impl AuthenticationError {
         }
     }
 
+    /// True when a signature failed: the signature of `SHA256SUMS`, or a
+    /// signing key's trust signature; false when the files do not match
+    /// (the checks `packages`, `checksum`, `archive`, `hashes`).
+    pub fn is_signature(&self) -> bool {
+        matches!(
+            self,
+            AuthenticationError::Signature { .. } | AuthenticationError::TrustSignature { .. }
+        )
+    }
+
     /// The file the failure is about: `the registry's answer`,
     /// `SHA256SUMS`, `the archive`, `SHA256SUMS's signature`, `the signing
     /// key`.

@@ -91,6 +91,8 @@ mod exchange;
 #[cfg(feature = "hyper")]
 pub mod hyper_body;
 #[cfg(feature = "cli-config")]
+pub mod kinds;
+#[cfg(feature = "cli-config")]
 mod lock;
 #[cfg(feature = "cli-config")]
 mod mirror;
@@ -112,12 +114,16 @@ pub use connect::{AsyncNet, Stream, open};
 pub use drive::drive;
 pub use exchange::{Event, Exchange, ExchangeReport, Observer};
 #[cfg(feature = "cli-config")]
-pub use lock::{DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, ProviderReport};
+pub use lock::{
+    DEFAULT_JOBS, LockError, LockOptions, LockReport, ProviderReport, ProvidersFrom,
+    failure_exit_code, jobs,
+};
 #[cfg(feature = "cli-config")]
 pub use mirror::{MirrorOptions, MirrorReport, MirroredProvider};
 #[cfg(feature = "cli-config")]
 pub use options::{
-    ClientOptions, ClientSetup, CredentialsChoice, address_override, timeout_from_secs,
+    ClientOptions, ClientSetup, CredentialsChoice, CredentialsLookup, CredentialsLookupError,
+    OptionError, address_override, timeout_from_secs,
 };
 pub use proxy::Proxy;
 pub use roots::TrustAnchors;
@@ -138,7 +144,7 @@ pub mod reexports {
     #[cfg(feature = "cli-config")]
     pub use crate::{
         ClientOptions, ClientSetup, CredentialsChoice, LockError, LockOptions, LockReport,
-        MirrorOptions, MirrorReport, MirroredProvider, ProviderReport,
+        MirrorOptions, MirrorReport, MirroredProvider, OptionError, ProviderReport, ProvidersFrom,
     };
     pub use tfdisco_core::{
         self, Action, Config, Contents, Credentials, CredentialsSource, Dialect, Discovery,

@@ -2,38 +2,41 @@
 //! MIRROR-9 to MIRROR-13): the providers a configuration requires, each at
 //! the version its lock file holds (or the newest its constraints allow),
 //! downloaded from its registry and verified as a lock run verifies them
-//! (the core's `LockPlan`), written into a mirror folder under staging
+//! (the provider crate's `LockPlan`), written into a mirror folder under staging
 //! names, then given their final names and indexed only when every package
 //! passed.
 
 use std::collections::HashMap;
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use tfdisco_config::MirrorFolder;
 use tfdisco_core::{Dialect, Platform, ProviderSource, Version};
 use tfdisco_provider::lock_plan::{LockPlan, ProviderLock};
+use tfdisco_provider::mirror_folder;
 use tfdisco_provider::{SignatureCheck, Trust};
 
 use crate::lock::{Archives, Inputs, platforms_or_current};
-use crate::{AsyncClient, BlockingClient, DEFAULT_LOCK_CONCURRENCY, LockError, Transport};
+use crate::{AsyncClient, BlockingClient, DEFAULT_JOBS, LockError, Transport};
 
 /// What to mirror, for which platforms.
 ///
 /// ```
 /// use tfdisco_core::Platform;
-/// use tfdisco_transport::MirrorOptions;
+/// use tfdisco_transport::{MirrorOptions, jobs};
 ///
 /// let options = MirrorOptions::new()
 ///     .platform(Platform::parse("linux_amd64")?)
+///     .jobs(jobs(2)?)
 ///     .lock_file(false);
 /// assert!(!options.uses_lock_file());
-/// # Ok::<(), tfdisco_core::Error>(())
+/// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 #[derive(Clone, Debug)]
 pub struct MirrorOptions {
     platforms: Vec<Platform>,
-    concurrency: usize,
+    jobs: NonZeroUsize,
     lock_file: bool,
 }
 
@@ -45,11 +48,11 @@ impl Default for MirrorOptions {
 
 impl MirrorOptions {
     /// Every provider the configuration requires, at its locked version,
-    /// for the platform this program runs on, 8 jobs at once.
+    /// for the platform this program runs on, [`DEFAULT_JOBS`] jobs at once.
     pub fn new() -> MirrorOptions {
         MirrorOptions {
             platforms: Vec::new(),
-            concurrency: DEFAULT_LOCK_CONCURRENCY,
+            jobs: DEFAULT_JOBS,
             lock_file: true,
         }
     }
@@ -69,9 +72,10 @@ impl MirrorOptions {
         self
     }
 
-    /// At most `jobs` requests at once (at least 1).
-    pub fn concurrency(mut self, jobs: usize) -> MirrorOptions {
-        self.concurrency = jobs.max(1);
+    /// At most `jobs` requests at once ([`jobs`](crate::jobs) reads it
+    /// from a number).
+    pub fn jobs(mut self, jobs: NonZeroUsize) -> MirrorOptions {
+        self.jobs = jobs;
         self
     }
 
@@ -86,11 +90,6 @@ impl MirrorOptions {
     /// The platforms given.
     pub fn platforms(&self) -> &[Platform] {
         &self.platforms
-    }
-
-    /// The concurrency.
-    pub fn jobs(&self) -> usize {
-        self.concurrency
     }
 
     /// Whether the lock file is read.
@@ -154,33 +153,16 @@ impl MirrorRun {
     ) -> Result<(MirrorRun, LockPlan), LockError> {
         let Inputs {
             lock_file,
-            mut requirements,
+            requirements,
             ..
         } = Inputs::read(dir, dialect, &[])?;
-        let use_lock = options.lock_file || dialect == Dialect::OpenTofu;
-        let mut locked = Vec::new();
-        if use_lock && lock_file.providers().len() > 0 {
-            for requirement in &requirements {
-                if requirement.locked.is_none() {
-                    return Err(LockError::Usage(format!(
-                        "Inconsistent dependency lock file: provider {}: required by this \
-                         configuration but no version is selected; to update the locked \
-                         dependency selections to match a changed configuration, run {} init \
-                         -upgrade",
-                        requirement.source,
-                        match dialect {
-                            Dialect::Terraform => "terraform",
-                            Dialect::OpenTofu => "tofu",
-                        }
-                    )));
-                }
-                locked.push(requirement.source.clone());
-            }
-        } else {
-            for requirement in &mut requirements {
-                requirement.locked = None;
-            }
-        }
+        let (requirements, locked) = mirror_folder::mirrored_versions(
+            requirements,
+            dialect,
+            options.lock_file,
+            lock_file.providers().len() > 0,
+        )
+        .map_err(|e| LockError::Usage(e.to_string()))?;
         let platforms = platforms_or_current(&options.platforms);
         let check = SignatureCheck::new(dialect, SystemTime::now());
         let plan = LockPlan::new(requirements, platforms.clone(), check);
@@ -229,9 +211,8 @@ impl MirrorRun {
     }
 
     /// One provider's packages under their final names, with the hashes
-    /// its `<version>.json` lists for them: Terraform's `h1:` of the archive
-    /// (`dirhash.HashZip`); OpenTofu's `zh:` and the registry's own hashes
-    /// of the platform (MIRROR-12).
+    /// its `<version>.json` lists for them (MIRROR-12,
+    /// `tfdisco_provider::mirror_folder::listed_hashes`).
     fn place(
         &self,
         lock: ProviderLock,
@@ -248,16 +229,7 @@ impl MirrorRun {
                         .package_path(&lock.source, &lock.version, &package.platform),
                     error: error.into(),
                 })?;
-            let hashes = match self.dialect {
-                Dialect::Terraform => vec![package.archive.h1_zip()],
-                Dialect::OpenTofu => {
-                    let mut hashes = vec![package.archive.zh()];
-                    hashes.extend(package.reported.iter().cloned());
-                    hashes.sort();
-                    hashes.dedup();
-                    hashes
-                }
-            };
+            let hashes = mirror_folder::listed_hashes(self.dialect, package);
             computed.insert(placed.clone(), hashes);
             archives.push(placed);
         }
@@ -291,7 +263,7 @@ impl<T: Transport> AsyncClient<T> {
     ) -> Result<MirrorReport, LockError> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = MirrorRun::prepare(dir.as_ref(), folder.as_ref(), dialect, options)?;
-        self.run_plan_into(&mut plan, options.jobs(), Archives::Staged(&run.folder))
+        self.run_plan_into(&mut plan, options.jobs, Archives::Staged(&run.folder))
             .await;
         run.apply(plan)
     }
@@ -299,7 +271,7 @@ impl<T: Transport> AsyncClient<T> {
 
 impl<T: Transport> BlockingClient<T> {
     /// [`AsyncClient::mirror`] for blocking code: the jobs run on
-    /// [`MirrorOptions::concurrency`] threads of this call.
+    /// [`MirrorOptions::jobs`] threads of this call.
     ///
     /// ```no_run
     /// use tfdisco_core::Platform;
@@ -322,7 +294,7 @@ impl<T: Transport> BlockingClient<T> {
     ) -> Result<MirrorReport, LockError> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = MirrorRun::prepare(dir.as_ref(), folder.as_ref(), dialect, options)?;
-        self.run_plan_into(&mut plan, options.jobs(), Archives::Staged(&run.folder));
+        self.run_plan_into(&mut plan, options.jobs, Archives::Staged(&run.folder));
         run.apply(plan)
     }
 }
