@@ -65,14 +65,7 @@ pub(crate) fn run() -> Result<u8, Failure> {
             Ok(services) => match &first {
                 None => {
                     println!("  services, resolved against {}:", services.discovery_url());
-                    for line in (Report {
-                        services: &services,
-                        ids: &[],
-                    })
-                    .human()
-                    .lines()
-                    .skip(2)
-                    {
+                    for line in Report(services.report(&[])).human().lines().skip(2) {
                         println!("    {line}");
                     }
                     first = Some(services);

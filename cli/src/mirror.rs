@@ -4,7 +4,6 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::Args;
-use serde_json::{Value, json};
 use tfdisco_core::Platform;
 use tfdisco_transport::{MirrorOptions, MirrorReport};
 
@@ -35,7 +34,8 @@ pub(crate) struct MirrorOpts {
     jobs: NonZeroUsize,
     /// JSON output: folder, platforms, indexes, and per provider source,
     /// version, constraints, locked, trust, key_id, archives; on failure
-    /// error and failures (source, version, platform, kind, message).
+    /// error and failures (source, version, platform, kind, message,
+    /// exit_code).
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -62,7 +62,7 @@ pub(crate) fn run(opts: &MirrorOpts) -> Result<u8, Failure> {
             );
         }
     }
-    finish(result, opts.json, "mirror", report_json, human)
+    finish(result, opts.json, "mirror", human)
 }
 
 /// Terraform's lines, after the run (the downloads ran concurrently).
@@ -92,24 +92,4 @@ fn human(report: &MirrorReport) -> String {
         report.folder.display()
     ));
     out
-}
-
-fn report_json(report: &MirrorReport) -> Value {
-    let path = |p: &PathBuf| p.display().to_string();
-    json!({
-        "folder": path(&report.folder),
-        "platforms": report.platforms.iter().map(Platform::to_string).collect::<Vec<_>>(),
-        "indexes": report.indexes.iter().map(path).collect::<Vec<_>>(),
-        "providers": report.providers.iter().map(|p| json!({
-            "source": p.source.to_string(),
-            "version": p.version.to_string(),
-            "constraints": p.constraints,
-            "locked": p.locked,
-            "trust": p.trust.to_string(),
-            "key_id": p.key_id,
-            "archives": p.archives.iter().map(path).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "skipped": report.skipped.iter().map(|(p, why)| json!({"path": path(p), "why": why})).collect::<Vec<_>>(),
-        "warnings": report.warnings,
-    })
 }

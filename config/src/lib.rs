@@ -104,6 +104,7 @@ mod hcl_text;
 mod hcl_value;
 mod helper;
 mod implied;
+mod installation_report;
 mod literal;
 mod locations;
 mod lock_file;
@@ -137,6 +138,7 @@ pub use implied::{
     HostOs, ImpliedDir, ImpliedMirror, ImpliedOrigin, app_data_dirs, implied_mirror_diagnostics,
     implied_mirror_dirs, implied_mirror_dirs_for, implied_provider_installation,
 };
+pub use installation_report::{InstallationChoice, InstallationReport, MethodReport};
 pub use locations::{Locations, OVERRIDE_VARS};
 pub use lock_file::{LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider};
 pub use mirror_folder::{Indexes, MirrorFolder, StagedArchive};

@@ -540,7 +540,7 @@ fn the_first_block_of_the_first_file_is_used() {
         diag.file(),
         Some(home.join(".terraform.d/extra.tfrc").as_path())
     );
-    let installation = config.provider_installation(home.path());
+    let installation = config.provider_installation(home.path()).installation;
     assert!(!installation.implied);
     assert_eq!(installation.methods.len(), 1);
     assert_eq!(
@@ -710,7 +710,9 @@ fn dev_overrides() {
         ]
     );
     // They come first among the methods a provider would use.
-    let installation = terraform.provider_installation(Path::new("/work"));
+    let installation = terraform
+        .provider_installation(Path::new("/work"))
+        .installation;
     let null = ProviderSource::parse("hashicorp/null", Dialect::Terraform).expect("valid");
     let choices = installation.methods_for(&null);
     assert!(matches!(choices[0].reason, Reason::DevOverride { .. }));
@@ -828,7 +830,7 @@ fn the_implied_configuration() {
     let env = sealed_env(&home.join("home")).with_var("XDG_DATA_HOME", home.join("xdg"));
     let cwd = home.join("work");
     let config = CliConfig::load(Dialect::Terraform, &env);
-    let installation = config.provider_installation(&cwd);
+    let installation = config.provider_installation(&cwd).installation;
     assert!(installation.implied);
     let kinds: Vec<String> = installation
         .methods

@@ -111,6 +111,7 @@ mod go_quote;
 pub mod hostname;
 mod mirror;
 mod registry_api;
+mod report;
 mod service_id;
 mod services;
 mod source;
@@ -150,6 +151,7 @@ pub use registry_api::{
     ProviderPackage, ProviderPackageRequest, ProviderVersion, ProviderVersions,
     ProviderVersionsRequest, RegistryCall, SigningKey, check_version,
 };
+pub use report::ServicesReport;
 pub use service_id::{ServiceId, ServiceIdError};
 pub use services::{JsonType, OAuthClient, Resolved, Services};
 pub use source::{

@@ -31,6 +31,7 @@ use tfdisco_provider::{LocalPackage, SignatureCheck};
 use crate::{AsyncClient, BlockingClient, Transport};
 
 pub use options::{DEFAULT_JOBS, LockOptions, ProvidersFrom, jobs};
+pub(crate) use report::Words;
 pub use report::{LockError, LockReport, ProviderReport, failure_exit_code};
 
 /// A lock run between reading and writing: the plan, and what it updates.

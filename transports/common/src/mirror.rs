@@ -7,132 +7,23 @@
 //! passed.
 
 use std::collections::HashMap;
-use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use tfdisco_config::MirrorFolder;
-use tfdisco_core::{Dialect, Platform, ProviderSource, Version};
+use tfdisco_core::{Dialect, Platform, ProviderSource};
+use tfdisco_provider::SignatureCheck;
 use tfdisco_provider::lock_plan::{LockPlan, ProviderLock};
 use tfdisco_provider::mirror_folder;
-use tfdisco_provider::{SignatureCheck, Trust};
 
 use crate::lock::{Archives, Inputs, platforms_or_current};
-use crate::{AsyncClient, BlockingClient, DEFAULT_JOBS, LockError, Transport};
+use crate::{AsyncClient, BlockingClient, LockError, Transport};
 
-/// What to mirror, for which platforms.
-///
-/// ```
-/// use tfdisco_core::Platform;
-/// use tfdisco_transport::{MirrorOptions, jobs};
-///
-/// let options = MirrorOptions::new()
-///     .platform(Platform::parse("linux_amd64")?)
-///     .jobs(jobs(2)?)
-///     .lock_file(false);
-/// assert!(!options.uses_lock_file());
-/// # Ok::<(), Box<dyn std::error::Error>>(())
-/// ```
-#[derive(Clone, Debug)]
-pub struct MirrorOptions {
-    platforms: Vec<Platform>,
-    jobs: NonZeroUsize,
-    lock_file: bool,
-}
+mod options;
+mod report;
 
-impl Default for MirrorOptions {
-    fn default() -> Self {
-        MirrorOptions::new()
-    }
-}
-
-impl MirrorOptions {
-    /// Every provider the configuration requires, at its locked version,
-    /// for the platform this program runs on, [`DEFAULT_JOBS`] jobs at once.
-    pub fn new() -> MirrorOptions {
-        MirrorOptions {
-            platforms: Vec::new(),
-            jobs: DEFAULT_JOBS,
-            lock_file: true,
-        }
-    }
-
-    /// Adds a platform (`-platform=OS_ARCH`); with none, the current one.
-    pub fn platform(mut self, platform: Platform) -> MirrorOptions {
-        self.platforms.push(platform);
-        self
-    }
-
-    /// Adds platforms.
-    pub fn platforms_from(
-        mut self,
-        platforms: impl IntoIterator<Item = Platform>,
-    ) -> MirrorOptions {
-        self.platforms.extend(platforms);
-        self
-    }
-
-    /// At most `jobs` requests at once ([`jobs`](crate::jobs) reads it
-    /// from a number).
-    pub fn jobs(mut self, jobs: NonZeroUsize) -> MirrorOptions {
-        self.jobs = jobs;
-        self
-    }
-
-    /// Whether the lock file decides the versions (`-lock-file=false`
-    /// ignores it; the default reads it, as both CLIs do). OpenTofu has no
-    /// such flag: it always reads it.
-    pub fn lock_file(mut self, read: bool) -> MirrorOptions {
-        self.lock_file = read;
-        self
-    }
-
-    /// The platforms given.
-    pub fn platforms(&self) -> &[Platform] {
-        &self.platforms
-    }
-
-    /// Whether the lock file is read.
-    pub fn uses_lock_file(&self) -> bool {
-        self.lock_file
-    }
-}
-
-/// What a mirror run did.
-#[derive(Clone, Debug)]
-pub struct MirrorReport {
-    /// The mirror folder.
-    pub folder: PathBuf,
-    /// The platforms mirrored.
-    pub platforms: Vec<Platform>,
-    /// Each provider mirrored, in address order.
-    pub providers: Vec<MirroredProvider>,
-    /// Every `index.json` and `<version>.json` written.
-    pub indexes: Vec<PathBuf>,
-    /// Archives of the folder left out of the indexes, and why.
-    pub skipped: Vec<(PathBuf, String)>,
-    /// What the folder's scan said about paths that are no package.
-    pub warnings: Vec<String>,
-}
-
-/// One provider of a [`MirrorReport`].
-#[derive(Clone, Debug)]
-pub struct MirroredProvider {
-    /// The provider.
-    pub source: ProviderSource,
-    /// The version mirrored.
-    pub version: Version,
-    /// Its constraints as the lock file writes them (empty: none).
-    pub constraints: String,
-    /// True when the lock file decided the version.
-    pub locked: bool,
-    /// How the key that signed its checksums is trusted.
-    pub trust: Trust,
-    /// That key's id (none when OpenTofu skipped the signature).
-    pub key_id: Option<String>,
-    /// The archives written, one per platform.
-    pub archives: Vec<PathBuf>,
-}
+pub use options::MirrorOptions;
+pub use report::{MirrorReport, MirroredProvider};
 
 /// A mirror run between reading and writing.
 struct MirrorRun {

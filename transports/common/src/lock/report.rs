@@ -1,8 +1,13 @@
 //! What a lock run reports: the providers locked ([`LockReport`]), or why
-//! the run failed ([`LockError`]) with the CLI's exit code for it.
+//! the run failed ([`LockError`]) with the CLI's exit code for it; each as
+//! the one JSON document the CLI's `--json` prints and the Python and Node
+//! packages return.
 
 use std::fmt;
 use std::path::PathBuf;
+
+use serde::Serialize;
+use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
 
 use tfdisco_config::{ConfigurationError, LockFileError};
 use tfdisco_core::{Platform, ProviderSource, Version};
@@ -129,3 +134,95 @@ impl fmt::Display for LockError {
 }
 
 impl std::error::Error for LockError {}
+
+/// `{"lock_file", "changed", "platforms", "providers": [{"source",
+/// "version", "constraints", "hashes_added", "trust", "key_id"}]}`.
+impl Serialize for LockReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_struct("LockReport", 4)?;
+        map.serialize_field("lock_file", &self.path.display().to_string())?;
+        map.serialize_field("changed", &self.changed)?;
+        map.serialize_field("platforms", &Words(&self.platforms))?;
+        map.serialize_field("providers", &self.providers)?;
+        map.end()
+    }
+}
+
+impl Serialize for ProviderReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_struct("ProviderReport", 6)?;
+        map.serialize_field("source", &self.source.to_string())?;
+        map.serialize_field("version", &self.version.to_string())?;
+        map.serialize_field("constraints", &self.constraints)?;
+        map.serialize_field("hashes_added", &self.hashes_added)?;
+        map.serialize_field("trust", self.trust.label())?;
+        map.serialize_field("key_id", &self.key_id)?;
+        map.end()
+    }
+}
+
+/// `{"error": {"kind", "message", "exit_code"}, "failures": [{"source",
+/// "version", "platform", "kind", "message", "exit_code"}]}`: the failures
+/// of [`LockError::Failed`], none for the others.
+impl Serialize for LockError {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Head {
+            kind: &'static str,
+            message: String,
+            exit_code: i32,
+        }
+        let failures: &[LockFailure] = match self {
+            LockError::Failed(failures) => failures,
+            _ => &[],
+        };
+        let mut map = serializer.serialize_struct("LockError", 2)?;
+        map.serialize_field(
+            "error",
+            &Head {
+                kind: self.kind(),
+                message: self.to_string(),
+                exit_code: self.exit_code(),
+            },
+        )?;
+        map.serialize_field("failures", &Failures(failures))?;
+        map.end()
+    }
+}
+
+struct Failures<'a>(&'a [LockFailure]);
+
+impl Serialize for Failures<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Failure {
+            source: String,
+            version: Option<String>,
+            platform: Option<String>,
+            kind: &'static str,
+            message: String,
+            exit_code: i32,
+        }
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for f in self.0 {
+            seq.serialize_element(&Failure {
+                source: f.source.to_string(),
+                version: f.version.as_ref().map(ToString::to_string),
+                platform: f.platform.as_ref().map(ToString::to_string),
+                kind: f.kind(),
+                message: f.to_string(),
+                exit_code: failure_exit_code(f),
+            })?;
+        }
+        seq.end()
+    }
+}
+
+/// Values as their text (`linux_amd64`), in a list.
+pub(crate) struct Words<'a, T>(pub(crate) &'a [T]);
+
+impl<T: fmt::Display> Serialize for Words<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(ToString::to_string))
+    }
+}
