@@ -57,6 +57,9 @@ CARGO_TARGET_DIR="$PWD/target" TFDISCO_MATURIN_ARGS="--profile dev" \
 echo "== the Node package (node/run-tests.sh: npm ci, napi build, node --test, tsc, npm pack)"
 # A debug build of the addon in the workspace's target directory, so the
 # dependencies the workspace build compiled are reused.
-CARGO_TARGET_DIR="$PWD/target" TFDISCO_NODE_BUILD=debug node/run-tests.sh
+# The cross-front-end test (node/test/front_ends.test.mjs) runs the Python
+# package too, from the venv the step above made.
+CARGO_TARGET_DIR="$PWD/target" TFDISCO_NODE_BUILD=debug \
+  TFDISCO_PYTHON="$PWD/target/python-venv/bin/python" node/run-tests.sh
 
 echo "all checks passed"
