@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::lock_goldens::{HOST, copy_text_tree, read_hosted};
+use crate::golden_files::{HOST, copy_text_tree, read_hosted};
 use crate::{Reply, TestServer};
 
 /// Where a test server serves a mirror tree: `https://<server>/mirror/`.
