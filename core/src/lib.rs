@@ -1,15 +1,16 @@
-//! The sans-IO core of Terraform/OpenTofu remote service discovery: it turns a
-//! hostname into the base URLs of the services that host offers, exactly as
-//! `terraform init` / `tofu init` would, without doing any I/O itself.
+//! The sans-IO core of Terraform/OpenTofu remote service discovery and the
+//! registry protocols: it turns a hostname into the base URLs of the
+//! services that host offers, and asks registries and network mirrors what
+//! `terraform init` / `tofu init` ask them, without doing any I/O itself.
 //!
 //! **In scope**
 //! - [`Hostname`]: svchost's comparison and display forms (UTS #46, ports).
-//! - [`Fetch`]: the one state machine every request runs on, "GET a JSON
+//! - [`Fetch`]: the one state machine every request runs on, "GET a
 //!   document under these rules". It emits `http::Request`s and consumes
-//!   response heads, body chunks, ends, errors and the time; it enforces
-//!   every policy (redirect limit, credential forwarding, plain-http refusal,
-//!   content type, size, the overall deadline). A [`Goal`] says what the
-//!   final response means.
+//!   response heads, body chunks (gzip decoded here), ends, errors and the
+//!   time; it enforces every policy (redirect limit, credential forwarding,
+//!   plain-http refusal, content type, size, retries, the deadline). A
+//!   [`Goal`] says what the final response means.
 //! - [`Discovery`]: the fetch whose goal is a host's discovery document.
 //! - [`Services`]: the document, [`Services::resolve`],
 //!   [`Services::service_url`] and [`Services::oauth_client`]; [`ServiceId`]
@@ -21,17 +22,28 @@
 //!   versions, a module's download location, a provider package), goals of
 //!   the same engine (`Fetch::provider_versions`, …). [`ModulePackage`]: a
 //!   download location (or any remote module source) as `init` detects it.
+//! - [`NetworkMirror`]: the provider network mirror protocol (its URL
+//!   checked once, its `index.json` and `<version>.json`); [`Download`]: a
+//!   file streamed into a [`Sink`].
+//! - [`Version`] and [`VersionConstraints`]: the one version grammar
+//!   (go-versions'), constraints and selection.
+//! - The answers as JSON: one `serde` serialization of [`Services`] and of
+//!   the registry answers, which the CLI's `--json` and the Python and Node
+//!   packages give.
 //! - [`Credentials`] and the [`CredentialsSource`] trait; [`Env`], a
 //!   snapshot of environment variables the other crates read.
 //!
 //! **Out of scope**
-//! - Sockets, TLS, proxies, DNS, async runtimes, clocks: the transports
-//!   (`tfdisco-tokio`, `tfdisco-async-std`, `tfdisco-curl`) drive this crate.
+//! - Sockets, TLS, proxies, DNS, files, async runtimes, clocks: the
+//!   transports (`tfdisco-tokio`, `tfdisco-async-std`, `tfdisco-curl`) drive
+//!   this crate.
+//! - Package hashes and signatures, the lock plan, installation methods and
+//!   mirror rules: `tfdisco-provider`, sans IO too, built on this crate.
 //! - Reading CLI config files, `TF_TOKEN_*` variables or running credentials
 //!   helpers (`tfdisco-config`).
 //!
 //! Every rule, the Go behaviour it matches or the deliberate difference
-//! (D1–D9, D11) it makes, and the test that pins it are listed in the project's
+//! (D-ids) it makes, and the test that pins it are listed in the project's
 //! `docs/behaviour.md`.
 //!
 //! # The run loop

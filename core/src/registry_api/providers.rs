@@ -547,7 +547,7 @@ impl Goal for ProviderPackageRequest {
     registry_goal!(RegistryCall::ProviderPackage);
 }
 
-/// OpenTofu's reading of `packages` (`registry_client.go`): each key is
+/// OpenTofu's reading of `packages` (docs/behaviour.md, API-13): each key is
 /// `OS_ARCH`, two words around one underscore, without white space; each
 /// hash has a scheme of at least one character before a colon (API-13).
 fn opentofu_packages(

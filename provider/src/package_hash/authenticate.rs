@@ -1,6 +1,6 @@
 //! The checks both CLIs make of a downloaded provider package, in their
-//! order (docs/behaviour.md, HASH-17 to HASH-20): `PackageAuthenticationAll`
-//! of `internal/getproviders/registry_client.go`, Terraform's and OpenTofu's.
+//! order (docs/behaviour.md, HASH-17 to HASH-20, which say how they compare
+//! with the CLIs' own code), and a network mirror's hashes (HASH-22).
 
 use std::collections::HashMap;
 use std::fmt;

@@ -1,6 +1,5 @@
-//! `SHA256SUMS` as both CLIs read it (docs/behaviour.md, HASH-10, HASH-11):
-//! Terraform's and OpenTofu's `internal/getproviders/package_authentication.go`
-//! (`matchingChecksumAuthentication`, `AcceptableHashes`).
+//! `SHA256SUMS` as both CLIs read it: the rules, and how they compare with
+//! the CLIs' own code, are docs/behaviour.md's HASH-10 and HASH-11.
 
 use std::fmt;
 

@@ -1,7 +1,6 @@
 //! How a signing key is trusted, as Terraform reports it (docs/behaviour.md,
-//! HASH-15, HASH-16): `signatureAuthentication.AuthenticatePackage` in
-//! Terraform's `internal/getproviders/package_authentication.go`, with
-//! HashiCorp's keys from its `public_keys.go`.
+//! HASH-15, HASH-16), with the two HashiCorp keys Terraform ships
+//! (`keys/`).
 
 use std::fmt;
 use std::io::{BufReader, Read};
