@@ -12,7 +12,7 @@ use tfdisco_core::{Dialect, Hostname, ProviderSource, go_quote};
 /// `*/*` (INST-3).
 ///
 /// The literal parts are normalized as provider addresses are (the
-/// hostname as [`Hostname`] compares it, namespace and type lower case and
+/// hostname as `tfdisco_core::Hostname` compares it, namespace and type lower case and
 /// NFC), so `HashiCorp/*` matches `registry.terraform.io/hashicorp/aws`.
 ///
 /// ```

@@ -143,8 +143,9 @@ pub mod reexports {
     };
     #[cfg(feature = "cli-config")]
     pub use crate::{
-        ClientOptions, ClientSetup, CredentialsChoice, LockError, LockOptions, LockReport,
-        MirrorOptions, MirrorReport, MirroredProvider, OptionError, ProviderReport, ProvidersFrom,
+        ClientOptions, ClientSetup, CredentialsChoice, CredentialsLookup, CredentialsLookupError,
+        DEFAULT_JOBS, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
+        MirroredProvider, OptionError, ProviderReport, ProvidersFrom, jobs,
     };
     pub use tfdisco_core::{
         self, Action, Config, Contents, Credentials, CredentialsSource, Dialect, Discovery,
