@@ -94,14 +94,19 @@ export interface OAuthClient {
   scopes: string[];
 }
 
-/** What `JSON.stringify(services)` writes. */
+/**
+ * What `JSON.stringify(services)` writes: the library's document, the one
+ * `tfdisco discover HOST --json` prints and Python's `Services.to_json()`
+ * gives (its keys as the CLI writes them).
+ */
 export interface ServicesJSON {
   hostname: string;
-  discoveryUrl: string;
-  dialect: Dialect;
-  isForced: boolean;
-  hasDocument: boolean;
-  services: Record<string, unknown>;
+  display: string;
+  discovery_url: string;
+  /** The document's entries in document order; null without a document. */
+  services: Record<string, unknown> | null;
+  /** Each id: its URL, `{ oauth_client: {…} }`, or `{ error: { kind, message } }`. */
+  resolved: Record<string, unknown>;
 }
 
 /**
@@ -439,6 +444,11 @@ export interface InstallationMethod {
   reason: string;
   /** False for `oci_mirror`, which tfdisco does not install from. */
   supported: boolean;
+  /**
+   * For an `oci_mirror` only: where its template puts the provider, or why
+   * it puts it nowhere.
+   */
+  oci?: { registry: string; repository: string } | { error: string };
 }
 
 /** The options of {@link installationMethods}. */
@@ -531,6 +541,11 @@ export interface PackageHashes {
  * in a `host` block) is answered with a promise already settled. Concurrent
  * discoveries of one host share one request. Bad arguments reject the
  * promise before any request.
+ *
+ * The registry calls, `lock` and `mirror` resolve to the library's report,
+ * the document the CLI prints with `--json`, with camelCase keys;
+ * `JSON.stringify` of one writes that document as the CLI and Python's
+ * `to_json()` write it.
  */
 export declare class Client {
   /**
@@ -737,6 +752,10 @@ export declare class InvalidSourceError extends TfdiscoError {
 export declare class InvalidArgumentError extends TfdiscoError {
   readonly kind: 'invalid_argument';
 }
+/** A local file that could not be read or written (a filesystem mirror's package, a staging file). */
+export declare class LocalFileError extends TfdiscoError {
+  readonly kind: 'local_file';
+}
 /** The registry has no such provider, module, version or platform (it answered 404). */
 export declare class NotFoundError extends TfdiscoError {
   readonly kind: 'not_found';
@@ -803,6 +822,7 @@ export declare const ERROR_CLASSES: Readonly<{
   redirect: typeof RedirectError;
   invalid_source: typeof InvalidSourceError;
   invalid_argument: typeof InvalidArgumentError;
+  local_file: typeof LocalFileError;
   not_found: typeof NotFoundError;
   invalid_response: typeof InvalidResponseError;
   invalid_option: typeof InvalidOptionError;

@@ -8,6 +8,7 @@ const errors = require('./lib/errors.js');
 const args = require('./lib/args.js');
 const { Hostname, Services } = require('./lib/classes.js');
 const { Client } = require('./lib/client.js');
+const { report } = require('./lib/report.js');
 
 native._setErrorFactory(errors.makeError);
 
@@ -37,18 +38,24 @@ function hashPackage(path) {
 
 /**
  * Which installation methods of the CLI configuration would install
- * `source`, in priority order, and why (`tfdisco provider source --json`).
+ * `source`, in priority order, and why (the `methods` of `tfdisco provider
+ * source --json`). The configuration's problems and what the implied
+ * mirrors' scans found are emitted as warnings, as the CLI prints them.
  */
 function installationMethods(source, options) {
   const o = args.object(args.given(options, {}), 'The "options" argument');
   args.knownKeys(o, ['dialect', 'cwd', 'env'], 'installationMethods(source, options)');
   const opt = (name, check) =>
     o[name] === undefined || o[name] === null ? undefined : check(o[name], `options.${name}`);
-  return native.installationMethods(args.string(source, 'The "source" argument'), {
+  const answer = native._installationReport(args.string(source, 'The "source" argument'), {
     dialect: opt('dialect', args.string) ?? 'opentofu',
     cwd: opt('cwd', args.path),
     env: opt('env', args.record),
   });
+  for (const message of answer.warnings) {
+    process.emitWarning(message, { type: 'TfdiscoConfigWarning', code: 'TFDISCO_CLI_CONFIG' });
+  }
+  return report(answer.report).methods;
 }
 
 /** `hashPackage`, blocking the calling thread while it reads the file. */

@@ -30,6 +30,7 @@ export const {
   RedirectError,
   InvalidSourceError,
   InvalidArgumentError,
+  LocalFileError,
   NotFoundError,
   InvalidResponseError,
   InvalidOptionError,

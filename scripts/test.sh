@@ -27,10 +27,23 @@ scripts/curl-leak-check.sh
 echo "== the curl transport on libcurl with GnuTLS (the conformance suite) and NSS (refused)"
 scripts/curl-tls-libraries.sh
 
-echo "== the core has no I/O dependencies"
-if cargo tree -p tfdisco-core -e normal --prefix none --locked \
-    | grep -E '^(tokio|hyper|curl|async-std|mio|socket2) ' ; then
-  echo "tfdisco-core must not depend on the crates above" >&2
+echo "== the sans-IO crates (core, provider) have no I/O dependencies"
+for crate in tfdisco-core tfdisco-provider; do
+  if cargo tree -p "$crate" -e normal --prefix none --locked \
+      | grep -E '^(tokio|hyper|curl|async-std|async-io|mio|socket2|polling|rustix|tempfile) ' ; then
+    echo "$crate must not depend on the crates above" >&2
+    exit 1
+  fi
+done
+
+echo "== the core's dependencies: no package hashing or signatures, at most 80 crates"
+core_tree="$(cargo tree -p tfdisco-core -e normal --prefix none --locked | sed 's/ (\*)$//' | sort -u)"
+if grep -E '^(pgp|sha2|crc32fast|base64) ' <<<"$core_tree"; then
+  echo "tfdisco-core must not depend on the crates above (they belong to tfdisco-provider)" >&2
+  exit 1
+fi
+if [ "$(wc -l <<<"$core_tree")" -gt 80 ]; then
+  echo "tfdisco-core depends on $(wc -l <<<"$core_tree") crates (at most 80)" >&2
   exit 1
 fi
 
@@ -50,6 +63,9 @@ CARGO_TARGET_DIR="$PWD/target" TFDISCO_MATURIN_ARGS="--profile dev" \
 echo "== the Node package (node/run-tests.sh: npm ci, napi build, node --test, tsc, npm pack)"
 # A debug build of the addon in the workspace's target directory, so the
 # dependencies the workspace build compiled are reused.
-CARGO_TARGET_DIR="$PWD/target" TFDISCO_NODE_BUILD=debug node/run-tests.sh
+# The cross-front-end test (node/test/front_ends.test.mjs) runs the Python
+# package too, from the venv the step above made.
+CARGO_TARGET_DIR="$PWD/target" TFDISCO_NODE_BUILD=debug \
+  TFDISCO_PYTHON="$PWD/target/python-venv/bin/python" node/run-tests.sh
 
 echo "all checks passed"

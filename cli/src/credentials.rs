@@ -2,6 +2,7 @@
 
 use serde_json::json;
 use tfdisco_core::Dialect;
+use tfdisco_transport::{CredentialsLookupError, kinds};
 
 use crate::exit;
 use crate::failure::Failure;
@@ -14,16 +15,16 @@ pub(crate) fn run(
     json: bool,
 ) -> Result<u8, Failure> {
     let host = setup::hostname(host)?;
-    let setup = setup::load_dialect(dialect);
+    let setup = setup::load_dialect(dialect)?;
     let source = setup
         .cli_credentials()
         .expect("the CLI's credentials are read by default");
-    let found = source.find(&host).map_err(|e| {
-        Failure::new(
-            exit::DISCOVERY_FAILED,
-            "credentials",
-            format!("credentials for {}: {e}", host.display()),
-        )
+    let found = source.find(&host).map_err(|error| {
+        let failed = CredentialsLookupError {
+            host: host.clone(),
+            error,
+        };
+        Failure::new(exit::DISCOVERY_FAILED, kinds::CREDENTIALS, failed)
     })?;
     let origin = found.as_ref().map(|f| f.origin().to_string());
     let token = found

@@ -43,7 +43,7 @@ pub(crate) fn run() -> Result<u8, Failure> {
     options.cli_config = false;
     options.credentials = CredentialsChoice::Nothing;
     options.env = Some(Env::empty());
-    let setup = options.load();
+    let setup = options.load().map_err(crate::setup::option_failure)?;
     let mut first: Option<Services> = None;
     let mut first_walk: Option<Vec<String>> = None;
     let mut first_lock: Option<String> = None;
@@ -65,14 +65,7 @@ pub(crate) fn run() -> Result<u8, Failure> {
             Ok(services) => match &first {
                 None => {
                     println!("  services, resolved against {}:", services.discovery_url());
-                    for line in (Report {
-                        services: &services,
-                        ids: &[],
-                    })
-                    .human()
-                    .lines()
-                    .skip(2)
-                    {
+                    for line in Report(services.report(&[])).human().lines().skip(2) {
                         println!("    {line}");
                     }
                     first = Some(services);

@@ -4,7 +4,7 @@ use tfdisco_core::{Error, ServiceId};
 use tfdisco_transport::Event;
 
 use crate::exit;
-use crate::failure::{self, Failure};
+use crate::failure::{self, Failure, json_text};
 use crate::net::{self, NetOpts};
 use crate::report::Report;
 
@@ -23,12 +23,9 @@ fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8
     }
     let client = net::client(opts)?;
     let services = client.discover_observed(&host, Some(&mut credentials_warnings()))?;
-    let report = Report {
-        services: &services,
-        ids,
-    };
+    let report = Report(services.report(ids));
     if json {
-        println!("{}", report.json());
+        println!("{}", json_text(&services.report(ids)));
     } else {
         print!("{}", report.human());
     }

@@ -74,8 +74,8 @@ impl From<std::io::Error> for Failure {
 pub(crate) const BROKEN_PIPE: &str = "broken_pipe";
 
 /// Runs a command; with `json`, a failure that carries a core error is
-/// printed as JSON on stdout, `{"error": {kind, message}}`. The exit code is
-/// the same either way.
+/// printed as JSON on stdout, `{"error": {kind, message}}` (the library's
+/// serialization of the error). The exit code is the same either way.
 pub(crate) fn report(json: bool, result: Result<u8, Failure>) -> Result<u8, Failure> {
     match result {
         Err(Failure {
@@ -83,12 +83,17 @@ pub(crate) fn report(json: bool, result: Result<u8, Failure>) -> Result<u8, Fail
             error: Some(error),
             ..
         }) if json => {
-            println!(
-                "{}",
-                serde_json::json!({ "error": crate::report::error_json(&error) })
-            );
+            println!("{}", json_text(&serde_json::json!({ "error": error })));
             Ok(code)
         }
         other => other,
     }
+}
+
+/// A report as the library serializes it (one line of JSON): what every
+/// `--json` prints.
+pub(crate) fn json_text(report: &impl serde::Serialize) -> String {
+    serde_json::to_string(report).unwrap_or_else(|e| {
+        serde_json::json!({ "error": { "kind": "json", "message": e.to_string() } }).to_string()
+    })
 }

@@ -1,15 +1,15 @@
 //! `tfdisco lock`: `terraform providers lock` without Terraform.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::Args;
-use serde_json::{Value, json};
-use tfdisco_core::lock_plan::LockFailure;
+use serde::Serialize;
 use tfdisco_core::{Platform, ProviderSource};
 use tfdisco_transport::{LockError, LockOptions, LockReport};
 
 use crate::exit;
-use crate::failure::Failure;
+use crate::failure::{Failure, json_text};
 use crate::net::{self, NetOpts};
 
 /// `tfdisco lock …`
@@ -36,12 +36,13 @@ pub(crate) struct LockOpts {
     /// layout; the packages are not authenticated).
     #[arg(long, value_name = "DIR")]
     fs_mirror: Option<PathBuf>,
-    /// How many requests to make at once.
-    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_LOCK_CONCURRENCY)]
-    jobs: usize,
+    /// How many requests to make at once (at least 1).
+    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
+    jobs: NonZeroUsize,
     /// JSON output: lock_file, changed, platforms, and per provider source,
     /// version, constraints, hashes_added, trust, key_id; on failure
-    /// error and failures (source, version, platform, kind, message).
+    /// error and failures (source, version, platform, kind, message,
+    /// exit_code).
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -49,39 +50,40 @@ pub(crate) struct LockOpts {
 }
 
 pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
-    let mut options = LockOptions::new().concurrency(opts.jobs);
+    let mut options = LockOptions::new().jobs(opts.jobs);
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);
     }
     options = options.mirrors(opts.net_mirror.as_deref(), opts.fs_mirror.clone())?;
     for given in &opts.providers {
-        let source = ProviderSource::parse(given, opts.net.dialect)
-            .and_then(|source| source.validate().map(|()| source))
-            .map_err(|error| tfdisco_core::Error::InvalidSource {
-                input: given.clone(),
-                error,
-            })?;
-        options = options.provider(source);
+        options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect)?);
     }
     let client = net::client(&opts.net)?;
     let result = client.lock(&opts.chdir, &options);
-    finish(result, opts.json, "lock", report_json, human)
+    finish(result, opts.json, "lock", human)
+}
+
+/// `--jobs N`, read by the rule every front end shares.
+pub(crate) fn jobs_arg(given: &str) -> Result<NonZeroUsize, String> {
+    let n: u64 = given
+        .parse()
+        .map_err(|_| format!("{given:?} is not a number"))?;
+    tfdisco_transport::jobs(n).map_err(|e| e.to_string())
 }
 
 /// How a lock or mirror run ends: its report on stdout (`--json` or for
 /// people) and exit 0, or its failure and exit code (as JSON on stdout with
 /// `--json`).
-pub(crate) fn finish<R>(
+pub(crate) fn finish<R: Serialize>(
     result: Result<R, LockError>,
     json: bool,
     kind: &'static str,
-    report_json: impl FnOnce(&R) -> Value,
     human: impl FnOnce(&R) -> String,
 ) -> Result<u8, Failure> {
     match result {
         Ok(report) => {
             if json {
-                println!("{}", report_json(&report));
+                println!("{}", json_text(&report));
             } else {
                 print!("{}", human(&report));
             }
@@ -90,7 +92,7 @@ pub(crate) fn finish<R>(
         Err(error) => {
             let code = u8::try_from(error.exit_code()).unwrap_or(exit::DISCOVERY_FAILED);
             if json {
-                println!("{}", error_json(&error));
+                println!("{}", json_text(&error));
                 Ok(code)
             } else {
                 Err(Failure::new(code, kind, &error))
@@ -126,41 +128,4 @@ fn human(report: &LockReport) -> String {
         out.push_str(&format!("\n{} needs no changes.\n", report.path.display()));
     }
     out
-}
-
-fn report_json(report: &LockReport) -> Value {
-    json!({
-        "lock_file": report.path.display().to_string(),
-        "changed": report.changed,
-        "platforms": report.platforms.iter().map(Platform::to_string).collect::<Vec<_>>(),
-        "providers": report.providers.iter().map(|p| json!({
-            "source": p.source.to_string(),
-            "version": p.version.to_string(),
-            "constraints": p.constraints,
-            "hashes_added": p.hashes_added,
-            "trust": p.trust.to_string(),
-            "key_id": p.key_id,
-        })).collect::<Vec<_>>(),
-    })
-}
-
-fn error_json(error: &LockError) -> Value {
-    let failures: &[LockFailure] = match error {
-        LockError::Failed(failures) => failures,
-        _ => &[],
-    };
-    json!({
-        "error": {
-            "kind": error.kind(),
-            "message": error.to_string(),
-            "exit_code": error.exit_code(),
-        },
-        "failures": failures.iter().map(|f| json!({
-            "source": f.source.to_string(),
-            "version": f.version.as_ref().map(ToString::to_string),
-            "platform": f.platform.as_ref().map(ToString::to_string),
-            "kind": f.kind(),
-            "message": f.to_string(),
-        })).collect::<Vec<_>>(),
-    })
 }

@@ -1,14 +1,14 @@
 //! `tfdisco mirror`: `terraform providers mirror` without Terraform.
 
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::Args;
-use serde_json::{Value, json};
 use tfdisco_core::Platform;
 use tfdisco_transport::{MirrorOptions, MirrorReport};
 
 use crate::failure::Failure;
-use crate::lock::finish;
+use crate::lock::{finish, jobs_arg};
 use crate::net::{self, NetOpts};
 
 /// `tfdisco mirror …`
@@ -29,12 +29,13 @@ pub(crate) struct MirrorOpts {
     /// OpenTofu always reads it).
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     lock_file: bool,
-    /// How many requests to make at once.
-    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_LOCK_CONCURRENCY)]
-    jobs: usize,
+    /// How many requests to make at once (at least 1).
+    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
+    jobs: NonZeroUsize,
     /// JSON output: folder, platforms, indexes, and per provider source,
     /// version, constraints, locked, trust, key_id, archives; on failure
-    /// error and failures (source, version, platform, kind, message).
+    /// error and failures (source, version, platform, kind, message,
+    /// exit_code).
     #[arg(long)]
     json: bool,
     #[command(flatten)]
@@ -43,7 +44,7 @@ pub(crate) struct MirrorOpts {
 
 pub(crate) fn run(opts: &MirrorOpts) -> Result<u8, Failure> {
     let mut options = MirrorOptions::new()
-        .concurrency(opts.jobs)
+        .jobs(opts.jobs)
         .lock_file(opts.lock_file);
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);
@@ -61,7 +62,7 @@ pub(crate) fn run(opts: &MirrorOpts) -> Result<u8, Failure> {
             );
         }
     }
-    finish(result, opts.json, "mirror", report_json, human)
+    finish(result, opts.json, "mirror", human)
 }
 
 /// Terraform's lines, after the run (the downloads ran concurrently).
@@ -91,24 +92,4 @@ fn human(report: &MirrorReport) -> String {
         report.folder.display()
     ));
     out
-}
-
-fn report_json(report: &MirrorReport) -> Value {
-    let path = |p: &PathBuf| p.display().to_string();
-    json!({
-        "folder": path(&report.folder),
-        "platforms": report.platforms.iter().map(Platform::to_string).collect::<Vec<_>>(),
-        "indexes": report.indexes.iter().map(path).collect::<Vec<_>>(),
-        "providers": report.providers.iter().map(|p| json!({
-            "source": p.source.to_string(),
-            "version": p.version.to_string(),
-            "constraints": p.constraints,
-            "locked": p.locked,
-            "trust": p.trust.to_string(),
-            "key_id": p.key_id,
-            "archives": p.archives.iter().map(path).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "skipped": report.skipped.iter().map(|(p, why)| json!({"path": path(p), "why": why})).collect::<Vec<_>>(),
-        "warnings": report.warnings,
-    })
 }

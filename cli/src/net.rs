@@ -12,7 +12,6 @@ use tfdisco_transport::{
     CredentialsChoice, FromSettings, Settings, Transport, timeout_from_secs,
 };
 
-use crate::exit;
 use crate::failure::Failure;
 use crate::setup;
 
@@ -155,7 +154,7 @@ pub(crate) type Client = BlockingClient<AnyTransport>;
 /// A client for `opts`: the environment and CLI configuration read (its
 /// problems printed as warnings), then the options applied.
 pub(crate) fn client(opts: &NetOpts) -> Result<Client, Failure> {
-    let setup = setup::load(&opts.client_options()?);
+    let setup = setup::load(&opts.client_options()?)?;
     client_with(opts.transport, &setup, |b| b)
 }
 
@@ -166,7 +165,9 @@ pub(crate) fn client_with(
     setup: &ClientSetup,
     extra: impl FnOnce(ClientBuilder<Settings>) -> ClientBuilder<Settings>,
 ) -> Result<Client, Failure> {
-    let settings = extra(setup.builder()).build().map_err(build_failure)?;
+    let settings = extra(setup.builder())
+        .build()
+        .map_err(setup::option_failure)?;
     let transport = match kind {
         TransportKind::Tokio => any(tfdisco_tokio::Http::from_settings(settings.clone())),
         TransportKind::AsyncStd => any(tfdisco_async_std::Http::from_settings(settings.clone())),
@@ -178,11 +179,7 @@ pub(crate) fn client_with(
 }
 
 fn any<T: Transport>(built: Result<T, BuildError>) -> Result<AnyTransport, Failure> {
-    built.map(AnyTransport::new).map_err(build_failure)
-}
-
-fn build_failure(e: BuildError) -> Failure {
-    Failure::new(exit::USAGE, "invalid_option", e)
+    built.map(AnyTransport::new).map_err(setup::option_failure)
 }
 
 #[cfg(test)]

@@ -4,17 +4,11 @@
 
 use std::path::Path;
 
-use serde_json::{Value, json};
-use tfdisco_config::{
-    Diagnostic, Severity, implied_mirror_diagnostics, implied_provider_installation, oci_repository,
-};
-use tfdisco_core::{
-    Choice, Dialect, Error, InstallationMethod, MethodChoice, MethodKind, MethodSummary,
-    ProviderSource,
-};
+use tfdisco_config::{InstallationReport, MethodReport};
+use tfdisco_core::{Dialect, ProviderSource};
 
 use crate::exit;
-use crate::failure::{self, Failure};
+use crate::failure::{self, Failure, json_text};
 use crate::setup;
 
 /// What tfdisco says of a method it does not use itself.
@@ -31,13 +25,8 @@ pub(crate) fn run(
 }
 
 fn answer(given: &str, dialect: Dialect, dir: Option<&Path>, json: bool) -> Result<u8, Failure> {
-    let source = ProviderSource::parse(given, dialect)
-        .and_then(|s| s.validate().map(|()| s))
-        .map_err(|error| Error::InvalidSource {
-            input: given.to_owned(),
-            error,
-        })?;
-    let setup = setup::load_dialect(dialect);
+    let source = ProviderSource::parse_argument(given, dialect)?;
+    let setup = setup::load_dialect(dialect)?;
     let config = setup
         .cli_config()
         .expect("the CLI configuration is read by default");
@@ -45,156 +34,69 @@ fn answer(given: &str, dialect: Dialect, dir: Option<&Path>, json: bool) -> Resu
         Some(dir) => dir.to_owned(),
         None => std::env::current_dir().map_err(Failure::from)?,
     };
-    let mut diagnostics: Vec<Diagnostic> = config.diagnostics().to_vec();
-    let (installation, block) = match config.explicit_provider_installation() {
-        Some(explicit) => {
-            let first = &config.provider_installation_blocks()[0];
-            (
-                explicit.clone(),
-                Some((first.file().to_owned(), first.line())),
-            )
-        }
-        None => {
-            let (implied, mirrors) = implied_provider_installation(dialect, setup.env(), &cwd);
-            let scanned = implied_mirror_diagnostics(&mirrors);
-            for d in &scanned {
-                eprintln!("tfdisco: warning: {}", d.located());
-            }
-            diagnostics.extend(scanned);
-            (implied, None)
-        }
-    };
-    let lines: Vec<Line> = installation
-        .summary(&source)
-        .into_iter()
-        .zip(installation.methods_for(&source))
-        .map(|(summary, choice)| Line::new(summary, &choice, &source))
-        .collect();
-    let installs = lines
-        .iter()
-        .any(|l| l.summary.may_install && l.summary.priority.is_some());
-    if json {
-        let out = json!({
-            "source": source.to_string(),
-            "dialect": dialect.name(),
-            "configuration": {
-                "implied": installation.implied,
-                "file": block.as_ref().map(|(f, _)| f.display().to_string()),
-                "line": block.as_ref().map(|(_, l)| *l),
-                "working_directory": cwd.display().to_string(),
-            },
-            "methods": lines.iter().map(Line::json).collect::<Vec<_>>(),
-            "diagnostics": diagnostics.iter().map(diagnostic_json).collect::<Vec<_>>(),
-        });
-        println!("{out}");
-    } else {
-        println!("provider  {source}");
-        match &block {
-            Some((file, line)) => println!(
-                "config    the provider_installation block at {}:{line}",
-                file.display()
-            ),
-            None => println!(
-                "config    implied (no provider_installation block), from {}",
-                cwd.display()
-            ),
-        }
-        for line in &lines {
-            print!("{}", line.human());
-        }
-        if installs {
-            println!(
-                "versions come from every method that may install it; a version's package from \
-                 the first of them that has it"
-            );
-        } else {
-            println!("no installation method may install it");
-        }
+    let report = config.installation_report(&source, &cwd);
+    // The configuration's own problems were printed when it was read.
+    for d in &report.choice.warnings {
+        eprintln!("tfdisco: warning: {}", d.located());
     }
-    Ok(if installs {
+    if json {
+        println!("{}", json_text(&report));
+    } else {
+        print!("{}", human(&report));
+    }
+    Ok(if report.may_install() {
         exit::SUCCESS
     } else {
         exit::NOT_PROVIDED
     })
 }
 
-/// One method (or the development override), ready to print: its
-/// summary, and for an `oci_mirror` the repository it maps the provider to.
-struct Line {
-    summary: MethodSummary,
-    oci: Option<Result<(String, String), String>>,
+/// The report for people.
+fn human(report: &InstallationReport) -> String {
+    let mut out = format!("provider  {}\n", report.source);
+    match &report.choice.block {
+        Some((file, line)) => out.push_str(&format!(
+            "config    the provider_installation block at {}:{line}\n",
+            file.display()
+        )),
+        None => out.push_str(&format!(
+            "config    implied (no provider_installation block), from {}\n",
+            report.choice.working_directory.display()
+        )),
+    }
+    for method in &report.methods {
+        out.push_str(&line(method));
+    }
+    out.push_str(if report.may_install() {
+        "versions come from every method that may install it; a version's package from the \
+         first of them that has it\n"
+    } else {
+        "no installation method may install it\n"
+    });
+    out
 }
 
-impl Line {
-    fn new(summary: MethodSummary, choice: &MethodChoice<'_>, source: &ProviderSource) -> Line {
-        let oci = match choice.choice {
-            Choice::Method(InstallationMethod {
-                kind:
-                    MethodKind::OciMirror {
-                        repository_template,
-                    },
-                ..
-            }) => Some(oci_repository(repository_template, source)),
-            _ => None,
-        };
-        Line { summary, oci }
+/// One method (or the development override), for people.
+fn line(method: &MethodReport) -> String {
+    let s = &method.summary;
+    let number = s
+        .priority
+        .map_or_else(|| "-".to_owned(), |n| format!("{n}."));
+    let verdict = if s.may_install {
+        "may install it"
+    } else {
+        "skipped"
+    };
+    let mut text = format!(
+        "{number} {} {}\n   {verdict}: {}\n",
+        s.method, s.location, s.reason
+    );
+    match &method.oci {
+        Some(Ok((registry, repository))) => text.push_str(&format!(
+            "   OCI registry {registry}, repository {repository}: {OCI_UNSUPPORTED}\n"
+        )),
+        Some(Err(e)) => text.push_str(&format!("   no OCI repository: {e}; {OCI_UNSUPPORTED}\n")),
+        None => {}
     }
-
-    fn human(&self) -> String {
-        let s = &self.summary;
-        let number = s
-            .priority
-            .map_or_else(|| "-".to_owned(), |n| format!("{n}."));
-        let verdict = if s.may_install {
-            "may install it"
-        } else {
-            "skipped"
-        };
-        let mut text = format!(
-            "{number} {} {}\n   {verdict}: {}\n",
-            s.method, s.location, s.reason
-        );
-        match &self.oci {
-            Some(Ok((registry, repository))) => text.push_str(&format!(
-                "   OCI registry {registry}, repository {repository}: {OCI_UNSUPPORTED}\n"
-            )),
-            Some(Err(e)) => {
-                text.push_str(&format!("   no OCI repository: {e}; {OCI_UNSUPPORTED}\n"))
-            }
-            None => {}
-        }
-        text
-    }
-
-    fn json(&self) -> Value {
-        let s = &self.summary;
-        let mut out = json!({
-            "priority": s.priority,
-            "method": s.method,
-            "location": s.location,
-            "may_install": s.may_install,
-            "reason": s.reason,
-            "supported": s.supported,
-        });
-        match &self.oci {
-            Some(Ok((registry, repository))) => {
-                out["oci"] = json!({ "registry": registry, "repository": repository });
-            }
-            Some(Err(e)) => out["oci"] = json!({ "error": e }),
-            None => {}
-        }
-        out
-    }
-}
-
-fn diagnostic_json(d: &Diagnostic) -> Value {
-    json!({
-        "severity": match d.severity() {
-            Severity::Error => "error",
-            _ => "warning",
-        },
-        "message": d.to_string(),
-        "file": d.file().map(|f| f.display().to_string()),
-        "line": d.line(),
-    })
+    text
 }

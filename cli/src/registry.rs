@@ -4,14 +4,12 @@
 use std::path::PathBuf;
 
 use clap::Subcommand;
-use serde_json::{Value, json};
-use tfdisco_core::{
-    Dialect, Error, ModulePackage, ModuleSource, Platform, ProviderSource, check_version,
-};
+use serde::Serialize;
+use tfdisco_core::{Dialect, Error, ModuleSource, Platform, ProviderSource, check_version};
 
 use crate::discover::credentials_warnings;
 use crate::exit;
-use crate::failure::{self, Failure};
+use crate::failure::{self, Failure, json_text};
 use crate::net::{self, Client, NetOpts};
 
 /// `tfdisco provider …`
@@ -47,7 +45,7 @@ pub(crate) enum ProviderCommand {
     Versions {
         /// The provider's source address (`hashicorp/aws`, `registry.example.com/acme/widgets`).
         source: String,
-        /// JSON output: source, versions_url, versions.
+        /// JSON output: source, versions_url, versions, warnings.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -93,8 +91,9 @@ pub(crate) enum ModuleCommand {
         module_version: String,
         /// JSON output: source, version, location, package (the location as
         /// init parses it: getter, address, url, subdir, ref, depth, sshkey,
-        /// archive, checksum; null for OpenTofu's direct packages) and
-        /// module_subdir (where in the package the module is).
+        /// archive, checksum; null for OpenTofu's direct packages),
+        /// module_subdir (where in the package the module is) and
+        /// use_registry_credentials (OpenTofu's direct packages; else null).
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -140,16 +139,6 @@ pub(crate) fn run_module(command: &ModuleCommand) -> Result<u8, Failure> {
     }
 }
 
-/// A provider source a registry request can use: fully qualified.
-fn provider_source(given: &str, opts: &NetOpts) -> Result<ProviderSource, Error> {
-    ProviderSource::parse(given, opts.dialect)
-        .and_then(|source| source.validate().map(|()| source))
-        .map_err(|error| Error::InvalidSource {
-            input: given.to_owned(),
-            error,
-        })
-}
-
 fn module_source(given: &str, opts: &NetOpts) -> Result<ModuleSource, Error> {
     ModuleSource::parse(given, opts.dialect).map_err(|error| Error::InvalidSource {
         input: given.to_owned(),
@@ -161,31 +150,23 @@ fn client(opts: &NetOpts) -> Result<Client, Failure> {
     net::client(opts)
 }
 
-fn print(json: bool, value: &Value, human: impl FnOnce() -> String) {
+/// The answer as the library's JSON document, or for people.
+fn print(json: bool, answer: &impl Serialize, human: impl FnOnce() -> String) {
     if json {
-        println!("{value}");
+        println!("{}", json_text(answer));
     } else {
         print!("{}", human());
     }
 }
 
 fn provider_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Failure> {
-    let source = provider_source(given, opts)?;
+    let source = ProviderSource::parse_argument(given, opts.dialect)?;
     let answer =
         client(opts)?.provider_versions_observed(&source, Some(&mut credentials_warnings()))?;
     for warning in &answer.warnings {
         eprintln!("tfdisco: warning from the registry: {warning}");
     }
-    let value = json!({
-        "source": source.to_string(),
-        "versions_url": answer.url.as_str(),
-        "versions": answer.versions.iter().map(|v| json!({
-            "version": v.version,
-            "protocols": v.protocols,
-            "platforms": v.platforms.iter().map(|p| json!({"os": p.os, "arch": p.arch})).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-    });
-    print(json, &value, || {
+    print(json, &answer, || {
         let mut out = format!(
             "{source}: {} versions (from {})\n",
             answer.versions.len(),
@@ -212,7 +193,7 @@ fn provider_package(
     json: bool,
     opts: &NetOpts,
 ) -> Result<u8, Failure> {
-    let source = provider_source(given, opts)?;
+    let source = ProviderSource::parse_argument(given, opts.dialect)?;
     check_version(version)?;
     let platform = Platform::parse(os_arch)?;
     let package = client(opts)?.provider_package_observed(
@@ -221,26 +202,7 @@ fn provider_package(
         &platform,
         Some(&mut credentials_warnings()),
     )?;
-    let value = json!({
-        "source": source.to_string(),
-        "version": package.version,
-        "os": package.platform.os,
-        "arch": package.platform.arch,
-        "filename": package.filename,
-        "download_url": package.download_url.as_str(),
-        "shasums_url": package.shasums_url.as_str(),
-        "shasums_signature_url": package.shasums_signature_url.as_str(),
-        "shasum": package.shasum,
-        "protocols": package.protocols,
-        "signing_keys": package.signing_keys.iter().map(|k| json!({
-            "key_id": k.key_id,
-            "ascii_armor": k.ascii_armor,
-            "trust_signature": k.trust_signature,
-            "source": k.source,
-            "source_url": k.source_url,
-        })).collect::<Vec<_>>(),
-    });
-    print(json, &value, || {
+    print(json, &package, || {
         let keys: Vec<&str> = package
             .signing_keys
             .iter()
@@ -265,12 +227,7 @@ fn module_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Failur
     let source = module_source(given, opts)?;
     let answer =
         client(opts)?.module_versions_observed(&source, Some(&mut credentials_warnings()))?;
-    let value = json!({
-        "source": source.to_string(),
-        "versions_url": answer.url.as_str(),
-        "versions": answer.versions,
-    });
-    print(json, &value, || {
+    print(json, &answer, || {
         let mut out = format!(
             "{source}: {} versions (from {})\n",
             answer.versions.len(),
@@ -293,14 +250,7 @@ fn module_download(given: &str, version: &str, json: bool, opts: &NetOpts) -> Re
         Some(&mut credentials_warnings()),
     )?;
     let module_subdir = location.module_subdir();
-    let value = json!({
-        "source": source.to_string(),
-        "version": location.version,
-        "location": location.location,
-        "package": location.package.as_ref().map(package_json),
-        "module_subdir": module_subdir,
-    });
-    print(json, &value, || {
+    print(json, &location, || {
         let mut out = format!("{source} {version}: {}\n", location.location);
         if let Some(package) = &location.package {
             out.push_str(&format!(
@@ -326,19 +276,4 @@ fn module_download(given: &str, version: &str, json: bool, opts: &NetOpts) -> Re
         out
     });
     Ok(exit::SUCCESS)
-}
-
-/// The parts of a go-getter address `init` reads (PKG-7, PKG-8).
-fn package_json(package: &ModulePackage) -> Value {
-    json!({
-        "getter": package.getter_name(),
-        "address": package.address(),
-        "url": package.url(),
-        "subdir": package.subdir(),
-        "ref": package.revision(),
-        "depth": package.depth(),
-        "sshkey": package.has_ssh_key(),
-        "archive": package.archive(),
-        "checksum": package.checksum(),
-    })
 }

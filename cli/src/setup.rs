@@ -4,14 +4,15 @@
 
 use tfdisco_config::Severity;
 use tfdisco_core::{Dialect, Hostname};
-use tfdisco_transport::{ClientOptions, ClientSetup};
+use tfdisco_transport::{ClientOptions, ClientSetup, OptionError, kinds};
 
+use crate::exit;
 use crate::failure::Failure;
 
 /// Reads what `options` ask for; problems in the CLI configuration are
 /// printed as warnings (they never stop a command, as in Terraform).
-pub(crate) fn load(options: &ClientOptions) -> ClientSetup {
-    let setup = options.load();
+pub(crate) fn load(options: &ClientOptions) -> Result<ClientSetup, Failure> {
+    let setup = options.load().map_err(option_failure)?;
     for d in setup.diagnostics() {
         let level = match d.severity() {
             Severity::Error => "error",
@@ -19,12 +20,17 @@ pub(crate) fn load(options: &ClientOptions) -> ClientSetup {
         };
         eprintln!("tfdisco: {level}: {}", d.located());
     }
-    setup
+    Ok(setup)
 }
 
 /// The process environment and the CLI configuration of `dialect`.
-pub(crate) fn load_dialect(dialect: Dialect) -> ClientSetup {
+pub(crate) fn load_dialect(dialect: Dialect) -> Result<ClientSetup, Failure> {
     load(&ClientOptions::new(dialect))
+}
+
+/// An option that cannot be used: a usage error (exit 2).
+pub(crate) fn option_failure(e: impl Into<OptionError>) -> Failure {
+    Failure::new(exit::USAGE, kinds::INVALID_OPTION, e.into())
 }
 
 /// Parses a hostname argument; an invalid one is a usage error (exit 2).

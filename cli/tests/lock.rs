@@ -160,6 +160,15 @@ fn usage_errors_exit_2() {
         not_required.stderr
     );
 
+    // One rule for jobs in every front end: 0 is refused, not made 1.
+    let no_jobs = lock(dir.path(), &["--jobs", "0"]);
+    assert_eq!(no_jobs.code, Some(2), "{}", no_jobs.stderr);
+    assert!(
+        no_jobs.stderr.contains("jobs must be at least 1"),
+        "{}",
+        no_jobs.stderr
+    );
+
     fs::write(dir.path().join("broken.tf"), "terraform {\n").expect("write");
     let broken = lock(dir.path(), &[]);
     assert_eq!(broken.code, Some(2), "{}", broken.stderr);

@@ -136,6 +136,7 @@ fn module_versions_and_download() {
                 "checksum": null,
             },
             "module_subdir": "",
+            "use_registry_credentials": null,
         })
     );
     let r = run(&["module", "download", &source, "0.12.0"]);

@@ -9,9 +9,8 @@ use std::hash::Hash;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use tfdisco_core::{
-    Credentials, Dialect, DiscoveryCache, Hostname, InvalidToken, ProviderInstallation, go_quote,
-};
+use tfdisco_core::{Credentials, Dialect, DiscoveryCache, Hostname, InvalidToken, go_quote};
+use tfdisco_provider::ProviderInstallation;
 
 use crate::literal::{self, Lit};
 use crate::locations::Locations;

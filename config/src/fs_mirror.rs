@@ -1,6 +1,6 @@
 //! Filesystem mirrors on disk (docs/behaviour.md, FSM-1 to FSM-6): the
 //! directory walked as Terraform walks it, each path judged by the core
-//! (`tfdisco_core::classify_mirror_path`), and a package's hashes: an
+//! (`tfdisco_provider::classify_mirror_path`), and a package's hashes: an
 //! archive streamed through the core's `PackageHasher`, an unpacked
 //! directory's files hashed one by one into `hash1_of_files`.
 
@@ -10,10 +10,11 @@ use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
-use tfdisco_core::{
-    Dialect, EntryKind, LocalLocation, LocalPackage, MirrorEntry, MirrorPath, PackageHashError,
-    PackageHashes, Platform, ProviderSource, Version, classify_mirror_path, hash_package_reader,
-    hash1_of_files, sort_local_packages,
+use tfdisco_core::Dialect;
+use tfdisco_provider::{
+    EntryKind, LocalLocation, LocalPackage, LocalPackages, MirrorEntry, MirrorPath,
+    PackageHashError, PackageHashes, PackageReadError, classify_mirror_path, hash_package_reader,
+    hash1_of_files,
 };
 
 /// Why a mirror could not be scanned or a package hashed.
@@ -59,6 +60,28 @@ impl fmt::Display for MirrorError {
     }
 }
 
+impl MirrorError {
+    /// The file or directory at fault.
+    pub fn path(&self) -> &Path {
+        match self {
+            MirrorError::Search { path, .. }
+            | MirrorError::Read { path, .. }
+            | MirrorError::Package { path, .. } => path,
+        }
+    }
+
+    /// What went wrong, without the path: the operating system's words, or
+    /// why the package cannot be hashed.
+    pub fn problem(&self) -> String {
+        match self {
+            MirrorError::Search { source, .. } | MirrorError::Read { source, .. } => {
+                source.to_string()
+            }
+            MirrorError::Package { error, .. } => error.to_string(),
+        }
+    }
+}
+
 impl std::error::Error for MirrorError {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
@@ -83,11 +106,12 @@ impl std::error::Error for MirrorError {
 ///
 /// let mirror = FilesystemMirror::scan(dir.path(), Dialect::Terraform)?;
 /// let provider = ProviderSource::parse("hashicorp/null", Dialect::Terraform)?;
-/// let versions: Vec<String> = mirror.versions(&provider).iter().map(|v| v.to_string()).collect();
+/// let found = mirror.packages();
+/// let versions: Vec<String> = found.versions(&provider).iter().map(|v| v.to_string()).collect();
 /// assert_eq!(versions, ["3.2.0", "3.2.1"]);
 /// assert!(mirror.warnings()[0].starts_with(r#"ignoring file "registry.terraform.io/hashicorp/null/index.json""#));
 /// let linux = Platform::new("linux", "amd64");
-/// let package = mirror.package(&provider, &"3.2.1".parse()?, &linux).expect("found");
+/// let package = found.package(&provider, &"3.2.1".parse()?, &linux).expect("found");
 /// assert_eq!(package.filename, "terraform-provider-null_3.2.1_linux_amd64.zip");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -95,7 +119,7 @@ impl std::error::Error for MirrorError {
 pub struct FilesystemMirror {
     base: PathBuf,
     walked: PathBuf,
-    packages: Vec<LocalPackage>,
+    packages: LocalPackages,
     warnings: Vec<String>,
 }
 
@@ -118,13 +142,16 @@ impl FilesystemMirror {
         let mut mirror = FilesystemMirror {
             base: dir.to_owned(),
             walked: walked.clone(),
-            packages: Vec::new(),
+            packages: LocalPackages::default(),
             warnings: Vec::new(),
         };
+        let mut found = Vec::new();
         // Depth first, in lexical order: children are pushed in reverse.
         let mut stack: Vec<(PathBuf, Vec<String>, Metadata)> = vec![(walked, Vec::new(), root)];
         while let Some((path, components, meta)) = stack.pop() {
-            mirror.visit(dialect, &path, &components, &meta);
+            if let Some(package) = mirror.visit(dialect, &path, &components, &meta) {
+                found.push(package);
+            }
             if !meta.is_dir() {
                 continue;
             }
@@ -142,13 +169,20 @@ impl FilesystemMirror {
             }
             stack.extend(children.into_iter().rev());
         }
-        sort_local_packages(&mut mirror.packages);
+        mirror.packages = LocalPackages::new(found);
         Ok(mirror)
     }
 
-    fn visit(&mut self, dialect: Dialect, path: &Path, components: &[String], meta: &Metadata) {
+    /// Judges one path of the walk: a package, or a warning kept.
+    fn visit(
+        &mut self,
+        dialect: Dialect,
+        path: &Path,
+        components: &[String],
+        meta: &Metadata,
+    ) -> Option<LocalPackage> {
         if components.is_empty() {
-            return;
+            return None;
         }
         let parts: Vec<&str> = components.iter().map(String::as_str).collect();
         let kind = if parts.len() < 3 {
@@ -173,10 +207,11 @@ impl FilesystemMirror {
             kind,
         });
         match entry {
-            MirrorEntry::Package(package) => self.packages.push(*package),
+            MirrorEntry::Package(package) => return Some(*package),
             MirrorEntry::Warning(warning) => self.warnings.push(warning),
             MirrorEntry::Ignored => {}
         }
+        None
     }
 
     /// The directory as given.
@@ -189,10 +224,9 @@ impl FilesystemMirror {
         &self.walked
     }
 
-    /// Every package found, in Go's order (FSM-4): by provider, platform,
-    /// version, an unpacked directory before the archive of the same
-    /// package.
-    pub fn packages(&self) -> &[LocalPackage] {
+    /// Every package found, in Go's order (FSM-4), and which one a
+    /// version and platform get (FSM-5).
+    pub fn packages(&self) -> &LocalPackages {
         &self.packages
     }
 
@@ -200,47 +234,6 @@ impl FilesystemMirror {
     /// packages, in the walk's order (FSM-3).
     pub fn warnings(&self) -> &[String] {
         &self.warnings
-    }
-
-    /// The providers that have at least one package, in order.
-    pub fn providers(&self) -> Vec<ProviderSource> {
-        let mut providers: Vec<ProviderSource> = Vec::new();
-        for package in &self.packages {
-            if providers.last() != Some(&package.source) {
-                providers.push(package.source.clone());
-            }
-        }
-        providers
-    }
-
-    /// The versions of `provider` with a package for any platform,
-    /// ascending (FSM-5): a version chosen from these may have no package
-    /// for the platform wanted.
-    pub fn versions(&self, provider: &ProviderSource) -> Vec<Version> {
-        let mut versions: Vec<Version> = self
-            .packages
-            .iter()
-            .filter(|p| p.source == *provider)
-            .map(|p| p.version.clone())
-            .collect();
-        versions.sort();
-        versions.dedup();
-        versions
-    }
-
-    /// The package of `provider` at `version` for `platform` (compared as
-    /// written: an unpacked `LINUX_AMD64` is not `linux_amd64`): the first
-    /// in [`packages`](FilesystemMirror::packages)'s order, so an unpacked
-    /// directory wins over an archive (FSM-5).
-    pub fn package(
-        &self,
-        provider: &ProviderSource,
-        version: &Version,
-        platform: &Platform,
-    ) -> Option<&LocalPackage> {
-        self.packages
-            .iter()
-            .find(|p| p.source == *provider && p.version == *version && p.platform == *platform)
     }
 }
 
@@ -294,23 +287,7 @@ impl LocalHashes {
 pub fn hash_local_package(package: &LocalPackage) -> Result<LocalHashes, MirrorError> {
     match &package.location {
         LocalLocation::Archive(path) => {
-            let read = |source| MirrorError::Read {
-                path: path.clone(),
-                source,
-            };
-            let file = File::open(path).map_err(read)?;
-            let hashes = hash_package_reader(file).map_err(|e| {
-                match e
-                    .get_ref()
-                    .and_then(|inner| inner.downcast_ref::<PackageHashError>())
-                {
-                    Some(error) => MirrorError::Package {
-                        path: path.clone(),
-                        error: error.clone(),
-                    },
-                    None => read(e),
-                }
-            })?;
+            let hashes = hash_package_file(path)?;
             Ok(LocalHashes {
                 h1: hashes.h1(),
                 files: hashes.files(),
@@ -319,6 +296,28 @@ pub fn hash_local_package(package: &LocalPackage) -> Result<LocalHashes, MirrorE
         }
         LocalLocation::Directory(path) => hash_directory(path),
     }
+}
+
+/// The hashes of the provider package archive at `path` (a zip file), read
+/// once in 64 KiB chunks through the provider crate's `PackageHasher`, in
+/// memory independent of its size: what `hash_local_package` gives for a
+/// packed package, what a mirror folder's indexes list, and what the
+/// language packages' `hash_package` returns. A file that cannot be opened
+/// or read is [`MirrorError::Read`]; one that is no package that can be
+/// hashed, [`MirrorError::Package`].
+pub fn hash_package_file(path: &Path) -> Result<PackageHashes, MirrorError> {
+    let read = |source| MirrorError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let file = File::open(path).map_err(read)?;
+    hash_package_reader(file).map_err(|e| match e {
+        PackageReadError::Read(source) => read(source),
+        PackageReadError::Package(error) => MirrorError::Package {
+            path: path.to_owned(),
+            error,
+        },
+    })
 }
 
 fn hash_directory(dir: &Path) -> Result<LocalHashes, MirrorError> {

@@ -5,10 +5,11 @@
 
 use std::path::{Path, PathBuf};
 
-use tfdisco_core::{Dialect, Env, ProviderInstallation};
+use tfdisco_core::{Dialect, Env};
+use tfdisco_provider::ProviderInstallation;
 
+use crate::Diagnostic;
 use crate::fs_mirror::{FilesystemMirror, MirrorError};
-use crate::{CliConfig, Diagnostic};
 
 /// The operating systems whose directories differ.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -239,30 +240,12 @@ fn implied_from(
         let mirror = FilesystemMirror::scan(&dir.path, dialect);
         let providers = mirror
             .as_ref()
-            .map(FilesystemMirror::providers)
+            .map(|m| m.packages().providers())
             .unwrap_or_default();
         found.push((dir.path.clone(), providers));
         mirrors.push(ImpliedMirror { dir, mirror });
     }
     (ProviderInstallation::implied(found), mirrors)
-}
-
-impl CliConfig {
-    /// How providers are installed with this configuration (INST-1,
-    /// INST-9): its first `provider_installation` block, checked; or, when
-    /// it has none, the implied configuration for the working directory
-    /// `cwd`, read from the configuration's environment
-    /// ([`CliConfig::env`]; none for [`CliConfig::from_sources`]).
-    pub fn provider_installation(&self, cwd: &Path) -> ProviderInstallation {
-        match &self.installation {
-            Some(explicit) => explicit.clone(),
-            None => {
-                let empty = Env::empty();
-                let env = self.env.as_ref().unwrap_or(&empty);
-                implied_provider_installation(self.dialect, env, cwd).0
-            }
-        }
-    }
 }
 
 /// The warnings of an implied mirror's scan as diagnostics, for a front

@@ -104,6 +104,7 @@ mod hcl_text;
 mod hcl_value;
 mod helper;
 mod implied;
+mod installation_report;
 mod literal;
 mod locations;
 mod lock_file;
@@ -129,12 +130,15 @@ pub use configuration::{
 pub use credentials_file::{CREDENTIALS_FILE_NAME, to_store};
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::Error;
-pub use fs_mirror::{FilesystemMirror, LocalHashes, MirrorError, hash_local_package};
+pub use fs_mirror::{
+    FilesystemMirror, LocalHashes, MirrorError, hash_local_package, hash_package_file,
+};
 pub use helper::{DEFAULT_HELPER_TIMEOUT, HelperProgram};
 pub use implied::{
     HostOs, ImpliedDir, ImpliedMirror, ImpliedOrigin, app_data_dirs, implied_mirror_diagnostics,
     implied_mirror_dirs, implied_mirror_dirs_for, implied_provider_installation,
 };
+pub use installation_report::{InstallationChoice, InstallationReport, MethodReport};
 pub use locations::{Locations, OVERRIDE_VARS};
 pub use lock_file::{LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider};
 pub use mirror_folder::{Indexes, MirrorFolder, StagedArchive};

@@ -4,7 +4,6 @@
 //! it, and replaced atomically.
 
 mod parse;
-mod version;
 mod write;
 
 use std::collections::BTreeMap;
@@ -12,7 +11,7 @@ use std::fmt;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use tfdisco_core::{Dialect, ProviderSource, go_quote};
+use tfdisco_core::{Dialect, ProviderSource};
 
 use crate::Diagnostic;
 use crate::hcl_text;
@@ -217,19 +216,8 @@ impl LockedProvider {
                 "Provider source address {source} is not fully qualified (hostname/namespace/type)."
             ));
         }
-        match version::check(version) {
-            Ok(()) => {}
-            Err(version::VersionProblem::Invalid(why)) => {
-                return invalid(format!(
-                    "The selected version number for provider {source} is invalid: {why}."
-                ));
-            }
-            Err(version::VersionProblem::NotNormalized(canonical)) => {
-                return invalid(format!(
-                    "The selected version number for provider {source} must be written in normalized form: {}.",
-                    go_quote(&canonical)
-                ));
-            }
+        if let Err(problem) = parse::check_version(&source, version, Dialect::Terraform) {
+            return invalid(problem);
         }
         let mut list = Vec::new();
         for hash in hashes {

@@ -5,20 +5,20 @@
 //! `<version>.json` made from what the folder then holds, each replaced
 //! atomically.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::fs::{self, File};
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
-use tfdisco_core::lock_plan::ArchiveSink;
-use tfdisco_core::{
-    ArchiveDigest, ArchiveEntry, Dialect, LocalLocation, Platform, ProviderSource, Sink, Version,
-    hash_package_reader, mirror_archives_document, mirror_index_document,
-};
+use tfdisco_core::{Dialect, Platform, ProviderSource, Sink, Version};
+use tfdisco_provider::lock_plan::ArchiveSink;
+use tfdisco_provider::mirror_folder::{self, MirrorIndexes};
+use tfdisco_provider::{ArchiveDigest, LocalLocation};
 
 use crate::FilesystemMirror;
 use crate::atomic::write_atomically;
+use crate::fs_mirror::hash_package_file;
 
 /// A mirror folder being written.
 #[derive(Debug)]
@@ -54,42 +54,28 @@ impl MirrorFolder {
         &self.root
     }
 
-    /// Where a package goes: under the host's display form (Unicode, port
-    /// kept), the namespace and the type, named
-    /// `terraform-provider-TYPE_VERSION_OS_ARCH.zip` (MIRROR-10).
+    /// Where a package goes in the folder (MIRROR-10,
+    /// `tfdisco_provider::mirror_folder::package_path`).
     pub fn package_path(
         &self,
         source: &ProviderSource,
         version: &Version,
         platform: &Platform,
     ) -> PathBuf {
-        self.provider_dir(source).join(format!(
-            "terraform-provider-{}_{version}_{platform}.zip",
-            source.type_name()
-        ))
-    }
-
-    fn provider_dir(&self, source: &ProviderSource) -> PathBuf {
         self.root
-            .join(source.host().display().as_ref())
-            .join(source.namespace())
-            .join(source.type_name())
+            .join(mirror_folder::package_path(source, version, platform))
     }
 
-    /// The staging name of a package: its name with a `.` in front, beside
-    /// it; a scan of the folder never takes it for a package.
+    /// Where a package is downloaded to before it is verified (MIRROR-11,
+    /// `tfdisco_provider::mirror_folder::staging_path`).
     pub fn staging_path(
         &self,
         source: &ProviderSource,
         version: &Version,
         platform: &Platform,
     ) -> PathBuf {
-        let path = self.package_path(source, version, platform);
-        let name = path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        path.with_file_name(format!(".{name}"))
+        self.root
+            .join(mirror_folder::staging_path(source, version, platform))
     }
 
     /// Starts the download of a package: its folders made, its staging file
@@ -147,9 +133,10 @@ impl MirrorFolder {
     /// Writes every provider's `index.json` and each version's
     /// `<version>.json` from what the folder holds (MIRROR-12): every
     /// packed package found by a scan of the folder, whether this run
-    /// placed it or not. An archive's hashes are `computed` ones when given
-    /// (by its path), else (or for Terraform) its `h1:` as `dirhash.HashZip`
-    /// computes it, read from the file.
+    /// placed it or not. An archive's hashes are the `computed` ones when
+    /// given (by its path), else those listed for an archive found there
+    /// (`tfdisco_provider::mirror_folder::found_hashes`), read from the file.
+    /// Each document is replaced atomically.
     pub fn write_indexes(
         &self,
         dialect: Dialect,
@@ -162,48 +149,31 @@ impl MirrorFolder {
             warnings: scan.warnings().to_vec(),
             ..Indexes::default()
         };
-        // Provider → version → platform → entry; every provider found has
-        // an index, even one with only unpacked packages.
-        type Versions = BTreeMap<String, BTreeMap<String, ArchiveEntry>>;
-        let mut providers: BTreeMap<ProviderSource, Versions> = BTreeMap::new();
+        let mut documents = MirrorIndexes::new();
         for package in scan.packages() {
-            let versions = providers.entry(package.source.clone()).or_default();
+            documents.add_provider(&package.source);
             let LocalLocation::Archive(path) = &package.location else {
                 continue;
             };
             let hashes = match computed.get(path) {
                 Some(hashes) => hashes.clone(),
-                None => match File::open(path).and_then(hash_package_reader) {
-                    Ok(hashes) => vec![hashes.h1_zip()],
+                None => match hash_package_file(path) {
+                    Ok(hashes) => mirror_folder::found_hashes(&hashes),
                     Err(e) => {
-                        indexes.skipped.push((path.clone(), e.to_string()));
+                        indexes.skipped.push((path.clone(), e.problem()));
                         continue;
                     }
                 },
             };
-            let url = path
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            versions
-                .entry(package.version.to_string())
-                .or_default()
-                .insert(package.platform.to_string(), ArchiveEntry { hashes, url });
+            documents.add_archive(package, hashes);
         }
-        for (source, versions) in providers {
-            let dir = self.provider_dir(&source);
-            fs::create_dir_all(&dir)?;
-            let index = dir.join("index.json");
-            write_atomically(
-                &index,
-                &mirror_index_document(versions.keys().map(String::as_str)),
-            )?;
-            indexes.written.push(index);
-            for (version, archives) in versions {
-                let path = dir.join(format!("{version}.json"));
-                write_atomically(&path, &mirror_archives_document(&archives))?;
-                indexes.written.push(path);
+        for (relative, bytes) in documents.documents() {
+            let path = self.root.join(relative);
+            if let Some(dir) = path.parent() {
+                fs::create_dir_all(dir)?;
             }
+            write_atomically(&path, &bytes)?;
+            indexes.written.push(path);
         }
         Ok(indexes)
     }

@@ -9,7 +9,8 @@ use std::collections::BTreeSet;
 use hcl::eval::{Context, Evaluate};
 use hcl::expr::{Expression, ObjectKey, Operation, TraversalOperator};
 use hcl::template::{Directive, Element, Template};
-use tfdisco_core::{ProviderPattern, ProviderSource, go_quote};
+use tfdisco_core::{ProviderSource, go_quote};
+use tfdisco_provider::ProviderPattern;
 
 const SYMBOLS: [&str; 3] = ["hostname", "namespace", "type"];
 

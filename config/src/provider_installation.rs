@@ -5,9 +5,9 @@
 
 use std::path::{Path, PathBuf};
 
-use tfdisco_core::{
-    DevOverride, Dialect, Env, InstallationMethod, MethodKind, ProviderInstallation,
-    ProviderPattern, ProviderSource, go_quote,
+use tfdisco_core::{Dialect, Env, NetworkMirror, ProviderSource, go_clean, go_quote};
+use tfdisco_provider::{
+    DevOverride, InstallationMethod, MethodKind, ProviderInstallation, ProviderPattern,
 };
 
 use crate::Diagnostic;
@@ -571,36 +571,6 @@ pub(crate) fn go_expand(text: &str, mut value: impl FnMut(&str) -> String) -> St
     out
 }
 
-/// Go's `filepath.Clean` on Unix: one `/` between elements, no `.`
-/// elements, `..` taken back against the element before it (and dropped
-/// at the root), `.` for an empty result.
-pub(crate) fn go_clean(path: &str) -> String {
-    if path.is_empty() {
-        return ".".into();
-    }
-    let rooted = path.starts_with('/');
-    let mut parts: Vec<&str> = Vec::new();
-    for element in path.split('/') {
-        match element {
-            "" | "." => {}
-            ".." => match parts.last() {
-                Some(&last) if last != ".." => {
-                    parts.pop();
-                }
-                _ if rooted => {}
-                _ => parts.push(".."),
-            },
-            other => parts.push(other),
-        }
-    }
-    let joined = parts.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".into(),
-        (false, false) => joined,
-    }
-}
-
 /// The first block as the CLIs use it (INST-1): each method's location
 /// checked, then its `include`, then its `exclude` patterns; a method that
 /// fails is left out with a diagnostic, the others kept.
@@ -625,33 +595,19 @@ pub(crate) fn explicit(
             "oci_mirror" => MethodKind::OciMirror {
                 repository_template: location.clone(),
             },
-            _ => match tfdisco_core::url::Url::parse(&location) {
-                Err(e) => {
-                    diags.push(problem(
-                        "Invalid URL for provider installation source",
-                        format!(
-                            "Cannot parse {} as a URL for a network provider mirror: {e}.",
-                            go_quote(&location)
-                        ),
-                    ));
-                    continue;
-                }
-                Ok(url) if url.scheme() != "https" || url.host_str().is_none_or(str::is_empty) => {
-                    diags.push(problem(
-                        "Invalid URL for provider installation source",
-                        format!(
-                            "Cannot use {} as a URL for a network provider mirror: the mirror \
-                             must be at an https: URL.",
-                            go_quote(&location)
-                        ),
-                    ));
-                    continue;
-                }
-                Ok(url) => MethodKind::NetworkMirror {
-                    url,
+            _ => match NetworkMirror::parse(&location) {
+                Ok(mirror) => MethodKind::NetworkMirror {
+                    mirror,
                     download_retry_count: method.download_retry_count,
                     trust_all_hashes: method.trust_all_hashes,
                 },
+                Err(e) => {
+                    diags.push(problem(
+                        "Invalid URL for provider installation source",
+                        format!("{e}."),
+                    ));
+                    continue;
+                }
             },
         };
         let include =
@@ -689,22 +645,6 @@ pub(crate) fn explicit(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn go_clean_semantics() {
-        for (given, want) in [
-            ("", "."),
-            ("/tmp/bloop/../boop", "/tmp/boop"),
-            ("a//b/./c/", "a/b/c"),
-            ("../../a", "../../a"),
-            ("/../a", "/a"),
-            ("a/..", "."),
-            ("/", "/"),
-            ("a/../../b", "../b"),
-        ] {
-            assert_eq!(go_clean(given), want, "{given}");
-        }
-    }
 
     #[test]
     fn go_expand_semantics() {

@@ -8,7 +8,8 @@ use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 
 use tfdisco_config::{FilesystemMirror, MirrorError, hash_local_package};
-use tfdisco_core::{Dialect, LocalLocation, Platform, ProviderSource, Version};
+use tfdisco_core::{Dialect, Platform, ProviderSource, Version};
+use tfdisco_provider::LocalLocation;
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../transports/testkit/fixtures")
@@ -116,19 +117,20 @@ fn both_layouts_and_which_package_wins() {
         ]
     );
     let p = provider("example.com/ns/alpha");
-    assert_eq!(mirror.providers(), std::slice::from_ref(&p));
+    let found = mirror.packages();
+    assert_eq!(found.providers(), std::slice::from_ref(&p));
     // Versions of every platform: 2.0.0 has no linux_amd64 package.
-    let versions: Vec<String> = mirror.versions(&p).iter().map(Version::to_string).collect();
+    let versions: Vec<String> = found.versions(&p).iter().map(Version::to_string).collect();
     assert_eq!(versions, ["1.1.0", "2.0.0"]);
     let linux = Platform::new("linux", "amd64");
     let v110: Version = "1.1.0".parse().expect("v");
-    let chosen = mirror.package(&p, &v110, &linux).expect("found");
+    let chosen = found.package(&p, &v110, &linux).expect("found");
     assert_eq!(
         chosen.location,
         LocalLocation::Directory(alpha.join("1.1.0/linux_amd64"))
     );
     assert!(
-        mirror
+        found
             .package(&p, &"2.0.0".parse().expect("v"), &linux)
             .is_none()
     );
@@ -200,7 +202,7 @@ fn hashes_of_both_layouts_are_terraforms() {
         );
         assert_eq!(unpacked.files(), if name == "beta" { 2 } else { 1 });
     }
-    let alpha = hash_local_package(&mirror.packages()[0]).expect("hashed");
+    let alpha = hash_local_package(&mirror.packages().as_slice()[0]).expect("hashed");
     assert_eq!(
         alpha.h1(),
         "h1:7deXbkEF87oCZkxr6uceFLhqOwpYAj2wydqVdQSwDWs="
@@ -214,10 +216,10 @@ fn hashes_of_both_layouts_are_terraforms() {
     let binary = unpacked.join("terraform-provider-alpha_v1.1.0");
     fs::rename(&binary, elsewhere.join("binary")).expect("move");
     symlink(elsewhere.join("binary"), &binary).expect("symlink");
-    let linked = hash_local_package(&mirror.packages()[0]).expect("hashed");
+    let linked = hash_local_package(&mirror.packages().as_slice()[0]).expect("hashed");
     assert_eq!(linked.h1(), alpha.h1());
     symlink(&elsewhere, unpacked.join("dir-link")).expect("symlink");
-    let err = hash_local_package(&mirror.packages()[0]).expect_err("a directory");
+    let err = hash_local_package(&mirror.packages().as_slice()[0]).expect_err("a directory");
     assert!(matches!(err, MirrorError::Read { .. }), "{err}");
 
     // An archive that is no package.
@@ -226,7 +228,7 @@ fn hashes_of_both_layouts_are_terraforms() {
         "not a zip",
     )
     .expect("write");
-    let err = hash_local_package(&mirror.packages()[1]).expect_err("not a zip");
+    let err = hash_local_package(&mirror.packages().as_slice()[1]).expect_err("not a zip");
     assert!(matches!(err, MirrorError::Package { .. }), "{err}");
 }
 
@@ -295,7 +297,7 @@ fn symbolic_links_as_terraform_follows_them() {
         )]
     );
     // A package from a linked archive hashes as the archive.
-    let packed = hash_local_package(&mirror.packages()[1]).expect("hashed");
+    let packed = hash_local_package(&mirror.packages().as_slice()[1]).expect("hashed");
     assert!(packed.zh().is_some());
 }
 

@@ -19,7 +19,8 @@ use tfdisco_config::{
     Severity, app_data_dirs, download_retries, implied_mirror_dirs_for,
     implied_provider_installation, oci_repository,
 };
-use tfdisco_core::{MethodError, MethodKind, ProviderSource, Reason};
+use tfdisco_core::ProviderSource;
+use tfdisco_provider::{MethodError, MethodKind, Reason};
 
 use common::Home;
 use results::{Results, table};
@@ -319,7 +320,7 @@ fn opentofu_implicit_source() {
                 .find(|m| &m.dir.path == path)
                 .and_then(|m| m.mirror.as_ref().ok())
                 .ok_or(MethodError::ProviderNotFound)?;
-            Ok((mirror.versions(&provider), Vec::new()))
+            Ok((mirror.packages().versions(&provider), Vec::new()))
         });
         let outcome = match versions {
             Ok(v) if !v.versions.is_empty() => Ok(()),
@@ -539,7 +540,7 @@ fn the_first_block_of_the_first_file_is_used() {
         diag.file(),
         Some(home.join(".terraform.d/extra.tfrc").as_path())
     );
-    let installation = config.provider_installation(home.path());
+    let installation = config.provider_installation(home.path()).installation;
     assert!(!installation.implied);
     assert_eq!(installation.methods.len(), 1);
     assert_eq!(
@@ -709,7 +710,9 @@ fn dev_overrides() {
         ]
     );
     // They come first among the methods a provider would use.
-    let installation = terraform.provider_installation(Path::new("/work"));
+    let installation = terraform
+        .provider_installation(Path::new("/work"))
+        .installation;
     let null = ProviderSource::parse("hashicorp/null", Dialect::Terraform).expect("valid");
     let choices = installation.methods_for(&null);
     assert!(matches!(choices[0].reason, Reason::DevOverride { .. }));
@@ -827,7 +830,7 @@ fn the_implied_configuration() {
     let env = sealed_env(&home.join("home")).with_var("XDG_DATA_HOME", home.join("xdg"));
     let cwd = home.join("work");
     let config = CliConfig::load(Dialect::Terraform, &env);
-    let installation = config.provider_installation(&cwd);
+    let installation = config.provider_installation(&cwd).installation;
     assert!(installation.implied);
     let kinds: Vec<String> = installation
         .methods

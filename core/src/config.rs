@@ -417,12 +417,20 @@ impl Config {
     }
 
     /// True when `host` (with `port`, the URL's effective port) is a plain-http
-    /// development host. A listed host without a port means port 80.
+    /// development host (D5).
     pub(crate) fn allows_plain_http(&self, host: &str, port: Option<u16>) -> bool {
-        self.plain_http_hosts
-            .iter()
-            .any(|h| h.host() == host && h.port().unwrap_or(80) == port.unwrap_or(80))
+        plain_http_allowed(&self.plain_http_hosts, host, port)
     }
+}
+
+/// True when `host` with `port` is one of `hosts`, the plain-http
+/// development hosts a [`Config`] names (D5): a listed host without a port
+/// means port 80. The one check, for requests and for the archives a
+/// network mirror lists (D20).
+pub(crate) fn plain_http_allowed(hosts: &[Hostname], host: &str, port: Option<u16>) -> bool {
+    hosts
+        .iter()
+        .any(|h| h.host() == host && h.port().unwrap_or(80) == port.unwrap_or(80))
 }
 
 /// The registry retry policy as each CLI's network mirror client applies

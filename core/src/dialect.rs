@@ -20,6 +20,7 @@ use crate::Hostname;
 /// assert_eq!("TERRAFORM".parse::<Dialect>()?, Dialect::Terraform);
 /// assert!("tf".parse::<Dialect>().is_err());
 /// assert_eq!(Dialect::default().to_string(), "opentofu");
+/// assert_eq!(Dialect::OpenTofu.command(), "tofu");
 /// # Ok::<(), tfdisco_core::UnknownDialect>(())
 /// ```
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -36,6 +37,15 @@ impl Dialect {
     pub fn name(self) -> &'static str {
         match self {
             Dialect::OpenTofu => "opentofu",
+            Dialect::Terraform => "terraform",
+        }
+    }
+
+    /// The command people type for this dialect's CLI, as its messages
+    /// name it: `terraform` or `tofu`.
+    pub fn command(self) -> &'static str {
+        match self {
+            Dialect::OpenTofu => "tofu",
             Dialect::Terraform => "terraform",
         }
     }

@@ -4,6 +4,7 @@
 mod start;
 
 use std::fmt;
+use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -186,6 +187,16 @@ pub enum Error {
         /// What is wrong, naming the argument.
         message: String,
     },
+    /// A local file could not be read or written: a filesystem mirror's
+    /// package, a mirror folder's staging file (the driver of a lock or
+    /// mirror run reports it; the core itself never touches files).
+    LocalFile {
+        /// The file.
+        path: PathBuf,
+        /// What went wrong, in the operating system's (or the reader's)
+        /// words.
+        problem: String,
+    },
     /// The registry answered 404: it has no such provider, module, version
     /// or platform.
     NotFound {
@@ -284,6 +295,8 @@ pub enum ErrorKind {
     InvalidSource,
     /// [`Error::InvalidArgument`].
     InvalidArgument,
+    /// [`Error::LocalFile`].
+    LocalFile,
     /// [`Error::NotFound`].
     NotFound,
     /// [`Error::InvalidResponse`].
@@ -311,6 +324,7 @@ impl ErrorKind {
             ErrorKind::Redirect => "redirect",
             ErrorKind::InvalidSource => "invalid_source",
             ErrorKind::InvalidArgument => "invalid_argument",
+            ErrorKind::LocalFile => "local_file",
             ErrorKind::NotFound => "not_found",
             ErrorKind::InvalidResponse => "invalid_response",
         }
@@ -360,6 +374,7 @@ impl Error {
             | Error::TooManyRedirects { .. } => ErrorKind::Redirect,
             Error::InvalidSource { .. } => ErrorKind::InvalidSource,
             Error::InvalidArgument { .. } => ErrorKind::InvalidArgument,
+            Error::LocalFile { .. } => ErrorKind::LocalFile,
             Error::NotFound { .. } => ErrorKind::NotFound,
             Error::InvalidResponse { .. } => ErrorKind::InvalidResponse,
             Error::Registry { error, .. } => error.kind(),
@@ -565,6 +580,7 @@ impl Error {
                 write!(f, "invalid source address {input:?}: {error}")
             }
             Error::InvalidArgument { message } => f.write_str(message),
+            Error::LocalFile { path, problem } => write!(f, "{}: {problem}", path.display()),
             Error::NotFound { url, message } => write!(f, "{message} (GET {url})"),
             Error::InvalidResponse { url, problem } => {
                 write!(f, "invalid {response} from {url}: {problem}")

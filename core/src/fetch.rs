@@ -5,6 +5,7 @@
 
 mod body;
 mod content_type;
+mod gzip;
 mod redirect;
 mod retry;
 mod timer;

@@ -1,15 +1,16 @@
-//! The sans-IO core of Terraform/OpenTofu remote service discovery: it turns a
-//! hostname into the base URLs of the services that host offers, exactly as
-//! `terraform init` / `tofu init` would, without doing any I/O itself.
+//! The sans-IO core of Terraform/OpenTofu remote service discovery and the
+//! registry protocols: it turns a hostname into the base URLs of the
+//! services that host offers, and asks registries and network mirrors what
+//! `terraform init` / `tofu init` ask them, without doing any I/O itself.
 //!
 //! **In scope**
 //! - [`Hostname`]: svchost's comparison and display forms (UTS #46, ports).
-//! - [`Fetch`]: the one state machine every request runs on, "GET a JSON
+//! - [`Fetch`]: the one state machine every request runs on, "GET a
 //!   document under these rules". It emits `http::Request`s and consumes
-//!   response heads, body chunks, ends, errors and the time; it enforces
-//!   every policy (redirect limit, credential forwarding, plain-http refusal,
-//!   content type, size, the overall deadline). A [`Goal`] says what the
-//!   final response means.
+//!   response heads, body chunks (gzip decoded here), ends, errors and the
+//!   time; it enforces every policy (redirect limit, credential forwarding,
+//!   plain-http refusal, content type, size, retries, the deadline). A
+//!   [`Goal`] says what the final response means.
 //! - [`Discovery`]: the fetch whose goal is a host's discovery document.
 //! - [`Services`]: the document, [`Services::resolve`],
 //!   [`Services::service_url`] and [`Services::oauth_client`]; [`ServiceId`]
@@ -21,22 +22,28 @@
 //!   versions, a module's download location, a provider package), goals of
 //!   the same engine (`Fetch::provider_versions`, …). [`ModulePackage`]: a
 //!   download location (or any remote module source) as `init` detects it.
-//! - [`ProviderInstallation`]: the CLI configuration's installation methods
-//!   ([`InstallationMethod`], [`ProviderPattern`]), which of them would
-//!   install a provider and why, and how their answers combine; what each
-//!   path of a filesystem mirror is ([`classify_mirror_path`],
-//!   [`LocalPackage`]).
+//! - [`NetworkMirror`]: the provider network mirror protocol (its URL
+//!   checked once, its `index.json` and `<version>.json`); [`Download`]: a
+//!   file streamed into a [`Sink`].
+//! - [`Version`] and [`VersionConstraints`]: the one version grammar
+//!   (go-versions'), constraints and selection.
+//! - The answers as JSON: one `serde` serialization of [`Services`] and of
+//!   the registry answers, which the CLI's `--json` and the Python and Node
+//!   packages give.
 //! - [`Credentials`] and the [`CredentialsSource`] trait; [`Env`], a
 //!   snapshot of environment variables the other crates read.
 //!
 //! **Out of scope**
-//! - Sockets, TLS, proxies, DNS, async runtimes, clocks: the transports
-//!   (`tfdisco-tokio`, `tfdisco-async-std`, `tfdisco-curl`) drive this crate.
+//! - Sockets, TLS, proxies, DNS, files, async runtimes, clocks: the
+//!   transports (`tfdisco-tokio`, `tfdisco-async-std`, `tfdisco-curl`) drive
+//!   this crate.
+//! - Package hashes and signatures, the lock plan, installation methods and
+//!   mirror rules: `tfdisco-provider`, sans IO too, built on this crate.
 //! - Reading CLI config files, `TF_TOKEN_*` variables or running credentials
 //!   helpers (`tfdisco-config`).
 //!
 //! Every rule, the Go behaviour it matches or the deliberate difference
-//! (D1–D9, D11) it makes, and the test that pins it are listed in the project's
+//! (D-ids) it makes, and the test that pins it are listed in the project's
 //! `docs/behaviour.md`.
 //!
 //! # The run loop
@@ -111,14 +118,12 @@ mod download;
 mod env;
 mod error;
 mod fetch;
-mod fs_mirror;
+mod go_clean;
 mod go_quote;
 pub mod hostname;
-mod installation;
-pub mod lock_plan;
 mod mirror;
-mod package_hash;
 mod registry_api;
+mod report;
 mod service_id;
 mod services;
 mod source;
@@ -145,27 +150,12 @@ pub use download::{Contents, Download, Sink};
 pub use env::Env;
 pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, TransportErrorKind};
 pub use fetch::{Action, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Retry, RetryPolicy};
-pub use fs_mirror::{
-    EntryKind, LocalLocation, LocalPackage, MirrorEntry, MirrorPath, classify_mirror_path,
-    sort_local_packages,
-};
+pub use go_clean::go_clean;
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
-pub use installation::{
-    AvailableVersions, Choice, DevOverride, InstallationMethod, MethodChoice, MethodError,
-    MethodKind, MethodSummary, MultiSourceError, PatternError, ProviderInstallation,
-    ProviderPattern, Reason, available_versions, first_package,
-};
 pub use mirror::{
-    ArchiveEntry, MirrorArchive, MirrorArchives, MirrorArchivesRequest, MirrorVersions,
-    MirrorVersionsRequest, NetworkMirror, mirror_archives_document, mirror_index_document,
-};
-pub use package_hash::{
-    ArchiveDigest, Authentication, AuthenticationError, EMPTY_H1, HASHICORP_KEY_ID,
-    HASHICORP_PARTNERS_KEY_ID, MirrorAuthentication, PackageCheck, PackageHashError, PackageHasher,
-    PackageHashes, Sha256Sums, SignatureCheck, SignatureError, Signatures, Signer, SumsError,
-    Trust, TrustRoots, authenticate_mirror_archive, authenticate_package, hash_package,
-    hash_package_reader, hash1_of_files, verify_signature,
+    MirrorArchive, MirrorArchives, MirrorArchivesRequest, MirrorUrlError, MirrorVersions,
+    MirrorVersionsRequest, NetworkMirror,
 };
 pub use registry_api::PlatformPackage;
 pub use registry_api::{
@@ -173,6 +163,7 @@ pub use registry_api::{
     ProviderPackage, ProviderPackageRequest, ProviderVersion, ProviderVersions,
     ProviderVersionsRequest, RegistryCall, SigningKey, check_version,
 };
+pub use report::ServicesReport;
 pub use service_id::{ServiceId, ServiceIdError};
 pub use services::{JsonType, OAuthClient, Resolved, Services};
 pub use source::{

@@ -7,10 +7,9 @@
 //! over http).
 //!
 //! ```
-//! use tfdisco_core::url::Url;
 //! use tfdisco_core::{Dialect, NetworkMirror, ProviderSource, Version};
 //!
-//! let mirror = NetworkMirror::new(Url::parse("https://mirror.example.com/providers/")?)?;
+//! let mirror = NetworkMirror::parse("https://mirror.example.com/providers/")?;
 //! let source = ProviderSource::parse("127.0.0.1:8443/ns/alpha", Dialect::Terraform)?;
 //! // The host's port stays in its path segment (D19).
 //! assert_eq!(
@@ -25,8 +24,6 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
-mod documents;
-
 use std::collections::BTreeMap;
 use std::fmt;
 use std::time::Instant;
@@ -35,8 +32,7 @@ use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use url::Url;
 
-pub use documents::{ArchiveEntry, mirror_archives_document, mirror_index_document};
-
+use crate::config::plain_http_allowed;
 use crate::fetch::{Fetch, Goal, Next};
 use crate::registry_api::{Extent, RegistryCall, nullable, parse_json, wrap};
 use crate::version::Version;
@@ -56,27 +52,47 @@ pub struct NetworkMirror {
 impl NetworkMirror {
     /// A mirror at `base`, which must be an `https:` URL with a host
     /// (MIRROR-1). Its credentials are those of that host, port included.
-    pub fn new(base: Url) -> Result<NetworkMirror, Error> {
-        let refused = || Error::InvalidArgument {
-            message: format!(
-                "cannot use {} as a network mirror URL: the mirror must be at an https: URL",
-                go_quote(base.as_str())
-            ),
+    pub fn new(base: Url) -> Result<NetworkMirror, MirrorUrlError> {
+        let refused = || MirrorUrlError::NotHttps {
+            given: base.to_string(),
         };
         if base.scheme() != "https" {
             return Err(refused());
         }
-        let Some(name) = base.host_str() else {
+        let Some(name) = base.host_str().filter(|name| !name.is_empty()) else {
             return Err(refused());
         };
         let given = match base.port() {
             Some(port) => format!("{name}:{port}"),
             None => name.to_owned(),
         };
-        let host = Hostname::parse(&given).map_err(|e| Error::InvalidArgument {
-            message: format!("invalid provider mirror base URL {base}: {}", e.kind()),
+        let host = Hostname::parse(&given).map_err(|e| MirrorUrlError::Hostname {
+            given: base.to_string(),
+            problem: e.kind().to_string(),
         })?;
         Ok(NetworkMirror { base, host })
+    }
+
+    /// A mirror at the URL `given`, as a `network_mirror` block's `url` or
+    /// `-net-mirror` gives it: parsed, then checked as [`NetworkMirror::new`]
+    /// checks it. The one check of a mirror's URL, wherever it comes from.
+    ///
+    /// ```
+    /// use tfdisco_core::NetworkMirror;
+    ///
+    /// assert!(NetworkMirror::parse("https://mirror.example.com/providers/").is_ok());
+    /// let error = NetworkMirror::parse("http://mirror.example.com/").unwrap_err();
+    /// assert_eq!(
+    ///     error.to_string(),
+    ///     r#"Cannot use "http://mirror.example.com/" as a URL for a network provider mirror: the mirror must be at an https: URL"#
+    /// );
+    /// ```
+    pub fn parse(given: &str) -> Result<NetworkMirror, MirrorUrlError> {
+        let url = Url::parse(given).map_err(|e| MirrorUrlError::Parse {
+            given: given.to_owned(),
+            problem: e.to_string(),
+        })?;
+        NetworkMirror::new(url)
     }
 
     /// The base URL, as given.
@@ -125,6 +141,64 @@ impl NetworkMirror {
 impl fmt::Display for NetworkMirror {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "provider mirror {}", self.base)
+    }
+}
+
+/// Why a URL cannot be a network mirror's base (MIRROR-1), in the CLIs'
+/// words (the `provider_installation` block's diagnostics add a period).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum MirrorUrlError {
+    /// It is not a URL.
+    Parse {
+        /// What was given.
+        given: String,
+        /// Why it does not parse.
+        problem: String,
+    },
+    /// It is not an `https:` URL with a host.
+    NotHttps {
+        /// What was given.
+        given: String,
+    },
+    /// Its host is no valid hostname.
+    Hostname {
+        /// What was given.
+        given: String,
+        /// What is wrong with the host.
+        problem: String,
+    },
+}
+
+impl fmt::Display for MirrorUrlError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            MirrorUrlError::Parse { given, problem } => write!(
+                f,
+                "Cannot parse {} as a URL for a network provider mirror: {problem}",
+                go_quote(given)
+            ),
+            MirrorUrlError::NotHttps { given } => write!(
+                f,
+                "Cannot use {} as a URL for a network provider mirror: the mirror must be at an \
+                 https: URL",
+                go_quote(given)
+            ),
+            MirrorUrlError::Hostname { given, problem } => {
+                write!(f, "invalid provider mirror base URL {given}: {problem}")
+            }
+        }
+    }
+}
+
+impl std::error::Error for MirrorUrlError {}
+
+impl From<MirrorUrlError> for Error {
+    /// [`Error::InvalidArgument`]: a mirror URL is an argument.
+    fn from(e: MirrorUrlError) -> Error {
+        Error::InvalidArgument {
+            message: e.to_string(),
+        }
     }
 }
 
@@ -262,14 +336,9 @@ impl MirrorArchives {
     fn may_fetch(&self, url: &Url) -> bool {
         match url.scheme() {
             "https" => true,
-            "http" => {
-                let host = match (url.host_str(), url.port()) {
-                    (Some(name), Some(port)) => format!("{name}:{port}"),
-                    (Some(name), None) => name.to_owned(),
-                    (None, _) => return false,
-                };
-                Hostname::parse(&host).is_ok_and(|host| self.plain_http_hosts.contains(&host))
-            }
+            "http" => url
+                .host_str()
+                .is_some_and(|host| plain_http_allowed(&self.plain_http_hosts, host, url.port())),
             _ => false,
         }
     }

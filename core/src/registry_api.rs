@@ -34,7 +34,7 @@ use url::Url;
 
 use crate::error::Subject;
 use crate::fetch::Next;
-use crate::{Error, Services};
+use crate::{Dialect, Error, Services, Version};
 
 pub use modules::{ModuleDownloadRequest, ModuleLocation, ModuleVersions, ModuleVersionsRequest};
 pub use providers::PlatformPackage;
@@ -230,45 +230,19 @@ pub(crate) fn wrap(call: RegistryCall, error: Error) -> Error {
     }
 }
 
-/// A version as registries list them and as requests name them: semantic
-/// versioning's `MAJOR.MINOR.PATCH`, an optional `-prerelease` and
-/// `+build` (API-3).
-pub(crate) fn is_version(s: &str) -> bool {
-    let (core, build) = match s.split_once('+') {
-        Some((core, build)) => (core, Some(build)),
-        None => (s, None),
-    };
-    let (core, pre) = match core.split_once('-') {
-        Some((core, pre)) => (core, Some(pre)),
-        None => (core, None),
-    };
-    let numbers_ok = core.split('.').count() == 3
-        && core
-            .split('.')
-            .all(|p| !p.is_empty() && p.len() <= 20 && p.bytes().all(|b| b.is_ascii_digit()));
-    let identifiers_ok = |s: Option<&str>| {
-        s.is_none_or(|s| {
-            s.split('.').all(|id| {
-                !id.is_empty() && id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
-            })
-        })
-    };
-    numbers_ok && identifiers_ok(pre) && identifiers_ok(build)
-}
-
-/// Checks a version a registry request is to name (`1.2.0`, `2.0.0-beta1`):
-/// semantic versioning's `MAJOR.MINOR.PATCH` with an optional `-prerelease`
-/// and `+build`, so it can go into a URL path.
+/// Checks a version a registry request is to name (`1.2.0`, `2.0.0-beta1`),
+/// so that it can go into a URL path (API-3): a version as
+/// [`Version::parse`] reads it, written in its normalized form,
+/// `MAJOR.MINOR.PATCH` with an optional `-prerelease` and `+build`.
 pub fn check_version(version: &str) -> Result<(), Error> {
-    if is_version(version) {
-        Ok(())
-    } else {
-        Err(Error::InvalidArgument {
+    match Version::parse(version, Dialect::Terraform) {
+        Ok(parsed) if parsed.to_string() == version => Ok(()),
+        _ => Err(Error::InvalidArgument {
             message: format!(
                 "invalid version {version:?}: expected MAJOR.MINOR.PATCH, \
                  with an optional -prerelease and +build"
             ),
-        })
+        }),
     }
 }
 
@@ -285,19 +259,12 @@ mod tests {
             "1.2.3+build.5",
             "10.20.30-rc1+x",
         ] {
-            assert!(is_version(ok), "{ok}");
+            assert!(check_version(ok).is_ok(), "{ok}");
         }
         for bad in [
-            "1.0",
-            "v1.0.0",
-            "1.0.0-",
-            "1..0",
-            "1.0.0/x",
-            "",
-            "1.0.0-a..b",
-            "a.b.c",
+            "1.0", "v1.0.0", "1.0.0-", "1..0", "1.0.0/x", "", "a.b.c", "01.0.0",
         ] {
-            assert!(!is_version(bad), "{bad}");
+            assert!(check_version(bad).is_err(), "{bad}");
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The provider network mirror protocol, without sockets (docs/behaviour.md,
-//! MIRROR-1 to MIRROR-9, HASH-21, HASH-22, D19, D20).
+//! MIRROR-1 to MIRROR-9, D19, D20).
 
 mod common;
 
@@ -7,8 +7,7 @@ use common::{Net, Reply};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
     Config, Credentials, Dialect, Error, ErrorKind, Fetch, Hostname, MirrorArchives,
-    MirrorVersions, NetworkMirror, Platform, ProviderSource, Trust, Version,
-    authenticate_mirror_archive, hash_package,
+    MirrorVersions, NetworkMirror, Platform, ProviderSource, Version,
 };
 
 const BASE: &str = "https://mirror.example.net/providers/";
@@ -60,13 +59,20 @@ const ARCHIVES: &str = "https://mirror.example.net/providers/example.com/ns/alph
 #[test]
 fn a_mirror_is_at_an_https_url() {
     for bad in ["http://mirror.example.net/", "file:///tmp/mirror/"] {
-        let error = NetworkMirror::new(Url::parse(bad).expect("URL")).expect_err(bad);
+        let error = Error::from(NetworkMirror::new(Url::parse(bad).expect("URL")).expect_err(bad));
         assert_eq!(error.kind(), ErrorKind::InvalidArgument, "{bad}");
         assert!(
             error.to_string().contains("must be at an https: URL"),
             "{error}"
         );
     }
+    // Parsed from text, the one check of a mirror's URL (MIRROR-1, INST-1).
+    assert_eq!(
+        NetworkMirror::parse("::")
+            .expect_err("not a URL")
+            .to_string(),
+        r#"Cannot parse "::" as a URL for a network provider mirror: relative URL without a base"#
+    );
     let m = mirror("https://Mirror.Example.NET:8443/p/");
     assert_eq!(
         m.host(),
@@ -345,85 +351,34 @@ fn unusable_archive_entries() {
         assert_eq!(error.kind(), ErrorKind::InvalidResponse, "{platform}");
         assert!(error.to_string().contains(words), "{platform}: {error}");
     }
-}
 
-/// HASH-21: `h1_zip` is `dirhash.HashZip`'s hash, folder entries included:
-/// what Terraform's `providers mirror` listed for each archive of the
-/// signed registry (beta 0.10.0's packages have a folder entry, so their
-/// `h1_zip` and `h1` differ).
-#[test]
-fn the_archive_h1_is_hash_zip() {
-    let root =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../transports/testkit/fixtures");
-    let tree = root.join("mirror-goldens/mirror-fresh/tree/{HOST}/ns");
-    for (name, version) in [("alpha", "1.1.0"), ("beta", "0.10.0")] {
-        let listed =
-            std::fs::read_to_string(tree.join(format!("{name}/{version}.json"))).expect("json");
-        for platform in ["linux_amd64", "darwin_arm64", "windows_amd64"] {
-            let file = format!("terraform-provider-{name}_{version}_{platform}.zip");
-            let bytes = std::fs::read(tree.join(name).join(&file)).expect("zip");
-            let hashes = hash_package(&bytes).expect("a package");
-            assert!(
-                listed.contains(&hashes.h1_zip()),
-                "{file}: {} not in {listed}",
-                hashes.h1_zip()
-            );
-            assert_eq!(hashes.h1_zip() == hashes.h1(), name == "alpha", "{file}");
-            assert!(hashes.matches(&hashes.h1_zip()) && hashes.matches(&hashes.zh()));
-            assert!(!hashes.matches(&hashes.h1()) || name == "alpha");
-        }
-    }
-}
-
-/// HASH-22: the mirror's hashes vouch for an archive as the CLIs'
-/// `PackageHashAuthentication` does, in their words.
-#[test]
-fn mirror_hashes_vouch_for_an_archive() {
-    let zip = std::fs::read(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
-            "../transports/testkit/fixtures/signed-registry/ns/beta/0.10.0/terraform-provider-beta_0.10.0_linux_amd64.zip",
-        ),
-    )
-    .expect("zip");
-    let archive = hash_package(&zip).expect("a package");
-    let ok =
-        authenticate_mirror_archive(&[archive.zh(), "h1:nope".into()], &archive, T).expect("zh");
-    assert_eq!(ok.trust, Trust::Checksum);
-    assert_eq!(ok.matched, [archive.zh()]);
-    assert_eq!(Trust::Checksum.to_string(), "verified checksum");
-    let none = authenticate_mirror_archive(&[], &archive, T).expect("nothing listed");
-    assert_eq!(none.trust, Trust::Unauthenticated);
-    assert_eq!(none.trust.to_string(), "unauthenticated");
-
-    let unpacked =
-        authenticate_mirror_archive(&[archive.h1()], &archive, T).expect_err("h1 of the files");
-    assert_eq!(unpacked.check(), "hashes");
-    assert_eq!(
-        unpacked.to_string(),
-        format!(
-            "provider package doesn't match the expected checksum {:?}",
-            archive.h1()
-        )
-    );
-    let two = authenticate_mirror_archive(&["zh:00".into(), "h1:x".into()], &archive, T)
-        .expect_err("two");
-    assert_eq!(
-        two.to_string(),
-        "provider package doesn't match the any of the expected checksums"
-    );
-    for (dialect, cli) in [
-        (Dialect::Terraform, "Terraform"),
-        (Dialect::OpenTofu, "OpenTofu"),
-    ] {
-        let other = authenticate_mirror_archive(&["sha512:abc".into()], &archive, dialect)
-            .expect_err("scheme");
-        assert_eq!(
-            other.to_string(),
-            format!(
-                "this version of {cli} does not support any of the checksum formats given for this provider"
-            )
-        );
-    }
+    // Plain http to a host the configuration allows it for (D5), as the
+    // requests' own check decides it: port 80 unless the host names one.
+    let document = r#"{"archives": {
+        "linux_amd64": {"url": "http://mirror.example.net/l.zip"},
+        "darwin_arm64": {"url": "http://mirror.example.net:8080/d.zip"}
+    }}"#;
+    let mut net = Net::new();
+    net.on(ARCHIVES, Reply::json(document));
+    let now = net.now();
+    let config =
+        Config::new(T).with_plain_http_host(Hostname::parse("mirror.example.net").expect("host"));
+    let got = net
+        .run(Fetch::mirror_archives(
+            &mirror(BASE),
+            &source("example.com/ns/alpha"),
+            &version("1.1.0"),
+            &config,
+            token(),
+            now,
+        ))
+        .expect("archives");
+    let linux = got
+        .archive(&Platform::new("linux", "amd64"))
+        .expect("allowed");
+    assert_eq!(linux.url.as_str(), "http://mirror.example.net/l.zip");
+    let darwin = got.archive(&Platform::new("darwin", "arm64"));
+    assert!(darwin.is_err(), "another port: {darwin:?}");
 }
 
 /// MIRROR-1, D5: a mirror that redirects to plain http is refused, its

@@ -1,7 +1,6 @@
 //! `conformance/module_packages.json`: the module package detector tables
-//! of Terraform (`internal/getmodules/moduleaddrs`), OpenTofu
-//! (`internal/addrs`) and go-getter, run as data (docs/behaviour.md, PKG-1
-//! to PKG-8). go-getter's tables run in both dialects: they describe the
+//! of Terraform, OpenTofu and go-getter (the file's `_format` names where
+//! each comes from), run as data (docs/behaviour.md, PKG-1 to PKG-8). go-getter's tables run in both dialects: they describe the
 //! library both CLIs build their detection from. Cases this crate fails on
 //! purpose are listed in `expected_differences.txt` under
 //! `module_packages/`: D11, or `init` where go-getter's own test expects what

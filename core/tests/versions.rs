@@ -154,7 +154,8 @@ fn parse_ruby_style_multi() {
     });
 }
 
-/// go-versions' set expression, as `parse_test.go` builds it, on one
+/// go-versions' set expression, as its test table in
+/// `conformance/versions.json` writes it (docs/behaviour.md, VER-4), on one
 /// version (`Set.Has`, with its rule that only `All` holds `0.0.0`).
 fn has(expr: &Value, v: &Version, top: bool) -> bool {
     let version = |x: &Value| {

@@ -5,13 +5,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use tfdisco_core::{PackageHasher, hash_package};
+use tfdisco_provider::{PackageHasher, hash_package};
 
 fuzz_target!(|data: &[u8]| {
     let Some((&selector, archive)) = data.split_first() else {
         return;
     };
-    let summary = |r: Result<tfdisco_core::PackageHashes, tfdisco_core::PackageHashError>| {
+    let summary = |r: Result<tfdisco_provider::PackageHashes, tfdisco_provider::PackageHashError>| {
         r.map(|h| (h.h1(), h.zh(), h.size())).map_err(|e| e.kind())
     };
     let whole = summary(hash_package(archive));

@@ -86,16 +86,13 @@ define({
   [Symbol.iterator]() {
     return this.entries();
   },
-  /** What `JSON.stringify` writes. */
+  /**
+   * What `JSON.stringify` writes: the library's document, as `tfdisco
+   * discover HOST --json` prints it (hostname, display, discovery_url,
+   * services in document order, resolved).
+   */
   toJSON() {
-    return {
-      hostname: this.hostname.toString(),
-      discoveryUrl: this.discoveryUrl,
-      dialect: this.dialect,
-      isForced: this.isForced,
-      hasDocument: this.hasDocument,
-      services: Object.fromEntries(this.entries()),
-    };
+    return JSON.parse(this._json());
   },
   [util.inspect.custom](depth, options, inspect) {
     const name = `Services(${this.hostname.display})`;

@@ -10,6 +10,7 @@ const util = require('node:util');
 const native = require('./native.js');
 const args = require('./args.js');
 const { InvalidOptionError, typeError } = require('./errors.js');
+const { report } = require('./report.js');
 
 const { Hostname } = native;
 
@@ -38,9 +39,6 @@ const LOCK_OPTIONS = ['platforms', 'providers', 'jobs', 'netMirror', 'fsMirror']
 
 /** The options `client.mirror(dir, folder, options)` takes. */
 const MIRROR_OPTIONS = ['platforms', 'jobs', 'lockFile'];
-
-/** The default of `jobs` (tfdisco_transport::DEFAULT_LOCK_CONCURRENCY). */
-const DEFAULT_JOBS = 8;
 
 /**
  * The native options object for `options`, and what `util.inspect` shows
@@ -138,7 +136,8 @@ function readLockOptions(options) {
   return {
     platforms: opt('platforms', args.strings) ?? [],
     providers: opt('providers', args.strings) ?? [],
-    jobs: opt('jobs', args.count, 1) ?? DEFAULT_JOBS,
+    // The native side reads it by the rule every front end shares.
+    jobs: opt('jobs', args.count),
     netMirror: opt('netMirror', args.string),
     fsMirror: opt('fsMirror', args.path),
   };
@@ -152,7 +151,7 @@ function readMirrorOptions(options) {
     o[name] === undefined || o[name] === null ? undefined : check(o[name], `options.${name}`, ...rest);
   return {
     platforms: opt('platforms', args.strings) ?? [],
-    jobs: opt('jobs', args.count, 1) ?? DEFAULT_JOBS,
+    jobs: opt('jobs', args.count),
     lockFile: opt('lockFile', args.boolean) ?? true,
   };
 }
@@ -211,7 +210,9 @@ class Client {
 
   /** A provider's versions (`tfdisco provider versions --json`). */
   providerVersions(source) {
-    return promised(() => this.#native.providerVersions(args.string(source, 'The "source" argument')));
+    return promised(() => this.#native.providerVersions(args.string(source, 'The "source" argument'))).then(
+      report,
+    );
   }
 
   /** Where to download a provider package (`tfdisco provider package --json`). */
@@ -222,12 +223,14 @@ class Client {
         args.string(version, 'The "version" argument'),
         args.string(platform, 'The "platform" argument'),
       ),
-    );
+    ).then(report);
   }
 
   /** A module's versions (`tfdisco module versions --json`). */
   moduleVersions(source) {
-    return promised(() => this.#native.moduleVersions(args.string(source, 'The "source" argument')));
+    return promised(() => this.#native.moduleVersions(args.string(source, 'The "source" argument'))).then(
+      report,
+    );
   }
 
   /** Where to download a module (`tfdisco module download --json`). */
@@ -237,14 +240,14 @@ class Client {
         args.string(source, 'The "source" argument'),
         args.string(version, 'The "version" argument'),
       ),
-    );
+    ).then(report);
   }
 
   /** `terraform providers lock` in `dir` (`tfdisco lock --json`). */
   lock(dir, options) {
     return promised(() =>
       this.#native.lock(args.path(dir, 'The "dir" argument'), readLockOptions(options)),
-    );
+    ).then(report);
   }
 
   /** `terraform providers mirror folder` for `dir` (`tfdisco mirror --json`). */
@@ -255,7 +258,7 @@ class Client {
         args.path(folder, 'The "folder" argument'),
         readMirrorOptions(options),
       ),
-    );
+    ).then(report);
   }
 
   /** Where the token sent to `host` comes from, or null; never the token. */
@@ -279,4 +282,4 @@ class Client {
   }
 }
 
-module.exports = { Client, DEFAULT_JOBS };
+module.exports = { Client };

@@ -66,6 +66,7 @@ const JsonError = define('JsonError', 'json');
 const RedirectError = define('RedirectError', 'redirect');
 const InvalidSourceError = define('InvalidSourceError', 'invalid_source');
 const InvalidArgumentError = define('InvalidArgumentError', 'invalid_argument');
+const LocalFileError = define('LocalFileError', 'local_file');
 const NotFoundError = define('NotFoundError', 'not_found');
 const InvalidResponseError = define('InvalidResponseError', 'invalid_response');
 const InvalidOptionError = define('InvalidOptionError', 'invalid_option');
@@ -130,6 +131,7 @@ const ERROR_CLASSES = Object.freeze(
       RedirectError,
       InvalidSourceError,
       InvalidArgumentError,
+      LocalFileError,
       NotFoundError,
       InvalidResponseError,
       InvalidOptionError,

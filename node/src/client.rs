@@ -16,24 +16,17 @@ use std::sync::Arc;
 use napi::Env;
 use napi::bindgen_prelude::{spawn_blocking, within_runtime_if_available};
 use napi_derive::napi;
-use tfdisco_config::CliCredentials;
 use tfdisco_core::{
-    CredentialsSource, Dialect, Error, ModuleSource, Platform, Services, StaticCredentials,
-    check_version,
+    Dialect, Error, ModuleSource, Platform, ProviderSource, Services, check_version,
 };
-use tfdisco_transport::CredentialsChoice;
+use tfdisco_transport::CredentialsLookup;
 
-use crate::answers::{
-    ModuleDownloadObject, ModuleVersionsObject, ProviderPackageObject, ProviderVersionsObject,
-};
-use crate::errors::{CREDENTIALS, Failure, OrThrow};
+use crate::errors::{Failure, OrThrow};
 use crate::hostname::{HostArg, host_arg};
-use crate::lock::{
-    LockReportObject, MirrorReportObject, NativeLockOptions, NativeMirrorOptions, lock_options,
-    mirror_options, provider_source,
-};
+use crate::lock::{NativeLockOptions, NativeMirrorOptions, lock_options, mirror_options};
 use crate::options::{NativeClientOptions, client_options};
 use crate::promise::{self, Answer};
+use crate::report;
 use crate::services::{OAuthClientObject, Services as JsServices};
 
 /// The transport's client: cache, coalescing and connections.
@@ -63,13 +56,6 @@ mod lookups {
                 .map(|c| OAuthClientObject::from(&c))
         }
     }
-}
-
-/// What `credentialsSource` consults.
-enum CredentialsLookup {
-    Cli(Arc<CliCredentials>),
-    Static(StaticCredentials),
-    Nothing,
 }
 
 /// One client, shared by every call and future using it.
@@ -142,21 +128,21 @@ impl Client {
         self.discovered(env, &host, lookups::oauth_client(id))
     }
 
-    /// A provider's versions, from its registry's `providers.v1` API.
+    /// A provider's versions, from its registry's `providers.v1` API (the
+    /// report's JSON document).
     #[napi]
     pub fn provider_versions<'env>(
         &self,
         env: &'env Env,
         source: String,
-    ) -> napi::Result<Answer<'env, ProviderVersionsObject>> {
-        let source = match provider_source(&source, self.shared.dialect) {
+    ) -> napi::Result<Answer<'env, String>> {
+        let source = match ProviderSource::parse_argument(&source, self.shared.dialect) {
             Ok(source) => source,
-            Err(failure) => return promise::ready(env, Err(failure)),
+            Err(error) => return promise::ready(env, Err(error.into())),
         };
         let client = self.inner();
         promise::later(env, async move {
-            let answer = client.provider_versions(&source).await?;
-            Ok(ProviderVersionsObject::from(answer))
+            report::json(&client.provider_versions(&source).await?)
         })
     }
 
@@ -169,22 +155,25 @@ impl Client {
         source: String,
         version: String,
         platform: String,
-    ) -> napi::Result<Answer<'env, ProviderPackageObject>> {
+    ) -> napi::Result<Answer<'env, String>> {
         // Checked in the order the CLI checks them: source, version, platform.
-        let checked = provider_source(&source, self.shared.dialect).and_then(|source| {
-            check_version(&version)?;
-            Ok((source, Platform::parse(&platform)?))
-        });
+        let checked = ProviderSource::parse_argument(&source, self.shared.dialect)
+            .and_then(|source| {
+                check_version(&version)?;
+                Ok((source, Platform::parse(&platform)?))
+            })
+            .map_err(Failure::from);
         let (source, platform) = match checked {
             Ok(checked) => checked,
             Err(failure) => return promise::ready(env, Err(failure)),
         };
         let client = self.inner();
         promise::later(env, async move {
-            let answer = client
-                .provider_package(&source, &version, &platform)
-                .await?;
-            Ok(ProviderPackageObject::from(answer))
+            report::json(
+                &client
+                    .provider_package(&source, &version, &platform)
+                    .await?,
+            )
         })
     }
 
@@ -194,15 +183,14 @@ impl Client {
         &self,
         env: &'env Env,
         source: String,
-    ) -> napi::Result<Answer<'env, ModuleVersionsObject>> {
+    ) -> napi::Result<Answer<'env, String>> {
         let source = match self.module_source(&source) {
             Ok(source) => source,
             Err(failure) => return promise::ready(env, Err(failure)),
         };
         let client = self.inner();
         promise::later(env, async move {
-            let answer = client.module_versions(&source).await?;
-            Ok(ModuleVersionsObject::from(answer))
+            report::json(&client.module_versions(&source).await?)
         })
     }
 
@@ -213,7 +201,7 @@ impl Client {
         env: &'env Env,
         source: String,
         version: String,
-    ) -> napi::Result<Answer<'env, ModuleDownloadObject>> {
+    ) -> napi::Result<Answer<'env, String>> {
         let checked = self
             .module_source(&source)
             .and_then(|source| Ok(check_version(&version).map(|()| source)?));
@@ -223,8 +211,7 @@ impl Client {
         };
         let client = self.inner();
         promise::later(env, async move {
-            let answer = client.module_download(&source, &version).await?;
-            Ok(ModuleDownloadObject::from(answer))
+            report::json(&client.module_download(&source, &version).await?)
         })
     }
 
@@ -235,7 +222,7 @@ impl Client {
         env: &'env Env,
         dir: String,
         options: NativeLockOptions,
-    ) -> napi::Result<Answer<'env, LockReportObject>> {
+    ) -> napi::Result<Answer<'env, String>> {
         let options = match lock_options(options, self.shared.dialect) {
             Ok(options) => options,
             Err(failure) => return promise::ready(env, Err(failure)),
@@ -244,7 +231,7 @@ impl Client {
         let dir = PathBuf::from(dir);
         promise::later(env, async move {
             match client.lock(&dir, &options).await {
-                Ok(report) => Ok(LockReportObject::from(report)),
+                Ok(answer) => report::json(&answer),
                 Err(error) => Err(Failure::lock(error)),
             }
         })
@@ -258,7 +245,7 @@ impl Client {
         dir: String,
         folder: String,
         options: NativeMirrorOptions,
-    ) -> napi::Result<Answer<'env, MirrorReportObject>> {
+    ) -> napi::Result<Answer<'env, String>> {
         let options = match mirror_options(options) {
             Ok(options) => options,
             Err(failure) => return promise::ready(env, Err(failure)),
@@ -267,7 +254,7 @@ impl Client {
         let (dir, folder) = (PathBuf::from(dir), PathBuf::from(folder));
         promise::later(env, async move {
             match client.mirror(&dir, &folder, &options).await {
-                Ok(report) => Ok(MirrorReportObject::from(report)),
+                Ok(answer) => report::json(&answer),
                 Err(error) => Err(Failure::lock(error)),
             }
         })
@@ -286,43 +273,14 @@ impl Client {
             Ok(host) => host,
             Err(failure) => return promise::ready(env, Err(failure)),
         };
-        match &self.shared.lookup {
-            CredentialsLookup::Nothing => promise::ready(env, Ok(None)),
-            CredentialsLookup::Static(source) => {
-                let found = source.credentials(&host).map_err(|e| {
-                    Failure::new(
-                        CREDENTIALS,
-                        format!("credentials for {}: {e}", host.display()),
-                    )
-                });
-                let origin = found.map(|f| f.map(|_| "credentials given to the Client".to_owned()));
-                promise::ready(env, origin)
+        let lookup = self.shared.lookup.clone();
+        promise::later(env, async move {
+            // A helper program may run: on the runtime's blocking pool.
+            match spawn_blocking(move || lookup.origin(&host)).await {
+                Ok(found) => found.map_err(Failure::from),
+                Err(e) => Err(Failure::new("internal", format!("lookup stopped: {e}"))),
             }
-            CredentialsLookup::Cli(source) => {
-                let source = Arc::clone(source);
-                promise::later(env, async move {
-                    let found = spawn_blocking(move || {
-                        source
-                            .find(&host)
-                            .map(|found| {
-                                found
-                                    .filter(|f| f.credentials().is_some())
-                                    .map(|f| f.origin().to_string())
-                            })
-                            .map_err(|e| {
-                                Failure::new(
-                                    CREDENTIALS,
-                                    format!("credentials for {}: {e}", host.display()),
-                                )
-                            })
-                    })
-                    .await;
-                    found.unwrap_or_else(|e| {
-                        Err(Failure::new("internal", format!("lookup stopped: {e}")))
-                    })
-                })
-            }
-        }
+        })
     }
 
     /// Drops what the cache holds for `host`.
@@ -345,14 +303,9 @@ impl Client {
     /// environment and the CLI configuration loaded, then the builder.
     fn build(given: NativeClientOptions) -> Result<Client, Failure> {
         let options = client_options(given)?;
-        let setup = options.load();
+        let setup = options.load()?;
         let diagnostics = setup.diagnostics().iter().map(|d| d.located()).collect();
-        let lookup = match (&options.credentials, setup.cli_credentials()) {
-            // The lookup the client itself uses: one cache of helper answers.
-            (_, Some(cli)) => CredentialsLookup::Cli(Arc::clone(cli)),
-            (CredentialsChoice::Static(source), None) => CredentialsLookup::Static(source.clone()),
-            _ => CredentialsLookup::Nothing,
-        };
+        let lookup = setup.credentials_lookup();
         // Built inside the runtime, so that the transport runs on it.
         let client = within_runtime_if_available(|| setup.builder::<Inner>().build())
             .map_err(|e| Failure::invalid_option(e.to_string()))?;

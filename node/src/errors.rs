@@ -6,21 +6,13 @@
 
 use std::borrow::Cow;
 use std::io;
-use std::path::Path;
 
 use napi::bindgen_prelude::{Function, FunctionRef, Unknown};
 use napi::{Env, Status};
 use napi_derive::napi;
-use tfdisco_core::lock_plan::LockFailure;
-use tfdisco_transport::LockError;
-
-/// The kind of errors in the client's options (what the CLI reports as
-/// `invalid_option`): a CA file that cannot be read, a bad User-Agent, …
-pub(crate) const INVALID_OPTION: &str = "invalid_option";
-/// The kind of a failed credentials lookup (`tfdisco credentials`).
-pub(crate) const CREDENTIALS: &str = "credentials";
-/// The kind of a provider package that cannot be hashed.
-pub(crate) const INVALID_PACKAGE: &str = "invalid_package";
+use tfdisco_config::MirrorError;
+use tfdisco_provider::lock_plan::LockFailure;
+use tfdisco_transport::{CredentialsLookupError, LockError, OptionError, failure_exit_code, kinds};
 /// Not a tfdisco kind: an argument of the wrong type, which becomes a
 /// `TypeError`.
 const TYPE: &str = "type";
@@ -34,8 +26,8 @@ const OS: &str = "os";
 #[napi(object)]
 #[derive(Default)]
 pub struct ErrorSpec {
-    /// The kind: an `ErrorKind` name, one of the constants above, or a lock
-    /// run's kind (`configuration`, `lock_file`, `usage`, `failed`).
+    /// The kind: an `ErrorKind` name, one of `tfdisco_transport::kinds`, or
+    /// a lock run's kind (`configuration`, `lock_file`, `usage`, `failed`).
     pub kind: String,
     /// The Rust message.
     pub message: String,
@@ -82,7 +74,7 @@ impl From<&LockFailure> for LockFailureObject {
             version: failure.version.as_ref().map(ToString::to_string),
             platform: failure.platform.as_ref().map(ToString::to_string),
             kind: failure.kind().to_owned(),
-            exit_code: failure.exit_code(),
+            exit_code: failure_exit_code(failure),
             message: failure.to_string(),
         }
     }
@@ -125,7 +117,7 @@ impl Failure {
 
     /// An `InvalidOptionError`.
     pub(crate) fn invalid_option(message: impl Into<String>) -> Failure {
-        Failure::new(INVALID_OPTION, message)
+        Failure::new(kinds::INVALID_OPTION, message)
     }
 
     /// A lock run that failed: its kind, message, exit code and failures.
@@ -148,27 +140,29 @@ impl Failure {
 
     /// A file that could not be hashed: `InvalidPackageError` for what the
     /// hasher refused, an OS error for what could not be read.
-    pub(crate) fn package(path: &Path, error: io::Error) -> Failure {
-        let shown = path.display();
-        if let Some(refused) = error
-            .get_ref()
-            .and_then(|inner| inner.downcast_ref::<tfdisco_core::PackageHashError>())
-        {
-            let mut failure = Failure::new(INVALID_PACKAGE, format!("{shown}: {refused}"));
-            failure.0.problem = Some(refused.kind());
-            failure.0.path = Some(shown.to_string());
-            return failure;
-        }
-        let text = error.to_string();
+    pub(crate) fn package(error: MirrorError) -> Failure {
+        let shown = error.path().display().to_string();
+        let io_error = match &error {
+            MirrorError::Package { error: refused, .. } => {
+                let mut failure =
+                    Failure::new(kinds::INVALID_PACKAGE, format!("{shown}: {refused}"));
+                failure.0.problem = Some(refused.kind());
+                failure.0.path = Some(shown);
+                return failure;
+            }
+            MirrorError::Read { source, .. } | MirrorError::Search { source, .. } => source,
+            other => return Failure::new(OS, other.to_string()),
+        };
+        let text = io_error.to_string();
         let text = text.split(" (os error").next().unwrap_or(&text).to_owned();
         let mut failure = Failure::new(OS, text);
-        failure.0.errno = error.raw_os_error();
-        failure.0.syscall = Some(if error.kind() == io::ErrorKind::NotFound {
+        failure.0.errno = io_error.raw_os_error();
+        failure.0.syscall = Some(if io_error.kind() == io::ErrorKind::NotFound {
             "open"
         } else {
             "read"
         });
-        failure.0.path = Some(path.display().to_string());
+        failure.0.path = Some(shown);
         failure
     }
 
@@ -234,6 +228,18 @@ impl From<&tfdisco_core::Error> for Failure {
             status: error.status().map(|s| s.as_u16()),
             ..Spec::default()
         }))
+    }
+}
+
+impl From<OptionError> for Failure {
+    fn from(error: OptionError) -> Failure {
+        Failure::invalid_option(error.to_string())
+    }
+}
+
+impl From<CredentialsLookupError> for Failure {
+    fn from(error: CredentialsLookupError) -> Failure {
+        Failure::new(kinds::CREDENTIALS, error.to_string())
     }
 }
 

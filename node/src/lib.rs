@@ -3,13 +3,15 @@
 //! (`index.js`, `lib/`) adds the error classes, argument checks and the
 //! JavaScript protocols (`util.inspect`, `toJSON`, iteration).
 
-mod answers;
 mod client;
 mod errors;
 mod hostname;
+mod installation;
 mod lock;
 mod options;
+mod package_hash;
 mod promise;
+mod report;
 mod services;
 
 /// The package's version, as Cargo.toml and package.json give it.

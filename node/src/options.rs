@@ -90,12 +90,6 @@ pub(crate) fn client_options(given: NativeClientOptions) -> Result<ClientOptions
     options.cli_config = given.cli_config;
     options.user_agent = given.user_agent;
     options.credentials = match given.credentials.as_str() {
-        "cli" if !given.cli_config => {
-            return Err(Failure::invalid_option(
-                "credentials: 'cli' reads the CLI configuration: give credentials: null \
-                 or an object of tokens with cliConfig: false",
-            ));
-        }
         "cli" => CredentialsChoice::Cli,
         "none" => CredentialsChoice::Nothing,
         _ => CredentialsChoice::Static(static_credentials(given.tokens.unwrap_or_default())?),

@@ -67,6 +67,14 @@ impl Services {
         self.0.get(&id).is_some()
     }
 
+    /// The services as the library's JSON document (what `tfdisco discover
+    /// HOST --json` prints): `toJSON` (`lib/classes.js`) parses it.
+    #[napi(js_name = "_json")]
+    pub fn json(&self) -> napi::Result<String> {
+        tfdisco_core::serde_json::to_string(&self.0)
+            .map_err(|e| napi::Error::from_reason(e.to_string()))
+    }
+
     /// The JSON text of entry `id`, or undefined (`get` parses it).
     #[napi(js_name = "_raw")]
     pub fn raw(&self, id: String) -> Option<&str> {

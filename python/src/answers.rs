@@ -31,6 +31,12 @@ record_methods! {
         /// Warnings the registry gives about this provider, for people.
         warnings => |v| v.warnings.clone(),
     }
+
+    /// The answer as one JSON document, the one the `tfdisco` CLI prints
+    /// with `--json` and the Node package's `JSON.stringify` gives (a `str`).
+    fn to_json(&self) -> pyo3::PyResult<String> {
+        crate::json::to_json(&self.0)
+    }
 }
 
 /// One version of a provider, as its registry lists it.
@@ -79,6 +85,12 @@ record_methods! {
         /// The GPG keys that may have signed `SHA256SUMS` (`SigningKey`s).
         signing_keys => |p| p.signing_keys.iter().cloned().map(PySigningKey).collect::<Vec<_>>(),
     }
+
+    /// The answer as one JSON document, the one the `tfdisco` CLI prints
+    /// with `--json` and the Node package's `JSON.stringify` gives (a `str`).
+    fn to_json(&self) -> pyo3::PyResult<String> {
+        crate::json::to_json(&self.0)
+    }
 }
 
 /// One GPG key that may have signed a provider's `SHA256SUMS`.
@@ -122,6 +134,12 @@ record_methods! {
         /// access).
         versions => |v| v.versions.clone(),
     }
+
+    /// The answer as one JSON document, the one the `tfdisco` CLI prints
+    /// with `--json` and the Node package's `JSON.stringify` gives (a `str`).
+    fn to_json(&self) -> pyo3::PyResult<String> {
+        crate::json::to_json(&self.0)
+    }
 }
 
 /// Where to download one version of a module package from
@@ -145,5 +163,11 @@ record_methods! {
         /// OpenTofu's direct packages: whether the registry's credentials go
         /// with the package download. None for a go-getter address.
         use_registry_credentials => |l| l.use_registry_credentials,
+    }
+
+    /// The answer as one JSON document, the one the `tfdisco` CLI prints
+    /// with `--json` and the Node package's `JSON.stringify` gives (a `str`).
+    fn to_json(&self) -> pyo3::PyResult<String> {
+        crate::json::to_json(&self.0)
     }
 }

@@ -18,14 +18,10 @@ use std::future::Future;
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyMapping;
-use tfdisco_config::CliCredentials;
-use tfdisco_core::{
-    Dialect, Error, Hostname, Platform, ProviderSource, Services, StaticCredentials, check_version,
-};
-use tfdisco_transport::{ClientOptions, CredentialsChoice};
+use tfdisco_core::{Dialect, Error, Hostname, Platform, ProviderSource, Services, check_version};
+use tfdisco_transport::{ClientOptions, CredentialsLookup};
 
 use crate::answers::{PyModuleLocation, PyModuleVersions, PyProviderPackage, PyProviderVersions};
 use crate::dialect::parse_dialect;
@@ -111,13 +107,6 @@ mod ops {
             .await
             .map(PyModuleLocation)
     }
-}
-
-/// What `credentials_source` consults.
-enum CredentialsLookup {
-    Cli(Arc<CliCredentials>),
-    Static(StaticCredentials),
-    Nothing,
 }
 
 /// One client, shared by every Python thread and coroutine using it.
@@ -242,12 +231,6 @@ impl PyClient {
         if let Some(map) = &resolve {
             options.resolve = parse_resolve(map)?;
         }
-        if matches!(credentials.choice, CredentialsChoice::Cli) && !cli_config {
-            return Err(PyValueError::new_err(
-                "credentials=\"cli\" reads the CLI configuration: give credentials=None \
-                 or a mapping with cli_config=False",
-            ));
-        }
         if let Some(vars) = &env {
             options.env = Some(parse_env(vars)?);
         }
@@ -267,14 +250,11 @@ impl PyClient {
         // The CLI's set-up: the environment and the dialect's CLI
         // configuration read once, then the configuration applied and the
         // options after it.
-        let setup = py.detach(|| options.load());
+        let setup = py
+            .detach(|| options.load())
+            .map_err(|e| errors::invalid_option(py, e))?;
         errors::config_warnings(py, setup.diagnostics())?;
-        let lookup = match (&options.credentials, setup.cli_credentials()) {
-            // The lookup the client itself uses: one cache of helper answers.
-            (_, Some(cli)) => CredentialsLookup::Cli(Arc::clone(cli)),
-            (CredentialsChoice::Static(source), None) => CredentialsLookup::Static(source.clone()),
-            _ => CredentialsLookup::Nothing,
-        };
+        let lookup = setup.credentials_lookup();
         // Built inside the runtime, so that the transport runs on it rather
         // than on a runtime of its own.
         let client = py
@@ -282,7 +262,7 @@ impl PyClient {
                 let _entered = runtime::runtime().enter();
                 setup.builder::<Inner>().build()
             })
-            .map_err(|e| errors::invalid_option(py, e.to_string()))?;
+            .map_err(|e| errors::invalid_option(py, e))?;
 
         let mut repr = format!(
             "Client(dialect='{}', timeout={timeout:?}, credentials={}",
@@ -422,7 +402,7 @@ impl PyClient {
         dir: PathBuf,
         platforms: Option<Bound<'_, PyAny>>,
         providers: Option<Bound<'_, PyAny>>,
-        jobs: usize,
+        jobs: u64,
         net_mirror: Option<String>,
         fs_mirror: Option<PathBuf>,
     ) -> PyResult<PyLockReport> {
@@ -452,7 +432,7 @@ impl PyClient {
         dir: PathBuf,
         platforms: Option<Bound<'py, PyAny>>,
         providers: Option<Bound<'py, PyAny>>,
-        jobs: usize,
+        jobs: u64,
         net_mirror: Option<String>,
         fs_mirror: Option<PathBuf>,
     ) -> PyResult<Bound<'py, PyAny>> {
@@ -498,7 +478,7 @@ impl PyClient {
         dir: PathBuf,
         folder: PathBuf,
         platforms: Option<Bound<'_, PyAny>>,
-        jobs: usize,
+        jobs: u64,
         lock_file: bool,
     ) -> PyResult<PyMirrorReport> {
         let options = lock::mirror_options(platforms.as_ref(), jobs, lock_file)?;
@@ -518,7 +498,7 @@ impl PyClient {
         dir: PathBuf,
         folder: PathBuf,
         platforms: Option<Bound<'py, PyAny>>,
-        jobs: usize,
+        jobs: u64,
         lock_file: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
         let options = lock::mirror_options(platforms.as_ref(), jobs, lock_file)?;
@@ -623,30 +603,9 @@ impl PyClient {
     /// Raises `CredentialsError` when a source fails (discovery then goes
     /// without a token, as in Terraform).
     fn credentials_source(&self, py: Python<'_>, host: HostArg) -> PyResult<Option<String>> {
-        let host = host.0;
-        match &self.shared.lookup {
-            CredentialsLookup::Nothing => Ok(None),
-            CredentialsLookup::Static(source) => {
-                let found = tfdisco_core::CredentialsSource::credentials(source, &host)
-                    .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                Ok(found.map(|_| "credentials given to the Client".to_owned()))
-            }
-            CredentialsLookup::Cli(source) => {
-                let source = Arc::clone(source);
-                let found = py.detach(|| source.find(&host)).map_err(|e| {
-                    errors::new_error(
-                        py,
-                        errors::CREDENTIALS,
-                        format!("credentials for {}: {e}", host.display()),
-                        None,
-                        None,
-                    )
-                })?;
-                Ok(found
-                    .filter(|f| f.credentials().is_some())
-                    .map(|f| f.origin().to_string()))
-            }
-        }
+        let lookup = &self.shared.lookup;
+        py.detach(|| lookup.origin(&host.0))
+            .map_err(|e| errors::credentials(py, &e))
     }
 
     fn __repr__(&self) -> String {

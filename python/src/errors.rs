@@ -5,17 +5,11 @@
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use tfdisco_config::Diagnostic;
-
-/// The kind of errors in the client's options (what the CLI reports as
-/// `invalid_option`): a CA file that cannot be read, a bad User-Agent, …
-pub(crate) const INVALID_OPTION: &str = "invalid_option";
-/// The kind of a failed credentials lookup (what `tfdisco credentials`
-/// reports as `credentials`).
-pub(crate) const CREDENTIALS: &str = "credentials";
+use tfdisco_transport::kinds;
 
 /// The exception for an error of `kind` (a Rust `ErrorKind` name or one of
-/// the constants above), with `message` and, when known, the URL and status
-/// at fault.
+/// `tfdisco_transport::kinds`), with `message` and, when known, the URL and
+/// status at fault.
 pub(crate) fn new_error(
     py: Python<'_>,
     kind: &str,
@@ -45,9 +39,17 @@ pub(crate) fn from_core(py: Python<'_>, error: &tfdisco_core::Error) -> PyErr {
     )
 }
 
-/// An `InvalidOption` exception.
-pub(crate) fn invalid_option(py: Python<'_>, message: impl Into<String>) -> PyErr {
-    new_error(py, INVALID_OPTION, message.into(), None, None)
+/// An `InvalidOption` exception (also a `ValueError`).
+pub(crate) fn invalid_option(py: Python<'_>, message: impl ToString) -> PyErr {
+    new_error(py, kinds::INVALID_OPTION, message.to_string(), None, None)
+}
+
+/// A `CredentialsError` exception: a credentials source failed for a host.
+pub(crate) fn credentials(
+    py: Python<'_>,
+    error: &tfdisco_transport::CredentialsLookupError,
+) -> PyErr {
+    new_error(py, kinds::CREDENTIALS, error.to_string(), None, None)
 }
 
 /// Reports problems found in the CLI configuration files as

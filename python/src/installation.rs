@@ -6,37 +6,48 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use pyo3::types::PyMapping;
-use tfdisco_config::CliConfig;
-use tfdisco_core::{Env, MethodSummary};
+use pyo3::types::{IntoPyDict, PyMapping};
+use tfdisco_config::{CliConfig, MethodReport};
+use tfdisco_core::Env;
 
 use crate::dialect::parse_dialect;
+use crate::errors;
 use crate::options::parse_env;
 use crate::record::record_methods;
 use crate::sources;
 
 /// One installation method and what it says of the provider asked about.
 #[pyo3::pyclass(frozen, module = "tfdisco", name = "InstallationMethod")]
-pub(crate) struct PyInstallationMethod(MethodSummary);
+pub(crate) struct PyInstallationMethod(MethodReport);
 
 record_methods! {
     PyInstallationMethod as "InstallationMethod" {
         /// `"direct"`, `"network_mirror"`, `"filesystem_mirror"`,
         /// `"oci_mirror"` or `"dev_overrides"`.
-        method => |m| m.method,
+        method => |m| m.summary.method,
         /// Where it looks: the registry host (`direct`), the URL, the
         /// directory, the repository template, or the override's directory.
-        location => |m| m.location.as_str(),
+        location => |m| m.summary.location.as_str(),
         /// Its place among the methods, from 1; None for a development
         /// override, which comes before them all.
-        priority => |m| m.priority,
+        priority => |m| m.summary.priority,
         /// Whether it may install the provider (its patterns allow it).
-        may_install => |m| m.may_install,
+        may_install => |m| m.summary.may_install,
         /// Why, in words: the pattern that matched or excluded it, "no
         /// include patterns", "found in the local mirror …", ….
-        reason => |m| m.reason.as_str(),
+        reason => |m| m.summary.reason.as_str(),
         /// False for `oci_mirror`, which tfdisco reads but does not use.
-        supported => |m| m.supported,
+        supported => |m| m.summary.supported,
+        /// For an `oci_mirror`: `{"registry": …, "repository": …}`, where
+        /// its template puts the provider, or `{"error": …}`; else None.
+        oci => |m, py| match &m.oci {
+            Some(Ok((registry, repository))) => Some(
+                [("registry", registry.as_str()), ("repository", repository.as_str())]
+                    .into_py_dict(py)?,
+            ),
+            Some(Err(error)) => Some([("error", error.as_str())].into_py_dict(py)?),
+            None => None,
+        },
     }
 }
 
@@ -52,7 +63,10 @@ record_methods! {
 ///
 /// `env`: the environment to read (`HOME`, `TF_CLI_CONFIG_FILE`,
 /// `XDG_*`, …; default the process's); `cwd`: the working directory
-/// (default the current one).
+/// (default the current one). The CLI configuration's problems and what the
+/// implied mirrors' scans found (paths that are no package) are
+/// `tfdisco.ConfigWarning` warnings, as `tfdisco provider source` prints
+/// them.
 ///
 /// >>> [(m.priority, m.method, m.may_install) for m in tfdisco.installation_methods("hashicorp/aws")]  # doctest: +SKIP
 /// [(1, 'filesystem_mirror', False), (2, 'direct', True)]
@@ -75,10 +89,11 @@ pub(crate) fn installation_methods(
         Some(dir) => dir,
         None => std::env::current_dir()?,
     };
-    let methods = py.detach(|| {
-        CliConfig::load(dialect, &env)
-            .provider_installation(&cwd)
-            .summary(&source)
-    });
-    Ok(methods.into_iter().map(PyInstallationMethod).collect())
+    let report = py.detach(|| CliConfig::load(dialect, &env).installation_report(&source, &cwd));
+    errors::config_warnings(py, &report.diagnostics)?;
+    Ok(report
+        .methods
+        .into_iter()
+        .map(PyInstallationMethod)
+        .collect())
 }

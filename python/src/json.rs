@@ -1,4 +1,6 @@
-//! JSON text to Python objects, keeping the order of object members.
+//! JSON text to Python objects, keeping the order of object members; and
+//! the reports' one JSON document (the library's serialization, what the
+//! `tfdisco` CLI prints with `--json`) as a `str` ([`to_json`]).
 //!
 //! `Services` keeps each value as the text of the document; this builds the
 //! Python value straight from that text (dict, list, str, int, float, bool,
@@ -13,6 +15,12 @@ use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyDict, PyList};
 use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visitor};
 use tfdisco_core::serde_json;
+
+/// The library's JSON document of `report`: what `to_json()` returns.
+pub(crate) fn to_json(report: &impl serde::Serialize) -> PyResult<String> {
+    serde_json::to_string(report)
+        .map_err(|e| pyo3::exceptions::PyValueError::new_err(e.to_string()))
+}
 
 /// The Python value of the JSON text `text`.
 pub(crate) fn to_python<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {

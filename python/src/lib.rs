@@ -11,6 +11,7 @@ mod installation;
 mod json;
 mod lock;
 mod options;
+mod package_hash;
 mod record;
 mod runtime;
 mod services;
@@ -35,8 +36,9 @@ mod _tfdisco {
     #[pymodule_export]
     use crate::lock::{
         PyLockFailure, PyLockReport, PyLockedProvider, PyMirrorReport, PyMirroredProvider,
-        hash_package,
     };
+    #[pymodule_export]
+    use crate::package_hash::hash_package;
     #[pymodule_export]
     use crate::services::{PyOAuthClient, PyServices};
     #[pymodule_export]

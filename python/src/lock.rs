@@ -3,22 +3,20 @@
 //! filesystem mirror → `tfdisco_transport::LockOptions`) and give
 //! (`LockReport` of `LockedProvider`s, or `tfdisco.LockError` with its
 //! `LockFailure`s); what `Client.mirror` takes (`MirrorOptions`) and gives
-//! (`MirrorReport` of `MirroredProvider`s); and `tfdisco.hash_package`,
-//! the lock file hashes of a provider package on disk.
+//! (`MirrorReport` of `MirroredProvider`s).
 
-use std::fs::File;
-use std::io;
+use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
-use pyo3::exceptions::{PyOSError, PyTypeError, PyValueError};
+use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
-use tfdisco_core::lock_plan::LockFailure;
-use tfdisco_core::{Dialect, PackageHashError, Platform, hash_package_reader};
+use tfdisco_core::{Dialect, Platform};
+use tfdisco_provider::lock_plan::LockFailure;
 use tfdisco_transport::{
-    DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
-    MirroredProvider, ProviderReport,
+    DEFAULT_JOBS, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
+    MirroredProvider, ProviderReport, failure_exit_code,
 };
 
 use crate::errors;
@@ -27,7 +25,7 @@ use crate::sources::{self, PyPlatform, PyProviderSource};
 
 // The default of `jobs` is the transport's, which the signatures (a literal
 // there, so that `__text_signature__` shows it) and the stubs write as 8.
-const _: () = assert!(DEFAULT_LOCK_CONCURRENCY == 8);
+const _: () = assert!(DEFAULT_JOBS.get() == 8);
 
 // --- Arguments ----------------------------------------------------------------
 
@@ -61,11 +59,10 @@ fn platforms_arg(platforms: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Platform>
     Ok(all)
 }
 
-fn check_jobs(jobs: usize) -> PyResult<()> {
-    if jobs == 0 {
-        return Err(PyValueError::new_err("jobs must be at least 1"));
-    }
-    Ok(())
+/// The `jobs` argument, read by the rule every front end shares
+/// (`tfdisco_transport::jobs`): 0 raises `InvalidOption`, a `ValueError`.
+fn jobs_arg(jobs: u64) -> PyResult<NonZeroUsize> {
+    tfdisco_transport::jobs(jobs).map_err(|e| Python::attach(|py| errors::invalid_option(py, e)))
 }
 
 /// Where a lock run takes the providers from: `net_mirror` (an `https:`
@@ -84,13 +81,12 @@ pub(crate) struct Mirrors {
 pub(crate) fn options(
     platforms: Option<&Bound<'_, PyAny>>,
     providers: Option<&Bound<'_, PyAny>>,
-    jobs: usize,
+    jobs: u64,
     dialect: Dialect,
     mirrors: Mirrors,
 ) -> PyResult<LockOptions> {
-    check_jobs(jobs)?;
     let mut options = LockOptions::new()
-        .concurrency(jobs)
+        .jobs(jobs_arg(jobs)?)
         .platforms_from(platforms_arg(platforms)?);
     options = options
         .mirrors(mirrors.net.as_deref(), mirrors.fs)
@@ -123,6 +119,12 @@ record_methods! {
         platforms => |r| r.platforms.iter().cloned().map(PyPlatform).collect::<Vec<_>>(),
         /// Each provider locked (`LockedProvider`s), in address order.
         providers => |r| r.providers.iter().cloned().map(PyLockedProvider).collect::<Vec<_>>(),
+    }
+
+    /// The report as one JSON document, the one `tfdisco lock --json`
+    /// prints and the Node package's `JSON.stringify` gives (a `str`).
+    fn to_json(&self) -> PyResult<String> {
+        crate::json::to_json(&self.0)
     }
 }
 
@@ -173,7 +175,7 @@ record_methods! {
         kind => |f| f.kind(),
         /// `tfdisco lock`'s exit code for it: 3 for "version", "provider"
         /// and "platform", 1 for the others.
-        exit_code => |f| f.exit_code(),
+        exit_code => |f| failure_exit_code(f),
         /// The whole message: the provider, version, platform and problem.
         message => |f| f.to_string(),
     }
@@ -203,12 +205,11 @@ pub(crate) fn lock_error(py: Python<'_>, error: LockError) -> PyErr {
 /// The `MirrorOptions` of a mirror call; raises before anything is read.
 pub(crate) fn mirror_options(
     platforms: Option<&Bound<'_, PyAny>>,
-    jobs: usize,
+    jobs: u64,
     lock_file: bool,
 ) -> PyResult<MirrorOptions> {
-    check_jobs(jobs)?;
     Ok(MirrorOptions::new()
-        .concurrency(jobs)
+        .jobs(jobs_arg(jobs)?)
         .lock_file(lock_file)
         .platforms_from(platforms_arg(platforms)?))
 }
@@ -233,6 +234,12 @@ record_methods! {
         skipped => |r| r.skipped.clone(),
         /// What the folder's scan said about paths that are no package.
         warnings => |r| r.warnings.clone(),
+    }
+
+    /// The report as one JSON document, the one `tfdisco mirror --json`
+    /// prints and the Node package's `JSON.stringify` gives (a `str`).
+    fn to_json(&self) -> PyResult<String> {
+        crate::json::to_json(&self.0)
     }
 }
 
@@ -275,63 +282,4 @@ pub(crate) fn report(
     result: Result<LockReport, LockError>,
 ) -> PyResult<PyLockReport> {
     result.map(PyLockReport).map_err(|e| lock_error(py, e))
-}
-
-// --- Package hashes -------------------------------------------------------------
-
-/// The lock file hashes of a provider package (a zip file) on disk: the
-/// tuple `(h1, zh)`, as `.terraform.lock.hcl` records them.
-///
-/// `h1` is `h1:` and the base64 SHA-256 of the summary of the package's
-/// files (Go's `dirhash.Hash1`, what Terraform records for a package it
-/// installed); `zh` is `zh:` and the hex SHA-256 of the zip file itself (what
-/// `SHA256SUMS` lists). The file is read once, in 64 KiB chunks, in constant
-/// memory, with the GIL released.
-///
-/// Raises `FileNotFoundError` (or another `OSError`) when the file cannot
-/// be read, and `tfdisco.InvalidPackage` (also a `ValueError`) when it is
-/// no package that can be hashed: not a zip, truncated, damaged, encrypted,
-/// with unsafe or duplicate names, … (its `problem` says which).
-///
-/// >>> h1, zh = tfdisco.hash_package("terraform-provider-x_1.0.0_linux_amd64.zip")  # doctest: +SKIP
-/// >>> h1                                                        # doctest: +SKIP
-/// 'h1:MBY98DodEYtiU/UM9ybvJdNHFBbbJBSyVP6EGQP+G4I='
-#[pyfunction]
-pub(crate) fn hash_package(py: Python<'_>, path: PathBuf) -> PyResult<(String, String)> {
-    let hashed = py.detach(|| File::open(&path).and_then(hash_package_reader));
-    match hashed {
-        Ok(hashes) => Ok((hashes.h1(), hashes.zh())),
-        Err(error) => Err(package_error(py, &path, error)),
-    }
-}
-
-/// The exception for a package that could not be hashed: `InvalidPackage`
-/// for what the hasher refused, an `OSError` (its errno subclass, with the
-/// file name) for what could not be read.
-fn package_error(py: Python<'_>, path: &std::path::Path, error: io::Error) -> PyErr {
-    let shown = path.display();
-    if let Some(refused) = error
-        .get_ref()
-        .and_then(|inner| inner.downcast_ref::<PackageHashError>())
-    {
-        static MAKE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-        let message = format!("{shown}: {refused}");
-        let made = MAKE
-            .import(py, "tfdisco._errors", "_make_package")
-            .and_then(|make| make.call1((message, refused.kind())));
-        return match made {
-            Ok(exception) => PyErr::from_value(exception),
-            Err(e) => e,
-        };
-    }
-    match error.raw_os_error() {
-        // OSError(errno, strerror, filename) is the errno's subclass
-        // (FileNotFoundError, PermissionError, IsADirectoryError, …).
-        Some(errno) => {
-            let text = io::Error::from_raw_os_error(errno).to_string();
-            let strerror = text.split(" (os error").next().unwrap_or(&text).to_owned();
-            PyOSError::new_err((errno, strerror, path.as_os_str().to_owned()))
-        }
-        None => PyOSError::new_err(format!("{shown}: {error}")),
-    }
 }

@@ -50,6 +50,14 @@ record_methods! {
         has_document => |s| s.has_document(),
     }
 
+    /// The services as one JSON document, the one `tfdisco discover HOST
+    /// --json` prints and the Node package's `JSON.stringify` gives (a
+    /// `str`): hostname, display, discovery_url, services (document order)
+    /// and resolved (every id).
+    fn to_json(&self) -> PyResult<String> {
+        crate::json::to_json(&self.0)
+    }
+
     /// The base URL of service `id` (svchost `ServiceURL`): relative URLs
     /// resolved against `discovery_url`. Raises `ServiceNotProvided`,
     /// `VersionNotSupported`, `InvalidServiceId` or `InvalidServiceUrl`.

@@ -171,9 +171,7 @@ pub(crate) fn provider_source_arg(
             obj.get_type().name()?
         )));
     };
-    ProviderSource::parse(&text, dialect)
-        .and_then(|source| source.validate().map(|()| source))
-        .map_err(|error| invalid_source(py, &text, error))
+    ProviderSource::parse_argument(&text, dialect).or_raise(py)
 }
 
 // --- Module sources -------------------------------------------------------------

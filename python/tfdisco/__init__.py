@@ -67,6 +67,7 @@ from ._errors import (
     InvalidServiceUrl,
     InvalidSource,
     JsonError,
+    LocalFileError,
     LockError,
     NetworkError,
     NotFound,
@@ -126,6 +127,7 @@ __all__ = [
     "InvalidServiceUrl",
     "InvalidSource",
     "JsonError",
+    "LocalFileError",
     "LockError",
     "LockFailure",
     "LockReport",
@@ -361,28 +363,14 @@ def lock(
     jobs: int = 8,
     net_mirror: Optional[str] = None,
     fs_mirror: Optional[PathLike] = None,
-    dialect: str = "opentofu",
-    timeout: float = 11.0,
-    retries: Optional[int] = None,
-    ca_files: Sequence[Union[str, "os.PathLike[str]"]] = (),
-    credentials: Union[str, None, Mapping[HostLike, str]] = "cli",
-    cli_config: bool = True,
-    user_agent: Optional[str] = None,
-    max_redirects: Optional[int] = None,
-    body_limit: Optional[int] = None,
-    registry_retries: Optional[int] = None,
-    registry_timeout: Optional[float] = None,
-    cli_version: Optional[str] = None,
-    insecure_http_hosts: Sequence[HostLike] = (),
-    resolve: Optional[Mapping[str, Union[str, Sequence[str]]]] = None,
-    system_roots: bool = True,
-    env: Optional[Mapping[str, str]] = None,
+    **options: Any,
 ) -> LockReport:
     """``terraform providers lock`` / ``tofu providers lock`` in ``dir``,
-    with a :class:`Client` made of the keyword options (the same as
-    :class:`Client`'s; ``dialect`` decides whose rules apply): see
-    :meth:`Client.lock`. Use a client's ``lock`` to lock several
-    configurations with one cache and one set of connections.
+    with a :class:`Client` made of the other keyword ``options``
+    (``dialect``, ``ca_files``, ``credentials``, …: those of :class:`Client`;
+    ``dialect`` decides whose rules apply): see :meth:`Client.lock`. Use a
+    client's ``lock`` to lock several configurations with one cache and one
+    set of connections.
 
     ``platforms``: ``"OS_ARCH"`` strings or :class:`Platform` objects
     (default: the platform this program runs on). ``providers``: lock only
@@ -394,8 +382,9 @@ def lock(
 
     Returns a :class:`LockReport`; raises :class:`LockError` (``exit_code``,
     ``failures``) when the run fails, leaving the lock file as it was, and
-    :class:`InvalidArgument`, :class:`InvalidSource`, ``TypeError`` or
-    ``ValueError`` for bad arguments, before anything is read.
+    :class:`InvalidArgument`, :class:`InvalidSource`, :class:`InvalidOption`,
+    ``TypeError`` or ``ValueError`` for bad arguments, before anything is
+    read.
 
     >>> report = tfdisco.lock(                                   # doctest: +SKIP
     ...     "infra", ["linux_amd64", "darwin_arm64"], dialect="terraform")
@@ -405,25 +394,7 @@ def lock(
     ...     print(p.source, p.version, p.trust, p.key_id, len(p.hashes_added))
     registry.terraform.io/hashicorp/aws 5.31.0 signed by HashiCorp 34365D9472D7468F 16
     """
-    client = Client(
-        dialect=dialect,
-        timeout=timeout,
-        retries=retries,
-        ca_files=ca_files,
-        credentials=credentials,
-        cli_config=cli_config,
-        user_agent=user_agent,
-        max_redirects=max_redirects,
-        body_limit=body_limit,
-        registry_retries=registry_retries,
-        registry_timeout=registry_timeout,
-        cli_version=cli_version,
-        insecure_http_hosts=insecure_http_hosts,
-        resolve=resolve,
-        system_roots=system_roots,
-        env=env,
-    )
-    return client.lock(
+    return Client(**options).lock(
         dir, platforms, providers, jobs=jobs, net_mirror=net_mirror, fs_mirror=fs_mirror
     )
 

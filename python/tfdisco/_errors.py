@@ -35,6 +35,7 @@ __all__ = [
     "RedirectError",
     "InvalidSource",
     "InvalidArgument",
+    "LocalFileError",
     "NotFound",
     "InvalidResponse",
     "InvalidOption",
@@ -188,6 +189,13 @@ class InvalidArgument(Error, ValueError):
     kind = "invalid_argument"
 
 
+class LocalFileError(Error, OSError):
+    """A local file that could not be read or written: a filesystem
+    mirror's package, a mirror folder's staging file (also ``OSError``)."""
+
+    kind = "local_file"
+
+
 class NotFound(Error, LookupError):
     """The registry has no such provider, module, version or platform (it
     answered 404; also ``LookupError``)."""
@@ -306,6 +314,7 @@ _BY_KIND: Dict[str, Type[Error]] = {
         RedirectError,
         InvalidSource,
         InvalidArgument,
+        LocalFileError,
         NotFound,
         InvalidResponse,
         InvalidOption,

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import (
     Any,
     Awaitable,
+    Dict,
     FrozenSet,
     List,
     Optional,
@@ -161,6 +162,9 @@ class Services(Mapping[str, _JSON]):
     def keys(self) -> KeysView[str]: ...
     def values(self) -> ValuesView[_JSON]: ...
     def items(self) -> ItemsView[str, _JSON]: ...
+    def to_json(self) -> str:
+        """The services as one JSON document: what ``tfdisco discover HOST
+        --json`` prints."""
     def __eq__(self, other: object, /) -> bool: ...
 
 @final
@@ -300,6 +304,9 @@ class ProviderVersions:
     @property
     def warnings(self) -> List[str]:
         """Warnings the registry gives about this provider."""
+    def to_json(self) -> str:
+        """The answer as one JSON document: what ``tfdisco provider versions
+        --json`` prints."""
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
 
@@ -360,6 +367,9 @@ class ProviderPackage:
     @property
     def signing_keys(self) -> List[SigningKey]:
         """The keys that may have signed ``SHA256SUMS``."""
+    def to_json(self) -> str:
+        """The answer as one JSON document: what ``tfdisco provider package
+        --json`` prints."""
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
 
@@ -376,6 +386,9 @@ class ModuleVersions:
     @property
     def versions(self) -> List[str]:
         """The versions, in the registry's order."""
+    def to_json(self) -> str:
+        """The answer as one JSON document: what ``tfdisco module versions
+        --json`` prints."""
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
 
@@ -398,6 +411,9 @@ class ModuleLocation:
     def use_registry_credentials(self) -> Optional[bool]:
         """Whether the registry's credentials go with a direct package
         download; None for a go-getter address."""
+    def to_json(self) -> str:
+        """The answer as one JSON document: what ``tfdisco module download
+        --json`` prints."""
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
 
@@ -453,6 +469,10 @@ class InstallationMethod:
     @property
     def supported(self) -> bool:
         """False for ``oci_mirror``, which tfdisco does not use."""
+    @property
+    def oci(self) -> Optional[Dict[str, str]]:
+        """For an ``oci_mirror``: ``{"registry", "repository"}`` where its
+        template puts the provider, or ``{"error"}``; else None."""
 
 def installation_methods(
     source: _ProviderSourceLike,
@@ -512,6 +532,9 @@ class MirrorReport:
     @property
     def warnings(self) -> List[str]:
         """What the folder's scan said about paths that are no package."""
+    def to_json(self) -> str:
+        """The report as one JSON document: what ``tfdisco mirror --json``
+        prints."""
 
 @final
 class LockReport:
@@ -529,6 +552,9 @@ class LockReport:
     @property
     def providers(self) -> List[LockedProvider]:
         """Each provider locked, in address order."""
+    def to_json(self) -> str:
+        """The report as one JSON document: what ``tfdisco lock --json``
+        prints."""
 
 @final
 class LockFailure:

@@ -13,7 +13,7 @@ use std::io::Read;
 use std::process::ExitCode;
 use std::time::Instant;
 
-use tfdisco_core::PackageHasher;
+use tfdisco_provider::PackageHasher;
 
 fn vm_hwm() -> String {
     std::fs::read_to_string("/proc/self/status")

@@ -105,7 +105,7 @@ pub(super) fn load(dialect: Dialect, root: &Path) -> Result<Tree, Vec<Diagnostic
                     "Module not installed",
                     format!(
                         "This module is not yet installed. Run \"{} init\" to install all modules required by this configuration.",
-                        command(dialect)
+                        dialect.command()
                     ),
                 )
                 .at(&call.file, call.line);
@@ -131,13 +131,6 @@ pub(super) fn load(dialect: Dialect, root: &Path) -> Result<Tree, Vec<Diagnostic
         Ok(tree)
     } else {
         Err(diags)
-    }
-}
-
-fn command(dialect: Dialect) -> &'static str {
-    match dialect {
-        Dialect::Terraform => "terraform",
-        Dialect::OpenTofu => "tofu",
     }
 }
 

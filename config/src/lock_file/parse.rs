@@ -6,9 +6,8 @@ use std::path::Path;
 
 use hcl::edit::expr::Expression;
 use hcl::edit::structure::{Attribute, Block, Body, Structure};
-use tfdisco_core::{Dialect, ProviderSource, go_quote};
+use tfdisco_core::{Dialect, ProviderSource, Version, go_quote};
 
-use super::version::{self, VersionProblem};
 use super::{LockFile, LockFileError, LockedProvider, sorted};
 use crate::hcl_text::{self, Lines};
 use crate::{Diagnostic, hcl_value};
@@ -233,19 +232,9 @@ impl Reader<'_> {
                 return None;
             }
         };
-        match version::check(&raw) {
+        match check_version(source, &raw, self.dialect) {
             Ok(()) => Some(raw),
-            Err(VersionProblem::Invalid(why)) => {
-                let detail =
-                    format!("The selected version number for provider {source} is invalid: {why}.");
-                self.error(at, "Invalid provider version number", detail);
-                None
-            }
-            Err(VersionProblem::NotNormalized(canonical)) => {
-                let detail = format!(
-                    "The selected version number for provider {source} must be written in normalized form: {}.",
-                    go_quote(&canonical)
-                );
+            Err(detail) => {
                 self.error(at, "Invalid provider version number", detail);
                 None
             }
@@ -316,9 +305,79 @@ pub(super) fn check_hash(raw: &str) -> Result<(), String> {
 }
 
 /// The CLI's name in messages.
+/// The version of a lock (LOCK-3): a version as go-versions' `ParseVersion`
+/// reads it (`tfdisco_core::Version::parse`), written in its normalized form
+/// (`MAJOR.MINOR.PATCH[-PRE][+META]`); else the CLIs' words for why not.
+pub(super) fn check_version(
+    source: &ProviderSource,
+    given: &str,
+    dialect: Dialect,
+) -> Result<(), String> {
+    match Version::parse(given, dialect) {
+        Ok(version) if version.to_string() == given => Ok(()),
+        Ok(version) => Err(format!(
+            "The selected version number for provider {source} must be written in normalized \
+             form: {}.",
+            go_quote(&version.to_string())
+        )),
+        Err(why) => Err(format!(
+            "The selected version number for provider {source} is invalid: {why}."
+        )),
+    }
+}
+
 pub(super) fn product(dialect: Dialect) -> &'static str {
     match dialect {
         Dialect::Terraform => "Terraform",
         Dialect::OpenTofu => "OpenTofu",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lock_versions_are_normalized_versions() {
+        let null = ProviderSource::parse("hashicorp/null", Dialect::Terraform).expect("valid");
+        let check = |given: &str| check_version(&null, given, Dialect::Terraform);
+        for ok in [
+            "0.0.0",
+            "3.2.1",
+            "10.20.30",
+            "1.0.0-beta1",
+            "1.0.0-rc.1+build.5",
+            // go-versions takes any dots in build metadata.
+            "1.0.0+a..b",
+        ] {
+            assert_eq!(check(ok), Ok(()), "{ok}");
+        }
+        // Terraform 1.11.4: `version = "3.2"` and `version = 3`; go-versions
+        // reads an empty pre-release as none.
+        for (given, canonical) in [
+            ("3.2", "3.2.0"),
+            ("3", "3.0.0"),
+            ("03.2.1", "3.2.1"),
+            ("1.0.0-", "1.0.0"),
+        ] {
+            let error = check(given).expect_err(given);
+            assert!(
+                error.ends_with(&format!(
+                    "must be written in normalized form: \"{canonical}\"."
+                )),
+                "{error}"
+            );
+        }
+        assert_eq!(
+            check("v3.2.1"),
+            Err(format!(
+                "The selected version number for provider {null} is invalid: a \"v\" prefix \
+                 should not be used."
+            ))
+        );
+        for bad in ["x.y", "", "1..2", "1.2.3.4", "99999999999999999999"] {
+            let error = check(bad).expect_err(bad);
+            assert!(error.contains(" is invalid: "), "{bad}: {error}");
+        }
     }
 }

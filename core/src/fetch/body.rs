@@ -4,11 +4,10 @@
 //! (docs/behaviour.md, DISCO-7, GZIP-1 to GZIP-3). A streamed body (a
 //! download, DL-2) keeps nothing: each chunk is handed on decoded.
 
-use std::io::{self, Write};
-
-use flate2::write::MultiGzDecoder;
 use http::HeaderMap;
 use http::header::CONTENT_ENCODING;
+
+use super::gzip::{Gunzip, GzipError};
 
 /// How a body is encoded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +47,7 @@ pub(crate) fn encoding(headers: &HeaderMap) -> Result<Encoding, String> {
 pub(crate) enum BodyError {
     /// More decoded bytes than the limit.
     TooLarge,
-    /// The gzip stream is broken (the decoder's message).
+    /// The gzip stream is broken (what is wrong with it).
     Corrupt(String),
 }
 
@@ -65,14 +64,12 @@ struct Limited {
     total: usize,
     /// False for a streamed body: `bytes` is scratch.
     keep: bool,
-    exceeded: bool,
 }
 
 impl Limited {
     fn push(&mut self, chunk: &[u8]) -> Result<(), BodyError> {
         let room = self.limit - self.total;
         if chunk.len() > room {
-            self.exceeded = true;
             return Err(BodyError::TooLarge);
         }
         self.total += chunk.len();
@@ -99,25 +96,13 @@ impl Limited {
     }
 }
 
-impl Write for Limited {
-    fn write(&mut self, chunk: &[u8]) -> io::Result<usize> {
-        self.push(chunk)
-            .map(|()| chunk.len())
-            .map_err(|_| io::Error::other("the decoded body passes the size limit"))
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
 /// A body being received.
 pub(crate) struct Body(Decoding);
 
 enum Decoding {
     Identity(Limited),
     /// Boxed: the decoder's state is large and most bodies are not gzip.
-    Gzip(Box<MultiGzDecoder<Limited>>),
+    Gzip(Box<Gunzip>, Limited),
 }
 
 impl Body {
@@ -150,11 +135,10 @@ impl Body {
             limit,
             total: 0,
             keep,
-            exceeded: false,
         };
         Body(match encoding {
             Encoding::Identity => Decoding::Identity(decoded),
-            Encoding::Gzip => Decoding::Gzip(Box::new(MultiGzDecoder::new(decoded))),
+            Encoding::Gzip => Decoding::Gzip(Box::new(Gunzip::new()), decoded),
         })
     }
 
@@ -166,18 +150,17 @@ impl Body {
             Decoding::Identity(decoded) => {
                 let room = decoded.limit - decoded.total;
                 if chunk.len() > room {
-                    decoded.exceeded = true;
                     return Err(BodyError::TooLarge);
                 }
                 decoded.total += chunk.len();
                 Ok(chunk)
             }
-            Decoding::Gzip(decoder) => {
-                decoder.get_mut().bytes.clear();
+            Decoding::Gzip(decoder, decoded) => {
+                decoded.bytes.clear();
                 decoder
-                    .write_all(chunk)
-                    .map_err(|e| gzip_error(decoder.get_ref(), &e))?;
-                Ok(&decoder.get_ref().bytes)
+                    .write(chunk, &mut |out| decoded.push(out))
+                    .map_err(body_error)?;
+                Ok(&decoded.bytes)
             }
         }
     }
@@ -186,15 +169,10 @@ impl Body {
     pub(crate) fn finish_streamed(self) -> Result<Vec<u8>, BodyError> {
         match self.0 {
             Decoding::Identity(_) => Ok(Vec::new()),
-            Decoding::Gzip(mut decoder) => {
-                decoder.get_mut().bytes.clear();
-                match decoder.try_finish() {
-                    Ok(()) => decoder
-                        .finish()
-                        .map(|decoded| decoded.bytes)
-                        .map_err(|e| BodyError::Corrupt(e.to_string())),
-                    Err(e) => Err(gzip_error(decoder.get_ref(), &e)),
-                }
+            Decoding::Gzip(decoder, _) => {
+                // Everything decoded was handed on with its chunk.
+                decoder.finish().map_err(body_error)?;
+                Ok(Vec::new())
             }
         }
     }
@@ -203,9 +181,9 @@ impl Body {
     pub(crate) fn push(&mut self, chunk: &[u8]) -> Result<(), BodyError> {
         match &mut self.0 {
             Decoding::Identity(decoded) => decoded.push(chunk),
-            Decoding::Gzip(decoder) => decoder
-                .write_all(chunk)
-                .map_err(|e| gzip_error(decoder.get_ref(), &e)),
+            Decoding::Gzip(decoder, decoded) => decoder
+                .write(chunk, &mut |out| decoded.push(out))
+                .map_err(body_error),
         }
     }
 
@@ -213,28 +191,26 @@ impl Body {
     pub(crate) fn finish(self) -> Result<Vec<u8>, BodyError> {
         match self.0 {
             Decoding::Identity(decoded) => Ok(decoded.bytes),
-            Decoding::Gzip(mut decoder) => match decoder.try_finish() {
-                Ok(()) => decoder
-                    .finish()
-                    .map(|decoded| decoded.bytes)
-                    .map_err(|e| BodyError::Corrupt(e.to_string())),
-                Err(e) => Err(gzip_error(decoder.get_ref(), &e)),
-            },
+            Decoding::Gzip(decoder, decoded) => {
+                decoder.finish().map_err(body_error)?;
+                Ok(decoded.bytes)
+            }
         }
     }
 }
 
-fn gzip_error(decoded: &Limited, e: &io::Error) -> BodyError {
-    if decoded.exceeded {
-        BodyError::TooLarge
-    } else {
-        BodyError::Corrupt(e.to_string())
+fn body_error(e: GzipError<BodyError>) -> BodyError {
+    match e {
+        GzipError::Corrupt(problem) => BodyError::Corrupt(problem.to_owned()),
+        GzipError::Refused(refused) => refused,
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::io::Write;
+
     use flate2::Compression;
     use flate2::write::GzEncoder;
     use http::HeaderValue;
@@ -307,10 +283,10 @@ mod tests {
             }
         }
         assert_eq!(result, Err(BodyError::TooLarge));
-        let Decoding::Gzip(decoder) = &body.0 else {
+        let Decoding::Gzip(_, decoded) = &body.0 else {
             unreachable!("a gzip body")
         };
-        let decoded = &decoder.get_ref().bytes;
+        let decoded = &decoded.bytes;
         assert!(decoded.len() <= 1 << 20);
         assert!(decoded.capacity() <= 1 << 20, "{}", decoded.capacity());
     }

@@ -8,9 +8,11 @@ use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use url::Url;
 
-use super::{RegistryCall, check_version, endpoint, is_version, read_ok};
+use super::{RegistryCall, check_version, endpoint, read_ok};
 use crate::fetch::{Fetch, Goal, Next};
-use crate::{Config, Credentials, Dialect, Error, Hostname, ProviderSource, Services, StartError};
+use crate::{
+    Config, Credentials, Dialect, Error, Hostname, ProviderSource, Services, StartError, Version,
+};
 
 const SERVICE: &str = "providers.v1";
 
@@ -362,11 +364,12 @@ impl Goal for ProviderVersionsRequest {
             mut versions,
             warnings,
         } = super::parse_json(url, &body, super::Extent::First)?;
+        let parses = |v: &str| Version::parse(v, self.dialect).is_ok();
         match self.dialect {
             // Terraform skips what does not parse; OpenTofu refuses it.
-            Dialect::Terraform => versions.retain(|v| is_version(&v.version)),
+            Dialect::Terraform => versions.retain(|v| parses(&v.version)),
             Dialect::OpenTofu => {
-                if let Some(bad) = versions.iter().find(|v| !is_version(&v.version)) {
+                if let Some(bad) = versions.iter().find(|v| !parses(&v.version)) {
                     return Err(Error::InvalidResponse {
                         url: url.clone().into(),
                         problem: format!("invalid provider version {:?}", bad.version),
@@ -544,7 +547,7 @@ impl Goal for ProviderPackageRequest {
     registry_goal!(RegistryCall::ProviderPackage);
 }
 
-/// OpenTofu's reading of `packages` (`registry_client.go`): each key is
+/// OpenTofu's reading of `packages` (docs/behaviour.md, API-13): each key is
 /// `OS_ARCH`, two words around one underscore, without white space; each
 /// hash has a scheme of at least one character before a colon (API-13).
 fn opentofu_packages(
@@ -599,6 +602,31 @@ impl ProviderSource {
             input: self.to_string(),
             error,
         })
+    }
+
+    /// A provider source given as an argument: `given` parsed in `dialect`
+    /// ([`ProviderSource::parse`]) and with a namespace
+    /// ([`ProviderSource::validate`]), as every command and language call
+    /// that takes a provider reads it (API-8). A failure is
+    /// [`Error::InvalidSource`] naming what was given.
+    ///
+    /// ```
+    /// use tfdisco_core::{Dialect, ErrorKind, ProviderSource};
+    ///
+    /// let aws = ProviderSource::parse_argument("hashicorp/aws", Dialect::Terraform)?;
+    /// assert_eq!(aws.to_string(), "registry.terraform.io/hashicorp/aws");
+    /// let bare = ProviderSource::parse_argument("aws", Dialect::Terraform).unwrap_err();
+    /// assert_eq!(bare.kind(), ErrorKind::InvalidSource);
+    /// assert!(bare.to_string().starts_with(r#"invalid source address "aws""#));
+    /// # Ok::<(), tfdisco_core::Error>(())
+    /// ```
+    pub fn parse_argument(given: &str, dialect: Dialect) -> Result<ProviderSource, Error> {
+        ProviderSource::parse(given, dialect)
+            .and_then(|source| source.validate().map(|()| source))
+            .map_err(|error| Error::InvalidSource {
+                input: given.to_owned(),
+                error,
+            })
     }
 }
 

@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::SourceError;
-use crate::{Dialect, Hostname, go_quote};
+use crate::{Dialect, Hostname, go_clean, go_quote};
 
 /// Hosts that name version-control repositories, never module registries.
 const VCS_HOSTS: [&str; 2] = ["github.com", "bitbucket.org"];
@@ -264,57 +264,14 @@ pub(super) fn split_subdir(given: &str) -> (String, String) {
     let subdir = if subdir.is_empty() {
         String::new()
     } else {
-        clean_path(subdir)
+        go_clean(subdir)
     };
     (package, subdir)
-}
-
-/// Go's `path.Clean`: one slash between elements, no `.` elements, `..`
-/// removed with the element before it where there is one.
-pub(super) fn clean_path(path: &str) -> String {
-    let rooted = path.starts_with('/');
-    let mut out: Vec<&str> = Vec::new();
-    for element in path.split('/') {
-        match element {
-            "" | "." => {}
-            ".." => match out.last() {
-                Some(&last) if last != ".." => {
-                    out.pop();
-                }
-                _ if rooted => {}
-                _ => out.push(".."),
-            },
-            element => out.push(element),
-        }
-    }
-    let joined = out.join("/");
-    match (rooted, joined.is_empty()) {
-        (true, _) => format!("/{joined}"),
-        (false, true) => ".".to_owned(),
-        (false, false) => joined,
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn clean_path_as_go() {
-        for (given, want) in [
-            ("a/b", "a/b"),
-            ("a//b/", "a/b"),
-            ("./a/./b", "a/b"),
-            ("a/../b", "b"),
-            ("../a", "../a"),
-            ("a/../..", ".."),
-            ("/../a", "/a"),
-            (".", "."),
-            ("a/..", "."),
-        ] {
-            assert_eq!(clean_path(given), want, "{given}");
-        }
-    }
 
     #[test]
     fn subdir_split_as_go_getter() {

@@ -11,7 +11,8 @@ mod go_url;
 use std::fmt;
 
 use super::SourceError;
-use super::module::{clean_path, split_subdir};
+use super::module::split_subdir;
+use crate::go_clean;
 use crate::{Dialect, ModuleSource, go_quote};
 use detect::{forced_getter, join};
 use getter::archive;
@@ -56,7 +57,7 @@ impl ModuleAddress {
     /// package (PKG-1).
     pub fn parse(given: &str, dialect: Dialect) -> Result<ModuleAddress, SourceError> {
         if LOCAL_PREFIXES.iter().any(|p| given.starts_with(p)) {
-            let path = clean_path(&given.replace('\\', "/"));
+            let path = go_clean(&given.replace('\\', "/"));
             return Ok(ModuleAddress::Local(if path.starts_with("../") {
                 path
             } else {

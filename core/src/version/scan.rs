@@ -192,8 +192,9 @@ mod tests {
     use super::*;
     use serde_json::Value;
 
-    /// go-versions' `TestScanConstraints` (`raw_test.go`), from
-    /// `conformance/versions.json`: every case passes in both dialects.
+    /// go-versions' `TestScanConstraints` table, from
+    /// `conformance/versions.json` (docs/behaviour.md, VER-1): every case
+    /// passes in both dialects.
     #[test]
     fn go_versions_scan_table() {
         let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../conformance/versions.json");

@@ -109,10 +109,7 @@ impl SelectionError {
                 locked,
                 constraints,
             } => {
-                let cli = match dialect {
-                    Dialect::Terraform => "terraform",
-                    Dialect::OpenTofu => "tofu",
-                };
+                let cli = dialect.command();
                 format!(
                     "locked provider {provider} {locked} does not match configured version \
                      constraint {constraints}; must use {cli} init -upgrade to allow selection \

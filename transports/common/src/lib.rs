@@ -91,6 +91,8 @@ mod exchange;
 #[cfg(feature = "hyper")]
 pub mod hyper_body;
 #[cfg(feature = "cli-config")]
+pub mod kinds;
+#[cfg(feature = "cli-config")]
 mod lock;
 #[cfg(feature = "cli-config")]
 mod mirror;
@@ -112,12 +114,16 @@ pub use connect::{AsyncNet, Stream, open};
 pub use drive::drive;
 pub use exchange::{Event, Exchange, ExchangeReport, Observer};
 #[cfg(feature = "cli-config")]
-pub use lock::{DEFAULT_LOCK_CONCURRENCY, LockError, LockOptions, LockReport, ProviderReport};
+pub use lock::{
+    DEFAULT_JOBS, LockError, LockOptions, LockReport, ProviderReport, ProvidersFrom,
+    failure_exit_code, jobs,
+};
 #[cfg(feature = "cli-config")]
 pub use mirror::{MirrorOptions, MirrorReport, MirroredProvider};
 #[cfg(feature = "cli-config")]
 pub use options::{
-    ClientOptions, ClientSetup, CredentialsChoice, address_override, timeout_from_secs,
+    ClientOptions, ClientSetup, CredentialsChoice, CredentialsLookup, CredentialsLookupError,
+    OptionError, address_override, timeout_from_secs,
 };
 pub use proxy::Proxy;
 pub use roots::TrustAnchors;
@@ -137,8 +143,9 @@ pub mod reexports {
     };
     #[cfg(feature = "cli-config")]
     pub use crate::{
-        ClientOptions, ClientSetup, CredentialsChoice, LockError, LockOptions, LockReport,
-        MirrorOptions, MirrorReport, MirroredProvider, ProviderReport,
+        ClientOptions, ClientSetup, CredentialsChoice, CredentialsLookup, CredentialsLookupError,
+        DEFAULT_JOBS, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
+        MirroredProvider, OptionError, ProviderReport, ProvidersFrom, jobs,
     };
     pub use tfdisco_core::{
         self, Action, Config, Contents, Credentials, CredentialsSource, Dialect, Discovery,
@@ -147,6 +154,8 @@ pub mod reexports {
         ModuleSource, ModuleVersions, Next, Platform, ProviderPackage, ProviderSource,
         ProviderVersion, ProviderVersions, RequestKind, Resolved, Retry, RetryPolicy, ServiceId,
         Services, Sink, SourceError, StartError, StaticCredentials, Ticket, TransportError,
-        TransportErrorKind, Trust, credentials_for,
+        TransportErrorKind, credentials_for,
     };
+    #[cfg(feature = "cli-config")]
+    pub use tfdisco_provider::{self, Trust};
 }

@@ -1,11 +1,15 @@
 //! `terraform providers lock` as a library call (docs/behaviour.md,
-//! LOCKRUN): a configuration's required providers, its lock file, the core's
-//! `LockPlan` run over a client, the lock file replaced atomically.
-//! [`AsyncClient::lock`](crate::AsyncClient::lock) runs the plan's jobs as
-//! concurrent futures, [`BlockingClient::lock`](crate::BlockingClient::lock)
-//! on as many threads; both at most [`LockOptions::concurrency`] at once.
+//! LOCKRUN): a configuration's required providers, its lock file, the
+//! provider crate's `LockPlan` run over a client, the lock file replaced
+//! atomically. [`AsyncClient::lock`](crate::AsyncClient::lock) runs the
+//! plan's jobs as concurrent futures,
+//! [`BlockingClient::lock`](crate::BlockingClient::lock) on as many threads;
+//! both at most [`LockOptions::jobs`] at once.
 
-use std::fmt;
+mod options;
+mod report;
+
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::pin::Pin;
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -13,287 +17,22 @@ use std::task::Poll;
 use std::time::SystemTime;
 
 use tfdisco_config::{
-    Configuration, ConfigurationError, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockFileError,
-    LockedProvider, MirrorFolder, hash_local_package,
-};
-use tfdisco_core::lock_plan::{
-    ArchiveSink, DOCUMENT_LIMIT, Job, JobId, JobOutput, LockFailure, LockPlan, Origin,
-    ProviderLock, Requirement,
+    Configuration, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockedProvider, MirrorFolder,
+    hash_local_package,
 };
 use tfdisco_core::{
-    Contents, Dialect, Error, LocalPackage, NetworkMirror, Platform, ProviderSource,
-    SignatureCheck, Trust, Version, VersionConstraints,
+    Contents, Dialect, Error, Platform, ProviderSource, Version, VersionConstraints,
 };
+use tfdisco_provider::lock_plan::{
+    ArchiveSink, Job, JobId, JobOutput, LockPlan, Origin, ProviderLock, Requirement,
+};
+use tfdisco_provider::{LocalPackage, SignatureCheck};
 
 use crate::{AsyncClient, BlockingClient, Transport};
 
-/// How many jobs a lock run has under way at once by default.
-pub const DEFAULT_LOCK_CONCURRENCY: usize = 8;
-
-/// What to lock, and for which platforms.
-///
-/// ```
-/// use tfdisco_transport::LockOptions;
-/// use tfdisco_core::Platform;
-///
-/// let options = LockOptions::new()
-///     .platform(Platform::parse("linux_amd64")?)
-///     .platform(Platform::parse("darwin_arm64")?)
-///     .concurrency(4);
-/// assert_eq!(options.platforms().len(), 2);
-/// # Ok::<(), tfdisco_core::Error>(())
-/// ```
-#[derive(Clone, Debug)]
-pub struct LockOptions {
-    platforms: Vec<Platform>,
-    providers: Vec<ProviderSource>,
-    concurrency: usize,
-    origin: Origin,
-    fs_mirror: Option<PathBuf>,
-}
-
-impl Default for LockOptions {
-    fn default() -> Self {
-        LockOptions::new()
-    }
-}
-
-impl LockOptions {
-    /// Every provider the configuration requires, for the platform this
-    /// program runs on ([`Platform::current`]), 8 jobs at once.
-    pub fn new() -> LockOptions {
-        LockOptions {
-            platforms: Vec::new(),
-            providers: Vec::new(),
-            concurrency: DEFAULT_LOCK_CONCURRENCY,
-            origin: Origin::Registry,
-            fs_mirror: None,
-        }
-    }
-
-    /// Takes every provider from a network mirror (`-net-mirror=URL`)
-    /// instead of its registry: its versions, its archives, checked against
-    /// the hashes the mirror lists (LOCKRUN-7).
-    pub fn net_mirror(mut self, mirror: NetworkMirror) -> LockOptions {
-        self.origin = Origin::NetworkMirror(mirror);
-        self.fs_mirror = None;
-        self
-    }
-
-    /// Takes every provider from the filesystem mirror at `dir`
-    /// (`-fs-mirror=DIR`) instead of its registry: the packages found there
-    /// in either layout, unauthenticated (LOCKRUN-8). The folder is read
-    /// when the run starts.
-    pub fn fs_mirror(mut self, dir: impl Into<PathBuf>) -> LockOptions {
-        self.fs_mirror = Some(dir.into());
-        self.origin = Origin::Registry;
-        self
-    }
-
-    /// Takes the providers from the mirror the CLIs' flags name, if any:
-    /// `net_mirror`, an `https:` URL (`-net-mirror`), or `fs_mirror`, a
-    /// folder (`-fs-mirror`); not both (LOCKRUN-7, LOCKRUN-8). The one
-    /// reading of those flags the CLI and the language packages share.
-    ///
-    /// ```
-    /// use tfdisco_transport::LockOptions;
-    ///
-    /// let options = LockOptions::new().mirrors(Some("https://mirror.example.com/p/"), None)?;
-    /// assert!(options.fs_mirror_dir().is_none());
-    /// assert!(LockOptions::new().mirrors(Some("http://mirror.example.com/"), None).is_err());
-    /// assert!(LockOptions::new().mirrors(Some("https://m.example/"), Some("/srv/m".into())).is_err());
-    /// # Ok::<(), tfdisco_core::Error>(())
-    /// ```
-    pub fn mirrors(
-        self,
-        net_mirror: Option<&str>,
-        fs_mirror: Option<PathBuf>,
-    ) -> Result<LockOptions, Error> {
-        match (net_mirror, fs_mirror) {
-            (Some(_), Some(_)) => Err(Error::InvalidArgument {
-                message: "a network mirror and a filesystem mirror are mutually exclusive"
-                    .to_owned(),
-            }),
-            (Some(given), None) => {
-                let mirror = tfdisco_core::url::Url::parse(given)
-                    .map_err(|e| e.to_string())
-                    .and_then(|url| NetworkMirror::new(url).map_err(|e| e.to_string()))
-                    .map_err(|problem| Error::InvalidArgument {
-                        message: format!(
-                            "invalid network mirror URL {given:?}: a network mirror must be at a \
-                             valid https: URL ({problem})"
-                        ),
-                    })?;
-                Ok(self.net_mirror(mirror))
-            }
-            (None, Some(dir)) => Ok(self.fs_mirror(dir)),
-            (None, None) => Ok(self),
-        }
-    }
-
-    /// Where the providers come from: their registry, a network mirror,
-    /// or (with [`LockOptions::fs_mirror`], once read) a filesystem mirror.
-    pub fn origin(&self) -> &Origin {
-        &self.origin
-    }
-
-    /// The filesystem mirror given, if any.
-    pub fn fs_mirror_dir(&self) -> Option<&Path> {
-        self.fs_mirror.as_deref()
-    }
-
-    /// Adds a platform (`-platform=OS_ARCH`); with none, the current one.
-    pub fn platform(mut self, platform: Platform) -> LockOptions {
-        self.platforms.push(platform);
-        self
-    }
-
-    /// Adds platforms.
-    pub fn platforms_from(mut self, platforms: impl IntoIterator<Item = Platform>) -> LockOptions {
-        self.platforms.extend(platforms);
-        self
-    }
-
-    /// Locks only this provider (and others named so); it must be one the
-    /// configuration requires.
-    pub fn provider(mut self, source: ProviderSource) -> LockOptions {
-        self.providers.push(source);
-        self
-    }
-
-    /// At most `jobs` requests at once (at least 1).
-    pub fn concurrency(mut self, jobs: usize) -> LockOptions {
-        self.concurrency = jobs.max(1);
-        self
-    }
-
-    /// The platforms given.
-    pub fn platforms(&self) -> &[Platform] {
-        &self.platforms
-    }
-
-    /// The providers named.
-    pub fn providers(&self) -> &[ProviderSource] {
-        &self.providers
-    }
-
-    /// The concurrency.
-    pub fn jobs(&self) -> usize {
-        self.concurrency
-    }
-}
-
-/// What a lock run did.
-#[derive(Clone, Debug)]
-pub struct LockReport {
-    /// The lock file.
-    pub path: PathBuf,
-    /// True when its bytes changed (and it was written).
-    pub changed: bool,
-    /// The platforms locked.
-    pub platforms: Vec<Platform>,
-    /// Each provider locked, in address order.
-    pub providers: Vec<ProviderReport>,
-}
-
-/// One provider of a [`LockReport`].
-#[derive(Clone, Debug)]
-pub struct ProviderReport {
-    /// The provider.
-    pub source: ProviderSource,
-    /// The version locked.
-    pub version: Version,
-    /// Its constraints as the lock file writes them (empty: none).
-    pub constraints: String,
-    /// The hashes the lock file did not hold before, sorted.
-    pub hashes_added: Vec<String>,
-    /// How the key that signed its checksums is trusted.
-    pub trust: Trust,
-    /// That key's id (none when OpenTofu skipped the signature).
-    pub key_id: Option<String>,
-}
-
-/// Why a lock run failed; the lock file is then as it was.
-#[derive(Debug)]
-#[non_exhaustive]
-pub enum LockError {
-    /// The configuration does not parse, or has modules not read.
-    Configuration(ConfigurationError),
-    /// The lock file cannot be read, or not written.
-    LockFile(LockFileError),
-    /// A provider named is not one the configuration requires, or a
-    /// constraint cannot be read.
-    Usage(String),
-    /// Providers that could not be locked: every failure.
-    Failed(Vec<LockFailure>),
-    /// A mirror folder could not be read (`-fs-mirror`) or written
-    /// (`tfdisco mirror`).
-    Folder {
-        /// The file or folder.
-        path: PathBuf,
-        /// What went wrong.
-        error: Box<dyn std::error::Error + Send + Sync>,
-    },
-}
-
-impl LockError {
-    /// What failed, in one word, as `tfdisco lock --json` and the language
-    /// packages name it: `configuration`, `lock_file`, `usage`, `failed` or
-    /// `folder`.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            LockError::Configuration(_) => "configuration",
-            LockError::LockFile(_) => "lock_file",
-            LockError::Usage(_) => "usage",
-            LockError::Failed(_) => "failed",
-            LockError::Folder { .. } => "folder",
-        }
-    }
-
-    /// `tfdisco lock`'s exit code: 2 for the configuration, the lock file's
-    /// contents or the arguments; 3 when no version or platform fits; 1 for
-    /// a failed request, verification or write.
-    pub fn exit_code(&self) -> i32 {
-        match self {
-            LockError::Configuration(_) | LockError::Usage(_) => 2,
-            LockError::LockFile(LockFileError::Io { .. }) | LockError::Folder { .. } => 1,
-            LockError::LockFile(_) => 2,
-            LockError::Failed(failures) => failures
-                .iter()
-                .map(LockFailure::exit_code)
-                .find(|code| *code != 3)
-                .unwrap_or(3),
-        }
-    }
-}
-
-impl fmt::Display for LockError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            LockError::Configuration(e) => {
-                f.write_str("the configuration cannot be read:")?;
-                for diagnostic in e.diagnostics() {
-                    write!(f, "\n- {}", diagnostic.located())?;
-                }
-                Ok(())
-            }
-            LockError::LockFile(e) => write!(f, "{e}"),
-            LockError::Usage(message) => f.write_str(message),
-            LockError::Folder { path, error } => {
-                write!(f, "cannot use {}: {error}", path.display())
-            }
-            LockError::Failed(failures) => {
-                f.write_str("some providers could not be locked:")?;
-                for failure in failures {
-                    write!(f, "\n- {failure}")?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-impl std::error::Error for LockError {}
+pub use options::{DEFAULT_JOBS, LockOptions, ProvidersFrom, jobs};
+pub(crate) use report::Words;
+pub use report::{LockError, LockReport, ProviderReport, failure_exit_code};
 
 /// A lock run between reading and writing: the plan, and what it updates.
 #[derive(Debug)]
@@ -397,16 +136,17 @@ impl LockRun {
             lock_file,
             requirements,
         } = Inputs::read(dir, dialect, &options.providers)?;
-        let origin = match &options.fs_mirror {
-            Some(folder) => {
+        let origin = match &options.from {
+            ProvidersFrom::Registry => Origin::Registry,
+            ProvidersFrom::NetworkMirror(mirror) => Origin::NetworkMirror(mirror.clone()),
+            ProvidersFrom::FilesystemMirror(folder) => {
                 let scan =
                     FilesystemMirror::scan(folder, dialect).map_err(|error| LockError::Folder {
                         path: folder.clone(),
                         error: error.into(),
                     })?;
-                Origin::Filesystem(scan.packages().to_vec())
+                Origin::Filesystem(scan.packages().clone())
             }
-            None => options.origin.clone(),
         };
         let platforms = platforms_or_current(&options.platforms);
         let check = SignatureCheck::new(dialect, SystemTime::now());
@@ -476,7 +216,7 @@ impl<T: Transport> AsyncClient<T> {
     /// lock file, selects and verifies each provider's version for every
     /// platform with this client's rules, then replaces the lock file
     /// atomically when it changes. Jobs run as concurrent futures of this
-    /// call, at most [`LockOptions::concurrency`] at once. On any failure the
+    /// call, at most [`LockOptions::jobs`] at once. On any failure the
     /// lock file is left as it was.
     pub async fn lock(
         &self,
@@ -485,12 +225,12 @@ impl<T: Transport> AsyncClient<T> {
     ) -> Result<LockReport, LockError> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = LockRun::prepare(dir.as_ref(), dialect, options)?;
-        self.run_plan(&mut plan, options.jobs()).await;
+        self.run_plan(&mut plan, options.jobs).await;
         run.apply(plan)
     }
 
     /// Runs a plan's jobs, at most `jobs` at once, until it is finished.
-    pub async fn run_plan(&self, plan: &mut LockPlan, jobs: usize) {
+    pub async fn run_plan(&self, plan: &mut LockPlan, jobs: NonZeroUsize) {
         self.run_plan_into(plan, jobs, Archives::Hashed).await;
     }
 
@@ -498,13 +238,13 @@ impl<T: Transport> AsyncClient<T> {
     pub(crate) async fn run_plan_into(
         &self,
         plan: &mut LockPlan,
-        jobs: usize,
+        jobs: NonZeroUsize,
         archives: Archives<'_>,
     ) {
         type Running<'a> = Pin<Box<dyn Future<Output = Result<JobOutput, Error>> + Send + 'a>>;
         let mut running: Vec<(JobId, Running<'_>)> = Vec::new();
         loop {
-            while running.len() < jobs.max(1) {
+            while running.len() < jobs.get() {
                 let Some((id, job)) = plan.next_job() else {
                     break;
                 };
@@ -530,7 +270,7 @@ impl<T: Transport> AsyncClient<T> {
         }
     }
 
-    /// Makes one request of a `tfdisco_core::lock_plan::LockPlan`: the registry calls with this
+    /// Makes one request of a `tfdisco_provider::lock_plan::LockPlan`: the registry calls with this
     /// client's discovery and credentials, the downloads without a token,
     /// a filesystem mirror's packages hashed from disk.
     pub async fn run_job(&self, job: Job) -> Result<JobOutput, Error> {
@@ -556,10 +296,13 @@ impl<T: Transport> AsyncClient<T> {
                 .provider_package(&source, &version.to_string(), &platform)
                 .await
                 .map(|package| JobOutput::Package(Box::new(package))),
-            Job::Document { url, about } => self
-                .download(url, Contents::limited(DOCUMENT_LIMIT), &about)
-                .await
-                .map(JobOutput::Document),
+            Job::Document { url, about } => {
+                let limit = self.cache().config().registry_body_limit();
+                let contents = Contents::limited(usize::try_from(limit).unwrap_or(usize::MAX));
+                self.download(url, contents, &about)
+                    .await
+                    .map(JobOutput::Document)
+            }
             Job::Archive {
                 url,
                 about,
@@ -613,10 +356,12 @@ pub(crate) enum Archives<'a> {
 }
 
 /// A filesystem mirror's package hashed from disk (LOCKRUN-8): an archive
-/// read through the hasher, a directory's files into their `h1:`.
+/// read through the hasher, a directory's files into their `h1:`. A file
+/// that cannot be read, or is no package, is [`Error::LocalFile`].
 fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
-    let hashes = hash_local_package(package).map_err(|e| Error::InvalidArgument {
-        message: e.to_string(),
+    let hashes = hash_local_package(package).map_err(|e| Error::LocalFile {
+        path: e.path().to_owned(),
+        problem: e.problem(),
     })?;
     Ok(JobOutput::Local {
         h1: hashes.h1().to_owned(),
@@ -624,16 +369,17 @@ fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
     })
 }
 
-/// A local file that could not be read or written, as a request failure.
+/// A local file that could not be written: [`Error::LocalFile`].
 fn local_error(path: &Path, error: std::io::Error) -> Error {
-    Error::InvalidArgument {
-        message: format!("{}: {error}", path.display()),
+    Error::LocalFile {
+        path: path.to_owned(),
+        problem: error.to_string(),
     }
 }
 
 impl<T: Transport> BlockingClient<T> {
     /// [`AsyncClient::lock`] for blocking code: the jobs run on
-    /// [`LockOptions::concurrency`] threads of this call.
+    /// [`LockOptions::jobs`] threads of this call.
     ///
     /// ```no_run
     /// use tfdisco_core::Platform;
@@ -666,18 +412,23 @@ impl<T: Transport> BlockingClient<T> {
     ) -> Result<LockReport, LockError> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = LockRun::prepare(dir.as_ref(), dialect, options)?;
-        self.run_plan_into(&mut plan, options.jobs(), Archives::Hashed);
+        self.run_plan_into(&mut plan, options.jobs, Archives::Hashed);
         run.apply(plan)
     }
 
     /// Runs a plan's jobs on `jobs` threads of this call until it is
     /// finished, the archives going where `archives` says.
-    pub(crate) fn run_plan_into(&self, plan: &mut LockPlan, jobs: usize, archives: Archives<'_>) {
+    pub(crate) fn run_plan_into(
+        &self,
+        plan: &mut LockPlan,
+        jobs: NonZeroUsize,
+        archives: Archives<'_>,
+    ) {
         let plan = Mutex::new(plan);
         let changed = Condvar::new();
         let lock = || plan.lock().unwrap_or_else(PoisonError::into_inner);
         std::thread::scope(|scope| {
-            for _ in 0..jobs.max(1) {
+            for _ in 0..jobs.get() {
                 scope.spawn(|| {
                     loop {
                         let (id, job) = {

@@ -2,7 +2,7 @@
 //! MIRROR-9 to MIRROR-13): the providers a configuration requires, each at
 //! the version its lock file holds (or the newest its constraints allow),
 //! downloaded from its registry and verified as a lock run verifies them
-//! (the core's `LockPlan`), written into a mirror folder under staging
+//! (the provider crate's `LockPlan`), written into a mirror folder under staging
 //! names, then given their final names and indexed only when every package
 //! passed.
 
@@ -11,128 +11,19 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use tfdisco_config::MirrorFolder;
-use tfdisco_core::lock_plan::{LockPlan, ProviderLock};
-use tfdisco_core::{Dialect, Platform, ProviderSource, SignatureCheck, Trust, Version};
+use tfdisco_core::{Dialect, Platform, ProviderSource};
+use tfdisco_provider::SignatureCheck;
+use tfdisco_provider::lock_plan::{LockPlan, ProviderLock};
+use tfdisco_provider::mirror_folder;
 
 use crate::lock::{Archives, Inputs, platforms_or_current};
-use crate::{AsyncClient, BlockingClient, DEFAULT_LOCK_CONCURRENCY, LockError, Transport};
+use crate::{AsyncClient, BlockingClient, LockError, Transport};
 
-/// What to mirror, for which platforms.
-///
-/// ```
-/// use tfdisco_core::Platform;
-/// use tfdisco_transport::MirrorOptions;
-///
-/// let options = MirrorOptions::new()
-///     .platform(Platform::parse("linux_amd64")?)
-///     .lock_file(false);
-/// assert!(!options.uses_lock_file());
-/// # Ok::<(), tfdisco_core::Error>(())
-/// ```
-#[derive(Clone, Debug)]
-pub struct MirrorOptions {
-    platforms: Vec<Platform>,
-    concurrency: usize,
-    lock_file: bool,
-}
+mod options;
+mod report;
 
-impl Default for MirrorOptions {
-    fn default() -> Self {
-        MirrorOptions::new()
-    }
-}
-
-impl MirrorOptions {
-    /// Every provider the configuration requires, at its locked version,
-    /// for the platform this program runs on, 8 jobs at once.
-    pub fn new() -> MirrorOptions {
-        MirrorOptions {
-            platforms: Vec::new(),
-            concurrency: DEFAULT_LOCK_CONCURRENCY,
-            lock_file: true,
-        }
-    }
-
-    /// Adds a platform (`-platform=OS_ARCH`); with none, the current one.
-    pub fn platform(mut self, platform: Platform) -> MirrorOptions {
-        self.platforms.push(platform);
-        self
-    }
-
-    /// Adds platforms.
-    pub fn platforms_from(
-        mut self,
-        platforms: impl IntoIterator<Item = Platform>,
-    ) -> MirrorOptions {
-        self.platforms.extend(platforms);
-        self
-    }
-
-    /// At most `jobs` requests at once (at least 1).
-    pub fn concurrency(mut self, jobs: usize) -> MirrorOptions {
-        self.concurrency = jobs.max(1);
-        self
-    }
-
-    /// Whether the lock file decides the versions (`-lock-file=false`
-    /// ignores it; the default reads it, as both CLIs do). OpenTofu has no
-    /// such flag: it always reads it.
-    pub fn lock_file(mut self, read: bool) -> MirrorOptions {
-        self.lock_file = read;
-        self
-    }
-
-    /// The platforms given.
-    pub fn platforms(&self) -> &[Platform] {
-        &self.platforms
-    }
-
-    /// The concurrency.
-    pub fn jobs(&self) -> usize {
-        self.concurrency
-    }
-
-    /// Whether the lock file is read.
-    pub fn uses_lock_file(&self) -> bool {
-        self.lock_file
-    }
-}
-
-/// What a mirror run did.
-#[derive(Clone, Debug)]
-pub struct MirrorReport {
-    /// The mirror folder.
-    pub folder: PathBuf,
-    /// The platforms mirrored.
-    pub platforms: Vec<Platform>,
-    /// Each provider mirrored, in address order.
-    pub providers: Vec<MirroredProvider>,
-    /// Every `index.json` and `<version>.json` written.
-    pub indexes: Vec<PathBuf>,
-    /// Archives of the folder left out of the indexes, and why.
-    pub skipped: Vec<(PathBuf, String)>,
-    /// What the folder's scan said about paths that are no package.
-    pub warnings: Vec<String>,
-}
-
-/// One provider of a [`MirrorReport`].
-#[derive(Clone, Debug)]
-pub struct MirroredProvider {
-    /// The provider.
-    pub source: ProviderSource,
-    /// The version mirrored.
-    pub version: Version,
-    /// Its constraints as the lock file writes them (empty: none).
-    pub constraints: String,
-    /// True when the lock file decided the version.
-    pub locked: bool,
-    /// How the key that signed its checksums is trusted.
-    pub trust: Trust,
-    /// That key's id (none when OpenTofu skipped the signature).
-    pub key_id: Option<String>,
-    /// The archives written, one per platform.
-    pub archives: Vec<PathBuf>,
-}
+pub use options::MirrorOptions;
+pub use report::{MirrorReport, MirroredProvider};
 
 /// A mirror run between reading and writing.
 struct MirrorRun {
@@ -153,33 +44,16 @@ impl MirrorRun {
     ) -> Result<(MirrorRun, LockPlan), LockError> {
         let Inputs {
             lock_file,
-            mut requirements,
+            requirements,
             ..
         } = Inputs::read(dir, dialect, &[])?;
-        let use_lock = options.lock_file || dialect == Dialect::OpenTofu;
-        let mut locked = Vec::new();
-        if use_lock && lock_file.providers().len() > 0 {
-            for requirement in &requirements {
-                if requirement.locked.is_none() {
-                    return Err(LockError::Usage(format!(
-                        "Inconsistent dependency lock file: provider {}: required by this \
-                         configuration but no version is selected; to update the locked \
-                         dependency selections to match a changed configuration, run {} init \
-                         -upgrade",
-                        requirement.source,
-                        match dialect {
-                            Dialect::Terraform => "terraform",
-                            Dialect::OpenTofu => "tofu",
-                        }
-                    )));
-                }
-                locked.push(requirement.source.clone());
-            }
-        } else {
-            for requirement in &mut requirements {
-                requirement.locked = None;
-            }
-        }
+        let (requirements, locked) = mirror_folder::mirrored_versions(
+            requirements,
+            dialect,
+            options.lock_file,
+            lock_file.providers().len() > 0,
+        )
+        .map_err(|e| LockError::Usage(e.to_string()))?;
         let platforms = platforms_or_current(&options.platforms);
         let check = SignatureCheck::new(dialect, SystemTime::now());
         let plan = LockPlan::new(requirements, platforms.clone(), check);
@@ -228,9 +102,8 @@ impl MirrorRun {
     }
 
     /// One provider's packages under their final names, with the hashes
-    /// its `<version>.json` lists for them: Terraform's `h1:` of the archive
-    /// (`dirhash.HashZip`); OpenTofu's `zh:` and the registry's own hashes
-    /// of the platform (MIRROR-12).
+    /// its `<version>.json` lists for them (MIRROR-12,
+    /// `tfdisco_provider::mirror_folder::listed_hashes`).
     fn place(
         &self,
         lock: ProviderLock,
@@ -247,16 +120,7 @@ impl MirrorRun {
                         .package_path(&lock.source, &lock.version, &package.platform),
                     error: error.into(),
                 })?;
-            let hashes = match self.dialect {
-                Dialect::Terraform => vec![package.archive.h1_zip()],
-                Dialect::OpenTofu => {
-                    let mut hashes = vec![package.archive.zh()];
-                    hashes.extend(package.reported.iter().cloned());
-                    hashes.sort();
-                    hashes.dedup();
-                    hashes
-                }
-            };
+            let hashes = mirror_folder::listed_hashes(self.dialect, package);
             computed.insert(placed.clone(), hashes);
             archives.push(placed);
         }
@@ -290,7 +154,7 @@ impl<T: Transport> AsyncClient<T> {
     ) -> Result<MirrorReport, LockError> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = MirrorRun::prepare(dir.as_ref(), folder.as_ref(), dialect, options)?;
-        self.run_plan_into(&mut plan, options.jobs(), Archives::Staged(&run.folder))
+        self.run_plan_into(&mut plan, options.jobs, Archives::Staged(&run.folder))
             .await;
         run.apply(plan)
     }
@@ -298,7 +162,7 @@ impl<T: Transport> AsyncClient<T> {
 
 impl<T: Transport> BlockingClient<T> {
     /// [`AsyncClient::mirror`] for blocking code: the jobs run on
-    /// [`MirrorOptions::concurrency`] threads of this call.
+    /// [`MirrorOptions::jobs`] threads of this call.
     ///
     /// ```no_run
     /// use tfdisco_core::Platform;
@@ -321,7 +185,7 @@ impl<T: Transport> BlockingClient<T> {
     ) -> Result<MirrorReport, LockError> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = MirrorRun::prepare(dir.as_ref(), folder.as_ref(), dialect, options)?;
-        self.run_plan_into(&mut plan, options.jobs(), Archives::Staged(&run.folder));
+        self.run_plan_into(&mut plan, options.jobs, Archives::Staged(&run.folder));
         run.apply(plan)
     }
 }

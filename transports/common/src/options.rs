@@ -3,15 +3,55 @@
 //! CLI, the Python package and the Node package all call, so that each
 //! language only reads its own syntax for them.
 
+use std::fmt;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::time::Duration;
 
 use tfdisco_config::{CliConfig, CliCredentials, Diagnostic};
-use tfdisco_core::{Dialect, Env, Hostname, NoCredentials, StaticCredentials};
+use tfdisco_core::{
+    CredentialsError, CredentialsSource, Dialect, Env, Hostname, NoCredentials, StaticCredentials,
+};
 
-use crate::ClientBuilder;
+use crate::{BuildError, ClientBuilder};
+
+/// An option a front end was given that it cannot use: a CA file that
+/// cannot be read, `jobs` of 0, CLI credentials without the CLI
+/// configuration, … Every front end reports it as
+/// [`kinds::INVALID_OPTION`](crate::kinds::INVALID_OPTION) (the CLI exits 2).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OptionError {
+    message: String,
+}
+
+impl OptionError {
+    /// An unusable option, and why.
+    pub fn new(message: impl Into<String>) -> OptionError {
+        OptionError {
+            message: message.into(),
+        }
+    }
+
+    /// What is wrong.
+    pub fn message(&self) -> &str {
+        &self.message
+    }
+}
+
+impl fmt::Display for OptionError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for OptionError {}
+
+impl From<BuildError> for OptionError {
+    fn from(e: BuildError) -> OptionError {
+        OptionError::new(e.to_string())
+    }
+}
 
 /// Where a client's tokens come from.
 #[derive(Clone, Debug, Default)]
@@ -44,7 +84,7 @@ pub enum CredentialsChoice {
 /// let mut options = ClientOptions::new(Dialect::Terraform);
 /// options.env = Some(Env::empty().with_var("TF_APPEND_USER_AGENT", "my-tool/1.0"));
 /// options.retries = Some(1);
-/// let setup = options.load();
+/// let setup = options.load()?;
 /// for diagnostic in setup.diagnostics() {
 ///     eprintln!("warning: {}", diagnostic.located());
 /// }
@@ -133,8 +173,16 @@ impl ClientOptions {
     /// Reads what the options ask for: the environment, and the dialect's
     /// CLI configuration files when [`ClientOptions::cli_config`] is set.
     /// Problems in the files are [`ClientSetup::diagnostics`], never
-    /// failures, as in the CLIs.
-    pub fn load(&self) -> ClientSetup {
+    /// failures, as in the CLIs. Options that contradict each other are an
+    /// [`OptionError`]: [`CredentialsChoice::Cli`] needs the CLI
+    /// configuration.
+    pub fn load(&self) -> Result<ClientSetup, OptionError> {
+        if matches!(self.credentials, CredentialsChoice::Cli) && !self.cli_config {
+            return Err(OptionError::new(
+                "credentials from the CLI configuration need the CLI configuration: with it \
+                 turned off, give no credentials or fixed tokens",
+            ));
+        }
         let env = self.env.clone().unwrap_or_else(Env::from_process);
         let config = self.cli_config.then(|| CliConfig::load(self.dialect, &env));
         let cli_credentials = match (&config, &self.credentials) {
@@ -143,12 +191,12 @@ impl ClientOptions {
             }
             _ => None,
         };
-        ClientSetup {
+        Ok(ClientSetup {
             options: self.clone(),
             env,
             config,
             cli_credentials,
-        }
+        })
     }
 }
 
@@ -185,6 +233,17 @@ impl ClientSetup {
     /// its equivalents.
     pub fn cli_credentials(&self) -> Option<&Arc<CliCredentials>> {
         self.cli_credentials.as_ref()
+    }
+
+    /// Where the client's tokens come from, to say so for a host
+    /// ([`CredentialsLookup::origin`]): the packages' `credentials_source`.
+    pub fn credentials_lookup(&self) -> CredentialsLookup {
+        match (&self.options.credentials, &self.cli_credentials) {
+            // The lookup the client itself uses: one cache of helper answers.
+            (_, Some(cli)) => CredentialsLookup::Cli(Arc::clone(cli)),
+            (CredentialsChoice::Static(source), None) => CredentialsLookup::Static(source.clone()),
+            _ => CredentialsLookup::Nothing,
+        }
     }
 
     /// The client builder: the CLI configuration applied first (credentials,
@@ -243,6 +302,63 @@ impl ClientSetup {
         builder
     }
 }
+
+/// Where a client's tokens come from ([`ClientSetup::credentials_lookup`]).
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum CredentialsLookup {
+    /// The CLI's sources, the client's own instance.
+    Cli(Arc<CliCredentials>),
+    /// The tokens given.
+    Static(StaticCredentials),
+    /// No token at all.
+    Nothing,
+}
+
+impl CredentialsLookup {
+    /// Where the token the client would send to `host` comes from, in
+    /// words (`environment variable TF_TOKEN_example_com`, `credentials
+    /// block in /home/me/.tofurc`, `credentials given to the Client`);
+    /// `None` when no token would be sent. Never the token itself. May run
+    /// the credentials helper (blocking; its answers are cached).
+    pub fn origin(&self, host: &Hostname) -> Result<Option<String>, CredentialsLookupError> {
+        let failed = |error| CredentialsLookupError {
+            host: host.clone(),
+            error,
+        };
+        match self {
+            CredentialsLookup::Nothing => Ok(None),
+            CredentialsLookup::Static(source) => Ok(source
+                .credentials(host)
+                .map_err(failed)?
+                .map(|_| "credentials given to the Client".to_owned())),
+            CredentialsLookup::Cli(source) => Ok(source
+                .find(host)
+                .map_err(failed)?
+                .filter(|found| found.credentials().is_some())
+                .map(|found| found.origin().to_string())),
+        }
+    }
+}
+
+/// A credentials source that failed for a host (a helper that exited with
+/// an error, say): [`kinds::CREDENTIALS`](crate::kinds::CREDENTIALS). The message names the host,
+/// never a token.
+#[derive(Debug)]
+pub struct CredentialsLookupError {
+    /// The host asked about.
+    pub host: Hostname,
+    /// What the source said.
+    pub error: CredentialsError,
+}
+
+impl fmt::Display for CredentialsLookupError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "credentials for {}: {}", self.host.display(), self.error)
+    }
+}
+
+impl std::error::Error for CredentialsLookupError {}
 
 /// A timeout given in seconds, as the CLI's `--timeout` and the Python and
 /// Node `timeout` options take it: a positive, finite number.
@@ -319,7 +435,7 @@ mod tests {
         let mut options = ClientOptions::new(Dialect::OpenTofu);
         options.env = Some(env);
         options.timeout = Some(Duration::from_secs(3));
-        let setup = options.load();
+        let setup = options.load().expect("loads");
         assert_eq!(setup.diagnostics().len(), 1, "{:?}", setup.diagnostics());
         let settings: Settings = setup.builder().build().expect("builds");
         assert_eq!(
@@ -349,28 +465,85 @@ mod tests {
         let mut options = ClientOptions::new(Dialect::OpenTofu);
         options.env = Some(env.clone());
         options.credentials = CredentialsChoice::Nothing;
-        let settings: Settings = options.load().builder().build().expect("builds");
+        let settings: Settings = options
+            .load()
+            .expect("loads")
+            .builder()
+            .build()
+            .expect("builds");
         assert_eq!(token(&settings, "env.example.com"), None);
         assert_eq!(token(&settings, "file.example.com"), None);
 
         let host = Hostname::parse("given.example.com").expect("valid");
         let given = Credentials::token("given").expect("valid");
         options.credentials = CredentialsChoice::Static(StaticCredentials::new().with(host, given));
-        let settings: Settings = options.load().builder().build().expect("builds");
+        let settings: Settings = options
+            .load()
+            .expect("loads")
+            .builder()
+            .build()
+            .expect("builds");
         assert_eq!(
             token(&settings, "given.example.com").as_deref(),
             Some("given")
         );
         assert_eq!(token(&settings, "env.example.com"), None);
 
-        // Without the CLI configuration nothing is read from the files or
-        // the TF_TOKEN_* variables.
+        // The CLI's credentials without the CLI configuration: refused, in
+        // every front end alike.
         options.cli_config = false;
         options.credentials = CredentialsChoice::Cli;
-        let setup = options.load();
+        let refused = options.load().expect_err("contradictory");
+        assert!(
+            refused.message().contains("need the CLI configuration"),
+            "{refused}"
+        );
+
+        // Without the CLI configuration nothing is read from the files or
+        // the TF_TOKEN_* variables.
+        options.credentials = CredentialsChoice::Nothing;
+        let setup = options.load().expect("loads");
         assert!(setup.cli_config().is_none() && setup.cli_credentials().is_none());
+        assert!(matches!(
+            setup.credentials_lookup(),
+            CredentialsLookup::Nothing
+        ));
         let settings: Settings = setup.builder().build().expect("builds");
         assert_eq!(token(&settings, "env.example.com"), None);
+    }
+
+    #[test]
+    fn where_the_tokens_come_from() {
+        let (_home, env) = home_with(r#"credentials "file.example.com" { token = "from-file" }"#);
+        let mut options = ClientOptions::new(Dialect::OpenTofu);
+        options.env = Some(env);
+        let lookup = options.load().expect("loads").credentials_lookup();
+        let origin = |lookup: &CredentialsLookup, host: &str| {
+            lookup
+                .origin(&Hostname::parse(host).expect("valid"))
+                .expect("no failure")
+        };
+        assert_eq!(
+            origin(&lookup, "env.example.com").as_deref(),
+            Some("environment variable TF_TOKEN_env_example_com")
+        );
+        assert!(
+            origin(&lookup, "file.example.com")
+                .is_some_and(|o| o.starts_with("credentials block in ")),
+            "{:?}",
+            origin(&lookup, "file.example.com")
+        );
+        assert_eq!(origin(&lookup, "other.example.com"), None);
+
+        let host = Hostname::parse("given.example.com").expect("valid");
+        let given = Credentials::token("given").expect("valid");
+        options.credentials = CredentialsChoice::Static(StaticCredentials::new().with(host, given));
+        let lookup = options.load().expect("loads").credentials_lookup();
+        assert_eq!(
+            origin(&lookup, "given.example.com").as_deref(),
+            Some("credentials given to the Client")
+        );
+        assert_eq!(origin(&lookup, "env.example.com"), None);
     }
 
     #[test]
@@ -381,7 +554,12 @@ mod tests {
             .with_var("TF_REGISTRY_CLIENT_TIMEOUT", "5");
         let mut options = ClientOptions::new(Dialect::Terraform);
         options.env = Some(env);
-        let settings: Settings = options.load().builder().build().expect("builds");
+        let settings: Settings = options
+            .load()
+            .expect("loads")
+            .builder()
+            .build()
+            .expect("builds");
         let policy = settings.config().registry_retry_policy();
         assert_eq!(policy.attempts(), 4);
         assert_eq!(policy.attempt_timeout(), Some(Duration::from_secs(5)));
@@ -389,7 +567,12 @@ mod tests {
         options.registry_retries = Some(0);
         options.registry_timeout = Some(Duration::from_secs(2));
         options.cli_version = Some("1.11.4".into());
-        let settings: Settings = options.load().builder().build().expect("builds");
+        let settings: Settings = options
+            .load()
+            .expect("loads")
+            .builder()
+            .build()
+            .expect("builds");
         let policy = settings.config().registry_retry_policy();
         assert_eq!(policy.attempts(), 1);
         assert_eq!(policy.attempt_timeout(), Some(Duration::from_secs(2)));
@@ -397,6 +580,7 @@ mod tests {
         options.cli_version = Some("eleven".into());
         let error = options
             .load()
+            .expect("loads")
             .builder::<Settings>()
             .build()
             .expect_err("not a version");

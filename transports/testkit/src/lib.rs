@@ -21,6 +21,7 @@
 #![deny(missing_docs)]
 
 mod background;
+mod golden_files;
 pub mod lock_goldens;
 pub mod mirror_goldens;
 mod pki;

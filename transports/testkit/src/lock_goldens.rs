@@ -25,15 +25,14 @@
 //! }
 //! ```
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::TestServer;
+use crate::golden_files::{copy_text_tree, read_hosted};
 use crate::mirror_goldens::{self, MIRROR_PATH};
 use crate::signed_registry::{self, SignedRegistry};
 
-/// The placeholder for the registry's host in the fixture files.
-pub const HOST: &str = "{HOST}";
+pub use crate::golden_files::HOST;
 
 /// What a case does to the registry before the run.
 #[derive(Debug, Clone, Copy)]
@@ -466,35 +465,6 @@ pub struct Setup {
     pub fs_mirror: Option<PathBuf>,
     /// `-net-mirror`'s URL.
     pub net_mirror: Option<String>,
-}
-
-/// A text file with `{HOST}` replaced by `host`; `None` when it does not
-/// exist.
-pub(crate) fn read_hosted(path: &Path, host: &str) -> Option<String> {
-    match fs::read_to_string(path) {
-        Ok(text) => Some(text.replace(HOST, host)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => panic!("{}: {e}", path.display()),
-    }
-}
-
-/// Copies the text files under `from` into `to`, `{HOST}` replaced by
-/// `host` in them.
-pub(crate) fn copy_text_tree(from: &Path, to: &Path, host: &str) {
-    fs::create_dir_all(to).unwrap_or_else(|e| panic!("{}: {e}", to.display()));
-    let entries = fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
-    for entry in entries {
-        let entry = entry.expect("a directory entry");
-        let target = to.join(entry.file_name());
-        if entry.file_type().expect("a file type").is_dir() {
-            copy_text_tree(&entry.path(), &target, host);
-        } else {
-            let text = fs::read_to_string(entry.path())
-                .unwrap_or_else(|e| panic!("{}: {e}", entry.path().display()));
-            fs::write(&target, text.replace(HOST, host))
-                .unwrap_or_else(|e| panic!("{}: {e}", target.display()));
-        }
-    }
 }
 
 #[cfg(test)]

@@ -17,7 +17,7 @@ use std::collections::BTreeMap;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::lock_goldens::{HOST, copy_text_tree, read_hosted};
+use crate::golden_files::{HOST, copy_text_tree, read_hosted};
 use crate::{Reply, TestServer};
 
 /// Where a test server serves a mirror tree: `https://<server>/mirror/`.
@@ -215,7 +215,7 @@ fn wrong_hash(document: &[u8], platform: &str) -> Vec<u8> {
     format!(
         "{}{}{}",
         &text[..start],
-        tfdisco_core::EMPTY_H1,
+        tfdisco_provider::EMPTY_H1,
         &text[end..]
     )
     .into_bytes()
@@ -263,6 +263,6 @@ mod tests {
         let spoiled = String::from_utf8(wrong_hash(doc, "linux_amd64")).expect("text");
         assert!(spoiled.contains("h1:AAA="), "{spoiled}");
         assert!(!spoiled.contains("h1:BBB="), "{spoiled}");
-        assert!(spoiled.contains(tfdisco_core::EMPTY_H1), "{spoiled}");
+        assert!(spoiled.contains(tfdisco_provider::EMPTY_H1), "{spoiled}");
     }
 }

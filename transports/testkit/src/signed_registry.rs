@@ -247,19 +247,7 @@ fn package_document(name: &str, version: &str, platform: &str) -> String {
 
 /// `"text"` as JSON.
 fn quoted(text: &str) -> String {
-    let mut out = String::from("\"");
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
+    tfdisco_core::serde_json::Value::from(text).to_string()
 }
 
 /// An object of these members, in this order.

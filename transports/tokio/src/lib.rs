@@ -33,12 +33,17 @@
 //! # }
 //! ```
 //!
-//! [`Client`] is [`AsyncClient<Http>`](AsyncClient): its
-//! methods (`discover`, `discover_observed`, `service_url`, `cache`,
-//! `drive`) are documented there. A `Client` is cheap to clone; clones share
-//! the cache and the connection pool. Use it inside a tokio runtime with the
-//! `net` and `time` drivers enabled. [`BlockingClient`] offers the same
-//! methods to blocking code, on a runtime of its own.
+//! [`Client`] is [`AsyncClient<Http>`](AsyncClient): its methods are
+//! documented there: discovery (`discover`, `discover_observed`,
+//! `service_url`, `oauth_client`, `cache`), the registry calls
+//! (`provider_versions`, `provider_package`, `module_versions`,
+//! `module_download`), the network mirror protocol (`mirror_versions`,
+//! `mirror_archives`), `download`, `lock` and `mirror` (`terraform
+//! providers lock` / `mirror`, with the `cli-config` feature) and `drive`.
+//! A `Client` is cheap to clone; clones share the cache and the connection
+//! pool. Use it inside a tokio runtime with the `net` and `time` drivers
+//! enabled. [`BlockingClient`] offers the same methods to blocking code, on
+//! a runtime of its own.
 
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

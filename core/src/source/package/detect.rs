@@ -5,7 +5,8 @@
 //! detector asks the network (D11).
 
 use super::go_url::{GoUrl, encode_query, parse_query};
-use crate::source::module::{clean_path, split_subdir};
+use crate::go_clean;
+use crate::source::module::split_subdir;
 use crate::{Dialect, SourceError};
 
 /// One of the detectors `init` runs on an address that is not already a
@@ -96,7 +97,7 @@ fn split_raw(src: &str) -> (String, String) {
 
 /// Go's `path.Join` of two non-empty paths.
 pub(super) fn join(a: &str, b: &str) -> String {
-    clean_path(&format!("{a}/{b}"))
+    go_clean(&format!("{a}/{b}"))
 }
 
 /// Turns `src` into a go-getter address with its getter spelled out, as

@@ -215,7 +215,7 @@ pub fn each_file_is_fetched_once<T: Subject>() {
     let dir = Scratch::new(case.name);
     case.prepare(&dir.0, server.host().as_ref());
     let client = build::<T>(builder::<T>().dialect(Dialect::Terraform));
-    let mut options = LockOptions::new().concurrency(3);
+    let mut options = LockOptions::new().jobs(tfdisco_transport::jobs(3).expect("3 jobs"));
     for platform in case.platforms {
         options = options.platform(Platform::parse(platform).expect("a platform"));
     }

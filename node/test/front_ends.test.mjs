@@ -1,0 +1,141 @@
+// One report, one serialization: the same discovery, registry, lock and
+// mirror calls through the `tfdisco` CLI (`--json`), the Python package
+// (`to_json()`) and this package (`JSON.stringify`) give equal JSON
+// documents. The Python interpreter with the package installed is
+// TFDISCO_PYTHON (scripts/test.sh sets it to the venv python/run-tests.sh
+// made); without it the test is skipped, and says why.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { after, before, test } from 'node:test';
+
+import * as tfdisco from '../index.mjs';
+import { REPO, hermeticEnv, tempDir, tfdiscoBin } from './helpers/env.mjs';
+import { REGISTRY, Served } from './helpers/serve.mjs';
+
+const PYTHON = process.env.TFDISCO_PYTHON;
+const FIXTURES = path.join(REPO, 'transports', 'testkit', 'fixtures');
+const ALL = ['linux_amd64', 'darwin_arm64', 'windows_amd64'];
+
+let served;
+
+before(async () => {
+  served = await Served.start(REGISTRY);
+});
+
+after(() => served?.stop());
+
+/** A golden case's `input/` copied into `into` (emptied first), `{HOST}` replaced. */
+function prepare(golden, name, into) {
+  fs.rmSync(into, { recursive: true, force: true });
+  fs.mkdirSync(into, { recursive: true });
+  const from = path.join(FIXTURES, golden, name, 'input');
+  for (const file of fs.readdirSync(from)) {
+    const text = fs.readFileSync(path.join(from, file), 'utf8').replaceAll('{HOST}', served.host);
+    fs.writeFileSync(path.join(into, file), text);
+  }
+}
+
+/** The calls, each as the CLI's arguments, the Python call and the Node call. */
+function calls(dirs) {
+  const provider = `${served.registryHost}/hashicorp/random`;
+  const module = `${served.registryHost}/hashicorp/consul/aws`;
+  const platformArgs = ALL.flatMap((p) => ['--platform', p]);
+  return [
+    {
+      name: 'discover',
+      cli: ['discover', served.host],
+      python: `c.discover(${JSON.stringify(served.host)})`,
+      node: (c) => c.discover(served.host),
+    },
+    {
+      name: 'provider versions',
+      cli: ['provider', 'versions', provider],
+      python: `c.provider_versions(${JSON.stringify(provider)})`,
+      node: (c) => c.providerVersions(provider),
+    },
+    {
+      name: 'provider package',
+      cli: ['provider', 'package', provider, '3.6.0', 'linux_amd64'],
+      python: `c.provider_package(${JSON.stringify(provider)}, "3.6.0", "linux_amd64")`,
+      node: (c) => c.providerPackage(provider, '3.6.0', 'linux_amd64'),
+    },
+    {
+      name: 'module versions',
+      cli: ['module', 'versions', module],
+      python: `c.module_versions(${JSON.stringify(module)})`,
+      node: (c) => c.moduleVersions(module),
+    },
+    {
+      name: 'module download',
+      cli: ['module', 'download', module, '0.12.1'],
+      python: `c.module_download(${JSON.stringify(module)}, "0.12.1")`,
+      node: (c) => c.moduleDownload(module, '0.12.1'),
+    },
+    {
+      name: 'lock',
+      prepare: () => prepare('lock-goldens', 'fresh', dirs.lock),
+      cli: ['lock', '--chdir', dirs.lock, ...platformArgs],
+      python: `c.lock(${JSON.stringify(dirs.lock)}, ${JSON.stringify(ALL)})`,
+      node: (c) => c.lock(dirs.lock, { platforms: ALL }),
+    },
+    {
+      name: 'mirror',
+      prepare: () => {
+        prepare('mirror-goldens', 'mirror-fresh', dirs.config);
+        fs.rmSync(dirs.folder, { recursive: true, force: true });
+      },
+      cli: ['mirror', dirs.folder, '--chdir', dirs.config, ...platformArgs],
+      python: `c.mirror(${JSON.stringify(dirs.config)}, ${JSON.stringify(dirs.folder)}, ${JSON.stringify(ALL)})`,
+      node: (c) => c.mirror(dirs.config, dirs.folder, { platforms: ALL }),
+    },
+  ];
+}
+
+function viaCli(call, env) {
+  const args = [...call.cli, '--json', '--dialect', 'terraform', '--ca-file', served.ca, '--no-credentials'];
+  const run = spawnSync(tfdiscoBin(), args, { env, encoding: 'utf8' });
+  assert.equal(run.status, 0, `tfdisco ${args.join(' ')}: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+function viaPython(call, env) {
+  const script = [
+    'import tfdisco',
+    `c = tfdisco.Client(dialect="terraform", ca_files=[${JSON.stringify(served.ca)}], credentials=None)`,
+    `print(${call.python}.to_json())`,
+  ].join('\n');
+  const run = spawnSync(PYTHON, ['-c', script], { env, encoding: 'utf8' });
+  assert.equal(run.status, 0, `python: ${call.name}: ${run.stderr}`);
+  return JSON.parse(run.stdout);
+}
+
+async function viaNode(call, env) {
+  const c = new tfdisco.Client({ dialect: 'terraform', caFiles: [served.ca], credentials: null, env });
+  return JSON.parse(JSON.stringify(await call.node(c)));
+}
+
+test(
+  'the CLI, Python and Node give the same JSON documents',
+  { skip: !PYTHON && 'TFDISCO_PYTHON is not set (scripts/test.sh sets it to the Python venv)' },
+  async () => {
+    const scratch = tempDir('tfdisco-front-ends-');
+    const dirs = {
+      lock: path.join(scratch, 'lock'),
+      config: path.join(scratch, 'config'),
+      folder: path.join(scratch, 'folder'),
+    };
+    const env = hermeticEnv();
+    for (const call of calls(dirs)) {
+      call.prepare?.();
+      const cli = viaCli(call, env);
+      call.prepare?.();
+      const python = viaPython(call, env);
+      call.prepare?.();
+      const node = await viaNode(call, env);
+      assert.deepEqual(python, cli, `${call.name}: Python and the CLI`);
+      assert.deepEqual(node, cli, `${call.name}: Node and the CLI`);
+    }
+  },
+);

@@ -1,0 +1,873 @@
+//! The plan of a lock run (docs/behaviour.md, LOCKRUN-1 to LOCKRUN-6): what
+//! `terraform providers lock` asks the registries, in which order, and what
+//! it makes of the answers, without doing any of it. A driver (the clients'
+//! `lock`) takes [`Job`]s from [`LockPlan::next_job`], runs each with the
+//! engine's rules (discovery, credentials, retries, limits), as many at once
+//! as it likes, and hands each result to [`LockPlan::complete`]; then
+//! [`LockPlan::finish`] says what the lock file gets, or why not.
+//!
+//! For each provider, from its registry ([`Origin::Registry`]): its
+//! versions; the version selected (VER-11); for each platform its package
+//! answer, its archive (hashed as it downloads), and its version's
+//! `SHA256SUMS` and signature (each fetched once, however many platforms
+//! share them: D18); every package verified (HASH rules) before any hash is
+//! recorded. From a network mirror ([`Origin::NetworkMirror`],
+//! `-net-mirror`): its `index.json`, the version's `<version>.json` (once
+//! for every platform), each platform's archive, checked against the
+//! hashes the mirror lists (HASH-22, LOCKRUN-7). The first failure stops
+//! new jobs: the jobs already running finish, and every failure is
+//! reported.
+//!
+//! ```
+//! use std::time::SystemTime;
+//! use tfdisco_core::{Dialect, Platform, ProviderSource, VersionConstraints};
+//! use tfdisco_provider::SignatureCheck;
+//! use tfdisco_provider::lock_plan::{Job, LockPlan, Requirement};
+//!
+//! let source = ProviderSource::parse("example.com/ns/alpha", Dialect::Terraform)?;
+//! let constraints = VersionConstraints::parse("~> 1.0", Dialect::Terraform)?;
+//! let mut plan = LockPlan::new(
+//!     vec![Requirement { source, constraints, locked: None }],
+//!     vec![Platform::new("linux", "amd64")],
+//!     SignatureCheck::new(Dialect::Terraform, SystemTime::now()),
+//! );
+//! let (_, job) = plan.next_job().expect("the versions are asked for first");
+//! assert!(matches!(job, Job::Versions { .. }));
+//! assert!(plan.next_job().is_none()); // nothing else until they are known
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+
+use url::Url;
+
+use tfdisco_core::{
+    Dialect, Error, ErrorKind, Hostname, MirrorArchives, MirrorVersions, NetworkMirror, Platform,
+    ProviderPackage, ProviderSource, ProviderVersions, SelectionError, Sink, Version,
+    VersionConstraints, select,
+};
+
+use crate::fs_mirror::{LocalPackage, LocalPackages};
+use crate::package_hash::{
+    ArchiveDigest, AuthenticationError, PackageCheck, PackageHasher, PackageHashes, SignatureCheck,
+    Trust, authenticate_mirror_archive, authenticate_package,
+};
+
+/// One provider the configuration requires.
+#[derive(Clone, Debug)]
+pub struct Requirement {
+    /// The provider.
+    pub source: ProviderSource,
+    /// Its constraints from every module, merged.
+    pub constraints: VersionConstraints,
+    /// The version the lock file holds for it, if any: kept while it meets
+    /// the constraints (VER-11).
+    pub locked: Option<Version>,
+}
+
+/// Where a lock run gets the providers from (`providers lock`'s
+/// `-net-mirror`; the configuration's `provider_installation` is not
+/// read, as the CLIs do not read it there).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Origin {
+    /// Each provider's own registry: discovery, `providers.v1`, signed
+    /// checksums.
+    #[default]
+    Registry,
+    /// A network mirror, for every provider.
+    NetworkMirror(NetworkMirror),
+    /// A filesystem mirror (`-fs-mirror=DIR`), for every provider: the
+    /// packages found in it (`tfdisco_config`'s `FilesystemMirror::scan`).
+    Filesystem(LocalPackages),
+}
+
+/// Names a job handed out by [`LockPlan::next_job`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct JobId(usize);
+
+/// A request the plan needs made. More kinds may come: a driver should
+/// fail a job it does not know.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum Job {
+    /// The provider's versions (registry: `…/versions`).
+    Versions {
+        /// The provider.
+        source: ProviderSource,
+    },
+    /// The package answer of `version` for `platform` (registry:
+    /// `…/download/<os>/<arch>`).
+    Package {
+        /// The provider.
+        source: ProviderSource,
+        /// The version selected.
+        version: Version,
+        /// The platform.
+        platform: Platform,
+    },
+    /// A small file kept whole (a `SHA256SUMS` or its signature), at most
+    /// as large as a registry answer may be
+    /// (`tfdisco_core::Config::registry_body_limit`, D10): a download,
+    /// without a token.
+    Document {
+        /// Where it is.
+        url: Url,
+        /// The registry host it belongs to.
+        about: Hostname,
+    },
+    /// A package archive, hashed by an [`ArchiveSink`] as it downloads: a
+    /// download, without a token.
+    Archive {
+        /// Where it is.
+        url: Url,
+        /// The registry (or mirror) host it belongs to.
+        about: Hostname,
+        /// The provider it is a package of.
+        source: ProviderSource,
+        /// Its version.
+        version: Version,
+        /// Its platform.
+        platform: Platform,
+    },
+    /// A network mirror's versions of a provider (`index.json`).
+    MirrorVersions {
+        /// The mirror.
+        mirror: NetworkMirror,
+        /// The provider.
+        source: ProviderSource,
+    },
+    /// A filesystem mirror's package, to hash from disk
+    /// ([`JobOutput::Local`]): an archive read through a
+    /// [`PackageHasher`], a directory's files.
+    LocalPackage {
+        /// The package.
+        package: LocalPackage,
+    },
+    /// A network mirror's archives of a version (`<version>.json`).
+    MirrorArchives {
+        /// The mirror.
+        mirror: NetworkMirror,
+        /// The provider.
+        source: ProviderSource,
+        /// The version selected.
+        version: Version,
+    },
+}
+
+/// What a job gave.
+#[derive(Clone, Debug)]
+pub enum JobOutput {
+    /// For [`Job::Versions`].
+    Versions(ProviderVersions),
+    /// For [`Job::Package`].
+    Package(Box<ProviderPackage>),
+    /// For [`Job::Document`]: the file.
+    Document(Vec<u8>),
+    /// For [`Job::Archive`]: what its [`ArchiveSink`] read.
+    Archive(ArchiveDigest),
+    /// For [`Job::MirrorVersions`].
+    MirrorVersions(MirrorVersions),
+    /// For [`Job::MirrorArchives`].
+    MirrorArchives(Box<MirrorArchives>),
+    /// For [`Job::LocalPackage`].
+    Local {
+        /// `h1:…` of the package's files.
+        h1: String,
+        /// The archive's hashes (packed layout only).
+        archive: Option<PackageHashes>,
+    },
+}
+
+/// The sink of a [`Job::Archive`]: a [`PackageHasher`] that never stops the
+/// download, so that an archive that is no package is still checked
+/// against its checksum first, as the CLIs check it (HASH-17).
+#[derive(Debug, Default)]
+pub struct ArchiveSink {
+    hasher: Option<PackageHasher>,
+}
+
+impl ArchiveSink {
+    /// A sink that has read nothing.
+    pub fn new() -> ArchiveSink {
+        ArchiveSink {
+            hasher: Some(PackageHasher::new()),
+        }
+    }
+}
+
+impl Sink for ArchiveSink {
+    type Output = ArchiveDigest;
+
+    fn write(&mut self, chunk: &[u8]) -> Result<(), String> {
+        if let Some(hasher) = &mut self.hasher {
+            // A zip error is kept for after the checksum check.
+            let _ = hasher.update(chunk);
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<ArchiveDigest, String> {
+        let hasher = self.hasher.take().unwrap_or_default();
+        Ok(hasher.finish_digest())
+    }
+}
+
+/// What the lock file gets for one provider.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ProviderLock {
+    /// The provider.
+    pub source: ProviderSource,
+    /// The version selected.
+    pub version: Version,
+    /// The configuration's constraints, as the lock file writes them (empty
+    /// when there are none).
+    pub constraints: String,
+    /// The hashes verified in this run, sorted: the `h1:` of each platform's
+    /// package and, from a registry, the `zh:` of every archive the signed
+    /// `SHA256SUMS` lists (from a network mirror, with OpenTofu, the listed
+    /// hashes the archive matched).
+    pub hashes: Vec<String>,
+    /// How the signing key is trusted ([`Trust::Checksum`] or
+    /// [`Trust::Unauthenticated`] for a mirror's packages).
+    pub trust: Trust,
+    /// The id of the key that signed `SHA256SUMS` (16 hex digits); none
+    /// when OpenTofu skipped the signature, and for a mirror's packages.
+    pub key_id: Option<String>,
+    /// Each platform's archive, in the order of the plan's platforms
+    /// (none for a filesystem mirror's unpacked directories).
+    pub packages: Vec<LockedPackage>,
+}
+
+/// One platform's archive of a [`ProviderLock`]: what `tfdisco mirror`
+/// lists for it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LockedPackage {
+    /// The platform.
+    pub platform: Platform,
+    /// The archive's hashes.
+    pub archive: PackageHashes,
+    /// OpenTofu: the hashes the registry's `packages` gives for this
+    /// platform (none otherwise).
+    pub reported: Vec<String>,
+}
+
+/// Why a provider could not be locked.
+#[derive(Clone, Debug)]
+pub struct LockFailure {
+    /// The provider.
+    pub source: ProviderSource,
+    /// The version, once selected.
+    pub version: Option<Version>,
+    /// The platform, for a platform's package.
+    pub platform: Option<Platform>,
+    /// What failed.
+    pub problem: LockProblem,
+    dialect: Dialect,
+}
+
+/// What failed for a provider.
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub enum LockProblem {
+    /// No version could be selected.
+    Selection(SelectionError),
+    /// The registry (or mirror) does not have the provider at all (404).
+    Unknown(Error),
+    /// The registry does not offer the version for the platform.
+    NotOffered(Error),
+    /// A filesystem mirror has no package of the version for the platform.
+    NotInMirror(String),
+    /// A registry request or a download failed, or a local file (a
+    /// filesystem mirror's package) could not be read.
+    Request(Error),
+    /// The archive is not what `SHA256SUMS` and the package answer list
+    /// (the checks `packages`, `checksum` and `archive`).
+    Checksum(AuthenticationError),
+    /// The signature of `SHA256SUMS` does not verify with the registry's
+    /// keys, or a key's trust signature does not hold.
+    Signature(AuthenticationError),
+    /// The archive matches its checksum but is no provider package.
+    Package(String),
+}
+
+impl LockFailure {
+    /// True when nothing offered fits: no version meets the constraints,
+    /// the registry or mirror does not have the provider, or the version
+    /// has no package for the platform; false when a request, a download,
+    /// a local file or a verification failed.
+    pub fn is_unavailable(&self) -> bool {
+        matches!(
+            self.problem,
+            LockProblem::Selection(_)
+                | LockProblem::Unknown(_)
+                | LockProblem::NotOffered(_)
+                | LockProblem::NotInMirror(_)
+        )
+    }
+
+    /// What failed, in a word: `version`, `provider` (unknown), `platform`,
+    /// `request`, `checksum`, `signature` or `package`.
+    pub fn kind(&self) -> &'static str {
+        match self.problem {
+            LockProblem::Selection(_) => "version",
+            LockProblem::Unknown(_) => "provider",
+            LockProblem::NotOffered(_) | LockProblem::NotInMirror(_) => "platform",
+            LockProblem::Request(_) => "request",
+            LockProblem::Checksum(_) => "checksum",
+            LockProblem::Signature(_) => "signature",
+            LockProblem::Package(_) => "package",
+        }
+    }
+}
+
+impl fmt::Display for LockFailure {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.source)?;
+        if let Some(version) = &self.version {
+            write!(f, " {version}")?;
+        }
+        if let Some(platform) = &self.platform {
+            write!(f, " for {platform}")?;
+        }
+        match &self.problem {
+            LockProblem::Selection(e) => write!(f, ": {}", e.message(&self.source, self.dialect)),
+            LockProblem::Unknown(e) | LockProblem::NotOffered(e) | LockProblem::Request(e) => {
+                write!(f, ": {e}")
+            }
+            LockProblem::Checksum(e) => write!(f, ": checksum: {e}"),
+            LockProblem::Signature(e) => write!(f, ": signature: {e}"),
+            LockProblem::NotInMirror(why) => write!(f, ": {why}"),
+            LockProblem::Package(why) => write!(f, ": package: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for LockFailure {}
+
+/// What a running job is for.
+#[derive(Clone, Debug)]
+enum Purpose {
+    Versions(usize),
+    Package(usize, usize),
+    Document(Url),
+    Archive(usize, usize),
+    LocalPackage(usize, usize),
+    MirrorArchives(usize),
+}
+
+/// One provider's progress.
+#[derive(Debug)]
+struct Provider {
+    requirement: Requirement,
+    version: Option<Version>,
+    platforms: Vec<PlatformState>,
+    done: bool,
+}
+
+#[derive(Debug, Default)]
+struct PlatformState {
+    /// The registry's package answer.
+    package: Option<ProviderPackage>,
+    /// The hashes a network mirror lists for the archive.
+    listed: Option<Vec<String>>,
+    /// A filesystem mirror's package, once hashed.
+    local: Option<Verified>,
+    archive: Option<ArchiveDigest>,
+    verified: Option<Verified>,
+}
+
+#[derive(Clone, Debug)]
+struct Verified {
+    hashes: Vec<String>,
+    trust: Trust,
+    key_id: Option<String>,
+    archive: Option<PackageHashes>,
+    reported: Vec<String>,
+}
+
+/// A file shared by the platforms of a version.
+#[derive(Debug)]
+enum Document {
+    Asked,
+    Got(Vec<u8>),
+    Failed,
+}
+
+/// The plan of one lock run: see the [module](self).
+#[derive(Debug)]
+pub struct LockPlan {
+    providers: Vec<Provider>,
+    platforms: Vec<Platform>,
+    origin: Origin,
+    dialect: Dialect,
+    check: SignatureCheck,
+    ready: VecDeque<(JobId, Purpose, Job)>,
+    running: HashMap<JobId, Purpose>,
+    documents: HashMap<Url, Document>,
+    failures: Vec<LockFailure>,
+    next_id: usize,
+}
+
+impl LockPlan {
+    /// A plan to lock `requirements` for `platforms` (each asked for once,
+    /// in the order given) from their registries, checking packages as
+    /// `check` says (its dialect, and the time signatures are judged at).
+    /// Providers are locked in address order.
+    pub fn new(
+        requirements: Vec<Requirement>,
+        platforms: Vec<Platform>,
+        check: SignatureCheck,
+    ) -> LockPlan {
+        LockPlan::with_origin(requirements, platforms, check, Origin::Registry)
+    }
+
+    /// [`LockPlan::new`], the providers taken from `origin`.
+    pub fn with_origin(
+        mut requirements: Vec<Requirement>,
+        mut platforms: Vec<Platform>,
+        check: SignatureCheck,
+        origin: Origin,
+    ) -> LockPlan {
+        requirements.sort_by(|a, b| a.source.cmp(&b.source));
+        requirements.dedup_by(|a, b| a.source == b.source);
+        let mut seen = Vec::new();
+        platforms.retain(|p| {
+            let new = !seen.contains(p);
+            seen.push(p.clone());
+            new
+        });
+        let mut plan = LockPlan {
+            providers: Vec::new(),
+            platforms,
+            origin,
+            dialect: check.dialect,
+            check,
+            ready: VecDeque::new(),
+            running: HashMap::new(),
+            documents: HashMap::new(),
+            failures: Vec::new(),
+            next_id: 0,
+        };
+        for (index, requirement) in requirements.into_iter().enumerate() {
+            let source = requirement.source.clone();
+            let job = match &plan.origin {
+                Origin::Registry => Some(Job::Versions { source }),
+                Origin::NetworkMirror(mirror) => Some(Job::MirrorVersions {
+                    mirror: mirror.clone(),
+                    source,
+                }),
+                Origin::Filesystem(_) => None,
+            };
+            if let Some(job) = job {
+                plan.push(Purpose::Versions(index), job);
+            }
+            plan.providers.push(Provider {
+                requirement,
+                version: None,
+                platforms: (0..plan.platforms.len())
+                    .map(|_| PlatformState::default())
+                    .collect(),
+                done: false,
+            });
+        }
+        if let Origin::Filesystem(packages) = &plan.origin {
+            let found: Vec<Vec<Version>> = plan
+                .providers
+                .iter()
+                .map(|provider| packages.versions(&provider.requirement.source))
+                .collect();
+            for (p, versions) in found.into_iter().enumerate() {
+                plan.on_versions(p, versions);
+            }
+        }
+        plan
+    }
+
+    fn push(&mut self, purpose: Purpose, job: Job) {
+        let id = JobId(self.next_id);
+        self.next_id += 1;
+        self.ready.push_back((id, purpose, job));
+    }
+
+    /// The next job to run, if one is ready; `None` does not mean the plan
+    /// is over: see [`LockPlan::is_finished`]. After a failure no job is
+    /// handed out.
+    pub fn next_job(&mut self) -> Option<(JobId, Job)> {
+        if !self.failures.is_empty() {
+            self.ready.clear();
+            return None;
+        }
+        let (id, purpose, job) = self.ready.pop_front()?;
+        self.running.insert(id, purpose);
+        Some((id, job))
+    }
+
+    /// True when no job handed out is still running and none is ready (or
+    /// a failure stopped the plan).
+    pub fn is_finished(&self) -> bool {
+        self.running.is_empty() && (self.ready.is_empty() || !self.failures.is_empty())
+    }
+
+    /// The result of job `id`. A result for a job this plan does not know
+    /// (completed twice) is ignored.
+    pub fn complete(&mut self, id: JobId, result: Result<JobOutput, Error>) {
+        let Some(purpose) = self.running.remove(&id) else {
+            return;
+        };
+        match (purpose, result) {
+            (Purpose::Versions(p), Ok(JobOutput::Versions(answer))) => {
+                let available = answer
+                    .versions
+                    .iter()
+                    .filter_map(|v| Version::parse(&v.version, self.dialect).ok())
+                    .collect();
+                self.on_versions(p, available)
+            }
+            (Purpose::Versions(p), Ok(JobOutput::MirrorVersions(answer))) => {
+                self.on_versions(p, answer.versions)
+            }
+            (Purpose::MirrorArchives(p), Ok(JobOutput::MirrorArchives(answer))) => {
+                self.on_mirror_archives(p, &answer)
+            }
+            (Purpose::Package(p, i), Ok(JobOutput::Package(package))) => {
+                self.on_package(p, i, *package)
+            }
+            (Purpose::Package(p, i), Err(e)) if e.kind() == ErrorKind::NotFound => {
+                self.fail(p, Some(i), LockProblem::NotOffered(e))
+            }
+            (Purpose::Document(url), Ok(JobOutput::Document(bytes))) => {
+                self.documents.insert(url, Document::Got(bytes));
+                self.verify_ready();
+            }
+            (Purpose::Archive(p, i), Ok(JobOutput::Archive(digest))) => {
+                self.providers[p].platforms[i].archive = Some(digest);
+                self.verify_ready();
+            }
+            (Purpose::LocalPackage(p, i), Ok(JobOutput::Local { h1, archive })) => {
+                self.providers[p].platforms[i].local = Some(unauthenticated(h1, archive));
+                self.verify_ready();
+            }
+            (Purpose::Document(url), Err(e)) => {
+                self.documents.insert(url.clone(), Document::Failed);
+                // Every platform waiting for it fails with it.
+                for p in 0..self.providers.len() {
+                    for i in 0..self.platforms.len() {
+                        if self.needs(p, i, &url) {
+                            self.fail(p, Some(i), LockProblem::Request(e.clone()));
+                        }
+                    }
+                }
+            }
+            (Purpose::Versions(p), Err(e)) if e.kind() == ErrorKind::NotFound => {
+                self.fail(p, None, LockProblem::Unknown(e))
+            }
+            (Purpose::Versions(p) | Purpose::MirrorArchives(p), Err(e)) => {
+                self.fail(p, None, LockProblem::Request(e))
+            }
+            (
+                Purpose::Package(p, i) | Purpose::Archive(p, i) | Purpose::LocalPackage(p, i),
+                Err(e),
+            ) => self.fail(p, Some(i), LockProblem::Request(e)),
+            (purpose, Ok(output)) => {
+                debug_assert!(false, "{purpose:?} completed with {output:?}");
+            }
+        }
+    }
+
+    fn needs(&self, p: usize, i: usize, url: &Url) -> bool {
+        self.providers[p].platforms[i]
+            .package
+            .as_ref()
+            .is_some_and(|pkg| &pkg.shasums_url == url || &pkg.shasums_signature_url == url)
+    }
+
+    fn fail(&mut self, p: usize, platform: Option<usize>, problem: LockProblem) {
+        let provider = &mut self.providers[p];
+        provider.done = true;
+        self.failures.push(LockFailure {
+            source: provider.requirement.source.clone(),
+            version: provider.version.clone(),
+            platform: platform.map(|i| self.platforms[i].clone()),
+            problem,
+            dialect: self.dialect,
+        });
+    }
+
+    fn on_versions(&mut self, p: usize, available: Vec<Version>) {
+        let requirement = &self.providers[p].requirement;
+        match select(
+            &available,
+            &requirement.constraints,
+            requirement.locked.as_ref(),
+        ) {
+            Ok(version) => {
+                let source = requirement.source.clone();
+                self.providers[p].version = Some(version.clone());
+                match self.origin.clone() {
+                    Origin::Registry => {
+                        for (i, platform) in self.platforms.clone().into_iter().enumerate() {
+                            let job = Job::Package {
+                                source: source.clone(),
+                                version: version.clone(),
+                                platform,
+                            };
+                            self.push(Purpose::Package(p, i), job);
+                        }
+                    }
+                    Origin::NetworkMirror(mirror) => {
+                        let job = Job::MirrorArchives {
+                            mirror,
+                            source,
+                            version,
+                        };
+                        self.push(Purpose::MirrorArchives(p), job);
+                    }
+                    Origin::Filesystem(packages) => {
+                        self.on_local(p, &packages, &source, &version);
+                    }
+                }
+            }
+            Err(e) => self.fail(p, None, LockProblem::Selection(e)),
+        }
+    }
+
+    /// A filesystem mirror's packages of the selected version: one job per
+    /// platform (the package FSM-5 chooses), or the first platform it has
+    /// none for.
+    fn on_local(
+        &mut self,
+        p: usize,
+        packages: &LocalPackages,
+        source: &ProviderSource,
+        version: &Version,
+    ) {
+        for (i, platform) in self.platforms.clone().into_iter().enumerate() {
+            let Some(package) = packages.package(source, version, &platform) else {
+                let why = format!("provider {source} {version} is not available for {platform}");
+                return self.fail(p, Some(i), LockProblem::NotInMirror(why));
+            };
+            let job = Job::LocalPackage {
+                package: package.clone(),
+            };
+            self.push(Purpose::LocalPackage(p, i), job);
+        }
+    }
+
+    /// A mirror's archives of the selected version: one archive job per
+    /// platform, or the first platform it has no usable archive for.
+    fn on_mirror_archives(&mut self, p: usize, answer: &MirrorArchives) {
+        let Some(version) = self.providers[p].version.clone() else {
+            return;
+        };
+        let about = match &self.origin {
+            Origin::NetworkMirror(mirror) => mirror.host().clone(),
+            Origin::Registry | Origin::Filesystem(_) => return,
+        };
+        let source = self.providers[p].requirement.source.clone();
+        for (i, platform) in self.platforms.clone().into_iter().enumerate() {
+            match answer.archive(&platform) {
+                Ok(archive) => {
+                    self.providers[p].platforms[i].listed = Some(archive.hashes);
+                    let job = Job::Archive {
+                        url: archive.url,
+                        about: about.clone(),
+                        source: source.clone(),
+                        version: version.clone(),
+                        platform,
+                    };
+                    self.push(Purpose::Archive(p, i), job);
+                }
+                Err(e) if e.kind() == ErrorKind::NotFound => {
+                    return self.fail(p, Some(i), LockProblem::NotOffered(e));
+                }
+                Err(e) => return self.fail(p, Some(i), LockProblem::Request(e)),
+            }
+        }
+    }
+
+    fn on_package(&mut self, p: usize, i: usize, package: ProviderPackage) {
+        let about = package.source.host().clone();
+        for url in [&package.shasums_url, &package.shasums_signature_url] {
+            if !self.documents.contains_key(url) {
+                self.documents.insert(url.clone(), Document::Asked);
+                let job = Job::Document {
+                    url: url.clone(),
+                    about: about.clone(),
+                };
+                self.push(Purpose::Document(url.clone()), job);
+            }
+        }
+        let job = Job::Archive {
+            url: package.download_url.clone(),
+            about,
+            source: package.source.clone(),
+            version: self.providers[p].version.clone().unwrap_or_else(|| {
+                Version::parse(&package.version, self.dialect).unwrap_or_default()
+            }),
+            platform: package.platform.clone(),
+        };
+        self.providers[p].platforms[i].package = Some(package);
+        self.push(Purpose::Archive(p, i), job);
+    }
+
+    /// Verifies every platform whose package, archive and documents are all
+    /// in.
+    fn verify_ready(&mut self) {
+        for p in 0..self.providers.len() {
+            for i in 0..self.platforms.len() {
+                if self.providers[p].done {
+                    break;
+                }
+                if let Some(result) = self.verify(p, i) {
+                    match result {
+                        Ok(verified) => self.providers[p].platforms[i].verified = Some(verified),
+                        Err(problem) => self.fail(p, Some(i), problem),
+                    }
+                }
+            }
+        }
+    }
+
+    fn verify(&self, p: usize, i: usize) -> Option<Result<Verified, LockProblem>> {
+        let state = &self.providers[p].platforms[i];
+        if state.verified.is_some() {
+            return None;
+        }
+        if let Some(listed) = &state.listed {
+            return Some(self.verify_mirrored(listed, state.archive.as_ref()?));
+        }
+        if let Some(local) = &state.local {
+            return Some(Ok(local.clone()));
+        }
+        let (package, digest) = (state.package.as_ref()?, state.archive.as_ref()?);
+        let document = |url: &Url| match self.documents.get(url) {
+            Some(Document::Got(bytes)) => Some(bytes.as_slice()),
+            _ => None,
+        };
+        let archive = digest.checkable();
+        let check = PackageCheck {
+            package,
+            sha256sums: document(&package.shasums_url)?,
+            signature: document(&package.shasums_signature_url)?,
+            archive: &archive,
+        };
+        let reported = match self.dialect {
+            Dialect::OpenTofu => package
+                .packages
+                .iter()
+                .flatten()
+                .filter(|p| p.platform == package.platform)
+                .flat_map(|p| p.hashes.iter().cloned())
+                .collect(),
+            Dialect::Terraform => Vec::new(),
+        };
+        Some(match authenticate_package(&check, &self.check) {
+            Ok(authentication) => match &digest.hashes {
+                Ok(hashes) => Ok(Verified {
+                    hashes: authentication.hashes,
+                    trust: authentication.trust,
+                    key_id: authentication.signer.map(|s| s.key_id),
+                    archive: Some(*hashes),
+                    reported,
+                }),
+                Err(e) => Err(LockProblem::Package(e.to_string())),
+            },
+            Err(e) if e.is_signature() => Err(LockProblem::Signature(e)),
+            Err(e) => Err(LockProblem::Checksum(e)),
+        })
+    }
+
+    /// A mirror's archive: checked against the hashes the mirror lists
+    /// (HASH-22); the lock file gets its package's `h1:` and, with
+    /// OpenTofu, the listed hashes it matched (LOCKRUN-7).
+    fn verify_mirrored(
+        &self,
+        listed: &[String],
+        digest: &ArchiveDigest,
+    ) -> Result<Verified, LockProblem> {
+        let checked = authenticate_mirror_archive(listed, &digest.checkable(), self.dialect)
+            .map_err(LockProblem::Checksum)?;
+        let archive = digest
+            .hashes
+            .as_ref()
+            .map_err(|e| LockProblem::Package(e.to_string()))?;
+        let mut hashes = vec![archive.h1()];
+        if self.dialect == Dialect::OpenTofu {
+            hashes.extend(checked.matched);
+        }
+        hashes.sort();
+        hashes.dedup();
+        Ok(Verified {
+            hashes,
+            trust: checked.trust,
+            key_id: None,
+            archive: Some(*archive),
+            reported: Vec::new(),
+        })
+    }
+
+    /// Every failure so far.
+    pub fn failures(&self) -> &[LockFailure] {
+        &self.failures
+    }
+
+    /// What the lock file gets for each provider, in address order; or
+    /// every failure. Call it once [`LockPlan::is_finished`].
+    pub fn finish(self) -> Result<Vec<ProviderLock>, Vec<LockFailure>> {
+        if !self.failures.is_empty() {
+            return Err(self.failures);
+        }
+        let mut locks = Vec::with_capacity(self.providers.len());
+        for provider in self.providers {
+            let Some(version) = provider.version else {
+                continue;
+            };
+            let mut hashes = Vec::new();
+            let mut signer = None;
+            let mut packages = Vec::new();
+            for (state, platform) in provider.platforms.into_iter().zip(&self.platforms) {
+                let Some(verified) = state.verified else {
+                    continue;
+                };
+                hashes.extend(verified.hashes);
+                if let Some(archive) = verified.archive {
+                    packages.push(LockedPackage {
+                        platform: platform.clone(),
+                        archive,
+                        reported: verified.reported,
+                    });
+                }
+                signer.get_or_insert((verified.trust, verified.key_id));
+            }
+            hashes.sort();
+            hashes.dedup();
+            let Some((trust, key_id)) = signer else {
+                continue;
+            };
+            locks.push(ProviderLock {
+                source: provider.requirement.source,
+                version,
+                constraints: provider.requirement.constraints.to_string(),
+                hashes,
+                trust,
+                key_id,
+                packages,
+            });
+        }
+        Ok(locks)
+    }
+}
+
+/// A filesystem mirror's package: nothing vouches for it; the lock file gets
+/// its `h1:` (LOCKRUN-8).
+fn unauthenticated(h1: String, archive: Option<PackageHashes>) -> Verified {
+    Verified {
+        hashes: vec![h1],
+        trust: Trust::Unauthenticated,
+        key_id: None,
+        archive,
+        reported: Vec::new(),
+    }
+}

@@ -1,0 +1,595 @@
+//! The plan of a lock run, driven by hand with no sockets: canned registry
+//! answers and the signed registry fixture's real files, and a network
+//! mirror made of the tree Terraform's `providers mirror` wrote
+//! (docs/behaviour.md, LOCKRUN-1 to LOCKRUN-4, LOCKRUN-7).
+
+#[path = "../../core/tests/common/mod.rs"]
+mod common;
+
+use std::path::PathBuf;
+use std::time::SystemTime;
+
+use tfdisco_core::url::Url;
+use tfdisco_core::{
+    Dialect, Error, Platform, ProviderPackage, ProviderSource, ProviderVersion, ProviderVersions,
+    SigningKey, Sink, Version, VersionConstraints,
+};
+use tfdisco_provider::lock_plan::{
+    ArchiveSink, Job, JobId, JobOutput, LockFailure, LockPlan, LockProblem, Requirement,
+};
+use tfdisco_provider::{SignatureCheck, Trust};
+
+const T: Dialect = Dialect::Terraform;
+const HOST: &str = "registry.example.com";
+
+fn fixture() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../transports/testkit/fixtures/signed-registry")
+}
+
+fn read(path: PathBuf) -> Vec<u8> {
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+fn version_file(name: &str, version: &str, tail: &str) -> Vec<u8> {
+    read(fixture().join(format!(
+        "ns/{name}/{version}/terraform-provider-{name}_{version}_{tail}"
+    )))
+}
+
+fn source(name: &str) -> ProviderSource {
+    ProviderSource::parse(&format!("{HOST}/ns/{name}"), T).expect("a source")
+}
+
+fn requirement(name: &str, constraints: &str, locked: Option<&str>) -> Requirement {
+    Requirement {
+        source: source(name),
+        constraints: VersionConstraints::parse(constraints, T).expect("constraints"),
+        locked: locked.map(|v| Version::parse(v, T).expect("a version")),
+    }
+}
+
+fn platform(given: &str) -> Platform {
+    Platform::parse(given).expect("a platform")
+}
+
+fn new_plan(requirements: Vec<Requirement>, platforms: &[&str]) -> LockPlan {
+    LockPlan::new(
+        requirements,
+        platforms.iter().map(|p| platform(p)).collect(),
+        SignatureCheck::new(T, SystemTime::now()),
+    )
+}
+
+fn url(path: &str) -> Url {
+    Url::parse(&format!("https://{HOST}{path}")).expect("a URL")
+}
+
+fn versions(name: &str, listed: &[&str]) -> JobOutput {
+    JobOutput::Versions(ProviderVersions {
+        source: source(name),
+        url: url(&format!("/v1/providers/ns/{name}/versions")),
+        versions: listed
+            .iter()
+            .map(|v| ProviderVersion {
+                version: (*v).to_owned(),
+                protocols: vec!["5.0".into()],
+                platforms: Vec::new(),
+            })
+            .collect(),
+        warnings: Vec::new(),
+    })
+}
+
+fn files(name: &str, version: &Version) -> String {
+    format!("/files/ns/{name}/{version}/")
+}
+
+/// The package answer the fixture's registry gives.
+fn package(name: &str, version: &Version, platform: &Platform) -> JobOutput {
+    let version_text = version.to_string();
+    let sums = String::from_utf8(version_file(name, &version_text, "SHA256SUMS")).expect("text");
+    let filename = format!("terraform-provider-{name}_{version}_{platform}.zip");
+    let shasum = sums
+        .lines()
+        .find_map(|l| l.strip_suffix(&format!("  {filename}")))
+        .expect("listed")
+        .to_owned();
+    let dir = files(name, version);
+    JobOutput::Package(Box::new(ProviderPackage {
+        source: source(name),
+        version: version_text,
+        platform: platform.clone(),
+        download_url: url(&format!("{dir}{filename}")),
+        shasums_url: url(&format!(
+            "{dir}terraform-provider-{name}_{version}_SHA256SUMS"
+        )),
+        shasums_signature_url: url(&format!(
+            "{dir}terraform-provider-{name}_{version}_SHA256SUMS.sig"
+        )),
+        filename,
+        shasum,
+        protocols: vec!["5.0".into()],
+        signing_keys: vec![SigningKey {
+            key_id: String::from_utf8(read(fixture().join("key_id")))
+                .expect("text")
+                .trim()
+                .to_owned(),
+            ascii_armor: String::from_utf8(read(fixture().join("key.asc"))).expect("text"),
+            trust_signature: String::new(),
+            source: "tfdisco".into(),
+            source_url: None,
+        }],
+        packages: None,
+    }))
+}
+
+/// The bytes behind a download URL of the fixture (or of the mirror).
+fn download(url: &Url) -> Vec<u8> {
+    if let Some(path) = url.path().strip_prefix(mirror::PATH) {
+        return mirror::file(path);
+    }
+    let path = url.path().strip_prefix("/files/").expect("a fixture file");
+    read(fixture().join(path))
+}
+
+fn archive(bytes: &[u8]) -> JobOutput {
+    let mut sink = ArchiveSink::new();
+    for chunk in bytes.chunks(1000) {
+        sink.write(chunk).expect("never refuses");
+    }
+    JobOutput::Archive(sink.finish().expect("a digest"))
+}
+
+/// Answers every job as the fixture's registry would, in the order they
+/// come, `spoil` changing a download's bytes; returns the jobs seen.
+fn run(plan: &mut LockPlan, spoil: impl Fn(&Url, &mut Vec<u8>)) -> Vec<Job> {
+    let mut seen = Vec::new();
+    while let Some((id, job)) = plan.next_job() {
+        seen.push(job.clone());
+        plan.complete(id, answer(job, &spoil));
+    }
+    assert!(plan.is_finished());
+    seen
+}
+
+fn answer(job: Job, spoil: &impl Fn(&Url, &mut Vec<u8>)) -> Result<JobOutput, Error> {
+    Ok(match job {
+        Job::Versions { source } => {
+            let name = source.type_name().to_owned();
+            let listed: &[&str] = match name.as_str() {
+                "alpha" => &["1.0.0", "1.1.0", "2.0.0", "2.1.0-beta1"],
+                _ => &["0.9.0", "0.10.0-beta1", "0.10.0"],
+            };
+            versions(&name, listed)
+        }
+        Job::Package {
+            source,
+            version,
+            platform,
+        } => {
+            if platform.os == "plan9" {
+                return Err(Error::NotFound {
+                    url: url("/v1/providers/ns/x/1.0.0/download/plan9/amd64").into(),
+                    message: format!("provider {source} {version} is not available for {platform}"),
+                });
+            }
+            package(source.type_name(), &version, &platform)
+        }
+        Job::Document { url, .. } => {
+            let mut bytes = download(&url);
+            spoil(&url, &mut bytes);
+            JobOutput::Document(bytes)
+        }
+        Job::Archive { url, .. } => {
+            let mut bytes = download(&url);
+            spoil(&url, &mut bytes);
+            archive(&bytes)
+        }
+        other => mirror::answer(other, spoil)?,
+    })
+}
+
+fn failures(plan: LockPlan) -> Vec<LockFailure> {
+    plan.finish().expect_err("a failure")
+}
+
+/// LOCKRUN-1, LOCKRUN-2: versions first; then each platform's package
+/// answer; each version's SHA256SUMS and signature once however many
+/// platforms share them (D18); the locked hashes are every platform's h1
+/// and every zh of the signed SHA256SUMS.
+#[test]
+fn each_file_once_and_every_hash_verified() {
+    let mut plan = new_plan(
+        vec![requirement("alpha", "~> 1.0", None)],
+        &["linux_amd64", "darwin_arm64"],
+    );
+    let jobs = run(&mut plan, |_, _| {});
+    let kinds: Vec<&str> = jobs
+        .iter()
+        .map(|j| match j {
+            Job::Versions { .. } => "versions",
+            Job::Package { .. } => "package",
+            Job::Document { .. } => "document",
+            Job::Archive { .. } => "archive",
+            _ => "other",
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "versions", "package", "package", "document", "document", "archive", "archive"
+        ]
+    );
+    let locks = plan.finish().expect("locked");
+    assert_eq!(locks.len(), 1);
+    let lock = &locks[0];
+    assert_eq!(lock.version.to_string(), "1.1.0");
+    assert_eq!(lock.constraints, "~> 1.0");
+    assert_eq!(lock.trust, Trust::Community);
+    assert_eq!(lock.key_id.as_deref(), Some("93BBAC3B9551CE46"));
+    let h1 = lock.hashes.iter().filter(|h| h.starts_with("h1:")).count();
+    let zh = lock.hashes.iter().filter(|h| h.starts_with("zh:")).count();
+    assert_eq!((h1, zh), (2, 3), "{:?}", lock.hashes);
+    let mut sorted = lock.hashes.clone();
+    sorted.sort();
+    assert_eq!(sorted, lock.hashes);
+}
+
+/// LOCKRUN-3: a damaged archive fails its checksum (as the CLIs check the
+/// checksum before reading the zip), naming provider, version, platform
+/// and `checksum`; nothing is locked.
+#[test]
+fn a_damaged_archive_is_a_checksum_failure() {
+    let mut plan = new_plan(vec![requirement("alpha", "1.0.0", None)], &["linux_amd64"]);
+    run(&mut plan, |url, bytes| {
+        if url.path().ends_with(".zip") {
+            let middle = bytes.len() / 2;
+            bytes[middle] ^= 1;
+        }
+    });
+    let failures = failures(plan);
+    assert_eq!(failures.len(), 1);
+    let failure = &failures[0];
+    assert!(matches!(failure.problem, LockProblem::Checksum(_)));
+    assert_eq!(
+        (failure.kind(), !failure.is_unavailable()),
+        ("checksum", true)
+    );
+    let message = failure.to_string();
+    assert!(
+        message.starts_with(&format!(
+            "{HOST}/ns/alpha 1.0.0 for linux_amd64: checksum: archive has incorrect checksum zh:"
+        )),
+        "{message}"
+    );
+}
+
+/// LOCKRUN-3: a signature that does not verify is a `signature` failure.
+#[test]
+fn a_bad_signature_is_a_signature_failure() {
+    let mut plan = new_plan(vec![requirement("beta", "0.9.0", None)], &["windows_amd64"]);
+    run(&mut plan, |url, bytes| {
+        if url.path().ends_with(".sig") {
+            let last = bytes.len() - 1;
+            bytes[last] ^= 1;
+        }
+    });
+    let failures = failures(plan);
+    assert_eq!(failures[0].kind(), "signature", "{}", failures[0]);
+    assert!(!failures[0].is_unavailable());
+}
+
+/// LOCKRUN-4: no version, a locked version outside the constraints and a
+/// platform not offered are exit code 3, in Terraform's words.
+#[test]
+fn versions_and_platforms_that_do_not_fit() {
+    let mut plan = new_plan(
+        vec![requirement("alpha", ">= 3.0.0", None)],
+        &["linux_amd64"],
+    );
+    run(&mut plan, |_, _| {});
+    let failure = &failures(plan)[0];
+    assert_eq!(
+        (failure.kind(), failure.is_unavailable()),
+        ("version", true)
+    );
+    assert!(
+        failure
+            .to_string()
+            .ends_with("no available releases match the given constraints >= 3.0.0")
+    );
+
+    let mut plan = new_plan(
+        vec![requirement("alpha", "~> 2.0", Some("1.0.0"))],
+        &["linux_amd64"],
+    );
+    run(&mut plan, |_, _| {});
+    let failure = &failures(plan)[0];
+    assert!(failure.is_unavailable());
+    assert!(
+        failure.to_string().contains(&format!(
+            "locked provider {HOST}/ns/alpha 1.0.0 does not match configured version constraint ~> 2.0; must use terraform init -upgrade"
+        )),
+        "{failure}"
+    );
+
+    let mut plan = new_plan(
+        vec![requirement("beta", ">= 0.9.0", None)],
+        &["plan9_amd64"],
+    );
+    run(&mut plan, |_, _| {});
+    let failure = &failures(plan)[0];
+    assert_eq!(
+        (failure.kind(), failure.is_unavailable()),
+        ("platform", true)
+    );
+    assert_eq!(failure.platform, Some(platform("plan9_amd64")));
+}
+
+/// LOCKRUN-1: the locked version is kept while it fits; a pre-release only
+/// when named exactly.
+#[test]
+fn the_locked_version_is_kept_and_pre_releases_need_naming() {
+    let mut plan = new_plan(
+        vec![
+            requirement("alpha", ">= 1.0.0", Some("1.0.0")),
+            requirement("beta", "0.10.0-beta1", None),
+        ],
+        &["linux_amd64"],
+    );
+    run(&mut plan, |_, _| {});
+    let versions: Vec<String> = plan
+        .finish()
+        .expect("locked")
+        .iter()
+        .map(|l| l.version.to_string())
+        .collect();
+    assert_eq!(versions, ["1.0.0", "0.10.0-beta1"]);
+}
+
+/// LOCKRUN-2: after a failure no new job is handed out; the jobs already
+/// running still complete, and every failure is reported.
+#[test]
+fn a_failure_stops_new_jobs_and_running_ones_finish() {
+    let mut plan = new_plan(
+        vec![
+            requirement("alpha", "~> 1.0", None),
+            requirement("beta", ">= 0.9.0", None),
+        ],
+        &["linux_amd64"],
+    );
+    let (first, _) = plan.next_job().expect("alpha's versions");
+    let (second, _) = plan.next_job().expect("beta's versions");
+    assert!(plan.next_job().is_none());
+    let refused = |id: JobId| Error::Status {
+        url: url(&format!("/v1/providers/ns/{id:?}/versions")).into(),
+        status: tfdisco_core::http::StatusCode::INTERNAL_SERVER_ERROR,
+    };
+    plan.complete(first, Err(refused(first)));
+    assert!(plan.next_job().is_none());
+    assert!(!plan.is_finished(), "beta's versions still run");
+    plan.complete(second, Err(refused(second)));
+    assert!(plan.is_finished());
+    let failures = failures(plan);
+    assert_eq!(failures.len(), 2);
+    assert!(
+        failures
+            .iter()
+            .all(|f| f.kind() == "request" && !f.is_unavailable())
+    );
+}
+
+/// HASH-17: one plan's packages share their signature checks by what was
+/// checked, never across different inputs: of two providers, only the one
+/// whose signature was spoiled fails, on every platform it was asked for.
+#[test]
+fn shared_signature_checks_follow_their_inputs() {
+    let mut plan = new_plan(
+        vec![
+            requirement("alpha", "1.0.0", None),
+            requirement("beta", "0.9.0", None),
+        ],
+        &["linux_amd64", "windows_amd64"],
+    );
+    let check_all = |url: &Url, bytes: &mut Vec<u8>| {
+        if url.path().contains("/beta/") && url.path().ends_with(".sig") {
+            let last = bytes.len() - 1;
+            bytes[last] ^= 1;
+        }
+    };
+    // Answer every job, even after the failure stops new ones: hand out
+    // what is ready first.
+    run(&mut plan, check_all);
+    let failures = failures(plan);
+    assert!(!failures.is_empty());
+    for failure in &failures {
+        assert_eq!(failure.source, source("beta"), "{failure}");
+        assert_eq!(failure.kind(), "signature", "{failure}");
+    }
+}
+
+/// A network mirror serving the tree Terraform 1.11.4's `providers mirror`
+/// wrote (`transports/testkit/fixtures/mirror-goldens/mirror-fresh`), its
+/// documents read by the real goals on the socket-free harness.
+mod mirror {
+    use tfdisco_core::url::Url;
+    use tfdisco_core::{Config, Dialect, Error, Fetch, NetworkMirror};
+    use tfdisco_provider::SignatureCheck;
+    use tfdisco_provider::lock_plan::{Job, JobOutput, LockPlan, Origin};
+
+    use super::common::{Net, Reply};
+    use super::{HOST, T, platform, read, requirement};
+
+    pub(super) const PATH: &str = "/mirror/";
+
+    fn tree() -> std::path::PathBuf {
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../transports/testkit/fixtures/mirror-goldens/mirror-fresh/tree/{HOST}")
+    }
+
+    /// A file of the tree, by its path under the host's folder's parent.
+    pub(super) fn file(path: &str) -> Vec<u8> {
+        let rest = path
+            .strip_prefix(&format!("{HOST}/"))
+            .unwrap_or_else(|| panic!("{path} is not under {HOST}"));
+        read(tree().join(rest))
+    }
+
+    pub(super) fn base() -> NetworkMirror {
+        NetworkMirror::new(Url::parse(&format!("https://mirror.example.net{PATH}")).expect("URL"))
+            .expect("https")
+    }
+
+    /// Serves `url`'s file of the tree on a harness and reads it with the
+    /// real goal.
+    fn serve(url: &Url, edit: &dyn Fn(&Url, &mut Vec<u8>)) -> Net {
+        let mut net = Net::new();
+        let path = url.path().strip_prefix(PATH).expect("under the mirror");
+        let mut bytes = file(path);
+        edit(url, &mut bytes);
+        net.on(
+            url.as_str(),
+            Reply::new(200)
+                .header("Content-Type", "application/json")
+                .body(&bytes),
+        );
+        net
+    }
+
+    pub(super) fn answer(job: Job, edit: &impl Fn(&Url, &mut Vec<u8>)) -> Result<JobOutput, Error> {
+        let config = Config::new(Dialect::Terraform);
+        match job {
+            Job::MirrorVersions { mirror, source } => {
+                let mut net = serve(&mirror.versions_url(&source), edit);
+                let now = net.now();
+                net.run(Fetch::mirror_versions(&mirror, &source, &config, None, now))
+                    .map(JobOutput::MirrorVersions)
+            }
+            Job::MirrorArchives {
+                mirror,
+                source,
+                version,
+            } => {
+                let mut net = serve(&mirror.archives_url(&source, &version), edit);
+                let now = net.now();
+                net.run(Fetch::mirror_archives(
+                    &mirror, &source, &version, &config, None, now,
+                ))
+                .map(|a| JobOutput::MirrorArchives(Box::new(a)))
+            }
+            other => panic!("not a mirror job: {other:?}"),
+        }
+    }
+
+    fn plan(platforms: &[&str]) -> LockPlan {
+        LockPlan::with_origin(
+            vec![
+                requirement("alpha", "~> 1.0", None),
+                requirement("beta", ">= 0.9.0", None),
+            ],
+            platforms.iter().map(|p| platform(p)).collect(),
+            SignatureCheck::new(T, std::time::SystemTime::now()),
+            Origin::NetworkMirror(base()),
+        )
+    }
+
+    /// LOCKRUN-7: from a network mirror, its index, each version's
+    /// archives once, each platform's archive; the lock file gets each
+    /// package's h1: (the unpacked files, not the archive's h1: the mirror
+    /// lists), as Terraform's golden `net-mirror` lock file has them.
+    #[test]
+    fn a_network_mirror_gives_the_packages_h1() {
+        let mut plan = plan(&["linux_amd64", "darwin_arm64", "windows_amd64"]);
+        let jobs = super::run(&mut plan, |_, _| {});
+        let kinds: Vec<&str> = jobs
+            .iter()
+            .map(|j| match j {
+                Job::MirrorVersions { .. } => "index",
+                Job::MirrorArchives { .. } => "archives",
+                Job::Archive { .. } => "archive",
+                _ => "other",
+            })
+            .collect();
+        assert_eq!(
+            kinds,
+            [
+                "index", "index", "archives", "archives", "archive", "archive", "archive",
+                "archive", "archive", "archive"
+            ]
+        );
+        let locks = plan.finish().expect("locked");
+        let golden = std::fs::read_to_string(
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../transports/testkit/fixtures/lock-goldens/net-mirror/terraform.lock.hcl"),
+        )
+        .expect("the golden");
+        for lock in &locks {
+            assert_eq!(lock.trust, tfdisco_provider::Trust::Checksum);
+            assert_eq!(lock.key_id, None);
+            assert_eq!(lock.hashes.len(), 3, "{:?}", lock.hashes);
+            for hash in &lock.hashes {
+                assert!(hash.starts_with("h1:"), "{hash}");
+                assert!(golden.contains(hash.as_str()), "{hash} not in {golden}");
+            }
+            // What `tfdisco mirror` would list: the archive's own h1:.
+            for package in &lock.packages {
+                let listed = String::from_utf8(file(&format!(
+                    "{HOST}/ns/{}/{}.json",
+                    lock.source.type_name(),
+                    lock.version
+                )))
+                .expect("text");
+                assert!(listed.contains(&package.archive.h1_zip()), "{listed}");
+            }
+        }
+    }
+
+    /// LOCKRUN-7, HASH-22: an archive the mirror's hash does not vouch for
+    /// is a checksum failure naming provider, version and platform.
+    #[test]
+    fn a_wrong_listed_hash_is_a_checksum_failure() {
+        let mut plan = plan(&["linux_amd64"]);
+        super::run(&mut plan, |url, bytes| {
+            if url.path().ends_with("/alpha/1.1.0.json") {
+                let text = String::from_utf8(bytes.clone()).expect("text");
+                let entry = text.find("linux_amd64").expect("the platform");
+                let at = entry + text[entry..].find("h1:").expect("a hash") + 3;
+                *bytes = format!("{}AAAA{}", &text[..at], &text[at + 4..]).into_bytes();
+            }
+        });
+        let failures = super::failures(plan);
+        assert_eq!(failures.len(), 1);
+        let failure = &failures[0];
+        assert_eq!(
+            (failure.kind(), !failure.is_unavailable()),
+            ("checksum", true)
+        );
+        let message = failure.to_string();
+        assert!(
+            message.starts_with(&format!(
+                "{HOST}/ns/alpha 1.1.0 for linux_amd64: checksum: provider package doesn't match \
+                 the expected checksum \"h1:AAAA"
+            )),
+            "{message}"
+        );
+    }
+
+    /// LOCKRUN-7: a platform the mirror lists no archive for is exit code 3.
+    #[test]
+    fn a_platform_the_mirror_lacks() {
+        let mut plan = plan(&["plan9_amd64"]);
+        super::run(&mut plan, |_, _| {});
+        let failures = super::failures(plan);
+        assert_eq!(
+            (failures[0].kind(), failures[0].is_unavailable()),
+            ("platform", true)
+        );
+        assert!(
+            failures[0].to_string().contains(
+                "does not have a package of registry.example.com/ns/alpha 1.1.0 for plan9_amd64"
+            ),
+            "{}",
+            failures[0]
+        );
+    }
+}

@@ -1,0 +1,175 @@
+//! What a lock run is asked to do: which providers, for which platforms,
+//! from where, with how many jobs at once; the one reading of the CLIs'
+//! flags (`-platform`, `-net-mirror`, `-fs-mirror`) that the `tfdisco`
+//! CLI and the Python and Node packages share.
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+
+use tfdisco_core::{Error, NetworkMirror, Platform, ProviderSource};
+
+use crate::OptionError;
+
+/// How many jobs a lock or mirror run has under way at once by default.
+pub const DEFAULT_JOBS: NonZeroUsize = NonZeroUsize::new(8).expect("8 is not zero");
+
+/// How many jobs a run may have under way at once, as the front ends take
+/// it (`--jobs`, `jobs=`, `{ jobs }`): at least 1. The one rule: 0 is an
+/// [`OptionError`], not quietly 1.
+///
+/// ```
+/// use tfdisco_transport::jobs;
+///
+/// assert_eq!(jobs(4)?.get(), 4);
+/// assert_eq!(jobs(0).unwrap_err().to_string(), "jobs must be at least 1");
+/// # Ok::<(), tfdisco_transport::OptionError>(())
+/// ```
+pub fn jobs(given: u64) -> Result<NonZeroUsize, OptionError> {
+    usize::try_from(given)
+        .ok()
+        .and_then(NonZeroUsize::new)
+        .ok_or_else(|| OptionError::new("jobs must be at least 1"))
+}
+
+/// Where a lock run takes the providers from.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ProvidersFrom {
+    /// Each provider's own registry: discovery, `providers.v1`, signed
+    /// checksums.
+    #[default]
+    Registry,
+    /// A network mirror (`-net-mirror=URL`), for every provider: its
+    /// versions, its archives checked against the hashes it lists
+    /// (LOCKRUN-7).
+    NetworkMirror(NetworkMirror),
+    /// A filesystem mirror (`-fs-mirror=DIR`), for every provider: the
+    /// packages found there in either layout, unauthenticated, the folder
+    /// read when the run starts (LOCKRUN-8).
+    FilesystemMirror(PathBuf),
+}
+
+/// What to lock, and for which platforms.
+///
+/// ```
+/// use tfdisco_transport::{LockOptions, ProvidersFrom, jobs};
+/// use tfdisco_core::Platform;
+///
+/// let options = LockOptions::new()
+///     .platform(Platform::parse("linux_amd64")?)
+///     .platform(Platform::parse("darwin_arm64")?)
+///     .mirrors(Some("https://mirror.example.com/providers/"), None)?
+///     .jobs(jobs(4)?);
+/// assert_eq!(options.platforms().len(), 2);
+/// assert!(matches!(options.providers_from(), ProvidersFrom::NetworkMirror(_)));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct LockOptions {
+    pub(crate) platforms: Vec<Platform>,
+    pub(crate) providers: Vec<ProviderSource>,
+    pub(crate) jobs: NonZeroUsize,
+    pub(crate) from: ProvidersFrom,
+}
+
+impl Default for LockOptions {
+    fn default() -> Self {
+        LockOptions::new()
+    }
+}
+
+impl LockOptions {
+    /// Every provider the configuration requires, from its registry, for
+    /// the platform this program runs on ([`Platform::current`]),
+    /// [`DEFAULT_JOBS`] jobs at once.
+    pub fn new() -> LockOptions {
+        LockOptions {
+            platforms: Vec::new(),
+            providers: Vec::new(),
+            jobs: DEFAULT_JOBS,
+            from: ProvidersFrom::Registry,
+        }
+    }
+
+    /// Takes every provider from a network mirror (`-net-mirror=URL`)
+    /// instead of its registry (LOCKRUN-7).
+    pub fn net_mirror(mut self, mirror: NetworkMirror) -> LockOptions {
+        self.from = ProvidersFrom::NetworkMirror(mirror);
+        self
+    }
+
+    /// Takes every provider from the filesystem mirror at `dir`
+    /// (`-fs-mirror=DIR`) instead of its registry (LOCKRUN-8).
+    pub fn fs_mirror(mut self, dir: impl Into<PathBuf>) -> LockOptions {
+        self.from = ProvidersFrom::FilesystemMirror(dir.into());
+        self
+    }
+
+    /// Takes the providers from the mirror the CLIs' flags name, if any:
+    /// `net_mirror`, an `https:` URL (`-net-mirror`, checked by
+    /// `NetworkMirror::parse`), or `fs_mirror`, a folder (`-fs-mirror`);
+    /// not both (LOCKRUN-7, LOCKRUN-8).
+    ///
+    /// ```
+    /// use tfdisco_transport::LockOptions;
+    ///
+    /// assert!(LockOptions::new().mirrors(Some("http://mirror.example.com/"), None).is_err());
+    /// assert!(LockOptions::new().mirrors(Some("https://m.example/"), Some("/srv/m".into())).is_err());
+    /// ```
+    pub fn mirrors(
+        self,
+        net_mirror: Option<&str>,
+        fs_mirror: Option<PathBuf>,
+    ) -> Result<LockOptions, Error> {
+        match (net_mirror, fs_mirror) {
+            (Some(_), Some(_)) => Err(Error::InvalidArgument {
+                message: "a network mirror and a filesystem mirror are mutually exclusive"
+                    .to_owned(),
+            }),
+            (Some(url), None) => Ok(self.net_mirror(NetworkMirror::parse(url)?)),
+            (None, Some(dir)) => Ok(self.fs_mirror(dir)),
+            (None, None) => Ok(self),
+        }
+    }
+
+    /// Adds a platform (`-platform=OS_ARCH`); with none, the current one.
+    pub fn platform(mut self, platform: Platform) -> LockOptions {
+        self.platforms.push(platform);
+        self
+    }
+
+    /// Adds platforms.
+    pub fn platforms_from(mut self, platforms: impl IntoIterator<Item = Platform>) -> LockOptions {
+        self.platforms.extend(platforms);
+        self
+    }
+
+    /// Locks only this provider (and others named so); it must be one the
+    /// configuration requires.
+    pub fn provider(mut self, source: ProviderSource) -> LockOptions {
+        self.providers.push(source);
+        self
+    }
+
+    /// At most `jobs` requests at once ([`jobs`](crate::jobs) reads it
+    /// from a number).
+    pub fn jobs(mut self, jobs: NonZeroUsize) -> LockOptions {
+        self.jobs = jobs;
+        self
+    }
+
+    /// Where the providers come from.
+    pub fn providers_from(&self) -> &ProvidersFrom {
+        &self.from
+    }
+
+    /// The platforms given.
+    pub fn platforms(&self) -> &[Platform] {
+        &self.platforms
+    }
+
+    /// The providers named.
+    pub fn providers(&self) -> &[ProviderSource] {
+        &self.providers
+    }
+}

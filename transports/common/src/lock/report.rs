@@ -1,0 +1,228 @@
+//! What a lock run reports: the providers locked ([`LockReport`]), or why
+//! the run failed ([`LockError`]) with the CLI's exit code for it; each as
+//! the one JSON document the CLI's `--json` prints and the Python and Node
+//! packages return.
+
+use std::fmt;
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
+
+use tfdisco_config::{ConfigurationError, LockFileError};
+use tfdisco_core::{Platform, ProviderSource, Version};
+use tfdisco_provider::Trust;
+use tfdisco_provider::lock_plan::LockFailure;
+
+/// What a lock run did.
+#[derive(Clone, Debug)]
+pub struct LockReport {
+    /// The lock file.
+    pub path: PathBuf,
+    /// True when its bytes changed (and it was written).
+    pub changed: bool,
+    /// The platforms locked.
+    pub platforms: Vec<Platform>,
+    /// Each provider locked, in address order.
+    pub providers: Vec<ProviderReport>,
+}
+
+/// One provider of a [`LockReport`].
+#[derive(Clone, Debug)]
+pub struct ProviderReport {
+    /// The provider.
+    pub source: ProviderSource,
+    /// The version locked.
+    pub version: Version,
+    /// Its constraints as the lock file writes them (empty: none).
+    pub constraints: String,
+    /// The hashes the lock file did not hold before, sorted.
+    pub hashes_added: Vec<String>,
+    /// How the key that signed its checksums is trusted.
+    pub trust: Trust,
+    /// That key's id (none when OpenTofu skipped the signature).
+    pub key_id: Option<String>,
+}
+
+/// Why a lock run failed; the lock file is then as it was.
+#[derive(Debug)]
+#[non_exhaustive]
+pub enum LockError {
+    /// The configuration does not parse, or has modules not read.
+    Configuration(ConfigurationError),
+    /// The lock file cannot be read, or not written.
+    LockFile(LockFileError),
+    /// A provider named is not one the configuration requires, or a
+    /// constraint cannot be read.
+    Usage(String),
+    /// Providers that could not be locked: every failure.
+    Failed(Vec<LockFailure>),
+    /// A mirror folder could not be read (`-fs-mirror`) or written
+    /// (`tfdisco mirror`).
+    Folder {
+        /// The file or folder.
+        path: PathBuf,
+        /// What went wrong.
+        error: Box<dyn std::error::Error + Send + Sync>,
+    },
+}
+
+impl LockError {
+    /// What failed, in one word, as `tfdisco lock --json` and the language
+    /// packages name it: `configuration`, `lock_file`, `usage`, `failed` or
+    /// `folder`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            LockError::Configuration(_) => "configuration",
+            LockError::LockFile(_) => "lock_file",
+            LockError::Usage(_) => "usage",
+            LockError::Failed(_) => "failed",
+            LockError::Folder { .. } => "folder",
+        }
+    }
+
+    /// `tfdisco lock`'s (and `tfdisco mirror`'s) exit code, which the
+    /// Python and Node packages give as the error's `exit_code`: 2 for the
+    /// configuration, the lock file's contents or the arguments; 3 when no
+    /// version or platform fits; 1 for a failed request, verification or
+    /// write.
+    pub fn exit_code(&self) -> i32 {
+        match self {
+            LockError::Configuration(_) | LockError::Usage(_) => 2,
+            LockError::LockFile(LockFileError::Io { .. }) | LockError::Folder { .. } => 1,
+            LockError::LockFile(_) => 2,
+            LockError::Failed(failures) => failures
+                .iter()
+                .map(failure_exit_code)
+                .find(|code| *code != 3)
+                .unwrap_or(3),
+        }
+    }
+}
+
+/// The exit code a provider's failure alone would give `tfdisco lock`: 3
+/// when nothing offered fits (`LockFailure::is_unavailable`), 1 for a failed
+/// request, download, local file or verification.
+pub fn failure_exit_code(failure: &LockFailure) -> i32 {
+    if failure.is_unavailable() { 3 } else { 1 }
+}
+
+impl fmt::Display for LockError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LockError::Configuration(e) => {
+                f.write_str("the configuration cannot be read:")?;
+                for diagnostic in e.diagnostics() {
+                    write!(f, "\n- {}", diagnostic.located())?;
+                }
+                Ok(())
+            }
+            LockError::LockFile(e) => write!(f, "{e}"),
+            LockError::Usage(message) => f.write_str(message),
+            LockError::Folder { path, error } => {
+                write!(f, "cannot use {}: {error}", path.display())
+            }
+            LockError::Failed(failures) => {
+                f.write_str("some providers could not be locked:")?;
+                for failure in failures {
+                    write!(f, "\n- {failure}")?;
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl std::error::Error for LockError {}
+
+/// `{"lock_file", "changed", "platforms", "providers": [{"source",
+/// "version", "constraints", "hashes_added", "trust", "key_id"}]}`.
+impl Serialize for LockReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_struct("LockReport", 4)?;
+        map.serialize_field("lock_file", &self.path.display().to_string())?;
+        map.serialize_field("changed", &self.changed)?;
+        map.serialize_field("platforms", &Words(&self.platforms))?;
+        map.serialize_field("providers", &self.providers)?;
+        map.end()
+    }
+}
+
+impl Serialize for ProviderReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_struct("ProviderReport", 6)?;
+        map.serialize_field("source", &self.source.to_string())?;
+        map.serialize_field("version", &self.version.to_string())?;
+        map.serialize_field("constraints", &self.constraints)?;
+        map.serialize_field("hashes_added", &self.hashes_added)?;
+        map.serialize_field("trust", self.trust.label())?;
+        map.serialize_field("key_id", &self.key_id)?;
+        map.end()
+    }
+}
+
+/// `{"error": {"kind", "message", "exit_code"}, "failures": [{"source",
+/// "version", "platform", "kind", "message", "exit_code"}]}`: the failures
+/// of [`LockError::Failed`], none for the others.
+impl Serialize for LockError {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Head {
+            kind: &'static str,
+            message: String,
+            exit_code: i32,
+        }
+        let failures: &[LockFailure] = match self {
+            LockError::Failed(failures) => failures,
+            _ => &[],
+        };
+        let mut map = serializer.serialize_struct("LockError", 2)?;
+        map.serialize_field(
+            "error",
+            &Head {
+                kind: self.kind(),
+                message: self.to_string(),
+                exit_code: self.exit_code(),
+            },
+        )?;
+        map.serialize_field("failures", &Failures(failures))?;
+        map.end()
+    }
+}
+
+struct Failures<'a>(&'a [LockFailure]);
+
+impl Serialize for Failures<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Failure {
+            source: String,
+            version: Option<String>,
+            platform: Option<String>,
+            kind: &'static str,
+            message: String,
+            exit_code: i32,
+        }
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        for f in self.0 {
+            seq.serialize_element(&Failure {
+                source: f.source.to_string(),
+                version: f.version.as_ref().map(ToString::to_string),
+                platform: f.platform.as_ref().map(ToString::to_string),
+                kind: f.kind(),
+                message: f.to_string(),
+                exit_code: failure_exit_code(f),
+            })?;
+        }
+        seq.end()
+    }
+}
+
+/// Values as their text (`linux_amd64`), in a list.
+pub(crate) struct Words<'a, T>(pub(crate) &'a [T]);
+
+impl<T: fmt::Display> Serialize for Words<'_, T> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_seq(self.0.iter().map(ToString::to_string))
+    }
+}

@@ -1,0 +1,94 @@
+//! What a mirror run reports ([`MirrorReport`]), as the one JSON document
+//! the CLI's `--json` prints and the Python and Node packages return.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
+use tfdisco_core::{Platform, ProviderSource, Version};
+use tfdisco_provider::Trust;
+
+use crate::lock::Words;
+
+/// What a mirror run did.
+#[derive(Clone, Debug)]
+pub struct MirrorReport {
+    /// The mirror folder.
+    pub folder: PathBuf,
+    /// The platforms mirrored.
+    pub platforms: Vec<Platform>,
+    /// Each provider mirrored, in address order.
+    pub providers: Vec<MirroredProvider>,
+    /// Every `index.json` and `<version>.json` written.
+    pub indexes: Vec<PathBuf>,
+    /// Archives of the folder left out of the indexes, and why.
+    pub skipped: Vec<(PathBuf, String)>,
+    /// What the folder's scan said about paths that are no package.
+    pub warnings: Vec<String>,
+}
+
+/// One provider of a [`MirrorReport`].
+#[derive(Clone, Debug)]
+pub struct MirroredProvider {
+    /// The provider.
+    pub source: ProviderSource,
+    /// The version mirrored.
+    pub version: Version,
+    /// Its constraints as the lock file writes them (empty: none).
+    pub constraints: String,
+    /// True when the lock file decided the version.
+    pub locked: bool,
+    /// How the key that signed its checksums is trusted.
+    pub trust: Trust,
+    /// That key's id (none when OpenTofu skipped the signature).
+    pub key_id: Option<String>,
+    /// The archives written, one per platform.
+    pub archives: Vec<PathBuf>,
+}
+
+/// `{"folder", "platforms", "indexes", "providers": [{"source", "version",
+/// "constraints", "locked", "trust", "key_id", "archives"}], "skipped":
+/// [{"path", "why"}], "warnings"}`.
+impl Serialize for MirrorReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct Skipped {
+            path: String,
+            why: String,
+        }
+        let skipped: Vec<Skipped> = self
+            .skipped
+            .iter()
+            .map(|(path, why)| Skipped {
+                path: path.display().to_string(),
+                why: why.clone(),
+            })
+            .collect();
+        let mut map = serializer.serialize_struct("MirrorReport", 6)?;
+        map.serialize_field("folder", &self.folder.display().to_string())?;
+        map.serialize_field("platforms", &Words(&self.platforms))?;
+        map.serialize_field("indexes", &paths(&self.indexes))?;
+        map.serialize_field("providers", &self.providers)?;
+        map.serialize_field("skipped", &skipped)?;
+        map.serialize_field("warnings", &self.warnings)?;
+        map.end()
+    }
+}
+
+impl Serialize for MirroredProvider {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_struct("MirroredProvider", 7)?;
+        map.serialize_field("source", &self.source.to_string())?;
+        map.serialize_field("version", &self.version.to_string())?;
+        map.serialize_field("constraints", &self.constraints)?;
+        map.serialize_field("locked", &self.locked)?;
+        map.serialize_field("trust", self.trust.label())?;
+        map.serialize_field("key_id", &self.key_id)?;
+        map.serialize_field("archives", &paths(&self.archives))?;
+        map.end()
+    }
+}
+
+fn paths(paths: &[PathBuf]) -> Vec<String> {
+    paths.iter().map(|p| p.display().to_string()).collect()
+}
