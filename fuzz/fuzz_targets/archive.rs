@@ -11,9 +11,10 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, archive)) = data.split_first() else {
         return;
     };
-    let summary = |r: Result<tfdisco_provider::PackageHashes, tfdisco_provider::PackageHashError>| {
-        r.map(|h| (h.h1(), h.zh(), h.size())).map_err(|e| e.kind())
-    };
+    let summary = |r: Result<
+        tfdisco_provider::PackageHashes,
+        tfdisco_provider::PackageHashError,
+    >| { r.map(|h| (h.h1(), h.zh(), h.size())).map_err(|e| e.kind()) };
     let whole = summary(hash_package(archive));
     // Chunks of varying sizes, from the selector.
     let mut hasher = PackageHasher::new();
