@@ -67,8 +67,10 @@ pub fn staging_path(source: &ProviderSource, version: &Version, platform: &Platf
     provider_dir(source).join(format!(".{}", package_filename(source, version, platform)))
 }
 
-/// A provider's directory in the folder, relative to it.
-fn provider_dir(source: &ProviderSource) -> PathBuf {
+/// A provider's directory in a mirror folder, a providers folder or the
+/// plugin cache, relative to it: the host's display form (Unicode, port
+/// kept), the namespace, the type.
+pub(crate) fn provider_dir(source: &ProviderSource) -> PathBuf {
     [
         source.host().display().as_ref(),
         source.namespace(),
@@ -92,7 +94,7 @@ fn provider_dir(source: &ProviderSource) -> PathBuf {
 /// use tfdisco_provider::mirror_folder::mirrored_versions;
 ///
 /// let source = ProviderSource::parse("hashicorp/null", Dialect::OpenTofu)?;
-/// let unlocked = vec![Requirement { source, constraints: VersionConstraints::new(), locked: None }];
+/// let unlocked = vec![Requirement { source, constraints: VersionConstraints::new(), locked: None, recorded: None }];
 /// let error = mirrored_versions(unlocked, Dialect::OpenTofu, false, true).unwrap_err();
 /// assert!(error.to_string().ends_with("run tofu init -upgrade"), "{error}");
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -24,7 +24,7 @@ use tfdisco_core::{
     Contents, Dialect, Error, Platform, ProviderSource, Version, VersionConstraints,
 };
 use tfdisco_provider::lock_plan::{
-    ArchiveSink, Job, JobId, JobOutput, LockPlan, Origin, ProviderLock, Requirement,
+    ArchiveSink, Job, JobId, JobOutput, LockPlan, Origin, ProviderLock, Recorded, Requirement,
 };
 use tfdisco_provider::{LocalPackage, SignatureCheck};
 
@@ -97,13 +97,17 @@ impl Inputs {
                     })?;
                 constraints.merge(&parsed);
             }
-            let locked = lock_file
-                .provider(provider.source())
-                .and_then(|locked| Version::parse(locked.version(), dialect).ok());
+            let recorded = lock_file.provider(provider.source()).and_then(|entry| {
+                Some(Recorded {
+                    version: Version::parse(entry.version(), dialect).ok()?,
+                    hashes: entry.hashes().to_vec(),
+                })
+            });
             requirements.push(Requirement {
                 source: provider.source().clone(),
                 constraints,
-                locked,
+                locked: recorded.as_ref().map(|r| r.version.clone()),
+                recorded,
             });
         }
         Ok(Inputs {
@@ -311,6 +315,22 @@ impl<T: Transport> AsyncClient<T> {
                 platform,
                 ..
             } => match archives {
+                Archives::Installed(run) => {
+                    let sink = run.stage(&source, &version, &platform)?;
+                    run.event(crate::InstallEvent::Downloading {
+                        source: &source,
+                        version: &version,
+                    });
+                    let staged = self.download(url, sink, &about).await?;
+                    let digest = staged.digest().clone();
+                    run.event(crate::InstallEvent::Downloaded {
+                        source: &source,
+                        version: &version,
+                        bytes: digest.size,
+                    });
+                    run.staged(source, version, staged);
+                    Ok(JobOutput::Archive(digest))
+                }
                 Archives::Hashed => self
                     .download(url, ArchiveSink::new(), &about)
                     .await
@@ -324,7 +344,24 @@ impl<T: Transport> AsyncClient<T> {
                         .map(JobOutput::Archive)
                 }
             },
-            Job::LocalPackage { package } => hash_local(&package),
+            Job::LocalPackage { package } => {
+                if let Archives::Installed(run) = archives {
+                    run.local(&package);
+                }
+                hash_local(&package)
+            }
+            Job::Installed {
+                source,
+                version,
+                platform,
+            } => match archives {
+                Archives::Installed(run) => {
+                    self.installed_job(run, &source, &version, &platform).await
+                }
+                _ => Err(Error::InvalidArgument {
+                    message: "only an install run looks at what is installed".to_owned(),
+                }),
+            },
             Job::MirrorVersions { mirror, source } => self
                 .mirror_versions(&mirror, &source)
                 .await
@@ -353,6 +390,9 @@ pub(crate) enum Archives<'a> {
     /// Hashed and written to their staging files in this folder
     /// (`tfdisco mirror`).
     Staged(&'a MirrorFolder),
+    /// Unpacked into staging folders as they download (`tfdisco
+    /// install`), which also answers what is installed.
+    Installed(&'a crate::install::InstallRun),
 }
 
 /// A filesystem mirror's package hashed from disk (LOCKRUN-8): an archive

@@ -1,0 +1,484 @@
+//! `terraform init`'s provider installation as a library call
+//! (docs/behaviour.md, INSTALL): a configuration's required providers, its
+//! lock file and the installation methods, the provider crate's install
+//! plan run over a client, each package unpacked as it downloads into a
+//! staging folder (`tfdisco_config::ProvidersFolder`), placed in
+//! `.terraform/providers` (or the plugin cache, linked) once every package
+//! is verified, and the lock file replaced atomically when it changes.
+
+mod options;
+mod report;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, PoisonError};
+use std::time::{Duration, SystemTime};
+
+use tfdisco_config::{
+    Destination, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockedProvider, ProvidersFolder,
+    Staged, StagedPackage,
+};
+use tfdisco_core::{Error, Platform, ProviderSource, Sink, Version};
+use tfdisco_provider::lock_plan::{
+    CacheRules, InstallRules, Installed, JobOutput, LockPlan, Origin, ProviderLock,
+};
+use tfdisco_provider::{LocalLocation, LocalPackage, MethodKind, SignatureCheck};
+
+use crate::lock::{Archives, Inputs};
+use crate::{AsyncClient, BlockingClient, LockError, Transport};
+
+pub use options::{InstallEvent, InstallEvents, InstallOptions};
+pub use report::{InstallReport, InstalledProvider, install_word};
+
+/// How long a run waits between two tries of a busy plugin cache entry's
+/// lock.
+const LOCK_RETRY: Duration = Duration::from_millis(50);
+
+/// An install run between reading and writing.
+#[derive(Debug)]
+pub(crate) struct InstallRun {
+    path: PathBuf,
+    lock_file: LockFile,
+    before: Vec<u8>,
+    platform: Platform,
+    readonly: bool,
+    folder: ProvidersFolder,
+    /// Where each provider's package comes from, for the report.
+    from: HashMap<ProviderSource, String>,
+    /// Archives unpacked as they downloaded, by provider and version.
+    staged: Mutex<HashMap<(ProviderSource, Version), Staged>>,
+    /// Filesystem mirrors' packages the plan took, by provider and version.
+    local: Mutex<HashMap<(ProviderSource, Version), LocalPackage>>,
+    /// Providers the configuration requires.
+    required: Vec<ProviderSource>,
+    /// What the report warns about.
+    warnings: Vec<String>,
+    /// Told what the run does.
+    events: Option<options::InstallEvents>,
+}
+
+impl InstallRun {
+    /// Reads the configuration in `dir`, its lock file, the installation
+    /// methods and the plugin cache, and makes the plan (INSTALL-5).
+    pub(crate) fn prepare(
+        dir: &Path,
+        dialect: tfdisco_core::Dialect,
+        options: &InstallOptions,
+    ) -> Result<(InstallRun, LockPlan), LockError> {
+        if options.upgrade && options.readonly {
+            return Err(LockError::Usage(
+                "The -upgrade flag conflicts with -lockfile=readonly.".to_owned(),
+            ));
+        }
+        let Inputs {
+            path,
+            lock_file,
+            mut requirements,
+        } = Inputs::read(dir, dialect, &options.providers)?;
+        let required = requirements.iter().map(|r| r.source.clone()).collect();
+        let mut folders: HashMap<PathBuf, Origin> = HashMap::new();
+        let mut from = HashMap::new();
+        let mut with_origins = Vec::with_capacity(requirements.len());
+        let mut warnings = options.warnings.clone();
+        for mut requirement in requirements.drain(..) {
+            if let Some(over) = options.installation.dev_override(&requirement.source) {
+                // Not installed: the CLI uses the override's folder
+                // (INSTALL-11).
+                warnings.push(format!(
+                    "{} is not installed: a development override uses {}",
+                    requirement.source,
+                    over.dir.display()
+                ));
+                continue;
+            }
+            if options.upgrade {
+                requirement.locked = None;
+            }
+            let (origin, name) = origin_for(&requirement.source, options, dialect, &mut folders)?;
+            from.insert(requirement.source.clone(), name);
+            with_origins.push((requirement, origin));
+        }
+        let cache = options.plugin_cache.dir().filter(|dir| dir.is_dir());
+        let folder = ProvidersFolder::new(dir, cache).map_err(|error| LockError::Folder {
+            path: dir.to_owned(),
+            error: error.into(),
+        })?;
+        let rules = InstallRules {
+            cache: folder.cache().map(|_| CacheRules {
+                may_break_lock_file: options.plugin_cache.may_break_dependency_lock_file(),
+            }),
+        };
+        let platform = Platform::current();
+        let check = SignatureCheck::new(dialect, SystemTime::now());
+        let plan = LockPlan::install(with_origins, platform.clone(), check, rules);
+        let before = lock_file.to_bytes();
+        Ok((
+            InstallRun {
+                path,
+                lock_file,
+                before,
+                platform,
+                readonly: options.readonly,
+                folder,
+                from,
+                staged: Mutex::new(HashMap::new()),
+                local: Mutex::new(HashMap::new()),
+                required,
+                warnings,
+                events: options.events.clone(),
+            },
+            plan,
+        ))
+    }
+
+    /// The answer to the plan's `Installed` job: the cache entry's lock
+    /// taken (waiting for it), then what is installed.
+    async fn installed<T: Transport>(
+        &self,
+        client: &AsyncClient<T>,
+        source: &ProviderSource,
+        version: &Version,
+        platform: &Platform,
+    ) -> Result<JobOutput, Error> {
+        loop {
+            let taken = self
+                .folder
+                .try_lock_cache_entry(source, version, platform)
+                .map_err(|e| local_error(self.folder.cache().unwrap_or(self.folder.target()), e))?;
+            if taken {
+                break;
+            }
+            let transport = client.transport();
+            transport.sleep_until(transport.now() + LOCK_RETRY).await;
+        }
+        Ok(JobOutput::Installed(
+            self.folder.installed(source, version, platform),
+        ))
+    }
+
+    /// The sink an archive of the plan downloads into: unpacked into a
+    /// staging folder (in the plugin cache when one is used).
+    pub(crate) fn stage(
+        &self,
+        source: &ProviderSource,
+        version: &Version,
+        platform: &Platform,
+    ) -> Result<StagedPackage, Error> {
+        let into = match self.folder.cache() {
+            Some(_) => Destination::Cache,
+            None => Destination::Target,
+        };
+        self.folder
+            .stage(source, version, platform, into)
+            .map_err(|e| local_error(self.folder.target(), e))
+    }
+
+    /// Tells the caller's events function, if any.
+    pub(crate) fn event(&self, event: InstallEvent<'_>) {
+        if let Some(events) = &self.events {
+            events(event);
+        }
+    }
+
+    /// Keeps an archive staged for placement.
+    pub(crate) fn staged(&self, source: ProviderSource, version: Version, staged: Staged) {
+        self.staged
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert((source, version), staged);
+    }
+
+    /// Keeps the filesystem mirror's package the plan took.
+    pub(crate) fn local(&self, package: &LocalPackage) {
+        self.local
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(
+                (package.source.clone(), package.version.clone()),
+                package.clone(),
+            );
+    }
+
+    /// Records what the plan gave in the lock file (INSTALL-9); refuses a
+    /// change under `--lockfile readonly`; places every package; replaces
+    /// the lock file when its bytes change. A failed plan changes nothing.
+    pub(crate) fn apply(mut self, plan: LockPlan) -> Result<InstallReport, LockError> {
+        let locks = plan.finish().map_err(LockError::Failed)?;
+        let mut providers = Vec::with_capacity(locks.len());
+        for lock in &locks {
+            providers.push(self.record(lock)?);
+        }
+        // Providers the configuration no longer requires leave the lock
+        // file, as `init` removes them.
+        let gone: Vec<ProviderSource> = self
+            .lock_file
+            .providers()
+            .map(|locked| locked.source().clone())
+            .filter(|source| !self.required.contains(source))
+            .collect();
+        for source in &gone {
+            self.lock_file.remove(source);
+        }
+        let changed = self.lock_file.to_bytes() != self.before;
+        if changed && self.readonly {
+            return Err(LockError::ReadOnly(format!(
+                "the lock file {} would change, and it is read-only (--lockfile readonly)",
+                self.path.display()
+            )));
+        }
+        for lock in &locks {
+            self.place(lock)?;
+        }
+        if changed {
+            self.lock_file
+                .write_atomically(&self.path)
+                .map_err(LockError::LockFile)?;
+        }
+        Ok(InstallReport {
+            path: self.path,
+            changed,
+            platform: self.platform,
+            providers,
+            warnings: self.warnings,
+        })
+    }
+
+    fn record(&mut self, lock: &ProviderLock) -> Result<InstalledProvider, LockError> {
+        let version = lock.version.to_string();
+        let old: Vec<String> = match self.lock_file.provider(&lock.source) {
+            Some(old) if old.version() == version => old.hashes().to_vec(),
+            _ => Vec::new(),
+        };
+        let constraints = Some(lock.constraints.as_str()).filter(|c| !c.is_empty());
+        let locked = LockedProvider::new(
+            lock.source.clone(),
+            &version,
+            constraints,
+            lock.hashes.clone(),
+        )
+        .map_err(LockError::LockFile)?;
+        let recorded = self.lock_file.merge(locked);
+        let hashes_added = recorded
+            .hashes()
+            .iter()
+            .filter(|h| !old.contains(h))
+            .cloned()
+            .collect();
+        let bytes = lock.packages.first().map_or(0, |p| p.archive.size());
+        Ok(InstalledProvider {
+            source: lock.source.clone(),
+            version: lock.version.clone(),
+            installed: lock.installed.unwrap_or(Installed::Fetched),
+            from: self.from.get(&lock.source).cloned().unwrap_or_default(),
+            bytes: if lock.installed == Some(Installed::Fetched) {
+                bytes
+            } else {
+                0
+            },
+            hashes_added,
+            trust: lock.trust,
+            key_id: lock.key_id.clone(),
+        })
+    }
+
+    /// Puts a provider's package in place (INSTALL-1 to INSTALL-3).
+    fn place(&self, lock: &ProviderLock) -> Result<(), LockError> {
+        let (source, version, platform) = (&lock.source, &lock.version, &self.platform);
+        let folder_error = |path: &Path, error: std::io::Error| LockError::Folder {
+            path: path.to_owned(),
+            error: error.into(),
+        };
+        match lock.installed {
+            Some(Installed::Reused) | None => Ok(()),
+            Some(Installed::FromCache) => self
+                .folder
+                .link_to_cache(source, version, platform)
+                .map_err(|e| folder_error(&self.folder.target_path(source, version, platform), e)),
+            Some(Installed::Fetched) | Some(_) => {
+                let key = (source.clone(), version.clone());
+                let staged = self
+                    .staged
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&key);
+                if let Some(staged) = staged {
+                    return self
+                        .folder
+                        .place(&staged, &lock.hashes)
+                        .map_err(|e| folder_error(staged.final_path(), e));
+                }
+                let local = self
+                    .local
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .remove(&key);
+                match local {
+                    Some(LocalPackage {
+                        location: LocalLocation::Directory(dir),
+                        ..
+                    }) => self
+                        .folder
+                        .link_to_folder(source, version, platform, &dir)
+                        .map_err(|e| folder_error(&dir, e)),
+                    Some(LocalPackage {
+                        location: LocalLocation::Archive(file),
+                        ..
+                    }) => {
+                        let staged = self
+                            .stage(source, version, platform)
+                            .and_then(|sink| unpack_file(&file, sink))
+                            .map_err(|e| LockError::Folder {
+                                path: file.clone(),
+                                error: e.to_string().into(),
+                            })?;
+                        self.folder
+                            .place(&staged, &lock.hashes)
+                            .map_err(|e| folder_error(staged.final_path(), e))
+                    }
+                    None => Err(LockError::Folder {
+                        path: self.folder.target_path(source, version, platform),
+                        error: "the package was not fetched".into(),
+                    }),
+                }
+            }
+        }
+    }
+}
+
+/// A filesystem mirror's archive unpacked through `sink`.
+fn unpack_file(file: &Path, mut sink: StagedPackage) -> Result<Staged, Error> {
+    use std::io::Read;
+    let mut reader = std::fs::File::open(file).map_err(|e| local_error(file, e))?;
+    let mut buf = vec![0; 64 * 1024];
+    loop {
+        let n = match reader.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(local_error(file, e)),
+        };
+        sink.write(&buf[..n])
+            .map_err(|problem| local_problem(file, problem))?;
+    }
+    sink.finish()
+        .map_err(|problem| local_problem(file, problem))
+}
+
+/// The origin of a provider's packages: the one installation method that
+/// installs it (INSTALL-10); its name for the report.
+fn origin_for(
+    source: &ProviderSource,
+    options: &InstallOptions,
+    dialect: tfdisco_core::Dialect,
+    folders: &mut HashMap<PathBuf, Origin>,
+) -> Result<(Origin, String), LockError> {
+    let methods: Vec<_> = options.installation.handling(source).collect();
+    let method = match methods.as_slice() {
+        [] => {
+            return Err(LockError::Usage(format!(
+                "no installation method of the CLI configuration may install {source}"
+            )));
+        }
+        [one] => *one,
+        several => {
+            return Err(LockError::Usage(format!(
+                "{} installation methods may install {source} ({}): tfdisco install takes a \
+                 provider from one method only, for now; narrow them with include/exclude",
+                several.len(),
+                several
+                    .iter()
+                    .map(|m| m.kind.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            )));
+        }
+    };
+    Ok(match &method.kind {
+        MethodKind::Direct { .. } => (Origin::Registry, "registry".to_owned()),
+        MethodKind::NetworkMirror { mirror, .. } => {
+            (Origin::NetworkMirror(mirror.clone()), mirror.to_string())
+        }
+        MethodKind::FilesystemMirror { path } => {
+            let origin = match folders.get(path) {
+                Some(origin) => origin.clone(),
+                None => {
+                    let scan = FilesystemMirror::scan(path, dialect).map_err(|error| {
+                        LockError::Folder {
+                            path: path.clone(),
+                            error: error.into(),
+                        }
+                    })?;
+                    let origin = Origin::Filesystem(scan.packages().clone());
+                    folders.insert(path.clone(), origin.clone());
+                    origin
+                }
+            };
+            (origin, path.display().to_string())
+        }
+        other => {
+            return Err(LockError::Usage(format!(
+                "{source}: the {} installation method is not supported",
+                other.name()
+            )));
+        }
+    })
+}
+
+/// A local file that could not be read or written: [`Error::LocalFile`].
+fn local_error(path: &Path, error: std::io::Error) -> Error {
+    local_problem(path, error.to_string())
+}
+
+fn local_problem(path: &Path, problem: String) -> Error {
+    Error::LocalFile {
+        path: path.to_owned(),
+        problem,
+    }
+}
+
+impl<T: Transport> AsyncClient<T> {
+    /// `terraform init`'s provider installation in `dir`: reads the
+    /// configuration, its lock file and the installation methods; keeps
+    /// what is installed and vouched for by the lock file; fetches,
+    /// verifies and unpacks the rest (at most [`InstallOptions::jobs`]
+    /// requests at once) into `.terraform/providers` (or the plugin cache,
+    /// linked); then replaces the lock file atomically when it changes. On
+    /// any failure nothing is placed and the lock file is as it was.
+    pub async fn install(
+        &self,
+        dir: impl AsRef<Path>,
+        options: &InstallOptions,
+    ) -> Result<InstallReport, LockError> {
+        let dialect = self.cache().config().dialect();
+        let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options)?;
+        self.run_plan_into(&mut plan, options.jobs, Archives::Installed(&run))
+            .await;
+        run.apply(plan)
+    }
+
+    /// Answers an install plan's `Installed` job.
+    pub(crate) async fn installed_job(
+        &self,
+        run: &InstallRun,
+        source: &ProviderSource,
+        version: &Version,
+        platform: &Platform,
+    ) -> Result<JobOutput, Error> {
+        run.installed(self, source, version, platform).await
+    }
+}
+
+impl<T: Transport> BlockingClient<T> {
+    /// [`AsyncClient::install`] for blocking code: the jobs run on
+    /// [`InstallOptions::jobs`] threads of this call.
+    pub fn install(
+        &self,
+        dir: impl AsRef<Path>,
+        options: &InstallOptions,
+    ) -> Result<InstallReport, LockError> {
+        let dialect = self.cache().config().dialect();
+        let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options)?;
+        self.run_plan_into(&mut plan, options.jobs, Archives::Installed(&run));
+        run.apply(plan)
+    }
+}
