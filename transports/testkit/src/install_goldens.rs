@@ -62,8 +62,8 @@ use crate::{Seen, TestServer};
 
 pub use crate::golden_files::HOST;
 pub use terraform::{
-    INIT_ARGS, TERRAFORM_VAR, UMASK, run_terraform, run_terraform_init, terraform_available,
-    terraform_program,
+    INIT_ARGS, TERRAFORM_VAR, TERRAFORM_VERSION, UMASK, run_terraform, run_terraform_init,
+    terraform_available, terraform_program, terraform_version,
 };
 pub use tree::{
     CACHE, DIR, ManifestLine, PROVIDERS_DIR, SIDE_FILE_SUFFIXES, parse_line, process_umask,

@@ -15,6 +15,9 @@ use crate::pki;
 /// on the PATH.
 pub const TERRAFORM_VAR: &str = "TERRAFORM";
 
+/// The Terraform version the goldens were made with.
+pub const TERRAFORM_VERSION: &str = "1.11.4";
+
 /// The umask every run has (the goldens' folder modes are `0755`).
 pub const UMASK: u32 = 0o022;
 
@@ -51,6 +54,25 @@ pub fn terraform_available() -> bool {
         .stderr(Stdio::null())
         .status()
         .is_ok_and(|status| status.success())
+}
+
+/// The version `terraform version` reports (`1.11.4`); `None` when it
+/// does not run.
+pub fn terraform_version() -> Option<String> {
+    let output = Command::new(terraform_program())
+        .arg("version")
+        .env("TF_CLI_CONFIG_FILE", "/dev/null")
+        .env("CHECKPOINT_DISABLE", "1")
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .ok()?;
+    if !output.status.success() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&output.stdout).into_owned();
+    let first = text.lines().next()?;
+    Some(first.strip_prefix("Terraform v")?.trim().to_owned())
 }
 
 /// Runs `terraform init -backend=false -input=false -no-color ARGS` in

@@ -345,3 +345,82 @@ fn cli_configurations_parse() {
         }
     }
 }
+
+/// Whether the Terraform the goldens were made with runs here, and this
+/// process has their umask (the installs [`Case::prepare`] makes have
+/// it).
+fn golden_terraform() -> bool {
+    if process_umask() != UMASK {
+        eprintln!("skipped: the umask is not {UMASK:03o}");
+        return false;
+    }
+    match terraform_version() {
+        Some(version) if version == TERRAFORM_VERSION => true,
+        found => {
+            eprintln!("skipped: no Terraform {TERRAFORM_VERSION} here ({found:?})");
+            false
+        }
+    }
+}
+
+/// What `terraform init ARGS` does with the case's input now: the
+/// providers' host, what it left, what it printed.
+fn run_case(case: &Case, args: &[&str]) -> (String, Observed, String) {
+    let server = TestServer::start();
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let setup = case.setup(&server, scratch.path());
+    server.take_requests();
+    let (exit, output) = run_terraform_init(&setup.dir, &setup.env(), args);
+    let observed = setup.observe(exit, &server.take_requests());
+    (setup.host, observed, output)
+}
+
+/// `terraform init -lockfile=readonly` after an install accepts it and
+/// downloads nothing: what a test does after `tfdisco install`, here after
+/// the testkit's own (`Case::prepare`) installs.
+#[test]
+fn terraform_accepts_the_prepared_installs() {
+    if !golden_terraform() {
+        return;
+    }
+    for name in ["kept", "cache-hit"] {
+        let case = case(name);
+        let (host, observed, output) = run_case(case, &["-lockfile=readonly"]);
+        assert_eq!(observed.exit, 0, "{name}: {output}");
+        assert_eq!(
+            downloads(&observed.requests),
+            Vec::<String>::new(),
+            "{name}"
+        );
+        // Linked from the cache for cache-hit; nothing changed for kept.
+        assert_eq!(observed.tree, case.expected_tree(&host), "{name}");
+        assert_eq!(observed.lock, case.input_lock(&host), "{name}");
+    }
+}
+
+/// With the Terraform they were made with, every case ends as committed
+/// (exit code, tree, lock file, the requests as a set: Terraform's order
+/// of providers is Go's map order).
+#[test]
+fn the_goldens_are_current() {
+    if !golden_terraform() {
+        return;
+    }
+    for case in CASES {
+        let (host, observed, output) = run_case(case, case.args);
+        let host = &host;
+        assert_eq!(observed.exit, case.exit, "{}: {output}", case.name);
+        assert_eq!(observed.tree, case.expected_tree(host), "{}", case.name);
+        assert_eq!(observed.lock, case.expected_lock(host), "{}", case.name);
+        let sorted = |mut lines: Vec<String>| {
+            lines.sort();
+            lines
+        };
+        assert_eq!(
+            sorted(observed.requests),
+            sorted(case.terraform_requests(host)),
+            "{}",
+            case.name
+        );
+    }
+}
