@@ -21,9 +21,10 @@
 //!   (`METHOD /path`), so a run that downloads nothing shows it.
 //!
 //! Every run is on `linux_amd64` ([`PLATFORM`]) under umask `022`
-//! ([`UMASK`]); Terraform walks the providers of a run in Go's map order,
+//! ([`UMASK`]). Terraform walks the providers of a run in Go's map order,
 //! so with two providers the order of `terraform.out`'s and
-//! `requests.txt`'s lines changes from one generation to the next.
+//! `requests.txt`'s lines is one of several (the generator keeps the
+//! committed file when only the order changed).
 //! `cargo run -p tfdisco-testkit --bin install-goldens` makes them again
 //! with the `terraform` on the PATH; the tests never need it.
 //!
