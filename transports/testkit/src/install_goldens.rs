@@ -34,7 +34,7 @@
 //!
 //! for case in CASES {
 //!     let server = TestServer::start();
-//!     let scratch = tempfile::tempdir().unwrap();
+//!     let scratch = tempfile::tempdir().expect("a temporary folder");
 //!     let setup = case.setup(&server, scratch.path());
 //!     server.take_requests();
 //!     // … `tfdisco install --dialect terraform` in `setup.dir` with
