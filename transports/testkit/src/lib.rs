@@ -22,6 +22,8 @@
 
 mod background;
 mod golden_files;
+#[cfg(unix)]
+pub mod install_goldens;
 pub mod lock_goldens;
 pub mod mirror_goldens;
 mod pki;
