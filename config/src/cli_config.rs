@@ -72,7 +72,7 @@ pub struct CliConfig {
     /// The first block, checked (INST-1).
     pub(crate) installation: Option<ProviderInstallation>,
     /// `plugin_cache_dir` as written (the last file's that sets it), its
-    /// `$VAR`s not yet expanded (INSTALL-4).
+    /// `$VAR`s not yet expanded (INSTALL-11).
     pub(crate) plugin_cache_dir: Option<String>,
     /// `plugin_cache_may_break_dependency_lock_file` set true in any file.
     pub(crate) plugin_cache_may_break: bool,
@@ -418,7 +418,7 @@ const REGISTRY_PROTOCOLS: &str = "registry_protocols";
 /// The block read from the HCL 1 tree (INST-1).
 const PROVIDER_INSTALLATION: &str = "provider_installation";
 
-/// The plugin cache's attributes (INSTALL-4).
+/// The plugin cache's attributes (INSTALL-11).
 const PLUGIN_CACHE_DIR: &str = "plugin_cache_dir";
 const PLUGIN_CACHE_MAY_BREAK: &str = "plugin_cache_may_break_dependency_lock_file";
 

@@ -1,5 +1,5 @@
 //! The plugin cache `init` shares between working directories
-//! (docs/behaviour.md, INSTALL-4): where it is, and whether a package in it
+//! (docs/behaviour.md, INSTALL-11): where it is, and whether a package in it
 //! may be used without a hash the lock file already records.
 
 use std::path::{Path, PathBuf};
@@ -56,7 +56,7 @@ impl PluginCache {
 }
 
 impl CliConfig {
-    /// The plugin cache as `init` finds it (INSTALL-4): [`PLUGIN_CACHE_DIR_VAR`]
+    /// The plugin cache as `init` finds it (INSTALL-11): [`PLUGIN_CACHE_DIR_VAR`]
     /// in `env` when it is set and not empty, else the last file's
     /// `plugin_cache_dir` with its `$VAR`s expanded in `env` (Go's
     /// `os.ExpandEnv`: an unset variable is empty); may break the lock file

@@ -1,5 +1,6 @@
 //! A working folder's providers folder (`.terraform/providers`) and the
-//! plugin cache, on disk (docs/behaviour.md, INSTALL-1 to INSTALL-8): what
+//! plugin cache, on disk (docs/behaviour.md, INSTALL-1, INSTALL-2,
+//! INSTALL-10, INSTALL-12): what
 //! is installed there, the plugin cache entries' locks, a package unpacked
 //! as it downloads into a staging folder beside its place, and its
 //! placement. The provider crate decides (its install plan); this does what
@@ -100,7 +101,7 @@ impl ProvidersFolder {
     }
 
     /// Takes the lock of a plugin cache entry (OpenTofu's `OS_ARCH.lock`, a
-    /// whole-file `fcntl` write lock, INSTALL-8) without waiting: true when
+    /// whole-file `fcntl` write lock, INSTALL-12) without waiting: true when
     /// this folder holds it (now or already), false when another process,
     /// or another run of this one, does. Without a cache, true.
     pub fn try_lock_cache_entry(
@@ -155,7 +156,7 @@ impl ProvidersFolder {
 
     /// A staging folder for a package going `into` the target or the
     /// cache, beside its final place, and the sink that unpacks the archive
-    /// into it as it downloads (INSTALL-3).
+    /// into it as it downloads (INSTALL-10).
     pub fn stage(
         &self,
         source: &ProviderSource,
@@ -188,7 +189,7 @@ impl ProvidersFolder {
     /// Puts a staged package in its place: its files given their modes, the
     /// folder renamed over whatever was there; in the cache, what was
     /// verified (`verified`) recorded beside it, and the working folder
-    /// linked to it (INSTALL-2, INSTALL-3).
+    /// linked to it (INSTALL-2, INSTALL-10).
     pub fn place(&self, staged: &Staged, verified: &[String]) -> io::Result<()> {
         staged.apply_modes()?;
         replace_dir(staged.staging(), staged.final_path())?;

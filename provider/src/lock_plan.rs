@@ -74,7 +74,7 @@ pub struct Requirement {
     pub locked: Option<Version>,
     /// The lock file's entry for it, if any (install runs; lock runs
     /// ignore it): an install of that version is kept when it matches, a
-    /// package of that version fetched must match (INSTALL-5, INSTALL-7).
+    /// package of that version fetched must match (INSTALL-3, INSTALL-4).
     pub recorded: Option<Recorded>,
 }
 
@@ -320,7 +320,7 @@ pub enum LockProblem {
     /// The archive matches its checksum but is no provider package.
     Package(String),
     /// Install runs: the package matches none of the hashes the lock file
-    /// records for its version (INSTALL-7).
+    /// records for its version (INSTALL-4).
     NotRecorded(String),
 }
 
@@ -477,7 +477,7 @@ impl LockPlan {
         LockPlan::build(requirements, platforms, check, None)
     }
 
-    /// The plan of an install run (`init`; INSTALL-5 to INSTALL-8) for
+    /// The plan of an install run (`init`; INSTALL-2 to INSTALL-4) for
     /// `platform`, each provider taken from its own origin (the
     /// installation method that installs it): a locked version that no
     /// longer meets the constraints fails before any request; unless
@@ -954,7 +954,7 @@ impl LockPlan {
     }
 
     /// Install runs: a verified package must also match one of the hashes
-    /// the lock file records for its version (INSTALL-7).
+    /// the lock file records for its version (INSTALL-4).
     fn check_recorded(&self, p: usize, verified: Verified) -> Result<Verified, LockProblem> {
         if self.install.is_none() {
             return Ok(verified);

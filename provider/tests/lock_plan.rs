@@ -595,7 +595,7 @@ mod mirror {
     }
 }
 
-/// Install runs (INSTALL-5 to INSTALL-7): `init`'s plan for one platform.
+/// Install runs (INSTALL-2 to INSTALL-4, INSTALL-7): `init`'s plan for one platform.
 mod install {
     use super::*;
     use tfdisco_provider::lock_plan::{

@@ -1,4 +1,4 @@
-//! A plugin cache entry's lock (docs/behaviour.md, INSTALL-8): OpenTofu's
+//! A plugin cache entry's lock (docs/behaviour.md, INSTALL-12): OpenTofu's
 //! `OS_ARCH.lock` beside the entry, locked whole for writing with `fcntl`
 //! (a POSIX record lock, the kind OpenTofu takes), so that tfdisco runs and
 //! `tofu` sharing a cache wait for each other. Such a lock belongs to the

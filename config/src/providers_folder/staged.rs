@@ -1,5 +1,5 @@
 //! A package archive unpacked as it downloads (docs/behaviour.md,
-//! INSTALL-3): the provider crate's `Unpacker` reads it as it streams in
+//! INSTALL-10): the provider crate's `Unpacker` reads it as it streams in
 //! and says what to create; its files are written here, into a private
 //! staging folder beside the package's final place, with mode 0600 until
 //! the package is verified and placed.

@@ -1,5 +1,5 @@
 //! What an install run (`init`) adds to a lock run's plan
-//! (docs/behaviour.md, INSTALL-5 to INSTALL-8): before a provider's package
+//! (docs/behaviour.md, INSTALL-2 to INSTALL-4): before a provider's package
 //! is fetched, what is already installed of the version is looked at (the
 //! working folder's providers folder, then the plugin cache), and kept when
 //! the lock file vouches for it; a package fetched must match a hash the
@@ -23,14 +23,14 @@ pub fn package_dir(source: &ProviderSource, version: &Version, platform: &Platfo
 
 /// The lock file of a plugin cache entry, relative to the cache:
 /// `…/VERSION/OS_ARCH.lock`, beside the entry (so that it never changes its
-/// `h1:`), as OpenTofu names it (INSTALL-8).
+/// `h1:`), as OpenTofu names it (INSTALL-12).
 pub fn cache_lock_path(source: &ProviderSource, version: &Version, platform: &Platform) -> PathBuf {
     beside(source, version, platform, "lock")
 }
 
 /// What the run that filled a plugin cache entry verified, relative to the
 /// cache: `…/VERSION/OS_ARCH.metadata.json`, beside the entry, in newer
-/// Terraform's format ([`metadata_document`]; INSTALL-8).
+/// Terraform's format ([`metadata_document`]; INSTALL-12).
 pub fn cache_metadata_path(
     source: &ProviderSource,
     version: &Version,
@@ -41,7 +41,7 @@ pub fn cache_metadata_path(
 
 /// The name of a staging folder beside a package's final place (in its
 /// `VERSION` folder): a dot, and no `_`, so that no scan of the folder
-/// takes it for a platform (INSTALL-3).
+/// takes it for a platform (INSTALL-10).
 pub fn staging_name(unique: &str) -> String {
     format!(".tfdisco-staging-{unique}")
 }
@@ -107,7 +107,7 @@ pub struct InstallRules {
     pub cache: Option<CacheRules>,
 }
 
-/// How the plugin cache may be used (INSTALL-6).
+/// How the plugin cache may be used (INSTALL-2, INSTALL-3).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct CacheRules {
     /// `plugin_cache_may_break_dependency_lock_file`: a cached package may
@@ -155,7 +155,7 @@ pub enum Installed {
 
 /// What an install run keeps of what is installed of `version`, and the
 /// hashes the lock file then gets; `None` when the package must be
-/// fetched (INSTALL-5, INSTALL-6).
+/// fetched (INSTALL-2, INSTALL-3).
 ///
 /// - The working folder's install is kept when the lock file records its
 ///   `h1:` for that version.
@@ -197,7 +197,7 @@ pub(super) fn keep(
 /// its `h1:` as `dirhash.HashZip` makes it, and the `h1:` of the files it
 /// unpacks to are each compared (Terraform compares the first two: a lock
 /// file it wrote from an unpacked package with folder entries then fails
-/// its own check; INSTALL-7).
+/// its own check; INSTALL-4).
 pub(super) fn matches_recorded(archive: &PackageHashes, recorded: &[String]) -> bool {
     recorded.is_empty()
         || [archive.zh(), archive.h1_zip(), archive.h1()]

@@ -59,7 +59,7 @@ pub(crate) struct InstallRun {
 
 impl InstallRun {
     /// Reads the configuration in `dir`, its lock file, the installation
-    /// methods and the plugin cache, and makes the plan (INSTALL-5).
+    /// methods and the plugin cache, and makes the plan (INSTALL-13).
     pub(crate) fn prepare(
         dir: &Path,
         dialect: tfdisco_core::Dialect,
@@ -83,7 +83,7 @@ impl InstallRun {
         for mut requirement in requirements.drain(..) {
             if let Some(over) = options.installation.dev_override(&requirement.source) {
                 // Not installed: the CLI uses the override's folder
-                // (INSTALL-11).
+                // (INSTALL-14).
                 warnings.push(format!(
                     "{} is not installed: a development override uses {}",
                     requirement.source,
@@ -199,7 +199,7 @@ impl InstallRun {
             );
     }
 
-    /// Records what the plan gave in the lock file (INSTALL-9); refuses a
+    /// Records what the plan gave in the lock file (INSTALL-5); refuses a
     /// change under `--lockfile readonly`; places every package; replaces
     /// the lock file when its bytes change. A failed plan changes nothing.
     pub(crate) fn apply(mut self, plan: LockPlan) -> Result<InstallReport, LockError> {
@@ -281,7 +281,7 @@ impl InstallRun {
         })
     }
 
-    /// Puts a provider's package in place (INSTALL-1 to INSTALL-3).
+    /// Puts a provider's package in place (INSTALL-1, INSTALL-2, INSTALL-10).
     fn place(&self, lock: &ProviderLock) -> Result<(), LockError> {
         let (source, version, platform) = (&lock.source, &lock.version, &self.platform);
         let folder_error = |path: &Path, error: std::io::Error| LockError::Folder {
@@ -365,7 +365,7 @@ fn unpack_file(file: &Path, mut sink: StagedPackage) -> Result<Staged, Error> {
 }
 
 /// The origin of a provider's packages: the one installation method that
-/// installs it (INSTALL-10); its name for the report.
+/// installs it (INSTALL-13); its name for the report.
 fn origin_for(
     source: &ProviderSource,
     options: &InstallOptions,

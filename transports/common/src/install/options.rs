@@ -107,8 +107,8 @@ impl InstallOptions {
         self
     }
 
-    /// As the CLIs take them from their configuration (INSTALL-4,
-    /// INSTALL-10): the `provider_installation` block, or the implied
+    /// As the CLIs take them from their configuration (INSTALL-11,
+    /// INSTALL-13): the `provider_installation` block, or the implied
     /// configuration found from `working_dir`; the plugin cache of the CLI
     /// configuration and the environment. Without a CLI configuration,
     /// [`InstallOptions::new`].
