@@ -4,7 +4,9 @@
 //! [`Unpacker`] reads the archive through the [`PackageHasher`]'s one-pass
 //! zip reader and turns it into [`UnpackOp`]s for a writer: the folders to
 //! create, the files to create and their bytes, in the order the archive
-//! holds them. Its result, [`Unpacked`], carries what only the end of the
+//! holds them, but for entries with no content and no trailing `/`: only
+//! the central directory, after every entry, tells an empty file from a
+//! folder that only its mode makes one, so they come then. Its result, [`Unpacked`], carries what only the end of the
 //! archive tells: each file's permission bits, the `h1:` of the unpacked
 //! package and the archive's hashes.
 //!
