@@ -37,6 +37,10 @@ pub struct ProvidersFolder {
     cache: Option<PathBuf>,
     /// Staging folders made and not placed yet.
     staged: Mutex<Vec<PathBuf>>,
+    /// The folders made for them, in the order made: removed again (when
+    /// empty) with a staging folder never placed, so that a failed run
+    /// leaves no `.terraform/providers` it did not find.
+    made: Mutex<Vec<PathBuf>>,
     /// The cache entries' locks held, by lock file.
     locks: Mutex<HashMap<PathBuf, CacheLock>>,
 }
@@ -65,6 +69,7 @@ impl ProvidersFolder {
             target: dir.join(".terraform").join("providers"),
             cache,
             staged: Mutex::new(Vec::new()),
+            made: Mutex::new(Vec::new()),
             locks: Mutex::new(HashMap::new()),
         })
     }
@@ -170,7 +175,16 @@ impl ProvidersFolder {
         };
         let final_path = base.join(package_dir(source, version, platform));
         let parent = final_path.parent().unwrap_or(base);
+        let missing: Vec<PathBuf> = parent
+            .ancestors()
+            .take_while(|dir| !dir.exists())
+            .map(Path::to_owned)
+            .collect();
         create_dirs(parent)?;
+        self.made
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .extend(missing.into_iter().rev());
         static MADE: AtomicU64 = AtomicU64::new(0);
         let unique = format!(
             "{}-{}",
@@ -270,6 +284,12 @@ impl Drop for ProvidersFolder {
         );
         for staging in staged {
             let _ = fs::remove_dir_all(staging);
+        }
+        // The folders made for them, deepest first; one that holds
+        // anything (a package placed, a lock file) stays.
+        let made = std::mem::take(self.made.get_mut().unwrap_or_else(PoisonError::into_inner));
+        for dir in made.iter().rev() {
+            let _ = fs::remove_dir(dir);
         }
         // Dropping the locks releases them.
     }

@@ -6,14 +6,13 @@
 //! process-wide set of the locks held keeps two runs of one process from
 //! opening the file twice (the second waits, as another process would).
 
-use std::collections::HashSet;
 use std::fs::{self, File, OpenOptions};
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 /// The lock files this process holds a lock on.
-static HELD: Mutex<HashSet<PathBuf>> = Mutex::new(HashSet::new());
+static HELD: Mutex<Vec<PathBuf>> = Mutex::new(Vec::new());
 
 /// A held lock on a plugin cache entry, released when dropped. The lock
 /// file itself stays (as OpenTofu leaves it).
@@ -29,7 +28,7 @@ impl CacheLock {
     /// process or by this one.
     pub(super) fn try_take(path: &Path) -> io::Result<Option<CacheLock>> {
         let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
-        if held.contains(path) {
+        if held.iter().any(|held| held == path) {
             return Ok(None);
         }
         if let Some(dir) = path.parent() {
@@ -39,7 +38,7 @@ impl CacheLock {
         if !lock(&file)? {
             return Ok(None);
         }
-        held.insert(path.to_owned());
+        held.push(path.to_owned());
         Ok(Some(CacheLock {
             path: path.to_owned(),
             _file: file,
@@ -53,7 +52,7 @@ impl Drop for CacheLock {
         // other descriptor of the file was opened meanwhile (`HELD`).
         HELD.lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.path);
+            .retain(|held| *held != self.path);
     }
 }
 

@@ -26,7 +26,7 @@ pub struct StagedPackage {
     /// The file being written.
     file: Option<BufWriter<File>>,
     /// Why the archive could not be unpacked.
-    refused: Option<String>,
+    refused: Option<UnpackError>,
     /// The SHA-256 and size of every byte (the archive's `zh:`, also when
     /// it cannot be unpacked).
     sha256: Sha256,
@@ -38,7 +38,7 @@ impl StagedPackage {
         StagedPackage {
             staging,
             final_path,
-            unpacker: Some(Unpacker::new(Default::default())),
+            unpacker: Some(Unpacker::new()),
             file: None,
             refused: None,
             sha256: Sha256::new(),
@@ -66,7 +66,7 @@ impl StagedPackage {
         }
     }
 
-    fn refuse(&mut self, why: String) {
+    fn refuse(&mut self, why: UnpackError) {
         self.unpacker = None;
         self.file = None;
         self.refused.get_or_insert(why);
@@ -75,7 +75,7 @@ impl StagedPackage {
 
 /// A package archive read whole: its digest (what the plan verifies) and,
 /// when it could be unpacked, the staging folder holding its files.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct Staged {
     staging: PathBuf,
     final_path: PathBuf,
@@ -125,15 +125,15 @@ impl Sink for StagedPackage {
         let Some(mut unpacker) = self.unpacker.take() else {
             return Ok(());
         };
-        match unpacker.update(chunk, &mut |op| self.apply(op)) {
+        match unpacker.update(chunk, |op| self.apply(op)) {
             Ok(()) => self.unpacker = Some(unpacker),
             // Writing failed: the download cannot go on.
             Err(UnpackError::Output(e)) => {
                 return Err(format!("writing {}: {e}", self.staging.display()));
             }
             // Not a package this can unpack: the checksum is still checked
-            // first (HASH-17).
-            Err(e) => self.refuse(e.to_string()),
+            // first (HASH-17); the plan then reports why.
+            Err(e) => self.refuse(e),
         }
         Ok(())
     }
@@ -142,7 +142,7 @@ impl Sink for StagedPackage {
         let sha256: [u8; 32] = std::mem::take(&mut self.sha256).finalize().into();
         let mut unpacked = None;
         let hashes = match self.unpacker.take() {
-            Some(unpacker) => match unpacker.finish(&mut |op| self.apply(op)) {
+            Some(unpacker) => match unpacker.finish() {
                 Ok(done) => {
                     let hashes = done.archive;
                     unpacked = Some(done);
@@ -151,11 +151,12 @@ impl Sink for StagedPackage {
                 Err(UnpackError::Output(e)) => {
                     return Err(format!("writing {}: {e}", self.staging.display()));
                 }
-                Err(e) => Err(PackageHashError::Unpack(e.to_string())),
+                Err(e) => Err(not_unpacked(e)),
             },
-            None => Err(PackageHashError::Unpack(
-                self.refused.clone().unwrap_or_default(),
-            )),
+            None => Err(self
+                .refused
+                .take()
+                .map_or_else(|| PackageHashError::not_unpacked("not read"), not_unpacked)),
         };
         Ok(Staged {
             staging: self.staging.clone(),
@@ -167,6 +168,15 @@ impl Sink for StagedPackage {
             },
             unpacked,
         })
+    }
+}
+
+/// Why an archive is no package that can be installed: the hasher's own
+/// error, or the unpacker's refusal.
+fn not_unpacked(error: UnpackError) -> PackageHashError {
+    match error {
+        UnpackError::Archive(error) => error,
+        other => PackageHashError::not_unpacked(other.to_string()),
     }
 }
 

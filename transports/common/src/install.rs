@@ -15,8 +15,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use tfdisco_config::{
-    Destination, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockedProvider, ProvidersFolder,
-    Staged, StagedPackage,
+    Destination, FilesystemMirror, LockFile, LockedProvider, ProvidersFolder, Staged, StagedPackage,
 };
 use tfdisco_core::{Error, Platform, ProviderSource, Sink, Version};
 use tfdisco_provider::lock_plan::{
@@ -35,7 +34,6 @@ pub use report::{InstallReport, InstalledProvider, install_word};
 const LOCK_RETRY: Duration = Duration::from_millis(50);
 
 /// An install run between reading and writing.
-#[derive(Debug)]
 pub(crate) struct InstallRun {
     path: PathBuf,
     lock_file: LockFile,
@@ -55,6 +53,17 @@ pub(crate) struct InstallRun {
     warnings: Vec<String>,
     /// Told what the run does.
     events: Option<options::InstallEvents>,
+}
+
+impl std::fmt::Debug for InstallRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("InstallRun")
+            .field("path", &self.path)
+            .field("platform", &self.platform)
+            .field("readonly", &self.readonly)
+            .field("folder", &self.folder)
+            .finish_non_exhaustive()
+    }
 }
 
 impl InstallRun {
