@@ -202,8 +202,9 @@ impl ProvidersFolder {
 
     /// Puts a staged package in its place: its files given their modes, the
     /// folder renamed over whatever was there; in the cache, what was
-    /// verified (`verified`) recorded beside it, and the working folder
-    /// linked to it (INSTALL-2, INSTALL-10).
+    /// verified (`verified`) recorded beside it (INSTALL-2, INSTALL-10).
+    /// The working folder is linked to a cache entry separately
+    /// ([`ProvidersFolder::link_to_cache`]).
     pub fn place(&self, staged: &Staged, verified: &[String]) -> io::Result<()> {
         staged.apply_modes()?;
         replace_dir(staged.staging(), staged.final_path())?;
@@ -213,16 +214,28 @@ impl ProvidersFolder {
             .retain(|path| path != staged.staging());
         if let Some(cache) = &self.cache
             && staged.final_path().starts_with(cache)
+            && let (Some(h1), Some(metadata)) = (staged.h1(), metadata_path(staged.final_path()))
         {
-            if let (Some(h1), Some(metadata)) = (staged.h1(), metadata_path(staged.final_path())) {
-                write_atomically(&metadata, &metadata_document(&h1, verified))?;
-            }
-            return self.link(
-                staged.final_path(),
-                &self.target_of(staged.final_path(), cache),
-            );
+            write_atomically(&metadata, &metadata_document(&h1, verified))?;
         }
         Ok(())
+    }
+
+    /// Releases the lock of a plugin cache entry this folder holds, if it
+    /// holds it.
+    pub fn release_cache_entry(
+        &self,
+        source: &ProviderSource,
+        version: &Version,
+        platform: &Platform,
+    ) {
+        if let Some(cache) = &self.cache {
+            let path = cache.join(cache_lock_path(source, version, platform));
+            self.locks
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .remove(&path);
+        }
     }
 
     /// Links the working folder's install to the cache's entry (an absolute
@@ -250,11 +263,6 @@ impl ProvidersFolder {
     ) -> io::Result<()> {
         let folder = std::path::absolute(folder)?;
         self.link(&folder, &self.target_path(source, version, platform))
-    }
-
-    /// The working folder's path of a cache entry.
-    fn target_of(&self, entry: &Path, cache: &Path) -> PathBuf {
-        self.target.join(entry.strip_prefix(cache).unwrap_or(entry))
     }
 
     /// Makes `link` a symbolic link to `to` (absolute), replacing what was

@@ -169,6 +169,33 @@ pub enum Job {
         /// The platform.
         platform: Platform,
     },
+    /// Install runs with a plugin cache: puts the verified package of
+    /// `version` for `platform` into the cache (its staged download, or a
+    /// filesystem mirror's archive), records `hashes` beside it and
+    /// releases the cache entry's lock ([`JobOutput::Done`]). Done as soon
+    /// as the package is verified, so that a run never keeps a cache entry
+    /// locked while it waits for another (INSTALL-12).
+    Place {
+        /// The provider.
+        source: ProviderSource,
+        /// The version.
+        version: Version,
+        /// The platform.
+        platform: Platform,
+        /// The hashes verified.
+        hashes: Vec<String>,
+    },
+    /// Install runs with a plugin cache: releases the cache entry's lock
+    /// taken for [`Job::Installed`] ([`JobOutput::Done`]), what is there
+    /// being kept.
+    Release {
+        /// The provider.
+        source: ProviderSource,
+        /// The version.
+        version: Version,
+        /// The platform.
+        platform: Platform,
+    },
     /// A network mirror's archives of a version (`<version>.json`).
     MirrorArchives {
         /// The mirror.
@@ -197,6 +224,12 @@ pub enum JobOutput {
     MirrorArchives(Box<MirrorArchives>),
     /// For [`Job::Installed`].
     Installed(InstalledPackages),
+    /// For [`Job::Installed`]: another run holds the cache entry's lock;
+    /// the plan asks again later (the driver waits a little first, without
+    /// keeping a job's place).
+    Busy,
+    /// For [`Job::Place`] and [`Job::Release`].
+    Done,
     /// For [`Job::LocalPackage`].
     Local {
         /// `h1:…` of the package's files.
@@ -383,6 +416,8 @@ impl std::error::Error for LockFailure {}
 enum Purpose {
     Versions(usize),
     Installed(usize),
+    Place(usize),
+    Release(usize),
     Package(usize, usize),
     Document(Url),
     Archive(usize, usize),
@@ -599,9 +634,17 @@ impl LockPlan {
         let recorded = self.recorded_hashes(p, &version);
         if let Some(kept) = install::keep(found, &recorded, &rules) {
             let provider = &mut self.providers[p];
-            provider.version = Some(version);
+            provider.version = Some(version.clone());
             provider.kept = Some(kept);
             provider.done = true;
+            if rules.cache.is_some() {
+                let job = Job::Release {
+                    source: provider.requirement.source.clone(),
+                    version,
+                    platform: install::only_platform(&self.platforms).clone(),
+                };
+                self.push(Purpose::Release(p), job);
+            }
             return;
         }
         match self.providers[p].version.clone() {
@@ -664,6 +707,12 @@ impl LockPlan {
             (Purpose::Installed(p), Ok(JobOutput::Installed(found))) => {
                 self.on_installed(p, &found)
             }
+            (Purpose::Installed(p), Ok(JobOutput::Busy)) => {
+                if let Some(version) = self.providers[p].checked.clone() {
+                    self.look_at_installs(p, version);
+                }
+            }
+            (Purpose::Place(_) | Purpose::Release(_), Ok(JobOutput::Done)) => {}
             (Purpose::MirrorArchives(p), Ok(JobOutput::MirrorArchives(answer))) => {
                 self.on_mirror_archives(p, &answer)
             }
@@ -699,9 +748,14 @@ impl LockPlan {
             (Purpose::Versions(p), Err(e)) if e.kind() == ErrorKind::NotFound => {
                 self.fail(p, None, LockProblem::Unknown(e))
             }
-            (Purpose::Versions(p) | Purpose::MirrorArchives(p) | Purpose::Installed(p), Err(e)) => {
-                self.fail(p, None, LockProblem::Request(e))
-            }
+            (
+                Purpose::Versions(p)
+                | Purpose::MirrorArchives(p)
+                | Purpose::Installed(p)
+                | Purpose::Place(p)
+                | Purpose::Release(p),
+                Err(e),
+            ) => self.fail(p, None, LockProblem::Request(e)),
             (
                 Purpose::Package(p, i) | Purpose::Archive(p, i) | Purpose::LocalPackage(p, i),
                 Err(e),
@@ -867,7 +921,10 @@ impl LockPlan {
                 }
                 if let Some(result) = self.verify(p, i) {
                     match result.and_then(|verified| self.check_recorded(p, verified)) {
-                        Ok(verified) => self.providers[p].platforms[i].verified = Some(verified),
+                        Ok(verified) => {
+                            self.place_in_cache(p, &verified.hashes);
+                            self.providers[p].platforms[i].verified = Some(verified);
+                        }
                         Err(problem) => self.fail(p, Some(i), problem),
                     }
                 }
@@ -951,6 +1008,28 @@ impl LockPlan {
             archive: Some(*archive),
             reported: Vec::new(),
         })
+    }
+
+    /// Install runs with a plugin cache: the verified package goes into the
+    /// cache at once (INSTALL-12).
+    fn place_in_cache(&mut self, p: usize, hashes: &[String]) {
+        if !self
+            .install
+            .as_ref()
+            .is_some_and(|rules| rules.cache.is_some())
+        {
+            return;
+        }
+        let Some(version) = self.providers[p].version.clone() else {
+            return;
+        };
+        let job = Job::Place {
+            source: self.providers[p].requirement.source.clone(),
+            version,
+            platform: install::only_platform(&self.platforms).clone(),
+            hashes: hashes.to_vec(),
+        };
+        self.push(Purpose::Place(p), job);
     }
 
     /// Install runs: a verified package must also match one of the hashes

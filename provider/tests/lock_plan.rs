@@ -621,6 +621,16 @@ mod install {
     /// Runs the plan, answering `Installed` with `found` and every other
     /// job as the fixture's registry; the kinds of the jobs seen.
     fn run_with(plan: &mut LockPlan, found: &InstalledPackages) -> Vec<&'static str> {
+        run_busy(plan, found, 0)
+    }
+
+    /// [`run_with`], the cache entry's lock held by another run the first
+    /// `busy` times it is asked for.
+    fn run_busy(
+        plan: &mut LockPlan,
+        found: &InstalledPackages,
+        mut busy: usize,
+    ) -> Vec<&'static str> {
         let mut seen = Vec::new();
         while let Some((id, job)) = plan.next_job() {
             seen.push(match &job {
@@ -629,10 +639,17 @@ mod install {
                 Job::Package { .. } => "package",
                 Job::Document { .. } => "document",
                 Job::Archive { .. } => "archive",
+                Job::Place { .. } => "place",
+                Job::Release { .. } => "release",
                 _ => "other",
             });
             let result = match job {
+                Job::Installed { .. } if busy > 0 => {
+                    busy -= 1;
+                    Ok(JobOutput::Busy)
+                }
                 Job::Installed { .. } => Ok(JobOutput::Installed(found.clone())),
+                Job::Place { .. } | Job::Release { .. } => Ok(JobOutput::Done),
                 other => answer(other, &|_: &Url, _: &mut Vec<u8>| {}),
             };
             plan.complete(id, result);
@@ -762,7 +779,11 @@ mod install {
             }),
         };
         let mut plan = install_plan(requirement("alpha", "~> 1.0", None), cache.clone());
-        assert_eq!(run_with(&mut plan, &verified), ["versions", "installed"]);
+        assert_eq!(
+            run_busy(&mut plan, &verified, 2),
+            ["versions", "installed", "installed", "installed", "release"],
+            "asked again while another run held the lock, then released at once"
+        );
         let lock = plan.finish().expect("linked").remove(0);
         assert_eq!(lock.installed, Some(Installed::FromCache));
         assert_eq!(lock.hashes, ["h1:cached", "zh:signed"]);
@@ -776,6 +797,11 @@ mod install {
             }),
         };
         let mut plan = install_plan(requirement("alpha", "~> 1.0", None), cache);
-        assert!(run_with(&mut plan, &unverified).contains(&"archive"));
+        let jobs = run_with(&mut plan, &unverified);
+        assert_eq!(
+            &jobs[jobs.len() - 2..],
+            ["archive", "place"],
+            "into the cache as soon as verified: {jobs:?}"
+        );
     }
 }

@@ -141,7 +141,9 @@ impl InstallRun {
     }
 
     /// The answer to the plan's `Installed` job: the cache entry's lock
-    /// taken (waiting for it), then what is installed.
+    /// taken, then what is installed; when another run holds the lock, a
+    /// short wait and [`JobOutput::Busy`] (the plan asks again), so that a
+    /// waiting job never keeps a job's place.
     async fn installed<T: Transport>(
         &self,
         client: &AsyncClient<T>,
@@ -149,20 +151,84 @@ impl InstallRun {
         version: &Version,
         platform: &Platform,
     ) -> Result<JobOutput, Error> {
-        loop {
-            let taken = self
-                .folder
-                .try_lock_cache_entry(source, version, platform)
-                .map_err(|e| local_error(self.folder.cache().unwrap_or(self.folder.target()), e))?;
-            if taken {
-                break;
-            }
+        let taken = self
+            .folder
+            .try_lock_cache_entry(source, version, platform)
+            .map_err(|e| local_error(self.folder.cache().unwrap_or(self.folder.target()), e))?;
+        if !taken {
             let transport = client.transport();
             transport.sleep_until(transport.now() + LOCK_RETRY).await;
+            return Ok(JobOutput::Busy);
         }
         Ok(JobOutput::Installed(
             self.folder.installed(source, version, platform),
         ))
+    }
+
+    /// The plan's `Place` job (a plugin cache): the verified package into
+    /// the cache, `hashes` recorded beside it, the entry's lock released.
+    pub(crate) fn place_in_cache(
+        &self,
+        source: &ProviderSource,
+        version: &Version,
+        platform: &Platform,
+        hashes: &[String],
+    ) -> Result<JobOutput, Error> {
+        let placed = match self.take_staged(source, version, platform)? {
+            Some(staged) => self
+                .folder
+                .place(&staged, hashes)
+                .map_err(|e| local_error(staged.final_path(), e)),
+            // An unpacked filesystem mirror's folder is linked at the end.
+            None => Ok(()),
+        };
+        self.release(source, version, platform);
+        placed.map(|()| JobOutput::Done)
+    }
+
+    /// The plan's `Release` job: the cache entry's lock released.
+    pub(crate) fn release(&self, source: &ProviderSource, version: &Version, platform: &Platform) {
+        self.folder.release_cache_entry(source, version, platform);
+    }
+
+    /// The staged package of a provider's version: a download unpacked as
+    /// it came, or a filesystem mirror's archive unpacked now; `None` for a
+    /// mirror's unpacked folder, which is linked rather than copied.
+    fn take_staged(
+        &self,
+        source: &ProviderSource,
+        version: &Version,
+        platform: &Platform,
+    ) -> Result<Option<Staged>, Error> {
+        let key = (source.clone(), version.clone());
+        if let Some(staged) = self
+            .staged
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&key)
+        {
+            return Ok(Some(staged));
+        }
+        let local = self
+            .local
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&key)
+            .cloned();
+        match local {
+            Some(LocalPackage {
+                location: LocalLocation::Archive(file),
+                ..
+            }) => {
+                let sink = self.stage(source, version, platform)?;
+                unpack_file(&file, sink).map(Some)
+            }
+            Some(_) => Ok(None),
+            None => Err(Error::LocalFile {
+                path: self.folder.target_path(source, version, platform),
+                problem: "the package was not fetched".to_owned(),
+            }),
+        }
     }
 
     /// The sink an archive of the plan downloads into: unpacked into a
@@ -290,64 +356,53 @@ impl InstallRun {
         })
     }
 
-    /// Puts a provider's package in place (INSTALL-1, INSTALL-2, INSTALL-10).
+    /// Puts a provider's package in place in the working folder
+    /// (INSTALL-1, INSTALL-2, INSTALL-10): with a plugin cache, a link to
+    /// the cache's entry (already placed there); without, the staged
+    /// package renamed into place; a filesystem mirror's unpacked folder,
+    /// a link to it.
     fn place(&self, lock: &ProviderLock) -> Result<(), LockError> {
         let (source, version, platform) = (&lock.source, &lock.version, &self.platform);
-        let folder_error = |path: &Path, error: std::io::Error| LockError::Folder {
-            path: path.to_owned(),
-            error: error.into(),
+        let folder_error =
+            |path: &Path, error: Box<dyn std::error::Error + Send + Sync>| LockError::Folder {
+                path: path.to_owned(),
+                error,
+            };
+        let target = self.folder.target_path(source, version, platform);
+        let local_dir = match self
+            .local
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&(source.clone(), version.clone()))
+        {
+            Some(LocalPackage {
+                location: LocalLocation::Directory(dir),
+                ..
+            }) => Some(dir.clone()),
+            _ => None,
         };
         match lock.installed {
             Some(Installed::Reused) | None => Ok(()),
-            Some(Installed::FromCache) => self
+            _ if local_dir.is_some() => {
+                let dir = local_dir.unwrap_or_default();
+                self.folder
+                    .link_to_folder(source, version, platform, &dir)
+                    .map_err(|e| folder_error(&target, e.into()))
+            }
+            _ if self.folder.cache().is_some() => self
                 .folder
                 .link_to_cache(source, version, platform)
-                .map_err(|e| folder_error(&self.folder.target_path(source, version, platform), e)),
-            Some(Installed::Fetched) | Some(_) => {
-                let key = (source.clone(), version.clone());
+                .map_err(|e| folder_error(&target, e.into())),
+            _ => {
                 let staged = self
-                    .staged
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .remove(&key);
-                if let Some(staged) = staged {
-                    return self
+                    .take_staged(source, version, platform)
+                    .map_err(|e| folder_error(&target, e.to_string().into()))?;
+                match staged {
+                    Some(staged) => self
                         .folder
                         .place(&staged, &lock.hashes)
-                        .map_err(|e| folder_error(staged.final_path(), e));
-                }
-                let local = self
-                    .local
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .remove(&key);
-                match local {
-                    Some(LocalPackage {
-                        location: LocalLocation::Directory(dir),
-                        ..
-                    }) => self
-                        .folder
-                        .link_to_folder(source, version, platform, &dir)
-                        .map_err(|e| folder_error(&dir, e)),
-                    Some(LocalPackage {
-                        location: LocalLocation::Archive(file),
-                        ..
-                    }) => {
-                        let staged = self
-                            .stage(source, version, platform)
-                            .and_then(|sink| unpack_file(&file, sink))
-                            .map_err(|e| LockError::Folder {
-                                path: file.clone(),
-                                error: e.to_string().into(),
-                            })?;
-                        self.folder
-                            .place(&staged, &lock.hashes)
-                            .map_err(|e| folder_error(staged.final_path(), e))
-                    }
-                    None => Err(LockError::Folder {
-                        path: self.folder.target_path(source, version, platform),
-                        error: "the package was not fetched".into(),
-                    }),
+                        .map_err(|e| folder_error(staged.final_path(), e.into())),
+                    None => Ok(()),
                 }
             }
         }

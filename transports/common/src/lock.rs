@@ -358,9 +358,29 @@ impl<T: Transport> AsyncClient<T> {
                 Archives::Installed(run) => {
                     self.installed_job(run, &source, &version, &platform).await
                 }
-                _ => Err(Error::InvalidArgument {
-                    message: "only an install run looks at what is installed".to_owned(),
-                }),
+                _ => Err(install_only()),
+            },
+            Job::Place {
+                source,
+                version,
+                platform,
+                hashes,
+            } => match archives {
+                Archives::Installed(run) => {
+                    run.place_in_cache(&source, &version, &platform, &hashes)
+                }
+                _ => Err(install_only()),
+            },
+            Job::Release {
+                source,
+                version,
+                platform,
+            } => match archives {
+                Archives::Installed(run) => {
+                    run.release(&source, &version, &platform);
+                    Ok(JobOutput::Done)
+                }
+                _ => Err(install_only()),
             },
             Job::MirrorVersions { mirror, source } => self
                 .mirror_versions(&mirror, &source)
@@ -407,6 +427,13 @@ fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
         h1: hashes.h1().to_owned(),
         archive: hashes.archive().copied(),
     })
+}
+
+/// A job only an install run makes.
+fn install_only() -> Error {
+    Error::InvalidArgument {
+        message: "only an install run installs".to_owned(),
+    }
 }
 
 /// A local file that could not be written: [`Error::LocalFile`].
