@@ -1013,10 +1013,10 @@ impl LockPlan {
     /// Install runs with a plugin cache: the verified package goes into the
     /// cache at once (INSTALL-12).
     fn place_in_cache(&mut self, p: usize, hashes: &[String]) {
-        if !self
+        if self
             .install
             .as_ref()
-            .is_some_and(|rules| rules.cache.is_some())
+            .is_none_or(|rules| rules.cache.is_none())
         {
             return;
         }
