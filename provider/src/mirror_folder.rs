@@ -47,7 +47,7 @@ use std::path::PathBuf;
 
 use tfdisco_core::{Dialect, Platform, ProviderSource, Version};
 
-use crate::fs_mirror::{LocalPackage, package_filename};
+use crate::fs_mirror::{LocalPackage, package_filename, provider_dir};
 use crate::lock_plan::{LockedPackage, Requirement};
 use crate::package_hash::PackageHashes;
 
@@ -65,19 +65,6 @@ pub fn package_path(source: &ProviderSource, version: &Version, platform: &Platf
 /// package (MIRROR-11).
 pub fn staging_path(source: &ProviderSource, version: &Version, platform: &Platform) -> PathBuf {
     provider_dir(source).join(format!(".{}", package_filename(source, version, platform)))
-}
-
-/// A provider's directory in a mirror folder, a providers folder or the
-/// plugin cache, relative to it: the host's display form (Unicode, port
-/// kept), the namespace, the type.
-pub(crate) fn provider_dir(source: &ProviderSource) -> PathBuf {
-    [
-        source.host().display().as_ref(),
-        source.namespace(),
-        source.type_name(),
-    ]
-    .iter()
-    .collect()
 }
 
 /// Which versions a mirror run takes (MIRROR-9): with the lock file

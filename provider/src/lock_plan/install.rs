@@ -9,7 +9,7 @@ use std::path::PathBuf;
 
 use tfdisco_core::{Platform, ProviderSource, Version};
 
-use crate::mirror_folder::provider_dir;
+use crate::fs_mirror::provider_dir;
 use crate::package_hash::PackageHashes;
 
 /// Where a package is unpacked in a providers folder (`.terraform/providers`)

@@ -19,7 +19,7 @@ use tfdisco_config::{
 };
 use tfdisco_core::{Error, Platform, ProviderSource, Sink, Version};
 use tfdisco_provider::lock_plan::{
-    CacheRules, InstallRules, Installed, JobOutput, LockPlan, Origin, ProviderLock,
+    CacheRules, InstallRules, Installed, Job, JobOutput, LockPlan, Origin, ProviderLock,
 };
 use tfdisco_provider::{LocalLocation, LocalPackage, MethodKind, SignatureCheck};
 
@@ -515,20 +515,65 @@ impl<T: Transport> AsyncClient<T> {
     ) -> Result<InstallReport, LockError> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options)?;
-        self.run_plan_into(&mut plan, options.jobs, Archives::Installed(&run))
+        self.run_plan_with(&mut plan, options.jobs, |job| self.install_job(&run, job))
             .await;
         run.apply(plan)
     }
 
-    /// Answers an install plan's `Installed` job.
-    pub(crate) async fn installed_job(
-        &self,
-        run: &InstallRun,
-        source: &ProviderSource,
-        version: &Version,
-        platform: &Platform,
-    ) -> Result<JobOutput, Error> {
-        run.installed(self, source, version, platform).await
+    /// Runs one job of an install plan: its own (what is installed, a
+    /// package placed in the cache or a cache entry released, an archive
+    /// unpacked as it downloads); any other as a lock run runs it.
+    async fn install_job(&self, run: &InstallRun, job: Job) -> Result<JobOutput, Error> {
+        match job {
+            Job::Installed {
+                source,
+                version,
+                platform,
+            } => run.installed(self, &source, &version, &platform).await,
+            Job::Place {
+                source,
+                version,
+                platform,
+                hashes,
+            } => run.place_in_cache(&source, &version, &platform, &hashes),
+            Job::Release {
+                source,
+                version,
+                platform,
+            } => {
+                run.release(&source, &version, &platform);
+                Ok(JobOutput::Done)
+            }
+            Job::Archive {
+                url,
+                about,
+                source,
+                version,
+                platform,
+                ..
+            } => {
+                let sink = run.stage(&source, &version, &platform)?;
+                run.event(InstallEvent::Downloading {
+                    source: &source,
+                    version: &version,
+                });
+                let staged = self.download(url, sink, &about).await?;
+                let digest = staged.digest().clone();
+                run.event(InstallEvent::Downloaded {
+                    source: &source,
+                    version: &version,
+                    bytes: digest.size,
+                });
+                run.staged(source, version, staged);
+                Ok(JobOutput::Archive(digest))
+            }
+            Job::LocalPackage { package } => {
+                run.local(&package);
+                self.run_job_into(Job::LocalPackage { package }, Archives::Hashed)
+                    .await
+            }
+            other => self.run_job_into(other, Archives::Hashed).await,
+        }
     }
 }
 
@@ -542,7 +587,9 @@ impl<T: Transport> BlockingClient<T> {
     ) -> Result<InstallReport, LockError> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options)?;
-        self.run_plan_into(&mut plan, options.jobs, Archives::Installed(&run));
+        self.run_plan_with(&mut plan, options.jobs, |job| {
+            self.block_on(self.as_async().install_job(&run, job))
+        });
         run.apply(plan)
     }
 }

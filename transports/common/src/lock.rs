@@ -245,6 +245,21 @@ impl<T: Transport> AsyncClient<T> {
         jobs: NonZeroUsize,
         archives: Archives<'_>,
     ) {
+        self.run_plan_with(plan, jobs, |job| self.run_job_into(job, archives))
+            .await;
+    }
+
+    /// Runs a plan's jobs with `run`, at most `jobs` at once, until it is
+    /// finished.
+    pub(crate) async fn run_plan_with<'a, F, R>(
+        &'a self,
+        plan: &mut LockPlan,
+        jobs: NonZeroUsize,
+        run: R,
+    ) where
+        R: Fn(Job) -> F,
+        F: Future<Output = Result<JobOutput, Error>> + Send + 'a,
+    {
         type Running<'a> = Pin<Box<dyn Future<Output = Result<JobOutput, Error>> + Send + 'a>>;
         let mut running: Vec<(JobId, Running<'_>)> = Vec::new();
         loop {
@@ -252,7 +267,7 @@ impl<T: Transport> AsyncClient<T> {
                 let Some((id, job)) = plan.next_job() else {
                     break;
                 };
-                running.push((id, Box::pin(self.run_job_into(job, archives))));
+                running.push((id, Box::pin(run(job))));
             }
             if running.is_empty() {
                 break;
@@ -315,22 +330,6 @@ impl<T: Transport> AsyncClient<T> {
                 platform,
                 ..
             } => match archives {
-                Archives::Installed(run) => {
-                    let sink = run.stage(&source, &version, &platform)?;
-                    run.event(crate::InstallEvent::Downloading {
-                        source: &source,
-                        version: &version,
-                    });
-                    let staged = self.download(url, sink, &about).await?;
-                    let digest = staged.digest().clone();
-                    run.event(crate::InstallEvent::Downloaded {
-                        source: &source,
-                        version: &version,
-                        bytes: digest.size,
-                    });
-                    run.staged(source, version, staged);
-                    Ok(JobOutput::Archive(digest))
-                }
                 Archives::Hashed => self
                     .download(url, ArchiveSink::new(), &about)
                     .await
@@ -344,44 +343,7 @@ impl<T: Transport> AsyncClient<T> {
                         .map(JobOutput::Archive)
                 }
             },
-            Job::LocalPackage { package } => {
-                if let Archives::Installed(run) = archives {
-                    run.local(&package);
-                }
-                hash_local(&package)
-            }
-            Job::Installed {
-                source,
-                version,
-                platform,
-            } => match archives {
-                Archives::Installed(run) => {
-                    self.installed_job(run, &source, &version, &platform).await
-                }
-                _ => Err(install_only()),
-            },
-            Job::Place {
-                source,
-                version,
-                platform,
-                hashes,
-            } => match archives {
-                Archives::Installed(run) => {
-                    run.place_in_cache(&source, &version, &platform, &hashes)
-                }
-                _ => Err(install_only()),
-            },
-            Job::Release {
-                source,
-                version,
-                platform,
-            } => match archives {
-                Archives::Installed(run) => {
-                    run.release(&source, &version, &platform);
-                    Ok(JobOutput::Done)
-                }
-                _ => Err(install_only()),
-            },
+            Job::LocalPackage { package } => hash_local(&package),
             Job::MirrorVersions { mirror, source } => self
                 .mirror_versions(&mirror, &source)
                 .await
@@ -410,9 +372,6 @@ pub(crate) enum Archives<'a> {
     /// Hashed and written to their staging files in this folder
     /// (`tfdisco mirror`).
     Staged(&'a MirrorFolder),
-    /// Unpacked into staging folders as they download (`tfdisco
-    /// install`), which also answers what is installed.
-    Installed(&'a crate::install::InstallRun),
 }
 
 /// A filesystem mirror's package hashed from disk (LOCKRUN-8): an archive
@@ -427,13 +386,6 @@ fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
         h1: hashes.h1().to_owned(),
         archive: hashes.archive().copied(),
     })
-}
-
-/// A job only an install run makes.
-fn install_only() -> Error {
-    Error::InvalidArgument {
-        message: "only an install run installs".to_owned(),
-    }
 }
 
 /// A local file that could not be written: [`Error::LocalFile`].
@@ -491,6 +443,19 @@ impl<T: Transport> BlockingClient<T> {
         jobs: NonZeroUsize,
         archives: Archives<'_>,
     ) {
+        self.run_plan_with(plan, jobs, |job| {
+            self.block_on(self.as_async().run_job_into(job, archives))
+        });
+    }
+
+    /// Runs a plan's jobs with `run` on `jobs` threads of this call until
+    /// it is finished.
+    pub(crate) fn run_plan_with(
+        &self,
+        plan: &mut LockPlan,
+        jobs: NonZeroUsize,
+        run: impl Fn(Job) -> Result<JobOutput, Error> + Sync,
+    ) {
         let plan = Mutex::new(plan);
         let changed = Condvar::new();
         let lock = || plan.lock().unwrap_or_else(PoisonError::into_inner);
@@ -511,7 +476,7 @@ impl<T: Transport> BlockingClient<T> {
                                 guard = changed.wait(guard).unwrap_or_else(PoisonError::into_inner);
                             }
                         };
-                        let result = self.block_on(self.as_async().run_job_into(job, archives));
+                        let result = run(job);
                         lock().complete(id, result);
                         changed.notify_all();
                     }
