@@ -31,15 +31,25 @@ link_against() {
   }
   mkdir -p "$links/$name"
   ln -sf "$lib" "$links/$name/libcurl.so"
-  local exe
-  exe="$(cargo rustc --locked -q -p tfdisco-curl "$@" --message-format=json -- -L "$links/$name" \
-    | python3 -c 'import json, sys
-for line in sys.stdin:
+  local out exe
+  out="$links/$name.json"
+  cargo rustc --locked -p tfdisco-curl "$@" --message-format=json-render-diagnostics \
+    -- -L "$links/$name" >"$out"
+  exe="$(python3 -c 'import json, sys
+for line in open(sys.argv[1]):
     m = json.loads(line)
     if m.get("reason") == "compiler-artifact" and m.get("executable"):
-        print(m["executable"])' | tail -n 1)"
-  ldd "$exe" | grep -q "libcurl-$name.so.4" || {
-    echo "$exe is not linked against libcurl-$name" >&2
+        print(m["executable"])' "$out" | tail -n 1)"
+  [ -n "$exe" ] || {
+    echo "cargo rustc $* gave no executable" >&2
+    exit 1
+  }
+  # Not `ldd | grep -q`: grep leaving early would fail ldd (pipefail).
+  local libraries
+  libraries="$(ldd "$exe")"
+  grep -q "libcurl-$name.so.4" <<<"$libraries" || {
+    echo "$exe is not linked against libcurl-$name:" >&2
+    grep -i curl <<<"$libraries" >&2
     exit 1
   }
   echo "$exe"
@@ -60,4 +70,4 @@ grep -q "which trusts every CA certificate any client of the process loaded" <<<
   echo "the NSS libcurl was not refused as expected" >&2
   exit 1
 }
-echo "refused: $(grep -o 'libcurl uses NSS/[^,]*' <<<"$output" | head -1)"
+echo "refused: $(grep -m1 -o 'libcurl uses NSS/[^,]*' <<<"$output")"
