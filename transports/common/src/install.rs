@@ -381,14 +381,12 @@ impl InstallRun {
             }) => Some(dir.clone()),
             _ => None,
         };
-        match lock.installed {
-            Some(Installed::Reused) | None => Ok(()),
-            _ if local_dir.is_some() => {
-                let dir = local_dir.unwrap_or_default();
-                self.folder
-                    .link_to_folder(source, version, platform, &dir)
-                    .map_err(|e| folder_error(&target, e.into()))
-            }
+        match (lock.installed, local_dir) {
+            (Some(Installed::Reused) | None, _) => Ok(()),
+            (_, Some(dir)) => self
+                .folder
+                .link_to_folder(source, version, platform, &dir)
+                .map_err(|e| folder_error(&target, e.into())),
             _ if self.folder.cache().is_some() => self
                 .folder
                 .link_to_cache(source, version, platform)
