@@ -7,7 +7,8 @@
 //!
 //! The case is described on stdout, before `press Ctrl-C to stop`, as one
 //! `golden-install {json}` line: `case`, `dir` (the working directory),
-//! `cache` (or null), `host`, `env` (the variables of the run: the CLI
+//! `cache` (or null), `host` (the providers'), `server_host` (the
+//! server's, `localhost:PORT`), `env` (the variables of the run: the CLI
 //! configuration, the home folder, the plugin cache), `upgrade`, `readonly`
 //! (the case's `init` arguments), `exit` (the exit code tfdisco must give),
 //! `terraform_exit`, `lock_before` and `lock` (the lock file tfdisco must
@@ -97,6 +98,7 @@ impl Golden {
             "dir": path(&self.setup.dir),
             "cache": self.setup.cache.as_deref().map(path),
             "host": self.setup.host,
+            "server_host": self.setup.server_host,
             "env": env,
             "upgrade": self.case.args.contains(&"-upgrade"),
             "readonly": self.case.args.contains(&"-lockfile=readonly"),
