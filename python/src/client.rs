@@ -537,7 +537,8 @@ impl PyClient {
     /// `dir`'s `terraform.d/plugins`; `plugin_cache_dir`,
     /// `TF_PLUGIN_CACHE_DIR` and `plugin_cache_may_break_dependency_lock_file`,
     /// read from the client's `env`), as for the CLI; with
-    /// `cli_config=False`, every provider from its registry and no cache.
+    /// `cli_config=False`, every provider from its registry and no cache
+    /// but `plugin_cache`.
     ///
     /// `providers`: install only these (`ProviderSource`s or strs parsed in
     /// the client's dialect), each one the configuration requires (default:
