@@ -209,6 +209,7 @@ pub enum Job {
 
 /// What a job gave.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum JobOutput {
     /// For [`Job::Versions`].
     Versions(ProviderVersions),
@@ -237,6 +238,10 @@ pub enum JobOutput {
         /// The archive's hashes (packed layout only).
         archive: Option<PackageHashes>,
     },
+    /// For [`Job::LocalPackage`]: the package was read and is no provider
+    /// package that can be hashed (or, installing, unpacked); why, naming
+    /// the file. The provider fails with [`LockProblem::Package`].
+    NoPackage(String),
 }
 
 /// The sink of a [`Job::Archive`]: a [`PackageHasher`] that never stops the
@@ -350,7 +355,8 @@ pub enum LockProblem {
     /// The signature of `SHA256SUMS` does not verify with the registry's
     /// keys, or a key's trust signature does not hold.
     Signature(AuthenticationError),
-    /// The archive matches its checksum but is no provider package.
+    /// The archive matches its checksum but is no provider package, or a
+    /// filesystem mirror's package is none.
     Package(String),
     /// Install runs: the package matches none of the hashes the lock file
     /// records for its version (INSTALL-4).
@@ -733,6 +739,9 @@ impl LockPlan {
             (Purpose::LocalPackage(p, i), Ok(JobOutput::Local { h1, archive })) => {
                 self.providers[p].platforms[i].local = Some(unauthenticated(h1, archive));
                 self.verify_ready();
+            }
+            (Purpose::LocalPackage(p, i), Ok(JobOutput::NoPackage(why))) => {
+                self.fail(p, Some(i), LockProblem::Package(why))
             }
             (Purpose::Document(url), Err(e)) => {
                 self.documents.insert(url.clone(), Document::Failed);

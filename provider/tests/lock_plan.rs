@@ -805,3 +805,77 @@ mod install {
         );
     }
 }
+
+/// A filesystem mirror's packages: hashed (or, installing, unpacked) by the
+/// driver; one that is no package fails its provider as `package`
+/// (LOCKRUN-4, INSTALL-8).
+mod filesystem {
+    use super::*;
+    use tfdisco_provider::lock_plan::{InstallRules, InstalledPackages, Origin};
+    use tfdisco_provider::{LocalLocation, LocalPackage, LocalPackages, package_filename};
+
+    fn mirrored(name: &str, version: &str) -> Origin {
+        let (source, version) = (source(name), Version::parse(version, T).expect("a version"));
+        let platform = platform("linux_amd64");
+        let filename = package_filename(&source, &version, &platform);
+        Origin::Filesystem(LocalPackages::new(vec![LocalPackage {
+            location: LocalLocation::Archive(PathBuf::from("/mirror").join(&filename)),
+            filename,
+            source,
+            version,
+            platform,
+        }]))
+    }
+
+    /// Installs alpha from the mirror, the driver answering its package
+    /// with `local`; the kinds of the jobs seen.
+    fn install(local: JobOutput) -> (LockPlan, Vec<&'static str>) {
+        let mut plan = LockPlan::install(
+            vec![(requirement("alpha", "~> 1.0", None), mirrored("alpha", "1.1.0"))],
+            platform("linux_amd64"),
+            SignatureCheck::new(T, SystemTime::now()),
+            InstallRules::default(),
+        );
+        let mut seen = Vec::new();
+        while let Some((id, job)) = plan.next_job() {
+            let output = match job {
+                Job::Installed { .. } => {
+                    seen.push("installed");
+                    JobOutput::Installed(InstalledPackages::default())
+                }
+                Job::LocalPackage { .. } => {
+                    seen.push("local");
+                    local.clone()
+                }
+                other => panic!("no other job: {other:?}"),
+            };
+            plan.complete(id, Ok(output));
+        }
+        (plan, seen)
+    }
+
+    #[test]
+    fn a_mirrored_package_is_locked_by_its_h1() {
+        let (plan, jobs) = install(JobOutput::Local {
+            h1: "h1:unpacked".into(),
+            archive: None,
+        });
+        assert_eq!(jobs, ["installed", "local"]);
+        let lock = plan.finish().expect("installed").remove(0);
+        assert_eq!(lock.version.to_string(), "1.1.0");
+        assert_eq!(lock.hashes, ["h1:unpacked"]);
+        assert_eq!(lock.trust, Trust::Unauthenticated);
+    }
+
+    #[test]
+    fn a_mirrored_file_that_is_no_package_is_a_package_failure() {
+        let why = "/mirror/terraform-provider-alpha_1.1.0_linux_amd64.zip: entry \"/abs\" has an absolute name";
+        let (plan, jobs) = install(JobOutput::NoPackage(why.into()));
+        assert_eq!(jobs, ["installed", "local"]);
+        let failures = failures(plan);
+        assert_eq!(failures.len(), 1);
+        assert_eq!(failures[0].kind(), "package");
+        assert!(!failures[0].is_unavailable());
+        assert!(failures[0].to_string().ends_with(why), "{}", failures[0]);
+    }
+}

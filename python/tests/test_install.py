@@ -30,19 +30,18 @@ PLATFORM = "linux_amd64"
 #: The ``golden`` fixture: ``golden("fresh")`` sets a case up.
 GoldenFactory = Callable[[str], Golden]
 
-#: Why each failing case fails: the error's kind and its failures' kinds;
-#: None for a hostile archive, refused (exit 1) while it is unpacked
-#: ("failed", a failure of kind "request") or placed ("folder").
-ERRORS: Dict[str, Optional[Tuple[str, List[str]]]] = {
+#: Why each failing case fails: the error's kind and its failures' kinds (a
+#: hostile archive is no package that can be unpacked: "package").
+ERRORS: Dict[str, Tuple[str, List[str]]] = {
     "corrupted-archive": ("failed", ["checksum"]),
     "bad-signature": ("failed", ["signature"]),
     "readonly-new-provider": ("readonly", []),
     "readonly-hash-change": ("readonly", []),
     "locked-outside": ("failed", ["version"]),
-    "zip-symlink": None,
-    "zip-absolute": None,
-    "zip-duplicate": None,
-    "zip-dotdot": None,
+    "zip-symlink": ("failed", ["package"]),
+    "zip-absolute": ("failed", ["package"]),
+    "zip-duplicate": ("failed", ["package"]),
+    "zip-dotdot": ("failed", ["package"]),
 }
 
 
@@ -100,11 +99,7 @@ def test_install_golden(golden: GoldenFactory, name: str) -> None:
     case.check(exit)  # what `terraform init` left (or the documented difference)
     assert exit == case.exit
     if error is not None:
-        why = ERRORS[name]
-        if why is None:
-            assert error.exit_code == 1 and error.kind in ("failed", "folder"), str(error)
-        else:
-            assert (error.kind, [f.kind for f in error.failures]) == why, str(error)
+        assert (error.kind, [f.kind for f in error.failures]) == ERRORS[name], str(error)
         assert all(f.exit_code == error.exit_code for f in error.failures)
         return
     assert name not in ERRORS
@@ -244,9 +239,7 @@ def test_network_mirror(golden: GoldenFactory) -> None:
     report = golden_client(case).install(case.dir)
     case.check(0)
     assert {p.trust for p in report.providers} == {"verified checksum"}
-    # The library names it "provider mirror URL" for now (its docs say the
-    # URL): either way, it ends with the mirror's URL.
-    assert all(p.from_.endswith(f"https://{case.server_host}/mirror/") for p in report.providers)
+    assert {p.from_ for p in report.providers} == {f"https://{case.server_host}/mirror/"}
 
 
 def test_filesystem_mirror(golden: GoldenFactory) -> None:

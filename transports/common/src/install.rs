@@ -45,8 +45,9 @@ pub(crate) struct InstallRun {
     from: HashMap<ProviderSource, String>,
     /// Archives unpacked as they downloaded, by provider and version.
     staged: Mutex<HashMap<(ProviderSource, Version), Staged>>,
-    /// Filesystem mirrors' packages the plan took, by provider and version.
-    local: Mutex<HashMap<(ProviderSource, Version), LocalPackage>>,
+    /// Filesystem mirrors' unpacked packages the plan took (linked, not
+    /// copied), by provider and version.
+    local_dirs: Mutex<HashMap<(ProviderSource, Version), PathBuf>>,
     /// Providers the configuration requires.
     required: Vec<ProviderSource>,
     /// What the report warns about.
@@ -131,7 +132,7 @@ impl InstallRun {
                 folder,
                 from,
                 staged: Mutex::new(HashMap::new()),
-                local: Mutex::new(HashMap::new()),
+                local_dirs: Mutex::new(HashMap::new()),
                 required,
                 warnings,
                 events: options.events.clone(),
@@ -191,9 +192,9 @@ impl InstallRun {
         self.folder.release_cache_entry(source, version, platform);
     }
 
-    /// The staged package of a provider's version: a download unpacked as
-    /// it came, or a filesystem mirror's archive unpacked now; `None` for a
-    /// mirror's unpacked folder, which is linked rather than copied.
+    /// The staged package of a provider's version (a download, or a
+    /// filesystem mirror's archive, unpacked); `None` for a mirror's
+    /// unpacked folder, which is linked rather than copied.
     fn take_staged(
         &self,
         source: &ProviderSource,
@@ -209,26 +210,23 @@ impl InstallRun {
         {
             return Ok(Some(staged));
         }
-        let local = self
-            .local
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&key)
-            .cloned();
-        match local {
-            Some(LocalPackage {
-                location: LocalLocation::Archive(file),
-                ..
-            }) => {
-                let sink = self.stage(source, version, platform)?;
-                unpack_file(&file, sink).map(Some)
-            }
+        match self.local_dir(source, version) {
             Some(_) => Ok(None),
             None => Err(Error::LocalFile {
                 path: self.folder.target_path(source, version, platform),
                 problem: "the package was not fetched".to_owned(),
             }),
         }
+    }
+
+    /// A filesystem mirror's unpacked folder the plan took for a
+    /// provider's version.
+    fn local_dir(&self, source: &ProviderSource, version: &Version) -> Option<PathBuf> {
+        self.local_dirs
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&(source.clone(), version.clone()))
+            .cloned()
     }
 
     /// The sink an archive of the plan downloads into: unpacked into a
@@ -263,15 +261,39 @@ impl InstallRun {
             .insert((source, version), staged);
     }
 
-    /// Keeps the filesystem mirror's package the plan took.
-    pub(crate) fn local(&self, package: &LocalPackage) {
-        self.local
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(
-                (package.source.clone(), package.version.clone()),
-                package.clone(),
-            );
+    /// The plan's `LocalPackage` job: an archive unpacked into its staging
+    /// folder now, its hashes those of what was unpacked (the same
+    /// reading the hasher does); an unpacked folder hashed, and kept to be
+    /// linked.
+    fn local_package(&self, package: &LocalPackage) -> Result<Option<JobOutput>, Error> {
+        let LocalPackage {
+            source,
+            version,
+            platform,
+            ..
+        } = package;
+        let file = match &package.location {
+            LocalLocation::Archive(file) => file,
+            LocalLocation::Directory(dir) => {
+                self.local_dirs
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .insert((source.clone(), version.clone()), dir.clone());
+                return Ok(None);
+            }
+        };
+        let staged = unpack_file(file, self.stage(source, version, platform)?)?;
+        Ok(Some(match &staged.digest().hashes {
+            Ok(hashes) => {
+                let output = JobOutput::Local {
+                    h1: hashes.h1(),
+                    archive: Some(*hashes),
+                };
+                self.staged(source.clone(), version.clone(), staged);
+                output
+            }
+            Err(e) => JobOutput::NoPackage(format!("{}: {e}", file.display())),
+        }))
     }
 
     /// Records what the plan gave in the lock file (INSTALL-5); refuses a
@@ -369,19 +391,7 @@ impl InstallRun {
                 error,
             };
         let target = self.folder.target_path(source, version, platform);
-        let local_dir = match self
-            .local
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&(source.clone(), version.clone()))
-        {
-            Some(LocalPackage {
-                location: LocalLocation::Directory(dir),
-                ..
-            }) => Some(dir.clone()),
-            _ => None,
-        };
-        match (lock.installed, local_dir) {
+        match (lock.installed, self.local_dir(source, version)) {
             (Some(Installed::Reused) | None, _) => Ok(()),
             (_, Some(dir)) => self
                 .folder
@@ -457,9 +467,10 @@ fn origin_for(
     };
     Ok(match &method.kind {
         MethodKind::Direct { .. } => (Origin::Registry, "registry".to_owned()),
-        MethodKind::NetworkMirror { mirror, .. } => {
-            (Origin::NetworkMirror(mirror.clone()), mirror.to_string())
-        }
+        MethodKind::NetworkMirror { mirror, .. } => (
+            Origin::NetworkMirror(mirror.clone()),
+            mirror.base().to_string(),
+        ),
         MethodKind::FilesystemMirror { path } => {
             let origin = match folders.get(path) {
                 Some(origin) => origin.clone(),
@@ -565,11 +576,13 @@ impl<T: Transport> AsyncClient<T> {
                 run.staged(source, version, staged);
                 Ok(JobOutput::Archive(digest))
             }
-            Job::LocalPackage { package } => {
-                run.local(&package);
-                self.run_job_into(Job::LocalPackage { package }, Archives::Hashed)
-                    .await
-            }
+            Job::LocalPackage { package } => match run.local_package(&package)? {
+                Some(output) => Ok(output),
+                None => {
+                    self.run_job_into(Job::LocalPackage { package }, Archives::Hashed)
+                        .await
+                }
+            },
             other => self.run_job_into(other, Archives::Hashed).await,
         }
     }

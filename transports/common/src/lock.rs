@@ -17,8 +17,8 @@ use std::task::Poll;
 use std::time::SystemTime;
 
 use tfdisco_config::{
-    Configuration, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockedProvider, MirrorFolder,
-    hash_local_package,
+    Configuration, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockedProvider, MirrorError,
+    MirrorFolder, hash_local_package,
 };
 use tfdisco_core::{
     Contents, Dialect, Error, Platform, ProviderSource, Version, VersionConstraints,
@@ -378,10 +378,16 @@ pub(crate) enum Archives<'a> {
 /// read through the hasher, a directory's files into their `h1:`. A file
 /// that cannot be read, or is no package, is [`Error::LocalFile`].
 fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
-    let hashes = hash_local_package(package).map_err(|e| Error::LocalFile {
-        path: e.path().to_owned(),
-        problem: e.problem(),
-    })?;
+    let hashes = match hash_local_package(package) {
+        Ok(hashes) => hashes,
+        Err(e @ MirrorError::Package { .. }) => return Ok(JobOutput::NoPackage(e.to_string())),
+        Err(e) => {
+            return Err(Error::LocalFile {
+                path: e.path().to_owned(),
+                problem: e.problem(),
+            });
+        }
+    };
     Ok(JobOutput::Local {
         h1: hashes.h1().to_owned(),
         archive: hashes.archive().copied(),

@@ -1003,6 +1003,12 @@ impl Case {
             .collect()
     }
 
+    /// True when tfdisco refuses the case's package as no package it can
+    /// unpack: every failure is then of kind `package`.
+    pub fn refuses_the_package(&self) -> bool {
+        matches!(self.tfdisco, Expect::Differs { why, .. } if why == HOSTILE_ENTRY)
+    }
+
     /// What `tfdisco install` must do with this case's input, for the
     /// providers' `host`.
     pub fn expected_for_tfdisco(&self, host: &str) -> Expected {

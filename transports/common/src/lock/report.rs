@@ -55,7 +55,7 @@ pub enum LockError {
     /// A provider named is not one the configuration requires, or a
     /// constraint cannot be read.
     Usage(String),
-    /// Providers that could not be locked: every failure.
+    /// Providers that could not be locked (or installed): every failure.
     Failed(Vec<LockFailure>),
     /// Install runs: the lock file would change and `--lockfile readonly`
     /// was given; nothing was installed.
@@ -129,7 +129,7 @@ impl fmt::Display for LockError {
                 write!(f, "cannot use {}: {error}", path.display())
             }
             LockError::Failed(failures) => {
-                f.write_str("some providers could not be locked:")?;
+                f.write_str("some providers could not be installed:")?;
                 for failure in failures {
                     write!(f, "\n- {failure}")?;
                 }

@@ -5,7 +5,7 @@
 //! expects of tfdisco (Terraform's, or a documented difference).
 
 use tfdisco_core::{Dialect, Env};
-use tfdisco_transport::{ClientOptions, CredentialsChoice, InstallOptions};
+use tfdisco_transport::{ClientOptions, CredentialsChoice, InstallOptions, LockError};
 
 use super::{Client, GENEROUS, Subject};
 use crate::install_goldens::{CASES, Case};
@@ -43,12 +43,33 @@ fn run_case<T: Subject>(case: &Case) -> Result<(), String> {
         .readonly(case.args.contains(&"-lockfile=readonly"));
     let exit = match client.install(&setup.dir, &install) {
         Ok(_) => 0,
-        Err(error) => error.exit_code(),
+        Err(error) => {
+            if case.refuses_the_package() {
+                check_no_package(&error)?;
+            }
+            error.exit_code()
+        }
     };
     let observed = setup.observe(exit, &server.requests());
     let result = case.expected_for_tfdisco(&setup.host).check(&observed);
     let _ = std::fs::remove_dir_all(&scratch);
     result
+}
+
+/// An archive that cannot be unpacked fails its provider as no package
+/// (kind `package`), naming the entry.
+fn check_no_package(error: &LockError) -> Result<(), String> {
+    match error {
+        LockError::Failed(failures)
+            if !failures.is_empty() && failures.iter().all(|f| f.kind() == "package") =>
+        {
+            Ok(())
+        }
+        other => Err(format!(
+            "not refused as no package: {} ({other})",
+            other.kind()
+        )),
+    }
 }
 
 /// A scratch folder of the case's own.
