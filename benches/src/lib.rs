@@ -4,7 +4,8 @@
 //! [`Discovery`] against canned responses, and the in-run baselines the speed
 //! targets are ratios to; and issue 17's load test ([`load`]), used by the
 //! `load` binary and `tests/load.rs`. `benches/README.md` has the commands
-//! and figures.
+//! and figures. [`registry`] is the signed registry of large packages
+//! issue 26's install benchmark (`install-bench`) serves.
 //!
 //! Everything here is deterministic, so two runs measure the same work.
 //!
@@ -15,4 +16,5 @@ pub mod canned;
 pub mod documents;
 pub mod hostnames;
 pub mod load;
+pub mod registry;
 mod rng;
