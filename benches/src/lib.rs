@@ -7,7 +7,8 @@
 //! and figures. [`registry`] is the signed registry of large packages
 //! issue 26's install benchmark (`install-bench`) serves.
 //!
-//! Everything here is deterministic, so two runs measure the same work.
+//! Everything here is deterministic, so two runs measure the same work (but
+//! for the registry's signing key and signatures, made by GnuPG per run).
 //!
 //! [`Discovery`]: tfdisco_core::Discovery
 

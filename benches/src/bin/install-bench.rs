@@ -874,6 +874,12 @@ fn main() {
         ));
     }
     b.out(format!(
+        "env:       SSL_CERT_FILE={} (the test CA), SSL_CERT_DIR={} (inherited), TF_CLI_CONFIG_FILE={}",
+        pki().ca_file().display(),
+        std::env::var("SSL_CERT_DIR").unwrap_or_else(|_| "(unset)".to_owned()),
+        b.args.work.join("terraformrc").display()
+    ));
+    b.out(format!(
         "machine:   {} CPUs, load average {} at the start",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         loadavg()
