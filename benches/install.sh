@@ -9,7 +9,8 @@
 # (benches/src/bin/install-bench.rs, which has the details) in release, and
 # benches/c/timed.c with cc; prints medians, ratios, the network's floor,
 # and whether each target is met; exits 1 if one is missed or a check fails
-# (the trees and lock files of both tools must be the same).
+# (the trees and lock files of both tools must be the same), non-zero if a
+# run fails.
 #
 #   sh benches/install.sh [RUNS] [install-bench options...]   # 7 runs of each by default
 #   BEFORE=/path/to/old/tfdisco sh benches/install.sh 7       # an older tfdisco's lock in the rotation

@@ -31,7 +31,8 @@
 //! interquartile ranges, the ratios, the network's floor (the chain of
 //! requests before the largest package, its transfer) and tfdisco's ratio
 //! to it, the requests each tool made and when, and whether each target is
-//! met; exits with status 1 when one is missed or a check fails.
+//! met; exits with status 1 when one is missed or a check fails (and
+//! panics, naming the command and showing its output, when a run fails).
 
 use std::collections::BTreeSet;
 use std::fmt::Write as _;
@@ -737,14 +738,13 @@ impl Bench {
         let mut rows = Vec::new();
         for m in td {
             let first = m.requests.first().map_or(Duration::ZERO, |r| r.0);
-            let (last_pkg, bytes) = m
+            let last_pkg = m
                 .requests
                 .iter()
                 .filter(|r| r.2.ends_with(".zip"))
-                .map(|r| (r.0, 0))
+                .map(|r| r.0)
                 .max()
-                .unwrap_or((Duration::ZERO, 0));
-            let _ = bytes;
+                .unwrap_or(Duration::ZERO);
             let due = last_pkg + shape.latency + shape.transfer_time(PACKAGE as u64);
             rows.push(format!(
                 "{:.0} / {:.0} / {:.0} / {:.0} (+{:.0})",
