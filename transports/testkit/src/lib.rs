@@ -42,7 +42,7 @@ pub use pki::{
 };
 pub use proxy::{TestProxy, Tunnel};
 pub use reply::Reply;
-pub use server::{Seen, TestServer};
+pub use server::{NetworkShape, Seen, TestServer};
 pub use suite::Subject;
 pub use trace::{Traces, traces};
 
