@@ -37,7 +37,8 @@ pub struct ProvidersFolder {
     cache: Option<PathBuf>,
     /// Staging folders made and not placed yet.
     staged: Mutex<Vec<PathBuf>>,
-    /// The folders made for them, in the order made: removed again (when
+    /// The folders made for them (two runs of `stage` at once may both
+    /// count a folder, or count a parent after its child): removed again (when
     /// empty) with a staging folder never placed, so that a failed run
     /// leaves no `.terraform/providers` it did not find.
     made: Mutex<Vec<PathBuf>>,
@@ -296,7 +297,7 @@ impl Drop for ProvidersFolder {
         // The folders made for them, deepest first; one that holds
         // anything (a package placed, a lock file) stays.
         let made = std::mem::take(self.made.get_mut().unwrap_or_else(PoisonError::into_inner));
-        for dir in made.iter().rev() {
+        for dir in deepest_first(made) {
             let _ = fs::remove_dir(dir);
         }
         // Dropping the locks releases them.
@@ -354,4 +355,53 @@ fn copy_dir(from: &Path, to: &Path) -> io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// Folders in the order they can be removed: every folder after all those
+/// inside it, each once; the order of the list does not matter (two runs
+/// of `stage` at once may add a parent after another's child).
+fn deepest_first(mut dirs: Vec<PathBuf>) -> Vec<PathBuf> {
+    dirs.sort_by(|a, b| {
+        b.components()
+            .count()
+            .cmp(&a.components().count())
+            .then_with(|| a.cmp(b))
+    });
+    dirs.dedup();
+    dirs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Run A found `ns` made and counted only `ns/alpha`; run B, before A
+    /// made anything, counted `providers`, `ns` and `ns/beta`, and added
+    /// them after A's: removed in the order added, reversed, `ns` would be
+    /// tried while `ns/alpha` is still there, and stay.
+    #[test]
+    fn folders_two_stages_made_at_once_all_go() {
+        let scratch = tempfile::tempdir().expect("a scratch folder");
+        let dir = scratch.path();
+        let folder = ProvidersFolder::new(dir, None).expect("a providers folder");
+        let ns = folder.target().join("host/ns");
+        for made in [ns.join("alpha"), ns.join("beta")] {
+            fs::create_dir_all(made).expect("made");
+        }
+        folder.made.lock().expect("not poisoned").extend([
+            ns.join("alpha"),
+            folder.target().to_owned(),
+            folder.target().join("host"),
+            ns.clone(),
+            ns.join("beta"),
+            ns.clone(),
+        ]);
+        drop(folder);
+        assert_eq!(
+            fs::read_dir(dir).expect("the working folder").count(),
+            1,
+            "only .terraform, which this run did not count as made"
+        );
+        assert!(!dir.join(".terraform/providers").exists());
+    }
 }

@@ -831,7 +831,10 @@ mod filesystem {
     /// with `local`; the kinds of the jobs seen.
     fn install(local: JobOutput) -> (LockPlan, Vec<&'static str>) {
         let mut plan = LockPlan::install(
-            vec![(requirement("alpha", "~> 1.0", None), mirrored("alpha", "1.1.0"))],
+            vec![(
+                requirement("alpha", "~> 1.0", None),
+                mirrored("alpha", "1.1.0"),
+            )],
             platform("linux_amd64"),
             SignatureCheck::new(T, SystemTime::now()),
             InstallRules::default(),
