@@ -667,10 +667,23 @@ impl LockPlan {
         }
     }
 
+    /// Queues a job. A document (`SHA256SUMS`, a signature: small, and
+    /// needed only to verify) waits behind every other ready job, which
+    /// keep their order: with the job cap reached, it is a document that
+    /// waits a round trip, not a package's download or the answer that
+    /// leads to one (LOCKRUN-2).
     fn push(&mut self, purpose: Purpose, job: Job) {
         let id = JobId(self.next_id);
         self.next_id += 1;
-        self.ready.push_back((id, purpose, job));
+        let at = match job {
+            Job::Document { .. } => self.ready.len(),
+            _ => self
+                .ready
+                .iter()
+                .position(|(_, _, queued)| matches!(queued, Job::Document { .. }))
+                .unwrap_or(self.ready.len()),
+        };
+        self.ready.insert(at, (id, purpose, job));
     }
 
     /// The next job to run, if one is ready; `None` does not mean the plan

@@ -190,6 +190,19 @@ fn answer(job: Job, spoil: &impl Fn(&Url, &mut Vec<u8>)) -> Result<JobOutput, Er
     })
 }
 
+/// What each job is, in a word.
+fn kinds(jobs: &[Job]) -> Vec<&'static str> {
+    jobs.iter()
+        .map(|j| match j {
+            Job::Versions { .. } => "versions",
+            Job::Package { .. } => "package",
+            Job::Document { .. } => "document",
+            Job::Archive { .. } => "archive",
+            _ => "other",
+        })
+        .collect()
+}
+
 fn failures(plan: LockPlan) -> Vec<LockFailure> {
     plan.finish().expect_err("a failure")
 }
@@ -205,20 +218,10 @@ fn each_file_once_and_every_hash_verified() {
         &["linux_amd64", "darwin_arm64"],
     );
     let jobs = run(&mut plan, |_, _| {});
-    let kinds: Vec<&str> = jobs
-        .iter()
-        .map(|j| match j {
-            Job::Versions { .. } => "versions",
-            Job::Package { .. } => "package",
-            Job::Document { .. } => "document",
-            Job::Archive { .. } => "archive",
-            _ => "other",
-        })
-        .collect();
     assert_eq!(
-        kinds,
+        kinds(&jobs),
         [
-            "versions", "package", "package", "document", "document", "archive", "archive"
+            "versions", "package", "package", "archive", "archive", "document", "document"
         ]
     );
     let locks = plan.finish().expect("locked");
@@ -234,6 +237,30 @@ fn each_file_once_and_every_hash_verified() {
     let mut sorted = lock.hashes.clone();
     sorted.sort();
     assert_eq!(sorted, lock.hashes);
+}
+
+/// LOCKRUN-2: of the jobs ready, documents go last, so that a job cap
+/// delays a `SHA256SUMS` or a signature rather than a package's download
+/// (in the order the jobs became ready, beta's archive would come after
+/// alpha's two documents).
+#[test]
+fn documents_are_handed_out_last() {
+    let mut plan = new_plan(
+        vec![
+            requirement("alpha", "1.0.0", None),
+            requirement("beta", "0.9.0", None),
+        ],
+        &["linux_amd64"],
+    );
+    let jobs = run(&mut plan, |_, _| {});
+    assert_eq!(
+        kinds(&jobs),
+        [
+            "versions", "versions", "package", "package", "archive", "archive", "document",
+            "document", "document", "document"
+        ]
+    );
+    assert_eq!(plan.finish().expect("locked").len(), 2);
 }
 
 /// LOCKRUN-3: a damaged archive fails its checksum (as the CLIs check the
@@ -682,9 +709,9 @@ mod install {
                 "versions",
                 "installed",
                 "package",
+                "archive",
                 "document",
-                "document",
-                "archive"
+                "document"
             ]
         );
         let lock = plan.finish().expect("installed").remove(0);
@@ -800,8 +827,8 @@ mod install {
         let jobs = run_with(&mut plan, &unverified);
         assert_eq!(
             &jobs[jobs.len() - 2..],
-            ["archive", "place"],
-            "into the cache as soon as verified: {jobs:?}"
+            ["document", "place"],
+            "into the cache as soon as verified (after its last document): {jobs:?}"
         );
     }
 }
