@@ -57,7 +57,8 @@ pub(crate) struct InstallOpts {
 pub(crate) fn run(opts: &InstallOpts) -> Result<u8, Failure> {
     let setup = setup::load(&opts.net.client_options()?)?;
     let client = net::client_with(opts.net.transport, &setup, |b| b)?;
-    let mut options = InstallOptions::from_setup(&setup, &opts.chdir)
+    let mut options = InstallOptions::new()
+        .with_setup(&setup, &opts.chdir)
         .upgrade(opts.upgrade)
         .readonly(opts.lockfile == Some(LockfileMode::Readonly))
         .jobs(opts.jobs);

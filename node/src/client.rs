@@ -23,7 +23,7 @@ use tfdisco_transport::{ClientSetup, CredentialsLookup};
 
 use crate::errors::{Failure, OrThrow};
 use crate::hostname::{HostArg, host_arg};
-use crate::install::{InstallArgs, NativeInstallOptions};
+use crate::install::{self, NativeInstallOptions};
 use crate::lock::{NativeLockOptions, NativeMirrorOptions, lock_options, mirror_options};
 use crate::options::{NativeClientOptions, client_options};
 use crate::promise::{self, Answer};
@@ -273,15 +273,15 @@ impl Client {
         dir: String,
         options: NativeInstallOptions,
     ) -> napi::Result<Answer<'env, String>> {
-        let args = match InstallArgs::new(options, self.shared.dialect) {
-            Ok(args) => args,
+        let options = match install::options(options, self.shared.dialect) {
+            Ok(options) => options,
             Err(failure) => return promise::ready(env, Err(failure)),
         };
         let client = self.inner();
         let setup = Arc::clone(&self.shared.setup);
         let dir = PathBuf::from(dir);
         promise::later(env, async move {
-            let options = args.options(&setup, &dir);
+            let options = options.with_setup(&setup, &dir);
             match client.install(&dir, &options).await {
                 Ok(answer) => report::json(&answer),
                 Err(error) => Err(Failure::lock(error)),

@@ -30,7 +30,7 @@ use crate::answers::{PyModuleLocation, PyModuleVersions, PyProviderPackage, PyPr
 use crate::dialect::parse_dialect;
 use crate::errors::{self, IntoPyResult};
 use crate::hostname::HostArg;
-use crate::install::{self, InstallArgs, PyInstallReport};
+use crate::install::{self, PyInstallReport};
 use crate::lock::{self, PyLockReport, PyMirrorReport};
 use crate::options::{CredentialsArg, parse_env, parse_resolve, parse_timeout};
 use crate::services::{PyOAuthClient, PyServices};
@@ -573,7 +573,7 @@ impl PyClient {
         plugin_cache: Option<PathBuf>,
         jobs: u64,
     ) -> PyResult<PyInstallReport> {
-        let args = InstallArgs::new(
+        let options = install::options(
             providers.as_ref(),
             upgrade,
             lockfile,
@@ -584,7 +584,7 @@ impl PyClient {
         let client = self.inner();
         let setup = Arc::clone(&self.shared.setup);
         let result = runtime::block_on(py, async move {
-            let options = args.options(&setup, &dir);
+            let options = options.with_setup(&setup, &dir);
             client.install(&dir, &options).await
         })?;
         install::report(py, result)
@@ -604,7 +604,7 @@ impl PyClient {
         plugin_cache: Option<PathBuf>,
         jobs: u64,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let args = InstallArgs::new(
+        let options = install::options(
             providers.as_ref(),
             upgrade,
             lockfile,
@@ -615,7 +615,7 @@ impl PyClient {
         let client = self.inner();
         let setup = Arc::clone(&self.shared.setup);
         runtime::to_asyncio(py, async move {
-            let options = args.options(&setup, &dir);
+            let options = options.with_setup(&setup, &dir);
             let result = client.install(&dir, &options).await;
             Python::attach(|py| install::report(py, result))
         })

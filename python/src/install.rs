@@ -5,13 +5,12 @@
 //! give (`InstallReport` of `InstalledProvider`s, or `tfdisco.LockError`
 //! as `lock` raises it).
 
-use std::num::NonZeroUsize;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use tfdisco_core::{Dialect, ProviderSource};
+use tfdisco_core::Dialect;
 use tfdisco_transport::{
-    ClientSetup, InstallOptions, InstallReport, InstalledProvider, LockError, install_word,
+    InstallOptions, InstallReport, InstalledProvider, LockError, install_word,
 };
 
 use crate::errors;
@@ -23,80 +22,50 @@ use crate::sources::{self, PyPlatform, PyProviderSource};
 /// `-lockfile=readonly` (and `tfdisco install --lockfile readonly`).
 const READONLY: &str = "readonly";
 
-/// The arguments of an install call, checked: what the run adds to the
-/// options the client's CLI configuration gives
-/// ([`InstallArgs::options`]).
-pub(crate) struct InstallArgs {
-    providers: Vec<ProviderSource>,
+/// The options of an install call, checked: each provider a
+/// `ProviderSource` or a str parsed in `dialect` and fully qualified;
+/// `lockfile` None or `"readonly"`; `jobs` at least 1. Raises
+/// `InvalidSource`, `InvalidOption` (a `ValueError`) or `TypeError` before
+/// anything is read or asked. The run adds what the client's CLI
+/// configuration says (`InstallOptions::with_setup`), as `tfdisco install`
+/// does.
+pub(crate) fn options(
+    providers: Option<&Bound<'_, PyAny>>,
     upgrade: bool,
-    readonly: bool,
+    lockfile: Option<&str>,
     plugin_cache: Option<PathBuf>,
-    jobs: NonZeroUsize,
-}
-
-impl InstallArgs {
-    /// Each provider a `ProviderSource` or a str parsed in `dialect` and
-    /// fully qualified; `lockfile` None or `"readonly"`; `jobs` at least 1.
-    /// Raises `InvalidSource`, `InvalidOption` (a `ValueError`) or
-    /// `TypeError` before anything is read or asked.
-    pub(crate) fn new(
-        providers: Option<&Bound<'_, PyAny>>,
-        upgrade: bool,
-        lockfile: Option<&str>,
-        plugin_cache: Option<PathBuf>,
-        jobs: u64,
-        dialect: Dialect,
-    ) -> PyResult<InstallArgs> {
-        let readonly = match lockfile {
-            None => false,
-            Some(READONLY) => true,
-            Some(other) => {
-                return Err(Python::attach(|py| {
-                    let given = match quote(py, other) {
-                        Ok(given) => given,
-                        Err(e) => return e,
-                    };
-                    errors::invalid_option(
-                        py,
-                        format!("lockfile must be None or '{READONLY}', not {given}"),
-                    )
-                }));
-            }
-        };
-        let jobs = jobs_arg(jobs)?;
-        let mut sources = Vec::new();
-        if let Some(given) = providers {
-            for source in items(given, "providers", "provider source addresses")? {
-                sources.push(sources::provider_source_arg(&source, dialect)?);
-            }
+    jobs: u64,
+    dialect: Dialect,
+) -> PyResult<InstallOptions> {
+    let readonly = match lockfile {
+        None => false,
+        Some(READONLY) => true,
+        Some(other) => {
+            return Err(Python::attach(|py| {
+                let given = match quote(py, other) {
+                    Ok(given) => given,
+                    Err(e) => return e,
+                };
+                errors::invalid_option(
+                    py,
+                    format!("lockfile must be None or '{READONLY}', not {given}"),
+                )
+            }));
         }
-        Ok(InstallArgs {
-            providers: sources,
-            upgrade,
-            readonly,
-            plugin_cache,
-            jobs,
-        })
+    };
+    let mut options = InstallOptions::new()
+        .upgrade(upgrade)
+        .readonly(readonly)
+        .jobs(jobs_arg(jobs)?);
+    if let Some(cache) = plugin_cache {
+        options = options.plugin_cache_dir(cache);
     }
-
-    /// The run's options, as `tfdisco install` makes them: the client's
-    /// CLI configuration (its `provider_installation` or the implied
-    /// methods found from `dir`, its plugin cache and
-    /// `TF_PLUGIN_CACHE_DIR`), then the arguments. Reads the implied
-    /// mirrors' folders: call it off the Python thread.
-    pub(crate) fn options(&self, setup: &ClientSetup, dir: &Path) -> InstallOptions {
-        let mut options = InstallOptions::from_setup(setup, dir)
-            .upgrade(self.upgrade)
-            .readonly(self.readonly)
-            .jobs(self.jobs);
-        if let Some(cache) = &self.plugin_cache {
-            options = options.plugin_cache_dir(cache);
+    if let Some(given) = providers {
+        for source in items(given, "providers", "provider source addresses")? {
+            options = options.provider(sources::provider_source_arg(&source, dialect)?);
         }
-        for source in &self.providers {
-            options = options.provider(source.clone());
-        }
-        options
     }
+    Ok(options)
 }
 
 /// What an install run did (`Client.install`): the lock file, whether it

@@ -108,14 +108,15 @@ impl InstallRun {
             from.insert(requirement.source.clone(), name);
             with_origins.push((requirement, origin));
         }
-        let cache = options.plugin_cache.dir().filter(|dir| dir.is_dir());
+        let plugin_cache = options.plugin_cache();
+        let cache = plugin_cache.dir().filter(|dir| dir.is_dir());
         let folder = ProvidersFolder::new(dir, cache).map_err(|error| LockError::Folder {
             path: dir.to_owned(),
             error: error.into(),
         })?;
         let rules = InstallRules {
             cache: folder.cache().map(|_| CacheRules {
-                may_break_lock_file: options.plugin_cache.may_break_dependency_lock_file(),
+                may_break_lock_file: plugin_cache.may_break_dependency_lock_file(),
             }),
         };
         let platform = Platform::current();

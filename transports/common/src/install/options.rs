@@ -2,7 +2,7 @@
 //! Python and Node packages' options): which providers, whether to
 //! re-select versions, whether the lock file may change, the installation
 //! methods and the plugin cache (read from the CLI configuration by
-//! [`InstallOptions::from_setup`]), how many jobs at once.
+//! [`InstallOptions::with_setup`]), how many jobs at once.
 
 use std::fmt;
 use std::num::NonZeroUsize;
@@ -45,10 +45,19 @@ pub type InstallEvents = Arc<dyn Fn(InstallEvent<'_>) + Send + Sync>;
 /// What to install, from where.
 ///
 /// ```
+/// use std::path::Path;
 /// use tfdisco_transport::{InstallOptions, jobs};
 ///
-/// let options = InstallOptions::new().upgrade(true).jobs(jobs(4)?);
-/// assert!(options.plugin_cache().dir().is_none());
+/// let options = InstallOptions::new()
+///     .upgrade(true)
+///     .plugin_cache_dir("/var/cache/terraform-plugins")
+///     .jobs(jobs(4)?);
+/// assert_eq!(
+///     options.plugin_cache().dir(),
+///     Some(Path::new("/var/cache/terraform-plugins"))
+/// );
+/// // Then, for a run: `options.with_setup(&setup, dir)` adds what the CLI
+/// // configuration says (the folder given above still wins).
 /// # Ok::<(), tfdisco_transport::OptionError>(())
 /// ```
 #[derive(Clone)]
@@ -57,7 +66,11 @@ pub struct InstallOptions {
     pub(crate) upgrade: bool,
     pub(crate) readonly: bool,
     pub(crate) installation: ProviderInstallation,
-    pub(crate) plugin_cache: PluginCache,
+    /// The CLI configuration's plugin cache (or one given whole).
+    plugin_cache: PluginCache,
+    /// A folder given for it (`--plugin-cache`), which wins over the
+    /// configuration's.
+    plugin_cache_dir: Option<PathBuf>,
     pub(crate) jobs: NonZeroUsize,
     /// What reading the installation methods said (the implied mirrors'
     /// scans), for the report.
@@ -72,7 +85,7 @@ impl fmt::Debug for InstallOptions {
             .field("upgrade", &self.upgrade)
             .field("readonly", &self.readonly)
             .field("installation", &self.installation)
-            .field("plugin_cache", &self.plugin_cache)
+            .field("plugin_cache", &self.plugin_cache())
             .field("jobs", &self.jobs)
             .finish_non_exhaustive()
     }
@@ -94,6 +107,7 @@ impl InstallOptions {
             readonly: false,
             installation: ProviderInstallation::implied(Vec::new()),
             plugin_cache: PluginCache::default(),
+            plugin_cache_dir: None,
             jobs: DEFAULT_JOBS,
             warnings: Vec::new(),
             events: None,
@@ -107,20 +121,21 @@ impl InstallOptions {
         self
     }
 
-    /// As the CLIs take them from their configuration (INSTALL-11,
-    /// INSTALL-13): the `provider_installation` block, or the implied
-    /// configuration found from `working_dir`; the plugin cache of the CLI
-    /// configuration and the environment. Without a CLI configuration,
-    /// [`InstallOptions::new`].
-    pub fn from_setup(setup: &ClientSetup, working_dir: &Path) -> InstallOptions {
-        let mut options = InstallOptions::new();
+    /// What the CLIs take from their configuration (INSTALL-11,
+    /// INSTALL-13), in place of the installation methods and the plugin
+    /// cache these options held: the `provider_installation` block, or the
+    /// implied configuration found from `working_dir`; the plugin cache of
+    /// the CLI configuration and the environment, its folder the one given
+    /// by [`InstallOptions::plugin_cache_dir`] if any. The other options
+    /// stay. Without a CLI configuration, nothing changes.
+    pub fn with_setup(mut self, setup: &ClientSetup, working_dir: &Path) -> InstallOptions {
         if let Some(config) = setup.cli_config() {
             let choice = config.provider_installation(working_dir);
-            options.installation = choice.installation;
-            options.warnings = choice.warnings.iter().map(|d| d.located()).collect();
-            options.plugin_cache = config.plugin_cache(setup.env());
+            self.installation = choice.installation;
+            self.warnings = choice.warnings.iter().map(|d| d.located()).collect();
+            self.plugin_cache = config.plugin_cache(setup.env());
         }
-        options
+        self
     }
 
     /// Installs only this provider (and others named so); it must be one
@@ -150,21 +165,25 @@ impl InstallOptions {
         self
     }
 
-    /// The plugin cache.
-    pub fn plugin_cache(&self) -> &PluginCache {
-        &self.plugin_cache
+    /// The plugin cache a run uses.
+    pub fn plugin_cache(&self) -> PluginCache {
+        match &self.plugin_cache_dir {
+            Some(dir) => self.plugin_cache.clone().with_dir(dir),
+            None => self.plugin_cache.clone(),
+        }
     }
 
-    /// Uses this plugin cache.
+    /// Uses this plugin cache (its folder, unless
+    /// [`InstallOptions::plugin_cache_dir`] gives one).
     pub fn with_plugin_cache(mut self, cache: PluginCache) -> InstallOptions {
         self.plugin_cache = cache;
         self
     }
 
-    /// Uses the plugin cache at `dir` (`--plugin-cache DIR`), keeping
-    /// whether it may break the lock file.
+    /// Uses the plugin cache at `dir` (`--plugin-cache DIR`), whatever the
+    /// CLI configuration says, keeping whether it may break the lock file.
     pub fn plugin_cache_dir(mut self, dir: impl Into<PathBuf>) -> InstallOptions {
-        self.plugin_cache = self.plugin_cache.with_dir(dir);
+        self.plugin_cache_dir = Some(dir.into());
         self
     }
 
@@ -173,5 +192,55 @@ impl InstallOptions {
     pub fn jobs(mut self, jobs: NonZeroUsize) -> InstallOptions {
         self.jobs = jobs;
         self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ClientOptions;
+    use tfdisco_core::{Dialect, Env};
+
+    /// A setup whose CLI configuration names a plugin cache, and whose
+    /// environment lets it break the lock file.
+    fn setup(scratch: &Path) -> ClientSetup {
+        let config = scratch.join("cli.tfrc");
+        std::fs::write(&config, "plugin_cache_dir = \"/from/config\"\n").expect("written");
+        let mut options = ClientOptions::new(Dialect::Terraform);
+        options.env = Some(Env::new([
+            ("TF_CLI_CONFIG_FILE", config.as_os_str()),
+            ("HOME", scratch.as_os_str()),
+            (
+                "TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE",
+                std::ffi::OsStr::new("1"),
+            ),
+        ]));
+        options.system_roots = false;
+        options.load().expect("the setup loads")
+    }
+
+    #[test]
+    fn a_plugin_cache_folder_given_wins_over_the_configuration() {
+        let scratch = tempfile::tempdir().expect("a scratch folder");
+        let (setup, dir) = (setup(scratch.path()), scratch.path());
+        let configured = InstallOptions::new().with_setup(&setup, dir).plugin_cache();
+        assert_eq!(configured.dir(), Some(Path::new("/from/config")));
+        assert!(configured.may_break_dependency_lock_file());
+        // Given before or after the configuration is read: the same.
+        for options in [
+            InstallOptions::new()
+                .plugin_cache_dir("/given")
+                .with_setup(&setup, dir),
+            InstallOptions::new()
+                .with_setup(&setup, dir)
+                .plugin_cache_dir("/given"),
+        ] {
+            let cache = options.plugin_cache();
+            assert_eq!(cache.dir(), Some(Path::new("/given")));
+            assert!(
+                cache.may_break_dependency_lock_file(),
+                "kept from the environment"
+            );
+        }
     }
 }

@@ -38,7 +38,8 @@ fn run_case<T: Subject>(case: &Case) -> Result<(), String> {
         .builder()
         .build()
         .map_err(|e| format!("the client does not build: {e}"))?;
-    let install = InstallOptions::from_setup(&loaded, &setup.dir)
+    let install = InstallOptions::new()
+        .with_setup(&loaded, &setup.dir)
         .upgrade(case.args.contains(&"-upgrade"))
         .readonly(case.args.contains(&"-lockfile=readonly"));
     let exit = match client.install(&setup.dir, &install) {
