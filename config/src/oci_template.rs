@@ -10,6 +10,7 @@ use hcl::eval::{Context, Evaluate};
 use hcl::expr::{Expression, ObjectKey, Operation, TraversalOperator};
 use hcl::template::{Directive, Element, Template};
 use tfdisco_core::{ProviderSource, go_quote};
+use tfdisco_oci::RepositoryAddress;
 use tfdisco_provider::ProviderPattern;
 
 const SYMBOLS: [&str; 3] = ["hostname", "namespace", "type"];
@@ -133,49 +134,8 @@ pub fn oci_repository(
         provider.namespace(),
         provider.type_name(),
     )?;
-    let (registry, repository) = address.split_once('/').unwrap_or((&address, ""));
-    if registry.is_empty() {
-        return Err(format!(
-            "invalid reference: missing registry in {}",
-            go_quote(&address)
-        ));
-    }
-    if repository.contains([':', '@']) {
-        return Err("invalid reference: artifact tag or digest not allowed".to_owned());
-    }
-    if !repository.split('/').all(valid_path_component) {
-        return Err(format!(
-            "invalid reference: invalid repository {}",
-            go_quote(repository)
-        ));
-    }
-    Ok((registry.to_owned(), repository.to_owned()))
-}
-
-/// `[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*`, the distribution spec's path
-/// component.
-fn valid_path_component(component: &str) -> bool {
-    let bytes = component.as_bytes();
-    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    if bytes.first().is_none_or(|&b| !alnum(b)) || bytes.last().is_none_or(|&b| !alnum(b)) {
-        return false;
-    }
-    let mut i = 0;
-    while i < bytes.len() {
-        if alnum(bytes[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len() && !alnum(bytes[i]) {
-            i += 1;
-        }
-        let sep = &component[start..i];
-        if !(sep == "." || sep == "_" || sep == "__" || sep.bytes().all(|b| b == b'-')) {
-            return false;
-        }
-    }
-    true
+    let parsed = RepositoryAddress::parse(&address).map_err(|e| e.to_string())?;
+    Ok((parsed.registry().to_owned(), parsed.repository().to_owned()))
 }
 
 /// The root names a template refers to, without the ones its `for`
