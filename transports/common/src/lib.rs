@@ -99,6 +99,7 @@ mod lock;
 #[cfg(feature = "cli-config")]
 mod mirror;
 #[cfg(feature = "cli-config")]
+mod oci;
 mod options;
 mod proxy;
 mod roots;
@@ -154,6 +155,7 @@ pub mod reexports {
         LockReport, MirrorOptions, MirrorReport, MirroredProvider, OptionError, ProviderReport,
         ProvidersFrom, jobs,
     };
+    pub use tfdisco_oci;
     pub use tfdisco_core::{
         self, Action, Config, Contents, Credentials, CredentialsSource, Dialect, Discovery,
         DiscoveryCache, DiscoveryRequest, Download, Env, Error, ErrorKind, Fetch, Getter, Goal,
