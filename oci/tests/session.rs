@@ -182,7 +182,12 @@ fn a_bearer_token_is_asked_once_and_reused_until_it_expires() {
     assert_eq!(authorization(token_request), Some("Basic dTpw"));
     assert_eq!(authorization(&first.sent[2]), Some("Bearer T1"));
 
-    let reused = run(tags(Some(creds.clone())), &mut cache, &[reply(200, &[], TAGS)], now);
+    let reused = run(
+        tags(Some(creds.clone())),
+        &mut cache,
+        &[reply(200, &[], TAGS)],
+        now,
+    );
     assert_eq!(authorization(&reused.sent[0]), Some("Bearer T1"));
 
     let later = now + Duration::from_secs(121);
@@ -264,13 +269,23 @@ fn refusals_end_the_request() {
     assert_eq!(err.status(), Some(StatusCode::UNAUTHORIZED));
     assert!(err.to_string().contains("auth.example"), "{err}");
     // A 401 without a challenge.
-    let bare = run(tags(None), &mut AuthCache::new(), &[reply(401, &[], b"")], now);
+    let bare = run(
+        tags(None),
+        &mut AuthCache::new(),
+        &[reply(401, &[], b"")],
+        now,
+    );
     assert_eq!(
         bare.result.expect_err("401").status(),
         Some(StatusCode::UNAUTHORIZED)
     );
     // 404: the repository is not there.
-    let missing = run(tags(None), &mut AuthCache::new(), &[reply(404, &[], b"")], now);
+    let missing = run(
+        tags(None),
+        &mut AuthCache::new(),
+        &[reply(404, &[], b"")],
+        now,
+    );
     assert_eq!(
         missing.result.expect_err("404").kind(),
         tfdisco_core::ErrorKind::NotFound
@@ -316,7 +331,10 @@ fn manifests_are_checked_against_the_digests_that_name_them() {
         "application/vnd.oci.image.index.v1+json, application/vnd.oci.image.manifest.v1+json"
     );
     let fetched = by_tag.result.expect("manifest");
-    assert_eq!((fetched.digest.clone(), fetched.media_type.as_str()), (digest.clone(), media_type::IMAGE_INDEX));
+    assert_eq!(
+        (fetched.digest.clone(), fetched.media_type.as_str()),
+        (digest.clone(), media_type::IMAGE_INDEX)
+    );
     assert_eq!(fetched.index().expect("index").manifests, []);
 
     let by_digest = run(
@@ -333,7 +351,13 @@ fn manifests_are_checked_against_the_digests_that_name_them() {
         &[reply(200, &[content_type], body)],
         now,
     );
-    assert!(wrong.result.expect_err("mismatch").to_string().contains("digest"));
+    assert!(
+        wrong
+            .result
+            .expect_err("mismatch")
+            .to_string()
+            .contains("digest")
+    );
 
     let other_text = other.to_string();
     let header_differs = run(
@@ -354,14 +378,24 @@ fn manifests_are_checked_against_the_digests_that_name_them() {
         &[reply(200, &[], body)],
         now,
     );
-    assert!(no_type.result.expect_err("no type").to_string().contains("Content-Type"));
+    assert!(
+        no_type
+            .result
+            .expect_err("no type")
+            .to_string()
+            .contains("Content-Type")
+    );
 
     // Over the 4 MiB limit: refused from its declared length.
     let big = (5 * 1024 * 1024).to_string();
     let too_big = run(
         manifest(Reference::Tag("5.0.0".parse().expect("tag"))),
         &mut AuthCache::new(),
-        &[reply(200, &[content_type, ("content-length", big.as_str())], b"")],
+        &[reply(
+            200,
+            &[content_type, ("content-length", big.as_str())],
+            b"",
+        )],
         now,
     );
     assert_eq!(
@@ -396,19 +430,56 @@ fn blobs_are_checked_as_they_stream() {
     let zip = b"PK\x05\x06 not really a zip";
     let digest = Digest::of(Algorithm::Sha256, zip);
     let now = Instant::now();
-    let ok = run(blob(digest.clone(), zip.len() as u64), &mut AuthCache::new(), &[reply(200, &[], zip)], now);
+    let ok = run(
+        blob(digest.clone(), zip.len() as u64),
+        &mut AuthCache::new(),
+        &[reply(200, &[], zip)],
+        now,
+    );
     assert_eq!(ok.result.expect("blob"), zip);
     assert!(ok.sent[0].headers().get("accept").is_none());
 
-    let short = run(blob(digest.clone(), zip.len() as u64 + 1), &mut AuthCache::new(), &[reply(200, &[], zip)], now);
-    assert!(short.result.expect_err("short").to_string().contains("bytes long"));
+    let short = run(
+        blob(digest.clone(), zip.len() as u64 + 1),
+        &mut AuthCache::new(),
+        &[reply(200, &[], zip)],
+        now,
+    );
+    assert!(
+        short
+            .result
+            .expect_err("short")
+            .to_string()
+            .contains("bytes long")
+    );
 
-    let long = run(blob(digest, zip.len() as u64 - 1), &mut AuthCache::new(), &[reply(200, &[], zip)], now);
-    assert!(long.result.expect_err("long").to_string().contains("longer"));
+    let long = run(
+        blob(digest, zip.len() as u64 - 1),
+        &mut AuthCache::new(),
+        &[reply(200, &[], zip)],
+        now,
+    );
+    assert!(
+        long.result
+            .expect_err("long")
+            .to_string()
+            .contains("longer")
+    );
 
     let other = Digest::of(Algorithm::Sha256, b"x");
-    let wrong = run(blob(other, zip.len() as u64), &mut AuthCache::new(), &[reply(200, &[], zip)], now);
-    assert!(wrong.result.expect_err("digest").to_string().contains("digest"));
+    let wrong = run(
+        blob(other, zip.len() as u64),
+        &mut AuthCache::new(),
+        &[reply(200, &[], zip)],
+        now,
+    );
+    assert!(
+        wrong
+            .result
+            .expect_err("digest")
+            .to_string()
+            .contains("digest")
+    );
 }
 
 #[test]
@@ -423,15 +494,25 @@ fn a_blob_redirected_elsewhere_goes_without_the_registrys_authorization() {
     let Step::Request(mut fetch) = request.next(&cache, &config, now) else {
         panic!("request")
     };
-    answer(&mut fetch, &reply(401, &[("www-authenticate", r#"Basic realm="r""#)], b""), now);
-    let Action::Done(result) = fetch.poll() else { panic!("done") };
+    answer(
+        &mut fetch,
+        &reply(401, &[("www-authenticate", r#"Basic realm="r""#)], b""),
+        now,
+    );
+    let Action::Done(result) = fetch.poll() else {
+        panic!("done")
+    };
     request.answered(fetch, result, &mut cache);
     let Step::Request(mut fetch) = request.next(&cache, &config, now) else {
         panic!("request")
     };
     let sent = answer(
         &mut fetch,
-        &reply(307, &[("location", "https://storage.example/blob?sig=1")], b""),
+        &reply(
+            307,
+            &[("location", "https://storage.example/blob?sig=1")],
+            b"",
+        ),
         now,
     );
     assert_eq!(authorization(&sent), Some("Basic dTpw"));

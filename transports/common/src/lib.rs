@@ -155,7 +155,6 @@ pub mod reexports {
         LockReport, MirrorOptions, MirrorReport, MirroredProvider, OptionError, ProviderReport,
         ProvidersFrom, jobs,
     };
-    pub use tfdisco_oci;
     pub use tfdisco_core::{
         self, Action, Config, Contents, Credentials, CredentialsSource, Dialect, Discovery,
         DiscoveryCache, DiscoveryRequest, Download, Env, Error, ErrorKind, Fetch, Getter, Goal,
@@ -165,6 +164,7 @@ pub mod reexports {
         Services, Sink, SourceError, StartError, StaticCredentials, Ticket, TransportError,
         TransportErrorKind, credentials_for,
     };
+    pub use tfdisco_oci;
     #[cfg(feature = "cli-config")]
     pub use tfdisco_provider::{self, Trust};
 }

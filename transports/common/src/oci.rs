@@ -25,7 +25,9 @@ impl<T: Transport> AsyncClient<T> {
         credentials: Option<&OciCredentials>,
     ) -> Result<Vec<String>, Error> {
         let host = registry_host(address)?;
-        let mut url = address.api_root().join(&format!("{}/tags/list", address.repository()));
+        let mut url = address
+            .api_root()
+            .join(&format!("{}/tags/list", address.repository()));
         let mut tags = Vec::new();
         for _ in 0..MAX_TAG_PAGES {
             let page_url = url.map_err(|e| Error::InvalidArgument {

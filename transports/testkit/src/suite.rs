@@ -25,6 +25,9 @@ pub mod mirror;
 #[allow(missing_docs)]
 pub mod network;
 #[allow(missing_docs)]
+#[cfg(unix)]
+pub mod oci;
+#[allow(missing_docs)]
 pub mod redirects;
 #[allow(missing_docs)]
 pub mod registry_api;
@@ -334,6 +337,10 @@ macro_rules! __with_scenarios {
             lock::a_network_mirror_serves_a_host_with_a_port,
             mirror::mirror_folders_as_terraform_writes_them,
             mirror::a_failed_mirror_leaves_the_folder_as_it_was,
+            oci::oci_a_provider_read_anonymously,
+            oci::oci_basic_credentials_are_sent_once_asked_for,
+            oci::oci_the_token_handshake_asks_once_per_repository,
+            oci::oci_what_is_not_there_is_not_found,
             client::user_agent_and_dialect,
             trust::ssl_cert_file_from_environment,
             trust::ssl_cert_dir_with_ssl_cert_file,

@@ -1,0 +1,178 @@
+//! OCI registries (docs/behaviour.md, OCI-1 to OCI-7) against a real
+//! registry (CNCF distribution 2.8, Debian's `docker-registry`) on
+//! loopback: a provider laid out as OpenTofu's docs lay it out, read back
+//! tag, index, manifest and zip, anonymously, with Basic credentials and
+//! through the token handshake.
+
+use tfdisco_core::http::StatusCode;
+use tfdisco_core::{Contents, Error, ErrorKind};
+use tfdisco_oci::{
+    Algorithm, Digest, OciCredentials, Reference, RepositoryAddress, artifact_type, media_type,
+};
+
+use super::{Client, Subject, build, builder};
+use crate::oci_registry::{OciAuth, OciRegistry};
+
+const REPOSITORY: &str = "opentofu/providers/example";
+const ZIP_LINUX: &[u8] = b"PK\x05\x06linux zip bytes, not really a zip";
+const ZIP_DARWIN: &[u8] = b"PK\x05\x06darwin zip bytes, not really a zip";
+
+/// A registry in `auth` mode holding one provider version for two
+/// platforms.
+fn registry(auth: OciAuth) -> (OciRegistry, RepositoryAddress) {
+    let registry = OciRegistry::start(auth);
+    registry.push_provider(
+        REPOSITORY,
+        "1.2.0+build.1",
+        &[
+            ("linux", "amd64", ZIP_LINUX),
+            ("darwin", "arm64", ZIP_DARWIN),
+        ],
+    );
+    let address = RepositoryAddress::new(&registry.host(), REPOSITORY).expect("an address");
+    (registry, address)
+}
+
+/// The tag, the index, linux_amd64's manifest and its zip, read through
+/// `client` with `credentials`.
+fn read_provider<T: Subject>(
+    client: &Client<T>,
+    address: &RepositoryAddress,
+    credentials: Option<&OciCredentials>,
+) -> Result<Vec<u8>, Error> {
+    let tags = client.oci_tags(address, credentials)?;
+    assert_eq!(tags, ["1.2.0_build.1"], "{}", T::NAME);
+    let tag = Reference::Tag(tags[0].parse().expect("a tag"));
+    let index = client.oci_manifest(
+        address,
+        &tag,
+        &[media_type::IMAGE_INDEX, media_type::IMAGE_MANIFEST],
+        credentials,
+    )?;
+    assert_eq!(index.media_type, media_type::IMAGE_INDEX, "{}", T::NAME);
+    let index = index.index().expect("an index");
+    assert_eq!(
+        index.artifact_type.as_deref(),
+        Some(artifact_type::PROVIDER)
+    );
+    let entry = index
+        .manifests
+        .iter()
+        .find(|d| {
+            d.platform
+                .as_ref()
+                .is_some_and(|p| (p.os.as_str(), p.architecture.as_str()) == ("linux", "amd64"))
+        })
+        .expect("linux_amd64 in the index");
+    let manifest = client.oci_manifest(
+        address,
+        &Reference::Digest(entry.digest.clone()),
+        &[&entry.media_type],
+        credentials,
+    )?;
+    assert_eq!(manifest.digest, entry.digest, "{}", T::NAME);
+    let manifest = manifest.manifest().expect("a manifest");
+    assert_eq!(
+        manifest.artifact_type.as_deref(),
+        Some(artifact_type::PROVIDER_TARGET)
+    );
+    let [layer] = manifest.layers.as_slice() else {
+        panic!("{}: one layer, got {:?}", T::NAME, manifest.layers)
+    };
+    assert_eq!(layer.media_type, media_type::ZIP);
+    client.oci_blob(address, layer, Contents::default(), credentials)
+}
+
+pub fn oci_a_provider_read_anonymously<T: Subject>() {
+    let (_registry, address) = registry(OciAuth::Anonymous);
+    let client = build::<T>(builder::<T>());
+    let zip = read_provider::<T>(&client, &address, None).expect("the provider");
+    assert_eq!(zip, ZIP_LINUX, "{}", T::NAME);
+}
+
+pub fn oci_basic_credentials_are_sent_once_asked_for<T: Subject>() {
+    let (registry, address) = registry(OciAuth::basic("ci", "basic-secret"));
+    let client = build::<T>(builder::<T>());
+    let creds = OciCredentials::basic("ci", "basic-secret");
+    let zip = read_provider::<T>(&client, &address, Some(&creds)).expect("the provider");
+    assert_eq!(zip, ZIP_LINUX, "{}", T::NAME);
+
+    let wrong = OciCredentials::basic("ci", "not-the-secret");
+    let fresh = build::<T>(builder::<T>());
+    let err = fresh.oci_tags(&address, Some(&wrong)).expect_err("refused");
+    assert_eq!(
+        err.status(),
+        Some(StatusCode::UNAUTHORIZED),
+        "{}: {err}",
+        T::NAME
+    );
+    assert!(
+        !format!("{err} {err:?}").contains("not-the-secret"),
+        "{err:?}"
+    );
+    let err = fresh.oci_tags(&address, None).expect_err("refused");
+    assert_eq!(
+        err.status(),
+        Some(StatusCode::UNAUTHORIZED),
+        "{}: {err}",
+        T::NAME
+    );
+    drop(registry);
+}
+
+pub fn oci_the_token_handshake_asks_once_per_repository<T: Subject>() {
+    let (registry, address) = registry(OciAuth::token("ci", "token-secret"));
+    registry.take_token_requests();
+    let client = build::<T>(builder::<T>());
+    let creds = OciCredentials::basic("ci", "token-secret");
+    let zip = read_provider::<T>(&client, &address, Some(&creds)).expect("the provider");
+    assert_eq!(zip, ZIP_LINUX, "{}", T::NAME);
+    let asked = registry.take_token_requests();
+    assert_eq!(
+        asked.len(),
+        1,
+        "{}: one token for the four requests: {asked:?}",
+        T::NAME
+    );
+    assert!(
+        asked[0].authorization,
+        "{}: the token was asked with credentials",
+        T::NAME
+    );
+    assert_eq!(asked[0].scopes, [format!("repository:{REPOSITORY}:pull")]);
+
+    let wrong = OciCredentials::basic("ci", "not-the-secret");
+    let fresh = build::<T>(builder::<T>());
+    let err = fresh.oci_tags(&address, Some(&wrong)).expect_err("refused");
+    assert_eq!(
+        err.status(),
+        Some(StatusCode::UNAUTHORIZED),
+        "{}: {err}",
+        T::NAME
+    );
+    assert!(
+        !format!("{err} {err:?}").contains("not-the-secret"),
+        "{err:?}"
+    );
+}
+
+pub fn oci_what_is_not_there_is_not_found<T: Subject>() {
+    let (_registry, address) = registry(OciAuth::Anonymous);
+    let client = build::<T>(builder::<T>());
+    let elsewhere =
+        RepositoryAddress::new(address.registry(), "opentofu/providers/none").expect("an address");
+    let err = client
+        .oci_tags(&elsewhere, None)
+        .expect_err("no repository");
+    assert_eq!(err.kind(), ErrorKind::NotFound, "{}: {err}", T::NAME);
+    let digest = Digest::of(Algorithm::Sha256, b"no such manifest");
+    let err = client
+        .oci_manifest(
+            &address,
+            &Reference::Digest(digest),
+            &[media_type::IMAGE_MANIFEST],
+            None,
+        )
+        .expect_err("no manifest");
+    assert_eq!(err.kind(), ErrorKind::NotFound, "{}: {err}", T::NAME);
+}
