@@ -3,10 +3,11 @@
 //! blocks, Docker-style files and credential helpers give them. Where they
 //! come from is the config crate's; what is sent is decided here.
 
+use std::collections::HashMap;
 use std::fmt;
 
 use base64::Engine as _;
-use tfdisco_core::Credentials;
+use tfdisco_core::{Credentials, CredentialsError};
 
 /// What a client may present to one registry. `Debug` shows which parts
 /// are set, never their values.
@@ -102,6 +103,61 @@ impl fmt::Debug for OciCredentials {
             }
         }
         d.finish()
+    }
+}
+
+/// Something that knows the credentials for OCI repositories: OpenTofu's
+/// policy (`oci_credentials` blocks, Docker-style files, credential
+/// helpers: `tfdisco_config`'s), or a fixed table.
+///
+/// `Ok(None)` means "none configured": the requests go anonymously, as
+/// OpenTofu's do. An error fails the request that needed them.
+pub trait OciCredentialsSource: Send + Sync {
+    /// The credentials for `repository` on `registry`.
+    fn oci_credentials(
+        &self,
+        registry: &str,
+        repository: &str,
+    ) -> Result<Option<OciCredentials>, CredentialsError>;
+}
+
+/// Credentials per registry, for every repository on it: the simplest
+/// [`OciCredentialsSource`].
+///
+/// ```
+/// use tfdisco_oci::{OciCredentials, OciCredentialsSource, RegistryCredentials};
+/// let table = RegistryCredentials::new()
+///     .with("ghcr.io", OciCredentials::basic("ci", "s3cret"));
+/// assert!(table.oci_credentials("ghcr.io", "a/b")?.is_some());
+/// assert!(table.oci_credentials("registry.example", "a/b")?.is_none());
+/// # Ok::<(), Box<dyn std::error::Error + Send + Sync>>(())
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct RegistryCredentials {
+    by_registry: HashMap<String, OciCredentials>,
+}
+
+impl RegistryCredentials {
+    /// An empty table.
+    pub fn new() -> RegistryCredentials {
+        RegistryCredentials::default()
+    }
+
+    /// The table with `credentials` for every repository of `registry`
+    /// (`host[:port]`, compared exactly).
+    pub fn with(mut self, registry: &str, credentials: OciCredentials) -> RegistryCredentials {
+        self.by_registry.insert(registry.to_owned(), credentials);
+        self
+    }
+}
+
+impl OciCredentialsSource for RegistryCredentials {
+    fn oci_credentials(
+        &self,
+        registry: &str,
+        _repository: &str,
+    ) -> Result<Option<OciCredentials>, CredentialsError> {
+        Ok(self.by_registry.get(registry).cloned())
     }
 }
 

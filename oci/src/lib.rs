@@ -88,7 +88,7 @@ mod session;
 
 pub use auth::{Access, AuthCache, Scope, TokenAnswer};
 pub use challenge::{Challenge, Scheme};
-pub use credentials::OciCredentials;
+pub use credentials::{OciCredentials, OciCredentialsSource, RegistryCredentials};
 pub use digest::{Algorithm, Digest, InvalidDigest, Mismatch, Verifier};
 pub use goals::{Answer, BlobGoal, Challenged, ManifestGoal, TagList, TagPage, TokenGoal};
 pub use manifest::{

@@ -1,13 +1,14 @@
 //! OCI registry requests over a client (OCI-5): each one a
 //! `tfdisco_oci::Authorized` session, whose steps (the request, the token
-//! service, the request again) are driven here; the tokens the client
-//! learns are shared by its requests. What is sent, and why, is decided by
-//! `tfdisco-oci`.
+//! service, the request again) are driven here, with the credentials the
+//! client's [`OciCredentialsSource`](tfdisco_oci::OciCredentialsSource)
+//! gives for the repository; the tokens the client learns are shared by
+//! its requests. What is sent, and why, is decided by `tfdisco-oci`.
 
 use tfdisco_core::{Error, Goal, Hostname, Sink};
 use tfdisco_oci::{
-    Access, Authorized, BlobGoal, Descriptor, FetchedManifest, ManifestGoal, OciCredentials,
-    Reference, RepositoryAddress, Scope, Step, TagList,
+    Access, Authorized, BlobGoal, Descriptor, FetchedManifest, ManifestGoal, Reference,
+    RepositoryAddress, Scope, Step, TagList,
 };
 
 use crate::{AsyncClient, BlockingClient, Transport, drive};
@@ -18,13 +19,12 @@ const MAX_TAG_PAGES: usize = 10_000;
 
 impl<T: Transport> AsyncClient<T> {
     /// Every tag of the repository at `address` (`GET /v2/NAME/tags/list`,
-    /// following `Link` headers), with `credentials` if the registry asks.
-    pub async fn oci_tags(
-        &self,
-        address: &RepositoryAddress,
-        credentials: Option<&OciCredentials>,
-    ) -> Result<Vec<String>, Error> {
+    /// following `Link` headers), with the client's credentials for it
+    /// ([`ClientBuilder::oci_credentials`](crate::ClientBuilder::oci_credentials))
+    /// if the registry asks.
+    pub async fn oci_tags(&self, address: &RepositoryAddress) -> Result<Vec<String>, Error> {
         let host = registry_host(address)?;
+        let credentials = self.cache().oci_credentials(address)?;
         let mut url = address
             .api_root()
             .join(&format!("{}/tags/list", address.repository()));
@@ -40,7 +40,7 @@ impl<T: Transport> AsyncClient<T> {
                     page_url,
                     address,
                     Scope::new(address.repository(), Access::Pull),
-                    credentials.cloned(),
+                    credentials.clone(),
                 ))
                 .await?;
             tags.extend(page.tags);
@@ -62,9 +62,9 @@ impl<T: Transport> AsyncClient<T> {
         address: &RepositoryAddress,
         reference: &Reference,
         accept: &[&str],
-        credentials: Option<&OciCredentials>,
     ) -> Result<FetchedManifest, Error> {
         let host = registry_host(address)?;
+        let credentials = self.cache().oci_credentials(address)?;
         let url = address
             .api_root()
             .join(&format!("{}/manifests/{reference}", address.repository()))
@@ -77,7 +77,7 @@ impl<T: Transport> AsyncClient<T> {
             url,
             address,
             Scope::new(address.repository(), Access::Pull),
-            credentials.cloned(),
+            credentials,
         ))
         .await
     }
@@ -90,13 +90,13 @@ impl<T: Transport> AsyncClient<T> {
         address: &RepositoryAddress,
         descriptor: &Descriptor,
         sink: S,
-        credentials: Option<&OciCredentials>,
     ) -> Result<S::Output, Error>
     where
         S: Sink,
         S::Output: Send,
     {
         let host = registry_host(address)?;
+        let credentials = self.cache().oci_credentials(address)?;
         let url = address
             .api_root()
             .join(&format!(
@@ -113,7 +113,7 @@ impl<T: Transport> AsyncClient<T> {
             url,
             address,
             Scope::new(address.repository(), Access::Pull),
-            credentials.cloned(),
+            credentials,
         ))
         .await
     }
@@ -146,12 +146,8 @@ impl<T: Transport> AsyncClient<T> {
 
 impl<T: Transport> BlockingClient<T> {
     /// [`AsyncClient::oci_tags`] for blocking code.
-    pub fn oci_tags(
-        &self,
-        address: &RepositoryAddress,
-        credentials: Option<&OciCredentials>,
-    ) -> Result<Vec<String>, Error> {
-        self.block_on(self.as_async().oci_tags(address, credentials))
+    pub fn oci_tags(&self, address: &RepositoryAddress) -> Result<Vec<String>, Error> {
+        self.block_on(self.as_async().oci_tags(address))
     }
 
     /// [`AsyncClient::oci_manifest`] for blocking code.
@@ -160,12 +156,8 @@ impl<T: Transport> BlockingClient<T> {
         address: &RepositoryAddress,
         reference: &Reference,
         accept: &[&str],
-        credentials: Option<&OciCredentials>,
     ) -> Result<FetchedManifest, Error> {
-        self.block_on(
-            self.as_async()
-                .oci_manifest(address, reference, accept, credentials),
-        )
+        self.block_on(self.as_async().oci_manifest(address, reference, accept))
     }
 
     /// [`AsyncClient::oci_blob`] for blocking code.
@@ -174,16 +166,12 @@ impl<T: Transport> BlockingClient<T> {
         address: &RepositoryAddress,
         descriptor: &Descriptor,
         sink: S,
-        credentials: Option<&OciCredentials>,
     ) -> Result<S::Output, Error>
     where
         S: Sink,
         S::Output: Send,
     {
-        self.block_on(
-            self.as_async()
-                .oci_blob(address, descriptor, sink, credentials),
-        )
+        self.block_on(self.as_async().oci_blob(address, descriptor, sink))
     }
 }
 

@@ -7,7 +7,8 @@
 use tfdisco_core::http::StatusCode;
 use tfdisco_core::{Contents, Error, ErrorKind};
 use tfdisco_oci::{
-    Algorithm, Digest, OciCredentials, Reference, RepositoryAddress, artifact_type, media_type,
+    Algorithm, Digest, OciCredentials, Reference, RegistryCredentials, RepositoryAddress,
+    artifact_type, media_type,
 };
 
 use super::{Client, Subject, build, builder};
@@ -33,21 +34,31 @@ fn registry(auth: OciAuth) -> (OciRegistry, RepositoryAddress) {
     (registry, address)
 }
 
+/// A client asking `address`'s registry with `credentials`.
+fn client_with<T: Subject>(
+    address: &RepositoryAddress,
+    credentials: Option<OciCredentials>,
+) -> Client<T> {
+    let table = match credentials {
+        Some(credentials) => RegistryCredentials::new().with(address.registry(), credentials),
+        None => RegistryCredentials::new(),
+    };
+    build::<T>(builder::<T>().oci_credentials(table))
+}
+
 /// The tag, the index, linux_amd64's manifest and its zip, read through
-/// `client` with `credentials`.
+/// `client`.
 fn read_provider<T: Subject>(
     client: &Client<T>,
     address: &RepositoryAddress,
-    credentials: Option<&OciCredentials>,
 ) -> Result<Vec<u8>, Error> {
-    let tags = client.oci_tags(address, credentials)?;
+    let tags = client.oci_tags(address)?;
     assert_eq!(tags, ["1.2.0_build.1"], "{}", T::NAME);
     let tag = Reference::Tag(tags[0].parse().expect("a tag"));
     let index = client.oci_manifest(
         address,
         &tag,
         &[media_type::IMAGE_INDEX, media_type::IMAGE_MANIFEST],
-        credentials,
     )?;
     assert_eq!(index.media_type, media_type::IMAGE_INDEX, "{}", T::NAME);
     let index = index.index().expect("an index");
@@ -68,7 +79,6 @@ fn read_provider<T: Subject>(
         address,
         &Reference::Digest(entry.digest.clone()),
         &[&entry.media_type],
-        credentials,
     )?;
     assert_eq!(manifest.digest, entry.digest, "{}", T::NAME);
     let manifest = manifest.manifest().expect("a manifest");
@@ -80,26 +90,27 @@ fn read_provider<T: Subject>(
         panic!("{}: one layer, got {:?}", T::NAME, manifest.layers)
     };
     assert_eq!(layer.media_type, media_type::ZIP);
-    client.oci_blob(address, layer, Contents::default(), credentials)
+    client.oci_blob(address, layer, Contents::default())
 }
 
 pub fn oci_a_provider_read_anonymously<T: Subject>() {
     let (_registry, address) = registry(OciAuth::Anonymous);
-    let client = build::<T>(builder::<T>());
-    let zip = read_provider::<T>(&client, &address, None).expect("the provider");
+    let client = client_with::<T>(&address, None);
+    let zip = read_provider::<T>(&client, &address).expect("the provider");
     assert_eq!(zip, ZIP_LINUX, "{}", T::NAME);
 }
 
 pub fn oci_basic_credentials_are_sent_once_asked_for<T: Subject>() {
     let (registry, address) = registry(OciAuth::basic("ci", "basic-secret"));
-    let client = build::<T>(builder::<T>());
     let creds = OciCredentials::basic("ci", "basic-secret");
-    let zip = read_provider::<T>(&client, &address, Some(&creds)).expect("the provider");
+    let client = client_with::<T>(&address, Some(creds));
+    let zip = read_provider::<T>(&client, &address).expect("the provider");
     assert_eq!(zip, ZIP_LINUX, "{}", T::NAME);
 
     let wrong = OciCredentials::basic("ci", "not-the-secret");
-    let fresh = build::<T>(builder::<T>());
-    let err = fresh.oci_tags(&address, Some(&wrong)).expect_err("refused");
+    let err = client_with::<T>(&address, Some(wrong))
+        .oci_tags(&address)
+        .expect_err("refused");
     assert_eq!(
         err.status(),
         Some(StatusCode::UNAUTHORIZED),
@@ -110,7 +121,9 @@ pub fn oci_basic_credentials_are_sent_once_asked_for<T: Subject>() {
         !format!("{err} {err:?}").contains("not-the-secret"),
         "{err:?}"
     );
-    let err = fresh.oci_tags(&address, None).expect_err("refused");
+    let err = client_with::<T>(&address, None)
+        .oci_tags(&address)
+        .expect_err("refused");
     assert_eq!(
         err.status(),
         Some(StatusCode::UNAUTHORIZED),
@@ -123,9 +136,9 @@ pub fn oci_basic_credentials_are_sent_once_asked_for<T: Subject>() {
 pub fn oci_the_token_handshake_asks_once_per_repository<T: Subject>() {
     let (registry, address) = registry(OciAuth::token("ci", "token-secret"));
     registry.take_token_requests();
-    let client = build::<T>(builder::<T>());
     let creds = OciCredentials::basic("ci", "token-secret");
-    let zip = read_provider::<T>(&client, &address, Some(&creds)).expect("the provider");
+    let zip = read_provider::<T>(&client_with::<T>(&address, Some(creds)), &address)
+        .expect("the provider");
     assert_eq!(zip, ZIP_LINUX, "{}", T::NAME);
     let asked = registry.take_token_requests();
     assert_eq!(
@@ -142,8 +155,9 @@ pub fn oci_the_token_handshake_asks_once_per_repository<T: Subject>() {
     assert_eq!(asked[0].scopes, [format!("repository:{REPOSITORY}:pull")]);
 
     let wrong = OciCredentials::basic("ci", "not-the-secret");
-    let fresh = build::<T>(builder::<T>());
-    let err = fresh.oci_tags(&address, Some(&wrong)).expect_err("refused");
+    let err = client_with::<T>(&address, Some(wrong))
+        .oci_tags(&address)
+        .expect_err("refused");
     assert_eq!(
         err.status(),
         Some(StatusCode::UNAUTHORIZED),
@@ -158,12 +172,10 @@ pub fn oci_the_token_handshake_asks_once_per_repository<T: Subject>() {
 
 pub fn oci_what_is_not_there_is_not_found<T: Subject>() {
     let (_registry, address) = registry(OciAuth::Anonymous);
-    let client = build::<T>(builder::<T>());
+    let client = client_with::<T>(&address, None);
     let elsewhere =
         RepositoryAddress::new(address.registry(), "opentofu/providers/none").expect("an address");
-    let err = client
-        .oci_tags(&elsewhere, None)
-        .expect_err("no repository");
+    let err = client.oci_tags(&elsewhere).expect_err("no repository");
     assert_eq!(err.kind(), ErrorKind::NotFound, "{}: {err}", T::NAME);
     let digest = Digest::of(Algorithm::Sha256, b"no such manifest");
     let err = client
@@ -171,7 +183,6 @@ pub fn oci_what_is_not_there_is_not_found<T: Subject>() {
             &address,
             &Reference::Digest(digest),
             &[media_type::IMAGE_MANIFEST],
-            None,
         )
         .expect_err("no manifest");
     assert_eq!(err.kind(), ErrorKind::NotFound, "{}: {err}", T::NAME);
