@@ -144,7 +144,7 @@ pub use installation_report::{InstallationChoice, InstallationReport, MethodRepo
 pub use locations::{Locations, OVERRIDE_VARS};
 pub use lock_file::{LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider};
 pub use mirror_folder::{Indexes, MirrorFolder, StagedArchive};
-pub use oci_template::oci_repository;
+pub use oci_template::{oci_repository, oci_repository_address};
 pub use plugin_cache::{PLUGIN_CACHE_DIR_VAR, PLUGIN_CACHE_MAY_BREAK_VAR, PluginCache};
 pub use provider_installation::{
     InstallationBlock, MethodBlock, PROVIDER_DOWNLOAD_RETRY_VAR, download_retries,

@@ -1,8 +1,8 @@
 //! OpenTofu's `oci_mirror { repository_template = "…" }` (docs/behaviour.md,
 //! INST-10): the template read and checked as OpenTofu checks it when it
-//! loads the configuration, and the repository it gives a provider. tfdisco
-//! installs nothing from OCI registries; this says where OpenTofu would
-//! look.
+//! loads the configuration, and the repository it gives a provider (where
+//! `tfdisco lock --oci-mirror` and `tfdisco install` look, as OpenTofu
+//! does).
 
 use std::collections::BTreeSet;
 
@@ -105,12 +105,8 @@ fn evaluate(
 }
 
 /// The OCI registry and repository OpenTofu's `oci_mirror` with this
-/// `repository_template` would look in for `provider` (OpenTofu's
-/// `RepositoryMapping`): the template evaluated with `hostname`,
-/// `namespace` and `type`, split at its first `/` into the registry's
-/// domain and the repository, which must be lower-case letters and digits
-/// in path components separated by `.`, `_`, `__` or dashes. tfdisco does
-/// not install from OCI registries (INST-10).
+/// `repository_template` looks in for `provider` (OpenTofu's
+/// `RepositoryMapping`), as two texts: see [`oci_repository_address`].
 ///
 /// ```
 /// use tfdisco_config::oci_repository;
@@ -127,6 +123,19 @@ pub fn oci_repository(
     template: &str,
     provider: &ProviderSource,
 ) -> Result<(String, String), String> {
+    oci_repository_address(template, provider)
+        .map(|a| (a.registry().to_owned(), a.repository().to_owned()))
+}
+
+/// The repository OpenTofu's `oci_mirror` with this `repository_template`
+/// looks in for `provider`: the template evaluated with `hostname`,
+/// `namespace` and `type`, split at its first `/` into the registry's
+/// domain and the repository (`tfdisco_oci::RepositoryAddress::parse`, the
+/// distribution specification's grammar).
+pub fn oci_repository_address(
+    template: &str,
+    provider: &ProviderSource,
+) -> Result<RepositoryAddress, String> {
     let parsed: Template = template.parse().map_err(|e: hcl::Error| e.to_string())?;
     let address = evaluate(
         &parsed,
@@ -134,8 +143,7 @@ pub fn oci_repository(
         provider.namespace(),
         provider.type_name(),
     )?;
-    let parsed = RepositoryAddress::parse(&address).map_err(|e| e.to_string())?;
-    Ok((parsed.registry().to_owned(), parsed.repository().to_owned()))
+    RepositoryAddress::parse(&address).map_err(|e| e.to_string())
 }
 
 /// The root names a template refers to, without the ones its `for`

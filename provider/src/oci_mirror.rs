@@ -4,11 +4,143 @@
 //! be, which of its manifests is a platform's, which layer is the package,
 //! and the `zh:` hash its digest gives. The messages are OpenTofu's.
 
-use tfdisco_core::{Dialect, Platform, Version};
+use std::fmt;
+
+use tfdisco_core::{Dialect, Platform, ProviderSource, Version};
 use tfdisco_oci::{
-    Algorithm, Descriptor, FetchedManifest, ImageIndex, ImageManifest, Tag, artifact_type,
-    media_type,
+    Algorithm, Descriptor, FetchedManifest, ImageIndex, ImageManifest, RepositoryAddress, Tag,
+    artifact_type, media_type,
 };
+
+/// `tofu providers lock -oci-mirror=TEMPLATE`'s template (OCIMIRROR-6): an
+/// RFC 6570 level 1 URI template naming `{hostname}`, `{namespace}` and
+/// `{type}`, whose expansion is a repository address. (The CLI
+/// configuration's `oci_mirror` block has an HCL template instead:
+/// `tfdisco_config::oci_repository_address`.)
+///
+/// ```
+/// use tfdisco_core::{Dialect, ProviderSource};
+/// use tfdisco_provider::oci_mirror::OciMirrorTemplate;
+/// let template = OciMirrorTemplate::parse("ghcr.io/mirror/{namespace}/{type}")?;
+/// let aws = ProviderSource::parse("hashicorp/aws", Dialect::OpenTofu).expect("a source");
+/// assert_eq!(template.address_for(&aws)?.to_string(), "ghcr.io/mirror/hashicorp/aws");
+/// assert!(OciMirrorTemplate::parse("ghcr.io/{+type}").is_err());
+/// # Ok::<(), String>(())
+/// ```
+#[derive(Clone, PartialEq, Eq)]
+pub struct OciMirrorTemplate {
+    text: String,
+    parts: Vec<TemplatePart>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum TemplatePart {
+    Literal(String),
+    Variable(String),
+}
+
+impl OciMirrorTemplate {
+    /// Reads a level 1 template: literal text and `{name}` expressions;
+    /// an operator (`{+x}`, `{#x}`, `{.x}`, …), a modifier or an unclosed
+    /// brace is refused.
+    pub fn parse(text: &str) -> Result<OciMirrorTemplate, String> {
+        let invalid =
+            |why: String| format!("The -oci-mirror argument is not a valid URI template: {why}.");
+        let mut parts = Vec::new();
+        let mut rest = text;
+        while let Some(open) = rest.find(['{', '}']) {
+            if rest[open..].starts_with('}') {
+                return Err(invalid(format!(
+                    "unexpected '}}' at offset {}",
+                    text.len() - rest.len() + open
+                )));
+            }
+            if open > 0 {
+                parts.push(TemplatePart::Literal(rest[..open].to_owned()));
+            }
+            let after = &rest[open + 1..];
+            let close = after
+                .find('}')
+                .ok_or_else(|| invalid("an expression has no closing '}'".to_owned()))?;
+            let name = &after[..close];
+            match name.chars().next() {
+                None => return Err(invalid("an expression is empty".to_owned())),
+                Some(c @ ('+' | '#')) => {
+                    return Err(invalid(format!(
+                        "the operator {c:?} is of level 2, and only level 1 is allowed"
+                    )));
+                }
+                Some(c @ ('.' | '/' | ';' | '?' | '&')) => {
+                    return Err(invalid(format!(
+                        "the operator {c:?} is of level 3, and only level 1 is allowed"
+                    )));
+                }
+                Some(c @ ('=' | ',' | '!' | '@' | '|')) => {
+                    return Err(invalid(format!("the operator {c:?} is reserved")));
+                }
+                Some(_) => {}
+            }
+            if !name
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.')
+            {
+                return Err(invalid(format!(
+                    "{name:?} is not a variable name of level 1"
+                )));
+            }
+            parts.push(TemplatePart::Variable(name.to_owned()));
+            rest = &after[close + 1..];
+        }
+        if !rest.is_empty() {
+            parts.push(TemplatePart::Literal(rest.to_owned()));
+        }
+        Ok(OciMirrorTemplate {
+            text: text.to_owned(),
+            parts,
+        })
+    }
+
+    /// The repository the template names for `provider`: `{hostname}`
+    /// (display form), `{namespace}` and `{type}` expanded,
+    /// percent-encoding all but `A-Z a-z 0-9 - . _ ~` (so a port's `:` is
+    /// `%3a`, as OpenTofu's expansion gives), other names expanding to
+    /// nothing; then read as a repository address.
+    pub fn address_for(&self, provider: &ProviderSource) -> Result<RepositoryAddress, String> {
+        let mut text = String::new();
+        for part in &self.parts {
+            match part {
+                TemplatePart::Literal(literal) => text.push_str(literal),
+                TemplatePart::Variable(name) => {
+                    let value = match name.as_str() {
+                        "hostname" => provider.host().display().into_owned(),
+                        "namespace" => provider.namespace().to_owned(),
+                        "type" => provider.type_name().to_owned(),
+                        _ => String::new(),
+                    };
+                    for b in value.bytes() {
+                        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~') {
+                            text.push(char::from(b));
+                        } else {
+                            text.push_str(&format!("%{b:02x}"));
+                        }
+                    }
+                }
+            }
+        }
+        RepositoryAddress::parse(&text).map_err(|e| e.to_string())
+    }
+
+    /// The template as given.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+}
+
+impl fmt::Debug for OciMirrorTemplate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "OciMirrorTemplate({:?})", self.text)
+    }
+}
 
 /// The versions a repository's tags name (OCIMIRROR-1): every `_` read as
 /// `+`, tags that are no version skipped (`latest`, `v1.0.0`), sorted.
@@ -239,6 +371,36 @@ mod tests {
             entries.join(",")
         );
         check_index(&fetched(media_type::IMAGE_INDEX, &json)).expect("an index")
+    }
+
+    #[test]
+    fn uri_templates() {
+        let source = |s| ProviderSource::parse(s, Dialect::OpenTofu).expect("a source");
+        let t = OciMirrorTemplate::parse("{hostname}/m/{namespace}/{type}{unknown}").expect("ok");
+        assert_eq!(
+            t.address_for(&source("example.com/ns/aws"))
+                .expect("address")
+                .to_string(),
+            "example.com/m/ns/aws"
+        );
+        // A port is percent-encoded: no repository address.
+        let port = t.address_for(&source("localhost:5000/ns/aws"));
+        assert!(port.expect_err("refused").contains("localhost%3a5000"));
+        for bad in [
+            "r/{+type}",
+            "r/{#type}",
+            "r/{/type}",
+            "r/{type",
+            "r/type}",
+            "r/{}",
+            "r/{ty pe}",
+        ] {
+            let e = OciMirrorTemplate::parse(bad).expect_err(bad);
+            assert!(
+                e.starts_with("The -oci-mirror argument is not a valid URI template: "),
+                "{e}"
+            );
+        }
     }
 
     #[test]

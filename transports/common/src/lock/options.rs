@@ -7,6 +7,7 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use tfdisco_core::{Error, NetworkMirror, Platform, ProviderSource};
+use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 
 use crate::OptionError;
 
@@ -47,6 +48,11 @@ pub enum ProvidersFrom {
     /// packages found there in either layout, unauthenticated, the folder
     /// read when the run starts (LOCKRUN-8).
     FilesystemMirror(PathBuf),
+    /// An OCI registry mirror (`tofu providers lock -oci-mirror=TEMPLATE`):
+    /// each provider from the repository the template names (`{hostname}`,
+    /// `{namespace}`, `{type}`), its archives checked against their
+    /// layers' digests (OCIMIRROR-1 to OCIMIRROR-6).
+    OciMirror(OciMirrorTemplate),
 }
 
 /// What to lock, and for which platforms.
@@ -102,6 +108,13 @@ impl LockOptions {
     /// (`-fs-mirror=DIR`) instead of its registry (LOCKRUN-8).
     pub fn fs_mirror(mut self, dir: impl Into<PathBuf>) -> LockOptions {
         self.from = ProvidersFrom::FilesystemMirror(dir.into());
+        self
+    }
+
+    /// Takes every provider from the OCI registry mirror `template` names
+    /// (`-oci-mirror=TEMPLATE`) instead of its registry (OCIMIRROR-6).
+    pub fn oci_mirror(mut self, template: OciMirrorTemplate) -> LockOptions {
+        self.from = ProvidersFrom::OciMirror(template);
         self
     }
 

@@ -11,8 +11,15 @@ use tfdisco_oci::{
     artifact_type, media_type,
 };
 
+use tfdisco_core::{Dialect, Platform};
+use tfdisco_provider::oci_mirror::OciMirrorTemplate;
+use tfdisco_transport::LockOptions;
+
+use super::lock::Scratch;
 use super::{Client, Subject, build, builder};
+use crate::lock_goldens::CASES;
 use crate::oci_registry::{OciAuth, OciRegistry};
+use crate::signed_registry::{self, NAMESPACE, PLATFORMS, PROVIDERS};
 
 const REPOSITORY: &str = "opentofu/providers/example";
 const ZIP_LINUX: &[u8] = b"PK\x05\x06linux zip bytes, not really a zip";
@@ -186,4 +193,79 @@ pub fn oci_what_is_not_there_is_not_found<T: Subject>() {
         )
         .expect_err("no manifest");
     assert_eq!(err.kind(), ErrorKind::NotFound, "{}: {err}", T::NAME);
+}
+
+/// The signed registry's providers, every version and platform, copied
+/// into `registry` under `mirror/ns/TYPE` as OpenTofu's layout has them.
+fn mirror_signed_registry(registry: &OciRegistry) {
+    for (name, versions) in PROVIDERS {
+        for version in versions {
+            let zips: Vec<(String, String, &[u8])> = PLATFORMS
+                .iter()
+                .map(|platform| {
+                    let (os, arch) = platform.split_once('_').expect("OS_ARCH");
+                    let file = signed_registry::package_file(name, version, platform);
+                    (
+                        os.to_owned(),
+                        arch.to_owned(),
+                        signed_registry::file(name, version, &file),
+                    )
+                })
+                .collect();
+            let platforms: Vec<(&str, &str, &[u8])> = zips
+                .iter()
+                .map(|(os, arch, zip)| (os.as_str(), arch.as_str(), *zip))
+                .collect();
+            registry.push_provider(&format!("mirror/{NAMESPACE}/{name}"), version, &platforms);
+        }
+    }
+}
+
+pub fn oci_lock_from_a_mirror_as_terraform_locks_from_the_registry<T: Subject>() {
+    let registry = OciRegistry::start(OciAuth::basic("ci", "lock-secret"));
+    mirror_signed_registry(&registry);
+    let case = CASES
+        .iter()
+        .find(|c| c.name == "fresh")
+        .expect("the fresh case");
+    // The providers' own host is never asked: everything comes from the
+    // mirror.
+    let host = "registry.example.test";
+    let scratch = Scratch::new("oci-lock");
+    let dir = scratch.path().join("run");
+    case.prepare(&dir, host);
+    let address = RepositoryAddress::new(&registry.host(), "mirror").expect("an address");
+    let credentials = RegistryCredentials::new().with(
+        address.registry(),
+        OciCredentials::basic("ci", "lock-secret"),
+    );
+    let client = build::<T>(
+        builder::<T>()
+            .dialect(Dialect::OpenTofu)
+            .oci_credentials(credentials),
+    );
+    let template = OciMirrorTemplate::parse(&format!(
+        "{}/mirror/{{namespace}}/{{type}}",
+        registry.host()
+    ))
+    .expect("a template");
+    let options = LockOptions::new()
+        .platforms_from(
+            case.platforms
+                .iter()
+                .map(|p| Platform::parse(p).expect("a platform")),
+        )
+        .oci_mirror(template);
+    let report = client.lock(&dir, &options);
+    assert!(report.is_ok(), "{}: {report:?}", T::NAME);
+    let written = std::fs::read_to_string(dir.join(".terraform.lock.hcl")).expect("a lock file");
+    let expected = case.expected(host).expect("Terraform's lock file");
+    let body = |text: &str| text.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(
+        body(&written),
+        body(&expected),
+        "{}: the lock file from the OCI mirror is not Terraform's from the registry",
+        T::NAME
+    );
+    assert!(written.starts_with("# This file is maintained automatically by \"tofu init\"."));
 }
