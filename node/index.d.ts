@@ -430,6 +430,72 @@ export interface MirrorReport {
   warnings: string[];
 }
 
+/** The options of {@link Client.install}. */
+export interface InstallOptions {
+  /**
+   * Install only these providers (source addresses, parsed in the client's
+   * dialect), each one the configuration requires; default: all.
+   */
+  providers?: ReadonlyArray<string> | null;
+  /** Re-select every version within the constraints, ignoring the locked ones (`-upgrade`). */
+  upgrade?: boolean | null;
+  /**
+   * `'readonly'`: the lock file must not change (`-lockfile=readonly`); a
+   * run that would change it installs nothing and rejects with a
+   * `LockError` of kind `readonly` (exit code 3). Not with `upgrade`.
+   */
+  lockfile?: 'readonly' | null;
+  /**
+   * This plugin cache folder instead of the CLI configuration's
+   * `plugin_cache_dir` and `TF_PLUGIN_CACHE_DIR` (one that does not exist
+   * is not used).
+   */
+  pluginCache?: string | URL | null;
+  /** Requests at once (default 8, at least 1). */
+  jobs?: number | null;
+}
+
+/** One provider an install run installed. */
+export interface InstalledProvider {
+  /** The provider's full address. */
+  source: string;
+  /** The version installed. */
+  version: string;
+  /**
+   * How its package was got: `reused` (already in `.terraform/providers`
+   * and matching the lock file: no request), `cached` (linked from the
+   * plugin cache) or `downloaded`.
+   */
+  installed: 'reused' | 'cached' | 'downloaded';
+  /** The installation method it comes from: `registry`, the network mirror, or the filesystem mirror's folder. */
+  from: string;
+  /** Bytes downloaded (0 when nothing was). */
+  bytes: number;
+  /** The hashes (`h1:…`, `zh:…`) the lock file did not hold before, sorted. */
+  hashesAdded: string[];
+  /**
+   * How the package is trusted, in the CLI's words: as {@link LockedProvider.trust},
+   * or `verified checksum`, `unauthenticated` (from a mirror).
+   */
+  trust: string;
+  /** The id of the key that signed its checksums, or null when none did. */
+  keyId: string | null;
+}
+
+/** {@link Client.install}: `tfdisco install --json`. */
+export interface InstallReport {
+  /** The lock file (`<dir>/.terraform.lock.hcl`). */
+  lockFile: string;
+  /** True when its bytes changed (and it was written). */
+  changed: boolean;
+  /** The platform installed for (`OS_ARCH`): the one this program runs on. */
+  platform: string;
+  /** Each provider installed, in address order. */
+  providers: InstalledProvider[];
+  /** Providers left to a development override, what the implied mirrors' scans said. */
+  warnings: string[];
+}
+
 /** One installation method and what it says of a provider. */
 export interface InstallationMethod {
   /** `'direct'`, `'network_mirror'`, `'filesystem_mirror'`, `'oci_mirror'` or `'dev_overrides'`. */
@@ -542,7 +608,7 @@ export interface PackageHashes {
  * discoveries of one host share one request. Bad arguments reject the
  * promise before any request.
  *
- * The registry calls, `lock` and `mirror` resolve to the library's report,
+ * The registry calls, `lock`, `mirror` and `install` resolve to the library's report,
  * the document the CLI prints with `--json`, with camelCase keys;
  * `JSON.stringify` of one writes that document as the CLI and Python's
  * `to_json()` write it.
@@ -611,6 +677,29 @@ export declare class Client {
    */
   mirror(dir: string | URL, folder: string | URL, options?: MirrorOptions): Promise<MirrorReport>;
   /**
+   * What `terraform init` (or `tofu init`) does to install the providers of
+   * the configuration in `dir`, as `tfdisco install` does: selects each
+   * provider's version as `init` does (the locked one kept while the
+   * constraints allow it), keeps what is already installed and matches the
+   * lock file (no request), fetches and verifies the rest for the platform
+   * this program runs on (the signed `SHA256SUMS` or the mirror's hashes,
+   * the lock file's `zh:` and the unpacked `h1:`) and unpacks it into
+   * `.terraform/providers/HOST/NAMESPACE/TYPE/VERSION/OS_ARCH` (or the
+   * plugin cache, linked from there) once every package passed; then
+   * replaces `.terraform.lock.hcl` atomically when its bytes change. The
+   * installation methods (`provider_installation`, or the implied ones with
+   * `dir`'s `terraform.d/plugins`) and the plugin cache (`plugin_cache_dir`,
+   * `TF_PLUGIN_CACHE_DIR`) are the client's CLI configuration's, read from
+   * its `env`, as for the CLI.
+   * @throws {LockError} (a rejection) when anything fails; the lock file and
+   *   `.terraform/providers` are then as they were. `kind` is `readonly` when
+   *   `lockfile: 'readonly'` kept the lock file from changing (exit code 3).
+   *   Bad options reject with `InvalidSourceError`, `InvalidOptionError`
+   *   (`jobs: 0`, a `lockfile` other than `'readonly'`) or `TypeError`
+   *   before anything is read.
+   */
+  install(dir: string | URL, options?: InstallOptions): Promise<InstallReport>;
+  /**
    * Where the token this client would send to `host` comes from
    * (`'environment variable TF_TOKEN_example_com'`), or null when none would
    * be sent. Never the token itself. May run the credentials helper.
@@ -664,8 +753,8 @@ export type ErrorKind =
   | 'credentials'
   | 'invalid_package';
 
-/** The kinds of a failed lock run, as `tfdisco lock --json` names them. */
-export type LockErrorKind = 'configuration' | 'lock_file' | 'usage' | 'failed';
+/** The kinds of a failed lock, mirror or install run, as `tfdisco lock --json` names them. */
+export type LockErrorKind = 'configuration' | 'lock_file' | 'usage' | 'failed' | 'readonly' | 'folder';
 
 /**
  * Any tfdisco error. Its message is the Rust message, which never contains
@@ -773,17 +862,20 @@ export declare class CredentialsError extends TfdiscoError {
   readonly kind: 'credentials';
 }
 
-/** A lock run that failed; the lock file is then as it was. */
+/** A lock, mirror or install run that failed; the lock file is then as it was. */
 export declare class LockError extends TfdiscoError {
   constructor(message: string, details?: { kind?: string; exitCode?: number; failures?: LockFailure[] });
   /**
    * `configuration` (it does not parse, or has modules not installed),
    * `lock_file` (it cannot be read or written), `usage` (a provider the
-   * configuration does not require, a constraint that does not parse) or
-   * `failed` (see `failures`).
+   * configuration does not require, a constraint that does not parse,
+   * options that conflict), `failed` (see `failures`), `readonly` (an
+   * install run whose read-only lock file would change: nothing was
+   * installed) or `folder` (a folder that could not be read or written, a
+   * package not placed).
    */
   readonly kind: LockErrorKind;
-  /** `tfdisco lock`'s exit code: 1 (a request, a verification or the write), 2 (the configuration, the lock file's contents, the arguments), 3 (no version or platform fits). */
+  /** `tfdisco lock`'s (and `install`'s) exit code: 1 (a request, a verification or a write), 2 (the configuration, the lock file's contents, the arguments), 3 (no version or platform fits, or a read-only lock file would change). */
   readonly exitCode: number;
   /** Every provider (and platform) that could not be locked; empty unless `kind` is `failed`. */
   readonly failures: LockFailure[];

@@ -3,7 +3,7 @@
  * after wait4), its peak RSS in kB (wait4's ru_maxrss) and the CPU time it
  * used in microseconds (ru_utime + ru_stime, every thread), as
  * "NANOSECONDS KB MICROSECONDS\n"; exits with the command's status (128 +
- * the signal if it was killed). For benches/lock.sh. */
+ * the signal if it was killed). For benches/lock.sh and benches/install.sh. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,9 +4,11 @@
 //! [`Discovery`] against canned responses, and the in-run baselines the speed
 //! targets are ratios to; and issue 17's load test ([`load`]), used by the
 //! `load` binary and `tests/load.rs`. `benches/README.md` has the commands
-//! and figures.
+//! and figures. [`registry`] is the signed registry of large packages
+//! issue 26's install benchmark (`install-bench`) serves.
 //!
-//! Everything here is deterministic, so two runs measure the same work.
+//! Everything here is deterministic, so two runs measure the same work (but
+//! for the registry's signing key and signatures, made by GnuPG per run).
 //!
 //! [`Discovery`]: tfdisco_core::Discovery
 
@@ -15,4 +17,5 @@ pub mod canned;
 pub mod documents;
 pub mod hostnames;
 pub mod load;
+pub mod registry;
 mod rng;

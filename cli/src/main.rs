@@ -8,6 +8,7 @@ mod demo;
 mod discover;
 mod exit;
 mod failure;
+mod install;
 mod lock;
 mod mirror;
 mod net;
@@ -92,6 +93,18 @@ enum Command {
     /// version meets the constraints, the locked one no longer does, or a
     /// platform is not offered. On failure the lock file is left as it was.
     Lock(lock::LockOpts),
+    /// Install the providers the configuration requires into
+    /// .terraform/providers as `terraform init` does, from the lock file's
+    /// versions (or the newest the constraints allow), verified as `lock`
+    /// verifies; with a plugin cache (TF_PLUGIN_CACHE_DIR, plugin_cache_dir
+    /// or --plugin-cache) they go into the cache and are linked, one
+    /// process at a time per package (OpenTofu's lock). An install already
+    /// there that the lock file vouches for is kept without a request.
+    ///
+    /// Exit codes as for lock, and 3 when the lock file would change under
+    /// --lockfile readonly. On failure nothing is placed and the lock file
+    /// is left as it was.
+    Install(install::InstallOpts),
     /// Write a provider mirror folder as `terraform providers mirror` does:
     /// each provider the configuration requires, at the version its lock
     /// file holds (or the newest its constraints allow), downloaded from
@@ -160,6 +173,7 @@ fn main() -> ExitCode {
         Command::Provider(command) => registry::run_provider(command),
         Command::Module(command) => registry::run_module(command),
         Command::Lock(opts) => lock::run(opts),
+        Command::Install(opts) => install::run(opts),
         Command::Mirror(opts) => mirror::run(opts),
         Command::Completions { shell } => {
             clap_complete::generate(

@@ -1,5 +1,6 @@
 //! `tfdisco serve`: a development discovery server on loopback.
 
+mod golden;
 mod help;
 mod how_to;
 
@@ -36,6 +37,15 @@ pub(crate) struct ServeOpts {
     /// [default: tfdisco-serve-ca.pem in the temporary directory].
     #[arg(long, value_name = "FILE", conflicts_with = "cert")]
     ca_out: Option<PathBuf>,
+    /// For the language packages' tests: sets up this case of the install
+    /// goldens (`tfdisco_testkit::install_goldens`) on the server in
+    /// --golden-scratch, prints it as a `golden-install {json}` line, and
+    /// checks what the run left on each `check EXIT` line of stdin.
+    #[arg(long, value_name = "CASE", hide = true, requires = "golden_scratch")]
+    golden_install: Option<String>,
+    /// The folder the --golden-install case is set up in.
+    #[arg(long, value_name = "DIR", hide = true, requires = "golden_install")]
+    golden_scratch: Option<PathBuf>,
 }
 
 fn read(path: &PathBuf) -> Result<Vec<u8>, Failure> {
@@ -97,6 +107,10 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
     })?;
     // The document, and a small sample registry it may point to.
     sample::install(&server, &doc);
+    let golden = match (&opts.golden_install, &opts.golden_scratch) {
+        (Some(name), Some(scratch)) => Some(golden::Golden::set_up(&server, name, scratch)?),
+        _ => None,
+    };
 
     let trust = match &ca_file {
         Some(path) => Trust::MadeCa(path),
@@ -106,6 +120,9 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
     let address = reachable(opts.listen, server.port());
     let text = how_to::text(address, &trust, opts.doc.is_none());
     out.write_all(text.as_bytes())?;
+    if let Some(golden) = &golden {
+        writeln!(out, "golden-install {}", golden.describe())?;
+    }
     writeln!(out, "press Ctrl-C to stop")?;
     out.flush()?;
     drop(out);
@@ -124,7 +141,12 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
             };
             writeln!(out, "{} {}{creds}", seen.method, seen.path)?;
         }
-        out.flush()?;
         shown = requests.len();
+        if let Some(golden) = &golden {
+            for line in golden.checks(&server) {
+                writeln!(out, "golden-check {line}")?;
+            }
+        }
+        out.flush()?;
     }
 }

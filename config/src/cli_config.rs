@@ -71,6 +71,11 @@ pub struct CliConfig {
     pub(crate) installation_blocks: Vec<InstallationBlock>,
     /// The first block, checked (INST-1).
     pub(crate) installation: Option<ProviderInstallation>,
+    /// `plugin_cache_dir` as written (the last file's that sets it), its
+    /// `$VAR`s not yet expanded (INSTALL-11).
+    pub(crate) plugin_cache_dir: Option<String>,
+    /// `plugin_cache_may_break_dependency_lock_file` set true in any file.
+    pub(crate) plugin_cache_may_break: bool,
 }
 
 /// A `credentials "<host>" { token = "…" }` block. `Debug` does not show
@@ -348,6 +353,10 @@ pub(crate) struct ParsedFile {
     pub(crate) registry_protocols: Vec<registry_settings::Block>,
     /// `provider_installation` blocks, in order.
     installation: Vec<InstallationBlock>,
+    /// `plugin_cache_dir`, when set (non-empty).
+    plugin_cache_dir: Option<String>,
+    /// `plugin_cache_may_break_dependency_lock_file`.
+    plugin_cache_may_break: bool,
 }
 
 impl ParsedFile {
@@ -360,6 +369,8 @@ impl ParsedFile {
             helpers: Vec::new(),
             registry_protocols: Vec::new(),
             installation: Vec::new(),
+            plugin_cache_dir: None,
+            plugin_cache_may_break: false,
         }
     }
 }
@@ -407,9 +418,16 @@ const REGISTRY_PROTOCOLS: &str = "registry_protocols";
 /// The block read from the HCL 1 tree (INST-1).
 const PROVIDER_INSTALLATION: &str = "provider_installation";
 
+/// The plugin cache's attributes (INSTALL-11).
+const PLUGIN_CACHE_DIR: &str = "plugin_cache_dir";
+const PLUGIN_CACHE_MAY_BREAK: &str = "plugin_cache_may_break_dependency_lock_file";
+
 /// True for a top-level key read here.
 fn is_read(key: &str) -> bool {
-    key == REGISTRY_PROTOCOLS || BLOCK_KINDS.iter().any(|(k, _)| *k == key)
+    matches!(
+        key,
+        REGISTRY_PROTOCOLS | PLUGIN_CACHE_DIR | PLUGIN_CACHE_MAY_BREAK
+    ) || BLOCK_KINDS.iter().any(|(k, _)| *k == key)
 }
 
 /// Parses one file. A syntax error is a diagnostic naming the file and line,
@@ -450,66 +468,104 @@ pub(crate) fn parse_file(
         };
         file.installation = provider_installation::decode(&items, &ctx, diags);
     }
+    let path = file.path.clone();
     for (key, value, line) in top {
         let problem = |what: String| {
-            Diagnostic::error(format!("Error parsing {}: {what}", file.path.display()))
-                .at(&file.path, line)
+            Diagnostic::error(format!("Error parsing {}: {what}", path.display())).at(&path, line)
         };
-        if key == REGISTRY_PROTOCOLS {
-            // Checked when it is read, for OpenTofu only: Terraform ignores
-            // the block.
-            let bodies = match value {
-                Lit::Array(items) => items,
-                body => vec![body],
-            };
-            for body in bodies {
-                file.registry_protocols
-                    .push(registry_settings::Block { line, body });
+        if key == PLUGIN_CACHE_DIR || key == PLUGIN_CACHE_MAY_BREAK {
+            match value {
+                // Go reads an empty string as not set.
+                Lit::String(dir) if key == PLUGIN_CACHE_DIR => {
+                    if !dir.is_empty() {
+                        file.plugin_cache_dir = Some(dir);
+                    }
+                }
+                Lit::Bool(may_break) if key == PLUGIN_CACHE_MAY_BREAK => {
+                    file.plugin_cache_may_break |= may_break;
+                }
+                other => {
+                    let wanted = if key == PLUGIN_CACHE_DIR {
+                        "a string"
+                    } else {
+                        "a boolean"
+                    };
+                    diags.push(problem(format!(
+                        "{key} must be {wanted}, not {}",
+                        other.kind()
+                    )));
+                }
             }
             continue;
         }
-        let Some(blocks) = labelled(&value) else {
+        top_block(&mut file, key, value, line, &problem, diags);
+    }
+    file
+}
+
+/// A top-level block kind of a file read here (everything but the plugin
+/// cache's attributes), added to `file`.
+fn top_block(
+    file: &mut ParsedFile,
+    key: String,
+    value: Lit,
+    line: Option<usize>,
+    problem: &dyn Fn(String) -> Diagnostic,
+    diags: &mut Vec<Diagnostic>,
+) {
+    if key == REGISTRY_PROTOCOLS {
+        // Checked when it is read, for OpenTofu only: Terraform ignores
+        // the block.
+        let bodies = match value {
+            Lit::Array(items) => items,
+            body => vec![body],
+        };
+        for body in bodies {
+            file.registry_protocols
+                .push(registry_settings::Block { line, body });
+        }
+        return;
+    }
+    let Some(blocks) = labelled(&value) else {
+        diags.push(problem(format!(
+            "{key} must be an object of blocks, not {}",
+            value.kind()
+        )));
+        return;
+    };
+    for (name, body) in blocks {
+        let Some(body) = object(&body) else {
             diags.push(problem(format!(
-                "{key} must be an object of blocks, not {}",
-                value.kind()
+                "the {key} {} block must contain attributes, not {}",
+                go_quote(&name),
+                body.kind()
             )));
             continue;
         };
-        for (name, body) in blocks {
-            let Some(body) = object(&body) else {
-                diags.push(problem(format!(
-                    "the {key} {} block must contain attributes, not {}",
-                    go_quote(&name),
-                    body.kind()
-                )));
-                continue;
-            };
-            match key.as_str() {
-                "credentials" => {
-                    let token = match body.get("token") {
-                        Some(Lit::String(token)) => Some(Token(token.clone())),
-                        _ => None,
-                    };
-                    file.credentials.push(Entry::new(&name, line, token));
-                }
-                "host" => match services(&body) {
-                    Some(services) => file.hosts.push(Entry::new(&name, line, services)),
-                    None => diags.push(problem(format!(
-                        "services of the host {} block must be an object",
-                        go_quote(&name)
-                    ))),
-                },
-                _ => match args(&body) {
-                    Some(args) => file.helpers.push(Entry::new(&name, line, args)),
-                    None => diags.push(problem(format!(
-                        "args of the credentials_helper {} block must be a list of strings",
-                        go_quote(&name)
-                    ))),
-                },
+        match key.as_str() {
+            "credentials" => {
+                let token = match body.get("token") {
+                    Some(Lit::String(token)) => Some(Token(token.clone())),
+                    _ => None,
+                };
+                file.credentials.push(Entry::new(&name, line, token));
             }
+            "host" => match services(&body) {
+                Some(services) => file.hosts.push(Entry::new(&name, line, services)),
+                None => diags.push(problem(format!(
+                    "services of the host {} block must be an object",
+                    go_quote(&name)
+                ))),
+            },
+            _ => match args(&body) {
+                Some(args) => file.helpers.push(Entry::new(&name, line, args)),
+                None => diags.push(problem(format!(
+                    "args of the credentials_helper {} block must be a list of strings",
+                    go_quote(&name)
+                ))),
+            },
         }
     }
-    file
 }
 
 /// A file's entries that matter here, with their lines.
@@ -829,8 +885,14 @@ pub(crate) fn merge(
     let mut helpers = Merged::new();
     let mut paths = Vec::new();
     let mut installation_blocks = Vec::new();
+    let mut plugin_cache_dir = None;
+    let mut plugin_cache_may_break = false;
     for file in files {
         installation_blocks.extend(file.installation);
+        // A later file's directory replaces an earlier one's; the flag is
+        // set by any file (as Go merges them).
+        plugin_cache_dir = file.plugin_cache_dir.or(plugin_cache_dir);
+        plugin_cache_may_break |= file.plugin_cache_may_break;
         for entry in file.credentials {
             put(&mut credentials, &file.path, entry);
         }
@@ -846,6 +908,8 @@ pub(crate) fn merge(
     let mut config = CliConfig {
         files: paths,
         dialect,
+        plugin_cache_dir,
+        plugin_cache_may_break,
         ..CliConfig::default()
     };
     if let Some(second) = installation_blocks.get(1) {

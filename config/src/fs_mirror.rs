@@ -320,6 +320,13 @@ pub fn hash_package_file(path: &Path) -> Result<PackageHashes, MirrorError> {
     })
 }
 
+/// The `h1:` of a package folder's files (links followed), as
+/// [`hash_local_package`] hashes an unpacked package: what an installed
+/// package is compared with (INSTALL-3).
+pub(crate) fn hash_folder(dir: &Path) -> Result<String, MirrorError> {
+    hash_directory(dir).map(|hashes| hashes.h1)
+}
+
 fn hash_directory(dir: &Path) -> Result<LocalHashes, MirrorError> {
     let base = fs::canonicalize(dir).unwrap_or_else(|_| dir.to_owned());
     let search = |path: &Path, source| MirrorError::Search {

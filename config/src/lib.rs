@@ -111,8 +111,10 @@ mod lock_file;
 mod mirror_folder;
 mod nesting;
 mod oci_template;
+mod plugin_cache;
 mod plugins;
 mod provider_installation;
+mod providers_folder;
 mod registry_settings;
 mod source;
 mod tokens;
@@ -143,9 +145,11 @@ pub use locations::{Locations, OVERRIDE_VARS};
 pub use lock_file::{LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider};
 pub use mirror_folder::{Indexes, MirrorFolder, StagedArchive};
 pub use oci_template::oci_repository;
+pub use plugin_cache::{PLUGIN_CACHE_DIR_VAR, PLUGIN_CACHE_MAY_BREAK_VAR, PluginCache};
 pub use provider_installation::{
     InstallationBlock, MethodBlock, PROVIDER_DOWNLOAD_RETRY_VAR, download_retries,
 };
+pub use providers_folder::{CacheLock, Destination, ProvidersFolder, Staged, StagedPackage};
 pub use registry_settings::{REGISTRY_RETRY_VAR, REGISTRY_TIMEOUT_VAR, RegistrySettings};
 pub use source::{CliCredentials, CredentialsLocation, CredentialsStore, Found, Origin};
 pub use tfdisco_core::Env;

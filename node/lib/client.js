@@ -40,6 +40,9 @@ const LOCK_OPTIONS = ['platforms', 'providers', 'jobs', 'netMirror', 'fsMirror']
 /** The options `client.mirror(dir, folder, options)` takes. */
 const MIRROR_OPTIONS = ['platforms', 'jobs', 'lockFile'];
 
+/** The options `client.install(dir, options)` takes. */
+const INSTALL_OPTIONS = ['providers', 'upgrade', 'lockfile', 'pluginCache', 'jobs'];
+
 /**
  * The native options object for `options`, and what `util.inspect` shows
  * of them (tokens as '***').
@@ -156,6 +159,22 @@ function readMirrorOptions(options) {
   };
 }
 
+/** The native install options for `options`. */
+function readInstallOptions(options) {
+  const o = args.object(args.given(options, {}), 'The "options" argument');
+  args.knownKeys(o, INSTALL_OPTIONS, 'client.install(dir, options)');
+  const opt = (name, check, ...rest) =>
+    o[name] === undefined || o[name] === null ? undefined : check(o[name], `options.${name}`, ...rest);
+  return {
+    providers: opt('providers', args.strings) ?? [],
+    upgrade: opt('upgrade', args.boolean) ?? false,
+    // 'readonly' or nothing: the native side says which words it takes.
+    lockfile: opt('lockfile', args.string),
+    pluginCache: opt('pluginCache', args.path),
+    jobs: opt('jobs', args.count),
+  };
+}
+
 /** `call()`'s promise, or a promise rejected with what it threw. */
 function promised(call) {
   try {
@@ -258,6 +277,13 @@ class Client {
         args.path(folder, 'The "folder" argument'),
         readMirrorOptions(options),
       ),
+    ).then(report);
+  }
+
+  /** `terraform init`'s provider installation in `dir` (`tfdisco install --json`). */
+  install(dir, options) {
+    return promised(() =>
+      this.#native.install(args.path(dir, 'The "dir" argument'), readInstallOptions(options)),
     ).then(report);
   }
 

@@ -73,9 +73,12 @@ const InvalidOptionError = define('InvalidOptionError', 'invalid_option');
 const CredentialsError = define('CredentialsError', 'credentials');
 
 /**
- * A lock run that failed; the lock file is then as it was. `kind` is
- * `configuration`, `lock_file`, `usage` or `failed` (then `failures` lists
- * every provider that could not be locked).
+ * A lock, mirror or install run that failed; the lock file (the mirror
+ * folder, `.terraform/providers`) is then as it was. `kind` is
+ * `configuration`, `lock_file`, `usage`, `failed` (then `failures` lists
+ * every provider that could not be locked), `readonly` (an install run
+ * whose read-only lock file would change) or `folder` (a folder that could
+ * not be read or written, a package not placed).
  */
 class LockError extends TfdiscoError {
   /**
@@ -84,7 +87,7 @@ class LockError extends TfdiscoError {
    */
   constructor(message, details = {}) {
     super(message, { kind: details.kind ?? 'lock' });
-    /** `tfdisco lock`'s exit code: 1, 2 or 3. */
+    /** `tfdisco lock`'s (and `install`'s) exit code: 1, 2 or 3. */
     this.exitCode = details.exitCode ?? 1;
     /** One entry per provider (and platform) that could not be locked. */
     this.failures = details.failures ?? [];
@@ -141,8 +144,8 @@ const ERROR_CLASSES = Object.freeze(
   ),
 );
 
-/** The kinds of a failed lock run. */
-const LOCK_KINDS = new Set(['configuration', 'lock_file', 'usage', 'failed', 'lock']);
+/** The kinds of a failed lock, mirror or install run. */
+const LOCK_KINDS = new Set(['configuration', 'lock_file', 'usage', 'failed', 'readonly', 'folder', 'lock']);
 
 /**
  * The error for what the native module reports (called by it): a
@@ -178,7 +181,9 @@ function construct(spec) {
     error.code = 'ERR_INVALID_ARG_TYPE';
   } else if (spec.kind === 'os') {
     error = systemError(spec);
-  } else if (LOCK_KINDS.has(spec.kind)) {
+  } else if (LOCK_KINDS.has(spec.kind) || (spec.exitCode !== undefined && spec.exitCode !== null)) {
+    // Only a lock, mirror or install run's errors carry an exit code: a
+    // kind this version does not know yet is still a LockError.
     error = new LockError(spec.message, spec);
   } else if (spec.kind === 'invalid_package') {
     error = new InvalidPackageError(spec.message, spec);

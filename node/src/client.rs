@@ -19,10 +19,11 @@ use napi_derive::napi;
 use tfdisco_core::{
     Dialect, Error, ModuleSource, Platform, ProviderSource, Services, check_version,
 };
-use tfdisco_transport::CredentialsLookup;
+use tfdisco_transport::{ClientSetup, CredentialsLookup};
 
 use crate::errors::{Failure, OrThrow};
 use crate::hostname::{HostArg, host_arg};
+use crate::install::{self, NativeInstallOptions};
 use crate::lock::{NativeLockOptions, NativeMirrorOptions, lock_options, mirror_options};
 use crate::options::{NativeClientOptions, client_options};
 use crate::promise::{self, Answer};
@@ -62,6 +63,9 @@ mod lookups {
 struct Shared {
     client: Inner,
     lookup: CredentialsLookup,
+    /// The environment and CLI configuration read when the client was
+    /// made: `install` takes its installation methods and plugin cache.
+    setup: Arc<ClientSetup>,
     /// The dialect sources are parsed in.
     dialect: Dialect,
     /// Problems found in the CLI configuration files, `file:line: problem`.
@@ -260,6 +264,31 @@ impl Client {
         })
     }
 
+    /// `terraform init`'s provider installation in `dir`, as `tfdisco
+    /// install` does it, with the client's CLI configuration.
+    #[napi]
+    pub fn install<'env>(
+        &self,
+        env: &'env Env,
+        dir: String,
+        options: NativeInstallOptions,
+    ) -> napi::Result<Answer<'env, String>> {
+        let options = match install::options(options, self.shared.dialect) {
+            Ok(options) => options,
+            Err(failure) => return promise::ready(env, Err(failure)),
+        };
+        let client = self.inner();
+        let setup = Arc::clone(&self.shared.setup);
+        let dir = PathBuf::from(dir);
+        promise::later(env, async move {
+            let options = options.with_setup(&setup, &dir);
+            match client.install(&dir, &options).await {
+                Ok(answer) => report::json(&answer),
+                Err(error) => Err(Failure::lock(error)),
+            }
+        })
+    }
+
     /// Where the token this client would send to `host` comes from, or
     /// null; never the token. May run the credentials helper, on a thread
     /// of the runtime's blocking pool.
@@ -313,6 +342,7 @@ impl Client {
             shared: Arc::new(Shared {
                 client,
                 lookup,
+                setup: Arc::new(setup),
                 dialect: options.dialect,
                 diagnostics,
             }),

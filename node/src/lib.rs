@@ -6,6 +6,7 @@
 mod client;
 mod errors;
 mod hostname;
+mod install;
 mod installation;
 mod lock;
 mod options;

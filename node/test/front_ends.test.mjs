@@ -1,5 +1,5 @@
-// One report, one serialization: the same discovery, registry, lock and
-// mirror calls through the `tfdisco` CLI (`--json`), the Python package
+// One report, one serialization: the same discovery, registry, lock,
+// mirror and install calls through the `tfdisco` CLI (`--json`), the Python package
 // (`to_json()`) and this package (`JSON.stringify`) give equal JSON
 // documents. The Python interpreter with the package installed is
 // TFDISCO_PYTHON (scripts/test.sh sets it to the venv python/run-tests.sh
@@ -26,7 +26,10 @@ before(async () => {
 
 after(() => served?.stop());
 
-/** A golden case's `input/` copied into `into` (emptied first), `{HOST}` replaced. */
+/**
+ * A golden case's `input/` copied into `into` (emptied first, so an
+ * install's `.terraform` goes too), `{HOST}` replaced.
+ */
 function prepare(golden, name, into) {
   fs.rmSync(into, { recursive: true, force: true });
   fs.mkdirSync(into, { recursive: true });
@@ -90,6 +93,13 @@ function calls(dirs) {
       python: `c.mirror(${JSON.stringify(dirs.config)}, ${JSON.stringify(dirs.folder)}, ${JSON.stringify(ALL)})`,
       node: (c) => c.mirror(dirs.config, dirs.folder, { platforms: ALL }),
     },
+    {
+      name: 'install',
+      prepare: () => prepare('install-goldens', 'fresh', dirs.install),
+      cli: ['install', '--chdir', dirs.install],
+      python: `c.install(${JSON.stringify(dirs.install)})`,
+      node: (c) => c.install(dirs.install),
+    },
   ];
 }
 
@@ -125,6 +135,7 @@ test(
       lock: path.join(scratch, 'lock'),
       config: path.join(scratch, 'config'),
       folder: path.join(scratch, 'folder'),
+      install: path.join(scratch, 'install'),
     };
     const env = hermeticEnv();
     for (const call of calls(dirs)) {

@@ -330,6 +330,19 @@ pub fn package_filename(source: &ProviderSource, version: &Version, platform: &P
     )
 }
 
+/// A provider's directory in a mirror folder, a providers folder or the
+/// plugin cache, relative to it: the host's display form (Unicode, port
+/// kept), the namespace, the type.
+pub(crate) fn provider_dir(source: &ProviderSource) -> PathBuf {
+    [
+        source.host().display().as_ref(),
+        source.namespace(),
+        source.type_name(),
+    ]
+    .iter()
+    .collect()
+}
+
 /// Go's `ParsePlatform`: two words separated by one underscore, neither
 /// with white space; not lower-cased and not otherwise checked.
 fn parse_platform(given: &str) -> Result<Platform, &'static str> {

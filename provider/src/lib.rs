@@ -9,6 +9,10 @@
 //!   package; [`Sha256Sums`], the OpenPGP signature and [`Trust`]; the
 //!   checks of a registry's package ([`authenticate_package`]) and of a
 //!   mirror's archive ([`authenticate_mirror_archive`]).
+//! - [`Unpacker`]: a package archive unpacked as it streams, as the
+//!   operations a writer makes (folders, files, their bytes), with
+//!   Terraform's layout and modes, the unpacked `h1:`, and hostile archives
+//!   (`..`, absolute names, links, duplicates, limits) refused.
 //! - [`LockPlan`](lock_plan::LockPlan): a lock run as jobs handed to a driver
 //!   (which requests, in which order, each file once, every package verified
 //!   before a hash counts) and what the lock file gets.
@@ -28,8 +32,8 @@
 //!   plan's jobs (registry requests, downloads) with `tfdisco-core`'s engine.
 //!
 //! Every rule, the Go behaviour it matches and the test that pins it are in
-//! the project's `docs/behaviour.md` (HASH, LOCKRUN, INST, FSM and MIRROR
-//! rules).
+//! the project's `docs/behaviour.md` (HASH, UNPACK, LOCKRUN, INST, FSM and
+//! MIRROR rules).
 //!
 //! # A package, hashed as it downloads
 //!
@@ -56,6 +60,7 @@ mod installation;
 pub mod lock_plan;
 pub mod mirror_folder;
 mod package_hash;
+pub mod unpack;
 
 pub use fs_mirror::{
     EntryKind, LocalLocation, LocalPackage, LocalPackages, MirrorEntry, MirrorPath,
@@ -74,3 +79,4 @@ pub use package_hash::{
     Signer, SumsError, Trust, TrustRoots, authenticate_mirror_archive, authenticate_package,
     hash_package, hash_package_reader, hash1_of_files, verify_signature,
 };
+pub use unpack::{UnpackError, UnpackLimits, UnpackOp, Unpacked, Unpacker};

@@ -27,7 +27,7 @@
 //! let source = ProviderSource::parse("example.com/ns/alpha", Dialect::Terraform)?;
 //! let constraints = VersionConstraints::parse("~> 1.0", Dialect::Terraform)?;
 //! let mut plan = LockPlan::new(
-//!     vec![Requirement { source, constraints, locked: None }],
+//!     vec![Requirement { source, constraints, locked: None, recorded: None }],
 //!     vec![Platform::new("linux", "amd64")],
 //!     SignatureCheck::new(Dialect::Terraform, SystemTime::now()),
 //! );
@@ -48,6 +48,14 @@ use tfdisco_core::{
     VersionConstraints, select,
 };
 
+mod install;
+
+pub use install::{
+    CacheRules, CachedPackage, InstallRules, Installed, InstalledPackages, Recorded,
+    cache_lock_path, cache_metadata_path, metadata_document, package_dir, parse_metadata,
+    staging_name,
+};
+
 use crate::fs_mirror::{LocalPackage, LocalPackages};
 use crate::package_hash::{
     ArchiveDigest, AuthenticationError, PackageCheck, PackageHasher, PackageHashes, SignatureCheck,
@@ -62,8 +70,12 @@ pub struct Requirement {
     /// Its constraints from every module, merged.
     pub constraints: VersionConstraints,
     /// The version the lock file holds for it, if any: kept while it meets
-    /// the constraints (VER-11).
+    /// the constraints (VER-11). None for an install run's `--upgrade`.
     pub locked: Option<Version>,
+    /// The lock file's entry for it, if any (install runs; lock runs
+    /// ignore it): an install of that version is kept when it matches, a
+    /// package of that version fetched must match (INSTALL-3, INSTALL-4).
+    pub recorded: Option<Recorded>,
 }
 
 /// Where a lock run gets the providers from (`providers lock`'s
@@ -145,6 +157,45 @@ pub enum Job {
         /// The package.
         package: LocalPackage,
     },
+    /// Install runs: what is already installed of `version` for `platform`
+    /// ([`JobOutput::Installed`]): the working folder's install, then the
+    /// plugin cache's entry, each with its `h1:`. The driver takes the cache
+    /// entry's lock before it looks, and keeps it until the run ends.
+    Installed {
+        /// The provider.
+        source: ProviderSource,
+        /// The version.
+        version: Version,
+        /// The platform.
+        platform: Platform,
+    },
+    /// Install runs with a plugin cache: puts the verified package of
+    /// `version` for `platform` into the cache (its staged download, or a
+    /// filesystem mirror's archive), records `hashes` beside it and
+    /// releases the cache entry's lock ([`JobOutput::Done`]). Done as soon
+    /// as the package is verified, so that a run never keeps a cache entry
+    /// locked while it waits for another (INSTALL-12).
+    Place {
+        /// The provider.
+        source: ProviderSource,
+        /// The version.
+        version: Version,
+        /// The platform.
+        platform: Platform,
+        /// The hashes verified.
+        hashes: Vec<String>,
+    },
+    /// Install runs with a plugin cache: releases the cache entry's lock
+    /// taken for [`Job::Installed`] ([`JobOutput::Done`]), what is there
+    /// being kept.
+    Release {
+        /// The provider.
+        source: ProviderSource,
+        /// The version.
+        version: Version,
+        /// The platform.
+        platform: Platform,
+    },
     /// A network mirror's archives of a version (`<version>.json`).
     MirrorArchives {
         /// The mirror.
@@ -158,6 +209,7 @@ pub enum Job {
 
 /// What a job gave.
 #[derive(Clone, Debug)]
+#[non_exhaustive]
 pub enum JobOutput {
     /// For [`Job::Versions`].
     Versions(ProviderVersions),
@@ -171,6 +223,14 @@ pub enum JobOutput {
     MirrorVersions(MirrorVersions),
     /// For [`Job::MirrorArchives`].
     MirrorArchives(Box<MirrorArchives>),
+    /// For [`Job::Installed`].
+    Installed(InstalledPackages),
+    /// For [`Job::Installed`]: another run holds the cache entry's lock;
+    /// the plan asks again later (the driver waits a little first, without
+    /// keeping a job's place).
+    Busy,
+    /// For [`Job::Place`] and [`Job::Release`].
+    Done,
     /// For [`Job::LocalPackage`].
     Local {
         /// `h1:…` of the package's files.
@@ -178,6 +238,10 @@ pub enum JobOutput {
         /// The archive's hashes (packed layout only).
         archive: Option<PackageHashes>,
     },
+    /// For [`Job::LocalPackage`]: the package was read and is no provider
+    /// package that can be hashed (or, installing, unpacked); why, naming
+    /// the file. The provider fails with [`LockProblem::Package`].
+    NoPackage(String),
 }
 
 /// The sink of a [`Job::Archive`]: a [`PackageHasher`] that never stops the
@@ -236,8 +300,11 @@ pub struct ProviderLock {
     /// when OpenTofu skipped the signature, and for a mirror's packages.
     pub key_id: Option<String>,
     /// Each platform's archive, in the order of the plan's platforms
-    /// (none for a filesystem mirror's unpacked directories).
+    /// (none for a filesystem mirror's unpacked directories, nor for a
+    /// package an install run kept).
     pub packages: Vec<LockedPackage>,
+    /// Install runs: how the package was got (lock runs: `None`).
+    pub installed: Option<Installed>,
 }
 
 /// One platform's archive of a [`ProviderLock`]: what `tfdisco mirror`
@@ -288,8 +355,12 @@ pub enum LockProblem {
     /// The signature of `SHA256SUMS` does not verify with the registry's
     /// keys, or a key's trust signature does not hold.
     Signature(AuthenticationError),
-    /// The archive matches its checksum but is no provider package.
+    /// The archive matches its checksum but is no provider package, or a
+    /// filesystem mirror's package is none.
     Package(String),
+    /// Install runs: the package matches none of the hashes the lock file
+    /// records for its version (INSTALL-4).
+    NotRecorded(String),
 }
 
 impl LockFailure {
@@ -315,7 +386,7 @@ impl LockFailure {
             LockProblem::Unknown(_) => "provider",
             LockProblem::NotOffered(_) | LockProblem::NotInMirror(_) => "platform",
             LockProblem::Request(_) => "request",
-            LockProblem::Checksum(_) => "checksum",
+            LockProblem::Checksum(_) | LockProblem::NotRecorded(_) => "checksum",
             LockProblem::Signature(_) => "signature",
             LockProblem::Package(_) => "package",
         }
@@ -338,7 +409,7 @@ impl fmt::Display for LockFailure {
             }
             LockProblem::Checksum(e) => write!(f, ": checksum: {e}"),
             LockProblem::Signature(e) => write!(f, ": signature: {e}"),
-            LockProblem::NotInMirror(why) => write!(f, ": {why}"),
+            LockProblem::NotInMirror(why) | LockProblem::NotRecorded(why) => write!(f, ": {why}"),
             LockProblem::Package(why) => write!(f, ": package: {why}"),
         }
     }
@@ -350,6 +421,9 @@ impl std::error::Error for LockFailure {}
 #[derive(Clone, Debug)]
 enum Purpose {
     Versions(usize),
+    Installed(usize),
+    Place(usize),
+    Release(usize),
     Package(usize, usize),
     Document(Url),
     Archive(usize, usize),
@@ -361,8 +435,14 @@ enum Purpose {
 #[derive(Debug)]
 struct Provider {
     requirement: Requirement,
+    /// Where its versions and packages come from.
+    origin: Origin,
     version: Option<Version>,
     platforms: Vec<PlatformState>,
+    /// Install runs: the version whose installs were looked at.
+    checked: Option<Version>,
+    /// Install runs: kept without fetching, and the hashes recorded.
+    kept: Option<(Installed, Vec<String>)>,
     done: bool,
 }
 
@@ -400,7 +480,8 @@ enum Document {
 pub struct LockPlan {
     providers: Vec<Provider>,
     platforms: Vec<Platform>,
-    origin: Origin,
+    /// Install runs' rules; `None` for a lock run.
+    install: Option<InstallRules>,
     dialect: Dialect,
     check: SignatureCheck,
     ready: VecDeque<(JobId, Purpose, Job)>,
@@ -425,13 +506,45 @@ impl LockPlan {
 
     /// [`LockPlan::new`], the providers taken from `origin`.
     pub fn with_origin(
-        mut requirements: Vec<Requirement>,
-        mut platforms: Vec<Platform>,
+        requirements: Vec<Requirement>,
+        platforms: Vec<Platform>,
         check: SignatureCheck,
         origin: Origin,
     ) -> LockPlan {
-        requirements.sort_by(|a, b| a.source.cmp(&b.source));
-        requirements.dedup_by(|a, b| a.source == b.source);
+        let requirements = requirements
+            .into_iter()
+            .map(|r| (r, origin.clone()))
+            .collect();
+        LockPlan::build(requirements, platforms, check, None)
+    }
+
+    /// The plan of an install run (`init`; INSTALL-2 to INSTALL-4) for
+    /// `platform`, each provider taken from its own origin (the
+    /// installation method that installs it): a locked version that no
+    /// longer meets the constraints fails before any request; unless
+    /// upgrading ([`Requirement::locked`] `None`), what is installed of the
+    /// locked version is looked at first ([`Job::Installed`]) and kept
+    /// without a request when the lock file vouches for it; else the
+    /// version is selected, what is installed of it looked at, and the
+    /// package fetched and verified as a lock run's, then checked against
+    /// the hashes the lock file records for its version.
+    pub fn install(
+        requirements: Vec<(Requirement, Origin)>,
+        platform: Platform,
+        check: SignatureCheck,
+        rules: InstallRules,
+    ) -> LockPlan {
+        LockPlan::build(requirements, vec![platform], check, Some(rules))
+    }
+
+    fn build(
+        mut requirements: Vec<(Requirement, Origin)>,
+        mut platforms: Vec<Platform>,
+        check: SignatureCheck,
+        install: Option<InstallRules>,
+    ) -> LockPlan {
+        requirements.sort_by(|a, b| a.0.source.cmp(&b.0.source));
+        requirements.dedup_by(|a, b| a.0.source == b.0.source);
         let mut seen = Vec::new();
         platforms.retain(|p| {
             let new = !seen.contains(p);
@@ -441,7 +554,7 @@ impl LockPlan {
         let mut plan = LockPlan {
             providers: Vec::new(),
             platforms,
-            origin,
+            install,
             dialect: check.dialect,
             check,
             ready: VecDeque::new(),
@@ -450,45 +563,127 @@ impl LockPlan {
             failures: Vec::new(),
             next_id: 0,
         };
-        for (index, requirement) in requirements.into_iter().enumerate() {
-            let source = requirement.source.clone();
-            let job = match &plan.origin {
-                Origin::Registry => Some(Job::Versions { source }),
-                Origin::NetworkMirror(mirror) => Some(Job::MirrorVersions {
-                    mirror: mirror.clone(),
-                    source,
-                }),
-                Origin::Filesystem(_) => None,
-            };
-            if let Some(job) = job {
-                plan.push(Purpose::Versions(index), job);
-            }
+        for (requirement, origin) in requirements {
             plan.providers.push(Provider {
                 requirement,
+                origin,
                 version: None,
                 platforms: (0..plan.platforms.len())
                     .map(|_| PlatformState::default())
                     .collect(),
+                checked: None,
+                kept: None,
                 done: false,
             });
         }
-        if let Origin::Filesystem(packages) = &plan.origin {
-            let found: Vec<Vec<Version>> = plan
-                .providers
-                .iter()
-                .map(|provider| packages.versions(&provider.requirement.source))
-                .collect();
-            for (p, versions) in found.into_iter().enumerate() {
-                plan.on_versions(p, versions);
-            }
+        for p in 0..plan.providers.len() {
+            plan.start(p);
         }
         plan
     }
 
+    /// A provider's first step: in an install run with a locked version,
+    /// what is installed of it (or the failure of a locked version the
+    /// constraints no longer allow); else its versions.
+    fn start(&mut self, p: usize) {
+        let requirement = &self.providers[p].requirement;
+        if self.install.is_some()
+            && let Some(locked) = requirement.locked.clone()
+        {
+            if !requirement.constraints.allows(&locked) {
+                // The same refusal selection makes, before any request.
+                if let Err(e) = select(&[], &requirement.constraints, Some(&locked)) {
+                    self.fail(p, None, LockProblem::Selection(e));
+                }
+                return;
+            }
+            return self.look_at_installs(p, locked);
+        }
+        self.ask_versions(p);
+    }
+
+    /// Asks for a provider's versions from its origin (a filesystem
+    /// mirror's are known at once).
+    fn ask_versions(&mut self, p: usize) {
+        let source = self.providers[p].requirement.source.clone();
+        match self.providers[p].origin.clone() {
+            Origin::Registry => self.push(Purpose::Versions(p), Job::Versions { source }),
+            Origin::NetworkMirror(mirror) => {
+                self.push(Purpose::Versions(p), Job::MirrorVersions { mirror, source })
+            }
+            Origin::Filesystem(packages) => {
+                let versions = packages.versions(&source);
+                self.on_versions(p, versions);
+            }
+        }
+    }
+
+    /// Install runs: asks what is installed of `version`.
+    fn look_at_installs(&mut self, p: usize, version: Version) {
+        self.providers[p].checked = Some(version.clone());
+        let job = Job::Installed {
+            source: self.providers[p].requirement.source.clone(),
+            version,
+            platform: install::only_platform(&self.platforms).clone(),
+        };
+        self.push(Purpose::Installed(p), job);
+    }
+
+    /// Install runs: what is installed of the version looked at. Kept, or
+    /// else the version selected (when it was the locked one, looked at
+    /// before any request) or its package fetched.
+    fn on_installed(&mut self, p: usize, found: &InstalledPackages) {
+        let Some(version) = self.providers[p].checked.clone() else {
+            return;
+        };
+        let rules = self.install.clone().unwrap_or_default();
+        let recorded = self.recorded_hashes(p, &version);
+        if let Some(kept) = install::keep(found, &recorded, &rules) {
+            let provider = &mut self.providers[p];
+            provider.version = Some(version.clone());
+            provider.kept = Some(kept);
+            provider.done = true;
+            if rules.cache.is_some() {
+                let job = Job::Release {
+                    source: provider.requirement.source.clone(),
+                    version,
+                    platform: install::only_platform(&self.platforms).clone(),
+                };
+                self.push(Purpose::Release(p), job);
+            }
+            return;
+        }
+        match self.providers[p].version.clone() {
+            Some(selected) => self.fetch(p, selected),
+            None => self.ask_versions(p),
+        }
+    }
+
+    /// The hashes the lock file records for `version` of provider `p`.
+    fn recorded_hashes(&self, p: usize, version: &Version) -> Vec<String> {
+        match &self.providers[p].requirement.recorded {
+            Some(recorded) if &recorded.version == version => recorded.hashes.clone(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// Queues a job. A document (`SHA256SUMS`, a signature: small, and
+    /// needed only to verify) waits behind every other ready job, which
+    /// keep their order: with the job cap reached, it is a document that
+    /// waits a round trip, not a package's download or the answer that
+    /// leads to one (LOCKRUN-2).
     fn push(&mut self, purpose: Purpose, job: Job) {
         let id = JobId(self.next_id);
         self.next_id += 1;
-        self.ready.push_back((id, purpose, job));
+        let at = match job {
+            Job::Document { .. } => self.ready.len(),
+            _ => self
+                .ready
+                .iter()
+                .position(|(_, _, queued)| matches!(queued, Job::Document { .. }))
+                .unwrap_or(self.ready.len()),
+        };
+        self.ready.insert(at, (id, purpose, job));
     }
 
     /// The next job to run, if one is ready; `None` does not mean the plan
@@ -528,6 +723,15 @@ impl LockPlan {
             (Purpose::Versions(p), Ok(JobOutput::MirrorVersions(answer))) => {
                 self.on_versions(p, answer.versions)
             }
+            (Purpose::Installed(p), Ok(JobOutput::Installed(found))) => {
+                self.on_installed(p, &found)
+            }
+            (Purpose::Installed(p), Ok(JobOutput::Busy)) => {
+                if let Some(version) = self.providers[p].checked.clone() {
+                    self.look_at_installs(p, version);
+                }
+            }
+            (Purpose::Place(_) | Purpose::Release(_), Ok(JobOutput::Done)) => {}
             (Purpose::MirrorArchives(p), Ok(JobOutput::MirrorArchives(answer))) => {
                 self.on_mirror_archives(p, &answer)
             }
@@ -549,6 +753,9 @@ impl LockPlan {
                 self.providers[p].platforms[i].local = Some(unauthenticated(h1, archive));
                 self.verify_ready();
             }
+            (Purpose::LocalPackage(p, i), Ok(JobOutput::NoPackage(why))) => {
+                self.fail(p, Some(i), LockProblem::Package(why))
+            }
             (Purpose::Document(url), Err(e)) => {
                 self.documents.insert(url.clone(), Document::Failed);
                 // Every platform waiting for it fails with it.
@@ -563,9 +770,14 @@ impl LockPlan {
             (Purpose::Versions(p), Err(e)) if e.kind() == ErrorKind::NotFound => {
                 self.fail(p, None, LockProblem::Unknown(e))
             }
-            (Purpose::Versions(p) | Purpose::MirrorArchives(p), Err(e)) => {
-                self.fail(p, None, LockProblem::Request(e))
-            }
+            (
+                Purpose::Versions(p)
+                | Purpose::MirrorArchives(p)
+                | Purpose::Installed(p)
+                | Purpose::Place(p)
+                | Purpose::Release(p),
+                Err(e),
+            ) => self.fail(p, None, LockProblem::Request(e)),
             (
                 Purpose::Package(p, i) | Purpose::Archive(p, i) | Purpose::LocalPackage(p, i),
                 Err(e),
@@ -603,33 +815,42 @@ impl LockPlan {
             requirement.locked.as_ref(),
         ) {
             Ok(version) => {
-                let source = requirement.source.clone();
                 self.providers[p].version = Some(version.clone());
-                match self.origin.clone() {
-                    Origin::Registry => {
-                        for (i, platform) in self.platforms.clone().into_iter().enumerate() {
-                            let job = Job::Package {
-                                source: source.clone(),
-                                version: version.clone(),
-                                platform,
-                            };
-                            self.push(Purpose::Package(p, i), job);
-                        }
-                    }
-                    Origin::NetworkMirror(mirror) => {
-                        let job = Job::MirrorArchives {
-                            mirror,
-                            source,
-                            version,
-                        };
-                        self.push(Purpose::MirrorArchives(p), job);
-                    }
-                    Origin::Filesystem(packages) => {
-                        self.on_local(p, &packages, &source, &version);
-                    }
+                if self.install.is_some() && self.providers[p].checked.as_ref() != Some(&version) {
+                    return self.look_at_installs(p, version);
                 }
+                self.fetch(p, version);
             }
             Err(e) => self.fail(p, None, LockProblem::Selection(e)),
+        }
+    }
+
+    /// Fetches the selected version's package for every platform from the
+    /// provider's origin.
+    fn fetch(&mut self, p: usize, version: Version) {
+        let source = self.providers[p].requirement.source.clone();
+        match self.providers[p].origin.clone() {
+            Origin::Registry => {
+                for (i, platform) in self.platforms.clone().into_iter().enumerate() {
+                    let job = Job::Package {
+                        source: source.clone(),
+                        version: version.clone(),
+                        platform,
+                    };
+                    self.push(Purpose::Package(p, i), job);
+                }
+            }
+            Origin::NetworkMirror(mirror) => {
+                let job = Job::MirrorArchives {
+                    mirror,
+                    source,
+                    version,
+                };
+                self.push(Purpose::MirrorArchives(p), job);
+            }
+            Origin::Filesystem(packages) => {
+                self.on_local(p, &packages, &source, &version);
+            }
         }
     }
 
@@ -661,7 +882,7 @@ impl LockPlan {
         let Some(version) = self.providers[p].version.clone() else {
             return;
         };
-        let about = match &self.origin {
+        let about = match &self.providers[p].origin {
             Origin::NetworkMirror(mirror) => mirror.host().clone(),
             Origin::Registry | Origin::Filesystem(_) => return,
         };
@@ -721,8 +942,11 @@ impl LockPlan {
                     break;
                 }
                 if let Some(result) = self.verify(p, i) {
-                    match result {
-                        Ok(verified) => self.providers[p].platforms[i].verified = Some(verified),
+                    match result.and_then(|verified| self.check_recorded(p, verified)) {
+                        Ok(verified) => {
+                            self.place_in_cache(p, &verified.hashes);
+                            self.providers[p].platforms[i].verified = Some(verified);
+                        }
                         Err(problem) => self.fail(p, Some(i), problem),
                     }
                 }
@@ -808,6 +1032,56 @@ impl LockPlan {
         })
     }
 
+    /// Install runs with a plugin cache: the verified package goes into the
+    /// cache at once (INSTALL-12).
+    fn place_in_cache(&mut self, p: usize, hashes: &[String]) {
+        if self
+            .install
+            .as_ref()
+            .is_none_or(|rules| rules.cache.is_none())
+        {
+            return;
+        }
+        let Some(version) = self.providers[p].version.clone() else {
+            return;
+        };
+        let job = Job::Place {
+            source: self.providers[p].requirement.source.clone(),
+            version,
+            platform: install::only_platform(&self.platforms).clone(),
+            hashes: hashes.to_vec(),
+        };
+        self.push(Purpose::Place(p), job);
+    }
+
+    /// Install runs: a verified package must also match one of the hashes
+    /// the lock file records for its version (INSTALL-4).
+    fn check_recorded(&self, p: usize, verified: Verified) -> Result<Verified, LockProblem> {
+        if self.install.is_none() {
+            return Ok(verified);
+        }
+        let Some(version) = self.providers[p].version.clone() else {
+            return Ok(verified);
+        };
+        let recorded = self.recorded_hashes(p, &version);
+        let matches = match &verified.archive {
+            Some(archive) => install::matches_recorded(archive, &recorded),
+            // A filesystem mirror's folder: its `h1:` only.
+            None => verified
+                .hashes
+                .iter()
+                .any(|h1| install::folder_matches_recorded(h1, &recorded)),
+        };
+        if matches {
+            Ok(verified)
+        } else {
+            let source = &self.providers[p].requirement.source;
+            Err(LockProblem::NotRecorded(install::not_recorded_message(
+                source, &version,
+            )))
+        }
+    }
+
     /// Every failure so far.
     pub fn failures(&self) -> &[LockFailure] {
         &self.failures
@@ -820,10 +1094,24 @@ impl LockPlan {
             return Err(self.failures);
         }
         let mut locks = Vec::with_capacity(self.providers.len());
+        let installing = self.install.is_some();
         for provider in self.providers {
             let Some(version) = provider.version else {
                 continue;
             };
+            if let Some((installed, hashes)) = provider.kept {
+                locks.push(ProviderLock {
+                    constraints: provider.requirement.constraints.to_string(),
+                    source: provider.requirement.source,
+                    version,
+                    hashes,
+                    trust: Trust::LockFile,
+                    key_id: None,
+                    packages: Vec::new(),
+                    installed: Some(installed),
+                });
+                continue;
+            }
             let mut hashes = Vec::new();
             let mut signer = None;
             let mut packages = Vec::new();
@@ -854,6 +1142,7 @@ impl LockPlan {
                 trust,
                 key_id,
                 packages,
+                installed: installing.then_some(Installed::Fetched),
             });
         }
         Ok(locks)

@@ -47,7 +47,7 @@ use std::path::PathBuf;
 
 use tfdisco_core::{Dialect, Platform, ProviderSource, Version};
 
-use crate::fs_mirror::{LocalPackage, package_filename};
+use crate::fs_mirror::{LocalPackage, package_filename, provider_dir};
 use crate::lock_plan::{LockedPackage, Requirement};
 use crate::package_hash::PackageHashes;
 
@@ -67,17 +67,6 @@ pub fn staging_path(source: &ProviderSource, version: &Version, platform: &Platf
     provider_dir(source).join(format!(".{}", package_filename(source, version, platform)))
 }
 
-/// A provider's directory in the folder, relative to it.
-fn provider_dir(source: &ProviderSource) -> PathBuf {
-    [
-        source.host().display().as_ref(),
-        source.namespace(),
-        source.type_name(),
-    ]
-    .iter()
-    .collect()
-}
-
 /// Which versions a mirror run takes (MIRROR-9): with the lock file
 /// deciding (the default, `-lock-file=false` turns it off for Terraform;
 /// OpenTofu always reads it) and a lock file that locks anything, each
@@ -92,7 +81,7 @@ fn provider_dir(source: &ProviderSource) -> PathBuf {
 /// use tfdisco_provider::mirror_folder::mirrored_versions;
 ///
 /// let source = ProviderSource::parse("hashicorp/null", Dialect::OpenTofu)?;
-/// let unlocked = vec![Requirement { source, constraints: VersionConstraints::new(), locked: None }];
+/// let unlocked = vec![Requirement { source, constraints: VersionConstraints::new(), locked: None, recorded: None }];
 /// let error = mirrored_versions(unlocked, Dialect::OpenTofu, false, true).unwrap_err();
 /// assert!(error.to_string().ends_with("run tofu init -upgrade"), "{error}");
 /// # Ok::<(), Box<dyn std::error::Error>>(())

@@ -41,6 +41,9 @@ pub use signature::{SignatureError, Signer, verify_signature};
 pub use sums::{Sha256Sums, SumsError};
 pub use trust::{HASHICORP_KEY_ID, HASHICORP_PARTNERS_KEY_ID, Trust, TrustRoots};
 
+pub(crate) use dirhash::check_name;
+pub(crate) use zip::{Listed, Observer};
+
 /// The `h1:` hash of a package with no files.
 pub const EMPTY_H1: &str = "h1:47DEQpj8HBSa+/TImW+5JCeuQeRkm5NMpJWZG3hSuFU=";
 
@@ -112,9 +115,28 @@ impl PackageHasher {
         if let Some(error) = &self.failed {
             return Err(error.clone());
         }
-        self.zip.update(chunk).inspect_err(|error| {
-            self.failed = Some(error.clone());
-        })
+        self.zip
+            .update(chunk, &mut zip::Unobserved)
+            .inspect_err(|error| {
+                self.failed = Some(error.clone());
+            })
+    }
+
+    /// [`update`](PackageHasher::update), with `observer` shown the
+    /// archive as it is read (the unpacker, `crate::unpack`). An error does
+    /// not make the hasher fail for later calls: the observer's owner stops
+    /// at it.
+    pub(crate) fn update_observed<O: Observer>(
+        &mut self,
+        chunk: &[u8],
+        observer: &mut O,
+    ) -> Result<(), O::Error> {
+        self.archive.update(chunk);
+        self.read += chunk.len() as u64;
+        if let Some(error) = &self.failed {
+            return Err(error.clone().into());
+        }
+        self.zip.update(chunk, observer)
     }
 
     /// How many bytes of the archive have been read.

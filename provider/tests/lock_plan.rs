@@ -45,6 +45,7 @@ fn requirement(name: &str, constraints: &str, locked: Option<&str>) -> Requireme
         source: source(name),
         constraints: VersionConstraints::parse(constraints, T).expect("constraints"),
         locked: locked.map(|v| Version::parse(v, T).expect("a version")),
+        recorded: None,
     }
 }
 
@@ -189,6 +190,19 @@ fn answer(job: Job, spoil: &impl Fn(&Url, &mut Vec<u8>)) -> Result<JobOutput, Er
     })
 }
 
+/// What each job is, in a word.
+fn kinds(jobs: &[Job]) -> Vec<&'static str> {
+    jobs.iter()
+        .map(|j| match j {
+            Job::Versions { .. } => "versions",
+            Job::Package { .. } => "package",
+            Job::Document { .. } => "document",
+            Job::Archive { .. } => "archive",
+            _ => "other",
+        })
+        .collect()
+}
+
 fn failures(plan: LockPlan) -> Vec<LockFailure> {
     plan.finish().expect_err("a failure")
 }
@@ -204,20 +218,10 @@ fn each_file_once_and_every_hash_verified() {
         &["linux_amd64", "darwin_arm64"],
     );
     let jobs = run(&mut plan, |_, _| {});
-    let kinds: Vec<&str> = jobs
-        .iter()
-        .map(|j| match j {
-            Job::Versions { .. } => "versions",
-            Job::Package { .. } => "package",
-            Job::Document { .. } => "document",
-            Job::Archive { .. } => "archive",
-            _ => "other",
-        })
-        .collect();
     assert_eq!(
-        kinds,
+        kinds(&jobs),
         [
-            "versions", "package", "package", "document", "document", "archive", "archive"
+            "versions", "package", "package", "archive", "archive", "document", "document"
         ]
     );
     let locks = plan.finish().expect("locked");
@@ -233,6 +237,30 @@ fn each_file_once_and_every_hash_verified() {
     let mut sorted = lock.hashes.clone();
     sorted.sort();
     assert_eq!(sorted, lock.hashes);
+}
+
+/// LOCKRUN-2: of the jobs ready, documents go last, so that a job cap
+/// delays a `SHA256SUMS` or a signature rather than a package's download
+/// (in the order the jobs became ready, beta's archive would come after
+/// alpha's two documents).
+#[test]
+fn documents_are_handed_out_last() {
+    let mut plan = new_plan(
+        vec![
+            requirement("alpha", "1.0.0", None),
+            requirement("beta", "0.9.0", None),
+        ],
+        &["linux_amd64"],
+    );
+    let jobs = run(&mut plan, |_, _| {});
+    assert_eq!(
+        kinds(&jobs),
+        [
+            "versions", "versions", "package", "package", "archive", "archive", "document",
+            "document", "document", "document"
+        ]
+    );
+    assert_eq!(plan.finish().expect("locked").len(), 2);
 }
 
 /// LOCKRUN-3: a damaged archive fails its checksum (as the CLIs check the
@@ -591,5 +619,293 @@ mod mirror {
             "{}",
             failures[0]
         );
+    }
+}
+
+/// Install runs (INSTALL-2 to INSTALL-4, INSTALL-7): `init`'s plan for one platform.
+mod install {
+    use super::*;
+    use tfdisco_provider::lock_plan::{
+        CacheRules, CachedPackage, InstallRules, Installed, InstalledPackages, Origin, Recorded,
+    };
+
+    fn install_plan(requirement: Requirement, rules: InstallRules) -> LockPlan {
+        LockPlan::install(
+            vec![(requirement, Origin::Registry)],
+            platform("linux_amd64"),
+            SignatureCheck::new(T, SystemTime::now()),
+            rules,
+        )
+    }
+
+    fn recorded(version: &str, hashes: &[&str]) -> Option<Recorded> {
+        Some(Recorded {
+            version: Version::parse(version, T).expect("a version"),
+            hashes: hashes.iter().map(|h| (*h).to_owned()).collect(),
+        })
+    }
+
+    /// Runs the plan, answering `Installed` with `found` and every other
+    /// job as the fixture's registry; the kinds of the jobs seen.
+    fn run_with(plan: &mut LockPlan, found: &InstalledPackages) -> Vec<&'static str> {
+        run_busy(plan, found, 0)
+    }
+
+    /// [`run_with`], the cache entry's lock held by another run the first
+    /// `busy` times it is asked for.
+    fn run_busy(
+        plan: &mut LockPlan,
+        found: &InstalledPackages,
+        mut busy: usize,
+    ) -> Vec<&'static str> {
+        let mut seen = Vec::new();
+        while let Some((id, job)) = plan.next_job() {
+            seen.push(match &job {
+                Job::Installed { .. } => "installed",
+                Job::Versions { .. } => "versions",
+                Job::Package { .. } => "package",
+                Job::Document { .. } => "document",
+                Job::Archive { .. } => "archive",
+                Job::Place { .. } => "place",
+                Job::Release { .. } => "release",
+                _ => "other",
+            });
+            let result = match job {
+                Job::Installed { .. } if busy > 0 => {
+                    busy -= 1;
+                    Ok(JobOutput::Busy)
+                }
+                Job::Installed { .. } => Ok(JobOutput::Installed(found.clone())),
+                Job::Place { .. } | Job::Release { .. } => Ok(JobOutput::Done),
+                other => answer(other, &|_: &Url, _: &mut Vec<u8>| {}),
+            };
+            plan.complete(id, result);
+        }
+        assert!(plan.is_finished());
+        seen
+    }
+
+    /// The `h1:` and `zh:` the lock file gets for alpha 1.1.0 on
+    /// linux_amd64, from a fresh install.
+    fn fresh_hashes() -> Vec<String> {
+        let mut plan = install_plan(
+            requirement("alpha", "~> 1.0", None),
+            InstallRules::default(),
+        );
+        run_with(&mut plan, &InstalledPackages::default());
+        plan.finish().expect("installed").remove(0).hashes
+    }
+
+    #[test]
+    fn a_fresh_install_fetches_and_verifies_the_one_platform() {
+        let mut plan = install_plan(
+            requirement("alpha", "~> 1.0", None),
+            InstallRules::default(),
+        );
+        let jobs = run_with(&mut plan, &InstalledPackages::default());
+        assert_eq!(
+            jobs,
+            [
+                "versions",
+                "installed",
+                "package",
+                "archive",
+                "document",
+                "document"
+            ]
+        );
+        let lock = plan.finish().expect("installed").remove(0);
+        assert_eq!(lock.installed, Some(Installed::Fetched));
+        assert_eq!(lock.version.to_string(), "1.1.0");
+        let h1 = lock.hashes.iter().filter(|h| h.starts_with("h1:")).count();
+        let zh = lock.hashes.iter().filter(|h| h.starts_with("zh:")).count();
+        assert_eq!((h1, zh), (1, 3), "this platform's h1, every signed zh");
+    }
+
+    #[test]
+    fn an_install_the_lock_file_vouches_for_is_kept_without_a_request() {
+        let hashes = fresh_hashes();
+        let h1 = hashes
+            .iter()
+            .find(|h| h.starts_with("h1:"))
+            .expect("h1")
+            .clone();
+        let mut locked = requirement("alpha", "~> 1.0", Some("1.1.0"));
+        let as_recorded: Vec<&str> = hashes.iter().map(String::as_str).collect();
+        locked.recorded = recorded("1.1.0", &as_recorded);
+        let mut plan = install_plan(locked, InstallRules::default());
+        let found = InstalledPackages {
+            target: Some(h1),
+            cache: None,
+        };
+        assert_eq!(run_with(&mut plan, &found), ["installed"], "no request");
+        let lock = plan.finish().expect("kept").remove(0);
+        assert_eq!(lock.installed, Some(Installed::Reused));
+        assert_eq!(lock.hashes, hashes, "the lock file's, unchanged");
+        assert_eq!(lock.trust, Trust::LockFile);
+    }
+
+    #[test]
+    fn an_install_that_does_not_match_is_fetched_again() {
+        let hashes = fresh_hashes();
+        let mut locked = requirement("alpha", "~> 1.0", Some("1.1.0"));
+        let as_recorded: Vec<&str> = hashes.iter().map(String::as_str).collect();
+        locked.recorded = recorded("1.1.0", &as_recorded);
+        let mut plan = install_plan(locked, InstallRules::default());
+        let found = InstalledPackages {
+            target: Some("h1:modified".into()),
+            cache: None,
+        };
+        let jobs = run_with(&mut plan, &found);
+        assert_eq!(jobs[0], "installed", "looked at before the versions");
+        assert!(jobs.contains(&"archive"), "{jobs:?}");
+        let lock = plan.finish().expect("installed").remove(0);
+        assert_eq!(lock.installed, Some(Installed::Fetched));
+        assert_eq!(lock.hashes, hashes);
+    }
+
+    #[test]
+    fn a_locked_version_outside_the_constraints_fails_before_any_request() {
+        let mut locked = requirement("alpha", "~> 1.0", Some("2.0.0"));
+        locked.recorded = recorded("2.0.0", &["h1:x"]);
+        let mut plan = install_plan(locked, InstallRules::default());
+        assert!(run_with(&mut plan, &InstalledPackages::default()).is_empty());
+        let failures = failures(plan);
+        assert_eq!(failures[0].kind(), "version");
+        assert!(failures[0].is_unavailable());
+    }
+
+    #[test]
+    fn a_package_the_lock_file_does_not_record_is_refused() {
+        let mut locked = requirement("alpha", "~> 1.0", Some("1.1.0"));
+        locked.recorded = recorded("1.1.0", &["h1:someone-else", "zh:0000"]);
+        let mut plan = install_plan(locked, InstallRules::default());
+        run_with(&mut plan, &InstalledPackages::default());
+        let failures = failures(plan);
+        assert!(matches!(failures[0].problem, LockProblem::NotRecorded(_)));
+        assert_eq!(failures[0].kind(), "checksum");
+        assert!(
+            failures[0].to_string().ends_with(
+                "doesn't match any of the checksums previously recorded in the dependency lock file"
+            ),
+            "{}",
+            failures[0]
+        );
+    }
+
+    #[test]
+    fn the_plugin_cache_is_linked_when_vouched_for() {
+        let cache = InstallRules {
+            cache: Some(CacheRules::default()),
+        };
+        let verified = InstalledPackages {
+            target: None,
+            cache: Some(CachedPackage {
+                h1: "h1:cached".into(),
+                verified: vec!["zh:signed".into()],
+            }),
+        };
+        let mut plan = install_plan(requirement("alpha", "~> 1.0", None), cache.clone());
+        assert_eq!(
+            run_busy(&mut plan, &verified, 2),
+            ["versions", "installed", "installed", "installed", "release"],
+            "asked again while another run held the lock, then released at once"
+        );
+        let lock = plan.finish().expect("linked").remove(0);
+        assert_eq!(lock.installed, Some(Installed::FromCache));
+        assert_eq!(lock.hashes, ["h1:cached", "zh:signed"]);
+        // Filled by Terraform (nothing recorded beside it), no lock entry:
+        // fetched, as Terraform 1.4 and later do.
+        let unverified = InstalledPackages {
+            target: None,
+            cache: Some(CachedPackage {
+                h1: "h1:cached".into(),
+                verified: Vec::new(),
+            }),
+        };
+        let mut plan = install_plan(requirement("alpha", "~> 1.0", None), cache);
+        let jobs = run_with(&mut plan, &unverified);
+        assert_eq!(
+            &jobs[jobs.len() - 2..],
+            ["document", "place"],
+            "into the cache as soon as verified (after its last document): {jobs:?}"
+        );
+    }
+}
+
+/// A filesystem mirror's packages: hashed (or, installing, unpacked) by the
+/// driver; one that is no package fails its provider as `package`
+/// (LOCKRUN-4, INSTALL-8).
+mod filesystem {
+    use super::*;
+    use tfdisco_provider::lock_plan::{InstallRules, InstalledPackages, Origin};
+    use tfdisco_provider::{LocalLocation, LocalPackage, LocalPackages, package_filename};
+
+    fn mirrored(name: &str, version: &str) -> Origin {
+        let (source, version) = (source(name), Version::parse(version, T).expect("a version"));
+        let platform = platform("linux_amd64");
+        let filename = package_filename(&source, &version, &platform);
+        Origin::Filesystem(LocalPackages::new(vec![LocalPackage {
+            location: LocalLocation::Archive(PathBuf::from("/mirror").join(&filename)),
+            filename,
+            source,
+            version,
+            platform,
+        }]))
+    }
+
+    /// Installs alpha from the mirror, the driver answering its package
+    /// with `local`; the kinds of the jobs seen.
+    fn install(local: JobOutput) -> (LockPlan, Vec<&'static str>) {
+        let mut plan = LockPlan::install(
+            vec![(
+                requirement("alpha", "~> 1.0", None),
+                mirrored("alpha", "1.1.0"),
+            )],
+            platform("linux_amd64"),
+            SignatureCheck::new(T, SystemTime::now()),
+            InstallRules::default(),
+        );
+        let mut seen = Vec::new();
+        while let Some((id, job)) = plan.next_job() {
+            let output = match job {
+                Job::Installed { .. } => {
+                    seen.push("installed");
+                    JobOutput::Installed(InstalledPackages::default())
+                }
+                Job::LocalPackage { .. } => {
+                    seen.push("local");
+                    local.clone()
+                }
+                other => panic!("no other job: {other:?}"),
+            };
+            plan.complete(id, Ok(output));
+        }
+        (plan, seen)
+    }
+
+    #[test]
+    fn a_mirrored_package_is_locked_by_its_h1() {
+        let (plan, jobs) = install(JobOutput::Local {
+            h1: "h1:unpacked".into(),
+            archive: None,
+        });
+        assert_eq!(jobs, ["installed", "local"]);
+        let lock = plan.finish().expect("installed").remove(0);
+        assert_eq!(lock.version.to_string(), "1.1.0");
+        assert_eq!(lock.hashes, ["h1:unpacked"]);
+        assert_eq!(lock.trust, Trust::Unauthenticated);
+    }
+
+    #[test]
+    fn a_mirrored_file_that_is_no_package_is_a_package_failure() {
+        let why = "/mirror/terraform-provider-alpha_1.1.0_linux_amd64.zip: entry \"/abs\" has an absolute name";
+        let (plan, jobs) = install(JobOutput::NoPackage(why.into()));
+        assert_eq!(jobs, ["installed", "local"]);
+        let failures = failures(plan);
+        assert_eq!(failures.len(), 1);
+        assert_eq!(failures[0].kind(), "package");
+        assert!(!failures[0].is_unavailable());
+        assert!(failures[0].to_string().ends_with(why), "{}", failures[0]);
     }
 }

@@ -1,6 +1,7 @@
 //! `PackageHasher` never holds the archive (docs/behaviour.md, HASH-3): the
 //! heap it holds while reading an archive of over 32 MiB (48 MiB of files), made and fed in 64 KiB
-//! chunks, stays under 1 MiB, whatever the entries' sizes.
+//! chunks, stays under 1 MiB, whatever the entries' sizes. Nor does the
+//! `Unpacker` that reads through it (UNPACK-1).
 //!
 //! A counting global allocator needs `unsafe impl GlobalAlloc`; the library
 //! itself forbids unsafe code, this test binary alone allows it.
@@ -11,7 +12,7 @@ mod zipwriter;
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
-use tfdisco_provider::PackageHasher;
+use tfdisco_provider::{PackageHasher, Unpacker};
 use zipwriter::{Descriptor, Entry, Method, Zip};
 
 struct Counting;
@@ -65,10 +66,9 @@ fn counted<T>(f: impl FnOnce() -> T) -> T {
     out
 }
 
-#[test]
-fn the_hasher_never_holds_the_archive() {
-    // 16 MiB entries, stored with a descriptor (read until it), deflated
-    // with one, and stored with sizes in the header; small files between.
+/// 16 MiB entries, stored with a descriptor (read until it), deflated with
+/// one, and stored with sizes in the header; small files in a folder.
+fn archive() -> Vec<u8> {
     let big: Vec<u8> = (0..16u32 << 20)
         .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
         .collect();
@@ -97,7 +97,12 @@ fn the_hasher_never_holds_the_archive() {
     .write();
     drop(big);
     assert!(archive.len() > 32 << 20);
+    archive
+}
 
+#[test]
+fn the_hasher_never_holds_the_archive() {
+    let archive = archive();
     let mut hasher = counted(PackageHasher::new);
     for chunk in archive.chunks(64 * 1024) {
         counted(|| hasher.update(chunk)).expect("reads");
@@ -107,4 +112,28 @@ fn the_hasher_never_holds_the_archive() {
     let peak = PEAK.with(Cell::get);
     assert!(peak < 1 << 20, "the hasher held {peak} bytes at its peak");
     assert!(peak > 64 * 1024, "the count saw the inflate buffer: {peak}");
+}
+
+#[test]
+fn the_unpacker_never_holds_the_archive() {
+    let archive = archive();
+    let mut unpacker = counted(Unpacker::new);
+    let mut written = 0u64;
+    for chunk in archive.chunks(64 * 1024) {
+        counted(|| {
+            unpacker.update(chunk, |op| {
+                if let tfdisco_provider::UnpackOp::Data(bytes) = op {
+                    written += bytes.len() as u64;
+                }
+                Ok(())
+            })
+        })
+        .expect("unpacks");
+    }
+    let unpacked = counted(|| unpacker.finish()).expect("unpacked");
+    assert_eq!(unpacked.files, 203);
+    assert_eq!(unpacked.bytes, written);
+    assert!(written > 48 << 20);
+    let peak = PEAK.with(Cell::get);
+    assert!(peak < 1 << 20, "the unpacker held {peak} bytes at its peak");
 }

@@ -11,8 +11,11 @@
 //! `name` (blocking) and `_name_async` (an asyncio future), plus the Python
 //! wrapper's coroutine. The registry calls check their arguments (sources
 //! parsed in the client's dialect, versions, platforms) before anything
-//! goes out, so bad ones raise at once. `lock` (`AsyncClient::lock` over
-//! the same client) lives in [`crate::lock`] but for its two methods.
+//! goes out, so bad ones raise at once. `lock` and `mirror`
+//! (`AsyncClient::lock` / `mirror` over the same client) live in
+//! [`crate::lock`], `install` in [`crate::install`], but for their two
+//! methods each; `install` also takes the client's [`ClientSetup`] (its CLI
+//! configuration's `provider_installation` and plugin cache), kept for it.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -21,12 +24,13 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyMapping;
 use tfdisco_core::{Dialect, Error, Hostname, Platform, ProviderSource, Services, check_version};
-use tfdisco_transport::{ClientOptions, CredentialsLookup};
+use tfdisco_transport::{ClientOptions, ClientSetup, CredentialsLookup};
 
 use crate::answers::{PyModuleLocation, PyModuleVersions, PyProviderPackage, PyProviderVersions};
 use crate::dialect::parse_dialect;
 use crate::errors::{self, IntoPyResult};
 use crate::hostname::HostArg;
+use crate::install::{self, PyInstallReport};
 use crate::lock::{self, PyLockReport, PyMirrorReport};
 use crate::options::{CredentialsArg, parse_env, parse_resolve, parse_timeout};
 use crate::services::{PyOAuthClient, PyServices};
@@ -113,6 +117,9 @@ mod ops {
 struct Shared {
     client: Inner,
     lookup: CredentialsLookup,
+    /// The environment and CLI configuration read when the client was
+    /// made: `install` takes its installation methods and plugin cache.
+    setup: Arc<ClientSetup>,
     /// The dialect sources given as `str` are parsed in.
     dialect: Dialect,
     repr: String,
@@ -167,8 +174,10 @@ struct Shared {
 /// Besides discovery, the client asks registries what `init` asks them:
 /// `provider_versions`, `provider_package`, `module_versions` and
 /// `module_download`, each discovering the source's host first (cached)
-/// and sending the host's token; and `lock` does what
-/// `terraform providers lock` does to a configuration's lock file.
+/// and sending the host's token; `lock` does what
+/// `terraform providers lock` does to a configuration's lock file,
+/// `mirror` what `terraform providers mirror` does, and `install` what
+/// `terraform init` does to install the providers.
 ///
 /// The environment and the CLI configuration are read once, here, exactly
 /// as the `tfdisco` CLI reads its own.
@@ -277,6 +286,7 @@ impl PyClient {
             shared: Arc::new(Shared {
                 client,
                 lookup,
+                setup: Arc::new(setup),
                 dialect: options.dialect,
                 repr,
             }),
@@ -506,6 +516,108 @@ impl PyClient {
         runtime::to_asyncio(py, async move {
             let result = client.mirror(&dir, &folder, &options).await;
             Python::attach(|py| lock::mirror_report(py, result))
+        })
+    }
+
+    /// `terraform init`'s provider installation in `dir` (a str or an
+    /// `os.PathLike`), as `tfdisco install` does it: reads the
+    /// configuration's required providers and its `.terraform.lock.hcl`,
+    /// selects each provider's version as `init` does (the locked one kept
+    /// while the constraints allow it), keeps what is already installed and
+    /// matches the lock file (no request), fetches and verifies the rest
+    /// for the platform this program runs on (the signed `SHA256SUMS`, the
+    /// archive's checksum, the unpacked `h1:`) and unpacks it into
+    /// `.terraform/providers/HOST/NAMESPACE/TYPE/VERSION/OS_ARCH` (or into
+    /// the plugin cache, linked from there) once every package passed; then
+    /// replaces the lock file atomically when its bytes change. Returns an
+    /// `InstallReport`.
+    ///
+    /// The installation methods and the plugin cache are the client's CLI
+    /// configuration's (`provider_installation`, or the implied one with
+    /// `dir`'s `terraform.d/plugins`; `plugin_cache_dir`,
+    /// `TF_PLUGIN_CACHE_DIR` and `plugin_cache_may_break_dependency_lock_file`,
+    /// read from the client's `env`), as for the CLI; with
+    /// `cli_config=False`, every provider from its registry and no cache
+    /// but `plugin_cache`.
+    ///
+    /// `providers`: install only these (`ProviderSource`s or strs parsed in
+    /// the client's dialect), each one the configuration requires (default:
+    /// all of them). `upgrade`: re-select every version within the
+    /// constraints, ignoring the locked ones (`-upgrade`).
+    /// `lockfile="readonly"`: the lock file must not change
+    /// (`-lockfile=readonly`); a run that would change it installs nothing
+    /// and raises `LockError` (kind "readonly", exit code 3).
+    /// `plugin_cache`: this plugin cache folder instead of the
+    /// configuration's (a folder that does not exist is not used).
+    /// `jobs`: how many requests at once (default 8).
+    ///
+    /// Bad arguments raise `InvalidSource`, `InvalidOption` (a
+    /// `ValueError`) or `TypeError` before anything is read. Any other
+    /// failure raises `LockError` (`kind`, `exit_code`, `failures`, as
+    /// `lock` raises it) and leaves the lock file and
+    /// `.terraform/providers` as they were. Blocks with the GIL released;
+    /// Ctrl-C cancels the run.
+    ///
+    /// >>> report = client.install("infra")                         # doctest: +SKIP
+    /// >>> [(str(p.source), p.version, p.installed) for p in report.providers]  # doctest: +SKIP
+    /// [('registry.terraform.io/hashicorp/aws', '5.31.0', 'downloaded')]
+    #[pyo3(signature = (dir, providers = None, *, upgrade = false, lockfile = None, plugin_cache = None, jobs = 8))]
+    #[allow(clippy::too_many_arguments)]
+    fn install(
+        &self,
+        py: Python<'_>,
+        dir: PathBuf,
+        providers: Option<Bound<'_, PyAny>>,
+        upgrade: bool,
+        lockfile: Option<&str>,
+        plugin_cache: Option<PathBuf>,
+        jobs: u64,
+    ) -> PyResult<PyInstallReport> {
+        let options = install::options(
+            providers.as_ref(),
+            upgrade,
+            lockfile,
+            plugin_cache,
+            jobs,
+            self.shared.dialect,
+        )?;
+        let client = self.inner();
+        let setup = Arc::clone(&self.shared.setup);
+        let result = runtime::block_on(py, async move {
+            let options = options.with_setup(&setup, &dir);
+            client.install(&dir, &options).await
+        })?;
+        install::report(py, result)
+    }
+
+    /// `install` as an asyncio future (what `AsyncClient.install` awaits):
+    /// the arguments are checked now, the run happens on the runtime.
+    #[pyo3(signature = (dir, providers = None, *, upgrade = false, lockfile = None, plugin_cache = None, jobs = 8))]
+    #[allow(clippy::too_many_arguments)]
+    fn _install_async<'py>(
+        &self,
+        py: Python<'py>,
+        dir: PathBuf,
+        providers: Option<Bound<'py, PyAny>>,
+        upgrade: bool,
+        lockfile: Option<&str>,
+        plugin_cache: Option<PathBuf>,
+        jobs: u64,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = install::options(
+            providers.as_ref(),
+            upgrade,
+            lockfile,
+            plugin_cache,
+            jobs,
+            self.shared.dialect,
+        )?;
+        let client = self.inner();
+        let setup = Arc::clone(&self.shared.setup);
+        runtime::to_asyncio(py, async move {
+            let options = options.with_setup(&setup, &dir);
+            let result = client.install(&dir, &options).await;
+            Python::attach(|py| install::report(py, result))
         })
     }
 

@@ -7,6 +7,7 @@ mod client;
 mod dialect;
 mod errors;
 mod hostname;
+mod install;
 mod installation;
 mod json;
 mod lock;
@@ -31,6 +32,8 @@ mod _tfdisco {
     use crate::client::PyClient;
     #[pymodule_export]
     use crate::hostname::{PyHostname, for_display, is_valid, normalize};
+    #[pymodule_export]
+    use crate::install::{PyInstallReport, PyInstalledProvider};
     #[pymodule_export]
     use crate::installation::{PyInstallationMethod, installation_methods};
     #[pymodule_export]

@@ -31,7 +31,11 @@ const _: () = assert!(DEFAULT_JOBS.get() == 8);
 
 /// The items of a `platforms` or `providers` argument: any iterable but a
 /// `str` (whose characters would be taken one by one).
-fn items<'py>(obj: &Bound<'py, PyAny>, what: &str, like: &str) -> PyResult<Vec<Bound<'py, PyAny>>> {
+pub(crate) fn items<'py>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    like: &str,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
     if obj.extract::<PyBackedStr>().is_ok() {
         return Err(PyTypeError::new_err(format!(
             "{what} must be a list of {like}, not a str (write [{}])",
@@ -61,7 +65,7 @@ fn platforms_arg(platforms: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Platform>
 
 /// The `jobs` argument, read by the rule every front end shares
 /// (`tfdisco_transport::jobs`): 0 raises `InvalidOption`, a `ValueError`.
-fn jobs_arg(jobs: u64) -> PyResult<NonZeroUsize> {
+pub(crate) fn jobs_arg(jobs: u64) -> PyResult<NonZeroUsize> {
     tfdisco_transport::jobs(jobs).map_err(|e| Python::attach(|py| errors::invalid_option(py, e)))
 }
 

@@ -224,6 +224,100 @@ def registry_served(serve: Callable[..., Served]) -> Served:
     return serve(doc=json.dumps(registry_services()))
 
 
+# --- A case of the install goldens, set up and judged by `tfdisco serve` ---
+
+
+class Golden:
+    """``tfdisco serve --golden-install CASE``: a case of the install
+    goldens (transports/testkit/src/install_goldens.rs, what the real
+    ``terraform init`` did) set up on the server by the testkit's own
+    ``Case::setup``, and the run judged by its ``Expected::check`` (the exit
+    code, ``.terraform/providers`` and the plugin cache byte for byte, the
+    lock file, the downloads), as the Rust conformance suite judges the
+    library's ``install``.
+
+    Attributes: ``case``, ``ca`` (the server's CA file), ``dir`` (the working
+    directory), ``cache`` (the plugin cache or None), ``host`` (the
+    providers' host), ``server_host`` (the server's, ``localhost:PORT``), ``env`` (the variables of the run: the CLI
+    configuration, the home folder, ``TF_PLUGIN_CACHE_DIR``), ``upgrade``
+    and ``readonly`` (the case's ``init`` arguments), ``exit`` (the exit code
+    tfdisco must give), ``lock_before`` and ``lock`` (the lock file before,
+    and the one tfdisco must leave; None for none)."""
+
+    def __init__(self, binary: Path, case: str, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        self.case = case
+        self.ca = directory / "ca.pem"
+        args = [str(binary), "serve", "--listen", "127.0.0.1:0", "--ca-out", str(self.ca)]
+        args += ["--golden-install", case, "--golden-scratch", str(directory / "scratch")]
+        self.process = subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
+        assert self.process.stdout is not None
+        described = None
+        for line in self.process.stdout:
+            if line.startswith("golden-install "):
+                described = json.loads(line[len("golden-install ") :])
+            if line.startswith("press Ctrl-C"):
+                break
+        if described is None:
+            self.stop()
+            pytest.fail(f"tfdisco serve did not set up the install golden {case}", pytrace=False)
+        self.dir = Path(described["dir"])
+        self.cache = Path(described["cache"]) if described["cache"] else None
+        self.host: str = described["host"]
+        self.server_host: str = described["server_host"]
+        self.env: Dict[str, str] = described["env"]
+        self.upgrade: bool = described["upgrade"]
+        self.readonly: bool = described["readonly"]
+        self.exit: int = described["exit"]
+        self.lock_before: Optional[str] = described["lock_before"]
+        self.lock: Optional[str] = described["lock"]
+
+    def check(self, exit: int) -> None:
+        """Fails the test with every difference between what the case
+        expects of tfdisco and what the run that gave ``exit`` left."""
+        assert self.process.stdin is not None and self.process.stdout is not None
+        self.process.stdin.write(f"check {exit}\n")
+        self.process.stdin.flush()
+        for line in self.process.stdout:
+            if line.startswith("golden-check "):
+                answer = json.loads(line[len("golden-check ") :])
+                if not answer["ok"]:
+                    pytest.fail(f"{self.case}: {answer['problems']}", pytrace=False)
+                return
+        pytest.fail(f"{self.case}: tfdisco serve ended without judging the run", pytrace=False)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def golden(tfdisco_bin: Path, tmp_path: Path) -> Iterator[Callable[[str], Golden]]:
+    """Sets up cases of the install goldens: ``golden("fresh")``, each on a
+    ``tfdisco serve`` of its own."""
+    started: List[Golden] = []
+
+    def start(case: str) -> Golden:
+        server = Golden(tfdisco_bin, case, tmp_path / f"golden{len(started)}-{case}")
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
 # --- A recording HTTPS server of our own, for what `serve` cannot show ---
 
 
@@ -378,6 +472,7 @@ def registry_services() -> Dict[str, object]:
 
 __all__ = [
     "EVENT_LIMIT",
+    "Golden",
     "Recorder",
     "Reply",
     "Served",

@@ -86,6 +86,24 @@ def locking(client: tfdisco.Client) -> List[str]:
         return [problem]
     return [str(path), h1, zh, str(changed), str(len(platforms))]
 
+def installing(client: tfdisco.Client) -> List[str]:
+    report: tfdisco.InstallReport = client.install(
+        "infra", ["hashicorp/aws"], upgrade=False, plugin_cache=pathlib.Path("cache"), jobs=2
+    )
+    platform: tfdisco.Platform = report.platform
+    warnings: List[str] = report.warnings
+    for provider in report.providers:
+        installed: tfdisco.InstalledProvider = provider
+        key_id: Optional[str] = installed.key_id
+        size: int = installed.bytes
+        print(installed.source, installed.version, installed.installed, installed.from_, size,
+              installed.hashes_added, installed.trust, key_id)
+    try:
+        tfdisco.install("infra", lockfile="readonly", dialect="terraform", credentials=None)
+    except tfdisco.LockError as e:
+        print(e.kind, e.exit_code)
+    return [str(report.path), str(report.changed), str(platform), report.to_json()] + warnings
+
 async def coroutine() -> tfdisco.Services:
     client = tfdisco.AsyncClient(timeout=5.0, credentials=None)
     url: str = await client.service_url("example.com", "modules.v1")
@@ -96,7 +114,8 @@ async def coroutine() -> tfdisco.Services:
     modules: tfdisco.ModuleVersions = await client.module_versions("hashicorp/consul/aws")
     location: tfdisco.ModuleLocation = await client.module_download(modules.source, "0.1.0")
     report: tfdisco.LockReport = await client.lock("infra", providers=[versions.source])
-    print(url, package.filename, location.location, report.changed)
+    installed: tfdisco.InstallReport = await client.install("infra", lockfile="readonly")
+    print(url, package.filename, location.location, report.changed, installed.changed)
     return await client.discover("example.com")
 '''
 

@@ -32,6 +32,11 @@ discovery document rules, the same CLI configuration and credentials.
   :class:`LockedProvider`) or raising :class:`LockError` (with its
   :class:`LockFailure` list); :func:`hash_package` gives the ``h1:`` and
   ``zh:`` hashes of a provider package on disk.
+- Installation: :func:`install` (and ``Client.install`` /
+  ``AsyncClient.install``) installs a configuration's providers into
+  ``.terraform/providers`` (and the plugin cache) as ``terraform init``
+  does, giving an :class:`InstallReport` (of :class:`InstalledProvider`) or
+  raising :class:`LockError`.
 - Mirrors: :func:`mirror` (and ``Client.mirror`` / ``AsyncClient.mirror``)
   writes a provider mirror folder as ``terraform providers mirror`` does;
   ``lock(net_mirror=…)`` / ``lock(fs_mirror=…)`` lock from a mirror;
@@ -83,6 +88,8 @@ from ._tfdisco import (
     Client,
     Hostname,
     InstallationMethod,
+    InstalledProvider,
+    InstallReport,
     LockedProvider,
     LockFailure,
     LockReport,
@@ -116,7 +123,9 @@ __all__ = [
     "CredentialsError",
     "Error",
     "Hostname",
+    "InstallReport",
     "InstallationMethod",
+    "InstalledProvider",
     "InvalidHostname",
     "InvalidOAuthClient",
     "InvalidArgument",
@@ -157,6 +166,7 @@ __all__ = [
     "__version__",
     "for_display",
     "hash_package",
+    "install",
     "installation_methods",
     "is_valid",
     "lock",
@@ -336,6 +346,34 @@ class AsyncClient:
             dir, folder, platforms, jobs=jobs, lock_file=lock_file
         )
 
+    async def install(
+        self,
+        dir: PathLike,
+        providers: Optional[Iterable[ProviderSourceLike]] = None,
+        *,
+        upgrade: bool = False,
+        lockfile: Optional[str] = None,
+        plugin_cache: Optional[PathLike] = None,
+        jobs: int = 8,
+    ) -> InstallReport:
+        """``terraform init``'s provider installation in ``dir`` (see
+        :meth:`Client.install`): the jobs run as concurrent futures on the
+        module's runtime, at most ``jobs`` requests at once; cancelling the
+        awaiting task cancels the run, and the lock file and
+        ``.terraform/providers`` are then as they were. Bad arguments raise
+        when the coroutine is awaited, before anything is read or asked.
+
+        >>> report = await client.install("infra", lockfile="readonly")  # doctest: +SKIP
+        """
+        return await self._client._install_async(
+            dir,
+            providers,
+            upgrade=upgrade,
+            lockfile=lockfile,
+            plugin_cache=plugin_cache,
+            jobs=jobs,
+        )
+
     async def credentials_source(self, host: HostLike) -> Optional[str]:
         """Where the token for ``host`` comes from (see
         :meth:`Client.credentials_source`); runs in the default executor, as
@@ -422,3 +460,49 @@ def mirror(
     ['/srv/mirror/registry.terraform.io/hashicorp/aws/index.json', ...]
     """
     return Client(**options).mirror(dir, folder, platforms, jobs=jobs, lock_file=lock_file)
+
+
+def install(
+    dir: PathLike,
+    providers: Optional[Iterable[ProviderSourceLike]] = None,
+    *,
+    upgrade: bool = False,
+    lockfile: Optional[str] = None,
+    plugin_cache: Optional[PathLike] = None,
+    jobs: int = 8,
+    **options: Any,
+) -> InstallReport:
+    """``terraform init`` / ``tofu init``'s provider installation in
+    ``dir``, as ``tfdisco install`` does it, with a :class:`Client` made of
+    the other keyword ``options`` (``dialect``, ``ca_files``, ``env``, …:
+    those of :class:`Client`; its CLI configuration gives the installation
+    methods and the plugin cache): see :meth:`Client.install`.
+
+    ``providers``: install only these source addresses (default: every
+    provider the configuration requires). ``upgrade``: re-select every
+    version within the constraints (``-upgrade``). ``lockfile="readonly"``:
+    the lock file must not change (``-lockfile=readonly``: a run that would
+    change it installs nothing and raises :class:`LockError` with kind
+    ``"readonly"`` and exit code 3). ``plugin_cache``: this plugin cache
+    folder instead of the CLI configuration's and ``TF_PLUGIN_CACHE_DIR``.
+    ``jobs``: how many requests at once.
+
+    Returns an :class:`InstallReport`; raises :class:`LockError`
+    (``kind``, ``exit_code``, ``failures``) when the run fails, leaving the
+    lock file and ``.terraform/providers`` as they were, and
+    :class:`InvalidSource`, :class:`InvalidOption`, ``TypeError`` or
+    ``ValueError`` for bad arguments, before anything is read.
+
+    >>> report = tfdisco.install("infra", dialect="terraform")    # doctest: +SKIP
+    >>> for p in report.providers:                                # doctest: +SKIP
+    ...     print(p.source, p.version, p.installed, p.from_, p.bytes)
+    registry.terraform.io/hashicorp/aws 5.31.0 downloaded registry 151305938
+    """
+    return Client(**options).install(
+        dir,
+        providers,
+        upgrade=upgrade,
+        lockfile=lockfile,
+        plugin_cache=plugin_cache,
+        jobs=jobs,
+    )

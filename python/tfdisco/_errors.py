@@ -225,20 +225,25 @@ class CredentialsError(Error):
 
 
 class LockError(Error):
-    """A lock run (``Client.lock``, ``tfdisco.lock``) that failed; the lock
-    file is then as it was.
+    """A lock, mirror or install run (``Client.lock``, ``Client.mirror``,
+    ``Client.install``, ``tfdisco.lock``, …) that failed; the lock file (and
+    the mirror folder, ``.terraform/providers``) is then as it was.
 
     ``kind`` says what failed, in the words of ``tfdisco lock --json``:
     ``"configuration"`` (it does not parse, or has modules not installed),
     ``"lock_file"`` (it cannot be read, or not written), ``"usage"`` (a
     provider named that the configuration does not require, a constraint
-    that does not parse) or ``"failed"`` (providers that could not be
-    locked: ``failures`` lists every one).
+    that does not parse, options that conflict), ``"failed"`` (providers
+    that could not be locked: ``failures`` lists every one), ``"readonly"``
+    (an install run with ``lockfile="readonly"`` whose lock file would
+    change: nothing was installed) or ``"folder"`` (a mirror folder that
+    could not be read or written, a package not placed).
 
     Attributes:
-        exit_code: ``tfdisco lock``'s exit code: 1 for a failed request,
-            verification or write; 2 for the configuration, the lock file's
-            contents or the arguments; 3 when no version or platform fits.
+        exit_code: ``tfdisco lock``'s (and ``install``'s) exit code: 1 for a
+            failed request, verification or write; 2 for the configuration,
+            the lock file's contents or the arguments; 3 when no version or
+            platform fits, or when a read-only lock file would change.
         failures: one :class:`tfdisco.LockFailure` per provider (and
             platform) that could not be locked (``source``, ``version``,
             ``platform``, ``kind``, ``exit_code``, ``message``); empty unless

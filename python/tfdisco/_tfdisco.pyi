@@ -22,6 +22,8 @@ __version__: str
 __all__ = [
     "Client",
     "Hostname",
+    "InstallReport",
+    "InstalledProvider",
     "LockFailure",
     "LockReport",
     "InstallationMethod",
@@ -557,6 +559,62 @@ class LockReport:
         prints."""
 
 @final
+class InstalledProvider:
+    """One provider of an :class:`InstallReport`."""
+
+    @property
+    def source(self) -> ProviderSource:
+        """The provider."""
+    @property
+    def version(self) -> str:
+        """The version installed."""
+    @property
+    def installed(self) -> str:
+        """``"reused"`` (already in place, matching the lock file),
+        ``"cached"`` (linked from the plugin cache) or ``"downloaded"``."""
+    @property
+    def from_(self) -> str:
+        """The installation method it comes from (the JSON's ``from``):
+        ``"registry"``, a network mirror's URL or a filesystem mirror's
+        folder."""
+    @property
+    def bytes(self) -> int:
+        """Bytes downloaded (0 when nothing was)."""
+    @property
+    def hashes_added(self) -> List[str]:
+        """The hashes the lock file did not hold before, sorted."""
+    @property
+    def trust(self) -> str:
+        """How the package is trusted (``"self-signed"``, ``"unauthenticated"``, …)."""
+    @property
+    def key_id(self) -> Optional[str]:
+        """The signing key's id; None when no key signed it."""
+
+@final
+class InstallReport:
+    """What an install run did (``Client.install``)."""
+
+    @property
+    def path(self) -> Path:
+        """The lock file."""
+    @property
+    def changed(self) -> bool:
+        """True when its bytes changed (and it was written)."""
+    @property
+    def platform(self) -> Platform:
+        """The platform installed for: the one this program runs on."""
+    @property
+    def providers(self) -> List[InstalledProvider]:
+        """Each provider installed, in address order."""
+    @property
+    def warnings(self) -> List[str]:
+        """Providers left to a development override, what the implied
+        mirrors' scans said."""
+    def to_json(self) -> str:
+        """The report as one JSON document: what ``tfdisco install --json``
+        prints."""
+
+@final
 class LockFailure:
     """Why one provider could not be locked (``LockError.failures``)."""
 
@@ -648,6 +706,19 @@ class Client:
     ) -> MirrorReport:
         """``terraform providers mirror folder`` for the configuration in
         ``dir``; raises :class:`tfdisco.LockError`."""
+    def install(
+        self,
+        dir: _PathLike,
+        providers: Optional[Iterable[_ProviderSourceLike]] = None,
+        *,
+        upgrade: bool = False,
+        lockfile: Optional[str] = None,
+        plugin_cache: Optional[_PathLike] = None,
+        jobs: int = 8,
+    ) -> InstallReport:
+        """``terraform init``'s provider installation in ``dir``
+        (``lockfile="readonly"``: the lock file must not change); raises
+        :class:`tfdisco.LockError`."""
     def forget(self, host: _HostLike) -> None:
         """Drops the cached services of ``host``."""
     def forget_all(self) -> None:
@@ -687,3 +758,13 @@ class Client:
         jobs: int = 8,
         lock_file: bool = True,
     ) -> Awaitable[MirrorReport]: ...
+    def _install_async(
+        self,
+        dir: _PathLike,
+        providers: Optional[Iterable[_ProviderSourceLike]] = None,
+        *,
+        upgrade: bool = False,
+        lockfile: Optional[str] = None,
+        plugin_cache: Optional[_PathLike] = None,
+        jobs: int = 8,
+    ) -> Awaitable[InstallReport]: ...

@@ -19,6 +19,8 @@ import tfdisco, {
   type ClientOptions,
   type ErrorKind,
   type InstallationMethod,
+  type InstallReport,
+  type InstalledProvider,
   type LockFailure,
   type LockReport,
   type MirrorReport,
@@ -83,6 +85,14 @@ async function main(): Promise<void> {
   await client.lock('infra', { fsMirror: new URL('file:///srv/mirror') });
   const mirrored: MirrorReport = await client.mirror('infra', '/srv/mirror', { platforms: ['linux_amd64'], lockFile: false });
   for (const p of mirrored.providers) console.log(p.source, p.version, p.locked, p.archives.length);
+  const installed: InstallReport = await client.install('infra', { lockfile: 'readonly', pluginCache: '/var/cache/tf', jobs: 4 });
+  for (const p of installed.providers) {
+    const how: 'reused' | 'cached' | 'downloaded' = p.installed;
+    console.log(p.source, p.version, how, p.from, p.bytes, p.hashesAdded.length, p.trust, p.keyId);
+  }
+  const first_: InstalledProvider | undefined = installed.providers[0];
+  await client.install(new URL('file:///srv/infra'), { providers: ['hashicorp/aws'], upgrade: true });
+  console.log(installed.lockFile, installed.changed, installed.platform, installed.warnings, first_);
   const methods: InstallationMethod[] = installationMethods('hashicorp/aws', { dialect: 'terraform' });
   const first: number | null = methods[0]?.priority ?? null;
   const hashes: PackageHashes = await hashPackage('terraform-provider-x_1.0.0_linux_amd64.zip');
@@ -97,6 +107,7 @@ async function main(): Promise<void> {
     } else if (error instanceof LockError) {
       const failures: LockFailure[] = error.failures;
       const exit: number = error.exitCode;
+      const readonly: boolean = error.kind === 'readonly';
     } else if (error instanceof TfdiscoError) {
       const kind: string = error.kind;
       const status: number | null = error.status;
@@ -124,3 +135,5 @@ new Services();
 void client.lock('.', { platforms: 'linux_amd64' });
 // @ts-expect-error: a mirror folder is a path, not a number
 void client.mirror('.', 42);
+// @ts-expect-error: lockfile takes Terraform's word, not a boolean
+void client.install('.', { lockfile: true });

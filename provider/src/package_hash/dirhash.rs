@@ -91,9 +91,14 @@ pub(super) fn push_hex(out: &mut Vec<u8>, bytes: &[u8]) {
 
 /// The path of an entry without a folder's trailing `/`.
 fn path<'a>(record: &Named<'a>) -> &'a [u8] {
-    match record.name.strip_suffix(b"/") {
-        Some(path) if record.folder => path,
-        _ => record.name,
+    folder_path(record.name, record.folder)
+}
+
+/// `name` without its trailing `/` when it is a folder's.
+fn folder_path(name: &[u8], folder: bool) -> &[u8] {
+    match name.strip_suffix(b"/") {
+        Some(path) if folder => path,
+        _ => name,
     }
 }
 
@@ -108,21 +113,26 @@ fn is_plain(path: &[u8]) -> bool {
             .all(|element| !matches!(element, b"" | b"." | b".."))
 }
 
+/// The rules on one entry's name (HASH-7): no newline (Go's `Hash1`
+/// refuses them) and a plain relative path (a folder's one trailing `/`
+/// aside). The unpacker (`crate::unpack`) checks each name so as its entry
+/// starts.
+pub(crate) fn check_name(name: &[u8], folder: bool) -> Result<(), PackageHashError> {
+    if name.contains(&b'\n') {
+        return Err(PackageHashError::NewlineInName { entry: shown(name) });
+    }
+    if !is_plain(folder_path(name, folder)) {
+        return Err(PackageHashError::UnsafeName { entry: shown(name) });
+    }
+    Ok(())
+}
+
 /// The rules on names (HASH-7 to HASH-9): no newline (Go's `Hash1` refuses
 /// them), plain relative paths, and no file where the package has a
 /// folder.
 fn check_names(records: &[Named<'_>]) -> Result<(), PackageHashError> {
     for record in records {
-        if record.name.contains(&b'\n') {
-            return Err(PackageHashError::NewlineInName {
-                entry: shown(record.name),
-            });
-        }
-        if !is_plain(path(record)) {
-            return Err(PackageHashError::UnsafeName {
-                entry: shown(record.name),
-            });
-        }
+        check_name(record.name, record.folder)?;
     }
     // A file is a folder of the package when a folder entry has its name or
     // another entry's path starts with it and a `/`: in all paths, sorted,

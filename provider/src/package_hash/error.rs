@@ -80,13 +80,20 @@ pub enum PackageHashError {
         /// The entry's name.
         entry: String,
     },
+    /// An archive the hasher reads but the unpacker refuses to unpack
+    /// (`tfdisco install`: a link, an absolute name, a limit; UNPACK-3 to
+    /// UNPACK-9).
+    NotUnpacked {
+        /// Why.
+        problem: String,
+    },
 }
 
 impl PackageHashError {
     /// A short word naming the kind of failure, for programs and logs:
     /// `not-a-zip`, `truncated`, `trailing-data`, `unsupported`, `corrupt`,
     /// `central-directory`, `newline-in-name`, `unsafe-name`,
-    /// `duplicate-name`, `name-conflict`.
+    /// `duplicate-name`, `name-conflict`, `not-unpacked`.
     pub fn kind(&self) -> &'static str {
         match self {
             PackageHashError::NotAZip { .. } => "not-a-zip",
@@ -99,7 +106,19 @@ impl PackageHashError {
             PackageHashError::UnsafeName { .. } => "unsafe-name",
             PackageHashError::DuplicateName { .. } => "duplicate-name",
             PackageHashError::NameConflict { .. } => "name-conflict",
+            PackageHashError::NotUnpacked { .. } => "not-unpacked",
         }
+    }
+
+    /// [`PackageHashError::NotUnpacked`] for the unpacker's message
+    /// `problem` (its `provider package archive: ` prefix left out, since
+    /// this error's own message has it).
+    pub fn not_unpacked(problem: impl Into<String>) -> PackageHashError {
+        let problem = problem.into();
+        let problem = problem
+            .strip_prefix("provider package archive: ")
+            .map_or_else(|| problem.clone(), str::to_owned);
+        PackageHashError::NotUnpacked { problem }
     }
 
     /// The name of the entry the failure is about, if it is about one.
@@ -162,6 +181,7 @@ impl fmt::Display for PackageHashError {
                     "entry {entry:?} is a file and also a folder of other entries"
                 )
             }
+            PackageHashError::NotUnpacked { problem } => f.write_str(problem),
         }
     }
 }

@@ -49,6 +49,9 @@ pub enum Trust {
     /// Both CLIs: a package from a filesystem mirror, or from a network
     /// mirror that lists no hashes for it: nothing vouches for it.
     Unauthenticated,
+    /// Install runs: an installed package (the working folder's, or the
+    /// plugin cache's) whose `h1:` the lock file records.
+    LockFile,
 }
 
 impl Trust {
@@ -65,6 +68,7 @@ impl Trust {
             Trust::SigningSkipped => "signing skipped",
             Trust::Checksum => "verified checksum",
             Trust::Unauthenticated => "unauthenticated",
+            Trust::LockFile => "matches the lock file",
         }
     }
 

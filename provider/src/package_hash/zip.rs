@@ -16,6 +16,12 @@
 //! Memory: the header being read (at most 30 + 2 × 65,535 bytes for a local
 //! header, 46 + 3 × 65,535 for a directory header), a 64 KiB output buffer
 //! for inflating, the inflater's state, and one [`Record`] per entry.
+//!
+//! An [`Observer`] sees the archive as it is read: each entry's start, its
+//! content as it is inflated, its end once checked, and each central
+//! directory header once checked against its entry (the unpacker,
+//! `crate::unpack`, writes the package from them). The hasher observes
+//! nothing ([`Unobserved`]).
 
 use flate2::{Decompress, FlushDecompress, Status};
 use sha2::{Digest, Sha256};
@@ -50,6 +56,65 @@ const FLAG_ENCRYPTED: u16 = 1;
 const FLAG_DESCRIPTOR: u16 = 1 << 3;
 const FLAG_MASKED: u16 = 1 << 13;
 const SATURATED: u32 = u32::MAX;
+
+/// What the caller of [`ZipReader::update`] sees of the archive as it is
+/// read, in the archive's order; any call may stop the reading with an
+/// error, which `update` returns.
+pub(crate) trait Observer {
+    /// What stops the reading: the reader's own errors, or the observer's.
+    type Error: From<PackageHashError>;
+
+    /// Entry `index` (from 0, in the archive's order) starts: its local
+    /// header was read and its name, flags and method accepted.
+    fn start(&mut self, index: usize, name: &[u8]) -> Result<(), Self::Error>;
+
+    /// The next bytes of the entry's content, never empty, inflated and
+    /// final (content is never taken back), though not yet checked against
+    /// its CRC-32 and sizes.
+    fn content(&mut self, bytes: &[u8]) -> Result<(), Self::Error>;
+
+    /// The entry's data ended and matched its CRC-32 and sizes.
+    fn end(&mut self) -> Result<(), Self::Error>;
+
+    /// The central directory's header of entry `index` matched the entry.
+    fn listed(&mut self, index: usize, entry: Listed<'_>) -> Result<(), Self::Error>;
+}
+
+/// A central directory header, as [`Observer::listed`] sees it.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Listed<'a> {
+    /// The entry's name (the same as its local header's).
+    pub(crate) name: &'a [u8],
+    /// A folder, by its name or its mode (HASH-8).
+    pub(crate) folder: bool,
+    /// "Version made by": the creator system in the upper byte.
+    pub(crate) made_by: u16,
+    /// The external file attributes.
+    pub(crate) external: u32,
+}
+
+/// The observer that sees nothing: the reading the hasher does.
+pub(super) struct Unobserved;
+
+impl Observer for Unobserved {
+    type Error = PackageHashError;
+
+    fn start(&mut self, _: usize, _: &[u8]) -> Result<(), PackageHashError> {
+        Ok(())
+    }
+
+    fn content(&mut self, _: &[u8]) -> Result<(), PackageHashError> {
+        Ok(())
+    }
+
+    fn end(&mut self) -> Result<(), PackageHashError> {
+        Ok(())
+    }
+
+    fn listed(&mut self, _: usize, _: Listed<'_>) -> Result<(), PackageHashError> {
+        Ok(())
+    }
+}
 
 /// One entry as it was read, and as the central directory describes it.
 #[derive(Debug)]
@@ -141,10 +206,21 @@ struct Entry {
 }
 
 impl Entry {
-    fn content(&mut self, bytes: &[u8]) {
+    /// Content of the entry, hashed and shown to the observer.
+    fn content<O: Observer>(&mut self, bytes: &[u8], observer: &mut O) -> Result<(), O::Error> {
+        if bytes.is_empty() {
+            return Ok(());
+        }
         self.sha.update(bytes);
         self.crc.update(bytes);
         self.uncompressed += bytes.len() as u64;
+        observer.content(bytes)
+    }
+
+    /// Stored data: content whose compressed bytes are the same.
+    fn stored<O: Observer>(&mut self, bytes: &[u8], observer: &mut O) -> Result<(), O::Error> {
+        self.compressed += bytes.len() as u64;
+        self.content(bytes, observer)
     }
 
     fn corrupt(&self, problem: impl Into<String>) -> PackageHashError {
@@ -302,11 +378,21 @@ impl ZipReader {
         self.pos - self.buf.len() as u64
     }
 
-    /// Reads `input`, all of it unless an error stops it.
-    pub(super) fn update(&mut self, mut input: &[u8]) -> Result<(), PackageHashError> {
+    /// Reads `input`, all of it unless an error (the reader's or the
+    /// observer's) stops it.
+    pub(super) fn update<O: Observer>(
+        &mut self,
+        mut input: &[u8],
+        observer: &mut O,
+    ) -> Result<(), O::Error> {
         loop {
+            // An entry ends when its record is kept.
+            let ended = self.records.len();
             if self.stage == Stage::Data {
-                self.data(&mut input)?;
+                self.data(&mut input, observer)?;
+                if self.records.len() > ended {
+                    observer.end()?;
+                }
                 if self.stage == Stage::Data {
                     // Everything was read: the entry wants more.
                     debug_assert!(input.is_empty());
@@ -318,16 +404,39 @@ impl ZipReader {
                 if input.is_empty() {
                     return Ok(());
                 }
-                return Err(PackageHashError::TrailingData { offset: self.pos });
+                return Err(PackageHashError::TrailingData { offset: self.pos }.into());
             }
             if !self.gather(&mut input) {
                 return Ok(());
             }
             match self.stage {
                 Stage::Signature => self.signature()?,
-                Stage::Local => self.local()?,
-                Stage::Descriptor => self.descriptor()?,
-                Stage::Central => self.central()?,
+                Stage::Local => {
+                    self.local()?;
+                    if let (Stage::Data, Some(entry)) = (self.stage, &self.entry) {
+                        observer.start(self.records.len(), &entry.name)?;
+                    }
+                }
+                Stage::Descriptor => {
+                    self.descriptor()?;
+                    if self.records.len() > ended {
+                        observer.end()?;
+                    }
+                }
+                Stage::Central => {
+                    if let Some((index, made_by, external)) = self.central()? {
+                        let record = &self.records[index];
+                        observer.listed(
+                            index,
+                            Listed {
+                                name: &record.name,
+                                folder: record.folder,
+                                made_by,
+                                external,
+                            },
+                        )?;
+                    }
+                }
                 Stage::Zip64End => self.zip64_end()?,
                 Stage::Zip64Locator => self.zip64_locator()?,
                 Stage::End => self.end()?,
@@ -515,7 +624,7 @@ impl ZipReader {
     }
 
     /// Reads the current entry's data from `input`; moves on when it ends.
-    fn data(&mut self, input: &mut &[u8]) -> Result<(), PackageHashError> {
+    fn data<O: Observer>(&mut self, input: &mut &[u8], observer: &mut O) -> Result<(), O::Error> {
         let Some(entry) = self.entry.as_mut() else {
             self.expect(Stage::Signature, 4);
             return Ok(());
@@ -527,8 +636,7 @@ impl ZipReader {
                         .unwrap_or(usize::MAX)
                         .min(input.len());
                     let (now, rest) = input.split_at(take);
-                    entry.content(now);
-                    entry.compressed += take as u64;
+                    entry.stored(now, observer)?;
                     self.pos += take as u64;
                     *input = rest;
                     if remaining == take as u64 {
@@ -574,7 +682,7 @@ impl ZipReader {
                             .map_err(|e| entry.corrupt(format!("invalid deflate data: {e}")))?;
                         let used = (inflater.total_in() - before_in) as usize;
                         let made = (inflater.total_out() - before_out) as usize;
-                        entry.content(&self.out[..made]);
+                        entry.content(&self.out[..made], observer)?;
                         avail = &avail[used..];
                         if status == Status::StreamEnd {
                             ended = true;
@@ -602,18 +710,18 @@ impl ZipReader {
                         continue;
                     }
                     if left == Some(0) {
-                        return Err(entry.corrupt(
-                            "its deflate data ends before the end of the deflate stream",
-                        ));
+                        return Err(entry
+                            .corrupt("its deflate data ends before the end of the deflate stream")
+                            .into());
                     }
                     if !avail.is_empty() {
-                        return Err(entry.corrupt("the inflater made no progress"));
+                        return Err(entry.corrupt("the inflater made no progress").into());
                     }
                     entry.mode = Mode::Deflated { remaining: left };
                     return Ok(());
                 }
                 Mode::StoredUntilDescriptor => {
-                    let found = scan(entry, &mut self.hold, input, &mut self.pos);
+                    let found = scan(entry, &mut self.hold, input, &mut self.pos, observer)?;
                     match found {
                         Scan::More => return Ok(()),
                         Scan::Descriptor { leftover } => {
@@ -634,22 +742,26 @@ impl ZipReader {
                     }
                     let crc = entry.crc.clone().finalize();
                     if crc != entry.local_crc {
-                        return Err(entry.corrupt(format!(
-                            "its CRC-32 is {crc:08x}, its local header says {:08x}",
-                            entry.local_crc
-                        )));
+                        return Err(entry
+                            .corrupt(format!(
+                                "its CRC-32 is {crc:08x}, its local header says {:08x}",
+                                entry.local_crc
+                            ))
+                            .into());
                     }
                     if entry.compressed != entry.local_compressed
                         || entry.uncompressed != entry.local_uncompressed
                     {
-                        return Err(entry.corrupt(format!(
-                            "{} bytes giving {} bytes were read, its local header says {} \
-                             giving {}",
-                            entry.compressed,
-                            entry.uncompressed,
-                            entry.local_compressed,
-                            entry.local_uncompressed
-                        )));
+                        return Err(entry
+                            .corrupt(format!(
+                                "{} bytes giving {} bytes were read, its local header says {} \
+                                 giving {}",
+                                entry.compressed,
+                                entry.uncompressed,
+                                entry.local_compressed,
+                                entry.local_uncompressed
+                            ))
+                            .into());
                     }
                     self.buf.clear();
                     self.finish_entry()?;
@@ -698,7 +810,9 @@ impl ZipReader {
         }
     }
 
-    fn central(&mut self) -> Result<(), PackageHashError> {
+    /// A central directory header; once it is whole and matches its entry,
+    /// the entry's index, "version made by" and external attributes.
+    fn central(&mut self) -> Result<Option<(usize, u16, u32)>, PackageHashError> {
         let b = &self.buf;
         let (name_len, extra_len, comment_len) = (
             usize::from(u16_at(b, 28)),
@@ -708,7 +822,7 @@ impl ZipReader {
         let whole = CENTRAL_LEN + name_len + extra_len + comment_len;
         if b.len() < whole {
             self.need = whole;
-            return Ok(());
+            return Ok(None);
         }
         let made_by = u16_at(b, 4);
         let flags = u16_at(b, 8);
@@ -820,7 +934,7 @@ impl ZipReader {
         self.central_entries += 1;
         self.buf.clear();
         self.expect(Stage::Signature, 4);
-        Ok(())
+        Ok(Some((index, made_by, external)))
     }
 
     fn zip64_end(&mut self) -> Result<(), PackageHashError> {
@@ -932,7 +1046,13 @@ enum Scan {
 /// the content so far, and a record's signature. Bytes that may start such
 /// a descriptor are held back in `hold` (at most [`DESCRIPTOR_WINDOW`] − 1
 /// plus as many) until there are enough to tell.
-fn scan(entry: &mut Entry, hold: &mut Vec<u8>, input: &mut &[u8], pos: &mut u64) -> Scan {
+fn scan<O: Observer>(
+    entry: &mut Entry,
+    hold: &mut Vec<u8>,
+    input: &mut &[u8],
+    pos: &mut u64,
+    observer: &mut O,
+) -> Result<Scan, O::Error> {
     // First the held bytes, with enough of the input after them to decide.
     if !hold.is_empty() {
         let held = hold.len();
@@ -951,16 +1071,14 @@ fn scan(entry: &mut Entry, hold: &mut Vec<u8>, input: &mut &[u8], pos: &mut u64)
             if window.len() - i < DESCRIPTOR_WINDOW {
                 // Not enough bytes to tell: keep them all (the input is
                 // shorter than the window, so it all goes in).
-                entry.content(&window[committed..i]);
-                entry.compressed += (i - committed) as u64;
+                entry.stored(&window[committed..i], observer)?;
                 hold.drain(..i);
                 hold.extend_from_slice(input);
                 *pos += input.len() as u64;
                 *input = &[];
-                return Scan::More;
+                return Ok(Scan::More);
             }
-            entry.content(&window[committed..i]);
-            entry.compressed += (i - committed) as u64;
+            entry.stored(&window[committed..i], observer)?;
             committed = i;
             let crc = entry.crc.clone().finalize();
             if let Some(len) =
@@ -973,12 +1091,11 @@ fn scan(entry: &mut Entry, hold: &mut Vec<u8>, input: &mut &[u8], pos: &mut u64)
                 *input = &input[from_input..];
                 hold.clear();
                 entry.mode = Mode::Ended;
-                return Scan::Descriptor { leftover };
+                return Ok(Scan::Descriptor { leftover });
             }
             i += 1;
         }
-        entry.content(&window[committed..held]);
-        entry.compressed += (held - committed) as u64;
+        entry.stored(&window[committed..held], observer)?;
         hold.clear();
     }
     // Then the input itself.
@@ -996,23 +1113,20 @@ fn scan(entry: &mut Entry, hold: &mut Vec<u8>, input: &mut &[u8], pos: &mut u64)
                 })
                 .unwrap_or(0);
             let end = input.len() - keep;
-            entry.content(&input[committed..end]);
-            entry.compressed += (end - committed) as u64;
+            entry.stored(&input[committed..end], observer)?;
             hold.extend_from_slice(&input[end..]);
             *pos += input.len() as u64;
             *input = &[];
-            return Scan::More;
+            return Ok(Scan::More);
         };
         if input.len() - found < DESCRIPTOR_WINDOW {
-            entry.content(&input[committed..found]);
-            entry.compressed += (found - committed) as u64;
+            entry.stored(&input[committed..found], observer)?;
             hold.extend_from_slice(&input[found..]);
             *pos += input.len() as u64;
             *input = &[];
-            return Scan::More;
+            return Ok(Scan::More);
         }
-        entry.content(&input[committed..found]);
-        entry.compressed += (found - committed) as u64;
+        entry.stored(&input[committed..found], observer)?;
         committed = found;
         let crc = entry.crc.clone().finalize();
         if let Some(len) =
@@ -1022,9 +1136,9 @@ fn scan(entry: &mut Entry, hold: &mut Vec<u8>, input: &mut &[u8], pos: &mut u64)
             *pos += end as u64;
             *input = &input[end..];
             entry.mode = Mode::Ended;
-            return Scan::Descriptor {
+            return Ok(Scan::Descriptor {
                 leftover: Vec::new(),
-            };
+            });
         }
         from = found + 1;
     }

@@ -91,6 +91,8 @@ mod exchange;
 #[cfg(feature = "hyper")]
 pub mod hyper_body;
 #[cfg(feature = "cli-config")]
+mod install;
+#[cfg(feature = "cli-config")]
 pub mod kinds;
 #[cfg(feature = "cli-config")]
 mod lock;
@@ -113,6 +115,10 @@ pub use client::AsyncClient;
 pub use connect::{AsyncNet, Stream, open};
 pub use drive::drive;
 pub use exchange::{Event, Exchange, ExchangeReport, Observer};
+#[cfg(feature = "cli-config")]
+pub use install::{
+    InstallEvent, InstallEvents, InstallOptions, InstallReport, InstalledProvider, install_word,
+};
 #[cfg(feature = "cli-config")]
 pub use lock::{
     DEFAULT_JOBS, LockError, LockOptions, LockReport, ProviderReport, ProvidersFrom,
@@ -144,8 +150,9 @@ pub mod reexports {
     #[cfg(feature = "cli-config")]
     pub use crate::{
         ClientOptions, ClientSetup, CredentialsChoice, CredentialsLookup, CredentialsLookupError,
-        DEFAULT_JOBS, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
-        MirroredProvider, OptionError, ProviderReport, ProvidersFrom, jobs,
+        DEFAULT_JOBS, InstallOptions, InstallReport, InstalledProvider, LockError, LockOptions,
+        LockReport, MirrorOptions, MirrorReport, MirroredProvider, OptionError, ProviderReport,
+        ProvidersFrom, jobs,
     };
     pub use tfdisco_core::{
         self, Action, Config, Contents, Credentials, CredentialsSource, Dialect, Discovery,

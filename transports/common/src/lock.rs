@@ -17,14 +17,14 @@ use std::task::Poll;
 use std::time::SystemTime;
 
 use tfdisco_config::{
-    Configuration, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockedProvider, MirrorFolder,
-    hash_local_package,
+    Configuration, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockedProvider, MirrorError,
+    MirrorFolder, hash_local_package,
 };
 use tfdisco_core::{
     Contents, Dialect, Error, Platform, ProviderSource, Version, VersionConstraints,
 };
 use tfdisco_provider::lock_plan::{
-    ArchiveSink, Job, JobId, JobOutput, LockPlan, Origin, ProviderLock, Requirement,
+    ArchiveSink, Job, JobId, JobOutput, LockPlan, Origin, ProviderLock, Recorded, Requirement,
 };
 use tfdisco_provider::{LocalPackage, SignatureCheck};
 
@@ -97,13 +97,17 @@ impl Inputs {
                     })?;
                 constraints.merge(&parsed);
             }
-            let locked = lock_file
-                .provider(provider.source())
-                .and_then(|locked| Version::parse(locked.version(), dialect).ok());
+            let recorded = lock_file.provider(provider.source()).and_then(|entry| {
+                Some(Recorded {
+                    version: Version::parse(entry.version(), dialect).ok()?,
+                    hashes: entry.hashes().to_vec(),
+                })
+            });
             requirements.push(Requirement {
                 source: provider.source().clone(),
                 constraints,
-                locked,
+                locked: recorded.as_ref().map(|r| r.version.clone()),
+                recorded,
             });
         }
         Ok(Inputs {
@@ -241,6 +245,21 @@ impl<T: Transport> AsyncClient<T> {
         jobs: NonZeroUsize,
         archives: Archives<'_>,
     ) {
+        self.run_plan_with(plan, jobs, |job| self.run_job_into(job, archives))
+            .await;
+    }
+
+    /// Runs a plan's jobs with `run`, at most `jobs` at once, until it is
+    /// finished.
+    pub(crate) async fn run_plan_with<'a, F, R>(
+        &'a self,
+        plan: &mut LockPlan,
+        jobs: NonZeroUsize,
+        run: R,
+    ) where
+        R: Fn(Job) -> F,
+        F: Future<Output = Result<JobOutput, Error>> + Send + 'a,
+    {
         type Running<'a> = Pin<Box<dyn Future<Output = Result<JobOutput, Error>> + Send + 'a>>;
         let mut running: Vec<(JobId, Running<'_>)> = Vec::new();
         loop {
@@ -248,7 +267,7 @@ impl<T: Transport> AsyncClient<T> {
                 let Some((id, job)) = plan.next_job() else {
                     break;
                 };
-                running.push((id, Box::pin(self.run_job_into(job, archives))));
+                running.push((id, Box::pin(run(job))));
             }
             if running.is_empty() {
                 break;
@@ -359,10 +378,16 @@ pub(crate) enum Archives<'a> {
 /// read through the hasher, a directory's files into their `h1:`. A file
 /// that cannot be read, or is no package, is [`Error::LocalFile`].
 fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
-    let hashes = hash_local_package(package).map_err(|e| Error::LocalFile {
-        path: e.path().to_owned(),
-        problem: e.problem(),
-    })?;
+    let hashes = match hash_local_package(package) {
+        Ok(hashes) => hashes,
+        Err(e @ MirrorError::Package { .. }) => return Ok(JobOutput::NoPackage(e.to_string())),
+        Err(e) => {
+            return Err(Error::LocalFile {
+                path: e.path().to_owned(),
+                problem: e.problem(),
+            });
+        }
+    };
     Ok(JobOutput::Local {
         h1: hashes.h1().to_owned(),
         archive: hashes.archive().copied(),
@@ -424,6 +449,19 @@ impl<T: Transport> BlockingClient<T> {
         jobs: NonZeroUsize,
         archives: Archives<'_>,
     ) {
+        self.run_plan_with(plan, jobs, |job| {
+            self.block_on(self.as_async().run_job_into(job, archives))
+        });
+    }
+
+    /// Runs a plan's jobs with `run` on `jobs` threads of this call until
+    /// it is finished.
+    pub(crate) fn run_plan_with(
+        &self,
+        plan: &mut LockPlan,
+        jobs: NonZeroUsize,
+        run: impl Fn(Job) -> Result<JobOutput, Error> + Sync,
+    ) {
         let plan = Mutex::new(plan);
         let changed = Condvar::new();
         let lock = || plan.lock().unwrap_or_else(PoisonError::into_inner);
@@ -444,7 +482,7 @@ impl<T: Transport> BlockingClient<T> {
                                 guard = changed.wait(guard).unwrap_or_else(PoisonError::into_inner);
                             }
                         };
-                        let result = self.block_on(self.as_async().run_job_into(job, archives));
+                        let result = run(job);
                         lock().complete(id, result);
                         changed.notify_all();
                     }

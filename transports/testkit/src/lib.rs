@@ -22,6 +22,8 @@
 
 mod background;
 mod golden_files;
+#[cfg(unix)]
+pub mod install_goldens;
 pub mod lock_goldens;
 pub mod mirror_goldens;
 mod pki;
@@ -40,7 +42,7 @@ pub use pki::{
 };
 pub use proxy::{TestProxy, Tunnel};
 pub use reply::Reply;
-pub use server::{Seen, TestServer};
+pub use server::{NetworkShape, Seen, TestServer};
 pub use suite::Subject;
 pub use trace::{Traces, traces};
 

@@ -30,6 +30,51 @@ use crate::routes::Routes;
 /// How long a held reply waits for [`TestServer::release`] at most.
 const HOLD_LIMIT: Duration = Duration::from_secs(30);
 
+/// Under a [`NetworkShape`] rate: the largest frame a body hands over at
+/// once, the least it waits for (unless less is left), and the most a
+/// connection may send ahead after it fell behind (a client reading
+/// slowly does not earn a burst later).
+const SHAPED_FRAME: u64 = 64 * 1024;
+const SHAPED_QUANTUM: u64 = 16 * 1024;
+const SHAPED_BURST: u64 = 64 * 1024;
+
+/// The network between the server and every client, as far as answers
+/// go: every request answered `latency` after it arrived, and every
+/// response body sent at `rate` bytes per second at most, on each
+/// connection on its own (HTTP/1.1 sends one body at a time on a
+/// connection, so each body is paced from its first byte). TLS handshakes
+/// and the response heads cost nothing more. The default is no shape.
+///
+/// ```
+/// use std::time::Duration;
+/// use tfdisco_testkit::{NetworkShape, TestServer};
+///
+/// let server = TestServer::start();
+/// server.shape(NetworkShape {
+///     latency: Duration::from_millis(40),
+///     rate: Some(25_000_000),
+/// });
+/// ```
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct NetworkShape {
+    /// How long every request waits before its answer (before any
+    /// [`Reply::stall`](crate::Reply::stall) or hold of its own).
+    pub latency: Duration,
+    /// Bytes per second each connection's response bodies are sent at, at
+    /// most; `None` for as fast as the machine goes.
+    pub rate: Option<u64>,
+}
+
+impl NetworkShape {
+    /// How long `bytes` of body take at the rate (zero without one).
+    pub fn transfer_time(&self, bytes: u64) -> Duration {
+        match self.rate {
+            Some(rate) if rate > 0 => Duration::from_secs_f64(bytes as f64 / rate as f64),
+            _ => Duration::ZERO,
+        }
+    }
+}
+
 /// A scripted HTTPS server on loopback that records what it receives.
 ///
 /// It listens on three ports of 127.0.0.1: [`TestServer::port`] and
@@ -51,6 +96,7 @@ struct Shared {
     connections: AtomicU64,
     tls_failures: AtomicU64,
     release: watch::Sender<bool>,
+    shape: Mutex<NetworkShape>,
 }
 
 /// A request as the server saw it.
@@ -171,6 +217,7 @@ impl TestServer {
             connections: AtomicU64::new(0),
             tls_failures: AtomicU64::new(0),
             release: watch::Sender::new(false),
+            shape: Mutex::new(NetworkShape::default()),
         });
         let state = shared.clone();
         let background = Background::start("tfdisco-test-server", move || async move {
@@ -263,6 +310,19 @@ impl TestServer {
     /// TLS handshakes that failed (a client refusing the certificate).
     pub fn tls_failures(&self) -> u64 {
         self.shared.tls_failures.load(Ordering::SeqCst)
+    }
+
+    /// Shapes every answer from now on ([`NetworkShape`]; requests already
+    /// answering keep the shape they started with).
+    /// `NetworkShape::default()` turns it off again.
+    pub fn shape(&self, shape: NetworkShape) -> &TestServer {
+        *lock(&self.shared.shape) = shape;
+        self
+    }
+
+    /// The shape answers have now.
+    pub fn network_shape(&self) -> NetworkShape {
+        *lock(&self.shared.shape)
     }
 
     /// Lets every held reply go.
@@ -373,6 +433,10 @@ async fn respond(
             .header("Content-Type", "text/plain")
             .body(b"no route for this path")
     });
+    let shape = *lock(&conn.shared.shape);
+    if !shape.latency.is_zero() {
+        tokio::time::sleep(shape.latency).await;
+    }
     if reply.hold {
         let mut released = conn.shared.release.subscribe();
         let _ = tokio::time::timeout(HOLD_LIMIT, released.wait_for(|r| *r)).await;
@@ -388,8 +452,11 @@ async fn respond(
     }
     let mut response = Response::new(ReplyBody {
         body: reply.body,
+        pending: None,
         interval: reply.interval,
         sleep: None,
+        rate: shape.rate.filter(|r| *r > 0),
+        started: None,
         sent: 0,
         reset_after: reply.reset_after,
         progress,
@@ -406,12 +473,19 @@ async fn respond(
     Ok(response)
 }
 
-/// A scripted body: counts what it hands over, sleeps between chunks, and
-/// can end in a TCP reset.
+/// A scripted body: counts what it hands over, sleeps between chunks,
+/// keeps to the server's rate, and can end in a TCP reset.
 struct ReplyBody {
     body: Body,
+    /// What is left of the part being sent under a rate.
+    pending: Option<Bytes>,
     interval: Duration,
     sleep: Option<Pin<Box<Sleep>>>,
+    /// Bytes per second, at most ([`NetworkShape::rate`]).
+    rate: Option<u64>,
+    /// Where the rate's schedule starts: the first poll, moved forward when
+    /// the connection fell more than [`SHAPED_BURST`] behind it.
+    started: Option<tokio::time::Instant>,
     sent: u64,
     reset_after: Option<u64>,
     progress: Arc<Progress>,
@@ -447,30 +521,63 @@ impl hyper::body::Body for ReplyBody {
         cx: &mut Context<'_>,
     ) -> Poll<Option<Result<Frame<Bytes>, io::Error>>> {
         let this = self.get_mut();
-        if this.is_empty() {
-            return Poll::Ready(None);
+        loop {
+            if this.pending.is_none() && this.is_empty() {
+                return Poll::Ready(None);
+            }
+            if let Some(sleep) = &mut this.sleep {
+                ready!(sleep.as_mut().poll(cx));
+                this.sleep = None;
+            }
+            if this.reset_after.is_some_and(|n| this.sent >= n) {
+                // Linger 0: closing the socket sends RST instead of FIN.
+                let _ = socket2::SockRef::from(&this.conn.raw).set_linger(Some(Duration::ZERO));
+                return Poll::Ready(Some(Err(io::Error::other("scripted connection reset"))));
+            }
+            let mut part = match this.pending.take() {
+                Some(part) => part,
+                None => {
+                    let Some(mut part) = this.next_part() else {
+                        return Poll::Ready(None);
+                    };
+                    if let Some(n) = this.reset_after {
+                        part.truncate((n - this.sent).try_into().unwrap_or(usize::MAX));
+                    }
+                    part
+                }
+            };
+            if let Some(rate) = this.rate {
+                // How much the rate allows now; too little: wait for it.
+                let now = tokio::time::Instant::now();
+                let started = *this.started.get_or_insert(now);
+                let due = |bytes: u64| Duration::from_secs_f64(bytes as f64 / rate as f64);
+                let mut allowed = (now.duration_since(started).as_secs_f64() * rate as f64) as u64;
+                if allowed > this.sent + SHAPED_BURST {
+                    // Behind (the client read slowly): no catching up.
+                    this.started = Some(now - due(this.sent + SHAPED_BURST));
+                    allowed = this.sent + SHAPED_BURST;
+                }
+                let budget = allowed.saturating_sub(this.sent);
+                let least = (part.len() as u64).min(SHAPED_QUANTUM);
+                if budget < least {
+                    let when = started + due(this.sent + least);
+                    this.sleep = Some(Box::pin(tokio::time::sleep_until(when)));
+                    this.pending = Some(part);
+                    continue;
+                }
+                let n = budget.min(SHAPED_FRAME).min(part.len() as u64) as usize;
+                let rest = part.split_off(n);
+                if !rest.is_empty() {
+                    this.pending = Some(rest);
+                }
+            }
+            this.sent += part.len() as u64;
+            this.progress.sent.store(this.sent, Ordering::SeqCst);
+            if this.pending.is_none() && !this.interval.is_zero() {
+                this.sleep = Some(Box::pin(tokio::time::sleep(this.interval)));
+            }
+            return Poll::Ready(Some(Ok(Frame::data(part))));
         }
-        if let Some(sleep) = &mut this.sleep {
-            ready!(sleep.as_mut().poll(cx));
-            this.sleep = None;
-        }
-        if this.reset_after.is_some_and(|n| this.sent >= n) {
-            // Linger 0: closing the socket sends RST instead of FIN.
-            let _ = socket2::SockRef::from(&this.conn.raw).set_linger(Some(Duration::ZERO));
-            return Poll::Ready(Some(Err(io::Error::other("scripted connection reset"))));
-        }
-        let Some(mut part) = this.next_part() else {
-            return Poll::Ready(None);
-        };
-        if let Some(n) = this.reset_after {
-            part.truncate((n - this.sent).try_into().unwrap_or(usize::MAX));
-        }
-        this.sent += part.len() as u64;
-        this.progress.sent.store(this.sent, Ordering::SeqCst);
-        if !this.interval.is_zero() {
-            this.sleep = Some(Box::pin(tokio::time::sleep(this.interval)));
-        }
-        Poll::Ready(Some(Ok(Frame::data(part))))
     }
 }
 
@@ -479,3 +586,6 @@ impl Drop for ReplyBody {
         self.progress.done.store(true, Ordering::SeqCst);
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -15,6 +15,8 @@ pub mod client;
 pub mod credentials;
 #[allow(missing_docs)]
 pub mod documents;
+#[cfg(unix)]
+pub mod install;
 #[allow(missing_docs)]
 pub mod limits;
 #[allow(missing_docs)]
@@ -325,6 +327,7 @@ macro_rules! __with_scenarios {
             registry_api::a_failed_handshake_is_retried_a_refused_certificate_is_not,
             registry_api::a_location_init_would_refuse_is_an_error,
             registry_api::a_download_streams_into_its_sink,
+            install::install_goldens,
             lock::lock_files_as_terraform_writes_them,
             lock::refused_locks_leave_the_file_as_it_was,
             lock::each_file_is_fetched_once,
@@ -368,6 +371,7 @@ mod tests {
             ("client", include_str!("suite/client.rs")),
             ("credentials", include_str!("suite/credentials.rs")),
             ("documents", include_str!("suite/documents.rs")),
+            ("install", include_str!("suite/install.rs")),
             ("limits", include_str!("suite/limits.rs")),
             ("lock", include_str!("suite/lock.rs")),
             ("mirror", include_str!("suite/mirror.rs")),

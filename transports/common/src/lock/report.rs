@@ -55,10 +55,13 @@ pub enum LockError {
     /// A provider named is not one the configuration requires, or a
     /// constraint cannot be read.
     Usage(String),
-    /// Providers that could not be locked: every failure.
+    /// Providers that could not be locked (or installed): every failure.
     Failed(Vec<LockFailure>),
+    /// Install runs: the lock file would change and `--lockfile readonly`
+    /// was given; nothing was installed.
+    ReadOnly(String),
     /// A mirror folder could not be read (`-fs-mirror`) or written
-    /// (`tfdisco mirror`).
+    /// (`tfdisco mirror`), or a package not placed (`tfdisco install`).
     Folder {
         /// The file or folder.
         path: PathBuf,
@@ -69,14 +72,15 @@ pub enum LockError {
 
 impl LockError {
     /// What failed, in one word, as `tfdisco lock --json` and the language
-    /// packages name it: `configuration`, `lock_file`, `usage`, `failed` or
-    /// `folder`.
+    /// packages name it: `configuration`, `lock_file`, `usage`, `failed`,
+    /// `readonly` or `folder`.
     pub fn kind(&self) -> &'static str {
         match self {
             LockError::Configuration(_) => "configuration",
             LockError::LockFile(_) => "lock_file",
             LockError::Usage(_) => "usage",
             LockError::Failed(_) => "failed",
+            LockError::ReadOnly(_) => "readonly",
             LockError::Folder { .. } => "folder",
         }
     }
@@ -84,11 +88,13 @@ impl LockError {
     /// `tfdisco lock`'s (and `tfdisco mirror`'s) exit code, which the
     /// Python and Node packages give as the error's `exit_code`: 2 for the
     /// configuration, the lock file's contents or the arguments; 3 when no
-    /// version or platform fits; 1 for a failed request, verification or
+    /// version or platform fits, or the lock file would change under
+    /// `--lockfile readonly`; 1 for a failed request, verification or
     /// write.
     pub fn exit_code(&self) -> i32 {
         match self {
             LockError::Configuration(_) | LockError::Usage(_) => 2,
+            LockError::ReadOnly(_) => 3,
             LockError::LockFile(LockFileError::Io { .. }) | LockError::Folder { .. } => 1,
             LockError::LockFile(_) => 2,
             LockError::Failed(failures) => failures
@@ -118,12 +124,12 @@ impl fmt::Display for LockError {
                 Ok(())
             }
             LockError::LockFile(e) => write!(f, "{e}"),
-            LockError::Usage(message) => f.write_str(message),
+            LockError::Usage(message) | LockError::ReadOnly(message) => f.write_str(message),
             LockError::Folder { path, error } => {
                 write!(f, "cannot use {}: {error}", path.display())
             }
             LockError::Failed(failures) => {
-                f.write_str("some providers could not be locked:")?;
+                f.write_str("some providers could not be installed:")?;
                 for failure in failures {
                     write!(f, "\n- {failure}")?;
                 }

@@ -1,0 +1,133 @@
+//! `tfdisco install`: `terraform init`'s provider installation without
+//! Terraform, into `.terraform/providers` and the plugin cache.
+
+use std::num::NonZeroUsize;
+use std::path::PathBuf;
+
+use clap::{Args, ValueEnum};
+use tfdisco_core::ProviderSource;
+use tfdisco_transport::{InstallEvent, InstallOptions, InstallReport};
+
+use crate::failure::Failure;
+use crate::lock::{finish, jobs_arg};
+use crate::net::{self, NetOpts};
+use crate::setup;
+
+/// `--lockfile MODE`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum LockfileMode {
+    /// The lock file must not change: a run that would change it installs
+    /// nothing and exits 3.
+    Readonly,
+}
+
+/// `tfdisco install …`
+#[derive(Args, Debug)]
+pub(crate) struct InstallOpts {
+    /// Install only these providers (source addresses the configuration
+    /// requires); by default every provider it requires.
+    #[arg(value_name = "PROVIDER")]
+    providers: Vec<String>,
+    /// The configuration's directory [default: the current directory].
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    chdir: PathBuf,
+    /// Select each provider's newest version the constraints allow,
+    /// ignoring the lock file's (`init -upgrade`).
+    #[arg(long, conflicts_with = "lockfile")]
+    upgrade: bool,
+    /// `readonly`: refuse to change the lock file (`init -lockfile=readonly`).
+    #[arg(long, value_enum, value_name = "MODE")]
+    lockfile: Option<LockfileMode>,
+    /// The plugin cache folder [default: TF_PLUGIN_CACHE_DIR, or the CLI
+    /// configuration's plugin_cache_dir].
+    #[arg(long, value_name = "DIR")]
+    plugin_cache: Option<PathBuf>,
+    /// How many requests to make at once (at least 1).
+    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
+    jobs: NonZeroUsize,
+    /// JSON output: lock_file, changed, platform, and per provider source,
+    /// version, installed (reused, cached, downloaded), from, bytes,
+    /// hashes_added, trust, key_id; on failure error and failures.
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    net: NetOpts,
+}
+
+pub(crate) fn run(opts: &InstallOpts) -> Result<u8, Failure> {
+    let setup = setup::load(&opts.net.client_options()?)?;
+    let client = net::client_with(opts.net.transport, &setup, |b| b)?;
+    let mut options = InstallOptions::new()
+        .with_setup(&setup, &opts.chdir)
+        .upgrade(opts.upgrade)
+        .readonly(opts.lockfile == Some(LockfileMode::Readonly))
+        .jobs(opts.jobs);
+    if let Some(dir) = &opts.plugin_cache {
+        options = options.plugin_cache_dir(dir);
+    }
+    if !opts.json {
+        options = options.on_event(std::sync::Arc::new(progress));
+    }
+    for given in &opts.providers {
+        options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect)?);
+    }
+    if let Some(dir) = options.plugin_cache().dir()
+        && !dir.is_dir()
+    {
+        eprintln!(
+            "tfdisco: warning: the plugin cache folder {} cannot be opened: installing without it",
+            dir.display()
+        );
+    }
+    let result = client.install(&opts.chdir, &options);
+    finish(result, opts.json, "install", human)
+}
+
+/// A line per package as its download starts and ends (stdout; `--json`
+/// prints none).
+fn progress(event: InstallEvent<'_>) {
+    match event {
+        InstallEvent::Downloading { source, version } => {
+            println!("- Installing {source} v{version}...");
+        }
+        InstallEvent::Downloaded {
+            source,
+            version,
+            bytes,
+        } => println!("- Downloaded {source} v{version} ({bytes} bytes)"),
+        _ => {}
+    }
+}
+
+fn human(report: &InstallReport) -> String {
+    for warning in &report.warnings {
+        eprintln!("tfdisco: warning: {warning}");
+    }
+    let mut out = String::new();
+    for provider in &report.providers {
+        let how = match tfdisco_transport::install_word(provider.installed) {
+            "reused" => "using the one already installed".to_owned(),
+            "cached" => "from the plugin cache".to_owned(),
+            _ => format!(
+                "downloaded from {}, {} bytes ({}{})",
+                provider.from,
+                provider.bytes,
+                provider.trust,
+                provider
+                    .key_id
+                    .as_ref()
+                    .map_or(String::new(), |id| format!(", key ID {id}"))
+            ),
+        };
+        out.push_str(&format!(
+            "- {} {} for {}: {how}\n",
+            provider.source, provider.version, report.platform
+        ));
+    }
+    if report.changed {
+        out.push_str(&format!("\nUpdated {}.\n", report.path.display()));
+    } else {
+        out.push_str(&format!("\n{} needs no changes.\n", report.path.display()));
+    }
+    out
+}

@@ -1,0 +1,233 @@
+//! `tfdisco install` as a process against the signed registry on the
+//! loopback test server: many processes sharing one plugin cache, the
+//! command's exit codes and `--json`, and a real `terraform init` after it.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use common::{Run, ca_file, tfdisco};
+use tfdisco_testkit::{TestServer, signed_registry};
+
+/// A configuration requiring `ns/alpha` (~> 1.0) and `ns/beta` of `host`.
+fn configuration(dir: &Path, host: &str) {
+    fs::create_dir_all(dir).expect("a folder");
+    fs::write(
+        dir.join("main.tf"),
+        format!(
+            "terraform {{\n  required_providers {{\n    alpha = {{\n      source  = \"{host}/ns/alpha\"\n      version = \"~> 1.0\"\n    }}\n    beta = {{\n      source = \"{host}/ns/beta\"\n    }}\n  }}\n}}\n"
+        ),
+    )
+    .expect("main.tf");
+}
+
+/// `tfdisco install --dialect terraform --ca-file CA --chdir DIR args…`.
+fn install(home: &Path, dir: &Path, args: &[&str]) -> Run {
+    let ca = ca_file();
+    let chdir = dir.to_string_lossy().into_owned();
+    let mut all = vec![
+        "install",
+        "--dialect",
+        "terraform",
+        "--ca-file",
+        ca.as_str(),
+        "--chdir",
+        chdir.as_str(),
+    ];
+    all.extend_from_slice(args);
+    tfdisco(home, &[], &all)
+}
+
+/// The archives the server sent (`GET …zip`).
+fn downloads(server: &TestServer) -> Vec<String> {
+    let mut paths: Vec<String> = server
+        .requests()
+        .iter()
+        .filter(|r| r.method == "GET" && r.path.ends_with(".zip"))
+        .map(|r| r.path.clone())
+        .collect();
+    paths.sort();
+    paths
+}
+
+/// Eight processes at once into one empty plugin cache: all succeed, each
+/// package is downloaded once in all (the others wait for the cache
+/// entry's lock and link what the first put there), and every cached
+/// package's `h1:` is in every lock file (INSTALL-12).
+#[test]
+fn eight_processes_share_one_empty_cache() {
+    let server = TestServer::start();
+    signed_registry::install(&server);
+    let host = server.host().to_string();
+    let scratch = tempfile::tempdir().expect("a folder");
+    let cache = scratch.path().join("cache");
+    fs::create_dir(&cache).expect("the cache");
+    let home = scratch.path().join("home");
+    fs::create_dir(&home).expect("a home");
+    let ca = ca_file();
+    let children: Vec<_> = (0..8)
+        .map(|i| {
+            let dir = scratch.path().join(format!("work{i}"));
+            configuration(&dir, &host);
+            let child = Command::new(env!("CARGO_BIN_EXE_tfdisco"))
+                .args([
+                    "install",
+                    "--dialect",
+                    "terraform",
+                    "--ca-file",
+                    &ca,
+                    "--json",
+                ])
+                .arg("--chdir")
+                .arg(&dir)
+                .arg("--plugin-cache")
+                .arg(&cache)
+                .env_clear()
+                .env("HOME", &home)
+                .env("PATH", "/usr/bin:/bin")
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .expect("tfdisco runs");
+            (dir, child)
+        })
+        .collect();
+    let mut locks = Vec::new();
+    for (dir, child) in children {
+        let run = Run::from(child.wait_with_output().expect("it ends"));
+        assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
+        locks.push(fs::read_to_string(dir.join(".terraform.lock.hcl")).expect("a lock file"));
+    }
+    assert_eq!(
+        downloads(&server),
+        [
+            "/files/ns/alpha/1.1.0/terraform-provider-alpha_1.1.0_linux_amd64.zip",
+            "/files/ns/beta/0.10.0/terraform-provider-beta_0.10.0_linux_amd64.zip",
+        ],
+        "each package once in all"
+    );
+    let mut cached_h1 = Vec::new();
+    for (name, version) in [("alpha", "1.1.0"), ("beta", "0.10.0")] {
+        let metadata = cache.join(format!(
+            "{host}/ns/{name}/{version}/linux_amd64.metadata.json"
+        ));
+        let text = fs::read_to_string(&metadata).expect("the installer's metadata");
+        let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        cached_h1.push(value["package_hash"].as_str().expect("its h1").to_owned());
+    }
+    for lock in &locks {
+        assert_eq!(
+            lock, &locks[0],
+            "every working folder got the same lock file"
+        );
+        for h1 in &cached_h1 {
+            assert!(lock.contains(h1.as_str()), "{h1} in\n{lock}");
+        }
+    }
+}
+
+/// The command's exit codes and `--json`: a fresh install (0), the same
+/// again under `--lockfile readonly` (0, nothing asked), a lock file that
+/// would change under it (3, nothing placed), a damaged archive (1).
+#[test]
+fn exit_codes_and_json() {
+    let server = TestServer::start();
+    let registry = signed_registry::install(&server);
+    let host = server.host().to_string();
+    let scratch = tempfile::tempdir().expect("a folder");
+    let home = scratch.path().join("home");
+    fs::create_dir(&home).expect("a home");
+    let dir = scratch.path().join("work");
+    configuration(&dir, &host);
+
+    let fresh = install(&home, &dir, &["--json"]);
+    assert_eq!(fresh.code, Some(0), "{}", fresh.stderr);
+    let report = fresh.json();
+    assert_eq!(report["changed"], true);
+    assert_eq!(report["platform"], "linux_amd64");
+    let providers = report["providers"].as_array().expect("providers");
+    assert_eq!(providers.len(), 2);
+    assert_eq!(providers[0]["installed"], "downloaded");
+    assert!(providers[0]["bytes"].as_u64().expect("bytes") > 0);
+    assert!(
+        dir.join(format!(
+            ".terraform/providers/{host}/ns/alpha/1.1.0/linux_amd64/terraform-provider-alpha_v1.1.0"
+        ))
+        .is_file()
+    );
+
+    server.take_requests();
+    let again = install(&home, &dir, &["--lockfile", "readonly", "--json"]);
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert_eq!(again.json()["providers"][0]["installed"], "reused");
+    assert!(server.requests().is_empty(), "nothing asked");
+
+    // A new provider under --lockfile readonly: exit 3, nothing placed.
+    let other = scratch.path().join("other");
+    configuration(&other, &host);
+    let refused = install(&home, &other, &["--lockfile", "readonly"]);
+    assert_eq!(refused.code, Some(3), "{}", refused.stderr);
+    assert!(refused.stderr.contains("read-only"), "{}", refused.stderr);
+    assert!(!other.join(".terraform").exists(), "nothing placed");
+    assert!(!other.join(".terraform.lock.hcl").exists());
+
+    // A damaged archive: exit 1, nothing placed.
+    registry.corrupt("alpha", "1.1.0", "linux_amd64");
+    let damaged = scratch.path().join("damaged");
+    configuration(&damaged, &host);
+    let failed = install(&home, &damaged, &["--json"]);
+    assert_eq!(failed.code, Some(1), "{}", failed.stdout);
+    let error = failed.json();
+    assert_eq!(error["failures"][0]["kind"], "checksum", "{error}");
+    assert!(!damaged.join(".terraform").exists(), "nothing placed");
+}
+
+/// After `tfdisco install`, a real `terraform init -lockfile=readonly` in
+/// the same folder succeeds and downloads nothing: what tfdisco placed is
+/// what Terraform would have (INSTALL-1, INSTALL-5). An oracle check: it
+/// says it is skipped where there is no `terraform` (the goldens pin the
+/// same without it).
+#[test]
+fn terraform_init_after_tfdisco_install_downloads_nothing() {
+    use tfdisco_testkit::install_goldens::{run_terraform_init, terraform_available};
+    if !terraform_available() {
+        eprintln!("skipped: no terraform on the PATH");
+        return;
+    }
+    let server = TestServer::start();
+    signed_registry::install(&server);
+    let host = server.host().to_string();
+    let scratch = tempfile::tempdir().expect("a folder");
+    let home = scratch.path().join("home");
+    fs::create_dir(&home).expect("a home");
+    let dir = scratch.path().join("work");
+    configuration(&dir, &host);
+    let run = install(&home, &dir, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let lock_before = fs::read(dir.join(".terraform.lock.hcl")).expect("a lock file");
+    server.take_requests();
+    let config = scratch.path().join("terraformrc");
+    fs::write(&config, "").expect("an empty CLI configuration");
+    let (code, output) = run_terraform_init(
+        &dir,
+        &[
+            ("HOME", home.as_os_str()),
+            ("TF_CLI_CONFIG_FILE", config.as_os_str()),
+        ],
+        &["-lockfile=readonly"],
+    );
+    assert_eq!(code, 0, "{output}");
+    assert!(output.contains("Using previously-installed"), "{output}");
+    assert!(
+        downloads(&server).is_empty(),
+        "Terraform downloaded {:?}",
+        downloads(&server)
+    );
+    assert_eq!(
+        fs::read(dir.join(".terraform.lock.hcl")).expect("a lock file"),
+        lock_before,
+        "the lock file as tfdisco wrote it"
+    );
+}

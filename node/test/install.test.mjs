@@ -1,0 +1,319 @@
+// Provider installation: `client.install` against every case of the install
+// goldens (transports/testkit/fixtures/install-goldens/, what the real
+// `terraform init` did with the same input): `tfdisco serve
+// --golden-install CASE` sets each case up on its signed registry (or
+// mirror) with the testkit's own `Case::setup` and judges what the run left
+// with its `Expected::check`, as the Rust conformance suite judges the
+// library (helpers/golden.mjs).
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { after, before, describe, test } from 'node:test';
+
+import * as tfdisco from '../index.mjs';
+import { REPO, hermeticEnv, tempDir } from './helpers/env.mjs';
+import { CASES, Golden } from './helpers/golden.mjs';
+import { REGISTRY, Served } from './helpers/serve.mjs';
+
+const { Client, LockError, InvalidOptionError, InvalidSourceError, TfdiscoError } = tfdisco;
+const FIXTURES = path.join(REPO, 'transports', 'testkit', 'fixtures');
+const SIGNED = path.join(FIXTURES, 'signed-registry');
+const LOCK_FILE = '.terraform.lock.hcl';
+const PLATFORM = 'linux_amd64';
+const KEY_ID = '93BBAC3B9551CE46';
+
+/**
+ * Why each failing case fails: the error's kind and its failures' kinds (a
+ * hostile archive is no package that can be unpacked: `package`).
+ */
+const ERRORS = {
+  'corrupted-archive': ['failed', ['checksum']],
+  'bad-signature': ['failed', ['signature']],
+  'readonly-new-provider': ['readonly', []],
+  'readonly-hash-change': ['readonly', []],
+  'locked-outside': ['failed', ['version']],
+  'zip-symlink': ['failed', ['package']],
+  'zip-absolute': ['failed', ['package']],
+  'zip-duplicate': ['failed', ['package']],
+  'zip-dotdot': ['failed', ['package']],
+};
+
+/** Starts case `name`, stopped when the test ends. */
+async function golden(t, name) {
+  const g = await Golden.start(name);
+  t.after(() => g.stop());
+  return g;
+}
+
+/** A client for the case: its CA, no token, exactly the case's environment. */
+function clientFor(g, options = {}) {
+  return new Client({ dialect: 'terraform', caFiles: [g.ca], credentials: null, env: g.env, ...options });
+}
+
+/** `client.install` with the case's arguments: `{ exit, report, error }`. */
+async function run(g, client) {
+  try {
+    const report = await client.install(g.dir, { upgrade: g.upgrade, lockfile: g.readonly ? 'readonly' : null });
+    return { exit: 0, report };
+  } catch (error) {
+    if (!(error instanceof LockError)) throw error;
+    return { exit: error.exitCode, error };
+  }
+}
+
+/** Each provider of a lock file and its version. */
+function lockedVersions(text) {
+  return Object.fromEntries([...(text ?? '').matchAll(/provider "([^"]+)" \{\n {2}version\s*= "([^"]+)"/g)].map((m) => [m[1], m[2]]));
+}
+
+/** The hashes of each provider block of a lock file. */
+function lockedHashes(text) {
+  const out = {};
+  for (const [, address, body] of text.matchAll(/provider "([^"]+)" \{(.*?)\n\}/gs)) {
+    out[address] = [...body.matchAll(/"((?:h1|zh):[^"]+)"/g)].map((m) => m[1]);
+  }
+  return out;
+}
+
+function archiveSize(name, version) {
+  return fs.statSync(path.join(SIGNED, 'ns', name, version, `terraform-provider-${name}_${version}_${PLATFORM}.zip`)).size;
+}
+
+describe('every install golden', () => {
+  test('the cases', () => {
+    assert.ok(CASES.length >= 23);
+    for (const name of ['fresh', 'kept', 'cache-fill', 'cache-hit', 'corrupted-archive', ...Object.keys(ERRORS)]) {
+      assert.ok(CASES.includes(name), name);
+    }
+  });
+
+  for (const name of CASES) {
+    test(name, async (t) => {
+      const g = await golden(t, name);
+      const { exit, report, error } = await run(g, clientFor(g));
+
+      await g.check(exit); // what `terraform init` left (or the documented difference)
+      assert.equal(exit, g.exit);
+      if (error) {
+        assert.deepEqual([error.kind, error.failures.map((f) => f.kind)], ERRORS[name], error.message);
+        assert.ok(error instanceof TfdiscoError);
+        for (const f of error.failures) assert.equal(f.exitCode, error.exitCode);
+        return;
+      }
+      assert.ok(!(name in ERRORS));
+      assert.equal(report.lockFile, path.join(g.dir, LOCK_FILE));
+      assert.equal(report.changed, g.lock !== g.lockBefore);
+      assert.equal(report.platform, PLATFORM);
+      assert.deepEqual(Object.fromEntries(report.providers.map((p) => [p.source, p.version])), lockedVersions(g.lock));
+      for (const p of report.providers) {
+        assert.ok(['reused', 'cached', 'downloaded'].includes(p.installed), p.installed);
+        if (p.installed === 'downloaded' && !name.startsWith('fs-mirror') && !name.startsWith('zip-')) {
+          assert.equal(p.bytes, archiveSize(p.source.split('/').at(-1), p.version));
+        }
+        if (p.installed !== 'downloaded') assert.equal(p.bytes, 0);
+      }
+    });
+  }
+});
+
+describe('what the report says', () => {
+  test('fresh, then kept without a request', async (t) => {
+    const g = await golden(t, 'fresh');
+    const c = clientFor(g);
+
+    const report = await c.install(g.dir);
+
+    await g.check(0);
+    const hashes = lockedHashes(g.lock);
+    const provider = (name, version) => ({
+      source: `${g.host}/ns/${name}`,
+      version,
+      installed: 'downloaded',
+      from: 'registry',
+      bytes: archiveSize(name, version),
+      hashesAdded: hashes[`${g.host}/ns/${name}`],
+      trust: 'self-signed',
+      keyId: KEY_ID,
+    });
+    assert.deepEqual({ ...report }, {
+      lockFile: path.join(g.dir, LOCK_FILE),
+      changed: true,
+      platform: PLATFORM,
+      providers: [provider('alpha', '1.1.0'), provider('beta', '0.10.0')],
+      warnings: [],
+    });
+    // JSON.stringify gives the library's document (snake_case).
+    const document = JSON.parse(JSON.stringify(report));
+    assert.deepEqual(Object.keys(document), ['lock_file', 'changed', 'platform', 'providers', 'warnings']);
+    assert.equal(document.providers[0].hashes_added.length, report.providers[0].hashesAdded.length);
+    assert.equal(document.providers[0].key_id, KEY_ID);
+
+    // Again: everything kept, no request (the check counts the server's
+    // requests: still the first run's downloads alone).
+    const again = await c.install(pathToFileURL(g.dir), { jobs: 1 });
+    await g.check(0);
+    assert.equal(again.changed, false);
+    assert.deepEqual(again.providers.map((p) => [p.installed, p.bytes, p.hashesAdded]), [['reused', 0, []], ['reused', 0, []]]);
+  });
+
+  test('cache-fill, then cache-hit', async (t) => {
+    const fill = await golden(t, 'cache-fill');
+    const filled = await clientFor(fill).install(fill.dir);
+    await fill.check(0);
+    assert.deepEqual(filled.providers.map((p) => p.installed), ['downloaded', 'downloaded']);
+
+    const hit = await golden(t, 'cache-hit');
+    const report = await clientFor(hit).install(hit.dir);
+    await hit.check(0);
+    assert.deepEqual(report.providers.map((p) => [p.installed, p.bytes]), [['cached', 0], ['cached', 0]]);
+    assert.equal(report.changed, false);
+  });
+
+  test('pluginCache instead of TF_PLUGIN_CACHE_DIR: the same tree', async (t) => {
+    const g = await golden(t, 'cache-fill');
+    const env = { ...g.env };
+    delete env.TF_PLUGIN_CACHE_DIR;
+    assert.ok(g.cache);
+
+    const report = await clientFor(g, { env }).install(g.dir, { pluginCache: g.cache, jobs: 2 });
+
+    await g.check(0);
+    assert.deepEqual(report.providers.map((p) => p.installed), ['downloaded', 'downloaded']);
+  });
+
+  test('lockfile: readonly refuses a change (exit 3, nothing placed)', async (t) => {
+    const g = await golden(t, 'readonly-new-provider');
+    const error = await clientFor(g).install(g.dir, { lockfile: 'readonly' }).then(
+      () => assert.fail('resolved'),
+      (e) => e,
+    );
+    await g.check(3);
+    assert.ok(error instanceof LockError);
+    assert.deepEqual([error.kind, error.exitCode, error.failures], ['readonly', 3, []]);
+    assert.match(error.message, /read-only/);
+  });
+
+  test('a corrupted archive: failed, with the failure', async (t) => {
+    const g = await golden(t, 'corrupted-archive');
+    await assert.rejects(clientFor(g).install(g.dir), (error) => {
+      assert.ok(error instanceof LockError);
+      assert.deepEqual([error.kind, error.exitCode], ['failed', 1]);
+      assert.deepEqual(
+        error.failures.map((f) => [f.source, f.version, f.platform, f.kind, f.exitCode]),
+        [[`${g.host}/ns/alpha`, '1.1.0', PLATFORM, 'checksum', 1]],
+      );
+      return true;
+    });
+    await g.check(1);
+  });
+
+  test('mirrors: where each provider came from', async (t) => {
+    const net = await golden(t, 'net-mirror');
+    const fromNet = await clientFor(net).install(net.dir);
+    await net.check(0);
+    assert.deepEqual([...new Set(fromNet.providers.map((p) => p.trust))], ['verified checksum']);
+    assert.deepEqual([...new Set(fromNet.providers.map((p) => p.from))], [`https://${net.serverHost}/mirror/`]);
+
+    const fs_ = await golden(t, 'fs-mirror');
+    const fromFs = await clientFor(fs_).install(fs_.dir);
+    await fs_.check(0);
+    assert.deepEqual(
+      [...new Set(fromFs.providers.map((p) => JSON.stringify([p.trust, p.keyId, p.from])))],
+      [JSON.stringify(['unauthenticated', null, path.join(fs_.dir, 'fs-mirror')])],
+    );
+  });
+
+  test('two runs at once', async (t) => {
+    const cases = [await golden(t, 'fresh'), await golden(t, 'cache-fill')];
+    const reports = await Promise.all(cases.map((g) => clientFor(g).install(g.dir, { jobs: 2 })));
+    for (const [i, g] of cases.entries()) {
+      await g.check(0);
+      assert.deepEqual(reports[i].providers.map((p) => p.installed), ['downloaded', 'downloaded']);
+    }
+  });
+
+  test('one provider named', async (t) => {
+    const g = await golden(t, 'fresh');
+    const report = await clientFor(g).install(g.dir, { providers: [`${g.host}/ns/alpha`] });
+    assert.deepEqual(report.providers.map((p) => [p.source, p.installed]), [[`${g.host}/ns/alpha`, 'downloaded']]);
+    assert.deepEqual(fs.readdirSync(path.join(g.dir, '.terraform', 'providers', g.host, 'ns')), ['alpha']);
+    assert.deepEqual(Object.keys(lockedVersions(fs.readFileSync(path.join(g.dir, LOCK_FILE), 'utf8'))), [`${g.host}/ns/alpha`]);
+  });
+});
+
+describe('refused before anything is installed', () => {
+  let served;
+  before(async () => {
+    served = await Served.start(REGISTRY);
+  });
+  after(() => served.stop());
+
+  /** The lock goldens' `fresh` configuration in a new directory. */
+  function configuration() {
+    const dir = tempDir('tfdisco-install-');
+    const text = fs.readFileSync(path.join(FIXTURES, 'lock-goldens', 'fresh', 'input', 'main.tf'), 'utf8');
+    fs.writeFileSync(path.join(dir, 'main.tf'), text.replaceAll('{HOST}', served.host));
+    return dir;
+  }
+
+  function client() {
+    return new Client({ dialect: 'terraform', caFiles: [served.ca], credentials: null, env: hermeticEnv() });
+  }
+
+  test('a provider the configuration does not require: usage, exit 2, no request', async () => {
+    const dir = configuration();
+    await assert.rejects(client().install(dir, { providers: [`${served.host}/ns/gamma`] }), (error) => {
+      assert.ok(error instanceof LockError);
+      assert.deepEqual([error.kind, error.exitCode, error.failures], ['usage', 2, []]);
+      assert.match(error.message, /ns\/gamma/);
+      return true;
+    });
+    assert.deepEqual(await served.requests(), []);
+    assert.ok(!fs.existsSync(path.join(dir, LOCK_FILE)) && !fs.existsSync(path.join(dir, '.terraform')));
+  });
+
+  test('upgrade with lockfile readonly: usage, exit 2', async () => {
+    const dir = configuration();
+    await assert.rejects(client().install(dir, { upgrade: true, lockfile: 'readonly' }), (error) => {
+      assert.deepEqual([error.constructor, error.kind, error.exitCode], [LockError, 'usage', 2]);
+      return true;
+    });
+    assert.deepEqual(await served.requests(), []);
+  });
+
+  test('a configuration that does not parse: configuration, exit 2', async () => {
+    const dir = tempDir('tfdisco-install-');
+    fs.writeFileSync(path.join(dir, 'main.tf'), 'terraform {\n');
+    await assert.rejects(client().install(dir), (error) => {
+      assert.deepEqual([error.constructor, error.kind, error.exitCode], [LockError, 'configuration', 2]);
+      return true;
+    });
+    assert.ok(!fs.existsSync(path.join(dir, LOCK_FILE)) && !fs.existsSync(path.join(dir, '.terraform')));
+  });
+
+  test('bad options reject before anything is read', async () => {
+    const c = new Client({ dialect: 'terraform', credentials: null, env: hermeticEnv() });
+    const missing = path.join(tempDir('tfdisco-install-'), 'missing');
+    const cases = [
+      [InvalidSourceError, { providers: ['aws'] }],
+      [InvalidSourceError, { providers: ['not a source!'] }],
+      [TypeError, { providers: 'example.com/ns/alpha' }],
+      [TypeError, { providers: [42] }],
+      [InvalidOptionError, { lockfile: 'read-only' }],
+      [InvalidOptionError, { lockfile: '' }],
+      [TypeError, { lockfile: true }],
+      [TypeError, { upgrade: 'yes' }],
+      [InvalidOptionError, { jobs: 0 }],
+      [InvalidOptionError, { jobs: 1.5 }],
+      [TypeError, { pluginCache: 42 }],
+      [TypeError, { lockFile: 'readonly' }], // mirror's option, not install's
+    ];
+    for (const [cls, options] of cases) {
+      await assert.rejects(c.install(missing, options), cls, JSON.stringify(options));
+    }
+    await assert.rejects(c.install(42), TypeError);
+    await assert.rejects(c.install(missing, { lockfile: 'yes' }), /options\.lockfile must be 'readonly' or null, not "yes"/);
+    assert.ok(!fs.existsSync(missing));
+  });
+});
