@@ -439,7 +439,9 @@ impl<T: Transport> AsyncClient<T> {
     {
         match at {
             ArchiveAt::Url { url, about } => self.download(url, sink, &about).await,
-            ArchiveAt::Oci { address, layer } => self.oci_blob(&address, &layer, sink).await,
+            ArchiveAt::Oci { address, layer } => {
+                Box::pin(self.oci_blob(&address, &layer, sink)).await
+            }
         }
     }
 }

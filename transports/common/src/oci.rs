@@ -129,13 +129,17 @@ impl<T: Transport> AsyncClient<T> {
         let transport = self.transport();
         loop {
             let step = request.next(&self.oci_auth(), &config, transport.now());
+            // The fetches live on the heap: this future stays small inside
+            // the lock and install runs' job futures.
             match step {
-                Step::Request(mut fetch) => {
-                    let result = drive(transport, &mut fetch, None).await;
-                    request.answered(fetch, result, &mut self.oci_auth());
+                Step::Request(fetch) => {
+                    let mut fetch = Box::new(fetch);
+                    let result = Box::pin(drive(transport, &mut *fetch, None)).await;
+                    request.answered(*fetch, result, &mut self.oci_auth());
                 }
-                Step::Token(mut fetch) => {
-                    let result = drive(transport, &mut fetch, None).await;
+                Step::Token(fetch) => {
+                    let mut fetch = Box::new(fetch);
+                    let result = Box::pin(drive(transport, &mut *fetch, None)).await;
                     request.token(result, &mut self.oci_auth(), transport.now());
                 }
                 Step::Done(result) => return result,
