@@ -384,6 +384,7 @@ mod tests {
             ("lock", include_str!("suite/lock.rs")),
             ("mirror", include_str!("suite/mirror.rs")),
             ("network", include_str!("suite/network.rs")),
+            ("oci", include_str!("suite/oci.rs")),
             ("redirects", include_str!("suite/redirects.rs")),
             ("cache", include_str!("suite/cache.rs")),
             ("registry_api", include_str!("suite/registry_api.rs")),
