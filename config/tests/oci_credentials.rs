@@ -246,6 +246,7 @@ fn docker_credential_helpers_run_as_real_programs() {
                 0,
                 r#"{"Username":"","Secret":""}"#,
             ),
+            ("https://big.example.com", 0, "@big"),
         ],
     );
     let policy = global_helper_policy(&helpers);
@@ -282,7 +283,7 @@ fn docker_credential_helpers_run_as_real_programs() {
     assert_eq!(get("unknown.example.com").expect("ok"), None);
     assert_eq!(get("empty.example.com").expect("ok"), None);
 
-    let error = |registry: &str| get(registry).expect_err("an error").to_string();
+    let error = |registry: &str| get(registry).expect_err(registry).to_string();
     assert_eq!(
         error("token.example.com"),
         "from \"tfdiscotest\" credential helper: \"tfdiscotest\" credential helper returned \
@@ -302,6 +303,11 @@ fn docker_credential_helpers_run_as_real_programs() {
     assert!(error("bad.example.com").starts_with(
         "from \"tfdiscotest\" credential helper: \"tfdiscotest\" credential helper failed: "
     ));
+    assert_eq!(
+        error("big.example.com"),
+        "from \"tfdiscotest\" credential helper: \"tfdiscotest\" credential helper failed: \
+         the output is larger than 1 MiB"
+    );
     assert!(matches!(
         get("bad.example.com"),
         Err(OciCredentialsError::Helper {

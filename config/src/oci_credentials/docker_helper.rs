@@ -64,11 +64,14 @@ pub(crate) fn get(name: &str, server_url: &str, env: &HelperEnv) -> Result<Answe
     };
     let (tx, rx) = mpsc::channel();
     thread::spawn(move || {
+        let mut stdout = stdout;
         let mut bytes = Vec::new();
-        let result = stdout
+        let result = (&mut stdout)
             .take(MAX_STDOUT as u64 + 1)
             .read_to_end(&mut bytes)
             .map(|_| bytes);
+        // Drain the rest, so a helper that prints too much still exits.
+        let _ = io::copy(&mut stdout, &mut io::sink());
         let _ = tx.send(result);
     });
     let output = match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {

@@ -19,7 +19,8 @@ use tempfile::TempDir;
 /// `NAME [URL]` to `log` there, then looks for a line `URL<TAB>EXIT<TAB>OUT`
 /// (or `*` for any URL) in `NAME.answers` there: it prints OUT and exits
 /// with EXIT. OUT `@fake` prints OpenTofu's test answer for the URL
-/// (`from-cred-helper`, `for URL`); `@hang` waits for a long time. Without
+/// (`from-cred-helper`, `for URL`); `@hang` waits for a long time; `@big`
+/// prints 2 MB. Without
 /// a line it answers as Docker's helpers do when they have nothing.
 pub fn docker_helper_script() -> &'static Path {
     static SCRIPT: OnceLock<PathBuf> = OnceLock::new();
@@ -52,6 +53,7 @@ if [ -f "$dir/$name.answers" ]; then
       case "$out" in
       @fake) printf '{"ServerURL":"%s","Username":"from-cred-helper","Secret":"for %s"}' "$input" "$input" ;;
       @hang) exec sleep 30 ;;
+      @big) head -c 2000000 /dev/zero | tr '\000' x ;;
       *) printf '%s' "$out" ;;
       esac
       exit "$code"
