@@ -152,9 +152,9 @@ pub use locations::{Locations, OVERRIDE_VARS};
 pub use lock_file::{LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider};
 pub use mirror_folder::{Indexes, MirrorFolder, StagedArchive};
 pub use oci_credentials::{
-    HelperProblem, OciBlockCredentials, OciCredentialsBlock, OciCredentialsError,
-    OciCredentialsPolicy, OciCredentialsSource, OciDefaultCredentialsBlock, OciHostOs,
-    OciSpecificity, docker_style_search_locations, oci_auths_key_specificity,
+    CliOciCredentials, HelperProblem, OciBlockCredentials, OciCredentialsBlock,
+    OciCredentialsError, OciCredentialsLocation, OciCredentialsPolicy, OciDefaultCredentialsBlock,
+    OciHostOs, OciSpecificity, docker_style_search_locations, oci_auths_key_specificity,
 };
 pub use oci_template::oci_repository;
 pub use plugin_cache::{PLUGIN_CACHE_DIR_VAR, PLUGIN_CACHE_MAY_BREAK_VAR, PluginCache};

@@ -17,6 +17,7 @@ pub(crate) mod decode;
 mod docker_file;
 mod docker_helper;
 mod error;
+mod lazy;
 mod matching;
 mod policy;
 mod search;
@@ -24,8 +25,9 @@ mod search;
 pub(crate) use blocks::OciBlocks;
 pub use blocks::{OciBlockCredentials, OciCredentialsBlock, OciDefaultCredentialsBlock};
 pub use error::{HelperProblem, OciCredentialsError};
+pub use lazy::CliOciCredentials;
 pub use matching::{OciSpecificity, oci_auths_key_specificity};
-pub use policy::{OciCredentialsPolicy, OciCredentialsSource};
+pub use policy::{OciCredentialsLocation, OciCredentialsPolicy};
 pub use search::{OciHostOs, docker_style_search_locations};
 
 use crate::{CliConfig, Env};

@@ -78,7 +78,7 @@ enum PolicyConfig {
 /// specific it is, and whether it is a credential helper. `Debug` shows no
 /// secret.
 #[derive(Clone, Debug)]
-pub struct OciCredentialsSource {
+pub struct OciCredentialsLocation {
     location: String,
     specificity: OciSpecificity,
     registry: String,
@@ -91,7 +91,7 @@ enum SourceKind {
     Helper(String),
 }
 
-impl OciCredentialsSource {
+impl OciCredentialsLocation {
     /// Where it is configured, as OpenTofu names it: `explicit
     /// oci_credentials "LABEL" block`, `oci_default_credentials block`, or a
     /// Docker-style file's path.
@@ -324,8 +324,8 @@ impl OciCredentialsPolicy {
         &self,
         registry: &str,
         repository: &str,
-    ) -> Result<Option<OciCredentialsSource>, OciCredentialsError> {
-        let mut best: Option<OciCredentialsSource> = None;
+    ) -> Result<Option<OciCredentialsLocation>, OciCredentialsError> {
+        let mut best: Option<OciCredentialsLocation> = None;
         let mut malformed = Vec::new();
         for config in &self.configs {
             for source in config.sources(registry, repository) {
@@ -339,7 +339,7 @@ impl OciCredentialsPolicy {
                         if best.as_ref().is_some_and(|b| rank <= b.specificity) {
                             continue;
                         }
-                        best = Some(OciCredentialsSource {
+                        best = Some(OciCredentialsLocation {
                             location: config.location(),
                             specificity: rank,
                             registry: registry.to_owned(),
@@ -364,7 +364,7 @@ impl OciCredentialsPolicy {
     /// has none for it.
     pub fn credentials_from(
         &self,
-        source: &OciCredentialsSource,
+        source: &OciCredentialsLocation,
     ) -> Result<Option<OciCredentials>, OciCredentialsError> {
         match &source.kind {
             SourceKind::Static(credentials) => Ok(Some(credentials.clone())),
