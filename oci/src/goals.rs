@@ -7,7 +7,7 @@ use std::fmt;
 
 use tfdisco_core::http::header::{CONTENT_TYPE, LINK, WWW_AUTHENTICATE};
 use tfdisco_core::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
-use tfdisco_core::{Error, Goal, Hostname, Next, RequestKind, Sink};
+use tfdisco_core::{Error, Goal, Hostname, Next, RegistryCall, RequestKind, Sink};
 use url::Url;
 
 use crate::digest::Hasher;
@@ -151,6 +151,10 @@ impl Goal for TagList {
         }
     }
 
+    fn present_error(&self, error: Error) -> Error {
+        RegistryCall::OciTags.wrap(error)
+    }
+
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<TagPage, Error> {
         #[derive(serde::Deserialize)]
         struct Body {
@@ -285,6 +289,10 @@ impl Goal for ManifestGoal {
         Next::ReadDocument
     }
 
+    fn present_error(&self, error: Error) -> Error {
+        RegistryCall::OciManifest.wrap(error)
+    }
+
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<FetchedManifest, Error> {
         let algorithm = match &self.reference {
             Reference::Digest(d) => d.algorithm(),
@@ -361,6 +369,10 @@ impl<S: Sink> Goal for BlobGoal<S> {
         Next::Stream
     }
 
+    fn present_error(&self, error: Error) -> Error {
+        RegistryCall::OciBlob.wrap(error)
+    }
+
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<S::Output, Error> {
         self.on_chunk(url, &body)?;
         self.on_stream_end(url)
@@ -421,6 +433,10 @@ impl Goal for TokenGoal {
 
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<TokenAnswer, Error> {
         TokenAnswer::parse(url, &body)
+    }
+
+    fn present_error(&self, error: Error) -> Error {
+        RegistryCall::OciToken.wrap(error)
     }
 }
 

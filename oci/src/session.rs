@@ -118,13 +118,14 @@ impl<G: Goal> Authorized<G> {
         };
         let url = fetch.url().clone();
         if self.challenged {
-            return self.done = Some(Err(Error::Status {
+            let refused = Error::Status {
                 url: url.into(),
                 status: tfdisco_core::http::StatusCode::UNAUTHORIZED,
-            }));
+            };
+            return self.done = Some(Err(fetch.goal().present_error(refused)));
         }
         self.challenged = true;
-        self.goal = Some(fetch.into_goal().0);
+        let goal = fetch.into_goal().0;
         match cache.challenged(
             self.address.registry(),
             challenge.as_ref(),
@@ -134,8 +135,9 @@ impl<G: Goal> Authorized<G> {
         ) {
             Ok(AfterChallenge::Retry) => {}
             Ok(AfterChallenge::Token(request)) => self.token = Some(request),
-            Err(e) => self.done = Some(Err(e)),
+            Err(e) => self.done = Some(Err(goal.present_error(e))),
         }
+        self.goal = Some(goal);
     }
 
     /// The outcome of the [`Step::Token`] fetch, at `now`.

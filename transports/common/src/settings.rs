@@ -190,6 +190,11 @@ impl<C: FromSettings> ClientBuilder<C> {
         if self.credentials.is_none() {
             self.credentials = Some(Arc::new(cli.credentials_source(env)));
         }
+        // OpenTofu's OCI credentials (OCICRED), unless the caller gave a
+        // source: the policy is built when a registry first needs it.
+        if self.oci_credentials.is_none() {
+            self.oci_credentials = Some(Arc::new(cli.oci_credentials_source(env)));
+        }
         for block in cli.host_blocks() {
             let services = block.services().iter().cloned();
             match Services::forced(block.host().clone(), self.config.dialect(), services) {
@@ -346,6 +351,10 @@ impl<C> ClientBuilder<C> {
     /// - its credentials: `TF_TOKEN_*` variables, `credentials` blocks,
     ///   `credentials.tfrc.json` and the credentials helper (unless
     ///   [`ClientBuilder::credentials`] gives another source);
+    /// - OpenTofu's OCI credentials: `oci_credentials` and
+    ///   `oci_default_credentials` blocks, Docker-style files and credential
+    ///   helpers (unless [`ClientBuilder::oci_credentials`] gives another
+    ///   source);
     /// - its `host` blocks: those hosts are never discovered;
     /// - `TF_APPEND_USER_AGENT`, appended to the User-Agent.
     ///

@@ -342,6 +342,7 @@ macro_rules! __with_scenarios {
             oci::oci_the_token_handshake_asks_once_per_repository,
             oci::oci_what_is_not_there_is_not_found,
             oci::oci_lock_from_a_mirror_as_terraform_locks_from_the_registry,
+            oci::oci_install_from_an_oci_mirror,
             client::user_agent_and_dialect,
             trust::ssl_cert_file_from_environment,
             trust::ssl_cert_dir_with_ssl_cert_file,

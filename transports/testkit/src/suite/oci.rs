@@ -11,9 +11,10 @@ use tfdisco_oci::{
     artifact_type, media_type,
 };
 
+use tfdisco_core::Env;
 use tfdisco_core::{Dialect, Platform};
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
-use tfdisco_transport::LockOptions;
+use tfdisco_transport::{ClientOptions, CredentialsChoice, InstallOptions, LockOptions};
 
 use super::lock::Scratch;
 use super::{Client, Subject, build, builder};
@@ -268,4 +269,72 @@ pub fn oci_lock_from_a_mirror_as_terraform_locks_from_the_registry<T: Subject>()
         T::NAME
     );
     assert!(written.starts_with("# This file is maintained automatically by \"tofu init\"."));
+}
+
+pub fn oci_install_from_an_oci_mirror<T: Subject>() {
+    let registry = OciRegistry::start(OciAuth::Anonymous);
+    mirror_signed_registry(&registry);
+    let host = "registry.example.test";
+    let scratch = Scratch::new("oci-install");
+    let dir = scratch.path().join("run");
+    std::fs::create_dir_all(&dir).expect("a folder");
+    std::fs::write(
+        dir.join("main.tf"),
+        format!(
+            "terraform {{\n  required_providers {{\n    alpha = {{\n      source  = \"{host}/ns/alpha\"\n      version = \"~> 1.0\"\n    }}\n  }}\n}}\n"
+        ),
+    )
+    .expect("the configuration");
+    let config = scratch.path().join("tofu.rc");
+    std::fs::write(
+        &config,
+        format!(
+            "provider_installation {{\n  oci_mirror {{\n    repository_template = \"{}/mirror/${{namespace}}/${{type}}\"\n    include = [\"{host}/*/*\"]\n  }}\n}}\n",
+            registry.host()
+        ),
+    )
+    .expect("the CLI configuration");
+    let mut options = ClientOptions::new(Dialect::OpenTofu);
+    options.env = Some(Env::new([(
+        "TF_CLI_CONFIG_FILE".to_owned(),
+        config.to_string_lossy().into_owned(),
+    )]));
+    options.system_roots = false;
+    options.ca_files = vec![crate::pki().ca_file().clone()];
+    options.credentials = CredentialsChoice::Nothing;
+    options.timeout = Some(super::GENEROUS);
+    let loaded = options.load().expect("the options load");
+    let client: Client<T> = loaded.builder().build().expect("the client builds");
+    let install = InstallOptions::new().with_setup(&loaded, &dir);
+    let report = client.install(&dir, &install);
+    let report = report.unwrap_or_else(|e| panic!("{}: {e}", T::NAME));
+    let [provider] = report.providers.as_slice() else {
+        panic!("{}: one provider: {report:?}", T::NAME)
+    };
+    assert_eq!(provider.version.to_string(), "1.1.0");
+    assert_eq!(
+        provider.from,
+        format!("{}/mirror/ns/alpha", registry.host())
+    );
+    let platform = Platform::current();
+    let installed = dir.join(format!(
+        ".terraform/providers/{host}/ns/alpha/1.1.0/{}_{}",
+        platform.os, platform.arch
+    ));
+    assert!(
+        installed.is_dir(),
+        "{}: {} is not there",
+        T::NAME,
+        installed.display()
+    );
+    let lock = std::fs::read_to_string(dir.join(".terraform.lock.hcl")).expect("a lock file");
+    let file = signed_registry::package_file("alpha", "1.1.0", &platform.to_string());
+    let zip = signed_registry::file("alpha", "1.1.0", &file);
+    let zh = format!(
+        "zh:{}",
+        tfdisco_oci::Digest::of(Algorithm::Sha256, zip).hex()
+    );
+    assert!(lock.contains(&zh), "{}: {zh} in\n{lock}", T::NAME);
+    assert_eq!(lock.matches("\"h1:").count(), 1, "{lock}");
+    assert_eq!(lock.matches("\"zh:").count(), 1, "{lock}");
 }
