@@ -11,7 +11,7 @@ use std::time::Instant;
 
 use libfuzzer_sys::fuzz_target;
 use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
-use tfdisco_core::{Action, Config, Dialect, Fetch, Hostname, Platform, ProviderSource};
+use tfdisco_core::{Action, Config, Dialect, Hostname, Platform, ProviderSource};
 use tfdisco_oci::{
     Access, Algorithm, Answer, AuthCache, Authorized, Challenge, Digest, FetchedManifest,
     ManifestGoal, OciCredentials, Reference, RepositoryAddress, Scope, Step, Tag, TagList,
@@ -33,7 +33,9 @@ fn answer_once<G: tfdisco_core::Goal>(
     let Step::Request(mut fetch) = request.next(&cache, &config, now) else {
         return;
     };
-    let Action::Send(_) = fetch.poll() else { return };
+    let Action::Send(_) = fetch.poll() else {
+        return;
+    };
     fetch.handle_head(status, headers, now);
     if matches!(fetch.poll(), Action::Receive) {
         let (a, b) = body.split_at(body.len() / 2);
@@ -77,7 +79,13 @@ fuzz_target!(|data: &[u8]| {
             for credentials in [None, Some(OciCredentials::basic("u", "p"))] {
                 let url = address.api_root().join("ns/aws/tags/list").expect("url");
                 let scope = Scope::new(address.repository(), Access::Pull);
-                let request = Authorized::new(TagList::new(host.clone()), url, &address, scope, credentials);
+                let request = Authorized::new(
+                    TagList::new(host.clone()),
+                    url,
+                    &address,
+                    scope,
+                    credentials,
+                );
                 answer_once(request, StatusCode::UNAUTHORIZED, &headers, b"");
             }
         }
@@ -94,15 +102,26 @@ fuzz_target!(|data: &[u8]| {
         }
         2 => {
             // A manifest by tag, with the media type the first byte says.
-            let media = [media_type::IMAGE_INDEX, media_type::IMAGE_MANIFEST, "text/plain"]
-                [usize::from(first / 6) % 3];
+            let media = [
+                media_type::IMAGE_INDEX,
+                media_type::IMAGE_MANIFEST,
+                "text/plain",
+            ][usize::from(first / 6) % 3];
             let mut headers = HeaderMap::new();
             headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media));
             let reference = Reference::Tag("1.0.0".parse().expect("tag"));
-            let url = address.api_root().join("ns/aws/manifests/1.0.0").expect("url");
+            let url = address
+                .api_root()
+                .join("ns/aws/manifests/1.0.0")
+                .expect("url");
             let scope = Scope::new(address.repository(), Access::Pull);
             let goal = ManifestGoal::new(host.clone(), reference, oci_mirror::INDEX_ACCEPT);
-            answer_once(Authorized::new(goal, url, &address, scope, None), StatusCode::OK, &headers, rest);
+            answer_once(
+                Authorized::new(goal, url, &address, scope, None),
+                StatusCode::OK,
+                &headers,
+                rest,
+            );
             // The mirror's rules over the same bytes.
             let fetched = FetchedManifest {
                 media_type: media.to_owned(),
@@ -123,20 +142,25 @@ fuzz_target!(|data: &[u8]| {
             let mut headers = HeaderMap::new();
             headers.insert(
                 header::WWW_AUTHENTICATE,
-                HeaderValue::from_static(r#"Bearer realm="https://auth.example/token",service="r""#),
+                HeaderValue::from_static(
+                    r#"Bearer realm="https://auth.example/token",service="r""#,
+                ),
             );
             let config = Config::new(Dialect::OpenTofu);
             let now = Instant::now();
             let mut cache = AuthCache::new();
             let url = address.api_root().join("ns/aws/tags/list").expect("url");
             let scope = Scope::new(address.repository(), Access::Pull);
-            let mut request = Authorized::new(TagList::new(host.clone()), url, &address, scope, None);
+            let mut request =
+                Authorized::new(TagList::new(host.clone()), url, &address, scope, None);
             let Step::Request(mut fetch) = request.next(&cache, &config, now) else {
                 return;
             };
             let _ = fetch.poll();
             fetch.handle_head(StatusCode::UNAUTHORIZED, &headers, now);
-            let Action::Done(result) = fetch.poll() else { return };
+            let Action::Done(result) = fetch.poll() else {
+                return;
+            };
             request.answered(fetch, result, &mut cache);
             let Step::Token(mut token) = request.next(&cache, &config, now) else {
                 panic!("a Bearer challenge asks for a token")
@@ -145,7 +169,9 @@ fuzz_target!(|data: &[u8]| {
             token.handle_head(StatusCode::OK, &HeaderMap::new(), now);
             token.handle_body(rest, now);
             token.handle_end(now);
-            let Action::Done(result) = token.poll() else { return };
+            let Action::Done(result) = token.poll() else {
+                return;
+            };
             request.token(result, &mut cache, now);
             let _ = request.next(&cache, &config, now);
         }
@@ -165,7 +191,8 @@ fuzz_target!(|data: &[u8]| {
         _ => {
             // An --oci-mirror template, expanded for a provider.
             if let Ok(template) = oci_mirror::OciMirrorTemplate::parse(&text) {
-                let source = ProviderSource::parse("hashicorp/aws", Dialect::OpenTofu).expect("source");
+                let source =
+                    ProviderSource::parse("hashicorp/aws", Dialect::OpenTofu).expect("source");
                 let _ = template.address_for(&source);
             }
         }
