@@ -71,6 +71,9 @@ pub enum RegistryCall {
     OciBlob,
     /// A token from an OCI registry's token service.
     OciToken,
+    /// The manifest and the package blob of an `oci://` module source
+    /// (OpenTofu's OCI module getter).
+    OciModule,
 }
 
 impl RegistryCall {
@@ -123,6 +126,12 @@ impl RegistryCall {
                 url: "provider mirror archives URL",
                 response: "provider mirror archives response",
                 whole: "provider mirror archives request",
+            },
+            RegistryCall::OciModule => Subject {
+                request: "OCI module package",
+                url: "OCI module package URL",
+                response: "OCI module package response",
+                whole: "OCI module package request",
             },
             RegistryCall::ProviderPackage => Subject {
                 request: "provider package",

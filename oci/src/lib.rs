@@ -8,7 +8,8 @@
 //!
 //! Like `tfdisco-core` and `tfdisco-provider`, it does no I/O: a transport
 //! (`tfdisco-transport`'s clients) runs the fetches each [`Step`] hands
-//! out. Every rule (OCI-1 to OCI-7) and the test that pins it are listed in
+//! out. Every rule (OCI-1 to OCI-7, and OCIMOD-1 to OCIMOD-8 for [`module`]
+//! sources) and the test that pins it are listed in
 //! the project's `docs/behaviour.md`.
 //!
 //! # A request, driven by hand
@@ -83,6 +84,7 @@ mod credentials;
 mod digest;
 mod goals;
 mod manifest;
+pub mod module;
 mod reference;
 mod session;
 
@@ -95,5 +97,6 @@ pub use manifest::{
     Descriptor, FetchedManifest, ImageIndex, ImageManifest, MANIFEST_LIMIT, Platform,
     artifact_type, media_type,
 };
+pub use module::{InvalidModuleSource, OciModuleSource};
 pub use reference::{InvalidReference, Reference, RepositoryAddress, Tag};
 pub use session::{Authorized, Step};

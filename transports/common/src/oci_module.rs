@@ -1,0 +1,499 @@
+//! OpenTofu's `oci://` module sources over a client (docs/behaviour.md,
+//! OCIMOD-4 to OCIMOD-8): the manifest a tag or digest selects, checked by
+//! `tfdisco_oci::module`'s rules, its digest (what a source is pinned to),
+//! and the package's zip layer streamed through the blob goal (its size
+//! and digest checked) into the unpacker, which writes a staging folder
+//! beside the destination; the folder takes the destination's name only
+//! once the whole package is read, verified and unpacked.
+
+use std::fs::{self, File, OpenOptions};
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tfdisco_core::url::Url;
+use tfdisco_core::{Error, ErrorKind, RegistryCall, Sink};
+use tfdisco_oci::module::{MANIFEST_ACCEPT, OciModuleSource, not_found, package_layer};
+use tfdisco_oci::{Descriptor, Digest, Reference, RepositoryAddress};
+use tfdisco_provider::{UnpackError, UnpackOp, Unpacked, Unpacker};
+
+use crate::{AsyncClient, BlockingClient, Transport};
+
+/// What a module source's tag or digest selects (OCIMOD-4 to OCIMOD-6):
+/// the manifest, checked, and the layer that is the package.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ResolvedModule {
+    /// The source resolved.
+    pub source: OciModuleSource,
+    /// Its registry and repository.
+    pub address: RepositoryAddress,
+    /// The tag or digest it names (`latest` when it names neither).
+    pub reference: Reference,
+    /// The manifest's digest: for a tag, what the tag names now.
+    pub digest: Digest,
+    /// The manifest's media type (`application/vnd.oci.image.manifest.v1+json`).
+    pub media_type: String,
+    /// The manifest's size in bytes.
+    pub size: u64,
+    /// The package: the manifest's `archive/zip` layer.
+    pub layer: Descriptor,
+}
+
+impl ResolvedModule {
+    /// The source pinned to the manifest's digest:
+    /// `oci://REGISTRY/REPOSITORY[//SUBDIR]?digest=DIGEST`.
+    pub fn pinned(&self) -> String {
+        self.source.pinned(&self.digest)
+    }
+}
+
+/// A module package downloaded, verified and unpacked (OCIMOD-7, OCIMOD-8).
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DownloadedModule {
+    /// What the source selected.
+    pub resolved: ResolvedModule,
+    /// The package's folder: the destination given.
+    pub path: PathBuf,
+    /// The module's folder: the package's folder, or the source's
+    /// `//subdir` in it.
+    pub module_dir: PathBuf,
+    /// How many files the package has.
+    pub files: usize,
+    /// How many bytes they hold together.
+    pub bytes: u64,
+}
+
+impl<T: Transport> AsyncClient<T> {
+    /// The manifest `source` selects (its tag, `latest` by default, or its
+    /// digest), with the client's credentials for the repository if the
+    /// registry asks: checked as OpenTofu checks it (an OCI image manifest
+    /// of artifact type `application/vnd.opentofu.modulepkg` with one
+    /// `archive/zip` layer), and its digest, which
+    /// [`ResolvedModule::pinned`] pins the source to. Nothing is written.
+    ///
+    /// Errors are [`Error::Registry`] of
+    /// [`RegistryCall::OciModule`]: a tag or digest the repository does not
+    /// have is [`Error::NotFound`] with OpenTofu's `resolving tag:
+    /// REGISTRY/REPOSITORY:TAG: not found`; a manifest OpenTofu refuses is
+    /// [`Error::InvalidResponse`] with its message.
+    pub async fn oci_module_resolve(
+        &self,
+        source: &OciModuleSource,
+    ) -> Result<ResolvedModule, Error> {
+        let address = source.address();
+        let reference = source.reference();
+        let url = manifest_url(address, reference)?;
+        let fetched = match self.oci_manifest(address, reference, MANIFEST_ACCEPT).await {
+            Ok(fetched) => fetched,
+            Err(e) if e.kind() == ErrorKind::NotFound => {
+                return Err(wrap(Error::NotFound {
+                    url: url.into(),
+                    message: not_found(address, reference),
+                }));
+            }
+            Err(e) => return Err(wrap(e)),
+        };
+        let layer = package_layer(&fetched).map_err(|problem| {
+            wrap(Error::InvalidResponse {
+                url: url.into(),
+                problem,
+            })
+        })?;
+        Ok(ResolvedModule {
+            source: source.clone(),
+            address: address.clone(),
+            reference: reference.clone(),
+            size: fetched.bytes.len() as u64,
+            digest: fetched.digest,
+            media_type: fetched.media_type,
+            layer,
+        })
+    }
+
+    /// The module package `source` selects, downloaded into the folder
+    /// `into` ([`AsyncClient::oci_module_resolve`], then the layer): its
+    /// bytes streamed through the size and digest check into the
+    /// unpacker (which refuses what provider packages refuse: absolute
+    /// names, `..`, links, duplicates), written to a staging folder beside
+    /// `into`, which is renamed to `into` only once the blob was verified,
+    /// the zip unpacked whole and the source's `//subdir` found in it.
+    ///
+    /// `into` must not exist, or be an empty folder (which is replaced);
+    /// its missing parent folders are made. On any failure nothing is left
+    /// behind: no staging folder, no parent made, `into` as it was. A blob
+    /// that is not what its descriptor says is OpenTofu's `invalid blob
+    /// returned from registry: …`; a zip the unpacker refuses, its
+    /// `decompressing package into DIR: …`; a folder that cannot be
+    /// written, [`Error::LocalFile`].
+    pub async fn oci_module_download(
+        &self,
+        source: &OciModuleSource,
+        into: &Path,
+    ) -> Result<DownloadedModule, Error> {
+        check_destination(into)?;
+        let resolved = self.oci_module_resolve(source).await?;
+        let mut staging = Staging::make(into)?;
+        let blob_url = blob_url(&resolved.address, &resolved.layer)?;
+        let local = Arc::new(Mutex::new(None));
+        let sink = ModuleSink::new(staging.path.clone(), into.to_owned(), Arc::clone(&local));
+        let unpacked = match self
+            .oci_blob(&resolved.address, &resolved.layer, sink)
+            .await
+        {
+            Ok(unpacked) => unpacked,
+            Err(e) => {
+                let written = local.lock().unwrap_or_else(PoisonError::into_inner).take();
+                return Err(match written {
+                    Some(local) => local,
+                    None => wrap(blob_error(e)),
+                });
+            }
+        };
+        for (path, mode) in &unpacked.modes {
+            let file = staging.path.join(path);
+            set_mode(&file, *mode).map_err(|e| local_error(&file, &e))?;
+        }
+        let subdir = source.subdir().trim_start_matches('/');
+        if !subdir.is_empty() && !staging.path.join(subdir).is_dir() {
+            return Err(wrap(Error::NotFound {
+                url: blob_url.into(),
+                message: format!(
+                    "Module subdirectory not found: cannot find directory {:?} in the module \
+                     package {}",
+                    source.subdir(),
+                    resolved.pinned()
+                ),
+            }));
+        }
+        staging.place(into)?;
+        let module_dir = if subdir.is_empty() {
+            into.to_owned()
+        } else {
+            into.join(subdir)
+        };
+        Ok(DownloadedModule {
+            resolved,
+            path: into.to_owned(),
+            module_dir,
+            files: unpacked.files,
+            bytes: unpacked.bytes,
+        })
+    }
+}
+
+impl<T: Transport> BlockingClient<T> {
+    /// [`AsyncClient::oci_module_resolve`] for blocking code.
+    pub fn oci_module_resolve(&self, source: &OciModuleSource) -> Result<ResolvedModule, Error> {
+        self.block_on(self.as_async().oci_module_resolve(source))
+    }
+
+    /// [`AsyncClient::oci_module_download`] for blocking code.
+    ///
+    /// ```no_run
+    /// use std::path::Path;
+    /// use tfdisco_transport::{BlockingClient, Transport};
+    /// use tfdisco_transport::reexports::tfdisco_oci::OciModuleSource;
+    ///
+    /// fn fetch<T: Transport>(client: &BlockingClient<T>) -> Result<(), Box<dyn std::error::Error>> {
+    ///     let source = OciModuleSource::parse("oci://ghcr.io/acme/vpc//subnet?tag=1.2.0")?;
+    ///     let module = client.oci_module_download(&source, Path::new(".terraform/modules/vpc"))?;
+    ///     println!("{} files, pinned as {}", module.files, module.resolved.pinned());
+    ///     println!("the module is in {}", module.module_dir.display());
+    ///     Ok(())
+    /// }
+    /// ```
+    pub fn oci_module_download(
+        &self,
+        source: &OciModuleSource,
+        into: &Path,
+    ) -> Result<DownloadedModule, Error> {
+        self.block_on(self.as_async().oci_module_download(source, into))
+    }
+}
+
+fn wrap(error: Error) -> Error {
+    Error::Registry {
+        call: RegistryCall::OciModule,
+        error: Box::new(error),
+    }
+}
+
+/// The blob goal's own check failing is OpenTofu's `invalid blob returned
+/// from registry: …` (OCIMOD-7); the unpacker's refusal already carries
+/// OpenTofu's `decompressing package into DIR: …`.
+fn blob_error(error: Error) -> Error {
+    match error {
+        Error::InvalidResponse { url, problem } => match problem.strip_prefix("the blob: ") {
+            Some(mismatch) => Error::InvalidResponse {
+                url,
+                problem: format!("invalid blob returned from registry: {mismatch}"),
+            },
+            None => Error::InvalidResponse { url, problem },
+        },
+        other => other,
+    }
+}
+
+fn manifest_url(address: &RepositoryAddress, reference: &Reference) -> Result<Url, Error> {
+    address
+        .api_root()
+        .join(&format!("{}/manifests/{reference}", address.repository()))
+        .map_err(|e| Error::InvalidArgument {
+            message: format!("the manifest {reference} of {address}: {e}"),
+        })
+}
+
+fn blob_url(address: &RepositoryAddress, layer: &Descriptor) -> Result<Url, Error> {
+    address
+        .api_root()
+        .join(&format!("{}/blobs/{}", address.repository(), layer.digest))
+        .map_err(|e| Error::InvalidArgument {
+            message: format!("the blob {} of {address}: {e}", layer.digest),
+        })
+}
+
+fn local_error(path: &Path, error: &io::Error) -> Error {
+    Error::LocalFile {
+        path: path.to_owned(),
+        problem: error.to_string(),
+    }
+}
+
+/// `into` must be free: absent, or an empty folder.
+fn check_destination(into: &Path) -> Result<(), Error> {
+    match fs::symlink_metadata(into) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
+        Err(e) => Err(local_error(into, &e)),
+        Ok(meta) if meta.is_dir() => {
+            let mut entries = fs::read_dir(into).map_err(|e| local_error(into, &e))?;
+            match entries.next() {
+                None => Ok(()),
+                Some(_) => Err(Error::LocalFile {
+                    path: into.to_owned(),
+                    problem: "the folder is not empty: a module package goes into a new or \
+                              empty folder"
+                        .to_owned(),
+                }),
+            }
+        }
+        Ok(_) => Err(Error::LocalFile {
+            path: into.to_owned(),
+            problem: "not a folder: a module package goes into a new or empty folder".to_owned(),
+        }),
+    }
+}
+
+/// A staging folder beside the destination, and the parent folders made
+/// for it; removed when dropped unless it was placed.
+struct Staging {
+    path: PathBuf,
+    made: Vec<PathBuf>,
+    placed: bool,
+}
+
+impl Staging {
+    fn make(into: &Path) -> Result<Staging, Error> {
+        let parent = match into.parent() {
+            Some(p) if !p.as_os_str().is_empty() => p.to_owned(),
+            _ => PathBuf::from("."),
+        };
+        let made: Vec<PathBuf> = parent
+            .ancestors()
+            .take_while(|dir| !dir.as_os_str().is_empty() && !dir.exists())
+            .map(Path::to_owned)
+            .collect();
+        let mut staging = Staging {
+            path: PathBuf::new(),
+            made,
+            placed: false,
+        };
+        fs::create_dir_all(&parent).map_err(|e| local_error(&parent, &e))?;
+        static MADE: AtomicU64 = AtomicU64::new(0);
+        let name = into
+            .file_name()
+            .map_or_else(|| "module".into(), |n| n.to_string_lossy());
+        let path = parent.join(format!(
+            ".{name}.tfdisco-staging-{}-{}",
+            std::process::id(),
+            MADE.fetch_add(1, Ordering::Relaxed)
+        ));
+        fs::create_dir(&path).map_err(|e| local_error(&path, &e))?;
+        staging.path = path;
+        Ok(staging)
+    }
+
+    /// Renames the staging folder to `into` (an empty folder there is
+    /// removed first).
+    fn place(&mut self, into: &Path) -> Result<(), Error> {
+        if fs::symlink_metadata(into).is_ok_and(|m| m.is_dir()) {
+            fs::remove_dir(into).map_err(|e| local_error(into, &e))?;
+        }
+        fs::rename(&self.path, into).map_err(|e| local_error(into, &e))?;
+        self.placed = true;
+        Ok(())
+    }
+}
+
+impl Drop for Staging {
+    fn drop(&mut self) {
+        if self.placed {
+            return;
+        }
+        if !self.path.as_os_str().is_empty() {
+            let _ = fs::remove_dir_all(&self.path);
+        }
+        // Deepest first (`ancestors` lists them so); one that holds
+        // anything stays.
+        for dir in &self.made {
+            let _ = fs::remove_dir(dir);
+        }
+    }
+}
+
+/// The sink of a module package's zip: the unpacker reads it as it
+/// streams in and its files are written into the staging folder. A zip the
+/// unpacker refuses is reported at the end (the blob's digest is checked
+/// first, so a damaged download says so); a file that cannot be written
+/// stops the download at once.
+struct ModuleSink {
+    staging: PathBuf,
+    into: PathBuf,
+    unpacker: Option<Unpacker>,
+    file: Option<BufWriter<File>>,
+    refused: Option<UnpackError>,
+    /// A local failure, told to the caller as [`Error::LocalFile`].
+    local: Arc<Mutex<Option<Error>>>,
+}
+
+impl std::fmt::Debug for ModuleSink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ModuleSink")
+            .field("staging", &self.staging)
+            .field("refused", &self.refused)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ModuleSink {
+    fn new(staging: PathBuf, into: PathBuf, local: Arc<Mutex<Option<Error>>>) -> ModuleSink {
+        ModuleSink {
+            staging,
+            into,
+            unpacker: Some(Unpacker::new()),
+            file: None,
+            refused: None,
+            local,
+        }
+    }
+
+    fn fail_locally(&mut self, error: &io::Error) -> String {
+        let problem = format!("writing {}: {error}", self.staging.display());
+        *self.local.lock().unwrap_or_else(PoisonError::into_inner) =
+            Some(local_error(&self.staging, error));
+        problem
+    }
+
+    /// OpenTofu's `decompressing package into DIR: …`, with the
+    /// unpacker's reason (its words name provider packages; dropped).
+    fn decompressing(&self, error: &UnpackError) -> String {
+        let reason = error.to_string();
+        let reason = reason
+            .strip_prefix("provider package archive: ")
+            .unwrap_or(&reason);
+        format!(
+            "decompressing package into {}: {reason}",
+            self.into.display()
+        )
+    }
+}
+
+/// Does one thing the unpacker says, in `staging`.
+fn apply(staging: &Path, file: &mut Option<BufWriter<File>>, op: UnpackOp<'_>) -> io::Result<()> {
+    match op {
+        UnpackOp::Folder(path) => fs::create_dir(staging.join(path)),
+        UnpackOp::File(path) => {
+            let created = create_file(&staging.join(path))?;
+            *file = Some(BufWriter::with_capacity(64 * 1024, created));
+            Ok(())
+        }
+        UnpackOp::Data(bytes) => match file {
+            Some(file) => file.write_all(bytes),
+            None => Err(io::Error::other("data outside a file")),
+        },
+        UnpackOp::FileEnd => match file.take() {
+            Some(file) => file.into_inner().map_err(|e| e.into_error()).map(drop),
+            None => Ok(()),
+        },
+    }
+}
+
+impl Sink for ModuleSink {
+    type Output = Unpacked;
+
+    fn write(&mut self, chunk: &[u8]) -> Result<(), String> {
+        let Some(mut unpacker) = self.unpacker.take() else {
+            return Ok(());
+        };
+        let staging = self.staging.clone();
+        let mut file = self.file.take();
+        let result = unpacker.update(chunk, |op| apply(&staging, &mut file, op));
+        self.file = file;
+        match result {
+            Ok(()) => self.unpacker = Some(unpacker),
+            Err(UnpackError::Output(e)) => return Err(self.fail_locally(&e)),
+            Err(e) => {
+                self.file = None;
+                self.refused = Some(e);
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self) -> Result<Unpacked, String> {
+        match self.unpacker.take() {
+            Some(unpacker) => match unpacker.finish() {
+                Ok(unpacked) => Ok(unpacked),
+                Err(UnpackError::Output(e)) => Err(self.fail_locally(&e)),
+                Err(e) => Err(self.decompressing(&e)),
+            },
+            None => {
+                let refused = self.refused.take();
+                Err(refused.map_or_else(
+                    || "the package was not unpacked".to_owned(),
+                    |e| self.decompressing(&e),
+                ))
+            }
+        }
+    }
+}
+
+#[cfg(unix)]
+fn create_file(path: &Path) -> io::Result<File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o600)
+        .open(path)
+}
+
+#[cfg(not(unix))]
+fn create_file(path: &Path) -> io::Result<File> {
+    OpenOptions::new().write(true).create_new(true).open(path)
+}
+
+#[cfg(unix)]
+fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(path, fs::Permissions::from_mode(mode))
+}
+
+#[cfg(not(unix))]
+fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
+    let mut permissions = fs::metadata(path)?.permissions();
+    permissions.set_readonly(mode & 0o200 == 0);
+    fs::set_permissions(path, permissions)
+}
