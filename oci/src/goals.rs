@@ -382,7 +382,7 @@ impl<S: Sink> Goal for BlobGoal<S> {
         if let Some(verifier) = &mut self.verifier {
             verifier
                 .update(chunk)
-                .map_err(|e| invalid(url, format!("the blob: {e}")))?;
+                .map_err(|e| invalid(url, e.to_string()))?;
         }
         self.sink
             .write(chunk)
@@ -391,9 +391,7 @@ impl<S: Sink> Goal for BlobGoal<S> {
 
     fn on_stream_end(&mut self, url: &Url) -> Result<S::Output, Error> {
         if let Some(verifier) = self.verifier.take() {
-            verifier
-                .finish()
-                .map_err(|e| invalid(url, format!("the blob: {e}")))?;
+            verifier.finish().map_err(|e| invalid(url, e.to_string()))?;
         }
         self.sink.finish().map_err(|problem| invalid(url, problem))
     }

@@ -30,8 +30,8 @@ use percent_encoding::percent_decode_str;
 use tfdisco_core::{Dialect, Getter, ModulePackage, go_quote};
 
 use crate::{
-    Descriptor, Digest, FetchedManifest, ImageIndex, ImageManifest, Mismatch, Reference,
-    RepositoryAddress, Tag, artifact_type, media_type,
+    Descriptor, Digest, FetchedManifest, ImageIndex, ImageManifest, Reference, RepositoryAddress,
+    Tag, artifact_type, media_type,
 };
 
 /// The tag a source without `?tag=` or `?digest=` selects.
@@ -456,12 +456,6 @@ pub fn package_layer(fetched: &FetchedManifest) -> Result<Descriptor, String> {
     select_layer(&check_manifest(fetched)?.layers)
 }
 
-/// What a package blob that is not what its descriptor says is refused
-/// with (OCIMOD-7).
-pub fn invalid_blob(mismatch: &Mismatch) -> String {
-    format!("invalid blob returned from registry: {mismatch}")
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -715,7 +709,5 @@ mod tests {
             not_found(&a, &digest),
             format!("resolving digest: r.example:5000/m@{D}: not found")
         );
-        let m = Mismatch::TooShort { size: 3, seen: 2 };
-        assert!(invalid_blob(&m).starts_with("invalid blob returned from registry: "));
     }
 }

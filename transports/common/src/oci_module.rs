@@ -148,7 +148,7 @@ impl<T: Transport> AsyncClient<T> {
                 let written = local.lock().unwrap_or_else(PoisonError::into_inner).take();
                 return Err(match written {
                     Some(local) => local,
-                    None => wrap(blob_error(e)),
+                    None => wrap(e),
                 });
             }
         };
@@ -214,27 +214,10 @@ impl<T: Transport> BlockingClient<T> {
     }
 }
 
+/// A failure named as the module package's, unless a request already
+/// names it (a blob's size or digest: the OCI blob download's).
 fn wrap(error: Error) -> Error {
-    Error::Registry {
-        call: RegistryCall::OciModule,
-        error: Box::new(error),
-    }
-}
-
-/// The blob goal's own check failing is OpenTofu's `invalid blob returned
-/// from registry: …` (OCIMOD-7); the unpacker's refusal already carries
-/// OpenTofu's `decompressing package into DIR: …`.
-fn blob_error(error: Error) -> Error {
-    match error {
-        Error::InvalidResponse { url, problem } => match problem.strip_prefix("the blob: ") {
-            Some(mismatch) => Error::InvalidResponse {
-                url,
-                problem: format!("invalid blob returned from registry: {mismatch}"),
-            },
-            None => Error::InvalidResponse { url, problem },
-        },
-        other => other,
-    }
+    RegistryCall::OciModule.wrap(error)
 }
 
 fn manifest_url(address: &RepositoryAddress, reference: &Reference) -> Result<Url, Error> {
