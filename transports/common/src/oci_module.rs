@@ -6,17 +6,16 @@
 //! beside the destination; the folder takes the destination's name only
 //! once the whole package is read, verified and unpacked.
 
-use std::fs::{self, File, OpenOptions};
-use std::io::{self, BufWriter, Write};
+use std::fs;
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
 
+use tfdisco_config::StagedPackage;
 use tfdisco_core::url::Url;
-use tfdisco_core::{Error, ErrorKind, RegistryCall, Sink};
+use tfdisco_core::{Error, ErrorKind, RegistryCall};
 use tfdisco_oci::module::{MANIFEST_ACCEPT, OciModuleSource, not_found, package_layer};
 use tfdisco_oci::{Descriptor, Digest, Reference, RepositoryAddress};
-use tfdisco_provider::{UnpackError, UnpackOp, Unpacked, Unpacker};
 
 use crate::{AsyncClient, BlockingClient, Transport};
 
@@ -137,25 +136,29 @@ impl<T: Transport> AsyncClient<T> {
         let resolved = self.oci_module_resolve(source).await?;
         let mut staging = Staging::make(into)?;
         let blob_url = blob_url(&resolved.address, &resolved.layer)?;
-        let local = Arc::new(Mutex::new(None));
-        let sink = ModuleSink::new(staging.path.clone(), into.to_owned(), Arc::clone(&local));
-        let unpacked = match self
+        let sink = StagedPackage::new(staging.path.clone(), into.to_owned());
+        let staged = self
             .oci_blob(&resolved.address, &resolved.layer, sink)
             .await
-        {
-            Ok(unpacked) => unpacked,
-            Err(e) => {
-                let written = local.lock().unwrap_or_else(PoisonError::into_inner).take();
-                return Err(match written {
-                    Some(local) => local,
-                    None => wrap(e),
-                });
+            .map_err(wrap)?;
+        let unpacked = match (&staged.digest().hashes, staged.unpacked()) {
+            (Ok(_), Some(unpacked)) => unpacked.clone(),
+            (Err(e), _) => {
+                return Err(wrap(Error::InvalidResponse {
+                    url: blob_url.into(),
+                    problem: decompressing(into, &e.to_string()),
+                }));
+            }
+            (Ok(_), None) => {
+                return Err(wrap(Error::InvalidResponse {
+                    url: blob_url.into(),
+                    problem: decompressing(into, "the package was not unpacked"),
+                }));
             }
         };
-        for (path, mode) in &unpacked.modes {
-            let file = staging.path.join(path);
-            set_mode(&file, *mode).map_err(|e| local_error(&file, &e))?;
-        }
+        staged
+            .apply_modes()
+            .map_err(|e| local_error(&staging.path, &e))?;
         let subdir = source.subdir().trim_start_matches('/');
         if !subdir.is_empty() && !staging.path.join(subdir).is_dir() {
             return Err(wrap(Error::NotFound {
@@ -336,147 +339,11 @@ impl Drop for Staging {
     }
 }
 
-/// The sink of a module package's zip: the unpacker reads it as it
-/// streams in and its files are written into the staging folder. A zip the
-/// unpacker refuses is reported at the end (the blob's digest is checked
-/// first, so a damaged download says so); a file that cannot be written
-/// stops the download at once.
-struct ModuleSink {
-    staging: PathBuf,
-    into: PathBuf,
-    unpacker: Option<Unpacker>,
-    file: Option<BufWriter<File>>,
-    refused: Option<UnpackError>,
-    /// A local failure, told to the caller as [`Error::LocalFile`].
-    local: Arc<Mutex<Option<Error>>>,
-}
-
-impl std::fmt::Debug for ModuleSink {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ModuleSink")
-            .field("staging", &self.staging)
-            .field("refused", &self.refused)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ModuleSink {
-    fn new(staging: PathBuf, into: PathBuf, local: Arc<Mutex<Option<Error>>>) -> ModuleSink {
-        ModuleSink {
-            staging,
-            into,
-            unpacker: Some(Unpacker::new()),
-            file: None,
-            refused: None,
-            local,
-        }
-    }
-
-    fn fail_locally(&mut self, error: &io::Error) -> String {
-        let problem = format!("writing {}: {error}", self.staging.display());
-        *self.local.lock().unwrap_or_else(PoisonError::into_inner) =
-            Some(local_error(&self.staging, error));
-        problem
-    }
-
-    /// OpenTofu's `decompressing package into DIR: …`, with the
-    /// unpacker's reason (its words name provider packages; dropped).
-    fn decompressing(&self, error: &UnpackError) -> String {
-        let reason = error.to_string();
-        let reason = reason
-            .strip_prefix("provider package archive: ")
-            .unwrap_or(&reason);
-        format!(
-            "decompressing package into {}: {reason}",
-            self.into.display()
-        )
-    }
-}
-
-/// Does one thing the unpacker says, in `staging`.
-fn apply(staging: &Path, file: &mut Option<BufWriter<File>>, op: UnpackOp<'_>) -> io::Result<()> {
-    match op {
-        UnpackOp::Folder(path) => fs::create_dir(staging.join(path)),
-        UnpackOp::File(path) => {
-            let created = create_file(&staging.join(path))?;
-            *file = Some(BufWriter::with_capacity(64 * 1024, created));
-            Ok(())
-        }
-        UnpackOp::Data(bytes) => match file {
-            Some(file) => file.write_all(bytes),
-            None => Err(io::Error::other("data outside a file")),
-        },
-        UnpackOp::FileEnd => match file.take() {
-            Some(file) => file.into_inner().map_err(|e| e.into_error()).map(drop),
-            None => Ok(()),
-        },
-    }
-}
-
-impl Sink for ModuleSink {
-    type Output = Unpacked;
-
-    fn write(&mut self, chunk: &[u8]) -> Result<(), String> {
-        let Some(mut unpacker) = self.unpacker.take() else {
-            return Ok(());
-        };
-        let staging = self.staging.clone();
-        let mut file = self.file.take();
-        let result = unpacker.update(chunk, |op| apply(&staging, &mut file, op));
-        self.file = file;
-        match result {
-            Ok(()) => self.unpacker = Some(unpacker),
-            Err(UnpackError::Output(e)) => return Err(self.fail_locally(&e)),
-            Err(e) => {
-                self.file = None;
-                self.refused = Some(e);
-            }
-        }
-        Ok(())
-    }
-
-    fn finish(&mut self) -> Result<Unpacked, String> {
-        match self.unpacker.take() {
-            Some(unpacker) => match unpacker.finish() {
-                Ok(unpacked) => Ok(unpacked),
-                Err(UnpackError::Output(e)) => Err(self.fail_locally(&e)),
-                Err(e) => Err(self.decompressing(&e)),
-            },
-            None => {
-                let refused = self.refused.take();
-                Err(refused.map_or_else(
-                    || "the package was not unpacked".to_owned(),
-                    |e| self.decompressing(&e),
-                ))
-            }
-        }
-    }
-}
-
-#[cfg(unix)]
-fn create_file(path: &Path) -> io::Result<File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .mode(0o600)
-        .open(path)
-}
-
-#[cfg(not(unix))]
-fn create_file(path: &Path) -> io::Result<File> {
-    OpenOptions::new().write(true).create_new(true).open(path)
-}
-
-#[cfg(unix)]
-fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
-    use std::os::unix::fs::PermissionsExt;
-    fs::set_permissions(path, fs::Permissions::from_mode(mode))
-}
-
-#[cfg(not(unix))]
-fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
-    let mut permissions = fs::metadata(path)?.permissions();
-    permissions.set_readonly(mode & 0o200 == 0);
-    fs::set_permissions(path, permissions)
+/// OpenTofu's `decompressing package into DIR: …`, with the unpacker's
+/// reason (its words name provider packages; dropped).
+fn decompressing(into: &Path, reason: &str) -> String {
+    let reason = reason
+        .strip_prefix("provider package archive: ")
+        .unwrap_or(reason);
+    format!("decompressing package into {}: {reason}", into.display())
 }
