@@ -116,12 +116,53 @@ pub struct TagPage {
 pub struct TagList {
     host: Hostname,
     next: Option<Url>,
+    /// A status other than 200, whose error body is read for its codes.
+    refused: Option<StatusCode>,
 }
 
 impl TagList {
     /// The goal of a tag page of a repository on `host`.
     pub fn new(host: Hostname) -> TagList {
-        TagList { host, next: None }
+        TagList {
+            host,
+            next: None,
+            refused: None,
+        }
+    }
+}
+
+/// A tag list refused with `status` and the error `body` (OCI-2): the
+/// repository is not there when the body's error codes say
+/// `NAME_UNKNOWN` or `NAME_INVALID` (whatever the status), or when it is a
+/// 404 whose body has no codes; any other refusal is its status (a 404
+/// saying only `UNAUTHORIZED` is a refusal, not a missing repository).
+fn tag_list_refusal(url: &Url, status: StatusCode, body: &[u8]) -> Error {
+    #[derive(serde::Deserialize)]
+    struct Body {
+        #[serde(default)]
+        errors: Vec<Code>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Code {
+        #[serde(default)]
+        code: String,
+    }
+    let codes: Vec<String> = serde_json::from_slice::<Body>(body)
+        .map(|b| b.errors.into_iter().map(|e| e.code).collect())
+        .unwrap_or_default();
+    let named = codes
+        .iter()
+        .any(|c| c == "NAME_UNKNOWN" || c == "NAME_INVALID");
+    if named || (status == StatusCode::NOT_FOUND && codes.is_empty()) {
+        Error::NotFound {
+            url: url.clone().into(),
+            message: "repository not found".to_owned(),
+        }
+    } else {
+        Error::Status {
+            url: url.clone().into(),
+            status,
+        }
     }
 }
 
@@ -140,7 +181,9 @@ impl Goal for TagList {
 
     fn on_head(&mut self, url: &Url, status: StatusCode, headers: &HeaderMap) -> Next<TagPage> {
         if status != StatusCode::OK {
-            return refused(url, status, "repository");
+            // Its error codes say whether the repository is there.
+            self.refused = Some(status);
+            return Next::ReadDocument;
         }
         match next_link(url, headers) {
             Ok(next) => {
@@ -156,6 +199,9 @@ impl Goal for TagList {
     }
 
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<TagPage, Error> {
+        if let Some(status) = self.refused.take() {
+            return Err(tag_list_refusal(url, status, &body));
+        }
         #[derive(serde::Deserialize)]
         struct Body {
             #[serde(default)]
@@ -447,6 +493,30 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(LINK, HeaderValue::from_str(value).expect("header"));
         next_link(&url, &headers)
+    }
+
+    #[test]
+    fn what_a_refused_tag_list_means() {
+        let url = Url::parse("https://r.example/v2/a/tags/list").expect("valid");
+        let not_found = |status: u16, body: &str| {
+            tag_list_refusal(
+                &url,
+                StatusCode::from_u16(status).expect("status"),
+                body.as_bytes(),
+            )
+            .kind()
+                == tfdisco_core::ErrorKind::NotFound
+        };
+        assert!(not_found(404, ""));
+        assert!(not_found(404, r#"{"errors":[{"code":"NAME_UNKNOWN"}]}"#));
+        assert!(not_found(401, r#"{"errors":[{"code":"NAME_INVALID"}]}"#));
+        assert!(!not_found(404, r#"{"errors":[{"code":"UNAUTHORIZED"}]}"#));
+        assert!(not_found(
+            404,
+            r#"{"errors":[{"code":"UNAUTHORIZED"},{"code":"NAME_UNKNOWN"}]}"#
+        ));
+        assert!(!not_found(403, ""));
+        assert!(!not_found(500, "not json"));
     }
 
     #[test]

@@ -184,12 +184,23 @@ pub const INDEX_ACCEPT: &[&str] = &[media_type::IMAGE_INDEX, media_type::IMAGE_M
 pub fn check_index(fetched: &FetchedManifest) -> Result<ImageIndex, String> {
     match fetched.media_type.as_str() {
         media_type::IMAGE_INDEX => {}
+        // What the manifest is, when it says (OpenTofu's test stores tell
+        // it from the tag; tfdisco reads it from the manifest it has).
         media_type::IMAGE_MANIFEST => {
-            return Err(
-                "selected an OCI image manifest directly, but providers must be \
-                        selected through a multi-platform index manifest"
+            return Err(match fetched.manifest().ok().and_then(|m| m.artifact_type) {
+                Some(t) if t == artifact_type::PROVIDER_TARGET => {
+                    "tag refers directly to image manifest, but OpenTofu providers require an \
+                     index manifest for multi-platform support"
+                        .to_owned()
+                }
+                Some(t) if t == artifact_type::MODULE_PACKAGE => {
+                    "selected OCI artifact is an OpenTofu module package, not a provider package"
+                        .to_owned()
+                }
+                _ => "selected an OCI image manifest directly, but providers must be selected \
+                      through a multi-platform index manifest"
                     .to_owned(),
-            );
+            });
         }
         media_type::DESCRIPTOR => {
             return Err(
