@@ -73,8 +73,8 @@ impl<T: Transport> AsyncClient<T> {
     /// `archive/zip` layer), and its digest, which
     /// [`ResolvedModule::pinned`] pins the source to. Nothing is written.
     ///
-    /// Errors are [`Error::Registry`] of
-    /// [`RegistryCall::OciModule`]: a tag or digest the repository does not
+    /// Errors are [`Error::Registry`] of `RegistryCall::OciModule`
+    /// (`tfdisco_core::RegistryCall`): a tag or digest the repository does not
     /// have is [`Error::NotFound`] with OpenTofu's `resolving tag:
     /// REGISTRY/REPOSITORY:TAG: not found`; a manifest OpenTofu refuses is
     /// [`Error::InvalidResponse`] with its message.

@@ -337,7 +337,7 @@ impl<C> ClientBuilder<C> {
     /// Where OCI registries' credentials come from (OpenTofu's
     /// `oci_mirror` and `oci://` modules): a
     /// [`RegistryCredentials`](tfdisco_oci::RegistryCredentials) table, or
-    /// any [`OciCredentialsSource`]. Without one, OCI requests go
+    /// any [`OciCredentialsSource`](tfdisco_oci::OciCredentialsSource). Without one, OCI requests go
     /// anonymously.
     pub fn oci_credentials(mut self, source: impl OciCredentialsSource + 'static) -> Self {
         self.oci_credentials = Some(Arc::new(source));
