@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 use tfdisco_core::{Platform, ProviderSource};
-use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 use tfdisco_transport::{LockError, LockOptions, LockReport};
 
 use crate::exit;
@@ -63,12 +62,11 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);
     }
-    options = options.mirrors(opts.net_mirror.as_deref(), opts.fs_mirror.clone())?;
-    if let Some(template) = &opts.oci_mirror {
-        let template = OciMirrorTemplate::parse(template)
-            .map_err(|message| Failure::from(tfdisco_core::Error::InvalidArgument { message }))?;
-        options = options.oci_mirror(template);
-    }
+    options = options.mirrors(
+        opts.net_mirror.as_deref(),
+        opts.fs_mirror.clone(),
+        opts.oci_mirror.as_deref(),
+    )?;
     for given in &opts.providers {
         options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect)?);
     }

@@ -11,7 +11,6 @@ use std::fs;
 use common::{ca_file, tfdisco};
 use tfdisco_testkit::lock_goldens::CASES;
 use tfdisco_testkit::oci_registry::{OciAuth, OciRegistry};
-use tfdisco_testkit::signed_registry::{self, NAMESPACE, PLATFORMS, PROVIDERS};
 
 const SECRET: &str = "cli-oci-secret";
 
@@ -19,27 +18,7 @@ const SECRET: &str = "cli-oci-secret";
 /// registry's providers under `mirror/ns/TYPE`.
 fn mirror() -> OciRegistry {
     let registry = OciRegistry::start(OciAuth::basic("ci", SECRET));
-    for (name, versions) in PROVIDERS {
-        for version in versions {
-            let zips: Vec<(String, String, &[u8])> = PLATFORMS
-                .iter()
-                .map(|platform| {
-                    let (os, arch) = platform.split_once('_').expect("OS_ARCH");
-                    let file = signed_registry::package_file(name, version, platform);
-                    (
-                        os.to_owned(),
-                        arch.to_owned(),
-                        signed_registry::file(name, version, &file),
-                    )
-                })
-                .collect();
-            let platforms: Vec<(&str, &str, &[u8])> = zips
-                .iter()
-                .map(|(os, arch, zip)| (os.as_str(), arch.as_str(), *zip))
-                .collect();
-            registry.push_provider(&format!("mirror/{NAMESPACE}/{name}"), version, &platforms);
-        }
-    }
+    registry.mirror_signed_registry();
     registry
 }
 
@@ -64,7 +43,7 @@ fn lock(registry: &OciRegistry, password: &str) -> (common::Run, Option<String>,
         ),
     )
     .expect("write the CLI configuration");
-    let template = format!("{}/mirror/{{namespace}}/{{type}}", registry.host());
+    let template = registry.signed_mirror_template();
     let ca = ca_file();
     let chdir = dir.to_string_lossy().into_owned();
     let mut args = vec![

@@ -130,7 +130,7 @@ pub use lock::{
 #[cfg(feature = "cli-config")]
 pub use mirror::{MirrorOptions, MirrorReport, MirroredProvider};
 #[cfg(feature = "cli-config")]
-pub use oci_module::{DownloadedModule, ResolvedModule};
+pub use oci_module::{DownloadedModule, ResolvedModule, oci_module_source};
 #[cfg(feature = "cli-config")]
 pub use options::{
     ClientOptions, ClientSetup, CredentialsChoice, CredentialsLookup, CredentialsLookupError,

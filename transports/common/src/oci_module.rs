@@ -11,9 +11,11 @@ use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
 use tfdisco_config::StagedPackage;
 use tfdisco_core::url::Url;
-use tfdisco_core::{Error, ErrorKind, RegistryCall};
+use tfdisco_core::{Dialect, Error, ErrorKind, RegistryCall};
 use tfdisco_oci::module::{MANIFEST_ACCEPT, OciModuleSource, not_found, package_layer};
 use tfdisco_oci::{Descriptor, Digest, Reference, RepositoryAddress};
 
@@ -63,6 +65,110 @@ pub struct DownloadedModule {
     pub files: usize,
     /// How many bytes they hold together.
     pub bytes: u64,
+}
+
+/// An `oci://` module source as the front ends take it (`tfdisco module
+/// resolve SOURCE`, the packages' `module_resolve` / `moduleResolve`):
+/// read as OpenTofu reads it (OCIMOD-1 to OCIMOD-3). `oci://` is
+/// OpenTofu's alone: in [`Dialect::Terraform`] it is refused. Either
+/// refusal is [`Error::InvalidArgument`], before anything is asked.
+///
+/// ```
+/// use tfdisco_core::{Dialect, ErrorKind};
+/// use tfdisco_transport::oci_module_source;
+///
+/// let source = oci_module_source("oci://ghcr.io/acme/vpc?tag=1.2.0", Dialect::OpenTofu)?;
+/// assert_eq!(source.address().repository(), "acme/vpc");
+/// let refused = oci_module_source("oci://ghcr.io/acme/vpc", Dialect::Terraform).unwrap_err();
+/// assert_eq!(refused.kind(), ErrorKind::InvalidArgument);
+/// # Ok::<(), tfdisco_core::Error>(())
+/// ```
+pub fn oci_module_source(given: &str, dialect: Dialect) -> Result<OciModuleSource, Error> {
+    if dialect == Dialect::Terraform {
+        return Err(Error::InvalidArgument {
+            message: format!(
+                "{given}: oci:// module sources are OpenTofu's only: Terraform has no OCI \
+                 getter (its init says \"download not supported for scheme 'oci'\"); use \
+                 the opentofu dialect"
+            ),
+        });
+    }
+    OciModuleSource::parse(given).map_err(|e| Error::InvalidArgument {
+        message: format!("invalid OCI module source {given}: {e}"),
+    })
+}
+
+/// The package layer of a resolved module: `{"media_type", "digest",
+/// "size"}`.
+#[derive(Serialize)]
+struct PackageLayer<'a> {
+    media_type: &'a str,
+    digest: String,
+    size: u64,
+}
+
+/// The members of a [`ResolvedModule`]'s document, which a
+/// [`DownloadedModule`]'s starts with.
+const RESOLVED_FIELDS: usize = 11;
+
+/// Writes the members of `resolved`'s document into `map`.
+fn resolved_fields<M: SerializeStruct>(
+    map: &mut M,
+    resolved: &ResolvedModule,
+) -> Result<(), M::Error> {
+    let source = &resolved.source;
+    let tag = match &resolved.reference {
+        Reference::Tag(tag) => Some(tag.as_str()),
+        Reference::Digest(_) => None,
+    };
+    map.serialize_field("source", source.given())?;
+    map.serialize_field("address", &source.to_string())?;
+    map.serialize_field("registry", resolved.address.registry())?;
+    map.serialize_field("repository", resolved.address.repository())?;
+    map.serialize_field("tag", &tag)?;
+    map.serialize_field("digest", &resolved.digest.to_string())?;
+    map.serialize_field("media_type", &resolved.media_type)?;
+    map.serialize_field("size", &resolved.size)?;
+    map.serialize_field("subdir", source.subdir())?;
+    map.serialize_field("pinned", &resolved.pinned())?;
+    map.serialize_field(
+        "package",
+        &PackageLayer {
+            media_type: &resolved.layer.media_type,
+            digest: resolved.layer.digest.to_string(),
+            size: resolved.layer.size,
+        },
+    )
+}
+
+/// The one JSON document of a resolved module, the one `tfdisco module
+/// resolve --json` prints and the language packages return: `{"source"
+/// (as given), "address" (the source, normalized), "registry",
+/// "repository", "tag" (null for a digest), "digest" (the manifest's),
+/// "media_type", "size", "subdir", "pinned", "package": {"media_type",
+/// "digest", "size"}}`.
+impl Serialize for ResolvedModule {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_struct("ResolvedModule", RESOLVED_FIELDS)?;
+        resolved_fields(&mut map, self)?;
+        map.end()
+    }
+}
+
+/// The one JSON document of a downloaded module, the one `tfdisco module
+/// download SOURCE --into DIR --json` prints and the language packages
+/// return: the [`ResolvedModule`]'s members, then `"into"` (the package's
+/// folder), `"module_dir"`, `"files"` and `"bytes"`.
+impl Serialize for DownloadedModule {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_struct("DownloadedModule", RESOLVED_FIELDS + 4)?;
+        resolved_fields(&mut map, &self.resolved)?;
+        map.serialize_field("into", &self.path.display().to_string())?;
+        map.serialize_field("module_dir", &self.module_dir.display().to_string())?;
+        map.serialize_field("files", &self.files)?;
+        map.serialize_field("bytes", &self.bytes)?;
+        map.end()
+    }
 }
 
 impl<T: Transport> AsyncClient<T> {

@@ -128,7 +128,9 @@ impl OciRegistry {
             .unwrap_or_else(|e| panic!("the OCI registry fixture could not start: {e}"))
     }
 
-    fn try_start(auth: OciAuth) -> Result<OciRegistry, String> {
+    /// [`OciRegistry::start`], telling why it could not start rather than
+    /// panicking (`tfdisco serve --oci-registry` reports it).
+    pub fn try_start(auth: OciAuth) -> Result<OciRegistry, String> {
         let dir = tempfile::Builder::new()
             .prefix("tfdisco-oci-registry-")
             .tempdir()
@@ -282,6 +284,49 @@ impl OciRegistry {
         panic!(
             "OCI registry fixture: {what}: {error}\n--- docker-registry log (last lines) ---\n{}",
             process::tail(&self.log())
+        )
+    }
+}
+
+/// The repository prefix [`OciRegistry::mirror_signed_registry`] copies
+/// the signed registry's providers under: `mirror/ns/TYPE`.
+pub const SIGNED_MIRROR_PREFIX: &str = "mirror";
+
+impl OciRegistry {
+    /// Copies the signed registry's providers
+    /// ([`crate::signed_registry`]: every version, every platform, the
+    /// zips byte for byte) into this registry under
+    /// `mirror/ns/TYPE`, laid out as OpenTofu's provider mirrors are:
+    /// what [`OciRegistry::signed_mirror_template`] names for an
+    /// `oci_mirror` or `-oci-mirror`.
+    pub fn mirror_signed_registry(&self) {
+        use crate::signed_registry::{self, NAMESPACE, PLATFORMS, PROVIDERS};
+        for (name, versions) in PROVIDERS {
+            for version in versions {
+                let zips: Vec<(&str, &str, &[u8])> = PLATFORMS
+                    .iter()
+                    .map(|platform| {
+                        let (os, arch) = platform.split_once('_').expect("OS_ARCH");
+                        let file = signed_registry::package_file(name, version, platform);
+                        (os, arch, signed_registry::file(name, version, &file))
+                    })
+                    .collect();
+                self.push_provider(
+                    &format!("{SIGNED_MIRROR_PREFIX}/{NAMESPACE}/{name}"),
+                    version,
+                    &zips,
+                );
+            }
+        }
+    }
+
+    /// The repository template of the mirror
+    /// [`OciRegistry::mirror_signed_registry`] makes, in `-oci-mirror`'s
+    /// syntax: `127.0.0.1:PORT/mirror/{namespace}/{type}`.
+    pub fn signed_mirror_template(&self) -> String {
+        format!(
+            "{}/{SIGNED_MIRROR_PREFIX}/{{namespace}}/{{type}}",
+            self.host()
         )
     }
 }

@@ -20,7 +20,7 @@ use super::lock::Scratch;
 use super::{Client, Subject, build, builder};
 use crate::lock_goldens::CASES;
 use crate::oci_registry::{OciAuth, OciRegistry};
-use crate::signed_registry::{self, NAMESPACE, PLATFORMS, PROVIDERS};
+use crate::signed_registry;
 
 const REPOSITORY: &str = "opentofu/providers/example";
 const ZIP_LINUX: &[u8] = b"PK\x05\x06linux zip bytes, not really a zip";
@@ -196,35 +196,9 @@ pub fn oci_what_is_not_there_is_not_found<T: Subject>() {
     assert_eq!(err.kind(), ErrorKind::NotFound, "{}: {err}", T::NAME);
 }
 
-/// The signed registry's providers, every version and platform, copied
-/// into `registry` under `mirror/ns/TYPE` as OpenTofu's layout has them.
-fn mirror_signed_registry(registry: &OciRegistry) {
-    for (name, versions) in PROVIDERS {
-        for version in versions {
-            let zips: Vec<(String, String, &[u8])> = PLATFORMS
-                .iter()
-                .map(|platform| {
-                    let (os, arch) = platform.split_once('_').expect("OS_ARCH");
-                    let file = signed_registry::package_file(name, version, platform);
-                    (
-                        os.to_owned(),
-                        arch.to_owned(),
-                        signed_registry::file(name, version, &file),
-                    )
-                })
-                .collect();
-            let platforms: Vec<(&str, &str, &[u8])> = zips
-                .iter()
-                .map(|(os, arch, zip)| (os.as_str(), arch.as_str(), *zip))
-                .collect();
-            registry.push_provider(&format!("mirror/{NAMESPACE}/{name}"), version, &platforms);
-        }
-    }
-}
-
 pub fn oci_lock_from_a_mirror_as_terraform_locks_from_the_registry<T: Subject>() {
     let registry = OciRegistry::start(OciAuth::basic("ci", "lock-secret"));
-    mirror_signed_registry(&registry);
+    registry.mirror_signed_registry();
     let case = CASES
         .iter()
         .find(|c| c.name == "fresh")
@@ -245,11 +219,8 @@ pub fn oci_lock_from_a_mirror_as_terraform_locks_from_the_registry<T: Subject>()
             .dialect(Dialect::OpenTofu)
             .oci_credentials(credentials),
     );
-    let template = OciMirrorTemplate::parse(&format!(
-        "{}/mirror/{{namespace}}/{{type}}",
-        registry.host()
-    ))
-    .expect("a template");
+    let template =
+        OciMirrorTemplate::parse(&registry.signed_mirror_template()).expect("a template");
     let options = LockOptions::new()
         .platforms_from(
             case.platforms
@@ -273,7 +244,7 @@ pub fn oci_lock_from_a_mirror_as_terraform_locks_from_the_registry<T: Subject>()
 
 pub fn oci_install_from_an_oci_mirror<T: Subject>() {
     let registry = OciRegistry::start(OciAuth::Anonymous);
-    mirror_signed_registry(&registry);
+    registry.mirror_signed_registry();
     let host = "registry.example.test";
     let scratch = Scratch::new("oci-install");
     let dir = scratch.path().join("run");
