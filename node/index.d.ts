@@ -360,6 +360,67 @@ export interface ModuleDownload {
   useRegistryCredentials: boolean | null;
 }
 
+/** A blob an OCI manifest points to: a module's package layer. */
+export interface OciDescriptor {
+  /** Its media type (`archive/zip`). */
+  mediaType: string;
+  /** Its digest (`sha256:…`): what the download is checked against. */
+  digest: string;
+  /** Its size in bytes. */
+  size: number;
+}
+
+/** {@link Client.moduleResolve}: `tfdisco module resolve --json`. */
+export interface ResolvedModule {
+  /** The source, as given (`oci://ghcr.io/acme/vpc//subnet?tag=1.2.0`). */
+  source: string;
+  /** The source, normalized. */
+  address: string;
+  /** The registry (`ghcr.io`, `127.0.0.1:5000`). */
+  registry: string;
+  /** The repository (`acme/vpc`). */
+  repository: string;
+  /** The tag resolved (`latest` when the source names neither a tag nor a digest); null for a digest. */
+  tag: string | null;
+  /** The manifest's digest (`sha256:…`): what a tag names now. */
+  digest: string;
+  /** The manifest's media type (`application/vnd.oci.image.manifest.v1+json`). */
+  mediaType: string;
+  /** The manifest's size in bytes. */
+  size: number;
+  /** The source's subdirectory (`sub` for `//sub`), or empty. */
+  subdir: string;
+  /** The source pinned to the manifest's digest: `oci://REGISTRY/REPOSITORY[//SUBDIR]?digest=DIGEST`. */
+  pinned: string;
+  /** The package: the manifest's `archive/zip` layer. */
+  package: OciDescriptor;
+}
+
+/**
+ * {@link Client.moduleDownload} of an `oci://` source: `tfdisco module
+ * download SOURCE --into DIR --json`, the resolved module's members and
+ * what was written.
+ */
+export interface DownloadedModule extends ResolvedModule {
+  /** The package's folder: the `into` given. */
+  into: string;
+  /** The module's folder: `into`, or the source's `//subdir` in it. */
+  moduleDir: string;
+  /** How many files the package has. */
+  files: number;
+  /** How many bytes they hold together. */
+  bytes: number;
+}
+
+/** The options of {@link Client.moduleDownload} for an `oci://` source. */
+export interface ModuleDownloadOptions {
+  /**
+   * The folder the package is unpacked into: new, or an empty folder (its
+   * missing parents are made).
+   */
+  into: string | URL;
+}
+
 /** The options of {@link Client.lock}. */
 export interface LockOptions {
   /**
@@ -381,9 +442,18 @@ export interface LockOptions {
   netMirror?: string | null;
   /**
    * Take every provider from this filesystem mirror folder, packed or
-   * unpacked layout (`-fs-mirror`); not with `netMirror`.
+   * unpacked layout (`-fs-mirror`).
    */
   fsMirror?: string | URL | null;
+  /**
+   * Take every provider from an OCI registry mirror (OpenTofu's
+   * `-oci-mirror`): a repository template naming each provider's
+   * repository with `{hostname}`, `{namespace}` and `{type}`
+   * (`'ghcr.io/acme/{namespace}/{type}'`); each archive is checked against
+   * its layer's digest, with the OCI credentials of the client's CLI
+   * configuration. At most one of `netMirror`, `fsMirror` and `ociMirror`.
+   */
+  ociMirror?: string | null;
 }
 
 /** The options of {@link Client.mirror}. */
@@ -508,7 +578,10 @@ export interface InstallationMethod {
   mayInstall: boolean;
   /** Why, in words. */
   reason: string;
-  /** False for `oci_mirror`, which tfdisco does not install from. */
+  /**
+   * Whether tfdisco installs with the method: true for every method since
+   * `oci_mirror` is installed from (it was false for it before).
+   */
   supported: boolean;
   /**
    * For an `oci_mirror` only: where its template puts the provider, or why
@@ -608,7 +681,7 @@ export interface PackageHashes {
  * discoveries of one host share one request. Bad arguments reject the
  * promise before any request.
  *
- * The registry calls, `lock`, `mirror` and `install` resolve to the library's report,
+ * The registry calls, `moduleResolve`, `lock`, `mirror` and `install` resolve to the library's report,
  * the document the CLI prints with `--json`, with camelCase keys;
  * `JSON.stringify` of one writes that document as the CLI and Python's
  * `to_json()` write it.
@@ -652,8 +725,35 @@ export declare class Client {
    * registry hosts need a dot: `127.0.0.1:8443`, not `localhost:8443`).
    */
   moduleVersions(source: string): Promise<ModuleVersions>;
-  /** Where to download `version` of a module from. */
+  /** Where to download `version` of a registry module from. */
   moduleDownload(source: string, version: string): Promise<ModuleDownload>;
+  /**
+   * An `oci://` module source's package (OpenTofu's
+   * `oci://REGISTRY[:PORT]/REPOSITORY[//SUBDIR][?tag=TAG|?digest=DIGEST]`),
+   * as `tfdisco module download SOURCE --into DIR` downloads it: the
+   * manifest resolved as {@link Client.moduleResolve} resolves it, the zip
+   * layer streamed through its size and digest check into the unpacker,
+   * written to a staging folder beside `into` that takes its name only once
+   * whole. Any failure leaves nothing behind. An `oci://` source takes no
+   * version (its `?tag=` or `?digest=` selects) and needs `into`; a
+   * registry source needs a version and takes no `into`: an
+   * `InvalidArgumentError` (a rejection) otherwise.
+   * @throws {NotFoundError | InvalidResponseError | StatusError | LocalFileError | InvalidArgumentError} (rejections).
+   */
+  moduleDownload(source: string, options: ModuleDownloadOptions): Promise<DownloadedModule>;
+  /**
+   * What an `oci://` module source's tag (`latest` by default) or digest
+   * selects, as `tfdisco module resolve` resolves it: the manifest, with
+   * the registry's OCI credentials from the client's CLI configuration if
+   * it asks, checked as OpenTofu checks it (an image manifest of artifact
+   * type `application/vnd.opentofu.modulepkg` with one `archive/zip`
+   * layer), and the source pinned to its digest. Nothing is written.
+   * `oci://` sources are OpenTofu's: in the `terraform` dialect, or for a
+   * source that does not parse, an `InvalidArgumentError` before anything
+   * is asked.
+   * @throws {NotFoundError | InvalidResponseError | StatusError | InvalidArgumentError} (rejections): no such repository, tag or digest; a manifest OpenTofu refuses; credentials refused (401).
+   */
+  moduleResolve(source: string): Promise<ResolvedModule>;
   /**
    * What `terraform providers lock` (or `tofu providers lock`) does to the
    * configuration in `dir`: selects each provider's version as `init` does,
@@ -661,8 +761,9 @@ export declare class Client {
    * `.terraform.lock.hcl` atomically, only when its bytes change.
    * @throws {LockError} (a rejection) when anything fails; the lock file is
    *   then as it was. Bad options reject with `InvalidArgumentError`
-   *   (a platform), `InvalidSourceError`, `InvalidOptionError` (`jobs: 0`)
-   *   or `TypeError` before anything is read.
+   *   (a platform, two mirrors, a template that does not parse),
+   *   `InvalidSourceError`, `InvalidOptionError` (`jobs: 0`) or `TypeError`
+   *   before anything is read.
    */
   lock(dir: string | URL, options?: LockOptions): Promise<LockReport>;
   /**

@@ -5,7 +5,10 @@
 //! targets are ratios to; and issue 17's load test ([`load`]), used by the
 //! `load` binary and `tests/load.rs`. `benches/README.md` has the commands
 //! and figures. [`registry`] is the signed registry of large packages
-//! issue 26's install benchmark (`install-bench`) serves.
+//! issue 26's install benchmark (`install-bench`) serves; issue 27's OCI
+//! benchmark (`oci-bench`) also pushes its packages to a `docker-registry`,
+//! times processes with [`process_runs`] and reads that registry's log with
+//! [`registry_log`].
 //!
 //! Everything here is deterministic, so two runs measure the same work (but
 //! for the registry's signing key and signatures, made by GnuPG per run).
@@ -17,5 +20,7 @@ pub mod canned;
 pub mod documents;
 pub mod hostnames;
 pub mod load;
+pub mod process_runs;
 pub mod registry;
+pub mod registry_log;
 mod rng;

@@ -29,13 +29,21 @@ pub(crate) struct LockOpts {
     /// Take every provider from this network mirror (an https: URL) instead
     /// of its registry, as `providers lock -net-mirror`: the archives are
     /// checked against the hashes the mirror lists.
-    #[arg(long, value_name = "URL", conflicts_with = "fs_mirror")]
+    #[arg(long, value_name = "URL", conflicts_with_all = ["fs_mirror", "oci_mirror"])]
     net_mirror: Option<String>,
     /// Take every provider from this filesystem mirror folder instead of
     /// its registry, as `providers lock -fs-mirror` (packed or unpacked
     /// layout; the packages are not authenticated).
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, value_name = "DIR", conflicts_with = "oci_mirror")]
     fs_mirror: Option<PathBuf>,
+    /// Take every provider from an OCI registry mirror, as OpenTofu's
+    /// `providers lock -oci-mirror`: TEMPLATE is a URI template naming each
+    /// provider's repository with {hostname}, {namespace} and {type}
+    /// (`ghcr.io/example/{namespace}/{type}`); the archives are checked
+    /// against their layers' digests, with the OCI credentials of the CLI
+    /// configuration.
+    #[arg(long, value_name = "TEMPLATE")]
+    oci_mirror: Option<String>,
     /// How many requests to make at once (at least 1).
     #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
     jobs: NonZeroUsize,
@@ -54,7 +62,11 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);
     }
-    options = options.mirrors(opts.net_mirror.as_deref(), opts.fs_mirror.clone())?;
+    options = options.mirrors(
+        opts.net_mirror.as_deref(),
+        opts.fs_mirror.clone(),
+        opts.oci_mirror.as_deref(),
+    )?;
     for given in &opts.providers {
         options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect)?);
     }

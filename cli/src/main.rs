@@ -13,6 +13,7 @@ mod lock;
 mod mirror;
 mod net;
 mod normalize;
+mod oci_module;
 mod provider_source;
 mod registry;
 mod report;
@@ -76,10 +77,13 @@ enum Command {
     /// install it.
     #[command(subcommand)]
     Provider(ProviderCommand),
-    /// Ask a module registry, as `init` does: versions, or a download location.
+    /// Ask a module registry, as `init` does: versions, or a download
+    /// location; or resolve and download OpenTofu's `oci://` module
+    /// packages.
     ///
     /// Exit codes as for discover; 3 also when the registry has no such
-    /// module or version (404).
+    /// module or version (404), or the OCI repository no such tag or
+    /// digest.
     #[command(subcommand)]
     Module(ModuleCommand),
     /// Write or update .terraform.lock.hcl as `terraform providers lock`

@@ -11,10 +11,6 @@ use crate::exit;
 use crate::failure::{self, Failure, json_text};
 use crate::setup;
 
-/// What tfdisco says of a method it does not use itself.
-const OCI_UNSUPPORTED: &str =
-    "not supported by tfdisco, which does not install from OCI registries";
-
 pub(crate) fn run(
     given: &str,
     dialect: Dialect,
@@ -93,9 +89,9 @@ fn line(method: &MethodReport) -> String {
     );
     match &method.oci {
         Some(Ok((registry, repository))) => text.push_str(&format!(
-            "   OCI registry {registry}, repository {repository}: {OCI_UNSUPPORTED}\n"
+            "   OCI registry {registry}, repository {repository}\n"
         )),
-        Some(Err(e)) => text.push_str(&format!("   no OCI repository: {e}; {OCI_UNSUPPORTED}\n")),
+        Some(Err(e)) => text.push_str(&format!("   no OCI repository: {e}\n")),
         None => {}
     }
     text

@@ -1,16 +1,18 @@
 //! `tfdisco provider …` and `tfdisco module …`: from a source address to the
 //! registry's answer, as `init` asks it.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Subcommand;
 use serde::Serialize;
 use tfdisco_core::{Dialect, Error, ModuleSource, Platform, ProviderSource, check_version};
+use tfdisco_transport::reexports::tfdisco_oci::OciModuleSource;
 
 use crate::discover::credentials_warnings;
 use crate::exit;
 use crate::failure::{self, Failure, json_text};
 use crate::net::{self, Client, NetOpts};
+use crate::oci_module;
 
 /// `tfdisco provider …`
 #[derive(Subcommand)]
@@ -82,18 +84,50 @@ pub(crate) enum ModuleCommand {
         #[command(flatten)]
         net: NetOpts,
     },
-    /// Show where to download a version of a module from.
-    Download {
-        /// The module's registry source address.
+    /// Resolve an `oci://` module source (OpenTofu's module packages in OCI
+    /// registries) to the manifest its tag (`latest` by default) names now,
+    /// checked as OpenTofu checks it, and print the source pinned to that
+    /// manifest's digest.
+    ///
+    /// Exit codes: 0 resolved; 1 the registry failed or its manifest is not
+    /// a module package; 2 an invalid source (or --dialect terraform, which
+    /// has no OCI sources); 3 no such repository, tag or digest.
+    Resolve {
+        /// The source: `oci://REGISTRY[:PORT]/REPOSITORY[//SUBDIR][?tag=TAG|?digest=DIGEST]`.
         source: String,
-        /// The version (`1.2.0`).
+        /// JSON output: source, address, registry, repository, tag, digest,
+        /// media_type, size, subdir, pinned, package (media_type, digest,
+        /// size).
+        #[arg(long)]
+        json: bool,
+        #[command(flatten)]
+        net: NetOpts,
+    },
+    /// Show where to download a version of a registry module from; or, for
+    /// an `oci://` source (OpenTofu), download its package into a folder:
+    /// verified against its digest, unpacked, and put in place only when
+    /// whole.
+    ///
+    /// A registry source needs VERSION and takes no --into; an `oci://`
+    /// source takes no VERSION (its ?tag= or ?digest= selects) and needs
+    /// --into. Exit codes as for resolve.
+    Download {
+        /// The module's registry source address, or an `oci://` source.
+        source: String,
+        /// The version (`1.2.0`), for a registry source.
         #[arg(value_name = "VERSION")]
-        module_version: String,
+        module_version: Option<String>,
+        /// The folder an `oci://` source's package is unpacked into: new,
+        /// or empty (its missing parents are made).
+        #[arg(long, value_name = "DIR")]
+        into: Option<PathBuf>,
         /// JSON output: source, version, location, package (the location as
         /// init parses it: getter, address, url, subdir, ref, depth, sshkey,
         /// archive, checksum; null for OpenTofu's direct packages),
         /// module_subdir (where in the package the module is) and
         /// use_registry_credentials (OpenTofu's direct packages; else null).
+        /// For an `oci://` source: as resolve's, and into, module_dir, files,
+        /// bytes.
         #[arg(long)]
         json: bool,
         #[command(flatten)]
@@ -130,13 +164,66 @@ pub(crate) fn run_module(command: &ModuleCommand) -> Result<u8, Failure> {
         ModuleCommand::Versions { source, json, net } => {
             failure::report(*json, module_versions(source, *json, net))
         }
+        ModuleCommand::Resolve { source, json, net } => {
+            failure::report(*json, oci_module::resolve(source, *json, net))
+        }
         ModuleCommand::Download {
             source,
             module_version,
+            into,
             json,
             net,
-        } => failure::report(*json, module_download(source, module_version, *json, net)),
+        } => failure::report(
+            *json,
+            download(
+                source,
+                module_version.as_deref(),
+                into.as_deref(),
+                *json,
+                net,
+            ),
+        ),
     }
+}
+
+/// `module download`: a registry source's location, or an `oci://`
+/// source's package.
+fn download(
+    given: &str,
+    version: Option<&str>,
+    into: Option<&Path>,
+    json: bool,
+    opts: &NetOpts,
+) -> Result<u8, Failure> {
+    let usage = |message: &str| {
+        Failure::from(Error::InvalidArgument {
+            message: format!("module download {given}: {message}"),
+        })
+    };
+    if OciModuleSource::is_oci(given) {
+        if let Some(version) = version {
+            return Err(usage(&format!(
+                "an oci:// source takes no VERSION ({version}): its ?tag= or ?digest= selects \
+                 the package"
+            )));
+        }
+        let Some(into) = into else {
+            return Err(usage(
+                "an oci:// source is downloaded into a folder: give --into DIR",
+            ));
+        };
+        return oci_module::download(given, into, json, opts);
+    }
+    if into.is_some() {
+        return Err(usage(
+            "--into is for oci:// sources; a registry source's download shows where its \
+             package is",
+        ));
+    }
+    let Some(version) = version else {
+        return Err(usage("a registry source needs a VERSION (`1.2.0`)"));
+    };
+    module_download(given, version, json, opts)
 }
 
 fn module_source(given: &str, opts: &NetOpts) -> Result<ModuleSource, Error> {

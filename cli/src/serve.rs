@@ -3,6 +3,7 @@
 mod golden;
 mod help;
 mod how_to;
+mod oci;
 
 use std::io::Write as _;
 use std::net::SocketAddr;
@@ -46,6 +47,18 @@ pub(crate) struct ServeOpts {
     /// The folder the --golden-install case is set up in.
     #[arg(long, value_name = "DIR", hide = true, requires = "golden_install")]
     golden_scratch: Option<PathBuf>,
+    /// For the language packages' tests: starts a real OCI registry
+    /// (`tfdisco_testkit::oci_registry`, MODE anonymous or basic) holding
+    /// a module package and a mirror of the signed registry's providers,
+    /// prints it as an `oci-registry {json}` line, and stops it with this
+    /// process (a signal, a `stop` line on stdin or stdin's end).
+    #[arg(
+        long,
+        value_name = "MODE",
+        hide = true,
+        conflicts_with = "golden_install"
+    )]
+    oci_registry: Option<String>,
 }
 
 fn read(path: &PathBuf) -> Result<Vec<u8>, Failure> {
@@ -111,6 +124,11 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
         (Some(name), Some(scratch)) => Some(golden::Golden::set_up(&server, name, scratch)?),
         _ => None,
     };
+    let oci = opts
+        .oci_registry
+        .as_deref()
+        .map(oci::OciFixture::start)
+        .transpose()?;
 
     let trust = match &ca_file {
         Some(path) => Trust::MadeCa(path),
@@ -123,14 +141,24 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
     if let Some(golden) = &golden {
         writeln!(out, "golden-install {}", golden.describe())?;
     }
+    if let Some(oci) = &oci {
+        writeln!(out, "oci-registry {}", oci.describe())?;
+    }
     writeln!(out, "press Ctrl-C to stop")?;
     out.flush()?;
     drop(out);
 
-    // Report each request as it arrives, until the process is stopped.
+    // Report each request as it arrives, until the process is stopped
+    // (with the OCI registry: until it is told to stop, which stops the
+    // registry too).
     let mut shown = 0;
     loop {
         std::thread::sleep(Duration::from_millis(100));
+        if let Some(why) = oci.as_ref().and_then(oci::OciFixture::stopping) {
+            drop(oci);
+            eprintln!("tfdisco: serve stopped ({why}); the OCI registry with it");
+            return Ok(exit::SUCCESS);
+        }
         let requests = server.requests();
         let mut out = std::io::stdout().lock();
         for seen in requests.iter().skip(shown) {

@@ -239,7 +239,7 @@ fn the_implied_configuration_excludes_what_local_mirrors_hold() {
 }
 
 #[test]
-fn opentofus_oci_mirror_is_shown_but_not_supported() {
+fn opentofus_oci_mirror_is_shown_with_its_repository() {
     let home = tempfile::tempdir().expect("temp dir");
     fs::write(
         home.path().join(".tofurc"),
@@ -252,8 +252,7 @@ fn opentofus_oci_mirror_is_shown_but_not_supported() {
         o.stdout.contains(
             "1. oci_mirror example.net/mirror/${namespace}/${type}\n   may install it: include \
              pattern \"registry.opentofu.org/*/*\" matches\n   OCI registry example.net, \
-             repository mirror/opentofu/foo: not supported by tfdisco, which does not install \
-             from OCI registries\n"
+             repository mirror/opentofu/foo\n"
         ),
         "{}",
         o.stdout
@@ -264,7 +263,7 @@ fn opentofus_oci_mirror_is_shown_but_not_supported() {
         &["provider", "source", "opentofu/foo", "--json"],
     );
     let v = o.json();
-    assert_eq!(v["methods"][0]["supported"], false);
+    assert_eq!(v["methods"][0]["supported"], true);
     assert_eq!(v["methods"][0]["oci"]["repository"], "mirror/opentofu/foo");
     // Terraform has no such method.
     fs::write(

@@ -14,6 +14,7 @@ use tfdisco_provider::ProviderInstallation;
 
 use crate::literal::{self, Lit};
 use crate::locations::Locations;
+use crate::oci_credentials::{OciBlocks, decode as oci_decode};
 use crate::provider_installation::{self, InstallationBlock};
 use crate::registry_settings::{self, RegistrySettings};
 use crate::{Diagnostic, Env, hcl1, nesting};
@@ -76,6 +77,9 @@ pub struct CliConfig {
     pub(crate) plugin_cache_dir: Option<String>,
     /// `plugin_cache_may_break_dependency_lock_file` set true in any file.
     pub(crate) plugin_cache_may_break: bool,
+    /// OpenTofu's `oci_credentials` and `oci_default_credentials` blocks,
+    /// files in order (OCICRED-1 to OCICRED-4).
+    pub(crate) oci: OciBlocks,
 }
 
 /// A `credentials "<host>" { token = "…" }` block. `Debug` does not show
@@ -357,6 +361,8 @@ pub(crate) struct ParsedFile {
     plugin_cache_dir: Option<String>,
     /// `plugin_cache_may_break_dependency_lock_file`.
     plugin_cache_may_break: bool,
+    /// OCI credentials blocks (OpenTofu only).
+    oci: OciBlocks,
 }
 
 impl ParsedFile {
@@ -371,6 +377,7 @@ impl ParsedFile {
             installation: Vec::new(),
             plugin_cache_dir: None,
             plugin_cache_may_break: false,
+            oci: OciBlocks::default(),
         }
     }
 }
@@ -442,7 +449,7 @@ pub(crate) fn parse_file(
     let mut file = ParsedFile::empty(path);
     let json = text.trim_start().starts_with('{');
     let (top, tree) = if json {
-        let (top, installation) = json_entries(&file.path, text, diags);
+        let (top, installation) = json_entries(&file.path, text, read.dialect, diags);
         let tree = installation
             .then(|| match hcl1::parse_json(text) {
                 Ok(items) => Some(items),
@@ -467,6 +474,9 @@ pub(crate) fn parse_file(
             json,
         };
         file.installation = provider_installation::decode(&items, &ctx, diags);
+        if read.dialect == Dialect::OpenTofu {
+            file.oci = oci_decode::decode(&items, &file.path, json, diags);
+        }
     }
     let path = file.path.clone();
     for (key, value, line) in top {
@@ -571,12 +581,23 @@ fn top_block(
 /// A file's entries that matter here, with their lines.
 type Entries = Vec<(String, Lit, Option<usize>)>;
 
+/// True for a top-level key of a block read from the HCL 1 tree: INST-1's,
+/// and for OpenTofu OCICRED-1's.
+fn needs_tree(key: &str, dialect: Dialect) -> bool {
+    key == PROVIDER_INSTALLATION || (dialect == Dialect::OpenTofu && oci_decode::is_oci_block(key))
+}
+
 /// The top-level entries of a JSON file that matter here, and whether it
-/// has a `provider_installation` member.
-fn json_entries(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> (Entries, bool) {
+/// has a member read from the HCL 1 tree (`needs_tree`).
+fn json_entries(
+    path: &Path,
+    text: &str,
+    dialect: Dialect,
+    diags: &mut Vec<Diagnostic>,
+) -> (Entries, bool) {
     match serde_json::from_str::<Lit>(text) {
         Ok(Lit::Object(entries)) => {
-            let installation = entries.iter().any(|(k, _)| k == PROVIDER_INSTALLATION);
+            let installation = entries.iter().any(|(k, _)| needs_tree(k, dialect));
             let entries = entries
                 .into_iter()
                 .filter(|(key, _)| is_read(key))
@@ -606,7 +627,8 @@ fn json_entries(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> (Entrie
 }
 
 /// The top-level blocks (and attributes) of an HCL file that matter here,
-/// and the file's HCL 1 tree when it has a `provider_installation` block.
+/// and the file's HCL 1 tree when it has a block read from it
+/// (`needs_tree`).
 ///
 /// The text is read with `hcl-edit`; when that refuses it, with the HCL 1
 /// reader (CFG-12), which also reads every `provider_installation` block
@@ -673,7 +695,7 @@ fn hcl_entries(
             hcl::Structure::Attribute(a) => (a.key(), None),
             hcl::Structure::Block(b) => (b.identifier(), Some(b.labels().len())),
         };
-        installation |= key == PROVIDER_INSTALLATION;
+        installation |= needs_tree(key, dialect);
         if !is_read(key) {
             continue;
         }
@@ -887,8 +909,11 @@ pub(crate) fn merge(
     let mut installation_blocks = Vec::new();
     let mut plugin_cache_dir = None;
     let mut plugin_cache_may_break = false;
+    let mut oci = OciBlocks::default();
     for file in files {
         installation_blocks.extend(file.installation);
+        oci.defaults.extend(file.oci.defaults);
+        oci.credentials.extend(file.oci.credentials);
         // A later file's directory replaces an earlier one's; the flag is
         // set by any file (as Go merges them).
         plugin_cache_dir = file.plugin_cache_dir.or(plugin_cache_dir);
@@ -966,6 +991,8 @@ pub(crate) fn merge(
         line: entry.line,
         executable: None,
     });
+    oci_decode::validate(&oci, &mut diagnostics);
+    config.oci = oci;
     config.diagnostics = diagnostics;
     config
 }

@@ -25,6 +25,10 @@
 //!   the way `terraform login` / `logout` do ([`CredentialsStore`]).
 //! - [`CachingCredentials`]: a cache of hits and misses in front of any
 //!   source.
+//! - OCI registry credentials as OpenTofu reads them
+//!   ([`CliConfig::oci_credentials_policy`], [`OciCredentialsPolicy`]):
+//!   `oci_credentials` and `oci_default_credentials` blocks, Docker-style
+//!   files and credential helpers (OCICRED-1 to OCICRED-11).
 //! - The `provider_installation` block ([`CliConfig::provider_installation`],
 //!   [`InstallationBlock`]) and the configuration implied without one
 //!   ([`implied_provider_installation`]); filesystem mirrors
@@ -39,8 +43,10 @@
 //! [`token_var_host`] and [`EnvCredentials`] work on texts and values given
 //! to them. The file system is read by [`CliConfig::load`] and
 //! [`Locations::resolve`] only, and written by the [`CredentialsStore`]
-//! methods of [`CliCredentials`] (`credentials.tfrc.json`); programs are run
-//! by [`HelperProgram`] only. HCL text that the HCL parser would take far too
+//! methods of [`CliCredentials`] (`credentials.tfrc.json`); Docker-style
+//! credentials files are read by [`CliConfig::oci_credentials_policy`];
+//! programs are run by [`HelperProgram`] and, for Docker-style credential
+//! helpers, by [`OciCredentialsPolicy`] only. HCL text that the HCL parser would take far too
 //! long to read is refused before parsing, as a [`Diagnostic`] (CFG-9).
 //! Nothing here opens a network connection. Tokens never appear in errors,
 //! diagnostics or `Debug` output.
@@ -110,6 +116,7 @@ mod locations;
 mod lock_file;
 mod mirror_folder;
 mod nesting;
+mod oci_credentials;
 mod oci_template;
 mod plugin_cache;
 mod plugins;
@@ -144,7 +151,12 @@ pub use installation_report::{InstallationChoice, InstallationReport, MethodRepo
 pub use locations::{Locations, OVERRIDE_VARS};
 pub use lock_file::{LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider};
 pub use mirror_folder::{Indexes, MirrorFolder, StagedArchive};
-pub use oci_template::oci_repository;
+pub use oci_credentials::{
+    CliOciCredentials, HelperProblem, OciBlockCredentials, OciCredentialsBlock,
+    OciCredentialsError, OciCredentialsLocation, OciCredentialsPolicy, OciDefaultCredentialsBlock,
+    OciHostOs, OciSpecificity, docker_style_search_locations, oci_auths_key_specificity,
+};
+pub use oci_template::{oci_repository, oci_repository_address};
 pub use plugin_cache::{PLUGIN_CACHE_DIR_VAR, PLUGIN_CACHE_MAY_BREAK_VAR, PluginCache};
 pub use provider_installation::{
     InstallationBlock, MethodBlock, PROVIDER_DOWNLOAD_RETRY_VAR, download_retries,

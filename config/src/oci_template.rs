@@ -1,8 +1,8 @@
 //! OpenTofu's `oci_mirror { repository_template = "…" }` (docs/behaviour.md,
 //! INST-10): the template read and checked as OpenTofu checks it when it
-//! loads the configuration, and the repository it gives a provider. tfdisco
-//! installs nothing from OCI registries; this says where OpenTofu would
-//! look.
+//! loads the configuration, and the repository it gives a provider (where
+//! `tfdisco lock --oci-mirror` and `tfdisco install` look, as OpenTofu
+//! does).
 
 use std::collections::BTreeSet;
 
@@ -10,6 +10,7 @@ use hcl::eval::{Context, Evaluate};
 use hcl::expr::{Expression, ObjectKey, Operation, TraversalOperator};
 use hcl::template::{Directive, Element, Template};
 use tfdisco_core::{ProviderSource, go_quote};
+use tfdisco_oci::RepositoryAddress;
 use tfdisco_provider::ProviderPattern;
 
 const SYMBOLS: [&str; 3] = ["hostname", "namespace", "type"];
@@ -104,12 +105,8 @@ fn evaluate(
 }
 
 /// The OCI registry and repository OpenTofu's `oci_mirror` with this
-/// `repository_template` would look in for `provider` (OpenTofu's
-/// `RepositoryMapping`): the template evaluated with `hostname`,
-/// `namespace` and `type`, split at its first `/` into the registry's
-/// domain and the repository, which must be lower-case letters and digits
-/// in path components separated by `.`, `_`, `__` or dashes. tfdisco does
-/// not install from OCI registries (INST-10).
+/// `repository_template` looks in for `provider` (OpenTofu's
+/// `RepositoryMapping`), as two texts: see [`oci_repository_address`].
 ///
 /// ```
 /// use tfdisco_config::oci_repository;
@@ -126,6 +123,19 @@ pub fn oci_repository(
     template: &str,
     provider: &ProviderSource,
 ) -> Result<(String, String), String> {
+    oci_repository_address(template, provider)
+        .map(|a| (a.registry().to_owned(), a.repository().to_owned()))
+}
+
+/// The repository OpenTofu's `oci_mirror` with this `repository_template`
+/// looks in for `provider`: the template evaluated with `hostname`,
+/// `namespace` and `type`, split at its first `/` into the registry's
+/// domain and the repository (`tfdisco_oci::RepositoryAddress::parse`, the
+/// distribution specification's grammar).
+pub fn oci_repository_address(
+    template: &str,
+    provider: &ProviderSource,
+) -> Result<RepositoryAddress, String> {
     let parsed: Template = template.parse().map_err(|e: hcl::Error| e.to_string())?;
     let address = evaluate(
         &parsed,
@@ -133,49 +143,7 @@ pub fn oci_repository(
         provider.namespace(),
         provider.type_name(),
     )?;
-    let (registry, repository) = address.split_once('/').unwrap_or((&address, ""));
-    if registry.is_empty() {
-        return Err(format!(
-            "invalid reference: missing registry in {}",
-            go_quote(&address)
-        ));
-    }
-    if repository.contains([':', '@']) {
-        return Err("invalid reference: artifact tag or digest not allowed".to_owned());
-    }
-    if !repository.split('/').all(valid_path_component) {
-        return Err(format!(
-            "invalid reference: invalid repository {}",
-            go_quote(repository)
-        ));
-    }
-    Ok((registry.to_owned(), repository.to_owned()))
-}
-
-/// `[a-z0-9]+((\.|_|__|-+)[a-z0-9]+)*`, the distribution spec's path
-/// component.
-fn valid_path_component(component: &str) -> bool {
-    let bytes = component.as_bytes();
-    let alnum = |b: u8| b.is_ascii_lowercase() || b.is_ascii_digit();
-    if bytes.first().is_none_or(|&b| !alnum(b)) || bytes.last().is_none_or(|&b| !alnum(b)) {
-        return false;
-    }
-    let mut i = 0;
-    while i < bytes.len() {
-        if alnum(bytes[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len() && !alnum(bytes[i]) {
-            i += 1;
-        }
-        let sep = &component[start..i];
-        if !(sep == "." || sep == "_" || sep == "__" || sep.bytes().all(|b| b == b'-')) {
-            return false;
-        }
-    }
-    true
+    RepositoryAddress::parse(&address).map_err(|e| e.to_string())
 }
 
 /// The root names a template refers to, without the ones its `for`

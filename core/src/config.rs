@@ -35,6 +35,13 @@ pub enum RequestKind {
     /// client's 5 redirects, retries (Terraform: the registry requests';
     /// OpenTofu: none) and `Content-Type` check (MIRROR-4).
     Mirror,
+    /// An OCI registry's API (OpenTofu's `oci_mirror` and `oci://`
+    /// modules): tags, manifests and token requests, as OpenTofu's ORAS
+    /// client makes them: Go's 10 requests per redirect chain, no retries,
+    /// a 4 MiB limit (ORAS's for manifests), no `X-Terraform-Version`, no
+    /// `Content-Type` check, the registry requests' 10 s (OCI-7). Blobs are
+    /// [`RequestKind::Download`]s.
+    Oci,
 }
 
 /// How requests behave. The defaults are those of the CLIs:
@@ -97,6 +104,11 @@ pub const DEFAULT_REGISTRY_MAX_REDIRECTS: u32 = 9;
 /// The redirect limit of both CLIs' network mirror clients (5 redirects,
 /// the sixth refused).
 pub const MIRROR_MAX_REDIRECTS: u32 = 5;
+/// The largest OCI registry answer read whole (a manifest, an index, a tag
+/// list, a token): 4 MiB, ORAS's manifest limit.
+pub const OCI_BODY_LIMIT: u64 = 4 * 1024 * 1024;
+/// OCI registry requests' retries: [`RetryPolicy::oci`].
+const OCI_RETRY_POLICY: RetryPolicy = RetryPolicy::oci();
 /// The largest discovery document accepted: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: u64 = 1024 * 1024;
 /// The largest registry API document accepted: 16 MiB (D10; the provider
@@ -326,6 +338,7 @@ impl Config {
             RequestKind::Discovery => self.max_redirects,
             RequestKind::Registry | RequestKind::Download => self.registry_max_redirects,
             RequestKind::Mirror => MIRROR_MAX_REDIRECTS,
+            RequestKind::Oci => DEFAULT_REGISTRY_MAX_REDIRECTS,
         }
     }
 
@@ -344,6 +357,7 @@ impl Config {
         match kind {
             RequestKind::Discovery => self.body_limit,
             RequestKind::Registry | RequestKind::Mirror => self.registry_body_limit,
+            RequestKind::Oci => OCI_BODY_LIMIT,
             RequestKind::Download => self.download_body_limit,
         }
     }
@@ -368,7 +382,7 @@ impl Config {
         match kind {
             RequestKind::Discovery => self.timeout,
             RequestKind::Download => self.download_timeout,
-            RequestKind::Registry | RequestKind::Mirror => {
+            RequestKind::Registry | RequestKind::Mirror | RequestKind::Oci => {
                 let policy = self.retry_policy_for(kind);
                 policy.longest().unwrap_or_else(|| {
                     policy
@@ -398,6 +412,7 @@ impl Config {
             RequestKind::Registry => &self.registry_retry_policy,
             RequestKind::Download => &self.download_retry_policy,
             RequestKind::Mirror => &self.mirror_retry_policy,
+            RequestKind::Oci => &OCI_RETRY_POLICY,
         }
     }
 

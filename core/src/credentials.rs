@@ -41,6 +41,18 @@ impl Credentials {
         })
     }
 
+    /// Credentials that are a whole `Authorization` value (an OCI
+    /// registry's `Basic …`, or its token service's `Bearer …`), marked
+    /// sensitive. [`Credentials::expose_token`] gives the value back.
+    pub fn authorization_value(value: &str) -> Result<Credentials, InvalidToken> {
+        let mut authorization = HeaderValue::from_str(value).map_err(|_| InvalidToken(()))?;
+        authorization.set_sensitive(true);
+        Ok(Credentials {
+            token: value.into(),
+            authorization,
+        })
+    }
+
     /// The token itself, for storing it or showing it on explicit request.
     pub fn expose_token(&self) -> &str {
         &self.token

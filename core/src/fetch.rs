@@ -82,6 +82,13 @@ pub trait Goal {
         })
     }
 
+    /// The `Accept` header the goal's requests send, instead of the kind's
+    /// (an OCI manifest names the media types it takes). `None`: the
+    /// kind's.
+    fn accept(&self) -> Option<HeaderValue> {
+        None
+    }
+
     /// The failure [`Fetch::poll`] reports: registry goals wrap it so its
     /// message names their request. Unchanged by default.
     fn present_error(&self, error: Error) -> Error {
@@ -318,6 +325,13 @@ impl<G: Goal> Fetch<G> {
     /// What the fetch is for.
     pub fn goal(&self) -> &G {
         &self.goal
+    }
+
+    /// The goal back, the fetch dropped: a request that must be made again
+    /// with other credentials (an OCI registry's challenge) starts a new
+    /// fetch with it.
+    pub fn into_goal(self) -> G {
+        self.goal
     }
 
     /// The configuration it runs under.
@@ -592,8 +606,11 @@ impl<G: Goal> Fetch<G> {
                 headers.insert(X_TERRAFORM_VERSION, self.config.cli_version().clone());
             }
             // The CLIs fetch checksums, signatures and archives without
-            // either (DL-1).
-            RequestKind::Download => {}
+            // either (DL-1); OpenTofu's OCI client sends neither (OCI-7).
+            RequestKind::Download | RequestKind::Oci => {}
+        }
+        if let Some(accept) = self.goal.accept() {
+            headers.insert(ACCEPT, accept);
         }
         headers.insert(ACCEPT_ENCODING, HeaderValue::from_static("gzip"));
         headers.insert(USER_AGENT, self.config.user_agent_for(G::KIND).clone());
@@ -659,7 +676,7 @@ impl<G: Goal> Fetch<G> {
             // The mirror clients check it as the discovery libraries do
             // (MIRROR-4).
             RequestKind::Discovery | RequestKind::Mirror => content_type::check(headers),
-            RequestKind::Registry | RequestKind::Download => Ok(()),
+            RequestKind::Registry | RequestKind::Download | RequestKind::Oci => Ok(()),
         };
         if let Err(refusal) = checked {
             let url = self.url.clone().into();

@@ -138,7 +138,7 @@ pub use cache::{DiscoveryCache, Lookup, Ticket};
 pub use config::{
     Config, DEFAULT_BODY_LIMIT, DEFAULT_DOWNLOAD_LIMIT, DEFAULT_DOWNLOAD_TIMEOUT,
     DEFAULT_MAX_REDIRECTS, DEFAULT_REGISTRY_BODY_LIMIT, DEFAULT_REGISTRY_MAX_REDIRECTS,
-    DEFAULT_TIMEOUT, MIRROR_MAX_REDIRECTS, RequestKind,
+    DEFAULT_TIMEOUT, MIRROR_MAX_REDIRECTS, OCI_BODY_LIMIT, RequestKind,
 };
 pub use credentials::{
     Credentials, CredentialsError, CredentialsSource, InvalidToken, NoCredentials,

@@ -62,9 +62,28 @@ pub enum RegistryCall {
     MirrorVersions,
     /// `GET <mirror>/<host>/<namespace>/<type>/<version>.json`
     MirrorArchives,
+    /// `GET https://<registry>/v2/<repository>/tags/list` (an OCI
+    /// registry).
+    OciTags,
+    /// `GET https://<registry>/v2/<repository>/manifests/<reference>`.
+    OciManifest,
+    /// `GET https://<registry>/v2/<repository>/blobs/<digest>`.
+    OciBlob,
+    /// A token from an OCI registry's token service.
+    OciToken,
+    /// The manifest and the package blob of an `oci://` module source
+    /// (OpenTofu's OCI module getter).
+    OciModule,
 }
 
 impl RegistryCall {
+    /// `error` as this request's failure ([`Error::Registry`]), so that its
+    /// message names the request; an error already naming one is kept. A
+    /// goal's [`present_error`](crate::Goal::present_error) calls it.
+    pub fn wrap(self, error: Error) -> Error {
+        wrap(self, error)
+    }
+
     /// Its name in messages: `provider versions`, ….
     pub fn name(self) -> &'static str {
         self.subject().request
@@ -108,11 +127,41 @@ impl RegistryCall {
                 response: "provider mirror archives response",
                 whole: "provider mirror archives request",
             },
+            RegistryCall::OciModule => Subject {
+                request: "OCI module package",
+                url: "OCI module package URL",
+                response: "OCI module package response",
+                whole: "OCI module package request",
+            },
             RegistryCall::ProviderPackage => Subject {
                 request: "provider package",
                 url: "provider package URL",
                 response: "provider package response",
                 whole: "provider package request",
+            },
+            RegistryCall::OciTags => Subject {
+                request: "OCI tag list",
+                url: "OCI tag list URL",
+                response: "OCI tag list",
+                whole: "OCI tag list request",
+            },
+            RegistryCall::OciManifest => Subject {
+                request: "OCI manifest",
+                url: "OCI manifest URL",
+                response: "OCI manifest",
+                whole: "OCI manifest request",
+            },
+            RegistryCall::OciBlob => Subject {
+                request: "OCI blob",
+                url: "OCI blob URL",
+                response: "OCI blob",
+                whole: "OCI blob download",
+            },
+            RegistryCall::OciToken => Subject {
+                request: "OCI registry token",
+                url: "OCI token service URL",
+                response: "OCI token service response",
+                whole: "OCI token request",
             },
         }
     }

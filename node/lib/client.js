@@ -35,7 +35,10 @@ const CLIENT_OPTIONS = [
 ];
 
 /** The options `client.lock(dir, options)` takes. */
-const LOCK_OPTIONS = ['platforms', 'providers', 'jobs', 'netMirror', 'fsMirror'];
+const LOCK_OPTIONS = ['platforms', 'providers', 'jobs', 'netMirror', 'fsMirror', 'ociMirror'];
+
+/** The options `client.moduleDownload(source, options)` takes (an `oci://` source). */
+const MODULE_DOWNLOAD_OPTIONS = ['into'];
 
 /** The options `client.mirror(dir, folder, options)` takes. */
 const MIRROR_OPTIONS = ['platforms', 'jobs', 'lockFile'];
@@ -143,7 +146,24 @@ function readLockOptions(options) {
     jobs: opt('jobs', args.count),
     netMirror: opt('netMirror', args.string),
     fsMirror: opt('fsMirror', args.path),
+    ociMirror: opt('ociMirror', args.string),
   };
+}
+
+/**
+ * `moduleDownload`'s second argument: a registry module's version (a
+ * string), or the options of an `oci://` source's download (`{ into }`).
+ * Which a source takes is the native side's rule, the CLI's.
+ */
+function readModuleDownload(second) {
+  if (second === undefined || second === null) return { version: undefined, into: undefined };
+  if (typeof second === 'string') return { version: second, into: undefined };
+  if (!args.isPlainObject(second)) {
+    throw typeError('The "version" argument', 'of type string, or a plain object of options ({ into })', second);
+  }
+  args.knownKeys(second, MODULE_DOWNLOAD_OPTIONS, 'client.moduleDownload(source, options)');
+  const into = second.into === undefined || second.into === null ? undefined : args.path(second.into, 'options.into');
+  return { version: undefined, into };
 }
 
 /** The native mirror options for `options`. */
@@ -252,14 +272,21 @@ class Client {
     );
   }
 
-  /** Where to download a module (`tfdisco module download --json`). */
-  moduleDownload(source, version) {
-    return promised(() =>
-      this.#native.moduleDownload(
-        args.string(source, 'The "source" argument'),
-        args.string(version, 'The "version" argument'),
-      ),
-    ).then(report);
+  /**
+   * Where to download a version of a registry module, or an `oci://`
+   * source's package downloaded into `{ into }` (`tfdisco module download
+   * --json`).
+   */
+  moduleDownload(source, versionOrOptions) {
+    return promised(() => {
+      const { version, into } = readModuleDownload(versionOrOptions);
+      return this.#native.moduleDownload(args.string(source, 'The "source" argument'), version, into);
+    }).then(report);
+  }
+
+  /** What an `oci://` module source selects (`tfdisco module resolve --json`). */
+  moduleResolve(source) {
+    return promised(() => this.#native.moduleResolve(args.string(source, 'The "source" argument'))).then(report);
   }
 
   /** `terraform providers lock` in `dir` (`tfdisco lock --json`). */

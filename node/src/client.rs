@@ -19,7 +19,8 @@ use napi_derive::napi;
 use tfdisco_core::{
     Dialect, Error, ModuleSource, Platform, ProviderSource, Services, check_version,
 };
-use tfdisco_transport::{ClientSetup, CredentialsLookup};
+use tfdisco_transport::reexports::tfdisco_oci::OciModuleSource;
+use tfdisco_transport::{ClientSetup, CredentialsLookup, oci_module_source};
 
 use crate::errors::{Failure, OrThrow};
 use crate::hostname::{HostArg, host_arg};
@@ -198,24 +199,85 @@ impl Client {
         })
     }
 
-    /// Where to download `version` of a module from.
+    /// Where to download `version` of a registry module from; or an
+    /// `oci://` source's package downloaded, verified and unpacked into the
+    /// folder `into` (the library's `ModuleLocation` or `DownloadedModule`
+    /// document). A registry source needs `version` and takes no `into`;
+    /// an `oci://` source takes no `version` and needs `into`: an
+    /// `InvalidArgumentError` otherwise, as the CLI's usage errors.
     #[napi]
     pub fn module_download<'env>(
         &self,
         env: &'env Env,
         source: String,
-        version: String,
+        version: Option<String>,
+        into: Option<String>,
     ) -> napi::Result<Answer<'env, String>> {
-        let checked = self
-            .module_source(&source)
-            .and_then(|source| Ok(check_version(&version).map(|()| source)?));
-        let source = match checked {
-            Ok(source) => source,
+        let usage = |message: String| {
+            Failure::from(Error::InvalidArgument {
+                message: format!("moduleDownload({source}): {message}"),
+            })
+        };
+        if OciModuleSource::is_oci(&source) {
+            let checked = match (version, into) {
+                (Some(version), _) => Err(usage(format!(
+                    "an oci:// source takes no version ({version}): its ?tag= or ?digest= \
+                     selects the package"
+                ))),
+                (None, None) => Err(usage(
+                    "an oci:// source is downloaded into a folder: give { into: DIR }".to_owned(),
+                )),
+                (None, Some(into)) => self.oci_source(&source).map(|s| (s, PathBuf::from(into))),
+            };
+            let (source, into) = match checked {
+                Ok(checked) => checked,
+                Err(failure) => return promise::ready(env, Err(failure)),
+            };
+            let client = self.inner();
+            return promise::later(env, async move {
+                report::json(&client.oci_module_download(&source, &into).await?)
+            });
+        }
+        let checked = match (version, into) {
+            (_, Some(_)) => Err(usage(
+                "into is for oci:// sources; a registry source's download says where its \
+                 package is"
+                    .to_owned(),
+            )),
+            (None, None) => Err(usage(
+                "a registry source needs a version ('1.2.0')".to_owned(),
+            )),
+            (Some(version), None) => self
+                .module_source(&source)
+                .and_then(|source| Ok(check_version(&version).map(|()| (source, version))?)),
+        };
+        let (source, version) = match checked {
+            Ok(checked) => checked,
             Err(failure) => return promise::ready(env, Err(failure)),
         };
         let client = self.inner();
         promise::later(env, async move {
             report::json(&client.module_download(&source, &version).await?)
+        })
+    }
+
+    /// What an `oci://` module source's tag (`latest` by default) or
+    /// digest selects: the manifest, checked as OpenTofu checks it, and the
+    /// source pinned to its digest (the library's `ResolvedModule`
+    /// document).
+    #[napi]
+    pub fn module_resolve<'env>(
+        &self,
+        env: &'env Env,
+        source: String,
+    ) -> napi::Result<Answer<'env, String>> {
+        let source = match self.oci_source(&source) {
+            Ok(source) => source,
+            Err(failure) => return promise::ready(env, Err(failure)),
+        };
+        let client = self.inner();
+        promise::later(env, async move {
+            report::json(&client.oci_module_resolve(&source).await?)
         })
     }
 
@@ -351,6 +413,12 @@ impl Client {
 
     fn inner(&self) -> Inner {
         self.shared.client.clone()
+    }
+
+    /// An `oci://` module source, read in the client's dialect (OpenTofu's
+    /// only): an `InvalidArgumentError` otherwise, as for the CLI.
+    fn oci_source(&self, given: &str) -> Result<OciModuleSource, Failure> {
+        Ok(oci_module_source(given, self.shared.dialect)?)
     }
 
     fn module_source(&self, given: &str) -> Result<ModuleSource, Failure> {

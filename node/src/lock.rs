@@ -24,6 +24,8 @@ pub struct NativeLockOptions {
     pub net_mirror: Option<String>,
     /// Take every provider from this filesystem mirror (a folder).
     pub fs_mirror: Option<String>,
+    /// Take every provider from this OCI mirror (a repository template).
+    pub oci_mirror: Option<String>,
 }
 
 /// The options object `lib/client.js` makes of `mirror(dir, folder,
@@ -70,6 +72,7 @@ pub(crate) fn lock_options(
     options = options.mirrors(
         given.net_mirror.as_deref(),
         given.fs_mirror.map(PathBuf::from),
+        given.oci_mirror.as_deref(),
     )?;
     for platform in &given.platforms {
         options = options.platform(Platform::parse(platform)?);

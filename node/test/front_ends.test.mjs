@@ -1,7 +1,9 @@
 // One report, one serialization: the same discovery, registry, lock,
-// mirror and install calls through the `tfdisco` CLI (`--json`), the Python package
-// (`to_json()`) and this package (`JSON.stringify`) give equal JSON
-// documents. The Python interpreter with the package installed is
+// mirror and install calls, and the OCI ones (a lock from an OCI mirror,
+// an `oci://` module resolved and downloaded, against `tfdisco serve
+// --oci-registry anonymous`), through the `tfdisco` CLI (`--json`), the
+// Python package (`to_json()`) and this package (`JSON.stringify`) give
+// equal JSON documents. The Python interpreter with the package installed is
 // TFDISCO_PYTHON (scripts/test.sh sets it to the venv python/run-tests.sh
 // made); without it the test is skipped, and says why.
 import assert from 'node:assert/strict';
@@ -12,6 +14,7 @@ import { after, before, test } from 'node:test';
 
 import * as tfdisco from '../index.mjs';
 import { REPO, hermeticEnv, tempDir, tfdiscoBin } from './helpers/env.mjs';
+import { OciServed } from './helpers/oci.mjs';
 import { REGISTRY, Served } from './helpers/serve.mjs';
 
 const PYTHON = process.env.TFDISCO_PYTHON;
@@ -103,17 +106,48 @@ function calls(dirs) {
   ];
 }
 
-function viaCli(call, env) {
-  const args = [...call.cli, '--json', '--dialect', 'terraform', '--ca-file', served.ca, '--no-credentials'];
+/** The OCI calls against `oci` (a registry `tfdisco serve --oci-registry` started). */
+function ociCalls(oci, dirs) {
+  const source = `${oci.module.source}//sub?tag=1.0.0`;
+  const platformArgs = ALL.flatMap((p) => ['--platform', p]);
+  return [
+    {
+      name: 'module resolve (oci://)',
+      cli: ['module', 'resolve', source],
+      python: `c.module_resolve(${JSON.stringify(source)})`,
+      node: (c) => c.moduleResolve(source),
+    },
+    {
+      name: 'module download (oci://)',
+      prepare: () => fs.rmSync(dirs.module, { recursive: true, force: true }),
+      cli: ['module', 'download', source, '--into', dirs.module],
+      python: `c.module_download(${JSON.stringify(source)}, into=${JSON.stringify(dirs.module)})`,
+      node: (c) => c.moduleDownload(source, { into: dirs.module }),
+    },
+    {
+      name: 'lock --oci-mirror',
+      prepare: () => prepare('lock-goldens', 'fresh', dirs.lock),
+      cli: ['lock', '--chdir', dirs.lock, '--oci-mirror', oci.mirrorTemplate, ...platformArgs],
+      python: `c.lock(${JSON.stringify(dirs.lock)}, ${JSON.stringify(ALL)}, oci_mirror=${JSON.stringify(oci.mirrorTemplate)})`,
+      node: (c) => c.lock(dirs.lock, { platforms: ALL, ociMirror: oci.mirrorTemplate }),
+    },
+  ];
+}
+
+/** Where the calls go: the CA to trust and the dialect. */
+const TERRAFORM = () => ({ ca: served.ca, dialect: 'terraform' });
+
+function viaCli(call, env, { ca, dialect } = TERRAFORM()) {
+  const args = [...call.cli, '--json', '--dialect', dialect, '--ca-file', ca, '--no-credentials'];
   const run = spawnSync(tfdiscoBin(), args, { env, encoding: 'utf8' });
   assert.equal(run.status, 0, `tfdisco ${args.join(' ')}: ${run.stderr}`);
   return JSON.parse(run.stdout);
 }
 
-function viaPython(call, env) {
+function viaPython(call, env, { ca, dialect } = TERRAFORM()) {
   const script = [
     'import tfdisco',
-    `c = tfdisco.Client(dialect="terraform", ca_files=[${JSON.stringify(served.ca)}], credentials=None)`,
+    `c = tfdisco.Client(dialect=${JSON.stringify(dialect)}, ca_files=[${JSON.stringify(ca)}], credentials=None)`,
     `print(${call.python}.to_json())`,
   ].join('\n');
   const run = spawnSync(PYTHON, ['-c', script], { env, encoding: 'utf8' });
@@ -121,9 +155,23 @@ function viaPython(call, env) {
   return JSON.parse(run.stdout);
 }
 
-async function viaNode(call, env) {
-  const c = new tfdisco.Client({ dialect: 'terraform', caFiles: [served.ca], credentials: null, env });
+async function viaNode(call, env, { ca, dialect } = TERRAFORM()) {
+  const c = new tfdisco.Client({ dialect, caFiles: [ca], credentials: null, env });
   return JSON.parse(JSON.stringify(await call.node(c)));
+}
+
+/** Each call through the three front ends: equal documents. */
+async function compare(calls, env, where) {
+  for (const call of calls) {
+    call.prepare?.();
+    const cli = viaCli(call, env, where);
+    call.prepare?.();
+    const python = viaPython(call, env, where);
+    call.prepare?.();
+    const node = await viaNode(call, env, where);
+    assert.deepEqual(python, cli, `${call.name}: Python and the CLI`);
+    assert.deepEqual(node, cli, `${call.name}: Node and the CLI`);
+  }
 }
 
 test(
@@ -137,16 +185,21 @@ test(
       folder: path.join(scratch, 'folder'),
       install: path.join(scratch, 'install'),
     };
-    const env = hermeticEnv();
-    for (const call of calls(dirs)) {
-      call.prepare?.();
-      const cli = viaCli(call, env);
-      call.prepare?.();
-      const python = viaPython(call, env);
-      call.prepare?.();
-      const node = await viaNode(call, env);
-      assert.deepEqual(python, cli, `${call.name}: Python and the CLI`);
-      assert.deepEqual(node, cli, `${call.name}: Node and the CLI`);
+    await compare(calls(dirs), hermeticEnv());
+  },
+);
+
+test(
+  'the CLI, Python and Node give the same JSON documents for the OCI calls',
+  { skip: !PYTHON && 'TFDISCO_PYTHON is not set (scripts/test.sh sets it to the Python venv)' },
+  async () => {
+    const oci = await OciServed.start('anonymous');
+    try {
+      const scratch = tempDir('tfdisco-front-ends-oci-');
+      const dirs = { lock: path.join(scratch, 'lock'), module: path.join(scratch, 'modules', 'app') };
+      await compare(ociCalls(oci, dirs), hermeticEnv(), { ca: oci.ca, dialect: 'opentofu' });
+    } finally {
+      await oci.stop();
     }
   },
 );

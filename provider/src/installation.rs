@@ -113,12 +113,6 @@ impl MethodKind {
         }
     }
 
-    /// Whether tfdisco installs with this method: all but `oci_mirror`,
-    /// which it reads and reports but does not use.
-    pub fn is_supported(&self) -> bool {
-        !matches!(self, MethodKind::OciMirror { .. })
-    }
-
     /// Where the method looks: the URL, the directory or the repository
     /// template; `None` for `direct`.
     pub fn location(&self) -> Option<String> {
@@ -393,7 +387,7 @@ impl ProviderInstallation {
                             priority: Some(priority),
                             may_install: choice.handles,
                             reason,
-                            supported: method.kind.is_supported(),
+                            supported: true,
                         }
                     }
                 }
@@ -418,7 +412,9 @@ pub struct MethodSummary {
     pub may_install: bool,
     /// Why, in words.
     pub reason: String,
-    /// False for `oci_mirror`, which tfdisco reads but does not use.
+    /// Whether tfdisco installs with the method: every method since
+    /// `oci_mirror` is installed from (kept in the report, which said
+    /// `false` for it before).
     pub supported: bool,
 }
 

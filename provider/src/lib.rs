@@ -59,6 +59,7 @@ mod fs_mirror;
 mod installation;
 pub mod lock_plan;
 pub mod mirror_folder;
+pub mod oci_mirror;
 mod package_hash;
 pub mod unpack;
 

@@ -57,10 +57,12 @@ pub use install::{
 };
 
 use crate::fs_mirror::{LocalPackage, LocalPackages};
+use crate::oci_mirror::{self, NoManifest};
 use crate::package_hash::{
     ArchiveDigest, AuthenticationError, PackageCheck, PackageHasher, PackageHashes, SignatureCheck,
     Trust, authenticate_mirror_archive, authenticate_package,
 };
+use tfdisco_oci::{Descriptor, FetchedManifest, Reference, RepositoryAddress};
 
 /// One provider the configuration requires.
 #[derive(Clone, Debug)]
@@ -93,6 +95,9 @@ pub enum Origin {
     /// A filesystem mirror (`-fs-mirror=DIR`), for every provider: the
     /// packages found in it (`tfdisco_config`'s `FilesystemMirror::scan`).
     Filesystem(LocalPackages),
+    /// An OCI registry mirror (OpenTofu's `oci_mirror`): the provider's
+    /// repository in it (OCIMIRROR-1 to OCIMIRROR-5).
+    OciMirror(RepositoryAddress),
 }
 
 /// Names a job handed out by [`LockPlan::next_job`].
@@ -205,6 +210,38 @@ pub enum Job {
         /// The version selected.
         version: Version,
     },
+    /// An OCI repository's tags ([`JobOutput::OciTags`]).
+    OciTags {
+        /// The repository.
+        address: RepositoryAddress,
+        /// The provider it holds.
+        source: ProviderSource,
+    },
+    /// A manifest or index of an OCI repository
+    /// ([`JobOutput::OciManifest`]), asked for as one of `accept`.
+    OciManifest {
+        /// The repository.
+        address: RepositoryAddress,
+        /// The tag or digest naming it.
+        reference: Reference,
+        /// The media types asked for.
+        accept: Vec<String>,
+    },
+    /// A package archive in an OCI repository (the layer of a platform's
+    /// manifest), hashed by an [`ArchiveSink`] as it downloads, its size
+    /// and digest checked ([`JobOutput::Archive`]).
+    OciBlob {
+        /// The repository.
+        address: RepositoryAddress,
+        /// The layer.
+        layer: Descriptor,
+        /// The provider it is a package of.
+        source: ProviderSource,
+        /// Its version.
+        version: Version,
+        /// Its platform.
+        platform: Platform,
+    },
 }
 
 /// What a job gave.
@@ -223,6 +260,10 @@ pub enum JobOutput {
     MirrorVersions(MirrorVersions),
     /// For [`Job::MirrorArchives`].
     MirrorArchives(Box<MirrorArchives>),
+    /// For [`Job::OciTags`]: every tag.
+    OciTags(Vec<String>),
+    /// For [`Job::OciManifest`].
+    OciManifest(Box<FetchedManifest>),
     /// For [`Job::Installed`].
     Installed(InstalledPackages),
     /// For [`Job::Installed`]: another run holds the cache entry's lock;
@@ -429,6 +470,8 @@ enum Purpose {
     Archive(usize, usize),
     LocalPackage(usize, usize),
     MirrorArchives(usize),
+    OciIndex(usize),
+    OciManifest(usize, usize),
 }
 
 /// One provider's progress.
@@ -515,6 +558,16 @@ impl LockPlan {
             .into_iter()
             .map(|r| (r, origin.clone()))
             .collect();
+        LockPlan::build(requirements, platforms, check, None)
+    }
+
+    /// [`LockPlan::new`], each provider taken from its own origin (an OCI
+    /// mirror's repository is each provider's own).
+    pub fn with_origins(
+        requirements: Vec<(Requirement, Origin)>,
+        platforms: Vec<Platform>,
+        check: SignatureCheck,
+    ) -> LockPlan {
         LockPlan::build(requirements, platforms, check, None)
     }
 
@@ -614,6 +667,9 @@ impl LockPlan {
             Origin::Filesystem(packages) => {
                 let versions = packages.versions(&source);
                 self.on_versions(p, versions);
+            }
+            Origin::OciMirror(address) => {
+                self.push(Purpose::Versions(p), Job::OciTags { address, source })
             }
         }
     }
@@ -723,6 +779,16 @@ impl LockPlan {
             (Purpose::Versions(p), Ok(JobOutput::MirrorVersions(answer))) => {
                 self.on_versions(p, answer.versions)
             }
+            (Purpose::Versions(p), Ok(JobOutput::OciTags(tags))) => {
+                let versions = oci_mirror::versions_from_tags(&tags, self.dialect);
+                self.on_versions(p, versions)
+            }
+            (Purpose::OciIndex(p), Ok(JobOutput::OciManifest(fetched))) => {
+                self.on_oci_index(p, &fetched)
+            }
+            (Purpose::OciManifest(p, i), Ok(JobOutput::OciManifest(fetched))) => {
+                self.on_oci_manifest(p, i, &fetched)
+            }
             (Purpose::Installed(p), Ok(JobOutput::Installed(found))) => {
                 self.on_installed(p, &found)
             }
@@ -773,13 +839,17 @@ impl LockPlan {
             (
                 Purpose::Versions(p)
                 | Purpose::MirrorArchives(p)
+                | Purpose::OciIndex(p)
                 | Purpose::Installed(p)
                 | Purpose::Place(p)
                 | Purpose::Release(p),
                 Err(e),
             ) => self.fail(p, None, LockProblem::Request(e)),
             (
-                Purpose::Package(p, i) | Purpose::Archive(p, i) | Purpose::LocalPackage(p, i),
+                Purpose::Package(p, i)
+                | Purpose::Archive(p, i)
+                | Purpose::LocalPackage(p, i)
+                | Purpose::OciManifest(p, i),
                 Err(e),
             ) => self.fail(p, Some(i), LockProblem::Request(e)),
             (purpose, Ok(output)) => {
@@ -851,7 +921,80 @@ impl LockPlan {
             Origin::Filesystem(packages) => {
                 self.on_local(p, &packages, &source, &version);
             }
+            Origin::OciMirror(address) => match oci_mirror::tag_for(&version) {
+                Ok(tag) => {
+                    let job = Job::OciManifest {
+                        address,
+                        reference: Reference::Tag(tag),
+                        accept: oci_mirror::INDEX_ACCEPT
+                            .iter()
+                            .map(|&m| m.to_owned())
+                            .collect(),
+                    };
+                    self.push(Purpose::OciIndex(p), job);
+                }
+                Err(why) => self.fail(p, None, LockProblem::Package(why)),
+            },
         }
+    }
+
+    /// An OCI mirror's index of the selected version: each platform's
+    /// manifest asked for, or the first platform it has none for
+    /// (OCIMIRROR-2, OCIMIRROR-3).
+    fn on_oci_index(&mut self, p: usize, fetched: &FetchedManifest) {
+        let Origin::OciMirror(address) = self.providers[p].origin.clone() else {
+            return;
+        };
+        let index = match oci_mirror::check_index(fetched) {
+            Ok(index) => index,
+            Err(why) => return self.fail(p, None, LockProblem::Package(why)),
+        };
+        for (i, platform) in self.platforms.clone().into_iter().enumerate() {
+            match oci_mirror::select_platform(&index, &platform) {
+                Ok(entry) => {
+                    let job = Job::OciManifest {
+                        address: address.clone(),
+                        reference: Reference::Digest(entry.digest),
+                        accept: vec![entry.media_type],
+                    };
+                    self.push(Purpose::OciManifest(p, i), job);
+                }
+                Err(NoManifest::PlatformNotSupported) => {
+                    let source = &self.providers[p].requirement.source;
+                    let version = self.providers[p].version.clone().unwrap_or_default();
+                    let why =
+                        format!("provider {source} {version} is not available for {platform}");
+                    return self.fail(p, Some(i), LockProblem::NotInMirror(why));
+                }
+                Err(NoManifest::Invalid(why)) => {
+                    return self.fail(p, Some(i), LockProblem::Package(why));
+                }
+            }
+        }
+    }
+
+    /// A platform's manifest in an OCI mirror: its zip layer fetched, to be
+    /// checked against the `zh:` its digest is (OCIMIRROR-4, OCIMIRROR-5).
+    fn on_oci_manifest(&mut self, p: usize, i: usize, fetched: &FetchedManifest) {
+        let Origin::OciMirror(address) = self.providers[p].origin.clone() else {
+            return;
+        };
+        let layer = oci_mirror::check_manifest(fetched)
+            .and_then(|manifest| oci_mirror::select_layer(&manifest))
+            .and_then(|layer| oci_mirror::zh_hash(&layer).map(|zh| (layer, zh)));
+        let (layer, zh) = match layer {
+            Ok(found) => found,
+            Err(why) => return self.fail(p, Some(i), LockProblem::Package(why)),
+        };
+        self.providers[p].platforms[i].listed = Some(vec![zh]);
+        let job = Job::OciBlob {
+            address,
+            layer,
+            source: self.providers[p].requirement.source.clone(),
+            version: self.providers[p].version.clone().unwrap_or_default(),
+            platform: self.platforms[i].clone(),
+        };
+        self.push(Purpose::Archive(p, i), job);
     }
 
     /// A filesystem mirror's packages of the selected version: one job per
@@ -884,7 +1027,7 @@ impl LockPlan {
         };
         let about = match &self.providers[p].origin {
             Origin::NetworkMirror(mirror) => mirror.host().clone(),
-            Origin::Registry | Origin::Filesystem(_) => return,
+            Origin::Registry | Origin::Filesystem(_) | Origin::OciMirror(_) => return,
         };
         let source = self.providers[p].requirement.source.clone();
         for (i, platform) in self.platforms.clone().into_iter().enumerate() {

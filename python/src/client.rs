@@ -24,14 +24,15 @@ use std::sync::Arc;
 use pyo3::prelude::*;
 use pyo3::types::PyMapping;
 use tfdisco_core::{Dialect, Error, Hostname, Platform, ProviderSource, Services, check_version};
-use tfdisco_transport::{ClientOptions, ClientSetup, CredentialsLookup};
+use tfdisco_transport::{ClientOptions, ClientSetup, CredentialsLookup, oci_module_source};
 
-use crate::answers::{PyModuleLocation, PyModuleVersions, PyProviderPackage, PyProviderVersions};
+use crate::answers::{PyModuleVersions, PyProviderPackage, PyProviderVersions};
 use crate::dialect::parse_dialect;
 use crate::errors::{self, IntoPyResult};
 use crate::hostname::HostArg;
 use crate::install::{self, PyInstallReport};
 use crate::lock::{self, PyLockReport, PyMirrorReport};
+use crate::oci_module::{self, ModuleDownloadAnswer, PyResolvedModule};
 use crate::options::{CredentialsArg, parse_env, parse_resolve, parse_timeout};
 use crate::services::{PyOAuthClient, PyServices};
 use crate::{runtime, sources};
@@ -66,10 +67,14 @@ mod lookups {
 /// object.
 mod ops {
     use tfdisco_core::{Error, ModuleSource, Platform, ProviderSource};
+    use tfdisco_transport::reexports::tfdisco_oci::OciModuleSource;
 
     use super::Inner;
     use crate::answers::{
         PyModuleLocation, PyModuleVersions, PyProviderPackage, PyProviderVersions,
+    };
+    use crate::oci_module::{
+        ModuleDownloadAnswer, ModuleDownloadArgs, PyDownloadedModule, PyResolvedModule,
     };
 
     pub(super) async fn provider_versions(
@@ -101,15 +106,31 @@ mod ops {
         client.module_versions(&source).await.map(PyModuleVersions)
     }
 
+    pub(super) async fn module_resolve(
+        client: Inner,
+        source: OciModuleSource,
+    ) -> Result<PyResolvedModule, Error> {
+        client
+            .oci_module_resolve(&source)
+            .await
+            .map(PyResolvedModule)
+    }
+
+    /// A registry module's location, or an `oci://` package downloaded.
     pub(super) async fn module_download(
         client: Inner,
-        source: ModuleSource,
-        version: String,
-    ) -> Result<PyModuleLocation, Error> {
-        client
-            .module_download(&source, &version)
-            .await
-            .map(PyModuleLocation)
+        args: ModuleDownloadArgs,
+    ) -> Result<ModuleDownloadAnswer, Error> {
+        match args {
+            ModuleDownloadArgs::Registry(source, version) => client
+                .module_download(&source, &version)
+                .await
+                .map(|location| ModuleDownloadAnswer::Location(PyModuleLocation(location))),
+            ModuleDownloadArgs::Oci(source, into) => client
+                .oci_module_download(&source, &into)
+                .await
+                .map(|module| ModuleDownloadAnswer::Package(PyDownloadedModule(module))),
+        }
     }
 }
 
@@ -174,7 +195,10 @@ struct Shared {
 /// Besides discovery, the client asks registries what `init` asks them:
 /// `provider_versions`, `provider_package`, `module_versions` and
 /// `module_download`, each discovering the source's host first (cached)
-/// and sending the host's token; `lock` does what
+/// and sending the host's token; `module_resolve` and
+/// `module_download(source, into=DIR)` resolve and download OpenTofu's
+/// `oci://` module sources, with the OCI credentials of the CLI
+/// configuration; `lock` does what
 /// `terraform providers lock` does to a configuration's lock file,
 /// `mirror` what `terraform providers mirror` does, and `install` what
 /// `terraform init` does to install the providers.
@@ -367,15 +391,65 @@ impl PyClient {
     /// answer). Raises `InvalidSource`, `InvalidArgument` (a version that is
     /// not `MAJOR.MINOR.PATCH[-pre][+build]`), `NotFound`,
     /// `InvalidResponse`, or any discovery error.
+    ///
+    /// For an `oci://` source (OpenTofu's module packages in OCI
+    /// registries, a str), `module_download(source, into=DIR)` downloads
+    /// the package its tag (`latest` by default) or digest selects, as
+    /// `tfdisco module download SOURCE --into DIR` does: the manifest
+    /// resolved (`module_resolve`), the zip layer streamed through its
+    /// size and digest check into the unpacker, written to a staging folder
+    /// beside `into` (a str or an `os.PathLike`: new, or an empty folder;
+    /// its missing parents are made) that takes `into`'s name only once
+    /// whole. Returns a `DownloadedModule`. The registry's OCI credentials
+    /// are the client's CLI configuration's (`oci_credentials` blocks,
+    /// Docker-style credential files and helpers). Raises `NotFound` (no
+    /// such repository, tag or digest), `InvalidResponse` (a manifest
+    /// OpenTofu refuses, a blob that is not what its descriptor says, a zip
+    /// the unpacker refuses), `StatusError` (credentials refused: 401),
+    /// `LocalFileError` (`into` not empty, not writable), and leaves
+    /// nothing behind.
+    ///
+    /// A registry source needs `version` and takes no `into`; an `oci://`
+    /// source takes no `version` (its `?tag=` or `?digest=` selects) and
+    /// needs `into`: `InvalidArgument` otherwise, before anything is asked.
+    ///
+    /// >>> m = client.module_download("oci://ghcr.io/acme/vpc?tag=1.2.0", into="modules/vpc")  # doctest: +SKIP
+    /// >>> m.pinned, m.files                                                      # doctest: +SKIP
+    /// ('oci://ghcr.io/acme/vpc?digest=sha256:…', 12)
+    #[pyo3(signature = (source, version = None, *, into = None))]
     fn module_download(
         &self,
         py: Python<'_>,
         source: &Bound<'_, PyAny>,
-        version: String,
-    ) -> PyResult<PyModuleLocation> {
-        let source = sources::module_source_arg(source, self.shared.dialect)?;
-        check_version(&version).or_raise(py)?;
-        self.blocking(py, ops::module_download(self.inner(), source, version))
+        version: Option<String>,
+        into: Option<PathBuf>,
+    ) -> PyResult<ModuleDownloadAnswer> {
+        let args =
+            oci_module::module_download_args(py, source, version, into, self.shared.dialect)?;
+        self.blocking(py, ops::module_download(self.inner(), args))
+    }
+
+    /// What an `oci://` module source (a str,
+    /// `oci://REGISTRY[:PORT]/REPOSITORY[//SUBDIR][?tag=TAG|?digest=DIGEST]`)
+    /// selects, as `tfdisco module resolve SOURCE` resolves it: the
+    /// manifest its tag (`latest` by default) or digest names, with the
+    /// registry's OCI credentials from the client's CLI configuration if it
+    /// asks, checked as OpenTofu checks it (an image manifest of artifact
+    /// type `application/vnd.opentofu.modulepkg` with one `archive/zip`
+    /// layer). Returns a `ResolvedModule`, whose `pinned` is the source
+    /// pinned to the manifest's digest. Nothing is written.
+    ///
+    /// `oci://` sources are OpenTofu's: with `dialect="terraform"`, or a
+    /// source that does not parse, raises `InvalidArgument` before anything
+    /// is asked. Raises `NotFound` (no such repository, tag or digest),
+    /// `InvalidResponse` (a manifest OpenTofu refuses), `StatusError`
+    /// (credentials refused: 401), `NetworkError`, `TlsError`, ….
+    ///
+    /// >>> client.module_resolve("oci://ghcr.io/acme/vpc?tag=1.2.0").pinned  # doctest: +SKIP
+    /// 'oci://ghcr.io/acme/vpc?digest=sha256:…'
+    fn module_resolve(&self, py: Python<'_>, source: &str) -> PyResult<PyResolvedModule> {
+        let source = oci_module_source(source, self.shared.dialect).or_raise(py)?;
+        self.blocking(py, ops::module_resolve(self.inner(), source))
     }
 
     /// `terraform providers lock` in `dir` (a str or an `os.PathLike`):
@@ -394,6 +468,16 @@ impl PyClient {
     /// rules: Terraform's or OpenTofu's signature checks, and the lock
     /// file's default registry.
     ///
+    /// At most one mirror, instead of each provider's registry:
+    /// `net_mirror`, an `https:` URL (`-net-mirror`); `fs_mirror`, a
+    /// folder (`-fs-mirror`); `oci_mirror`, a repository template naming
+    /// each provider's repository in an OCI registry with `{hostname}`,
+    /// `{namespace}` and `{type}` (OpenTofu's `-oci-mirror`,
+    /// `"ghcr.io/acme/{namespace}/{type}"`: each archive checked against
+    /// its layer's digest, with the OCI credentials of the client's CLI
+    /// configuration). Two of them, or a template that does not parse,
+    /// raise `InvalidArgument`.
+    ///
     /// Bad arguments raise `InvalidArgument`, `InvalidSource`, `TypeError`
     /// or `ValueError` before anything is read. Any other failure raises
     /// `LockError` (with `exit_code` and `failures`, every provider that
@@ -404,7 +488,7 @@ impl PyClient {
     /// >>> report = client.lock("infra", ["linux_amd64", "darwin_arm64"])  # doctest: +SKIP
     /// >>> [(str(p.source), p.version, p.trust) for p in report.providers]  # doctest: +SKIP
     /// [('registry.terraform.io/hashicorp/aws', '5.31.0', 'signed by HashiCorp')]
-    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8, net_mirror = None, fs_mirror = None))]
+    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8, net_mirror = None, fs_mirror = None, oci_mirror = None))]
     #[allow(clippy::too_many_arguments)]
     fn lock(
         &self,
@@ -415,10 +499,12 @@ impl PyClient {
         jobs: u64,
         net_mirror: Option<String>,
         fs_mirror: Option<PathBuf>,
+        oci_mirror: Option<String>,
     ) -> PyResult<PyLockReport> {
         let mirrors = lock::Mirrors {
             net: net_mirror,
             fs: fs_mirror,
+            oci: oci_mirror,
         };
         let options = lock::options(
             platforms.as_ref(),
@@ -434,7 +520,7 @@ impl PyClient {
 
     /// `lock` as an asyncio future (what `AsyncClient.lock` awaits): the
     /// arguments are checked now, the run happens on the runtime.
-    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8, net_mirror = None, fs_mirror = None))]
+    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8, net_mirror = None, fs_mirror = None, oci_mirror = None))]
     #[allow(clippy::too_many_arguments)]
     fn _lock_async<'py>(
         &self,
@@ -445,10 +531,12 @@ impl PyClient {
         jobs: u64,
         net_mirror: Option<String>,
         fs_mirror: Option<PathBuf>,
+        oci_mirror: Option<String>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mirrors = lock::Mirrors {
             net: net_mirror,
             fs: fs_mirror,
+            oci: oci_mirror,
         };
         let options = lock::options(
             platforms.as_ref(),
@@ -685,15 +773,27 @@ impl PyClient {
     }
 
     /// `module_download` as an asyncio future.
+    #[pyo3(signature = (source, version = None, *, into = None))]
     fn _module_download_async<'py>(
         &self,
         py: Python<'py>,
         source: &Bound<'py, PyAny>,
-        version: String,
+        version: Option<String>,
+        into: Option<PathBuf>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let source = sources::module_source_arg(source, self.shared.dialect)?;
-        check_version(&version).or_raise(py)?;
-        self.later(py, ops::module_download(self.inner(), source, version))
+        let args =
+            oci_module::module_download_args(py, source, version, into, self.shared.dialect)?;
+        self.later(py, ops::module_download(self.inner(), args))
+    }
+
+    /// `module_resolve` as an asyncio future.
+    fn _module_resolve_async<'py>(
+        &self,
+        py: Python<'py>,
+        source: &str,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let source = oci_module_source(source, self.shared.dialect).or_raise(py)?;
+        self.later(py, ops::module_resolve(self.inner(), source))
     }
 
     /// Drops what the cache holds for `host`: the next call discovers it

@@ -36,7 +36,9 @@ record_methods! {
         /// Why, in words: the pattern that matched or excluded it, "no
         /// include patterns", "found in the local mirror …", ….
         reason => |m| m.summary.reason.as_str(),
-        /// False for `oci_mirror`, which tfdisco reads but does not use.
+        /// Whether tfdisco installs with the method: True for every method
+        /// since `oci_mirror` is installed from (it was False for it
+        /// before).
         supported => |m| m.summary.supported,
         /// For an `oci_mirror`: `{"registry": …, "repository": …}`, where
         /// its template puts the provider, or `{"error": …}`; else None.

@@ -11,6 +11,7 @@ mod install;
 mod installation;
 mod json;
 mod lock;
+mod oci_module;
 mod options;
 mod package_hash;
 mod record;
@@ -40,6 +41,8 @@ mod _tfdisco {
     use crate::lock::{
         PyLockFailure, PyLockReport, PyLockedProvider, PyMirrorReport, PyMirroredProvider,
     };
+    #[pymodule_export]
+    use crate::oci_module::{PyDownloadedModule, PyOciDescriptor, PyResolvedModule};
     #[pymodule_export]
     use crate::package_hash::hash_package;
     #[pymodule_export]

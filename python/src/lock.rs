@@ -1,6 +1,6 @@
 //! Lock files and mirrors (issues 19, 20): what `Client.lock` /
-//! `AsyncClient.lock` take (platforms, providers, jobs, a network or
-//! filesystem mirror → `tfdisco_transport::LockOptions`) and give
+//! `AsyncClient.lock` take (platforms, providers, jobs, a network,
+//! filesystem or OCI mirror → `tfdisco_transport::LockOptions`) and give
 //! (`LockReport` of `LockedProvider`s, or `tfdisco.LockError` with its
 //! `LockFailure`s); what `Client.mirror` takes (`MirrorOptions`) and gives
 //! (`MirrorReport` of `MirroredProvider`s).
@@ -70,11 +70,13 @@ pub(crate) fn jobs_arg(jobs: u64) -> PyResult<NonZeroUsize> {
 }
 
 /// Where a lock run takes the providers from: `net_mirror` (an `https:`
-/// URL) or `fs_mirror` (a folder), not both.
+/// URL), `fs_mirror` (a folder) or `oci_mirror` (a repository template),
+/// at most one.
 #[derive(Default)]
 pub(crate) struct Mirrors {
     pub(crate) net: Option<String>,
     pub(crate) fs: Option<PathBuf>,
+    pub(crate) oci: Option<String>,
 }
 
 /// The `LockOptions` of a lock call: each platform a `Platform` or a str
@@ -93,7 +95,7 @@ pub(crate) fn options(
         .jobs(jobs_arg(jobs)?)
         .platforms_from(platforms_arg(platforms)?);
     options = options
-        .mirrors(mirrors.net.as_deref(), mirrors.fs)
+        .mirrors(mirrors.net.as_deref(), mirrors.fs, mirrors.oci.as_deref())
         .map_err(|e| Python::attach(|py| errors::from_core(py, &e)))?;
     if let Some(given) = providers {
         for source in items(given, "providers", "provider source addresses")? {

@@ -318,6 +318,95 @@ def golden(tfdisco_bin: Path, tmp_path: Path) -> Iterator[Callable[[str], Golden
         server.stop()
 
 
+# --- A real OCI registry, started by `tfdisco serve --oci-registry MODE` ---
+
+
+class OciServed:
+    """``tfdisco serve --oci-registry MODE`` (``anonymous`` or ``basic``): a
+    real OCI registry (the testkit's ``OciRegistry``: Debian's
+    ``docker-registry`` as a child of the serve process), holding a module
+    package and the signed registry's providers as an OCI mirror
+    (cli/src/serve/oci.rs).
+
+    Attributes: ``mode``, ``host`` (``127.0.0.1:PORT``), ``ca`` (the CA file
+    to trust), ``username`` and ``password`` (None when anonymous),
+    ``module`` (``repository``, ``source``, ``tags``, ``digest``, ``size``,
+    ``package_digest``, ``package_size``, ``files``: name to text),
+    ``not_a_module`` (a source whose tag names a provider's index) and
+    ``mirror_template`` (the mirror's ``-oci-mirror`` template).
+
+    ``stop()`` ends the serve process by closing its stdin: the registry,
+    its storage and the CA file go with it."""
+
+    def __init__(self, binary: Path, mode: str, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        args = [str(binary), "serve", "--listen", "127.0.0.1:0", "--ca-out", str(directory / "serve-ca.pem")]
+        args += ["--oci-registry", mode]
+        self.process = subprocess.Popen(
+            args,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
+        assert self.process.stdout is not None
+        described = None
+        for line in self.process.stdout:
+            if line.startswith("oci-registry "):
+                described = json.loads(line[len("oci-registry ") :])
+            if line.startswith("press Ctrl-C"):
+                break
+        if described is None:
+            self.stop()
+            assert self.process.stderr is not None
+            pytest.fail(f"tfdisco serve --oci-registry {mode} did not start: {self.process.stderr.read()}", pytrace=False)
+        # Nothing more is read from it: its request lines must not fill the pipe.
+        threading.Thread(target=self.process.stdout.read, daemon=True).start()
+        self.mode: str = described["mode"]
+        self.host: str = described["host"]
+        self.ca = Path(described["ca_file"])
+        self.username: Optional[str] = described["username"]
+        self.password: Optional[str] = described["password"]
+        self.module: Dict[str, object] = described["module"]
+        self.not_a_module: str = described["not_a_module"]
+        self.mirror_template: str = described["mirror_template"]
+
+    def source(self, rest: str = "") -> str:
+        """The module's ``oci://`` source, ``rest`` (``?tag=1.0.0``,
+        ``//sub``) after it."""
+        return f"{self.module['source']}{rest}"
+
+    def cli_config(self, path: Path, password: Optional[str] = None) -> Path:
+        """Writes a CLI configuration at ``path`` with an
+        ``oci_credentials`` block for the registry: the user, and
+        ``password`` (default: the right one)."""
+        path.write_text(
+            f'oci_credentials "{self.host}" {{\n'
+            f'  username = "{self.username or "ci"}"\n'
+            f'  password = "{password if password is not None else self.password}"\n'
+            "}\n",
+            encoding="utf-8",
+        )
+        return path
+
+    def stop(self) -> None:
+        if self.process.stdin is not None:
+            try:
+                self.process.stdin.close()
+            except OSError:
+                pass
+        try:
+            self.process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=5)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
 # --- A recording HTTPS server of our own, for what `serve` cannot show ---
 
 
@@ -473,6 +562,7 @@ def registry_services() -> Dict[str, object]:
 __all__ = [
     "EVENT_LIMIT",
     "Golden",
+    "OciServed",
     "Recorder",
     "Reply",
     "Served",

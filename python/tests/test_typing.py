@@ -104,6 +104,22 @@ def installing(client: tfdisco.Client) -> List[str]:
         print(e.kind, e.exit_code)
     return [str(report.path), str(report.changed), str(platform), report.to_json()] + warnings
 
+def oci(client: tfdisco.Client) -> List[str]:
+    resolved: tfdisco.ResolvedModule = client.module_resolve("oci://ghcr.io/acme/vpc?tag=1.2.0")
+    tag: Optional[str] = resolved.tag
+    layer: tfdisco.OciDescriptor = resolved.package
+    module: tfdisco.DownloadedModule = client.module_download(
+        resolved.pinned, into=pathlib.Path("modules/vpc")
+    )
+    folder: pathlib.Path = module.module_dir
+    count: int = module.files + module.bytes + layer.size + resolved.size
+    again: tfdisco.ResolvedModule = module.resolved
+    report: tfdisco.LockReport = client.lock(
+        "infra", oci_mirror="ghcr.io/acme/{namespace}/{type}"
+    )
+    print(tag, folder, count, again.digest, layer.digest, module.into, report.changed)
+    return [resolved.to_json(), module.to_json(), module.pinned, module.digest]
+
 async def coroutine() -> tfdisco.Services:
     client = tfdisco.AsyncClient(timeout=5.0, credentials=None)
     url: str = await client.service_url("example.com", "modules.v1")
@@ -115,7 +131,11 @@ async def coroutine() -> tfdisco.Services:
     location: tfdisco.ModuleLocation = await client.module_download(modules.source, "0.1.0")
     report: tfdisco.LockReport = await client.lock("infra", providers=[versions.source])
     installed: tfdisco.InstallReport = await client.install("infra", lockfile="readonly")
-    print(url, package.filename, location.location, report.changed, installed.changed)
+    resolved: tfdisco.ResolvedModule = await client.module_resolve("oci://ghcr.io/acme/vpc")
+    module: tfdisco.DownloadedModule = await client.module_download(resolved.pinned, into="vpc")
+    mirrored: tfdisco.LockReport = await client.lock("infra", oci_mirror="ghcr.io/m/{type}")
+    print(url, package.filename, location.location, report.changed, installed.changed,
+          module.files, mirrored.changed)
     return await client.discover("example.com")
 '''
 

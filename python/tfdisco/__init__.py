@@ -39,9 +39,18 @@ discovery document rules, the same CLI configuration and credentials.
   raising :class:`LockError`.
 - Mirrors: :func:`mirror` (and ``Client.mirror`` / ``AsyncClient.mirror``)
   writes a provider mirror folder as ``terraform providers mirror`` does;
-  ``lock(net_mirror=…)`` / ``lock(fs_mirror=…)`` lock from a mirror;
+  ``lock(net_mirror=…)`` / ``lock(fs_mirror=…)`` / ``lock(oci_mirror=…)``
+  lock from a mirror (an OCI registry's with OpenTofu's ``-oci-mirror``
+  template);
   :func:`installation_methods` says which method of the CLI configuration's
   ``provider_installation`` would install a provider, and why.
+- OpenTofu's ``oci://`` module sources: ``module_resolve`` gives a
+  :class:`ResolvedModule` (the manifest's digest, the source pinned to it,
+  the package layer as an :class:`OciDescriptor`);
+  ``module_download(source, into=DIR)`` downloads, verifies and unpacks the
+  package, giving a :class:`DownloadedModule`. OCI credentials come from the
+  CLI configuration (``oci_credentials`` blocks, Docker-style credential
+  files and helpers), for these and for OCI mirrors.
 - :class:`Error` and one subclass per kind of failure.
 
 >>> report = tfdisco.lock("infra", ["linux_amd64"], dialect="terraform")  # doctest: +SKIP
@@ -54,7 +63,7 @@ from __future__ import annotations
 import asyncio
 import collections.abc as _abc
 import os
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union
+from typing import Any, Iterable, Mapping, Optional, Sequence, Union, overload
 
 from ._errors import (
     ConfigWarning,
@@ -86,6 +95,7 @@ from ._errors import (
 )
 from ._tfdisco import (
     Client,
+    DownloadedModule,
     Hostname,
     InstallationMethod,
     InstalledProvider,
@@ -99,11 +109,13 @@ from ._tfdisco import (
     ModuleSource,
     ModuleVersions,
     OAuthClient,
+    OciDescriptor,
     Platform,
     ProviderPackage,
     ProviderSource,
     ProviderVersion,
     ProviderVersions,
+    ResolvedModule,
     Services,
     SigningKey,
     __version__,
@@ -121,6 +133,7 @@ __all__ = [
     "ContentEncodingError",
     "ContentTypeError",
     "CredentialsError",
+    "DownloadedModule",
     "Error",
     "Hostname",
     "InstallReport",
@@ -149,12 +162,14 @@ __all__ = [
     "NetworkError",
     "NotFound",
     "OAuthClient",
+    "OciDescriptor",
     "Platform",
     "ProviderPackage",
     "ProviderSource",
     "ProviderVersion",
     "ProviderVersions",
     "RedirectError",
+    "ResolvedModule",
     "ServiceNotProvided",
     "Services",
     "SigningKey",
@@ -300,10 +315,39 @@ class AsyncClient:
         :meth:`Client.module_versions`)."""
         return await self._client._module_versions_async(source)
 
-    async def module_download(self, source: ModuleSourceLike, version: str) -> ModuleLocation:
-        """Where to download ``version`` of a module package from (see
-        :meth:`Client.module_download`)."""
-        return await self._client._module_download_async(source, version)
+    @overload
+    async def module_download(
+        self, source: ModuleSourceLike, version: str, *, into: None = None
+    ) -> ModuleLocation: ...
+
+    @overload
+    async def module_download(
+        self, source: str, version: None = None, *, into: PathLike
+    ) -> DownloadedModule: ...
+
+    async def module_download(
+        self,
+        source: ModuleSourceLike,
+        version: Optional[str] = None,
+        *,
+        into: Optional[PathLike] = None,
+    ) -> Union[ModuleLocation, DownloadedModule]:
+        """Where to download ``version`` of a registry module package from;
+        or, for an ``oci://`` source, its package downloaded, verified and
+        unpacked into the folder ``into`` (see
+        :meth:`Client.module_download`). The arguments are checked when the
+        coroutine is awaited, before anything is asked; cancelling the
+        awaiting task cancels the download and leaves nothing behind.
+
+        >>> m = await client.module_download("oci://ghcr.io/acme/vpc", into="vpc")  # doctest: +SKIP
+        """
+        return await self._client._module_download_async(source, version, into=into)
+
+    async def module_resolve(self, source: str) -> ResolvedModule:
+        """What an ``oci://`` module source's tag (``latest`` by default) or
+        digest selects: the manifest, checked as OpenTofu checks it, and the
+        source pinned to its digest (see :meth:`Client.module_resolve`)."""
+        return await self._client._module_resolve_async(source)
 
     async def lock(
         self,
@@ -314,6 +358,7 @@ class AsyncClient:
         jobs: int = 8,
         net_mirror: Optional[str] = None,
         fs_mirror: Optional[PathLike] = None,
+        oci_mirror: Optional[str] = None,
     ) -> LockReport:
         """``terraform providers lock`` in ``dir`` (see :meth:`Client.lock`):
         the jobs run as concurrent futures on the module's runtime, at most
@@ -324,7 +369,13 @@ class AsyncClient:
         >>> report = await client.lock("infra", ["linux_amd64"])  # doctest: +SKIP
         """
         return await self._client._lock_async(
-            dir, platforms, providers, jobs=jobs, net_mirror=net_mirror, fs_mirror=fs_mirror
+            dir,
+            platforms,
+            providers,
+            jobs=jobs,
+            net_mirror=net_mirror,
+            fs_mirror=fs_mirror,
+            oci_mirror=oci_mirror,
         )
 
     async def mirror(
@@ -401,6 +452,7 @@ def lock(
     jobs: int = 8,
     net_mirror: Optional[str] = None,
     fs_mirror: Optional[PathLike] = None,
+    oci_mirror: Optional[str] = None,
     **options: Any,
 ) -> LockReport:
     """``terraform providers lock`` / ``tofu providers lock`` in ``dir``,
@@ -414,9 +466,11 @@ def lock(
     (default: the platform this program runs on). ``providers``: lock only
     these source addresses (default: every provider the configuration
     requires). ``jobs``: how many requests at once. ``net_mirror`` (an
-    ``https:`` URL) or ``fs_mirror`` (a folder): take every provider from
-    that mirror instead of its registry, as ``-net-mirror`` /
-    ``-fs-mirror``.
+    ``https:`` URL), ``fs_mirror`` (a folder) or ``oci_mirror`` (OpenTofu's
+    repository template, ``"ghcr.io/acme/{namespace}/{type}"``, with the OCI
+    credentials of the CLI configuration): take every provider from that
+    mirror instead of its registry, as ``-net-mirror`` / ``-fs-mirror`` /
+    ``-oci-mirror``; at most one of them (:class:`InvalidArgument`).
 
     Returns a :class:`LockReport`; raises :class:`LockError` (``exit_code``,
     ``failures``) when the run fails, leaving the lock file as it was, and
@@ -433,7 +487,13 @@ def lock(
     registry.terraform.io/hashicorp/aws 5.31.0 signed by HashiCorp 34365D9472D7468F 16
     """
     return Client(**options).lock(
-        dir, platforms, providers, jobs=jobs, net_mirror=net_mirror, fs_mirror=fs_mirror
+        dir,
+        platforms,
+        providers,
+        jobs=jobs,
+        net_mirror=net_mirror,
+        fs_mirror=fs_mirror,
+        oci_mirror=oci_mirror,
     )
 
 

@@ -21,6 +21,7 @@ __version__: str
 
 __all__ = [
     "Client",
+    "DownloadedModule",
     "Hostname",
     "InstallReport",
     "InstalledProvider",
@@ -34,11 +35,13 @@ __all__ = [
     "ModuleSource",
     "ModuleVersions",
     "OAuthClient",
+    "OciDescriptor",
     "Platform",
     "ProviderPackage",
     "ProviderSource",
     "ProviderVersion",
     "ProviderVersions",
+    "ResolvedModule",
     "Services",
     "SigningKey",
     "for_display",
@@ -419,6 +422,101 @@ class ModuleLocation:
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
 
+@final
+class OciDescriptor:
+    """A blob an OCI manifest points to: a module's package layer
+    (``ResolvedModule.package``)."""
+
+    @property
+    def media_type(self) -> str:
+        """Its media type (``"archive/zip"``)."""
+    @property
+    def digest(self) -> str:
+        """Its digest (``"sha256:…"``): what the download is checked against."""
+    @property
+    def size(self) -> int:
+        """Its size in bytes."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
+@final
+class ResolvedModule:
+    """What an ``oci://`` module source selects (``Client.module_resolve``):
+    the manifest its tag or digest names, checked as OpenTofu checks it."""
+
+    @property
+    def source(self) -> str:
+        """The source, as given."""
+    @property
+    def address(self) -> str:
+        """The source, normalized."""
+    @property
+    def registry(self) -> str:
+        """The registry (``ghcr.io``, ``127.0.0.1:5000``)."""
+    @property
+    def repository(self) -> str:
+        """The repository (``acme/vpc``)."""
+    @property
+    def tag(self) -> Optional[str]:
+        """The tag resolved (``latest`` when the source names neither a tag
+        nor a digest); None for a digest."""
+    @property
+    def digest(self) -> str:
+        """The manifest's digest (``sha256:…``)."""
+    @property
+    def media_type(self) -> str:
+        """The manifest's media type."""
+    @property
+    def size(self) -> int:
+        """The manifest's size in bytes."""
+    @property
+    def subdir(self) -> str:
+        """The source's subdirectory (``sub`` for ``//sub``), or ``""``."""
+    @property
+    def pinned(self) -> str:
+        """The source pinned to the manifest's digest
+        (``oci://REGISTRY/REPOSITORY[//SUBDIR]?digest=DIGEST``)."""
+    @property
+    def package(self) -> OciDescriptor:
+        """The package: the manifest's ``archive/zip`` layer."""
+    def to_json(self) -> str:
+        """The answer as one JSON document: what ``tfdisco module resolve
+        --json`` prints."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
+@final
+class DownloadedModule:
+    """An ``oci://`` module package downloaded, verified and unpacked
+    (``Client.module_download(source, into=DIR)``)."""
+
+    @property
+    def resolved(self) -> ResolvedModule:
+        """What the source selected."""
+    @property
+    def pinned(self) -> str:
+        """The source pinned to the manifest's digest."""
+    @property
+    def digest(self) -> str:
+        """The manifest's digest."""
+    @property
+    def into(self) -> Path:
+        """The package's folder, the ``into`` given."""
+    @property
+    def module_dir(self) -> Path:
+        """The module's folder: ``into``, or the source's ``//subdir`` in it."""
+    @property
+    def files(self) -> int:
+        """How many files the package has."""
+    @property
+    def bytes(self) -> int:
+        """How many bytes they hold together."""
+    def to_json(self) -> str:
+        """The report as one JSON document: what ``tfdisco module download
+        SOURCE --into DIR --json`` prints."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
 def hash_package(path: _PathLike) -> Tuple[str, str]:
     """``(h1, zh)``: the lock file hashes of a provider package (a zip
     file), read once in constant memory. Raises ``OSError``
@@ -470,7 +568,9 @@ class InstallationMethod:
         """Why, in words."""
     @property
     def supported(self) -> bool:
-        """False for ``oci_mirror``, which tfdisco does not use."""
+        """Whether tfdisco installs with the method: True for every method
+        since ``oci_mirror`` is installed from (it was False for it
+        before)."""
     @property
     def oci(self) -> Optional[Dict[str, str]]:
         """For an ``oci_mirror``: ``{"registry", "repository"}`` where its
@@ -680,8 +780,18 @@ class Client:
         """Where to download ``version`` of a provider for ``platform``."""
     def module_versions(self, source: _ModuleSourceLike) -> ModuleVersions:
         """The versions of a module package, from its registry."""
-    def module_download(self, source: _ModuleSourceLike, version: str) -> ModuleLocation:
+    @overload
+    def module_download(
+        self, source: _ModuleSourceLike, version: str, *, into: None = None
+    ) -> ModuleLocation:
         """Where to download ``version`` of a module package from."""
+    @overload
+    def module_download(
+        self, source: str, version: None = None, *, into: _PathLike
+    ) -> DownloadedModule:
+        """An ``oci://`` source's package, downloaded into ``into``."""
+    def module_resolve(self, source: str) -> ResolvedModule:
+        """What an ``oci://`` module source's tag or digest selects."""
     def lock(
         self,
         dir: _PathLike,
@@ -691,9 +801,10 @@ class Client:
         jobs: int = 8,
         net_mirror: Optional[str] = None,
         fs_mirror: Optional[_PathLike] = None,
+        oci_mirror: Optional[str] = None,
     ) -> LockReport:
         """``terraform providers lock`` in ``dir`` (from its registries, a
-        network mirror or a filesystem mirror); raises
+        network mirror, a filesystem mirror or an OCI mirror); raises
         :class:`tfdisco.LockError`."""
     def mirror(
         self,
@@ -737,8 +848,13 @@ class Client:
     ) -> Awaitable[ProviderPackage]: ...
     def _module_versions_async(self, source: _ModuleSourceLike) -> Awaitable[ModuleVersions]: ...
     def _module_download_async(
-        self, source: _ModuleSourceLike, version: str
-    ) -> Awaitable[ModuleLocation]: ...
+        self,
+        source: _ModuleSourceLike,
+        version: Optional[str] = None,
+        *,
+        into: Optional[_PathLike] = None,
+    ) -> Awaitable[Union[ModuleLocation, DownloadedModule]]: ...
+    def _module_resolve_async(self, source: str) -> Awaitable[ResolvedModule]: ...
     def _lock_async(
         self,
         dir: _PathLike,
@@ -748,6 +864,7 @@ class Client:
         jobs: int = 8,
         net_mirror: Optional[str] = None,
         fs_mirror: Optional[_PathLike] = None,
+        oci_mirror: Optional[str] = None,
     ) -> Awaitable[LockReport]: ...
     def _mirror_async(
         self,

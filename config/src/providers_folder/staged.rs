@@ -34,7 +34,11 @@ pub struct StagedPackage {
 }
 
 impl StagedPackage {
-    pub(super) fn new(staging: PathBuf, final_path: PathBuf) -> StagedPackage {
+    /// A sink unpacking an archive into `staging` (an existing, empty
+    /// folder) for a package whose place is `final_path`: a provider
+    /// install's ([`ProvidersFolder::stage`](crate::ProvidersFolder::stage)),
+    /// or any package unpacked beside its place (an `oci://` module's).
+    pub fn new(staging: PathBuf, final_path: PathBuf) -> StagedPackage {
         StagedPackage {
             staging,
             final_path,
@@ -104,8 +108,14 @@ impl Staged {
         self.unpacked.as_ref().map(|u| u.h1.clone())
     }
 
+    /// What was unpacked (each file's mode, the `h1:`, how many files and
+    /// bytes), when the archive could be.
+    pub fn unpacked(&self) -> Option<&Unpacked> {
+        self.unpacked.as_ref()
+    }
+
     /// Gives every file its mode from the archive (INSTALL-1).
-    pub(super) fn apply_modes(&self) -> io::Result<()> {
+    pub fn apply_modes(&self) -> io::Result<()> {
         let Some(unpacked) = &self.unpacked else {
             return Err(io::Error::other("the package was not unpacked"));
         };

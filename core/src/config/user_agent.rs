@@ -48,7 +48,10 @@ impl Agents {
             RequestKind::Discovery => &self.discovery,
             // The CLIs fetch packages and their checksums with the registry
             // client's User-Agent.
-            RequestKind::Registry | RequestKind::Download | RequestKind::Mirror => &self.registry,
+            RequestKind::Registry
+            | RequestKind::Download
+            | RequestKind::Mirror
+            | RequestKind::Oci => &self.registry,
         }
     }
 }
@@ -66,7 +69,7 @@ pub(super) fn cli_agent(dialect: Dialect, kind: RequestKind, version: &str) -> S
         }
         (
             Dialect::Terraform,
-            RequestKind::Registry | RequestKind::Download | RequestKind::Mirror,
+            RequestKind::Registry | RequestKind::Download | RequestKind::Mirror | RequestKind::Oci,
         ) => {
             format!("Terraform/{release}")
         }

@@ -93,6 +93,15 @@ impl RetryPolicy {
         }
     }
 
+    /// OCI registry requests (OpenTofu's ORAS client retries nothing): one
+    /// attempt of at most 10 s, the registry requests' attempt timeout.
+    pub const fn oci() -> RetryPolicy {
+        RetryPolicy {
+            attempt_timeout: Some(DEFAULT_REGISTRY_ATTEMPT_TIMEOUT),
+            ..RetryPolicy::none()
+        }
+    }
+
     /// What Terraform 1.15 does for discovery: 4 attempts, waits of 100 ms,
     /// 200 ms and 400 ms (doubling, at most 30 s), `Retry-After` honoured.
     pub const fn terraform() -> RetryPolicy {

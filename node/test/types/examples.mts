@@ -17,6 +17,7 @@ import tfdisco, {
   normalize,
   version,
   type ClientOptions,
+  type DownloadedModule,
   type ErrorKind,
   type InstallationMethod,
   type InstallReport,
@@ -26,9 +27,11 @@ import tfdisco, {
   type MirrorReport,
   type ModuleDownload,
   type OAuthClient,
+  type OciDescriptor,
   type PackageHashes,
   type ProviderPackage,
   type ProviderVersions,
+  type ResolvedModule,
 } from 'tfdisco';
 
 const v: string = version;
@@ -78,6 +81,13 @@ async function main(): Promise<void> {
   const modules = await client.moduleVersions('hashicorp/consul/aws');
   const download: ModuleDownload = await client.moduleDownload('hashicorp/consul/aws', '0.12.1');
   const ref: string | null | undefined = download.package?.ref;
+  const oci: ResolvedModule = await client.moduleResolve('oci://ghcr.io/acme/vpc//subnet?tag=1.2.0');
+  const tag: string | null = oci.tag;
+  const layer: OciDescriptor = oci.package;
+  const unpacked: DownloadedModule = await client.moduleDownload(oci.pinned, { into: '.terraform/modules/vpc' });
+  await client.moduleDownload(oci.pinned, { into: new URL('file:///srv/modules/vpc') });
+  console.log(tag, layer.digest, layer.size, unpacked.moduleDir, unpacked.files, unpacked.bytes, unpacked.digest);
+  await client.lock('infra', { ociMirror: 'ghcr.io/acme/{namespace}/{type}' });
 
   const report: LockReport = await client.lock('infra', { platforms: ['linux_amd64', 'darwin_arm64'], jobs: 4 });
   for (const p of report.providers) console.log(p.source, p.version, p.trust, p.keyId, p.hashesAdded.length);
@@ -137,3 +147,5 @@ void client.lock('.', { platforms: 'linux_amd64' });
 void client.mirror('.', 42);
 // @ts-expect-error: lockfile takes Terraform's word, not a boolean
 void client.install('.', { lockfile: true });
+// @ts-expect-error: an oci:// package is downloaded into a folder
+void client.moduleDownload('oci://ghcr.io/acme/vpc', { version: '1.0.0' });

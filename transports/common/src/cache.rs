@@ -16,6 +16,7 @@ use tfdisco_core::{
     Config, Credentials, CredentialsError, CredentialsSource, Discovery, DiscoveryCache, Error,
     Hostname, Lookup, Services, StartError, Ticket, credentials_for,
 };
+use tfdisco_oci::OciCredentialsSource;
 use tracing::debug;
 
 /// A [`DiscoveryCache`] shared by every clone of a client: cached
@@ -36,6 +37,7 @@ pub struct SharedCache {
 struct Inner {
     state: Mutex<State>,
     credentials: Arc<dyn CredentialsSource>,
+    oci_credentials: Option<Arc<dyn OciCredentialsSource>>,
 }
 
 struct State {
@@ -113,6 +115,16 @@ pub struct Wait {
 impl SharedCache {
     /// A cache for `config`, taking credentials from `credentials`.
     pub fn new(config: Config, credentials: Arc<dyn CredentialsSource>) -> SharedCache {
+        SharedCache::with_oci_credentials(config, credentials, None)
+    }
+
+    /// [`SharedCache::new`], its clients asking OCI registries with
+    /// credentials from `oci_credentials` (none: anonymously).
+    pub fn with_oci_credentials(
+        config: Config,
+        credentials: Arc<dyn CredentialsSource>,
+        oci_credentials: Option<Arc<dyn OciCredentialsSource>>,
+    ) -> SharedCache {
         SharedCache {
             inner: Arc::new(Inner {
                 state: Mutex::new(State {
@@ -120,8 +132,25 @@ impl SharedCache {
                     flights: HashMap::new(),
                 }),
                 credentials,
+                oci_credentials,
             }),
         }
+    }
+
+    /// The credentials for the OCI repository at `address`: none without
+    /// a source; a failing source fails the request that needs them.
+    pub fn oci_credentials(
+        &self,
+        address: &tfdisco_oci::RepositoryAddress,
+    ) -> Result<Option<tfdisco_oci::OciCredentials>, Error> {
+        let Some(source) = &self.inner.oci_credentials else {
+            return Ok(None);
+        };
+        source
+            .oci_credentials(address.registry(), address.repository())
+            .map_err(|e| Error::InvalidArgument {
+                message: format!("the credentials for the OCI repository {address}: {e}"),
+            })
     }
 
     fn state(&self) -> MutexGuard<'_, State> {

@@ -35,6 +35,9 @@ pub struct AsyncClient<T> {
 struct Inner<T> {
     cache: SharedCache,
     transport: T,
+    /// What the client learned of OCI registries' authentication (their
+    /// tokens), shared by its OCI requests.
+    oci_auth: std::sync::Mutex<tfdisco_oci::AuthCache>,
 }
 
 impl<T> Clone for AsyncClient<T> {
@@ -74,8 +77,20 @@ impl<T> AsyncClient<T> {
     /// time, say; `builder()` is the usual way).
     pub fn new(cache: SharedCache, transport: T) -> AsyncClient<T> {
         AsyncClient {
-            inner: Arc::new(Inner { cache, transport }),
+            inner: Arc::new(Inner {
+                cache,
+                transport,
+                oci_auth: std::sync::Mutex::default(),
+            }),
         }
+    }
+
+    /// What the client learned of OCI registries' authentication.
+    pub(crate) fn oci_auth(&self) -> std::sync::MutexGuard<'_, tfdisco_oci::AuthCache> {
+        self.inner
+            .oci_auth
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The discovery cache: cached results, aliases and forced services.

@@ -15,7 +15,8 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, SystemTime};
 
 use tfdisco_config::{
-    Destination, FilesystemMirror, LockFile, LockedProvider, ProvidersFolder, Staged, StagedPackage,
+    Destination, FilesystemMirror, LockFile, LockedProvider, ProvidersFolder, Staged,
+    StagedPackage, oci_repository_address,
 };
 use tfdisco_core::{Error, Platform, ProviderSource, Sink, Version};
 use tfdisco_provider::lock_plan::{
@@ -23,7 +24,7 @@ use tfdisco_provider::lock_plan::{
 };
 use tfdisco_provider::{LocalLocation, LocalPackage, MethodKind, SignatureCheck};
 
-use crate::lock::{Archives, Inputs};
+use crate::lock::{ArchiveAt, Archives, Inputs};
 use crate::{AsyncClient, BlockingClient, LockError, Transport};
 
 pub use options::{InstallEvent, InstallEvents, InstallOptions};
@@ -489,11 +490,16 @@ fn origin_for(
             };
             (origin, path.display().to_string())
         }
-        other => {
-            return Err(LockError::Usage(format!(
-                "{source}: the {} installation method is not supported",
-                other.name()
-            )));
+        MethodKind::OciMirror {
+            repository_template,
+        } => {
+            let address = oci_repository_address(repository_template, source).map_err(|e| {
+                LockError::Usage(format!(
+                    "selecting OCI repository address for {source}: {e}"
+                ))
+            })?;
+            let name = address.to_string();
+            (Origin::OciMirror(address), name)
         }
     })
 }
@@ -562,20 +568,20 @@ impl<T: Transport> AsyncClient<T> {
                 platform,
                 ..
             } => {
-                let sink = run.stage(&source, &version, &platform)?;
-                run.event(InstallEvent::Downloading {
-                    source: &source,
-                    version: &version,
-                });
-                let staged = self.download(url, sink, &about).await?;
-                let digest = staged.digest().clone();
-                run.event(InstallEvent::Downloaded {
-                    source: &source,
-                    version: &version,
-                    bytes: digest.size,
-                });
-                run.staged(source, version, staged);
-                Ok(JobOutput::Archive(digest))
+                let at = ArchiveAt::Url { url, about };
+                self.install_archive(run, at, source, version, platform)
+                    .await
+            }
+            Job::OciBlob {
+                address,
+                layer,
+                source,
+                version,
+                platform,
+            } => {
+                let at = ArchiveAt::Oci { address, layer };
+                self.install_archive(run, at, source, version, platform)
+                    .await
             }
             Job::LocalPackage { package } => match run.local_package(&package)? {
                 Some(output) => Ok(output),
@@ -586,6 +592,34 @@ impl<T: Transport> AsyncClient<T> {
             },
             other => self.run_job_into(other, Archives::Hashed).await,
         }
+    }
+}
+
+impl<T: Transport> AsyncClient<T> {
+    /// An archive of the plan, unpacked as it downloads into its staging
+    /// folder, kept for placement.
+    async fn install_archive(
+        &self,
+        run: &InstallRun,
+        at: ArchiveAt,
+        source: ProviderSource,
+        version: Version,
+        platform: Platform,
+    ) -> Result<JobOutput, Error> {
+        let sink = run.stage(&source, &version, &platform)?;
+        run.event(InstallEvent::Downloading {
+            source: &source,
+            version: &version,
+        });
+        let staged = self.fetch_archive(at, sink).await?;
+        let digest = staged.digest().clone();
+        run.event(InstallEvent::Downloaded {
+            source: &source,
+            version: &version,
+            bytes: digest.size,
+        });
+        run.staged(source, version, staged);
+        Ok(JobOutput::Archive(digest))
     }
 }
 

@@ -99,6 +99,9 @@ mod lock;
 #[cfg(feature = "cli-config")]
 mod mirror;
 #[cfg(feature = "cli-config")]
+mod oci;
+#[cfg(feature = "cli-config")]
+mod oci_module;
 mod options;
 mod proxy;
 mod roots;
@@ -127,6 +130,8 @@ pub use lock::{
 #[cfg(feature = "cli-config")]
 pub use mirror::{MirrorOptions, MirrorReport, MirroredProvider};
 #[cfg(feature = "cli-config")]
+pub use oci_module::{DownloadedModule, ResolvedModule, oci_module_source};
+#[cfg(feature = "cli-config")]
 pub use options::{
     ClientOptions, ClientSetup, CredentialsChoice, CredentialsLookup, CredentialsLookupError,
     OptionError, address_override, timeout_from_secs,
@@ -150,9 +155,9 @@ pub mod reexports {
     #[cfg(feature = "cli-config")]
     pub use crate::{
         ClientOptions, ClientSetup, CredentialsChoice, CredentialsLookup, CredentialsLookupError,
-        DEFAULT_JOBS, InstallOptions, InstallReport, InstalledProvider, LockError, LockOptions,
-        LockReport, MirrorOptions, MirrorReport, MirroredProvider, OptionError, ProviderReport,
-        ProvidersFrom, jobs,
+        DEFAULT_JOBS, DownloadedModule, InstallOptions, InstallReport, InstalledProvider,
+        LockError, LockOptions, LockReport, MirrorOptions, MirrorReport, MirroredProvider,
+        OptionError, ProviderReport, ProvidersFrom, ResolvedModule, jobs,
     };
     pub use tfdisco_core::{
         self, Action, Config, Contents, Credentials, CredentialsSource, Dialect, Discovery,
@@ -163,6 +168,7 @@ pub mod reexports {
         Services, Sink, SourceError, StartError, StaticCredentials, Ticket, TransportError,
         TransportErrorKind, credentials_for,
     };
+    pub use tfdisco_oci;
     #[cfg(feature = "cli-config")]
     pub use tfdisco_provider::{self, Trust};
 }

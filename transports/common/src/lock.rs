@@ -20,9 +20,11 @@ use tfdisco_config::{
     Configuration, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockedProvider, MirrorError,
     MirrorFolder, hash_local_package,
 };
+use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Contents, Dialect, Error, Platform, ProviderSource, Version, VersionConstraints,
+    Contents, Dialect, Error, Hostname, Platform, ProviderSource, Sink, Version, VersionConstraints,
 };
+use tfdisco_oci::{Descriptor, RepositoryAddress};
 use tfdisco_provider::lock_plan::{
     ArchiveSink, Job, JobId, JobOutput, LockPlan, Origin, ProviderLock, Recorded, Requirement,
 };
@@ -118,6 +120,46 @@ impl Inputs {
     }
 }
 
+/// Where a lock run takes its providers' packages from: one origin for
+/// all (a filesystem mirror read once), or, from an OCI mirror, each
+/// provider's own repository.
+fn origins(
+    requirements: Vec<Requirement>,
+    from: &ProvidersFrom,
+    dialect: Dialect,
+) -> Result<Vec<(Requirement, Origin)>, LockError> {
+    let shared = match from {
+        ProvidersFrom::Registry => Origin::Registry,
+        ProvidersFrom::NetworkMirror(mirror) => Origin::NetworkMirror(mirror.clone()),
+        ProvidersFrom::FilesystemMirror(folder) => {
+            let scan =
+                FilesystemMirror::scan(folder, dialect).map_err(|error| LockError::Folder {
+                    path: folder.clone(),
+                    error: error.into(),
+                })?;
+            Origin::Filesystem(scan.packages().clone())
+        }
+        ProvidersFrom::OciMirror(template) => {
+            return requirements
+                .into_iter()
+                .map(|requirement| {
+                    let address = template.address_for(&requirement.source).map_err(|e| {
+                        LockError::Usage(format!(
+                            "selecting OCI repository address for {}: {e}",
+                            requirement.source
+                        ))
+                    })?;
+                    Ok((requirement, Origin::OciMirror(address)))
+                })
+                .collect();
+        }
+    };
+    Ok(requirements
+        .into_iter()
+        .map(|requirement| (requirement, shared.clone()))
+        .collect())
+}
+
 /// The platforms given, or the one this program runs on.
 pub(crate) fn platforms_or_current(given: &[Platform]) -> Vec<Platform> {
     if given.is_empty() {
@@ -140,21 +182,10 @@ impl LockRun {
             lock_file,
             requirements,
         } = Inputs::read(dir, dialect, &options.providers)?;
-        let origin = match &options.from {
-            ProvidersFrom::Registry => Origin::Registry,
-            ProvidersFrom::NetworkMirror(mirror) => Origin::NetworkMirror(mirror.clone()),
-            ProvidersFrom::FilesystemMirror(folder) => {
-                let scan =
-                    FilesystemMirror::scan(folder, dialect).map_err(|error| LockError::Folder {
-                        path: folder.clone(),
-                        error: error.into(),
-                    })?;
-                Origin::Filesystem(scan.packages().clone())
-            }
-        };
+        let origins = origins(requirements, &options.from, dialect)?;
         let platforms = platforms_or_current(&options.platforms);
         let check = SignatureCheck::new(dialect, SystemTime::now());
-        let plan = LockPlan::with_origin(requirements, platforms.clone(), check, origin);
+        let plan = LockPlan::with_origins(origins, platforms.clone(), check);
         let before = lock_file.to_bytes();
         Ok((
             LockRun {
@@ -329,20 +360,33 @@ impl<T: Transport> AsyncClient<T> {
                 version,
                 platform,
                 ..
-            } => match archives {
-                Archives::Hashed => self
-                    .download(url, ArchiveSink::new(), &about)
+            } => {
+                let at = ArchiveAt::Url { url, about };
+                self.archive_into(at, archives, &source, &version, &platform)
                     .await
-                    .map(JobOutput::Archive),
-                Archives::Staged(folder) => {
-                    let sink = folder.stage(&source, &version, &platform).map_err(|e| {
-                        local_error(&folder.staging_path(&source, &version, &platform), e)
-                    })?;
-                    self.download(url, sink, &about)
-                        .await
-                        .map(JobOutput::Archive)
-                }
-            },
+            }
+            Job::OciBlob {
+                address,
+                layer,
+                source,
+                version,
+                platform,
+            } => {
+                let at = ArchiveAt::Oci { address, layer };
+                self.archive_into(at, archives, &source, &version, &platform)
+                    .await
+            }
+            Job::OciTags { address, .. } => self.oci_tags(&address).await.map(JobOutput::OciTags),
+            Job::OciManifest {
+                address,
+                reference,
+                accept,
+            } => {
+                let accept: Vec<&str> = accept.iter().map(String::as_str).collect();
+                self.oci_manifest(&address, &reference, &accept)
+                    .await
+                    .map(|m| JobOutput::OciManifest(Box::new(m)))
+            }
             Job::LocalPackage { package } => hash_local(&package),
             Job::MirrorVersions { mirror, source } => self
                 .mirror_versions(&mirror, &source)
@@ -362,6 +406,56 @@ impl<T: Transport> AsyncClient<T> {
             }),
         }
     }
+}
+
+impl<T: Transport> AsyncClient<T> {
+    /// An archive downloaded into the sink `archives` gives: hashed, or
+    /// staged in a mirror folder.
+    async fn archive_into(
+        &self,
+        at: ArchiveAt,
+        archives: Archives<'_>,
+        source: &ProviderSource,
+        version: &Version,
+        platform: &Platform,
+    ) -> Result<JobOutput, Error> {
+        match archives {
+            Archives::Hashed => self.fetch_archive(at, ArchiveSink::new()).await,
+            Archives::Staged(folder) => {
+                let sink = folder
+                    .stage(source, version, platform)
+                    .map_err(|e| local_error(&folder.staging_path(source, version, platform), e))?;
+                self.fetch_archive(at, sink).await
+            }
+        }
+        .map(JobOutput::Archive)
+    }
+
+    /// An archive from where the plan found it, into `sink`.
+    pub(crate) async fn fetch_archive<S>(&self, at: ArchiveAt, sink: S) -> Result<S::Output, Error>
+    where
+        S: Sink,
+        S::Output: Send,
+    {
+        match at {
+            ArchiveAt::Url { url, about } => self.download(url, sink, &about).await,
+            ArchiveAt::Oci { address, layer } => {
+                Box::pin(self.oci_blob(&address, &layer, sink)).await
+            }
+        }
+    }
+}
+
+/// Where a package archive is: a URL (a registry's, a network mirror's),
+/// or a layer of an OCI repository.
+pub(crate) enum ArchiveAt {
+    /// Downloaded without a token (DL-1).
+    Url { url: Url, about: Hostname },
+    /// An OCI blob, with the repository's credentials.
+    Oci {
+        address: RepositoryAddress,
+        layer: Descriptor,
+    },
 }
 
 /// Where a run's archives go as they download.

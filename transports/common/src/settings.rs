@@ -17,6 +17,7 @@ use tfdisco_core::{
 use crate::proxy::{Proxies, ProxyOptions};
 use crate::roots::CaSource;
 use crate::{Proxy, SharedCache, TrustAnchors};
+use tfdisco_oci::OciCredentialsSource;
 
 mod environment;
 
@@ -44,6 +45,8 @@ pub struct ClientBuilder<C> {
     error: Option<BuildError>,
     /// `None`: the CLI configuration's source if one is applied, else none.
     credentials: Option<Arc<dyn CredentialsSource>>,
+    /// The credentials OCI registries are asked with (none: anonymous).
+    oci_credentials: Option<Arc<dyn OciCredentialsSource>>,
     #[cfg(feature = "cli-config")]
     cli: Option<tfdisco_config::CliConfig>,
     extra_roots: Vec<CaSource>,
@@ -86,6 +89,7 @@ impl<C> Default for ClientBuilder<C> {
             config: Config::default(),
             error: None,
             credentials: None,
+            oci_credentials: None,
             #[cfg(feature = "cli-config")]
             cli: None,
             extra_roots: Vec::new(),
@@ -146,6 +150,7 @@ impl<C: FromSettings> ClientBuilder<C> {
         C::from_settings(Settings {
             config: self.config,
             credentials: self.credentials.unwrap_or_else(|| Arc::new(NoCredentials)),
+            oci_credentials: self.oci_credentials,
             forced: forced.into(),
             trust_anchors,
             proxies,
@@ -184,6 +189,11 @@ impl<C: FromSettings> ClientBuilder<C> {
         }
         if self.credentials.is_none() {
             self.credentials = Some(Arc::new(cli.credentials_source(env)));
+        }
+        // OpenTofu's OCI credentials (OCICRED), unless the caller gave a
+        // source: the policy is built when a registry first needs it.
+        if self.oci_credentials.is_none() {
+            self.oci_credentials = Some(Arc::new(cli.oci_credentials_source(env)));
         }
         for block in cli.host_blocks() {
             let services = block.services().iter().cloned();
@@ -324,6 +334,16 @@ impl<C> ClientBuilder<C> {
         self
     }
 
+    /// Where OCI registries' credentials come from (OpenTofu's
+    /// `oci_mirror` and `oci://` modules): a
+    /// [`RegistryCredentials`](tfdisco_oci::RegistryCredentials) table, or
+    /// any [`OciCredentialsSource`](tfdisco_oci::OciCredentialsSource). Without one, OCI requests go
+    /// anonymously.
+    pub fn oci_credentials(mut self, source: impl OciCredentialsSource + 'static) -> Self {
+        self.oci_credentials = Some(Arc::new(source));
+        self
+    }
+
     /// Applies a Terraform or OpenTofu CLI configuration read by
     /// `tfdisco-config`, as `terraform` / `tofu` apply theirs:
     ///
@@ -331,6 +351,10 @@ impl<C> ClientBuilder<C> {
     /// - its credentials: `TF_TOKEN_*` variables, `credentials` blocks,
     ///   `credentials.tfrc.json` and the credentials helper (unless
     ///   [`ClientBuilder::credentials`] gives another source);
+    /// - OpenTofu's OCI credentials: `oci_credentials` and
+    ///   `oci_default_credentials` blocks, Docker-style files and credential
+    ///   helpers (unless [`ClientBuilder::oci_credentials`] gives another
+    ///   source);
     /// - its `host` blocks: those hosts are never discovered;
     /// - `TF_APPEND_USER_AGENT`, appended to the User-Agent.
     ///
@@ -492,6 +516,7 @@ impl<C> ClientBuilder<C> {
 pub struct Settings {
     config: Config,
     credentials: Arc<dyn CredentialsSource>,
+    oci_credentials: Option<Arc<dyn OciCredentialsSource>>,
     /// The services of `host` blocks, forced into every new cache.
     forced: Arc<[Services]>,
     trust_anchors: TrustAnchors,
@@ -593,7 +618,11 @@ impl Settings {
     /// configuration and credentials. Each call makes another cache: a
     /// client makes one and its clones share it.
     pub fn new_cache(&self) -> SharedCache {
-        let cache = SharedCache::new(self.config.clone(), self.credentials.clone());
+        let cache = SharedCache::with_oci_credentials(
+            self.config.clone(),
+            self.credentials.clone(),
+            self.oci_credentials.clone(),
+        );
         for services in self.forced.iter() {
             cache.force_services(services.clone());
         }

@@ -71,6 +71,13 @@ pub use tree::{
     split_cache_side_files, tree_manifest, with_umask,
 };
 
+/// A stored (uncompressed) zip of `entries` (name, Unix mode with its file
+/// type bits, content), made by "Unix": a small package for tests (the
+/// OCI module packages of the suite and the CLI's tests).
+pub fn stored_zip(entries: &[(&str, u32, &[u8])]) -> Vec<u8> {
+    zip::write_stored(entries)
+}
+
 /// The platform every golden was made on: Terraform installs for the
 /// platform it runs on, so the goldens' paths hold it.
 pub const PLATFORM: &str = "linux_amd64";

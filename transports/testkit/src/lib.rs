@@ -26,6 +26,7 @@ mod golden_files;
 pub mod install_goldens;
 pub mod lock_goldens;
 pub mod mirror_goldens;
+pub mod oci_registry;
 mod pki;
 mod proxy;
 mod reply;

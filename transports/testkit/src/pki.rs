@@ -42,6 +42,8 @@ pub struct Pki {
     ca_pem: String,
     ca_file: PathBuf,
     trusted: Arc<ServerConfig>,
+    trusted_cert_pem: String,
+    trusted_key_pem: String,
     wrong_name: Arc<ServerConfig>,
     untrusted: Arc<ServerConfig>,
 }
@@ -55,6 +57,17 @@ impl Pki {
     /// A file holding [`Pki::ca_pem`] (for `SSL_CERT_FILE` and CA-file options).
     pub fn ca_file(&self) -> &PathBuf {
         &self.ca_file
+    }
+
+    /// The trusted leaf's certificate, PEM (for a server that loads its
+    /// certificate from a file, such as the OCI registry fixture).
+    pub fn trusted_cert_pem(&self) -> &str {
+        &self.trusted_cert_pem
+    }
+
+    /// The trusted leaf's private key, PKCS #8 PEM.
+    pub fn trusted_key_pem(&self) -> &str {
+        &self.trusted_key_pem
     }
 
     /// The rustls server configuration presenting `cert`.
@@ -203,8 +216,11 @@ fn make() -> Result<Pki, Box<dyn std::error::Error>> {
     let ca_file =
         std::env::temp_dir().join(format!("tfdisco-testkit-{}-ca.pem", std::process::id()));
     std::fs::write(&ca_file, &ca_pem)?;
+    let trusted = Leaf::new(&trusted_ca, LEAF_NAMES)?;
     Ok(Pki {
-        trusted: leaf(&trusted_ca, LEAF_NAMES)?,
+        trusted: trusted.server_config()?,
+        trusted_cert_pem: trusted.cert.pem(),
+        trusted_key_pem: trusted.key.serialize_pem(),
         wrong_name: leaf(&trusted_ca, &[WRONG_NAME])?,
         untrusted: leaf(&untrusted_ca, LEAF_NAMES)?,
         ca_pem,

@@ -25,6 +25,12 @@ pub mod mirror;
 #[allow(missing_docs)]
 pub mod network;
 #[allow(missing_docs)]
+#[cfg(unix)]
+pub mod oci;
+#[allow(missing_docs)]
+#[cfg(unix)]
+pub mod oci_modules;
+#[allow(missing_docs)]
 pub mod redirects;
 #[allow(missing_docs)]
 pub mod registry_api;
@@ -334,6 +340,15 @@ macro_rules! __with_scenarios {
             lock::a_network_mirror_serves_a_host_with_a_port,
             mirror::mirror_folders_as_terraform_writes_them,
             mirror::a_failed_mirror_leaves_the_folder_as_it_was,
+            oci::oci_a_provider_read_anonymously,
+            oci::oci_basic_credentials_are_sent_once_asked_for,
+            oci::oci_the_token_handshake_asks_once_per_repository,
+            oci::oci_what_is_not_there_is_not_found,
+            oci::oci_lock_from_a_mirror_as_terraform_locks_from_the_registry,
+            oci::oci_install_from_an_oci_mirror,
+            oci_modules::oci_module_resolve_a_tag_to_its_manifest_digest,
+            oci_modules::oci_module_download_by_tag_and_by_digest,
+            oci_modules::oci_module_refusals_leave_nothing_behind,
             client::user_agent_and_dialect,
             trust::ssl_cert_file_from_environment,
             trust::ssl_cert_dir_with_ssl_cert_file,
@@ -376,6 +391,8 @@ mod tests {
             ("lock", include_str!("suite/lock.rs")),
             ("mirror", include_str!("suite/mirror.rs")),
             ("network", include_str!("suite/network.rs")),
+            ("oci", include_str!("suite/oci.rs")),
+            ("oci_modules", include_str!("suite/oci_modules.rs")),
             ("redirects", include_str!("suite/redirects.rs")),
             ("cache", include_str!("suite/cache.rs")),
             ("registry_api", include_str!("suite/registry_api.rs")),

@@ -1,12 +1,13 @@
 //! What a lock run is asked to do: which providers, for which platforms,
 //! from where, with how many jobs at once; the one reading of the CLIs'
-//! flags (`-platform`, `-net-mirror`, `-fs-mirror`) that the `tfdisco`
-//! CLI and the Python and Node packages share.
+//! flags (`-platform`, `-net-mirror`, `-fs-mirror`, `-oci-mirror`) that
+//! the `tfdisco` CLI and the Python and Node packages share.
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use tfdisco_core::{Error, NetworkMirror, Platform, ProviderSource};
+use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 
 use crate::OptionError;
 
@@ -47,6 +48,11 @@ pub enum ProvidersFrom {
     /// packages found there in either layout, unauthenticated, the folder
     /// read when the run starts (LOCKRUN-8).
     FilesystemMirror(PathBuf),
+    /// An OCI registry mirror (`tofu providers lock -oci-mirror=TEMPLATE`):
+    /// each provider from the repository the template names (`{hostname}`,
+    /// `{namespace}`, `{type}`), its archives checked against their
+    /// layers' digests (OCIMIRROR-1 to OCIMIRROR-6).
+    OciMirror(OciMirrorTemplate),
 }
 
 /// What to lock, and for which platforms.
@@ -58,7 +64,7 @@ pub enum ProvidersFrom {
 /// let options = LockOptions::new()
 ///     .platform(Platform::parse("linux_amd64")?)
 ///     .platform(Platform::parse("darwin_arm64")?)
-///     .mirrors(Some("https://mirror.example.com/providers/"), None)?
+///     .mirrors(Some("https://mirror.example.com/providers/"), None, None)?
 ///     .jobs(jobs(4)?);
 /// assert_eq!(options.platforms().len(), 2);
 /// assert!(matches!(options.providers_from(), ProvidersFrom::NetworkMirror(_)));
@@ -105,31 +111,65 @@ impl LockOptions {
         self
     }
 
+    /// Takes every provider from the OCI registry mirror `template` names
+    /// (`-oci-mirror=TEMPLATE`) instead of its registry (OCIMIRROR-6).
+    pub fn oci_mirror(mut self, template: OciMirrorTemplate) -> LockOptions {
+        self.from = ProvidersFrom::OciMirror(template);
+        self
+    }
+
     /// Takes the providers from the mirror the CLIs' flags name, if any:
     /// `net_mirror`, an `https:` URL (`-net-mirror`, checked by
-    /// `NetworkMirror::parse`), or `fs_mirror`, a folder (`-fs-mirror`);
-    /// not both (LOCKRUN-7, LOCKRUN-8).
+    /// `NetworkMirror::parse`), `fs_mirror`, a folder (`-fs-mirror`), or
+    /// `oci_mirror`, a repository template (OpenTofu's `-oci-mirror`,
+    /// checked by `OciMirrorTemplate::parse`); at most one of them
+    /// (LOCKRUN-7, LOCKRUN-8, OCIMIRROR-6). Each refusal is
+    /// [`Error::InvalidArgument`].
     ///
     /// ```
-    /// use tfdisco_transport::LockOptions;
+    /// use tfdisco_transport::{LockOptions, ProvidersFrom};
     ///
-    /// assert!(LockOptions::new().mirrors(Some("http://mirror.example.com/"), None).is_err());
-    /// assert!(LockOptions::new().mirrors(Some("https://m.example/"), Some("/srv/m".into())).is_err());
+    /// assert!(LockOptions::new().mirrors(Some("http://mirror.example.com/"), None, None).is_err());
+    /// assert!(LockOptions::new().mirrors(Some("https://m.example/"), Some("/srv/m".into()), None).is_err());
+    /// assert!(LockOptions::new().mirrors(None, Some("/srv/m".into()), Some("ghcr.io/m/{type}")).is_err());
+    /// assert!(LockOptions::new().mirrors(None, None, Some("ghcr.io/{+type}")).is_err());
+    /// let options = LockOptions::new().mirrors(None, None, Some("ghcr.io/m/{namespace}/{type}"))?;
+    /// assert!(matches!(options.providers_from(), ProvidersFrom::OciMirror(_)));
+    /// # Ok::<(), tfdisco_core::Error>(())
     /// ```
     pub fn mirrors(
         self,
         net_mirror: Option<&str>,
         fs_mirror: Option<PathBuf>,
+        oci_mirror: Option<&str>,
     ) -> Result<LockOptions, Error> {
-        match (net_mirror, fs_mirror) {
-            (Some(_), Some(_)) => Err(Error::InvalidArgument {
-                message: "a network mirror and a filesystem mirror are mutually exclusive"
-                    .to_owned(),
-            }),
-            (Some(url), None) => Ok(self.net_mirror(NetworkMirror::parse(url)?)),
-            (None, Some(dir)) => Ok(self.fs_mirror(dir)),
-            (None, None) => Ok(self),
+        let given: Vec<&str> = [
+            net_mirror.map(|_| "a network mirror"),
+            fs_mirror.as_ref().map(|_| "a filesystem mirror"),
+            oci_mirror.map(|_| "an OCI mirror"),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        if let [first @ .., last] = given.as_slice()
+            && !first.is_empty()
+        {
+            return Err(Error::InvalidArgument {
+                message: format!("{} and {last} are mutually exclusive", first.join(", ")),
+            });
         }
+        if let Some(url) = net_mirror {
+            return Ok(self.net_mirror(NetworkMirror::parse(url)?));
+        }
+        if let Some(dir) = fs_mirror {
+            return Ok(self.fs_mirror(dir));
+        }
+        if let Some(template) = oci_mirror {
+            let template = OciMirrorTemplate::parse(template)
+                .map_err(|message| Error::InvalidArgument { message })?;
+            return Ok(self.oci_mirror(template));
+        }
+        Ok(self)
     }
 
     /// Adds a platform (`-platform=OS_ARCH`); with none, the current one.

@@ -1,0 +1,207 @@
+//! Whole processes timed by `benches/c/timed.c` (wall time around
+//! fork/exec/`wait4`, `wait4`'s peak RSS and CPU time), and the statistics
+//! the process benchmarks report: medians and interquartile ranges of
+//! alternating runs. Used by issue 27's OCI benchmark (`oci-bench`).
+
+use std::ffi::OsString;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// One timed process.
+#[derive(Clone, Copy, Debug)]
+pub struct Timed {
+    /// Wall time, fork to `wait4`.
+    pub wall: Duration,
+    /// Peak resident set size, kB (`ru_maxrss`).
+    pub rss_kb: u64,
+    /// User + system CPU time, every thread.
+    pub cpu: Duration,
+}
+
+/// Runs commands under `timed` (the compiled `benches/c/timed.c`), their
+/// output kept in `work/last-run.log`, the timing in `work/timing`.
+pub struct Runner {
+    timed: PathBuf,
+    work: PathBuf,
+}
+
+/// The variables a run must not inherit: proxies, and the `TF_*` settings
+/// that change what Terraform, OpenTofu or tfdisco do.
+const CLEARED: [&str; 19] = [
+    "http_proxy",
+    "https_proxy",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "all_proxy",
+    "ALL_PROXY",
+    "no_proxy",
+    "NO_PROXY",
+    "TF_PLUGIN_CACHE_DIR",
+    "TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE",
+    "TF_DATA_DIR",
+    "TF_LOG",
+    "TF_LOG_PATH",
+    "TF_CLI_ARGS",
+    "TF_CLI_ARGS_init",
+    "TF_CLI_ARGS_providers",
+    "TF_REGISTRY_DISCOVERY_RETRY",
+    "TF_REGISTRY_CLIENT_TIMEOUT",
+    "TF_CLI_CONFIG_FILE",
+];
+
+impl Runner {
+    /// A runner of `timed` writing into `work` (which must exist).
+    pub fn new(timed: &Path, work: &Path) -> Runner {
+        Runner {
+            timed: timed.to_owned(),
+            work: work.to_owned(),
+        }
+    }
+
+    /// Runs `program args` in `dir` under `timed`, with none of
+    /// [`CLEARED`] but `env` set; an error (naming the command, with its
+    /// output) when it cannot start or exits non-zero.
+    pub fn run(
+        &self,
+        dir: &Path,
+        program: &Path,
+        args: &[String],
+        env: &[(&str, OsString)],
+    ) -> Result<Timed, String> {
+        let timing = self.work.join("timing");
+        let log = self.work.join("last-run.log");
+        let log_file = fs::File::create(&log).map_err(|e| format!("{}: {e}", log.display()))?;
+        let err_file = log_file
+            .try_clone()
+            .map_err(|e| format!("{}: {e}", log.display()))?;
+        let mut command = Command::new(&self.timed);
+        command
+            .arg(&timing)
+            .arg(program)
+            .args(args)
+            .current_dir(dir)
+            .stdin(Stdio::null())
+            .stdout(log_file)
+            .stderr(err_file);
+        for name in CLEARED {
+            command.env_remove(name);
+        }
+        for (name, value) in env {
+            command.env(name, value);
+        }
+        let status = command
+            .status()
+            .map_err(|e| format!("{}: {e}", self.timed.display()))?;
+        if !status.success() {
+            return Err(format!(
+                "{} {} failed ({status}) in {}:\n{}",
+                program.display(),
+                args.join(" "),
+                dir.display(),
+                fs::read_to_string(&log).unwrap_or_default()
+            ));
+        }
+        let text = fs::read_to_string(&timing).map_err(|e| format!("the timing file: {e}"))?;
+        parse_timing(&text)
+    }
+}
+
+/// `timed`'s output: `NANOSECONDS KB MICROSECONDS`.
+fn parse_timing(text: &str) -> Result<Timed, String> {
+    let fields: Vec<u64> = text
+        .split_whitespace()
+        .map(str::parse)
+        .collect::<Result<_, _>>()
+        .map_err(|e| format!("the timing file {text:?}: {e}"))?;
+    let [ns, kb, us] = fields[..] else {
+        return Err(format!("the timing file {text:?}: three numbers expected"));
+    };
+    Ok(Timed {
+        wall: Duration::from_nanos(ns),
+        rss_kb: kb,
+        cpu: Duration::from_micros(us),
+    })
+}
+
+/// First quartile, median, third quartile (linear interpolation between
+/// the sorted values); zeros for no values.
+pub fn quartiles(values: &[f64]) -> (f64, f64, f64) {
+    if values.is_empty() {
+        return (0.0, 0.0, 0.0);
+    }
+    let mut v = values.to_vec();
+    v.sort_by(f64::total_cmp);
+    let at = |q: f64| {
+        let pos = (v.len() - 1) as f64 * q;
+        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
+        v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
+    };
+    (at(0.25), at(0.5), at(0.75))
+}
+
+/// The median (see [`quartiles`]).
+pub fn median(values: &[f64]) -> f64 {
+    quartiles(values).1
+}
+
+/// `1.234 s (1.200–1.300)`: the median and interquartile range of
+/// seconds.
+pub fn summary(seconds: &[f64]) -> String {
+    let (q1, m, q3) = quartiles(seconds);
+    format!("{m:.3} s ({q1:.3}–{q3:.3})")
+}
+
+/// The CPU time (user + system, every thread, living or gone) process
+/// `pid` has used so far, from `/proc/PID/stat`, in clock ticks of
+/// `ticks_per_second` (so 10 ms steps with the usual 100).
+pub fn process_cpu(pid: u32, ticks_per_second: u64) -> Option<Duration> {
+    let text = fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name, in parentheses, may hold spaces: count fields
+    // after its closing parenthesis (state is field 3, utime 14, stime 15).
+    let after = &text[text.rfind(')')? + 1..];
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let utime: u64 = fields.get(11)?.parse().ok()?;
+    let stime: u64 = fields.get(12)?.parse().ok()?;
+    let ticks = utime + stime;
+    Some(Duration::from_secs_f64(
+        ticks as f64 / ticks_per_second.max(1) as f64,
+    ))
+}
+
+/// `getconf CLK_TCK`, or 100.
+pub fn clock_ticks() -> u64 {
+    Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8_lossy(&o.stdout).trim().parse().ok())
+        .unwrap_or(100)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quartiles_interpolate() {
+        assert_eq!(quartiles(&[3.0, 1.0, 2.0, 4.0, 5.0]), (2.0, 3.0, 4.0));
+        assert_eq!(quartiles(&[1.0, 2.0]), (1.25, 1.5, 1.75));
+        assert_eq!(median(&[]), 0.0);
+    }
+
+    #[test]
+    fn timing_files() {
+        let t = parse_timing("1500000000 20480 250000\n").expect("parses");
+        assert_eq!(t.wall, Duration::from_millis(1500));
+        assert_eq!(t.rss_kb, 20480);
+        assert_eq!(t.cpu, Duration::from_millis(250));
+        assert!(parse_timing("1 2").is_err());
+    }
+
+    #[test]
+    fn this_process_has_used_some_cpu() {
+        assert!(process_cpu(std::process::id(), clock_ticks()).is_some());
+    }
+}

@@ -1,0 +1,534 @@
+//! The OCI distribution requests, as goals of the core's engine (OCI-2 to
+//! OCI-4, OCI-7): a page of a repository's tags, a manifest by tag or
+//! digest, a blob streamed into a sink, a token; and [`Challenged`], which
+//! turns any of them's 401 into an answer the session acts on.
+
+use std::fmt;
+
+use tfdisco_core::http::header::{CONTENT_TYPE, LINK, WWW_AUTHENTICATE};
+use tfdisco_core::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
+use tfdisco_core::{Error, Goal, Hostname, Next, RegistryCall, RequestKind, Sink};
+use url::Url;
+
+use crate::digest::Hasher;
+use crate::{Algorithm, Challenge, Digest, FetchedManifest, Reference, TokenAnswer, Verifier};
+
+/// The header a registry names a manifest's digest in.
+const DOCKER_CONTENT_DIGEST: HeaderName = HeaderName::from_static("docker-content-digest");
+
+/// A goal's answer, or the registry's challenge (a 401).
+#[derive(Clone, Debug)]
+pub enum Answer<T> {
+    /// The goal's answer.
+    Done(T),
+    /// 401, with the `WWW-Authenticate` challenge when it parses.
+    Challenged(Option<Challenge>),
+}
+
+/// Any goal, its 401 made an [`Answer::Challenged`].
+#[derive(Debug)]
+pub struct Challenged<G>(pub G);
+
+impl<G: Goal> Goal for Challenged<G> {
+    type Output = Answer<G::Output>;
+    const NAME: &'static str = G::NAME;
+    const KIND: RequestKind = G::KIND;
+
+    fn host(&self) -> &Hostname {
+        self.0.host()
+    }
+
+    fn accept(&self) -> Option<HeaderValue> {
+        self.0.accept()
+    }
+
+    fn on_head(
+        &mut self,
+        url: &Url,
+        status: StatusCode,
+        headers: &HeaderMap,
+    ) -> Next<Self::Output> {
+        if status == StatusCode::UNAUTHORIZED {
+            let challenge = headers
+                .get(WWW_AUTHENTICATE)
+                .and_then(|v| v.to_str().ok())
+                .and_then(Challenge::parse);
+            return Next::Finish(Ok(Answer::Challenged(challenge)));
+        }
+        match self.0.on_head(url, status, headers) {
+            Next::Finish(result) => Next::Finish(result.map(Answer::Done)),
+            Next::ReadDocument => Next::ReadDocument,
+            Next::Stream => Next::Stream,
+        }
+    }
+
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<Self::Output, Error> {
+        self.0.on_body(url, body).map(Answer::Done)
+    }
+
+    fn on_chunk(&mut self, url: &Url, chunk: &[u8]) -> Result<(), Error> {
+        self.0.on_chunk(url, chunk)
+    }
+
+    fn on_stream_end(&mut self, url: &Url) -> Result<Self::Output, Error> {
+        self.0.on_stream_end(url).map(Answer::Done)
+    }
+
+    fn present_error(&self, error: Error) -> Error {
+        self.0.present_error(error)
+    }
+}
+
+fn invalid(url: &Url, problem: String) -> Error {
+    Error::InvalidResponse {
+        url: url.clone().into(),
+        problem,
+    }
+}
+
+/// 404 as the registry's "no such …", any other status as itself.
+fn refused<T>(url: &Url, status: StatusCode, what: &str) -> Next<T> {
+    Next::Finish(Err(if status == StatusCode::NOT_FOUND {
+        Error::NotFound {
+            url: url.clone().into(),
+            message: format!("{what} not found"),
+        }
+    } else {
+        Error::Status {
+            url: url.clone().into(),
+            status,
+        }
+    }))
+}
+
+/// One page of a repository's tags: its tags and the next page's URL
+/// (the `Link: <…>; rel="next"` header, on the same origin).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TagPage {
+    /// The tags on this page, as listed.
+    pub tags: Vec<String>,
+    /// The next page, if the registry paginates.
+    pub next: Option<Url>,
+}
+
+/// `GET /v2/NAME/tags/list`: one page.
+#[derive(Debug)]
+pub struct TagList {
+    host: Hostname,
+    next: Option<Url>,
+    /// A status other than 200, whose error body is read for its codes.
+    refused: Option<StatusCode>,
+}
+
+impl TagList {
+    /// The goal of a tag page of a repository on `host`.
+    pub fn new(host: Hostname) -> TagList {
+        TagList {
+            host,
+            next: None,
+            refused: None,
+        }
+    }
+}
+
+/// A tag list refused with `status` and the error `body` (OCI-2): the
+/// repository is not there when the body's error codes say
+/// `NAME_UNKNOWN` or `NAME_INVALID` (whatever the status), or when it is a
+/// 404 whose body has no codes; any other refusal is its status (a 404
+/// saying only `UNAUTHORIZED` is a refusal, not a missing repository).
+fn tag_list_refusal(url: &Url, status: StatusCode, body: &[u8]) -> Error {
+    #[derive(serde::Deserialize)]
+    struct Body {
+        #[serde(default)]
+        errors: Vec<Code>,
+    }
+    #[derive(serde::Deserialize)]
+    struct Code {
+        #[serde(default)]
+        code: String,
+    }
+    let codes: Vec<String> = serde_json::from_slice::<Body>(body)
+        .map(|b| b.errors.into_iter().map(|e| e.code).collect())
+        .unwrap_or_default();
+    let named = codes
+        .iter()
+        .any(|c| c == "NAME_UNKNOWN" || c == "NAME_INVALID");
+    if named || (status == StatusCode::NOT_FOUND && codes.is_empty()) {
+        Error::NotFound {
+            url: url.clone().into(),
+            message: "repository not found".to_owned(),
+        }
+    } else {
+        Error::Status {
+            url: url.clone().into(),
+            status,
+        }
+    }
+}
+
+impl Goal for TagList {
+    type Output = TagPage;
+    const NAME: &'static str = "OCI tag list";
+    const KIND: RequestKind = RequestKind::Oci;
+
+    fn host(&self) -> &Hostname {
+        &self.host
+    }
+
+    fn accept(&self) -> Option<HeaderValue> {
+        Some(HeaderValue::from_static("application/json"))
+    }
+
+    fn on_head(&mut self, url: &Url, status: StatusCode, headers: &HeaderMap) -> Next<TagPage> {
+        if status != StatusCode::OK {
+            // Its error codes say whether the repository is there.
+            self.refused = Some(status);
+            return Next::ReadDocument;
+        }
+        match next_link(url, headers) {
+            Ok(next) => {
+                self.next = next;
+                Next::ReadDocument
+            }
+            Err(problem) => Next::Finish(Err(invalid(url, problem))),
+        }
+    }
+
+    fn present_error(&self, error: Error) -> Error {
+        RegistryCall::OciTags.wrap(error)
+    }
+
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<TagPage, Error> {
+        if let Some(status) = self.refused.take() {
+            return Err(tag_list_refusal(url, status, &body));
+        }
+        #[derive(serde::Deserialize)]
+        struct Body {
+            #[serde(default)]
+            tags: Option<Vec<String>>,
+        }
+        let body: Body = serde_json::from_slice(&body)
+            .map_err(|e| invalid(url, format!("the tag list is not its JSON: {e}")))?;
+        Ok(TagPage {
+            tags: body.tags.unwrap_or_default(),
+            next: self.next.take(),
+        })
+    }
+}
+
+/// The `rel="next"` target of a `Link` header, resolved against `url`; it
+/// must stay on the same origin (a token is sent to it).
+fn next_link(url: &Url, headers: &HeaderMap) -> Result<Option<Url>, String> {
+    for value in headers.get_all(LINK) {
+        let text = value
+            .to_str()
+            .map_err(|_| "the Link header is not text".to_owned())?;
+        for link in text.split(',') {
+            let link = link.trim();
+            let Some(rest) = link.strip_prefix('<') else {
+                continue;
+            };
+            let Some((target, params)) = rest.split_once('>') else {
+                return Err(format!("the Link header {text:?} does not parse"));
+            };
+            let is_next = params.split(';').any(|p| {
+                let p = p.trim();
+                p.eq_ignore_ascii_case("rel=\"next\"") || p.eq_ignore_ascii_case("rel=next")
+            });
+            if !is_next {
+                continue;
+            }
+            let next = url
+                .join(target)
+                .map_err(|e| format!("the Link header's next page {target:?}: {e}"))?;
+            if next.origin() != url.origin() {
+                return Err(format!(
+                    "the Link header's next page {next} is on another host"
+                ));
+            }
+            return Ok(Some(next));
+        }
+    }
+    Ok(None)
+}
+
+/// `GET /v2/NAME/manifests/REFERENCE`: a manifest or index, checked
+/// against the digest that named it, and against the
+/// `Docker-Content-Digest` the registry gives (OCI-3).
+pub struct ManifestGoal {
+    host: Hostname,
+    reference: Reference,
+    accept: HeaderValue,
+    media_type: Option<String>,
+    registry_digest: Option<Digest>,
+}
+
+impl fmt::Debug for ManifestGoal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ManifestGoal")
+            .field("host", &self.host)
+            .field("reference", &self.reference)
+            .finish_non_exhaustive()
+    }
+}
+
+impl ManifestGoal {
+    /// The goal of the manifest `reference` names on `host`, asking for
+    /// the media types `accept` lists.
+    pub fn new(host: Hostname, reference: Reference, accept: &[&str]) -> ManifestGoal {
+        let accept = HeaderValue::from_str(&accept.join(", "))
+            .unwrap_or_else(|_| HeaderValue::from_static("*/*"));
+        ManifestGoal {
+            host,
+            reference,
+            accept,
+            media_type: None,
+            registry_digest: None,
+        }
+    }
+}
+
+impl Goal for ManifestGoal {
+    type Output = FetchedManifest;
+    const NAME: &'static str = "OCI manifest";
+    const KIND: RequestKind = RequestKind::Oci;
+
+    fn host(&self) -> &Hostname {
+        &self.host
+    }
+
+    fn accept(&self) -> Option<HeaderValue> {
+        Some(self.accept.clone())
+    }
+
+    fn on_head(
+        &mut self,
+        url: &Url,
+        status: StatusCode,
+        headers: &HeaderMap,
+    ) -> Next<FetchedManifest> {
+        if status != StatusCode::OK {
+            return refused(url, status, "manifest");
+        }
+        self.media_type = headers
+            .get(CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .map(|v| v.split(';').next().unwrap_or(v).trim().to_owned())
+            .filter(|v| !v.is_empty());
+        if self.media_type.is_none() {
+            return Next::Finish(Err(invalid(
+                url,
+                "the manifest has no Content-Type".to_owned(),
+            )));
+        }
+        if let Some(value) = headers.get(DOCKER_CONTENT_DIGEST) {
+            match value.to_str().ok().and_then(|v| v.trim().parse().ok()) {
+                Some(digest) => self.registry_digest = Some(digest),
+                None => {
+                    return Next::Finish(Err(invalid(
+                        url,
+                        format!("the Docker-Content-Digest {value:?} is not a digest"),
+                    )));
+                }
+            }
+        }
+        Next::ReadDocument
+    }
+
+    fn present_error(&self, error: Error) -> Error {
+        RegistryCall::OciManifest.wrap(error)
+    }
+
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<FetchedManifest, Error> {
+        let algorithm = match &self.reference {
+            Reference::Digest(d) => d.algorithm(),
+            Reference::Tag(_) => self
+                .registry_digest
+                .as_ref()
+                .map_or(Algorithm::Sha256, Digest::algorithm),
+        };
+        let mut hasher = Hasher::new(algorithm);
+        hasher.update(&body);
+        let digest = hasher.finish();
+        let named = match &self.reference {
+            Reference::Digest(d) => Some(d),
+            Reference::Tag(_) => None,
+        };
+        for expected in named.into_iter().chain(self.registry_digest.as_ref()) {
+            if expected.algorithm() == digest.algorithm() && *expected != digest {
+                return Err(invalid(
+                    url,
+                    format!("the manifest's digest is {digest}, not {expected}"),
+                ));
+            }
+        }
+        Ok(FetchedManifest {
+            media_type: self.media_type.take().unwrap_or_default(),
+            digest,
+            bytes: body,
+        })
+    }
+}
+
+/// `GET /v2/NAME/blobs/DIGEST`: streamed into a sink, its size and digest
+/// checked as it arrives (OCI-3); a redirect to storage elsewhere is
+/// followed without the registry's credentials (D4).
+pub struct BlobGoal<S> {
+    host: Hostname,
+    verifier: Option<Verifier>,
+    sink: S,
+}
+
+impl<S> fmt::Debug for BlobGoal<S> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("BlobGoal")
+            .field("host", &self.host)
+            .field("verifier", &self.verifier)
+            .finish_non_exhaustive()
+    }
+}
+
+impl<S: Sink> BlobGoal<S> {
+    /// The goal of the blob of `digest` and `size` on `host`, into `sink`.
+    pub fn new(host: Hostname, digest: Digest, size: u64, sink: S) -> BlobGoal<S> {
+        BlobGoal {
+            host,
+            verifier: Some(Verifier::new(digest, size)),
+            sink,
+        }
+    }
+}
+
+impl<S: Sink> Goal for BlobGoal<S> {
+    type Output = S::Output;
+    const NAME: &'static str = "OCI blob";
+    const KIND: RequestKind = RequestKind::Download;
+
+    fn host(&self) -> &Hostname {
+        &self.host
+    }
+
+    fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<S::Output> {
+        if status != StatusCode::OK {
+            return refused(url, status, "blob");
+        }
+        Next::Stream
+    }
+
+    fn present_error(&self, error: Error) -> Error {
+        RegistryCall::OciBlob.wrap(error)
+    }
+
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<S::Output, Error> {
+        self.on_chunk(url, &body)?;
+        self.on_stream_end(url)
+    }
+
+    fn on_chunk(&mut self, url: &Url, chunk: &[u8]) -> Result<(), Error> {
+        if let Some(verifier) = &mut self.verifier {
+            verifier
+                .update(chunk)
+                .map_err(|e| invalid(url, e.to_string()))?;
+        }
+        self.sink
+            .write(chunk)
+            .map_err(|problem| invalid(url, problem))
+    }
+
+    fn on_stream_end(&mut self, url: &Url) -> Result<S::Output, Error> {
+        if let Some(verifier) = self.verifier.take() {
+            verifier.finish().map_err(|e| invalid(url, e.to_string()))?;
+        }
+        self.sink.finish().map_err(|problem| invalid(url, problem))
+    }
+}
+
+/// A token service's `GET REALM?service=…&scope=…`.
+#[derive(Debug)]
+pub struct TokenGoal {
+    host: Hostname,
+}
+
+impl TokenGoal {
+    /// The goal of a token request about the registry `host`.
+    pub fn new(host: Hostname) -> TokenGoal {
+        TokenGoal { host }
+    }
+}
+
+impl Goal for TokenGoal {
+    type Output = TokenAnswer;
+    const NAME: &'static str = "OCI token";
+    const KIND: RequestKind = RequestKind::Oci;
+
+    fn host(&self) -> &Hostname {
+        &self.host
+    }
+
+    fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<TokenAnswer> {
+        match status {
+            StatusCode::OK => Next::ReadDocument,
+            status => Next::Finish(Err(Error::Status {
+                url: url.clone().into(),
+                status,
+            })),
+        }
+    }
+
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<TokenAnswer, Error> {
+        TokenAnswer::parse(url, &body)
+    }
+
+    fn present_error(&self, error: Error) -> Error {
+        RegistryCall::OciToken.wrap(error)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn link(value: &str) -> Result<Option<Url>, String> {
+        let url = Url::parse("https://r.example/v2/a/tags/list?n=2").expect("valid");
+        let mut headers = HeaderMap::new();
+        headers.insert(LINK, HeaderValue::from_str(value).expect("header"));
+        next_link(&url, &headers)
+    }
+
+    #[test]
+    fn what_a_refused_tag_list_means() {
+        let url = Url::parse("https://r.example/v2/a/tags/list").expect("valid");
+        let not_found = |status: u16, body: &str| {
+            tag_list_refusal(
+                &url,
+                StatusCode::from_u16(status).expect("status"),
+                body.as_bytes(),
+            )
+            .kind()
+                == tfdisco_core::ErrorKind::NotFound
+        };
+        assert!(not_found(404, ""));
+        assert!(not_found(404, r#"{"errors":[{"code":"NAME_UNKNOWN"}]}"#));
+        assert!(not_found(401, r#"{"errors":[{"code":"NAME_INVALID"}]}"#));
+        assert!(!not_found(404, r#"{"errors":[{"code":"UNAUTHORIZED"}]}"#));
+        assert!(not_found(
+            404,
+            r#"{"errors":[{"code":"UNAUTHORIZED"},{"code":"NAME_UNKNOWN"}]}"#
+        ));
+        assert!(!not_found(403, ""));
+        assert!(!not_found(500, "not json"));
+    }
+
+    #[test]
+    fn link_headers() {
+        assert_eq!(
+            link(r#"</v2/a/tags/list?n=2&last=b>; rel="next""#)
+                .expect("ok")
+                .map(String::from),
+            Some("https://r.example/v2/a/tags/list?n=2&last=b".to_owned())
+        );
+        assert_eq!(link(r#"</x>; rel="prev""#), Ok(None));
+        assert!(link(r#"<https://other.example/v2/a/tags/list>; rel="next""#).is_err());
+        assert!(link(r#"<unterminated; rel="next""#).is_err());
+    }
+}

@@ -1,0 +1,187 @@
+//! OCI registry requests over a client (OCI-5): each one a
+//! `tfdisco_oci::Authorized` session, whose steps (the request, the token
+//! service, the request again) are driven here, with the credentials the
+//! client's [`OciCredentialsSource`](tfdisco_oci::OciCredentialsSource)
+//! gives for the repository; the tokens the client learns are shared by
+//! its requests. What is sent, and why, is decided by `tfdisco-oci`.
+
+use tfdisco_core::{Error, Goal, Hostname, Sink};
+use tfdisco_oci::{
+    Access, Authorized, BlobGoal, Descriptor, FetchedManifest, ManifestGoal, Reference,
+    RepositoryAddress, Scope, Step, TagList,
+};
+
+use crate::{AsyncClient, BlockingClient, Transport, drive};
+
+/// The most pages of tags a listing follows: a registry whose `Link`
+/// headers never end cannot keep a run going.
+const MAX_TAG_PAGES: usize = 10_000;
+
+impl<T: Transport> AsyncClient<T> {
+    /// Every tag of the repository at `address` (`GET /v2/NAME/tags/list`,
+    /// following `Link` headers), with the client's credentials for it
+    /// ([`ClientBuilder::oci_credentials`](crate::ClientBuilder::oci_credentials))
+    /// if the registry asks.
+    pub async fn oci_tags(&self, address: &RepositoryAddress) -> Result<Vec<String>, Error> {
+        let host = registry_host(address)?;
+        let credentials = self.cache().oci_credentials(address)?;
+        let mut url = address
+            .api_root()
+            .join(&format!("{}/tags/list", address.repository()));
+        let mut tags = Vec::new();
+        for _ in 0..MAX_TAG_PAGES {
+            let page_url = url.map_err(|e| Error::InvalidArgument {
+                message: format!("the tag list of {address}: {e}"),
+            })?;
+            let goal = TagList::new(host.clone());
+            let page = self
+                .oci_run(Authorized::new(
+                    goal,
+                    page_url,
+                    address,
+                    Scope::new(address.repository(), Access::Pull),
+                    credentials.clone(),
+                ))
+                .await?;
+            tags.extend(page.tags);
+            match page.next {
+                Some(next) => url = Ok(next),
+                None => return Ok(tags),
+            }
+        }
+        Err(Error::InvalidArgument {
+            message: format!("the tag list of {address} has more than {MAX_TAG_PAGES} pages"),
+        })
+    }
+
+    /// The manifest or index `reference` names in the repository at
+    /// `address`, asking for the media types `accept` lists; its digest
+    /// checked (OCI-3).
+    pub async fn oci_manifest(
+        &self,
+        address: &RepositoryAddress,
+        reference: &Reference,
+        accept: &[&str],
+    ) -> Result<FetchedManifest, Error> {
+        let host = registry_host(address)?;
+        let credentials = self.cache().oci_credentials(address)?;
+        let url = address
+            .api_root()
+            .join(&format!("{}/manifests/{reference}", address.repository()))
+            .map_err(|e| Error::InvalidArgument {
+                message: format!("the manifest {reference} of {address}: {e}"),
+            })?;
+        let goal = ManifestGoal::new(host, reference.clone(), accept);
+        self.oci_run(Authorized::new(
+            goal,
+            url,
+            address,
+            Scope::new(address.repository(), Access::Pull),
+            credentials,
+        ))
+        .await
+    }
+
+    /// The blob `descriptor` names in the repository at `address`,
+    /// streamed into `sink`, its size and digest checked as it arrives
+    /// (OCI-3).
+    pub async fn oci_blob<S>(
+        &self,
+        address: &RepositoryAddress,
+        descriptor: &Descriptor,
+        sink: S,
+    ) -> Result<S::Output, Error>
+    where
+        S: Sink,
+        S::Output: Send,
+    {
+        let host = registry_host(address)?;
+        let credentials = self.cache().oci_credentials(address)?;
+        let url = address
+            .api_root()
+            .join(&format!(
+                "{}/blobs/{}",
+                address.repository(),
+                descriptor.digest
+            ))
+            .map_err(|e| Error::InvalidArgument {
+                message: format!("the blob {} of {address}: {e}", descriptor.digest),
+            })?;
+        let goal = BlobGoal::new(host, descriptor.digest.clone(), descriptor.size, sink);
+        self.oci_run(Authorized::new(
+            goal,
+            url,
+            address,
+            Scope::new(address.repository(), Access::Pull),
+            credentials,
+        ))
+        .await
+    }
+
+    /// Runs an authorized OCI request: each step's fetch over the
+    /// transport, the client's token cache locked only between steps.
+    async fn oci_run<G>(&self, mut request: Authorized<G>) -> Result<G::Output, Error>
+    where
+        G: Goal + Send,
+        G::Output: Send,
+    {
+        let config = self.cache().config();
+        let transport = self.transport();
+        loop {
+            let step = request.next(&self.oci_auth(), &config, transport.now());
+            // The fetches live on the heap: this future stays small inside
+            // the lock and install runs' job futures.
+            match step {
+                Step::Request(fetch) => {
+                    let mut fetch = Box::new(fetch);
+                    let result = Box::pin(drive(transport, &mut *fetch, None)).await;
+                    request.answered(*fetch, result, &mut self.oci_auth());
+                }
+                Step::Token(fetch) => {
+                    let mut fetch = Box::new(fetch);
+                    let result = Box::pin(drive(transport, &mut *fetch, None)).await;
+                    request.token(result, &mut self.oci_auth(), transport.now());
+                }
+                Step::Done(result) => return result,
+            }
+        }
+    }
+}
+
+impl<T: Transport> BlockingClient<T> {
+    /// [`AsyncClient::oci_tags`] for blocking code.
+    pub fn oci_tags(&self, address: &RepositoryAddress) -> Result<Vec<String>, Error> {
+        self.block_on(self.as_async().oci_tags(address))
+    }
+
+    /// [`AsyncClient::oci_manifest`] for blocking code.
+    pub fn oci_manifest(
+        &self,
+        address: &RepositoryAddress,
+        reference: &Reference,
+        accept: &[&str],
+    ) -> Result<FetchedManifest, Error> {
+        self.block_on(self.as_async().oci_manifest(address, reference, accept))
+    }
+
+    /// [`AsyncClient::oci_blob`] for blocking code.
+    pub fn oci_blob<S>(
+        &self,
+        address: &RepositoryAddress,
+        descriptor: &Descriptor,
+        sink: S,
+    ) -> Result<S::Output, Error>
+    where
+        S: Sink,
+        S::Output: Send,
+    {
+        self.block_on(self.as_async().oci_blob(address, descriptor, sink))
+    }
+}
+
+/// The registry as the host fetches are about.
+fn registry_host(address: &RepositoryAddress) -> Result<Hostname, Error> {
+    Hostname::parse(address.registry()).map_err(|e| Error::InvalidArgument {
+        message: format!("the OCI registry {}: {e}", address.registry()),
+    })
+}
