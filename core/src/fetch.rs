@@ -9,12 +9,15 @@ mod gzip;
 mod redirect;
 mod retry;
 mod timer;
+mod upload;
 
 use std::fmt;
 use std::time::Instant;
 
 use http::HeaderName;
-use http::header::{ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_LENGTH, LOCATION, USER_AGENT};
+use http::header::{
+    ACCEPT, ACCEPT_ENCODING, AUTHORIZATION, CONTENT_LENGTH, CONTENT_TYPE, LOCATION, USER_AGENT,
+};
 use http::{HeaderMap, HeaderValue, Method, Request, StatusCode, Uri};
 use tracing::debug;
 use url::Url;
@@ -28,6 +31,8 @@ use retry::RetryAfter;
 use timer::{Timer, Timers};
 
 pub use retry::{DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Retry, RetryPolicy};
+pub use upload::Body;
+use upload::Outgoing;
 
 /// The header registry requests announce the CLI version in.
 const X_TERRAFORM_VERSION: HeaderName = HeaderName::from_static("x-terraform-version");
@@ -80,6 +85,19 @@ pub trait Goal {
             url: url.clone().into(),
             problem: format!("a {} does not read a streamed body", Self::NAME),
         })
+    }
+
+    /// The method of the goal's first request: GET unless the goal writes
+    /// (UPLOAD).
+    fn method(&self) -> Method {
+        Method::GET
+    }
+
+    /// The body of the goal's first request, with its `Content-Type`:
+    /// none unless the goal writes (UPLOAD). A driver sends it with the
+    /// request [`Fetch::request_body`] names.
+    fn body(&self) -> Option<Body> {
+        None
     }
 
     /// The `Accept` header the goal's requests send, instead of the kind's
@@ -187,6 +205,10 @@ pub struct Fetch<G: Goal> {
     first: Option<Url>,
     /// The URL of the current (or last) request.
     url: Url,
+    /// The method and body of the current request (UPLOAD).
+    outgoing: Outgoing,
+    /// The goal's own, for a retry from the first URL.
+    first_outgoing: Outgoing,
     /// The credentials the first request of each attempt carries (only
     /// over https).
     credentials: Option<Credentials>,
@@ -229,7 +251,13 @@ impl<G: Goal> Fetch<G> {
             })
         })?;
         debug!(target: "tfdisco", host = %goal.host(), url = %url, "{} started", G::NAME);
+        let outgoing = Outgoing {
+            method: goal.method(),
+            body: goal.body(),
+        };
         let mut fetch = Fetch {
+            first_outgoing: outgoing.clone(),
+            outgoing,
             goal,
             config: config.clone(),
             credentials: credentials.filter(|_| url.scheme() == "https"),
@@ -356,6 +384,14 @@ impl<G: Goal> Fetch<G> {
         self.requests
     }
 
+    /// The body the current request sends (UPLOAD), while
+    /// [`Fetch::poll`] returns [`Action::Send`]; `None` for a request
+    /// without one (every GET and HEAD, and a write a 301, 302 or 303 made
+    /// a GET).
+    pub fn request_body(&self) -> Option<&Body> {
+        self.outgoing.body.as_ref()
+    }
+
     /// True when the current request carries credentials.
     pub fn sends_credentials(&self) -> bool {
         self.credentials.is_some() && !self.credentials_dropped
@@ -375,7 +411,10 @@ impl<G: Goal> Fetch<G> {
                     status,
                 })),
             }
-        } else if retry::is_retried_status(status) && self.policy().attempts() > 1 {
+        } else if retry::is_retried_status(status)
+            && self.policy().attempts() > 1
+            && self.outgoing.may_retry()
+        {
             let cause = Error::Status {
                 url: self.url.clone().into(),
                 status,
@@ -469,7 +508,9 @@ impl<G: Goal> Fetch<G> {
             }
             self.state = State::Done(Err(self.timeout_error()));
         } else {
-            let retried = self.is_sending() && self.policy().retries_failure(error.kind());
+            let retried = self.is_sending()
+                && self.outgoing.may_retry()
+                && self.policy().retries_failure(error.kind());
             let cause = Error::Transport {
                 url: self.url.clone().into(),
                 error,
@@ -525,6 +566,7 @@ impl<G: Goal> Fetch<G> {
                 self.requests += 1;
                 self.redirects = 0;
                 self.credentials_dropped = false;
+                self.outgoing = self.first_outgoing.clone();
                 if let Some(first) = self.first.take() {
                     self.url = first;
                 }
@@ -621,8 +663,12 @@ impl<G: Goal> Fetch<G> {
         {
             headers.insert(AUTHORIZATION, credentials.authorization().clone());
         }
+        if let Some(body) = &self.outgoing.body {
+            headers.insert(CONTENT_TYPE, body.content_type.clone());
+            headers.insert(CONTENT_LENGTH, HeaderValue::from(body.bytes.len()));
+        }
         let mut request = Request::new(());
-        *request.method_mut() = Method::GET;
+        *request.method_mut() = self.outgoing.method.clone();
         *request.uri_mut() = uri;
         *request.headers_mut() = headers;
         request
@@ -662,6 +708,7 @@ impl<G: Goal> Fetch<G> {
         debug!(target: "tfdisco", host = %self.goal.host(), status = status.as_u16(), from = %self.url, to = %next, "following redirect");
         self.redirects += 1;
         self.requests += 1;
+        self.outgoing.redirected(status);
         let state = send_state(&next);
         let previous = std::mem::replace(&mut self.url, next);
         self.first.get_or_insert(previous);

@@ -130,6 +130,7 @@ mod source;
 mod url_rules;
 mod version;
 
+pub use bytes;
 pub use http;
 pub use serde_json;
 pub use url;
@@ -149,7 +150,9 @@ pub use discovery::{DISCOVERY_PATH, Discovery, DiscoveryRequest};
 pub use download::{Contents, Download, Sink};
 pub use env::Env;
 pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, TransportErrorKind};
-pub use fetch::{Action, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Retry, RetryPolicy};
+pub use fetch::{
+    Action, Body, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Retry, RetryPolicy,
+};
 pub use go_clean::go_clean;
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};

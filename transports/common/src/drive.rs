@@ -26,6 +26,15 @@ where
     let clock = || transport.now();
     loop {
         match fetch.poll() {
+            // Request bodies (UPLOAD) do not reach the transports yet: a
+            // write fails rather than go out without its body.
+            Action::Send(_) if fetch.request_body().is_some() => fetch.handle_error(
+                TransportError::new(
+                    TransportErrorKind::Other,
+                    "this version of tfdisco's transports cannot send a request body yet",
+                ),
+                transport.now(),
+            ),
             Action::Send(request) => {
                 let mut exchange = Exchange::new(fetch, &clock, observer.is_some());
                 transport.perform(request, &mut exchange).await;
