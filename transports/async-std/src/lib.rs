@@ -130,7 +130,7 @@ impl Http {
     /// server closed it meanwhile), opens a new one.
     async fn connect_and_send(
         &self,
-        request: Request<()>,
+        request: Request<Bytes>,
     ) -> Result<Response<Body>, TransportError> {
         let route = self.settings.route(request.uri())?;
         let key = Pool::key(&route);
@@ -162,9 +162,9 @@ impl Http {
 /// to a proxy for plain http) and a `Host` header, which hyper's connection
 /// API leaves to the caller.
 fn to_hyper(
-    request: Request<()>,
+    request: Request<Bytes>,
     route: &Route,
-) -> Result<Request<http_body_util::Empty<Bytes>>, TransportError> {
+) -> Result<Request<http_body_util::Full<Bytes>>, TransportError> {
     let invalid = |e: &dyn std::fmt::Display| {
         TransportError::new(
             TransportErrorKind::Other,
@@ -190,7 +190,7 @@ fn to_hyper(
 impl Transport for Http {
     fn perform<'a>(
         &'a self,
-        request: Request<()>,
+        request: Request<Bytes>,
         exchange: &'a mut Exchange<'_>,
     ) -> impl Future<Output = ()> + Send + 'a {
         perform_async_http(self, request, exchange)
@@ -210,7 +210,7 @@ impl AsyncHttp for Http {
     type Body = Body;
     type Chunk = Bytes;
 
-    async fn send(&self, request: Request<()>) -> Result<Response<Body>, TransportError> {
+    async fn send(&self, request: Request<Bytes>) -> Result<Response<Body>, TransportError> {
         self.connect_and_send(request).await
     }
 

@@ -9,7 +9,7 @@ use std::pin::{Pin, pin};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant};
 
-use http_body_util::Empty;
+use http_body_util::Full;
 use hyper::body::{Body as _, Bytes, Incoming};
 use hyper::client::conn::http1::{Connection, SendRequest};
 use tfdisco_core::TransportError;
@@ -18,19 +18,19 @@ use tfdisco_transport::{Route, hyper_body};
 
 use crate::io::HyperIo;
 
-type Driver = Pin<Box<Connection<HyperIo, Empty<Bytes>>>>;
+type Driver = Pin<Box<Connection<HyperIo, Full<Bytes>>>>;
 
 /// One HTTP/1.1 connection: the handle to send on and the future that
 /// drives it (`None` once it ended).
 pub(crate) struct Conn {
-    sender: SendRequest<Empty<Bytes>>,
+    sender: SendRequest<Full<Bytes>>,
     driver: Option<Driver>,
 }
 
 impl Conn {
     pub(crate) fn new(
-        sender: SendRequest<Empty<Bytes>>,
-        connection: Connection<HyperIo, Empty<Bytes>>,
+        sender: SendRequest<Full<Bytes>>,
+        connection: Connection<HyperIo, Full<Bytes>>,
     ) -> Conn {
         Conn {
             sender,
@@ -41,7 +41,7 @@ impl Conn {
     /// Sends `request` and waits for the response head.
     pub(crate) async fn send(
         &mut self,
-        request: Request<Empty<Bytes>>,
+        request: Request<Full<Bytes>>,
     ) -> Result<Response<Incoming>, TransportError> {
         drive_with(&mut self.driver, self.sender.ready())
             .await

@@ -4,6 +4,7 @@
 use std::future::Future;
 use std::time::Instant;
 
+use tfdisco_async_std::tfdisco_core::bytes::Bytes;
 use tfdisco_async_std::tfdisco_core::http::Request;
 use tfdisco_async_std::{BuildError, Error, Exchange, FromSettings, Settings, Transport};
 
@@ -19,7 +20,7 @@ impl FromSettings for OnAsyncStd {
 impl Transport for OnAsyncStd {
     fn perform<'a>(
         &'a self,
-        request: Request<()>,
+        request: Request<Bytes>,
         exchange: &'a mut Exchange<'_>,
     ) -> impl Future<Output = ()> + Send + 'a {
         self.0.perform(request, exchange)

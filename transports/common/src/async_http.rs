@@ -5,6 +5,7 @@
 use std::future::Future;
 
 use tfdisco_core::TransportError;
+use tfdisco_core::bytes::Bytes;
 use tfdisco_core::http::{Request, Response};
 
 use crate::{Exchange, Transport};
@@ -21,7 +22,7 @@ pub trait AsyncHttp: Transport {
     /// Performs `request` and returns the response head with its unread body.
     fn send(
         &self,
-        request: Request<()>,
+        request: Request<Bytes>,
     ) -> impl Future<Output = Result<Response<Self::Body>, TransportError>> + Send;
 
     /// The next body chunk; `None` at the end of the body.
@@ -36,7 +37,7 @@ pub trait AsyncHttp: Transport {
 /// fetch's timers. A body the fetch stops wanting is dropped unread.
 pub async fn perform_async_http<H: AsyncHttp>(
     http: &H,
-    request: Request<()>,
+    request: Request<Bytes>,
     exchange: &mut Exchange<'_>,
 ) {
     let response = match exchange.race(http, http.send(request)).await {

@@ -26,16 +26,13 @@ where
     let clock = || transport.now();
     loop {
         match fetch.poll() {
-            // Request bodies (UPLOAD) do not reach the transports yet: a
-            // write fails rather than go out without its body.
-            Action::Send(_) if fetch.request_body().is_some() => fetch.handle_error(
-                TransportError::new(
-                    TransportErrorKind::Other,
-                    "this version of tfdisco's transports cannot send a request body yet",
-                ),
-                transport.now(),
-            ),
             Action::Send(request) => {
+                // The body of a write (UPLOAD); empty for every GET.
+                let body = fetch
+                    .request_body()
+                    .map(|b| b.bytes.clone())
+                    .unwrap_or_default();
+                let request = request.map(|()| body);
                 let mut exchange = Exchange::new(fetch, &clock, observer.is_some());
                 transport.perform(request, &mut exchange).await;
                 if let (Some(report), Some(observer)) = (exchange.finish(), observer.as_deref_mut())

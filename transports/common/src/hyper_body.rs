@@ -1,14 +1,14 @@
 //! Glue for transports built on hyper's HTTP/1.1 client: request bodies,
 //! reading `Incoming` chunk by chunk, and classifying hyper's errors.
 
-use http_body_util::{BodyExt, Empty};
+use http_body_util::{BodyExt, Full};
 use hyper::body::{Bytes, Incoming};
 use tfdisco_core::http::Request;
 use tfdisco_core::{TransportError, TransportErrorKind};
 
-/// The core's request with an empty body, as hyper sends it.
-pub fn request(request: Request<()>) -> Request<Empty<Bytes>> {
-    request.map(|()| Empty::new())
+/// The core's request with its body (empty for a GET), as hyper sends it.
+pub fn request(request: Request<Bytes>) -> Request<Full<Bytes>> {
+    request.map(Full::new)
 }
 
 /// The next data chunk of `body`; trailers and empty frames are skipped.

@@ -41,6 +41,7 @@
 //!
 //! ```
 //! use std::time::Instant;
+//! use tfdisco_core::bytes::Bytes;
 //! use tfdisco_core::http::{HeaderMap, Request, StatusCode, header};
 //! use tfdisco_core::Hostname;
 //! use tfdisco_transport::{
@@ -51,7 +52,7 @@
 //! struct Canned;
 //!
 //! impl BlockingTransport for Canned {
-//!     fn perform(&self, _request: Request<()>, exchange: &mut Exchange<'_>) {
+//!     fn perform(&self, _request: Request<Bytes>, exchange: &mut Exchange<'_>) {
 //!         let mut headers = HeaderMap::new();
 //!         headers.insert(header::CONTENT_TYPE, "application/json".parse().unwrap());
 //!         if exchange.head(StatusCode::OK, &headers) {

@@ -9,6 +9,7 @@ use std::pin::{Pin, pin};
 use std::time::Instant;
 
 use tfdisco_core::Error;
+use tfdisco_core::bytes::Bytes;
 use tfdisco_core::http::Request;
 
 use crate::{BuildError, Exchange, FromSettings, Settings};
@@ -26,7 +27,7 @@ pub trait Transport: Send + Sync + 'static {
     /// [`Exchange`]); returns when the exchange no longer wants anything.
     fn perform<'a>(
         &'a self,
-        request: Request<()>,
+        request: Request<Bytes>,
         exchange: &'a mut Exchange<'_>,
     ) -> impl Future<Output = ()> + Send + 'a;
 
@@ -66,7 +67,7 @@ pub trait Transport: Send + Sync + 'static {
 /// [`BlockingClient`](crate::BlockingClient).
 pub trait BlockingTransport: Send + Sync + 'static {
     /// Sends `request` and reports the response through `exchange`.
-    fn perform(&self, request: Request<()>, exchange: &mut Exchange<'_>);
+    fn perform(&self, request: Request<Bytes>, exchange: &mut Exchange<'_>);
 }
 
 /// A [`BlockingTransport`] as a [`Transport`] whose futures block the thread
@@ -82,7 +83,7 @@ impl<T: FromSettings> FromSettings for Blocking<T> {
 }
 
 impl<T: BlockingTransport> Transport for Blocking<T> {
-    async fn perform<'a>(&'a self, request: Request<()>, exchange: &'a mut Exchange<'_>) {
+    async fn perform<'a>(&'a self, request: Request<Bytes>, exchange: &'a mut Exchange<'_>) {
         self.0.perform(request, exchange);
     }
 
@@ -102,7 +103,7 @@ impl<T: BlockingTransport> Transport for Blocking<T> {
 /// #     fn from_settings(_: Settings) -> Result<Self, tfdisco_transport::BuildError> { Ok(MyHttp) }
 /// # }
 /// # impl tfdisco_transport::Transport for MyHttp {
-/// #     async fn perform<'a>(&'a self, _: tfdisco_core::http::Request<()>, _: &'a mut tfdisco_transport::Exchange<'_>) {}
+/// #     async fn perform<'a>(&'a self, _: tfdisco_core::http::Request<tfdisco_core::bytes::Bytes>, _: &'a mut tfdisco_transport::Exchange<'_>) {}
 /// #     async fn sleep_until(&self, _: std::time::Instant) {}
 /// # }
 /// let settings: Settings = ClientBuilder::new().build()?;
@@ -129,8 +130,11 @@ type BoxFuture<'a> = Pin<Box<dyn Future<Output = ()> + Send + 'a>>;
 
 /// [`Transport`] with boxed futures, which makes it object-safe.
 trait Erased: Send + Sync {
-    fn perform<'a>(&'a self, request: Request<()>, exchange: &'a mut Exchange<'_>)
-    -> BoxFuture<'a>;
+    fn perform<'a>(
+        &'a self,
+        request: Request<Bytes>,
+        exchange: &'a mut Exchange<'_>,
+    ) -> BoxFuture<'a>;
     fn sleep_until(&self, deadline: Instant) -> BoxFuture<'_>;
     fn now(&self) -> Instant;
     fn block_on(&self, future: Pin<&mut dyn Future<Output = ()>>) -> Result<(), Error>;
@@ -139,7 +143,7 @@ trait Erased: Send + Sync {
 impl<T: Transport> Erased for T {
     fn perform<'a>(
         &'a self,
-        request: Request<()>,
+        request: Request<Bytes>,
         exchange: &'a mut Exchange<'_>,
     ) -> BoxFuture<'a> {
         Box::pin(Transport::perform(self, request, exchange))
@@ -161,7 +165,7 @@ impl<T: Transport> Erased for T {
 impl Transport for AnyTransport {
     fn perform<'a>(
         &'a self,
-        request: Request<()>,
+        request: Request<Bytes>,
         exchange: &'a mut Exchange<'_>,
     ) -> impl Future<Output = ()> + Send + 'a {
         self.0.perform(request, exchange)

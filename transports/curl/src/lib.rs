@@ -63,6 +63,7 @@ pub struct ReadmeDoctests;
 use std::sync::{Mutex, PoisonError};
 
 use curl::easy::{Easy, HttpVersion, List};
+use tfdisco_core::bytes::Bytes;
 use tfdisco_core::http::Request;
 pub use tfdisco_transport::reexports::*;
 
@@ -195,7 +196,7 @@ impl Http {
 }
 
 impl BlockingTransport for Http {
-    fn perform(&self, request: Request<()>, exchange: &mut Exchange<'_>) {
+    fn perform(&self, request: Request<Bytes>, exchange: &mut Exchange<'_>) {
         match self.handle() {
             Ok(mut easy) => {
                 transfer::perform(self, &mut easy, &request, exchange);

@@ -6,8 +6,9 @@ use std::cell::RefCell;
 use std::time::Duration;
 
 use curl::easy::{Easy, List};
-use tfdisco_core::http::Request;
+use tfdisco_core::bytes::Bytes;
 use tfdisco_core::http::header::ACCEPT;
+use tfdisco_core::http::{Method, Request};
 use tfdisco_core::{TransportError, TransportErrorKind};
 use tfdisco_transport::{Exchange, Route};
 use tracing::debug;
@@ -72,7 +73,7 @@ impl Transfer<'_, '_> {
 pub(crate) fn perform(
     http: &Http,
     easy: &mut Easy,
-    request: &Request<()>,
+    request: &Request<Bytes>,
     exchange: &mut Exchange<'_>,
 ) {
     let timeout = match exchange.deadline() {
@@ -110,7 +111,7 @@ pub(crate) fn perform(
 fn prepare(
     http: &Http,
     easy: &mut Easy,
-    request: &Request<()>,
+    request: &Request<Bytes>,
     route: &Route,
     timeout: Option<Duration>,
 ) -> Result<(), TransportError> {
@@ -126,6 +127,11 @@ fn prepare(
     // requests send none (API-2): `Accept:` with no value keeps it out.
     if !request.headers().contains_key(ACCEPT) {
         headers.append("Accept:").map_err(other)?;
+    }
+    // Nor `Expect: 100-continue` before a body (UPLOAD): the body goes at
+    // once, as Go's client sends it.
+    if !request.body().is_empty() {
+        headers.append("Expect:").map_err(other)?;
     }
     let mut proxy_headers = List::new();
     let proxy = match &route.proxy {
@@ -143,7 +149,7 @@ fn prepare(
     // A tunnel is always new, so its CONNECT answer comes first.
     let fresh = !http.settings.reuse_connections() || (route.https && route.proxy.is_some());
     easy.url(&request.uri().to_string()).map_err(other)?;
-    easy.get(true).map_err(other)?;
+    set_method(easy, request).map_err(other)?;
     easy.http_headers(headers).map_err(other)?;
     easy.proxy(&proxy).map_err(other)?;
     easy.proxy_headers(proxy_headers).map_err(other)?;
@@ -157,6 +163,23 @@ fn prepare(
     easy.fresh_connect(fresh).map_err(other)?;
     easy.forbid_reuse(fresh).map_err(other)?;
     Ok(())
+}
+
+/// The request's method and body (UPLOAD). The handle is reused: every
+/// option a transfer may set is set for each one.
+fn set_method(easy: &mut Easy, request: &Request<Bytes>) -> Result<(), curl::Error> {
+    let method = request.method();
+    easy.nobody(false)?;
+    if *method == Method::HEAD {
+        easy.get(true)?;
+        easy.nobody(true)?;
+    } else if request.body().is_empty() && *method == Method::GET {
+        easy.get(true)?;
+    } else {
+        easy.post(true)?;
+        easy.post_fields_copy(request.body())?;
+    }
+    easy.custom_request(method.as_str())
 }
 
 /// libcurl's error codes, by the step that failed.

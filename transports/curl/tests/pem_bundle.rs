@@ -4,6 +4,7 @@
 //! second copy of OpenSSL in the program), forced here on a libcurl that
 //! could take the issuer search. The same trusted set either way (NET-5).
 
+use tfdisco_curl::tfdisco_core::bytes::Bytes;
 use tfdisco_curl::tfdisco_core::http::Request;
 use tfdisco_curl::{
     Blocking, BlockingTransport, BuildError, Exchange, FromSettings, Http, Settings,
@@ -20,7 +21,7 @@ impl FromSettings for Bundled {
 }
 
 impl BlockingTransport for Bundled {
-    fn perform(&self, request: Request<()>, exchange: &mut Exchange<'_>) {
+    fn perform(&self, request: Request<Bytes>, exchange: &mut Exchange<'_>) {
         self.0.perform(request, exchange);
     }
 }

@@ -116,6 +116,8 @@ pub struct Seen {
     pub connection: u64,
     /// The request headers.
     pub headers: HeaderMap,
+    /// The request body (empty for a GET).
+    pub body: Vec<u8>,
     /// When the request arrived.
     pub received: std::time::Instant,
     progress: Arc<Progress>,
@@ -416,15 +418,21 @@ async fn respond(
     conn: Arc<Conn>,
 ) -> Result<Response<ReplyBody>, io::Error> {
     let progress = Arc::new(Progress::default());
-    let path = request.uri().path().to_owned();
+    let (request, body) = request.into_parts();
+    let body = http_body_util::BodyExt::collect(body)
+        .await
+        .map(|collected| collected.to_bytes().to_vec())
+        .map_err(io::Error::other)?;
+    let path = request.uri.path().to_owned();
     lock(&conn.shared.seen).push(Seen {
-        method: request.method().to_string(),
+        method: request.method.to_string(),
         path: path.clone(),
-        query: request.uri().query().map(str::to_owned),
+        query: request.uri.query().map(str::to_owned),
         port: conn.port,
         tls: conn.tls,
         connection: conn.id,
-        headers: request.headers().clone(),
+        headers: request.headers.clone(),
+        body,
         received: std::time::Instant::now(),
         progress: progress.clone(),
     });

@@ -38,6 +38,8 @@ pub mod registry_api;
 pub mod retries;
 #[allow(missing_docs)]
 pub mod trust;
+#[allow(missing_docs)]
+pub mod upload;
 
 use std::time::Duration;
 
@@ -340,6 +342,9 @@ macro_rules! __with_scenarios {
             lock::a_network_mirror_serves_a_host_with_a_port,
             mirror::mirror_folders_as_terraform_writes_them,
             mirror::a_failed_mirror_leaves_the_folder_as_it_was,
+            upload::a_write_sends_its_method_and_body,
+            upload::a_307_sends_the_write_again_a_303_makes_a_get,
+            upload::a_head_reads_no_body,
             oci::oci_a_provider_read_anonymously,
             oci::oci_basic_credentials_are_sent_once_asked_for,
             oci::oci_the_token_handshake_asks_once_per_repository,
@@ -398,6 +403,7 @@ mod tests {
             ("registry_api", include_str!("suite/registry_api.rs")),
             ("retries", include_str!("suite/retries.rs")),
             ("trust", include_str!("suite/trust.rs")),
+            ("upload", include_str!("suite/upload.rs")),
         ];
         let mut defined = Vec::new();
         for (module, source) in sources {

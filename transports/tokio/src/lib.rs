@@ -59,7 +59,7 @@ use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
 
-use http_body_util::Empty;
+use http_body_util::Full;
 use hyper::body::{Bytes, Incoming};
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::{TokioExecutor, TokioTimer};
@@ -99,7 +99,7 @@ pub type BlockingClient = tfdisco_transport::BlockingClient<Http>;
 /// The HTTP side of a [`Client`]: hyper-util's pooled client over
 /// tfdisco's connector (address overrides, proxies, rustls).
 pub struct Http {
-    client: HyperClient<Connector, Empty<Bytes>>,
+    client: HyperClient<Connector, Full<Bytes>>,
     /// Where blocking calls run: a runtime of our own when the client was
     /// built outside any, else the runtime it was built in.
     runtime: OwnRuntime,
@@ -163,7 +163,7 @@ impl FromSettings for Http {
 impl Transport for Http {
     fn perform<'a>(
         &'a self,
-        request: Request<()>,
+        request: Request<Bytes>,
         exchange: &'a mut Exchange<'_>,
     ) -> impl Future<Output = ()> + Send + 'a {
         perform_async_http(self, request, exchange)
@@ -202,7 +202,7 @@ impl AsyncHttp for Http {
     type Body = Incoming;
     type Chunk = Bytes;
 
-    async fn send(&self, request: Request<()>) -> Result<Response<Incoming>, TransportError> {
+    async fn send(&self, request: Request<Bytes>) -> Result<Response<Incoming>, TransportError> {
         self.client
             .request(hyper_body::request(request))
             .await

@@ -5,6 +5,7 @@
 use std::future::Future;
 use std::time::Instant;
 
+use tfdisco_tokio::tfdisco_core::bytes::Bytes;
 use tfdisco_tokio::tfdisco_core::http::Request;
 use tfdisco_tokio::{BuildError, Error, Exchange, FromSettings, Http, Settings, Transport};
 use tokio::runtime::{Builder, Runtime};
@@ -41,7 +42,7 @@ impl FromSettings for Paused {
 }
 
 impl Transport for Paused {
-    async fn perform<'a>(&'a self, request: Request<()>, exchange: &'a mut Exchange<'_>) {
+    async fn perform<'a>(&'a self, request: Request<Bytes>, exchange: &'a mut Exchange<'_>) {
         let (done, until_done) = std::sync::mpsc::channel::<()>();
         let hold = tokio::task::spawn_blocking(move || until_done.recv());
         self.http.perform(request, exchange).await;
