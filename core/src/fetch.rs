@@ -100,6 +100,10 @@ pub trait Goal {
         None
     }
 
+    /// Headers of the goal's own (an upload chunk's `Content-Range`), added
+    /// to every request it makes after the engine's.
+    fn request_headers(&self, _headers: &mut HeaderMap) {}
+
     /// The `Accept` header the goal's requests send, instead of the kind's
     /// (an OCI manifest names the media types it takes). `None`: the
     /// kind's.
@@ -663,6 +667,7 @@ impl<G: Goal> Fetch<G> {
         {
             headers.insert(AUTHORIZATION, credentials.authorization().clone());
         }
+        self.goal.request_headers(&mut headers);
         if let Some(body) = &self.outgoing.body {
             headers.insert(CONTENT_TYPE, body.content_type.clone());
             headers.insert(CONTENT_LENGTH, HeaderValue::from(body.bytes.len()));

@@ -42,6 +42,18 @@ impl<G: Goal> Goal for Challenged<G> {
         self.0.accept()
     }
 
+    fn method(&self) -> tfdisco_core::http::Method {
+        self.0.method()
+    }
+
+    fn body(&self) -> Option<tfdisco_core::Body> {
+        self.0.body()
+    }
+
+    fn request_headers(&self, headers: &mut HeaderMap) {
+        self.0.request_headers(headers);
+    }
+
     fn on_head(
         &mut self,
         url: &Url,

@@ -87,6 +87,7 @@ mod manifest;
 pub mod module;
 mod reference;
 mod session;
+mod upload;
 
 pub use auth::{Access, AuthCache, Scope, TokenAnswer};
 pub use challenge::{Challenge, Scheme};
@@ -100,3 +101,4 @@ pub use manifest::{
 pub use module::{InvalidModuleSource, OciModuleSource};
 pub use reference::{InvalidReference, Reference, RepositoryAddress, Tag};
 pub use session::{Authorized, Step};
+pub use upload::{BlobExists, ManifestPut, UploadChunk, UploadFinish, UploadStart, UploadStarted};

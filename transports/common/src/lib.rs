@@ -103,6 +103,7 @@ mod mirror;
 mod oci;
 #[cfg(feature = "cli-config")]
 mod oci_module;
+mod oci_push;
 mod options;
 mod proxy;
 mod roots;
@@ -132,6 +133,7 @@ pub use lock::{
 pub use mirror::{MirrorOptions, MirrorReport, MirroredProvider};
 #[cfg(feature = "cli-config")]
 pub use oci_module::{DownloadedModule, ResolvedModule, oci_module_source};
+pub use oci_push::{PushedBlob, UPLOAD_CHUNK};
 #[cfg(feature = "cli-config")]
 pub use options::{
     ClientOptions, ClientSetup, CredentialsChoice, CredentialsLookup, CredentialsLookupError,

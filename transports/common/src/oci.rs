@@ -120,7 +120,7 @@ impl<T: Transport> AsyncClient<T> {
 
     /// Runs an authorized OCI request: each step's fetch over the
     /// transport, the client's token cache locked only between steps.
-    async fn oci_run<G>(&self, mut request: Authorized<G>) -> Result<G::Output, Error>
+    pub(crate) async fn oci_run<G>(&self, mut request: Authorized<G>) -> Result<G::Output, Error>
     where
         G: Goal + Send,
         G::Output: Send,
@@ -180,7 +180,7 @@ impl<T: Transport> BlockingClient<T> {
 }
 
 /// The registry as the host fetches are about.
-fn registry_host(address: &RepositoryAddress) -> Result<Hostname, Error> {
+pub(crate) fn registry_host(address: &RepositoryAddress) -> Result<Hostname, Error> {
     Hostname::parse(address.registry()).map_err(|e| Error::InvalidArgument {
         message: format!("the OCI registry {}: {e}", address.registry()),
     })

@@ -31,6 +31,9 @@ pub mod oci;
 #[cfg(unix)]
 pub mod oci_modules;
 #[allow(missing_docs)]
+#[cfg(unix)]
+pub mod oci_push;
+#[allow(missing_docs)]
 pub mod redirects;
 #[allow(missing_docs)]
 pub mod registry_api;
@@ -345,6 +348,8 @@ macro_rules! __with_scenarios {
             upload::a_write_sends_its_method_and_body,
             upload::a_307_sends_the_write_again_a_303_makes_a_get,
             upload::a_head_reads_no_body,
+            oci_push::oci_push_then_lock_with_basic,
+            oci_push::oci_push_then_lock_with_tokens,
             oci::oci_a_provider_read_anonymously,
             oci::oci_basic_credentials_are_sent_once_asked_for,
             oci::oci_the_token_handshake_asks_once_per_repository,
@@ -397,6 +402,7 @@ mod tests {
             ("mirror", include_str!("suite/mirror.rs")),
             ("network", include_str!("suite/network.rs")),
             ("oci", include_str!("suite/oci.rs")),
+            ("oci_push", include_str!("suite/oci_push.rs")),
             ("oci_modules", include_str!("suite/oci_modules.rs")),
             ("redirects", include_str!("suite/redirects.rs")),
             ("cache", include_str!("suite/cache.rs")),

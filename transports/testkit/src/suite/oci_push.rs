@@ -1,0 +1,145 @@
+//! Writing to a real OCI registry (docs/behaviour.md, OCI-8): a provider
+//! release pushed through the client's own uploads (blobs checked with
+//! `HEAD`, uploaded in chunks, closed with their digest; manifests by
+//! digest; the index by tag, last), then read back by `lock --oci-mirror`,
+//! whose lock file is Terraform's from the registry; a second push sends
+//! no blob. The layout's JSON comes from the testkit's own writer.
+
+use tfdisco_core::bytes::Bytes;
+use tfdisco_core::{Dialect, Platform};
+use tfdisco_oci::{OciCredentials, Reference, RegistryCredentials, RepositoryAddress};
+use tfdisco_provider::oci_mirror::OciMirrorTemplate;
+use tfdisco_transport::LockOptions;
+
+use super::lock::Scratch;
+use super::{Client, Subject, build, builder};
+use crate::lock_goldens::CASES;
+use crate::oci_registry::layout::{
+    EMPTY_CONFIG, INDEX_MEDIA_TYPE, IndexEntry, MANIFEST_MEDIA_TYPE, PROVIDER_TARGET_ARTIFACT_TYPE,
+    provider_index, version_tag, zip_manifest,
+};
+use crate::oci_registry::{OciAuth, OciRegistry};
+use crate::signed_registry::{self, NAMESPACE, PLATFORMS, PROVIDERS};
+
+/// Pushes every version of the signed registry's providers under
+/// `pushed/ns/TYPE`; gives how many blobs were sent.
+fn push_all<T: Subject>(client: &Client<T>, registry: &OciRegistry) -> usize {
+    let mut sent = 0;
+    for (name, versions) in PROVIDERS {
+        let address =
+            RepositoryAddress::new(&registry.host(), &format!("pushed/{NAMESPACE}/{name}"))
+                .expect("an address");
+        for version in versions {
+            let mut manifests = Vec::new();
+            for platform in PLATFORMS {
+                let (os, arch) = platform.split_once('_').expect("OS_ARCH");
+                let file = signed_registry::package_file(name, version, platform);
+                let zip = signed_registry::file(name, version, &file);
+                let pushed = client
+                    .oci_push_blob(&address, Bytes::from_static(zip))
+                    .unwrap_or_else(|e| panic!("{}: the zip: {e}", T::NAME));
+                let config = client
+                    .oci_push_blob(&address, Bytes::from_static(EMPTY_CONFIG))
+                    .unwrap_or_else(|e| panic!("{}: the config: {e}", T::NAME));
+                sent += usize::from(pushed.sent) + usize::from(config.sent);
+                let manifest = zip_manifest(
+                    PROVIDER_TARGET_ARTIFACT_TYPE,
+                    &pushed.digest.to_string(),
+                    zip.len(),
+                );
+                let size = manifest.len();
+                let digest = client
+                    .oci_push_manifest(
+                        &address,
+                        &Reference::Digest(tfdisco_oci::Digest::of(
+                            tfdisco_oci::Algorithm::Sha256,
+                            &manifest,
+                        )),
+                        MANIFEST_MEDIA_TYPE,
+                        Bytes::from(manifest),
+                    )
+                    .unwrap_or_else(|e| panic!("{}: a manifest: {e}", T::NAME));
+                manifests.push((os, arch, digest.to_string(), size));
+            }
+            let entries: Vec<IndexEntry<'_>> = manifests
+                .iter()
+                .map(|(os, arch, digest, size)| IndexEntry {
+                    os,
+                    arch,
+                    manifest_digest: digest,
+                    manifest_size: *size,
+                })
+                .collect();
+            let tag = version_tag(version).parse().expect("a tag");
+            client
+                .oci_push_manifest(
+                    &address,
+                    &Reference::Tag(tag),
+                    INDEX_MEDIA_TYPE,
+                    Bytes::from(provider_index(&entries)),
+                )
+                .unwrap_or_else(|e| panic!("{}: the index: {e}", T::NAME));
+        }
+    }
+    sent
+}
+
+fn push_then_lock<T: Subject>(auth: OciAuth, password: &str) {
+    let registry = OciRegistry::start(auth);
+    let address = RepositoryAddress::new(&registry.host(), "pushed").expect("an address");
+    let credentials =
+        RegistryCredentials::new().with(address.registry(), OciCredentials::basic("ci", password));
+    let client = build::<T>(
+        builder::<T>()
+            .dialect(Dialect::OpenTofu)
+            .oci_credentials(credentials),
+    );
+    let sent = push_all::<T>(&client, &registry);
+    // Each version's zips, and one empty config per repository.
+    let zips: usize = PROVIDERS
+        .iter()
+        .map(|(_, v)| v.len() * PLATFORMS.len())
+        .sum();
+    assert_eq!(sent, zips + PROVIDERS.len(), "{}: blobs sent", T::NAME);
+    assert_eq!(
+        push_all::<T>(&client, &registry),
+        0,
+        "{}: a second push",
+        T::NAME
+    );
+
+    let case = CASES
+        .iter()
+        .find(|c| c.name == "fresh")
+        .expect("the fresh case");
+    let host = "registry.example.test";
+    let scratch = Scratch::new("oci-push");
+    let dir = scratch.path().join("run");
+    case.prepare(&dir, host);
+    let template = OciMirrorTemplate::parse(&format!(
+        "{}/pushed/{{namespace}}/{{type}}",
+        registry.host()
+    ))
+    .expect("a template");
+    let options = LockOptions::new()
+        .platforms_from(
+            case.platforms
+                .iter()
+                .map(|p| Platform::parse(p).expect("a platform")),
+        )
+        .oci_mirror(template);
+    let report = client.lock(&dir, &options);
+    assert!(report.is_ok(), "{}: {report:?}", T::NAME);
+    let written = std::fs::read_to_string(dir.join(".terraform.lock.hcl")).expect("a lock file");
+    let expected = case.expected(host).expect("Terraform's lock file");
+    let body = |text: &str| text.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(body(&written), body(&expected), "{}", T::NAME);
+}
+
+pub fn oci_push_then_lock_with_basic<T: Subject>() {
+    push_then_lock::<T>(OciAuth::basic("ci", "push-secret"), "push-secret");
+}
+
+pub fn oci_push_then_lock_with_tokens<T: Subject>() {
+    push_then_lock::<T>(OciAuth::token("ci", "push-secret"), "push-secret");
+}
