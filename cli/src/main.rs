@@ -14,6 +14,7 @@ mod mirror;
 mod net;
 mod normalize;
 mod oci_module;
+mod oci_push;
 mod provider_source;
 mod registry;
 mod report;
@@ -119,6 +120,11 @@ enum Command {
     /// Exit codes as for lock. Nothing gets its final name before every
     /// package passed: on failure the folder is left as it was.
     Mirror(mirror::MirrorOpts),
+    /// Publish to OCI registries (OpenTofu's `oci_mirror` layout).
+    ///
+    /// Exit codes: 0 success; 1 a request failed; 2 bad usage.
+    #[command(subcommand)]
+    Oci(oci_push::OciCommand),
     /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
     Completions {
         /// The shell.
@@ -179,6 +185,7 @@ fn main() -> ExitCode {
         Command::Lock(opts) => lock::run(opts),
         Command::Install(opts) => install::run(opts),
         Command::Mirror(opts) => mirror::run(opts),
+        Command::Oci(command) => oci_push::run(command),
         Command::Completions { shell } => {
             clap_complete::generate(
                 *shell,

@@ -342,6 +342,64 @@ pub fn select_layer(manifest: &ImageManifest) -> Result<Descriptor, String> {
     }
 }
 
+/// The empty config blob (`{}`) of OpenTofu's provider manifests.
+pub const EMPTY_CONFIG: &[u8] = b"{}";
+
+/// The image manifest of one platform's package (OCI-8, publishing):
+/// artifact type `application/vnd.opentofu.provider-target`, the empty
+/// config, the zip as its one `archive/zip` layer, as OpenTofu's docs lay
+/// it out.
+pub fn package_manifest(zip: &Descriptor) -> Vec<u8> {
+    let config = Descriptor {
+        media_type: media_type::EMPTY.to_owned(),
+        digest: tfdisco_oci::Digest::of(Algorithm::Sha256, EMPTY_CONFIG),
+        size: EMPTY_CONFIG.len() as u64,
+        artifact_type: None,
+        platform: None,
+        annotations: Default::default(),
+    };
+    let manifest = ImageManifest {
+        schema_version: 2,
+        media_type: Some(media_type::IMAGE_MANIFEST.to_owned()),
+        artifact_type: Some(artifact_type::PROVIDER_TARGET.to_owned()),
+        config,
+        layers: vec![Descriptor {
+            media_type: media_type::ZIP.to_owned(),
+            ..zip.clone()
+        }],
+        annotations: Default::default(),
+    };
+    serde_json::to_vec(&manifest).unwrap_or_default()
+}
+
+/// The image index of a release (OCI-8): artifact type
+/// `application/vnd.opentofu.provider`, one entry per platform's manifest
+/// (`digest`, `size`), with its platform and artifact type.
+pub fn release_index(manifests: &[(Platform, tfdisco_oci::Digest, u64)]) -> Vec<u8> {
+    let index = ImageIndex {
+        schema_version: 2,
+        media_type: Some(media_type::IMAGE_INDEX.to_owned()),
+        artifact_type: Some(artifact_type::PROVIDER.to_owned()),
+        manifests: manifests
+            .iter()
+            .map(|(platform, digest, size)| Descriptor {
+                media_type: media_type::IMAGE_MANIFEST.to_owned(),
+                digest: digest.clone(),
+                size: *size,
+                artifact_type: Some(artifact_type::PROVIDER_TARGET.to_owned()),
+                platform: Some(tfdisco_oci::Platform {
+                    os: platform.os.to_string(),
+                    architecture: platform.arch.to_string(),
+                    variant: None,
+                }),
+                annotations: Default::default(),
+            })
+            .collect(),
+        annotations: Default::default(),
+    };
+    serde_json::to_vec(&index).unwrap_or_default()
+}
+
 /// The `zh:` hash a package layer's digest is (OCIMIRROR-5): the archive's
 /// SHA-256, which the download is checked against. Nothing is signed.
 pub fn zh_hash(layer: &Descriptor) -> Result<String, String> {
@@ -412,6 +470,37 @@ mod tests {
                 "{e}"
             );
         }
+    }
+
+    #[test]
+    fn what_publishing_writes_reads_back() {
+        let zip = Descriptor {
+            media_type: media_type::ZIP.to_owned(),
+            digest: Digest::of(Algorithm::Sha256, b"zip"),
+            size: 3,
+            artifact_type: None,
+            platform: None,
+            annotations: Default::default(),
+        };
+        let bytes = package_manifest(&zip);
+        let manifest = check_manifest(&fetched(
+            media_type::IMAGE_MANIFEST,
+            std::str::from_utf8(&bytes).expect("utf-8"),
+        ))
+        .expect("a provider manifest");
+        assert_eq!(select_layer(&manifest).expect("the zip"), zip);
+        let digest = Digest::of(Algorithm::Sha256, &bytes);
+        let linux = Platform::new("linux", "amd64");
+        let index = release_index(&[(linux.clone(), digest.clone(), bytes.len() as u64)]);
+        let index = check_index(&fetched(
+            media_type::IMAGE_INDEX,
+            std::str::from_utf8(&index).expect("utf-8"),
+        ))
+        .expect("a provider index");
+        assert_eq!(
+            select_platform(&index, &linux).expect("linux").digest,
+            digest
+        );
     }
 
     #[test]

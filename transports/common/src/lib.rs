@@ -104,6 +104,8 @@ mod oci;
 #[cfg(feature = "cli-config")]
 mod oci_module;
 mod oci_push;
+#[cfg(feature = "cli-config")]
+mod oci_release;
 mod options;
 mod proxy;
 mod roots;
@@ -134,6 +136,8 @@ pub use mirror::{MirrorOptions, MirrorReport, MirroredProvider};
 #[cfg(feature = "cli-config")]
 pub use oci_module::{DownloadedModule, ResolvedModule, oci_module_source};
 pub use oci_push::{PushedBlob, UPLOAD_CHUNK};
+#[cfg(feature = "cli-config")]
+pub use oci_release::PushedRelease;
 #[cfg(feature = "cli-config")]
 pub use options::{
     ClientOptions, ClientSetup, CredentialsChoice, CredentialsLookup, CredentialsLookupError,

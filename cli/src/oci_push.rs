@@ -1,0 +1,92 @@
+//! `tfdisco oci push-provider REPOSITORY VERSION ZIP…`: a provider release
+//! published to an OCI repository in OpenTofu's layout (OCI-8), with the
+//! CLI configuration's OCI credentials.
+
+use std::path::PathBuf;
+
+use clap::{Args, Subcommand};
+use tfdisco_core::bytes::Bytes;
+use tfdisco_core::{Dialect, Error, Platform, Version};
+use tfdisco_transport::reexports::tfdisco_oci::RepositoryAddress;
+
+use crate::exit;
+use crate::failure::{self, Failure};
+use crate::net::{self, NetOpts};
+
+/// `tfdisco oci …`
+#[derive(Subcommand, Debug)]
+pub(crate) enum OciCommand {
+    /// Publish a provider release to an OCI repository as OpenTofu's
+    /// `oci_mirror` reads it: each zip (named
+    /// terraform-provider-TYPE_VERSION_OS_ARCH.zip, as registries name
+    /// them) as the layer of its platform's manifest, the index tagged with
+    /// the version, last. Blobs the repository has are not sent again.
+    PushProvider(PushOpts),
+}
+
+/// `tfdisco oci push-provider …`
+#[derive(Args, Debug)]
+pub(crate) struct PushOpts {
+    /// The repository, REGISTRY/NAME (`ghcr.io/acme/providers/aws`).
+    repository: String,
+    /// The version (`5.31.0`).
+    #[arg(value_name = "VERSION")]
+    provider_version: String,
+    /// The release's zips, one per platform.
+    #[arg(required = true, value_name = "ZIP")]
+    zips: Vec<PathBuf>,
+    #[command(flatten)]
+    net: NetOpts,
+}
+
+pub(crate) fn run(command: &OciCommand) -> Result<u8, Failure> {
+    match command {
+        OciCommand::PushProvider(opts) => failure::report(false, push(opts)),
+    }
+}
+
+fn push(opts: &PushOpts) -> Result<u8, Failure> {
+    let invalid = |message: String| Failure::from(Error::InvalidArgument { message });
+    let address = RepositoryAddress::parse(&opts.repository).map_err(|e| invalid(e.to_string()))?;
+    let version = Version::parse(&opts.provider_version, Dialect::OpenTofu)
+        .map_err(|e| invalid(format!("{:?} is no version: {e}", opts.provider_version)))?;
+    let mut zips = Vec::with_capacity(opts.zips.len());
+    for path in &opts.zips {
+        let platform = platform_of(path, &version).map_err(invalid)?;
+        let bytes = std::fs::read(path).map_err(|e| Error::LocalFile {
+            path: path.clone(),
+            problem: e.to_string(),
+        })?;
+        zips.push((platform, Bytes::from(bytes)));
+    }
+    let client = net::client(&opts.net)?;
+    let pushed = client.oci_push_provider(&address, &version, zips)?;
+    println!(
+        "{}:{} {} ({} platforms, {} blobs sent)",
+        pushed.address,
+        pushed.tag,
+        pushed.index,
+        pushed.packages.len(),
+        pushed.blobs_sent
+    );
+    Ok(exit::SUCCESS)
+}
+
+/// The platform a release zip's name gives:
+/// `terraform-provider-TYPE_VERSION_OS_ARCH.zip`.
+fn platform_of(path: &std::path::Path, version: &Version) -> Result<Platform, String> {
+    let name = path
+        .file_name()
+        .and_then(|n| n.to_str())
+        .ok_or_else(|| format!("{}: not a file name", path.display()))?;
+    let rest = name
+        .strip_prefix("terraform-provider-")
+        .and_then(|r| r.strip_suffix(".zip"))
+        .ok_or_else(|| format!("{name}: not named terraform-provider-TYPE_VERSION_OS_ARCH.zip"))?;
+    let marker = format!("_{version}_");
+    let (_, platform) = rest
+        .split_once(&marker)
+        .ok_or_else(|| format!("{name}: not a zip of version {version}"))?;
+    let platform = Platform::parse(platform).map_err(|e| format!("{name}: {e}"))?;
+    Ok(platform)
+}

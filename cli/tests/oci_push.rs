@@ -1,0 +1,144 @@
+//! `tfdisco oci push-provider` against a real OCI registry (Debian's
+//! `docker-registry`, Basic auth from the CLI configuration's
+//! `oci_credentials` block; OCI-8): the signed registry's releases pushed,
+//! then `tfdisco lock --oci-mirror` on them gives Terraform's lock file
+//! from the registry; a second push sends no blob; wrong credentials are
+//! exit 1 with no secret printed.
+
+mod common;
+
+use std::fs;
+use std::path::Path;
+
+use common::{Run, ca_file, tfdisco};
+use tfdisco_testkit::lock_goldens::CASES;
+use tfdisco_testkit::oci_registry::{OciAuth, OciRegistry};
+use tfdisco_testkit::signed_registry::{self, NAMESPACE, PLATFORMS, PROVIDERS};
+
+const SECRET: &str = "cli-push-secret";
+
+/// A home whose CLI configuration gives `password` for `registry`.
+fn home(registry: &OciRegistry, password: &str) -> tempfile::TempDir {
+    let home = tempfile::tempdir().expect("temp dir");
+    fs::write(
+        home.path().join("tofu.rc"),
+        format!(
+            "oci_credentials \"{}\" {{\n  username = \"ci\"\n  password = \"{password}\"\n}}\n",
+            registry.host()
+        ),
+    )
+    .expect("the CLI configuration");
+    home
+}
+
+fn run(home: &Path, args: &[&str]) -> Run {
+    let config = home.join("tofu.rc").to_string_lossy().into_owned();
+    let ca = ca_file();
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(["--ca-file", ca.as_str(), "--dialect", "opentofu"]);
+    tfdisco(home, &[("TF_CLI_CONFIG_FILE", config.as_str())], &all)
+}
+
+/// Pushes every release of the signed registry; gives each run.
+fn push_all(registry: &OciRegistry, home: &Path, zips: &Path) -> Vec<Run> {
+    let mut runs = Vec::new();
+    for (name, versions) in PROVIDERS {
+        let repository = format!("{}/pushed/{NAMESPACE}/{name}", registry.host());
+        for version in versions {
+            let mut files = Vec::new();
+            for platform in PLATFORMS {
+                let file = signed_registry::package_file(name, version, platform);
+                let path = zips.join(&file);
+                fs::write(&path, signed_registry::file(name, version, &file)).expect("a zip");
+                files.push(path.to_string_lossy().into_owned());
+            }
+            let mut args = vec!["oci", "push-provider", repository.as_str(), version];
+            args.extend(files.iter().map(String::as_str));
+            runs.push(run(home, &args));
+        }
+    }
+    runs
+}
+
+#[test]
+fn pushed_releases_lock_as_terraform_locks_the_registry() {
+    let registry = OciRegistry::start(OciAuth::basic("ci", SECRET));
+    let home = home(&registry, SECRET);
+    let zips = tempfile::tempdir().expect("temp dir");
+    for first in push_all(&registry, home.path(), zips.path()) {
+        assert_eq!(first.code, Some(0), "{}", first.stderr);
+        assert!(!first.stdout.contains(" 0 blobs sent"), "{}", first.stdout);
+    }
+    for again in push_all(&registry, home.path(), zips.path()) {
+        assert_eq!(again.code, Some(0), "{}", again.stderr);
+        assert!(again.stdout.contains(" 0 blobs sent"), "{}", again.stdout);
+    }
+    let case = CASES
+        .iter()
+        .find(|c| c.name == "fresh")
+        .expect("the fresh case");
+    let host = "registry.example.test";
+    let work = tempfile::tempdir().expect("temp dir");
+    let dir = work.path().join("run");
+    case.prepare(&dir, host);
+    let template = format!("{}/pushed/{{namespace}}/{{type}}", registry.host());
+    let chdir = dir.to_string_lossy().into_owned();
+    let mut args = vec![
+        "lock",
+        "--chdir",
+        chdir.as_str(),
+        "--oci-mirror",
+        template.as_str(),
+    ];
+    for platform in case.platforms {
+        args.extend(["--platform", platform]);
+    }
+    let locked = run(home.path(), &args);
+    assert_eq!(locked.code, Some(0), "{}", locked.stderr);
+    let written = fs::read_to_string(dir.join(".terraform.lock.hcl")).expect("a lock file");
+    let expected = case.expected(host).expect("Terraform's lock file");
+    let body = |text: &str| text.lines().skip(1).collect::<Vec<_>>().join("\n");
+    assert_eq!(body(&written), body(&expected));
+}
+
+#[test]
+fn a_push_with_wrong_credentials_fails_and_says_no_secret() {
+    let registry = OciRegistry::start(OciAuth::basic("ci", SECRET));
+    let home = home(&registry, "not-the-secret");
+    let zips = tempfile::tempdir().expect("temp dir");
+    let file = signed_registry::package_file("alpha", "1.0.0", "linux_amd64");
+    let path = zips.path().join(&file);
+    fs::write(&path, signed_registry::file("alpha", "1.0.0", &file)).expect("a zip");
+    let repository = format!("{}/pushed/ns/alpha", registry.host());
+    let path = path.to_string_lossy().into_owned();
+    let failed = run(
+        home.path(),
+        &[
+            "oci",
+            "push-provider",
+            repository.as_str(),
+            "1.0.0",
+            path.as_str(),
+        ],
+    );
+    assert_eq!(failed.code, Some(1), "{}", failed.stderr);
+    assert!(failed.stderr.contains("401"), "{}", failed.stderr);
+    for text in [&failed.stdout, &failed.stderr] {
+        assert!(
+            !text.contains("not-the-secret") && !text.contains(SECRET),
+            "{text}"
+        );
+    }
+    // A zip whose name says another version is a usage error.
+    let misnamed = run(
+        home.path(),
+        &[
+            "oci",
+            "push-provider",
+            repository.as_str(),
+            "2.0.0",
+            path.as_str(),
+        ],
+    );
+    assert_eq!(misnamed.code, Some(2), "{}", misnamed.stderr);
+}
