@@ -1,6 +1,6 @@
 //! Writing to an OCI repository over a client (OCI-8): a blob sent only
 //! when the repository does not have it (`HEAD` first), in chunks of
-//! [`UPLOAD_CHUNK`] bytes, closed with its digest; a manifest put by tag or
+//! `UPLOAD_CHUNK` bytes, closed with its digest; a manifest put by tag or
 //! digest. Each request an `Authorized` session with a push scope.
 
 use tfdisco_core::Error;
@@ -41,7 +41,7 @@ impl<T: Transport> AsyncClient<T> {
     }
 
     /// Puts `blob` in the repository at `address`, unless it has it: `HEAD`,
-    /// then `POST` an upload, `PATCH` it in chunks of [`UPLOAD_CHUNK`] bytes
+    /// then `POST` an upload, `PATCH` it in chunks of `UPLOAD_CHUNK` bytes
     /// and `PUT` its digest, which the registry checks.
     pub async fn oci_push_blob(
         &self,
