@@ -4,8 +4,10 @@ use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::Args;
-use tfdisco_core::Platform;
-use tfdisco_transport::{MirrorOptions, MirrorReport};
+use tfdisco_core::{Error, Platform, ProviderSource, Version};
+use tfdisco_transport::reexports::Trust;
+use tfdisco_transport::reexports::tfdisco_provider::oci_mirror::OciMirrorTemplate;
+use tfdisco_transport::{MirrorOptions, MirrorReport, OciMirrorReport};
 
 use crate::failure::Failure;
 use crate::lock::{finish, jobs_arg};
@@ -16,8 +18,17 @@ use crate::net::{self, NetOpts};
 pub(crate) struct MirrorOpts {
     /// The mirror folder to write into (made when missing); what it holds
     /// already stays, and is indexed too.
-    #[arg(value_name = "DIR")]
-    folder: PathBuf,
+    #[arg(value_name = "DIR", required_unless_present = "to_oci")]
+    folder: Option<PathBuf>,
+    /// Push the providers to OCI repositories instead of a folder, in the
+    /// layout OpenTofu's `oci_mirror` reads: TEMPLATE names each
+    /// provider's repository with {hostname}, {namespace} and {type}
+    /// (`ghcr.io/example/{namespace}/{type}`), as `lock --oci-mirror`
+    /// reads it; with the OCI credentials of the CLI configuration. Blobs a
+    /// repository has are not sent again; each version's tag is written
+    /// last.
+    #[arg(long, value_name = "TEMPLATE", conflicts_with = "folder")]
+    to_oci: Option<String>,
     /// A platform to mirror for, as OS_ARCH (repeatable) [default: the
     /// platform tfdisco runs on].
     #[arg(long = "platform", value_name = "OS_ARCH")]
@@ -50,7 +61,20 @@ pub(crate) fn run(opts: &MirrorOpts) -> Result<u8, Failure> {
         options = options.platform(Platform::parse(given)?);
     }
     let client = net::client(&opts.net)?;
-    let result = client.mirror(&opts.chdir, &opts.folder, &options);
+    let folder = match (&opts.folder, &opts.to_oci) {
+        (_, Some(template)) => {
+            let template = OciMirrorTemplate::parse(template)
+                .map_err(|message| Error::InvalidArgument { message })?;
+            let result = client.mirror_to_oci(&opts.chdir, &template, &options);
+            return finish(result, opts.json, "mirror", human_oci);
+        }
+        (Some(folder), None) => folder,
+        (None, None) => {
+            let message = "give a mirror folder or --to-oci TEMPLATE".to_owned();
+            return Err(Error::InvalidArgument { message }.into());
+        }
+    };
+    let result = client.mirror(&opts.chdir, folder, &options);
     if let Ok(report) = &result {
         for warning in &report.warnings {
             eprintln!("tfdisco: warning: {warning}");
@@ -69,19 +93,13 @@ pub(crate) fn run(opts: &MirrorOpts) -> Result<u8, Failure> {
 fn human(report: &MirrorReport) -> String {
     let mut out = String::new();
     for provider in &report.providers {
-        out.push_str(&format!("- Mirrored {}\n", provider.source));
-        let why = if provider.locked {
-            "to match dependency lock file".to_owned()
-        } else if provider.constraints.is_empty() {
-            "with no constraints".to_owned()
-        } else {
-            format!("to meet constraints {}", provider.constraints)
-        };
-        out.push_str(&format!("  - Selected v{} {why}\n", provider.version));
-        let trust = match &provider.key_id {
-            Some(id) if provider.trust.shows_key_id() => format!("{}, key ID {id}", provider.trust),
-            _ => provider.trust.to_string(),
-        };
+        out.push_str(&selected(
+            &provider.source,
+            &provider.version,
+            provider.locked,
+            &provider.constraints,
+        ));
+        let trust = trust(provider.trust, provider.key_id.as_deref());
         for archive in &provider.archives {
             out.push_str(&format!("  - {} ({trust})\n", archive.display()));
         }
@@ -92,4 +110,56 @@ fn human(report: &MirrorReport) -> String {
         report.folder.display()
     ));
     out
+}
+
+/// `tfdisco mirror --to-oci`'s lines: each provider as the folder's, then
+/// where its release went.
+fn human_oci(report: &OciMirrorReport) -> String {
+    let mut out = String::new();
+    for provider in &report.providers {
+        out.push_str(&selected(
+            &provider.source,
+            &provider.version,
+            provider.locked,
+            &provider.constraints,
+        ));
+        let release = &provider.release;
+        out.push_str(&format!(
+            "  - {}:{} {} ({} platforms, {}; {} blobs sent, {} mounted)\n",
+            release.address,
+            release.tag,
+            release.index,
+            release.packages.len(),
+            trust(provider.trust, provider.key_id.as_deref()),
+            release.blobs_sent,
+            release.blobs_mounted
+        ));
+    }
+    out.push_str(&format!(
+        "\n{} releases pushed to {}.\n",
+        report.providers.len(),
+        report.template
+    ));
+    out
+}
+
+/// `- Mirrored SOURCE` and the version selected, and why.
+fn selected(source: &ProviderSource, version: &Version, locked: bool, constraints: &str) -> String {
+    let why = if locked {
+        "to match dependency lock file".to_owned()
+    } else if constraints.is_empty() {
+        "with no constraints".to_owned()
+    } else {
+        format!("to meet constraints {constraints}")
+    };
+    format!("- Mirrored {source}\n  - Selected v{version} {why}\n")
+}
+
+/// How a provider's signing key is trusted, with its id where Terraform
+/// shows it.
+fn trust(trust: Trust, key_id: Option<&str>) -> String {
+    match key_id {
+        Some(id) if trust.shows_key_id() => format!("{trust}, key ID {id}"),
+        _ => trust.to_string(),
+    }
 }

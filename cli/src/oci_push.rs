@@ -5,8 +5,8 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use tfdisco_core::bytes::Bytes;
 use tfdisco_core::{Dialect, Error, Platform, Version};
+use tfdisco_transport::BlobSource;
 use tfdisco_transport::reexports::tfdisco_oci::RepositoryAddress;
 
 use crate::exit;
@@ -35,13 +35,22 @@ pub(crate) struct PushOpts {
     /// The release's zips, one per platform.
     #[arg(required = true, value_name = "ZIP")]
     zips: Vec<PathBuf>,
+    /// Another repository of the same registry that may hold these zips
+    /// (a release promoted from staging, say): the registry is asked to
+    /// mount each blob from it before any is sent.
+    #[arg(long, value_name = "REPOSITORY")]
+    mount_from: Option<String>,
+    /// JSON output: repository, tag, index, packages (platform, digest),
+    /// blobs_sent, blobs_mounted.
+    #[arg(long)]
+    json: bool,
     #[command(flatten)]
     net: NetOpts,
 }
 
 pub(crate) fn run(command: &OciCommand) -> Result<u8, Failure> {
     match command {
-        OciCommand::PushProvider(opts) => failure::report(false, push(opts)),
+        OciCommand::PushProvider(opts) => failure::report(opts.json, push(opts)),
     }
 }
 
@@ -53,22 +62,27 @@ fn push(opts: &PushOpts) -> Result<u8, Failure> {
     let mut zips = Vec::with_capacity(opts.zips.len());
     for path in &opts.zips {
         let platform = platform_of(path, &version).map_err(invalid)?;
-        let bytes = std::fs::read(path).map_err(|e| Error::LocalFile {
-            path: path.clone(),
-            problem: e.to_string(),
-        })?;
-        zips.push((platform, Bytes::from(bytes)));
+        zips.push((platform, BlobSource::file(path)?));
     }
+    let mount_from = match &opts.mount_from {
+        Some(text) => Some(RepositoryAddress::parse(text).map_err(|e| invalid(e.to_string()))?),
+        None => None,
+    };
     let client = net::client(&opts.net)?;
-    let pushed = client.oci_push_provider(&address, &version, zips)?;
-    println!(
-        "{}:{} {} ({} platforms, {} blobs sent)",
-        pushed.address,
-        pushed.tag,
-        pushed.index,
-        pushed.packages.len(),
-        pushed.blobs_sent
-    );
+    let pushed = client.oci_push_provider(&address, &version, zips, mount_from.as_ref())?;
+    if opts.json {
+        println!("{}", failure::json_text(&pushed));
+    } else {
+        println!(
+            "{}:{} {} ({} platforms, {} blobs sent, {} mounted)",
+            pushed.address,
+            pushed.tag,
+            pushed.index,
+            pushed.packages.len(),
+            pushed.blobs_sent,
+            pushed.blobs_mounted
+        );
+    }
     Ok(exit::SUCCESS)
 }
 

@@ -23,11 +23,15 @@ pub enum Access {
     Push,
 }
 
-/// A token scope: `repository:NAME:pull` (or `pull,push`).
+/// A token scope: `repository:NAME:pull` (or `pull,push`), and for a
+/// cross-repository mount the source's `repository:FROM:pull` too, the two
+/// separated by a space as a challenge lists them.
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub struct Scope {
     repository: Box<str>,
     access: Access,
+    /// The repository a mount reads from.
+    from: Option<Box<str>>,
 }
 
 impl Scope {
@@ -36,6 +40,25 @@ impl Scope {
         Scope {
             repository: repository.into(),
             access,
+            from: None,
+        }
+    }
+
+    /// The scope of mounting a blob of `from` into `repository`: push to
+    /// the one, pull from the other (both of one registry).
+    ///
+    /// ```
+    /// use tfdisco_oci::Scope;
+    /// assert_eq!(
+    ///     Scope::mount("prod/aws", "staging/aws").to_string(),
+    ///     "repository:prod/aws:pull,push repository:staging/aws:pull"
+    /// );
+    /// ```
+    pub fn mount(repository: &str, from: &str) -> Scope {
+        Scope {
+            repository: repository.into(),
+            access: Access::Push,
+            from: Some(from.into()),
         }
     }
 }
@@ -46,7 +69,11 @@ impl fmt::Display for Scope {
             Access::Pull => "pull",
             Access::Push => "pull,push",
         };
-        write!(f, "repository:{}:{actions}", self.repository)
+        write!(f, "repository:{}:{actions}", self.repository)?;
+        match &self.from {
+            Some(from) => write!(f, " repository:{from}:pull"),
+            None => Ok(()),
+        }
     }
 }
 
@@ -184,15 +211,10 @@ impl AuthCache {
                         query.append_pair("service", service);
                     }
                     // The challenge's scopes, else the request's own.
-                    match challenge.param("scope") {
-                        Some(scopes) => {
-                            for s in scopes.split(' ').filter(|s| !s.is_empty()) {
-                                query.append_pair("scope", s);
-                            }
-                        }
-                        None => {
-                            query.append_pair("scope", &scope.to_string());
-                        }
+                    let own = scope.to_string();
+                    let scopes = challenge.param("scope").unwrap_or(&own);
+                    for s in scopes.split(' ').filter(|s| !s.is_empty()) {
+                        query.append_pair("scope", s);
                     }
                 }
                 Ok(AfterChallenge::Token(TokenRequest {
@@ -346,6 +368,34 @@ mod tests {
             format!("{cache:?}"),
             r#"AuthCache { registries: ["r.example"] }"#
         );
+    }
+
+    #[test]
+    fn a_mount_asks_for_both_repositories_and_keeps_its_own_token() {
+        let mut cache = AuthCache::new();
+        let mount = Scope::mount("prod/a", "staging/a");
+        // No scope in the challenge: the request's own, one parameter each.
+        let challenge = Challenge::parse(r#"Bearer realm="https://auth.example/token""#);
+        let AfterChallenge::Token(request) = cache
+            .challenged("r.example", challenge.as_ref(), &mount, None, &url())
+            .expect("token")
+        else {
+            panic!("a token request")
+        };
+        assert_eq!(
+            request.url.query(),
+            Some("scope=repository%3Aprod%2Fa%3Apull%2Cpush&scope=repository%3Astaging%2Fa%3Apull")
+        );
+        let answer = TokenAnswer::parse(&url(), br#"{"token":"M"}"#).expect("ok");
+        let now = Instant::now();
+        cache.token_received("r.example", &mount, answer, now);
+        assert!(
+            cache
+                .authorization("r.example", &mount, None, now)
+                .is_some()
+        );
+        let push = Scope::new("prod/a", Access::Push);
+        assert_eq!(cache.authorization("r.example", &push, None, now), None);
     }
 
     #[test]

@@ -63,6 +63,43 @@ impl Digest {
         hasher.finish()
     }
 
+    /// The SHA-256 digest whose 32 bytes are `bytes` (a hash computed
+    /// elsewhere, as a package's `zh:`).
+    pub fn sha256(bytes: [u8; 32]) -> Digest {
+        Digest {
+            algorithm: Algorithm::Sha256,
+            hex: hex(&bytes).into(),
+        }
+    }
+
+    /// The digest of what `reader` gives, read to its end, and how many
+    /// bytes that was: a file's digest without holding the file.
+    ///
+    /// ```
+    /// use tfdisco_oci::{Algorithm, Digest};
+    /// let (digest, size) = Digest::of_reader(Algorithm::Sha256, &b"{}"[..])?;
+    /// assert_eq!((digest, size), (Digest::of(Algorithm::Sha256, b"{}"), 2));
+    /// # Ok::<(), std::io::Error>(())
+    /// ```
+    pub fn of_reader(
+        algorithm: Algorithm,
+        mut reader: impl std::io::Read,
+    ) -> std::io::Result<(Digest, u64)> {
+        let mut hasher = Hasher::new(algorithm);
+        let mut buffer = vec![0; 64 * 1024];
+        let mut size = 0u64;
+        loop {
+            let read = match reader.read(&mut buffer) {
+                Ok(0) => return Ok((hasher.finish(), size)),
+                Ok(read) => read,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            hasher.update(&buffer[..read]);
+            size += read as u64;
+        }
+    }
+
     /// Its algorithm.
     pub fn algorithm(&self) -> Algorithm {
         self.algorithm
@@ -182,19 +219,23 @@ impl Hasher {
             HasherState::Sha384(h) => (Algorithm::Sha384, h.finalize().to_vec()),
             HasherState::Sha512(h) => (Algorithm::Sha512, h.finalize().to_vec()),
         };
-        let mut hex = String::with_capacity(bytes.len() * 2);
-        for b in bytes {
-            hex.push(char::from(HEX[usize::from(b >> 4)]));
-            hex.push(char::from(HEX[usize::from(b & 15)]));
-        }
         Digest {
             algorithm,
-            hex: hex.into(),
+            hex: hex(&bytes).into(),
         }
     }
 }
 
-const HEX: &[u8; 16] = b"0123456789abcdef";
+/// Lowercase hex digits of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut hex = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        hex.push(char::from(HEX[usize::from(b >> 4)]));
+        hex.push(char::from(HEX[usize::from(b & 15)]));
+    }
+    hex
+}
 
 /// Checks content against the digest and size a descriptor gave, as it
 /// streams in (OCI-3): more bytes than the size is an error at once; at the

@@ -107,6 +107,17 @@ impl UploadStart {
     pub fn new(host: Hostname) -> UploadStart {
         UploadStart { host }
     }
+
+    /// The upload URL `start` (`…/blobs/uploads/`) asking to mount the blob
+    /// `digest` from the repository `from` of the same registry: `201` when
+    /// the registry mounted it, else `202` and an ordinary session.
+    pub fn mount_url(start: &Url, digest: &Digest, from: &str) -> Url {
+        let mut url = start.clone();
+        url.query_pairs_mut()
+            .append_pair("mount", &digest.to_string())
+            .append_pair("from", from);
+        url
+    }
 }
 
 impl Goal for UploadStart {

@@ -405,6 +405,24 @@ pub enum LockProblem {
 }
 
 impl LockFailure {
+    /// A failure of `source` (at `version`, for `platform` when known),
+    /// its messages in the words of `dialect`'s CLI.
+    pub fn new(
+        source: ProviderSource,
+        version: Option<Version>,
+        platform: Option<Platform>,
+        problem: LockProblem,
+        dialect: Dialect,
+    ) -> LockFailure {
+        LockFailure {
+            source,
+            version,
+            platform,
+            problem,
+            dialect,
+        }
+    }
+
     /// True when nothing offered fits: no version meets the constraints,
     /// the registry or mirror does not have the provider, or the version
     /// has no package for the platform; false when a request, a download,
@@ -868,13 +886,13 @@ impl LockPlan {
     fn fail(&mut self, p: usize, platform: Option<usize>, problem: LockProblem) {
         let provider = &mut self.providers[p];
         provider.done = true;
-        self.failures.push(LockFailure {
-            source: provider.requirement.source.clone(),
-            version: provider.version.clone(),
-            platform: platform.map(|i| self.platforms[i].clone()),
+        self.failures.push(LockFailure::new(
+            provider.requirement.source.clone(),
+            provider.version.clone(),
+            platform.map(|i| self.platforms[i].clone()),
             problem,
-            dialect: self.dialect,
-        });
+            self.dialect,
+        ));
     }
 
     fn on_versions(&mut self, p: usize, available: Vec<Version>) {

@@ -132,10 +132,12 @@ pub use lock::{
     failure_exit_code, jobs,
 };
 #[cfg(feature = "cli-config")]
-pub use mirror::{MirrorOptions, MirrorReport, MirroredProvider};
+pub use mirror::{
+    MirrorOptions, MirrorReport, MirroredProvider, OciMirrorReport, OciMirroredProvider,
+};
 #[cfg(feature = "cli-config")]
 pub use oci_module::{DownloadedModule, ResolvedModule, oci_module_source};
-pub use oci_push::{PushedBlob, UPLOAD_CHUNK};
+pub use oci_push::{BlobSource, PushedBlob, UPLOAD_CHUNK};
 #[cfg(feature = "cli-config")]
 pub use oci_release::PushedRelease;
 #[cfg(feature = "cli-config")]

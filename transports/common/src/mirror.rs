@@ -21,15 +21,20 @@ use crate::{AsyncClient, BlockingClient, LockError, Transport};
 
 mod options;
 mod report;
+mod to_oci;
 
 pub use options::MirrorOptions;
 pub use report::{MirrorReport, MirroredProvider};
+pub use to_oci::{OciMirrorReport, OciMirroredProvider};
 
 /// A mirror run between reading and writing.
 struct MirrorRun {
     folder: MirrorFolder,
     platforms: Vec<Platform>,
     dialect: Dialect,
+    /// Every provider the configuration requires.
+    sources: Vec<ProviderSource>,
+    /// Those whose version the lock file decides.
     locked: Vec<ProviderSource>,
 }
 
@@ -55,6 +60,7 @@ impl MirrorRun {
         )
         .map_err(|e| LockError::Usage(e.to_string()))?;
         let platforms = platforms_or_current(&options.platforms);
+        let sources = requirements.iter().map(|r| r.source.clone()).collect();
         let check = SignatureCheck::new(dialect, SystemTime::now());
         let plan = LockPlan::new(requirements, platforms.clone(), check);
         Ok((
@@ -62,6 +68,7 @@ impl MirrorRun {
                 folder: MirrorFolder::new(folder),
                 platforms,
                 dialect,
+                sources,
                 locked,
             },
             plan,

@@ -1,7 +1,12 @@
 //! Writing to an OCI repository over a client (OCI-8): a blob sent only
-//! when the repository does not have it (`HEAD` first), in chunks of
+//! when the repository does not have it (`HEAD` first), mounted from
+//! another repository of the registry when asked, else in chunks of
 //! `UPLOAD_CHUNK` bytes, closed with its digest; a manifest put by tag or
 //! digest. Each request an `Authorized` session with a push scope.
+
+use std::fs::File;
+use std::io::Read;
+use std::path::{Path, PathBuf};
 
 use tfdisco_core::Error;
 use tfdisco_core::bytes::Bytes;
@@ -24,8 +29,139 @@ pub struct PushedBlob {
     pub digest: Digest,
     /// Its size.
     pub size: u64,
-    /// False when the repository had it already and nothing was sent.
+    /// False when the repository had it already, or mounted it, and
+    /// nothing was sent.
     pub sent: bool,
+    /// True when the registry mounted it from the repository named.
+    pub mounted: bool,
+}
+
+/// A blob to push: bytes in memory, or a file read a chunk at a time as
+/// it is sent (at most [`UPLOAD_CHUNK`] bytes of it held at once).
+///
+/// ```no_run
+/// use tfdisco_transport::BlobSource;
+/// use tfdisco_transport::reexports::tfdisco_core::bytes::Bytes;
+///
+/// let config = BlobSource::from(Bytes::from_static(b"{}"));
+/// let zip = BlobSource::file("terraform-provider-acme_1.0.0_linux_amd64.zip")?;
+/// assert!(zip.size() > config.size());
+/// # Ok::<(), tfdisco_transport::reexports::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+pub struct BlobSource {
+    content: Content,
+    digest: Digest,
+    size: u64,
+}
+
+#[derive(Clone, Debug)]
+enum Content {
+    Bytes(Bytes),
+    File(PathBuf),
+}
+
+impl BlobSource {
+    /// The file at `path`, read once now for its digest and size.
+    pub fn file(path: impl Into<PathBuf>) -> Result<BlobSource, Error> {
+        let path = path.into();
+        let (digest, size) = File::open(&path)
+            .and_then(|file| Digest::of_reader(Algorithm::Sha256, file))
+            .map_err(|e| local_error(&path, e))?;
+        Ok(BlobSource {
+            content: Content::File(path),
+            digest,
+            size,
+        })
+    }
+
+    /// The file at `path`, whose digest and size are known already (a
+    /// package verified as it was downloaded): not read until it is sent.
+    /// The registry checks the digest when the upload closes.
+    pub fn verified_file(path: impl Into<PathBuf>, digest: Digest, size: u64) -> BlobSource {
+        BlobSource {
+            content: Content::File(path.into()),
+            digest,
+            size,
+        }
+    }
+
+    /// The blob's digest.
+    pub fn digest(&self) -> &Digest {
+        &self.digest
+    }
+
+    /// Its size in bytes.
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    /// Its chunks, in order.
+    fn chunks(&self) -> Result<Chunks<'_>, Error> {
+        Ok(match &self.content {
+            Content::Bytes(bytes) => Chunks::Bytes(bytes.clone()),
+            Content::File(path) => Chunks::File {
+                path,
+                file: File::open(path).map_err(|e| local_error(path, e))?,
+                left: self.size,
+            },
+        })
+    }
+}
+
+impl From<Bytes> for BlobSource {
+    fn from(bytes: Bytes) -> BlobSource {
+        BlobSource {
+            digest: Digest::of(Algorithm::Sha256, &bytes),
+            size: bytes.len() as u64,
+            content: Content::Bytes(bytes),
+        }
+    }
+}
+
+/// A blob's chunks as they are sent.
+enum Chunks<'a> {
+    Bytes(Bytes),
+    File {
+        path: &'a Path,
+        file: File,
+        left: u64,
+    },
+}
+
+impl Chunks<'_> {
+    /// The next chunk of at most [`UPLOAD_CHUNK`] bytes; none at the end.
+    fn next(&mut self) -> Result<Option<Bytes>, Error> {
+        match self {
+            Chunks::Bytes(bytes) if bytes.is_empty() => Ok(None),
+            Chunks::Bytes(bytes) => Ok(Some(bytes.split_to(bytes.len().min(UPLOAD_CHUNK)))),
+            Chunks::File { left: 0, .. } => Ok(None),
+            Chunks::File { path, file, left } => {
+                let len = usize::try_from(*left).map_or(UPLOAD_CHUNK, |l| l.min(UPLOAD_CHUNK));
+                let mut chunk = vec![0; len];
+                file.read_exact(&mut chunk).map_err(|e| {
+                    let problem = if e.kind() == std::io::ErrorKind::UnexpectedEof {
+                        "the file got shorter after its digest was taken".to_owned()
+                    } else {
+                        e.to_string()
+                    };
+                    Error::LocalFile {
+                        path: path.to_path_buf(),
+                        problem,
+                    }
+                })?;
+                *left -= len as u64;
+                Ok(Some(Bytes::from(chunk)))
+            }
+        }
+    }
+}
+
+fn local_error(path: &Path, e: std::io::Error) -> Error {
+    Error::LocalFile {
+        path: path.to_owned(),
+        problem: e.to_string(),
+    }
 }
 
 impl<T: Transport> AsyncClient<T> {
@@ -40,56 +176,77 @@ impl<T: Transport> AsyncClient<T> {
             .await
     }
 
-    /// Puts `blob` in the repository at `address`, unless it has it: `HEAD`,
-    /// then `POST` an upload, `PATCH` it in chunks of `UPLOAD_CHUNK` bytes
-    /// and `PUT` its digest, which the registry checks.
+    /// Puts `blob` (bytes, or a [`BlobSource::file`]) in the repository at
+    /// `address`, unless it has it: `HEAD`, then `POST` an upload, `PATCH`
+    /// it in chunks of [`UPLOAD_CHUNK`] bytes and `PUT` its digest, which
+    /// the registry checks. A file is read a chunk at a time, on the
+    /// calling task, as the chunks go.
+    ///
+    /// With `mount_from`, another repository of the same registry that may
+    /// have the blob, the upload first asks the registry to mount it from
+    /// there (`?mount=&from=`, with a token scope that may pull from it):
+    /// nothing is sent when it does; a registry that cannot answers with an
+    /// ordinary upload.
     pub async fn oci_push_blob(
         &self,
         address: &RepositoryAddress,
-        blob: Bytes,
+        blob: impl Into<BlobSource>,
+        mount_from: Option<&RepositoryAddress>,
     ) -> Result<PushedBlob, Error> {
-        let digest = Digest::of(Algorithm::Sha256, &blob);
-        let size = blob.len() as u64;
-        if self.oci_blob_exists(address, &digest).await? {
-            return Ok(PushedBlob {
-                digest,
-                size,
-                sent: false,
+        if let Some(from) = mount_from
+            && from.registry() != address.registry()
+        {
+            return Err(Error::InvalidArgument {
+                message: format!(
+                    "a blob can only be mounted from a repository of the same registry: {from} \
+                     is not on {}",
+                    address.registry()
+                ),
             });
+        }
+        let blob = blob.into();
+        let pushed = |sent, mounted| PushedBlob {
+            digest: blob.digest.clone(),
+            size: blob.size,
+            sent,
+            mounted,
+        };
+        if self.oci_blob_exists(address, &blob.digest).await? {
+            return Ok(pushed(false, false));
         }
         let host = registry_host(address)?;
         let start = address
             .api_root()
             .join(&format!("{}/blobs/uploads/", address.repository()))
             .map_err(|e| invalid(address, e))?;
-        let mut session = match self
-            .push_step(address, UploadStart::new(host.clone()), start)
-            .await?
-        {
-            UploadStarted::Session(url) => url,
-            UploadStarted::Mounted => {
-                return Ok(PushedBlob {
-                    digest,
-                    size,
-                    sent: false,
-                });
+        let started = match mount_from {
+            Some(from) => {
+                let url = UploadStart::mount_url(&start, &blob.digest, from.repository());
+                let scope = Scope::mount(address.repository(), from.repository());
+                self.write(address, UploadStart::new(host.clone()), url, scope)
+                    .await?
+            }
+            None => {
+                self.push_step(address, UploadStart::new(host.clone()), start)
+                    .await?
             }
         };
+        let mut session = match started {
+            UploadStarted::Session(url) => url,
+            UploadStarted::Mounted => return Ok(pushed(false, true)),
+        };
+        let mut chunks = blob.chunks()?;
         let mut offset = 0;
-        while offset < blob.len() {
-            let end = blob.len().min(offset + UPLOAD_CHUNK);
-            let chunk = UploadChunk::new(host.clone(), blob.slice(offset..end), offset as u64);
-            session = self.push_step(address, chunk, session).await?;
-            offset = end;
+        while let Some(chunk) = chunks.next()? {
+            let len = chunk.len() as u64;
+            let goal = UploadChunk::new(host.clone(), chunk, offset);
+            session = self.push_step(address, goal, session).await?;
+            offset += len;
         }
-        let finish = UploadFinish::url(&session, &digest);
+        let finish = UploadFinish::url(&session, &blob.digest);
         self.push_step(address, UploadFinish::new(host), finish)
             .await?;
-        Ok(PushedBlob {
-            digest,
-            size,
-            sent: true,
-        })
+        Ok(pushed(true, false))
     }
 
     /// Puts `manifest` (an index or image manifest of `media_type`) in the
@@ -123,8 +280,23 @@ impl<T: Transport> AsyncClient<T> {
         G: tfdisco_core::Goal + Send,
         G::Output: Send,
     {
-        let credentials = self.cache().oci_credentials(address)?;
         let scope = Scope::new(address.repository(), Access::Push);
+        self.write(address, goal, url, scope).await
+    }
+
+    /// One write of a push, with the repository's credentials and `scope`.
+    async fn write<G>(
+        &self,
+        address: &RepositoryAddress,
+        goal: G,
+        url: tfdisco_core::url::Url,
+        scope: Scope,
+    ) -> Result<G::Output, Error>
+    where
+        G: tfdisco_core::Goal + Send,
+        G::Output: Send,
+    {
+        let credentials = self.cache().oci_credentials(address)?;
         self.oci_run(Authorized::new(goal, url, address, scope, credentials))
             .await
     }
@@ -144,9 +316,10 @@ impl<T: Transport> BlockingClient<T> {
     pub fn oci_push_blob(
         &self,
         address: &RepositoryAddress,
-        blob: Bytes,
+        blob: impl Into<BlobSource>,
+        mount_from: Option<&RepositoryAddress>,
     ) -> Result<PushedBlob, Error> {
-        self.block_on(self.as_async().oci_push_blob(address, blob))
+        self.block_on(self.as_async().oci_push_blob(address, blob, mount_from))
     }
 
     /// [`AsyncClient::oci_push_manifest`] for blocking code.

@@ -4,12 +4,14 @@
 //! index under the version's tag, last, so that a reader never sees half a
 //! release.
 
+use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
 use tfdisco_core::bytes::Bytes;
 use tfdisco_core::{Error, Platform, Version};
 use tfdisco_oci::{Descriptor, Digest, Reference, RepositoryAddress, media_type};
 use tfdisco_provider::oci_mirror::{EMPTY_CONFIG, package_manifest, release_index, tag_for};
 
-use crate::{AsyncClient, BlockingClient, Transport};
+use crate::{AsyncClient, BlobSource, BlockingClient, PushedBlob, Transport};
 
 /// What pushing a release did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -23,30 +25,76 @@ pub struct PushedRelease {
     pub index: Digest,
     /// Each platform's zip digest, in the order given.
     pub packages: Vec<(Platform, Digest)>,
-    /// How many blobs were sent (the others the repository had).
+    /// How many blobs were sent (the others the repository had, or
+    /// mounted).
     pub blobs_sent: usize,
+    /// How many blobs the registry mounted from the repository named.
+    pub blobs_mounted: usize,
+}
+
+impl PushedRelease {
+    /// The release's fields of a report: `"repository", "tag", "index",
+    /// "packages": [{"platform", "digest"}], "blobs_sent", "blobs_mounted"`.
+    pub(crate) fn write<M: SerializeStruct>(&self, map: &mut M) -> Result<(), M::Error> {
+        #[derive(Serialize)]
+        struct Package<'a> {
+            platform: String,
+            digest: &'a Digest,
+        }
+        let packages: Vec<Package<'_>> = self
+            .packages
+            .iter()
+            .map(|(platform, digest)| Package {
+                platform: platform.to_string(),
+                digest,
+            })
+            .collect();
+        map.serialize_field("repository", &self.address.to_string())?;
+        map.serialize_field("tag", &self.tag)?;
+        map.serialize_field("index", &self.index)?;
+        map.serialize_field("packages", &packages)?;
+        map.serialize_field("blobs_sent", &self.blobs_sent)?;
+        map.serialize_field("blobs_mounted", &self.blobs_mounted)
+    }
+}
+
+/// `{"repository", "tag", "index", "packages": [{"platform", "digest"}],
+/// "blobs_sent", "blobs_mounted"}`.
+impl Serialize for PushedRelease {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_struct("PushedRelease", 6)?;
+        self.write(&mut map)?;
+        map.end()
+    }
 }
 
 impl<T: Transport> AsyncClient<T> {
-    /// Pushes a provider release, `version` for each platform's zip, to
-    /// the repository at `address`, in OpenTofu's layout (OCI-8).
+    /// Pushes a provider release, `version` for each platform's zip (in
+    /// memory or a [`BlobSource::file`], read a chunk at a time), to the
+    /// repository at `address`, in OpenTofu's layout (OCI-8). With
+    /// `mount_from`, blobs the repository lacks are first asked to be
+    /// mounted from that repository of the same registry (a release
+    /// promoted from one repository to another sends no blob).
     pub async fn oci_push_provider(
         &self,
         address: &RepositoryAddress,
         version: &Version,
-        zips: Vec<(Platform, Bytes)>,
+        zips: Vec<(Platform, BlobSource)>,
+        mount_from: Option<&RepositoryAddress>,
     ) -> Result<PushedRelease, Error> {
         let tag = tag_for(version).map_err(|message| Error::InvalidArgument { message })?;
-        let mut blobs_sent = 0;
-        let config = self
-            .oci_push_blob(address, Bytes::from_static(EMPTY_CONFIG))
-            .await?;
-        blobs_sent += usize::from(config.sent);
+        let (mut blobs_sent, mut blobs_mounted) = (0, 0);
+        let mut count = |pushed: &PushedBlob| {
+            blobs_sent += usize::from(pushed.sent);
+            blobs_mounted += usize::from(pushed.mounted);
+        };
+        let config = Bytes::from_static(EMPTY_CONFIG);
+        count(&self.oci_push_blob(address, config, mount_from).await?);
         let mut manifests = Vec::with_capacity(zips.len());
         let mut packages = Vec::with_capacity(zips.len());
         for (platform, zip) in zips {
-            let pushed = self.oci_push_blob(address, zip).await?;
-            blobs_sent += usize::from(pushed.sent);
+            let pushed = self.oci_push_blob(address, zip, mount_from).await?;
+            count(&pushed);
             let layer = Descriptor {
                 media_type: media_type::ZIP.to_owned(),
                 digest: pushed.digest.clone(),
@@ -82,6 +130,7 @@ impl<T: Transport> AsyncClient<T> {
             index,
             packages,
             blobs_sent,
+            blobs_mounted,
         })
     }
 }
@@ -92,8 +141,12 @@ impl<T: Transport> BlockingClient<T> {
         &self,
         address: &RepositoryAddress,
         version: &Version,
-        zips: Vec<(Platform, Bytes)>,
+        zips: Vec<(Platform, BlobSource)>,
+        mount_from: Option<&RepositoryAddress>,
     ) -> Result<PushedRelease, Error> {
-        self.block_on(self.as_async().oci_push_provider(address, version, zips))
+        self.block_on(
+            self.as_async()
+                .oci_push_provider(address, version, zips, mount_from),
+        )
     }
 }

@@ -78,14 +78,39 @@ impl Serialize for MirrorReport {
 impl Serialize for MirroredProvider {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_struct("MirroredProvider", 7)?;
-        map.serialize_field("source", &self.source.to_string())?;
-        map.serialize_field("version", &self.version.to_string())?;
-        map.serialize_field("constraints", &self.constraints)?;
-        map.serialize_field("locked", &self.locked)?;
-        map.serialize_field("trust", self.trust.label())?;
-        map.serialize_field("key_id", &self.key_id)?;
+        Selected {
+            source: &self.source,
+            version: &self.version,
+            constraints: &self.constraints,
+            locked: self.locked,
+            trust: self.trust,
+            key_id: &self.key_id,
+        }
+        .write(&mut map)?;
         map.serialize_field("archives", &paths(&self.archives))?;
         map.end()
+    }
+}
+
+/// What either mirror report says first of a provider: `"source",
+/// "version", "constraints", "locked", "trust", "key_id"`.
+pub(super) struct Selected<'a> {
+    pub(super) source: &'a ProviderSource,
+    pub(super) version: &'a Version,
+    pub(super) constraints: &'a str,
+    pub(super) locked: bool,
+    pub(super) trust: Trust,
+    pub(super) key_id: &'a Option<String>,
+}
+
+impl Selected<'_> {
+    pub(super) fn write<M: SerializeStruct>(&self, map: &mut M) -> Result<(), M::Error> {
+        map.serialize_field("source", &self.source.to_string())?;
+        map.serialize_field("version", &self.version.to_string())?;
+        map.serialize_field("constraints", self.constraints)?;
+        map.serialize_field("locked", &self.locked)?;
+        map.serialize_field("trust", self.trust.label())?;
+        map.serialize_field("key_id", self.key_id)
     }
 }
 

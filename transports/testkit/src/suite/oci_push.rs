@@ -3,7 +3,9 @@
 //! `HEAD`, uploaded in chunks, closed with their digest; manifests by
 //! digest; the index by tag, last), then read back by `lock --oci-mirror`,
 //! whose lock file is Terraform's from the registry; a second push sends
-//! no blob. The layout's JSON comes from the testkit's own writer.
+//! no blob; a push to another repository asking to mount from the first
+//! sends none either. The layout's JSON comes from the testkit's own
+//! writer.
 
 use tfdisco_core::bytes::Bytes;
 use tfdisco_core::{Dialect, Platform};
@@ -36,10 +38,10 @@ fn push_all<T: Subject>(client: &Client<T>, registry: &OciRegistry) -> usize {
                 let file = signed_registry::package_file(name, version, platform);
                 let zip = signed_registry::file(name, version, &file);
                 let pushed = client
-                    .oci_push_blob(&address, Bytes::from_static(zip))
+                    .oci_push_blob(&address, Bytes::from_static(zip), None)
                     .unwrap_or_else(|e| panic!("{}: the zip: {e}", T::NAME));
                 let config = client
-                    .oci_push_blob(&address, Bytes::from_static(EMPTY_CONFIG))
+                    .oci_push_blob(&address, Bytes::from_static(EMPTY_CONFIG), None)
                     .unwrap_or_else(|e| panic!("{}: the config: {e}", T::NAME));
                 sent += usize::from(pushed.sent) + usize::from(config.sent);
                 let manifest = zip_manifest(
@@ -108,6 +110,8 @@ fn push_then_lock<T: Subject>(auth: OciAuth, password: &str) {
         T::NAME
     );
 
+    promote::<T>(&client, &registry);
+
     let case = CASES
         .iter()
         .find(|c| c.name == "fresh")
@@ -134,6 +138,57 @@ fn push_then_lock<T: Subject>(auth: OciAuth, password: &str) {
     let expected = case.expected(host).expect("Terraform's lock file");
     let body = |text: &str| text.lines().skip(1).collect::<Vec<_>>().join("\n");
     assert_eq!(body(&written), body(&expected), "{}", T::NAME);
+}
+
+/// Each zip pushed again to `promoted/ns/TYPE`, asking to mount it from
+/// `pushed/ns/TYPE`: the registry mounts every one (with tokens, one that
+/// may pull from the source), nothing is sent; a blob the source lacks is
+/// uploaded as usual.
+fn promote<T: Subject>(client: &Client<T>, registry: &OciRegistry) {
+    for (name, versions) in PROVIDERS {
+        let repository = |path: &str| {
+            RepositoryAddress::new(&registry.host(), &format!("{path}/{NAMESPACE}/{name}"))
+                .expect("an address")
+        };
+        let (from, to) = (repository("pushed"), repository("promoted"));
+        for version in versions {
+            for platform in PLATFORMS {
+                let file = signed_registry::package_file(name, version, platform);
+                let zip = signed_registry::file(name, version, &file);
+                let pushed = client
+                    .oci_push_blob(&to, Bytes::from_static(zip), Some(&from))
+                    .unwrap_or_else(|e| panic!("{}: a mount: {e}", T::NAME));
+                assert!(pushed.mounted && !pushed.sent, "{}: {pushed:?}", T::NAME);
+                let held = registry.blob(to.repository(), &pushed.digest.to_string());
+                assert_eq!(held.as_deref(), Some(zip), "{}: {file}", T::NAME);
+            }
+        }
+        if registry.token_realm().is_some() {
+            let source = format!("repository:{}:pull", from.repository());
+            let asked = registry.token_requests();
+            assert!(
+                asked.iter().any(|r| r.scopes.contains(&source)),
+                "{}: no token asked to pull from {from}: {asked:?}",
+                T::NAME
+            );
+        }
+        let fresh = Bytes::from(format!("only in promoted/{name}"));
+        let pushed = client
+            .oci_push_blob(&to, fresh.clone(), Some(&from))
+            .unwrap_or_else(|e| panic!("{}: an upload: {e}", T::NAME));
+        assert!(!pushed.mounted && pushed.sent, "{}: {pushed:?}", T::NAME);
+        let held = registry.blob(to.repository(), &pushed.digest.to_string());
+        assert_eq!(held.as_deref(), Some(&fresh[..]), "{}", T::NAME);
+    }
+    // Mounting from another registry is refused before any request.
+    let elsewhere = RepositoryAddress::new("other.example", "pushed").expect("an address");
+    let to = RepositoryAddress::new(&registry.host(), "promoted/x").expect("an address");
+    let refused = client.oci_push_blob(&to, Bytes::from_static(b"x"), Some(&elsewhere));
+    assert!(
+        refused.is_err_and(|e| e.to_string().contains("same registry")),
+        "{}",
+        T::NAME
+    );
 }
 
 pub fn oci_push_then_lock_with_basic<T: Subject>() {

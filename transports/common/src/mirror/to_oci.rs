@@ -1,0 +1,263 @@
+//! `tfdisco mirror --to-oci TEMPLATE` (docs/behaviour.md, OCI-9): the
+//! providers a mirror run selects, downloaded and verified against their
+//! registry's signatures as [`AsyncClient::mirror`] verifies them, into a
+//! private staging folder; once every package passed, each provider's
+//! release pushed to the repository the template names for it, in
+//! OpenTofu's layout ([`AsyncClient::oci_push_provider`]: blobs the
+//! repository has are not sent again, the tag is written last).
+
+use std::path::Path;
+
+use serde::Serialize;
+use serde::ser::{SerializeStruct, Serializer};
+use tfdisco_core::{Platform, ProviderSource, Version};
+use tfdisco_oci::{Digest, RepositoryAddress};
+use tfdisco_provider::Trust;
+use tfdisco_provider::lock_plan::{LockFailure, LockPlan, LockProblem, ProviderLock};
+use tfdisco_provider::oci_mirror::OciMirrorTemplate;
+
+use super::report::Selected;
+use super::{MirrorOptions, MirrorRun};
+use crate::lock::{Archives, Words};
+use crate::{AsyncClient, BlobSource, BlockingClient, LockError, PushedRelease, Transport};
+
+/// What a mirror run into OCI repositories did.
+#[derive(Clone, Debug)]
+pub struct OciMirrorReport {
+    /// The repository template.
+    pub template: String,
+    /// The platforms mirrored.
+    pub platforms: Vec<Platform>,
+    /// Each provider pushed, in address order.
+    pub providers: Vec<OciMirroredProvider>,
+}
+
+/// One provider of an [`OciMirrorReport`].
+#[derive(Clone, Debug)]
+pub struct OciMirroredProvider {
+    /// The provider.
+    pub source: ProviderSource,
+    /// The version mirrored.
+    pub version: Version,
+    /// Its constraints as the lock file writes them (empty: none).
+    pub constraints: String,
+    /// True when the lock file decided the version.
+    pub locked: bool,
+    /// How the key that signed its checksums is trusted.
+    pub trust: Trust,
+    /// That key's id (none when OpenTofu skipped the signature).
+    pub key_id: Option<String>,
+    /// What was pushed: the repository, the tag, the index's digest, each
+    /// platform's zip digest and how many blobs were sent.
+    pub release: PushedRelease,
+}
+
+/// A run between its downloads and its pushes.
+struct Pushes {
+    run: MirrorRun,
+    addresses: Vec<(ProviderSource, RepositoryAddress)>,
+    template: String,
+    /// Removed when the run ends, whatever happened.
+    _staging: tempfile::TempDir,
+}
+
+impl Pushes {
+    /// Reads the configuration in `dir` and its lock file, makes the plan,
+    /// and gives every provider its repository before anything is
+    /// downloaded.
+    fn prepare(
+        dir: &Path,
+        template: &OciMirrorTemplate,
+        dialect: tfdisco_core::Dialect,
+        options: &MirrorOptions,
+    ) -> Result<(Pushes, LockPlan), LockError> {
+        let staging = tempfile::Builder::new()
+            .prefix("tfdisco-mirror-")
+            .tempdir()
+            .map_err(|error| LockError::Folder {
+                path: std::env::temp_dir(),
+                error: error.into(),
+            })?;
+        let (run, plan) = MirrorRun::prepare(dir, staging.path(), dialect, options)?;
+        let mut addresses = Vec::with_capacity(run.sources.len());
+        for source in &run.sources {
+            let address = template.address_for(source).map_err(LockError::Usage)?;
+            addresses.push((source.clone(), address));
+        }
+        Ok((
+            Pushes {
+                run,
+                addresses,
+                template: template.as_str().to_owned(),
+                _staging: staging,
+            },
+            plan,
+        ))
+    }
+
+    /// Each verified package of `lock` as the file it was staged in, its
+    /// digest the one the run computed as it downloaded.
+    fn zips(&self, lock: &ProviderLock) -> Vec<(Platform, BlobSource)> {
+        lock.packages
+            .iter()
+            .map(|package| {
+                let path =
+                    self.run
+                        .folder
+                        .staging_path(&lock.source, &lock.version, &package.platform);
+                let digest = Digest::sha256(package.archive.sha256());
+                let blob = BlobSource::verified_file(path, digest, package.archive.size());
+                (package.platform.clone(), blob)
+            })
+            .collect()
+    }
+
+    /// Pushes every provider the plan verified, one after the other.
+    async fn push<T: Transport>(
+        self,
+        client: &AsyncClient<T>,
+        plan: LockPlan,
+    ) -> Result<OciMirrorReport, LockError> {
+        let locks = plan.finish().map_err(LockError::Failed)?;
+        let mut providers: Vec<OciMirroredProvider> = Vec::with_capacity(locks.len());
+        for lock in locks {
+            let address = self
+                .addresses
+                .iter()
+                .find(|(source, _)| *source == lock.source)
+                .map(|(_, address)| address)
+                .expect("every provider the plan locked has its repository");
+            // The blobs releases share (the empty config) are mounted from
+            // the repository pushed before, when on the same registry.
+            let before = providers
+                .last()
+                .map(|p| &p.release.address)
+                .filter(|a| a.registry() == address.registry() && *a != address);
+            let release = client
+                .oci_push_provider(address, &lock.version, self.zips(&lock), before)
+                .await
+                .map_err(|error| {
+                    LockError::Failed(vec![LockFailure::new(
+                        lock.source.clone(),
+                        Some(lock.version.clone()),
+                        None,
+                        LockProblem::Request(error),
+                        self.run.dialect,
+                    )])
+                })?;
+            providers.push(OciMirroredProvider {
+                locked: self.run.locked.contains(&lock.source),
+                source: lock.source,
+                version: lock.version,
+                constraints: lock.constraints,
+                trust: lock.trust,
+                key_id: lock.key_id,
+                release,
+            });
+        }
+        Ok(OciMirrorReport {
+            template: self.template,
+            platforms: self.run.platforms,
+            providers,
+        })
+    }
+}
+
+impl<T: Transport> AsyncClient<T> {
+    /// `terraform providers mirror` into OCI repositories: each provider
+    /// the configuration in `dir` requires, at the version its lock file
+    /// holds (or the newest its constraints allow), for every platform of
+    /// `options`, downloaded from its registry and verified as
+    /// [`AsyncClient::mirror`] verifies; then, once every package passed,
+    /// pushed to the repository `template` names for it, in OpenTofu's
+    /// `oci_mirror` layout ([`AsyncClient::oci_push_provider`]), so that
+    /// [`LockOptions::mirrors`](crate::LockOptions::mirrors) with the same
+    /// template locks what the registry would lock. Nothing is pushed when
+    /// a package fails; the packages wait in a private temporary folder,
+    /// removed when the call returns.
+    pub async fn mirror_to_oci(
+        &self,
+        dir: impl AsRef<Path>,
+        template: &OciMirrorTemplate,
+        options: &MirrorOptions,
+    ) -> Result<OciMirrorReport, LockError> {
+        let dialect = self.cache().config().dialect();
+        let (pushes, mut plan) = Pushes::prepare(dir.as_ref(), template, dialect, options)?;
+        self.run_plan_into(
+            &mut plan,
+            options.jobs,
+            Archives::Staged(&pushes.run.folder),
+        )
+        .await;
+        pushes.push(self, plan).await
+    }
+}
+
+impl<T: Transport> BlockingClient<T> {
+    /// [`AsyncClient::mirror_to_oci`] for blocking code: the downloads run
+    /// on [`MirrorOptions::jobs`] threads of this call.
+    ///
+    /// ```no_run
+    /// use tfdisco_core::Platform;
+    /// use tfdisco_transport::reexports::tfdisco_provider::oci_mirror::OciMirrorTemplate;
+    /// use tfdisco_transport::{BlockingClient, MirrorOptions, Transport};
+    ///
+    /// fn copy<T: Transport>(client: &BlockingClient<T>) -> Result<(), Box<dyn std::error::Error>> {
+    ///     let template = OciMirrorTemplate::parse("ghcr.io/acme/providers/{namespace}/{type}")?;
+    ///     let options = MirrorOptions::new().platform(Platform::parse("linux_amd64")?);
+    ///     let report = client.mirror_to_oci("infra/", &template, &options)?;
+    ///     for p in &report.providers {
+    ///         println!("{}:{} {}", p.release.address, p.release.tag, p.release.index);
+    ///     }
+    ///     Ok(())
+    /// }
+    /// ```
+    pub fn mirror_to_oci(
+        &self,
+        dir: impl AsRef<Path>,
+        template: &OciMirrorTemplate,
+        options: &MirrorOptions,
+    ) -> Result<OciMirrorReport, LockError> {
+        let dialect = self.cache().config().dialect();
+        let (pushes, mut plan) = Pushes::prepare(dir.as_ref(), template, dialect, options)?;
+        self.run_plan_into(
+            &mut plan,
+            options.jobs,
+            Archives::Staged(&pushes.run.folder),
+        );
+        // A transport that cannot block here failed every download already.
+        self.block_on(async { Ok(pushes.push(self.as_async(), plan).await) })
+            .unwrap_or_else(|error| Err(LockError::Usage(error.to_string())))
+    }
+}
+
+/// `{"template", "platforms", "providers": [{"source", "version",
+/// "constraints", "locked", "trust", "key_id", "repository", "tag",
+/// "index", "packages": [{"platform", "digest"}], "blobs_sent",
+/// "blobs_mounted"}]}`.
+impl Serialize for OciMirrorReport {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_struct("OciMirrorReport", 3)?;
+        map.serialize_field("template", &self.template)?;
+        map.serialize_field("platforms", &Words(&self.platforms))?;
+        map.serialize_field("providers", &self.providers)?;
+        map.end()
+    }
+}
+
+impl Serialize for OciMirroredProvider {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_struct("OciMirroredProvider", 11)?;
+        Selected {
+            source: &self.source,
+            version: &self.version,
+            constraints: &self.constraints,
+            locked: self.locked,
+            trust: self.trust,
+            key_id: &self.key_id,
+        }
+        .write(&mut map)?;
+        self.release.write(&mut map)?;
+        map.end()
+    }
+}
