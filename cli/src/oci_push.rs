@@ -5,9 +5,10 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use tfdisco_core::{Dialect, Error, Platform, Version};
+use tfdisco_core::{Dialect, Error, Version};
 use tfdisco_transport::BlobSource;
 use tfdisco_transport::reexports::tfdisco_oci::RepositoryAddress;
+use tfdisco_transport::reexports::tfdisco_provider::package_file_platform;
 
 use crate::exit;
 use crate::failure::{self, Failure};
@@ -61,7 +62,11 @@ fn push(opts: &PushOpts) -> Result<u8, Failure> {
         .map_err(|e| invalid(format!("{:?} is no version: {e}", opts.provider_version)))?;
     let mut zips = Vec::with_capacity(opts.zips.len());
     for path in &opts.zips {
-        let platform = platform_of(path, &version).map_err(invalid)?;
+        let name = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default();
+        let platform = package_file_platform(name, &version).map_err(invalid)?;
         zips.push((platform, BlobSource::file(path)?));
     }
     let mount_from = match &opts.mount_from {
@@ -84,23 +89,4 @@ fn push(opts: &PushOpts) -> Result<u8, Failure> {
         );
     }
     Ok(exit::SUCCESS)
-}
-
-/// The platform a release zip's name gives:
-/// `terraform-provider-TYPE_VERSION_OS_ARCH.zip`.
-fn platform_of(path: &std::path::Path, version: &Version) -> Result<Platform, String> {
-    let name = path
-        .file_name()
-        .and_then(|n| n.to_str())
-        .ok_or_else(|| format!("{}: not a file name", path.display()))?;
-    let rest = name
-        .strip_prefix("terraform-provider-")
-        .and_then(|r| r.strip_suffix(".zip"))
-        .ok_or_else(|| format!("{name}: not named terraform-provider-TYPE_VERSION_OS_ARCH.zip"))?;
-    let marker = format!("_{version}_");
-    let (_, platform) = rest
-        .split_once(&marker)
-        .ok_or_else(|| format!("{name}: not a zip of version {version}"))?;
-    let platform = Platform::parse(platform).map_err(|e| format!("{name}: {e}"))?;
-    Ok(platform)
 }

@@ -330,6 +330,30 @@ pub fn package_filename(source: &ProviderSource, version: &Version, platform: &P
     )
 }
 
+/// The platform a release zip of `version` names, as
+/// [`package_filename`] names it: `terraform-provider-TYPE_VERSION_OS_ARCH.zip`
+/// (what `tfdisco oci push-provider` reads of the files it is given).
+///
+/// ```
+/// use tfdisco_core::Platform;
+///
+/// let version = "3.2.1".parse()?;
+/// let platform = tfdisco_provider::package_file_platform("terraform-provider-null_3.2.1_linux_amd64.zip", &version)?;
+/// assert_eq!(platform, Platform::new("linux", "amd64"));
+/// assert!(tfdisco_provider::package_file_platform("terraform-provider-null_3.2.0_linux_amd64.zip", &version).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn package_file_platform(name: &str, version: &Version) -> Result<Platform, String> {
+    let rest = name
+        .strip_prefix(PACKAGE_PREFIX)
+        .and_then(|r| r.strip_suffix(SUFFIX))
+        .ok_or_else(|| format!("{name}: not named {PACKAGE_PREFIX}TYPE_VERSION_OS_ARCH{SUFFIX}"))?;
+    let (_, platform) = rest
+        .split_once(&format!("_{version}_"))
+        .ok_or_else(|| format!("{name}: not a zip of version {version}"))?;
+    Platform::parse(platform).map_err(|e| format!("{name}: {e}"))
+}
+
 /// A provider's directory in a mirror folder, a providers folder or the
 /// plugin cache, relative to it: the host's display form (Unicode, port
 /// kept), the namespace, the type.

@@ -65,7 +65,7 @@ pub mod unpack;
 
 pub use fs_mirror::{
     EntryKind, LocalLocation, LocalPackage, LocalPackages, MirrorEntry, MirrorPath,
-    classify_mirror_path, package_filename,
+    classify_mirror_path, package_file_platform, package_filename,
 };
 pub use installation::{
     AvailableVersions, Choice, DevOverride, InstallationMethod, MethodChoice, MethodError,
