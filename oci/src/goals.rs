@@ -11,7 +11,9 @@ use tfdisco_core::{Error, Goal, Hostname, Next, RegistryCall, RequestKind, Sink}
 use url::Url;
 
 use crate::digest::Hasher;
-use crate::{Algorithm, Challenge, Digest, FetchedManifest, Reference, TokenAnswer, Verifier};
+use crate::{
+    Algorithm, Challenge, Digest, FetchedManifest, Mismatch, Reference, TokenAnswer, Verifier,
+};
 
 /// The header a registry names a manifest's digest in.
 const DOCKER_CONTENT_DIGEST: HeaderName = HeaderName::from_static("docker-content-digest");
@@ -387,15 +389,26 @@ impl Goal for ManifestGoal {
 /// followed without the registry's credentials (D4).
 pub struct BlobGoal<S> {
     host: Hostname,
-    verifier: Option<Verifier>,
+    check: Check,
     sink: S,
+}
+
+/// What a [`BlobGoal`] checks of the content as it arrives.
+#[derive(Debug)]
+enum Check {
+    /// Its size and digest.
+    Digest(Verifier),
+    /// Its size only: the caller checks the digest.
+    Size { size: u64, seen: u64 },
+    /// Checked already.
+    Done,
 }
 
 impl<S> fmt::Debug for BlobGoal<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("BlobGoal")
             .field("host", &self.host)
-            .field("verifier", &self.verifier)
+            .field("check", &self.check)
             .finish_non_exhaustive()
     }
 }
@@ -405,7 +418,21 @@ impl<S: Sink> BlobGoal<S> {
     pub fn new(host: Hostname, digest: Digest, size: u64, sink: S) -> BlobGoal<S> {
         BlobGoal {
             host,
-            verifier: Some(Verifier::new(digest, size)),
+            check: Check::Digest(Verifier::new(digest, size)),
+            sink,
+        }
+    }
+
+    /// The goal of a blob of `size` bytes on `host`, into `sink`, its size
+    /// checked as it arrives but not its digest: for a sink that hashes
+    /// what it is given, whose output the caller checks against the
+    /// digest (a provider package: its SHA-256 is the `zh:` the layer's
+    /// digest gives, checked by the lock plan, OCIMIRROR-5), so that the
+    /// content is hashed once.
+    pub fn size_checked(host: Hostname, size: u64, sink: S) -> BlobGoal<S> {
+        BlobGoal {
+            host,
+            check: Check::Size { size, seen: 0 },
             sink,
         }
     }
@@ -437,20 +464,31 @@ impl<S: Sink> Goal for BlobGoal<S> {
     }
 
     fn on_chunk(&mut self, url: &Url, chunk: &[u8]) -> Result<(), Error> {
-        if let Some(verifier) = &mut self.verifier {
-            verifier
-                .update(chunk)
-                .map_err(|e| invalid(url, e.to_string()))?;
-        }
+        let checked = match &mut self.check {
+            Check::Digest(verifier) => verifier.update(chunk),
+            Check::Size { size, seen } => {
+                *seen = seen.saturating_add(chunk.len() as u64);
+                if *seen > *size {
+                    Err(Mismatch::TooLong { size: *size })
+                } else {
+                    Ok(())
+                }
+            }
+            Check::Done => Ok(()),
+        };
+        checked.map_err(|e| invalid(url, e.to_string()))?;
         self.sink
             .write(chunk)
             .map_err(|problem| invalid(url, problem))
     }
 
     fn on_stream_end(&mut self, url: &Url) -> Result<S::Output, Error> {
-        if let Some(verifier) = self.verifier.take() {
-            verifier.finish().map_err(|e| invalid(url, e.to_string()))?;
-        }
+        let checked = match std::mem::replace(&mut self.check, Check::Done) {
+            Check::Digest(verifier) => verifier.finish().map(drop),
+            Check::Size { size, seen } if seen != size => Err(Mismatch::TooShort { size, seen }),
+            Check::Size { .. } | Check::Done => Ok(()),
+        };
+        checked.map_err(|e| invalid(url, e.to_string()))?;
         self.sink.finish().map_err(|problem| invalid(url, problem))
     }
 }
@@ -505,6 +543,31 @@ mod tests {
         let mut headers = HeaderMap::new();
         headers.insert(LINK, HeaderValue::from_str(value).expect("header"));
         next_link(&url, &headers)
+    }
+
+    #[test]
+    fn a_blob_checked_by_digest_or_by_size_only() {
+        let url = Url::parse("https://r.example/v2/a/blobs/x").expect("valid");
+        let host = || Hostname::parse("r.example").expect("host");
+        let digest = Digest::of(Algorithm::Sha256, b"abcd");
+        let run = |mut goal: BlobGoal<tfdisco_core::Contents>, chunks: &[&[u8]]| {
+            for chunk in chunks {
+                goal.on_chunk(&url, chunk)?;
+            }
+            goal.on_stream_end(&url)
+        };
+        let full = |size| BlobGoal::new(host(), digest.clone(), size, Default::default());
+        let sized = |size| BlobGoal::size_checked(host(), size, Default::default());
+        assert_eq!(run(full(4), &[b"ab", b"cd"]).expect("ok"), b"abcd");
+        let wrong = run(full(4), &[b"abce"]).expect_err("digest");
+        assert!(wrong.to_string().contains("digest"), "{wrong}");
+        // Size only: other bytes of the right size pass (the caller checks
+        // the digest); a byte too many or too few does not.
+        assert_eq!(run(sized(4), &[b"abce"]).expect("ok"), b"abce");
+        let long = run(sized(3), &[b"ab", b"cd"]).expect_err("too long");
+        assert!(long.to_string().contains("longer"), "{long}");
+        let short = run(sized(5), &[b"abcd"]).expect_err("too short");
+        assert!(short.to_string().contains("4 bytes long"), "{short}");
     }
 
     #[test]

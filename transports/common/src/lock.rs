@@ -440,7 +440,7 @@ impl<T: Transport> AsyncClient<T> {
         match at {
             ArchiveAt::Url { url, about } => self.download(url, sink, &about).await,
             ArchiveAt::Oci { address, layer } => {
-                Box::pin(self.oci_blob(&address, &layer, sink)).await
+                Box::pin(self.oci_package_blob(&address, &layer, sink)).await
             }
         }
     }

@@ -96,6 +96,42 @@ impl<T: Transport> AsyncClient<T> {
         S::Output: Send,
     {
         let host = registry_host(address)?;
+        let goal = BlobGoal::new(host, descriptor.digest.clone(), descriptor.size, sink);
+        self.oci_blob_goal(address, descriptor, goal).await
+    }
+
+    /// A provider package's blob for a job of the lock plan
+    /// ([`Job::OciBlob`](tfdisco_provider::lock_plan::Job::OciBlob)): its
+    /// size checked as it arrives, its digest by the plan, against the
+    /// `zh:` the layer's digest is, from the hashes the sink computes
+    /// (OCIMIRROR-5): the archive is hashed once.
+    #[cfg(feature = "cli-config")]
+    pub(crate) async fn oci_package_blob<S>(
+        &self,
+        address: &RepositoryAddress,
+        descriptor: &Descriptor,
+        sink: S,
+    ) -> Result<S::Output, Error>
+    where
+        S: Sink,
+        S::Output: Send,
+    {
+        let goal = BlobGoal::size_checked(registry_host(address)?, descriptor.size, sink);
+        self.oci_blob_goal(address, descriptor, goal).await
+    }
+
+    /// A blob goal run in the repository at `address`, with its
+    /// credentials and a pull scope.
+    async fn oci_blob_goal<S>(
+        &self,
+        address: &RepositoryAddress,
+        descriptor: &Descriptor,
+        goal: BlobGoal<S>,
+    ) -> Result<S::Output, Error>
+    where
+        S: Sink,
+        S::Output: Send,
+    {
         let credentials = self.cache().oci_credentials(address)?;
         let url = address
             .api_root()
@@ -107,7 +143,6 @@ impl<T: Transport> AsyncClient<T> {
             .map_err(|e| Error::InvalidArgument {
                 message: format!("the blob {} of {address}: {e}", descriptor.digest),
             })?;
-        let goal = BlobGoal::new(host, descriptor.digest.clone(), descriptor.size, sink);
         self.oci_run(Authorized::new(
             goal,
             url,

@@ -351,6 +351,7 @@ macro_rules! __with_scenarios {
             oci_push::oci_push_then_lock_with_basic,
             oci_push::oci_push_then_lock_with_tokens,
             oci::oci_a_provider_read_anonymously,
+            oci::oci_a_spoiled_layer_fails_its_checksum,
             oci::oci_basic_credentials_are_sent_once_asked_for,
             oci::oci_the_token_handshake_asks_once_per_repository,
             oci::oci_what_is_not_there_is_not_found,

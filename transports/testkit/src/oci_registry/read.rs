@@ -22,6 +22,24 @@ impl OciRegistry {
         Some((media_type, answer.body.to_vec()))
     }
 
+    /// Spoils the stored content of the blob `digest` (`sha256:HEX`), its
+    /// size kept: every byte inverted in the registry's storage, which
+    /// serves it as it is (a storage fault, or a registry that lies).
+    pub fn corrupt_blob(&self, digest: &str) {
+        let hex = digest.strip_prefix("sha256:").expect("a sha256 digest");
+        let data = self
+            .dir()
+            .join("storage/docker/registry/v2/blobs/sha256")
+            .join(&hex[..2])
+            .join(hex)
+            .join("data");
+        let bytes = std::fs::read(&data)
+            .unwrap_or_else(|e| self.fail(&format!("reading {}", data.display()), e.to_string()));
+        let spoiled: Vec<u8> = bytes.iter().map(|b| !b).collect();
+        std::fs::write(&data, spoiled)
+            .unwrap_or_else(|e| self.fail(&format!("writing {}", data.display()), e.to_string()));
+    }
+
     /// The blob `digest` of `repo`; `None` when the registry has none (404).
     pub fn blob(&self, repo: &str, digest: &str) -> Option<Vec<u8>> {
         let target = format!("/v2/{repo}/blobs/{digest}");

@@ -14,7 +14,7 @@ use tfdisco_oci::{
 use tfdisco_core::Env;
 use tfdisco_core::{Dialect, Platform};
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
-use tfdisco_transport::{ClientOptions, CredentialsChoice, InstallOptions, LockOptions};
+use tfdisco_transport::{ClientOptions, CredentialsChoice, InstallOptions, LockError, LockOptions};
 
 use super::lock::Scratch;
 use super::{Client, Subject, build, builder};
@@ -240,6 +240,46 @@ pub fn oci_lock_from_a_mirror_as_terraform_locks_from_the_registry<T: Subject>()
         T::NAME
     );
     assert!(written.starts_with("# This file is maintained automatically by \"tofu init\"."));
+}
+
+/// A zip layer whose stored bytes are not its digest's (its size right):
+/// the lock fails for that platform with a checksum failure, and no lock
+/// file is written. The blob is hashed once, by the plan's hasher, which
+/// checks it against the `zh:` the digest is (OCIMIRROR-5).
+pub fn oci_a_spoiled_layer_fails_its_checksum<T: Subject>() {
+    let registry = OciRegistry::start(OciAuth::Anonymous);
+    registry.mirror_signed_registry();
+    let file = signed_registry::package_file("alpha", "1.1.0", "linux_amd64");
+    let zip = signed_registry::file("alpha", "1.1.0", &file);
+    registry.corrupt_blob(&Digest::of(Algorithm::Sha256, zip).to_string());
+    let case = CASES
+        .iter()
+        .find(|c| c.name == "fresh")
+        .expect("the fresh case");
+    let host = "registry.example.test";
+    let scratch = Scratch::new("oci-spoiled");
+    let dir = scratch.path().join("run");
+    case.prepare(&dir, host);
+    let client = build::<T>(builder::<T>().dialect(Dialect::OpenTofu));
+    let template =
+        OciMirrorTemplate::parse(&registry.signed_mirror_template()).expect("a template");
+    let options = LockOptions::new()
+        .platform(Platform::parse("linux_amd64").expect("a platform"))
+        .oci_mirror(template);
+    let failures = match client.lock(&dir, &options) {
+        Err(LockError::Failed(failures)) => failures,
+        other => panic!("{}: a checksum failure, not {other:?}", T::NAME),
+    };
+    let [failure] = failures.as_slice() else {
+        panic!("{}: one failure: {failures:?}", T::NAME)
+    };
+    assert_eq!(failure.kind(), "checksum", "{}: {failure}", T::NAME);
+    assert_eq!(failure.source.type_name(), "alpha", "{}", T::NAME);
+    assert!(
+        !dir.join(".terraform.lock.hcl").exists(),
+        "{}: a lock file was written",
+        T::NAME
+    );
 }
 
 pub fn oci_install_from_an_oci_mirror<T: Subject>() {
