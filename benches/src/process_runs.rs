@@ -51,6 +51,14 @@ const CLEARED: [&str; 19] = [
     "TF_CLI_CONFIG_FILE",
 ];
 
+/// Removes from `command`'s environment every variable of [`CLEARED`]:
+/// what every benchmark run of a tool starts from.
+pub fn clear_environment(command: &mut Command) {
+    for name in CLEARED {
+        command.env_remove(name);
+    }
+}
+
 impl Runner {
     /// A runner of `timed` writing into `work` (which must exist).
     pub fn new(timed: &Path, work: &Path) -> Runner {
@@ -85,9 +93,7 @@ impl Runner {
             .stdin(Stdio::null())
             .stdout(log_file)
             .stderr(err_file);
-        for name in CLEARED {
-            command.env_remove(name);
-        }
+        clear_environment(&mut command);
         for (name, value) in env {
             command.env(name, value);
         }

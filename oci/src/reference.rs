@@ -26,6 +26,8 @@ use crate::Digest;
 pub struct RepositoryAddress {
     registry: Box<str>,
     repository: Box<str>,
+    /// `https://REGISTRY/v2/`, made when the address is.
+    api_root: Url,
 }
 
 /// A text that is not a usable repository address, tag or reference. The
@@ -73,9 +75,16 @@ impl RepositoryAddress {
                 go_quote(repository)
             )));
         }
+        let api_root = Url::parse(&format!("https://{registry}/v2/")).map_err(|e| {
+            InvalidReference(format!(
+                "invalid reference: invalid registry {}: {e}",
+                go_quote(registry)
+            ))
+        })?;
         Ok(RepositoryAddress {
             registry: registry.into(),
             repository: repository.into(),
+            api_root,
         })
     }
 
@@ -91,26 +100,8 @@ impl RepositoryAddress {
 
     /// The registry's API root, `https://REGISTRY/v2/`.
     pub fn api_root(&self) -> Url {
-        self.url("")
+        self.api_root.clone()
     }
-
-    /// `https://REGISTRY/v2/REPOSITORY/` followed by `rest`.
-    pub(crate) fn url(&self, rest: &str) -> Url {
-        let text = if rest.is_empty() {
-            format!("https://{}/v2/", self.registry)
-        } else {
-            format!("https://{}/v2/{}/{rest}", self.registry, self.repository)
-        };
-        // The registry and repository were checked as URL parts, and `rest`
-        // is made of checked tags, digests and fixed words.
-        Url::parse(&text).unwrap_or_else(|_| unreachable_url())
-    }
-}
-
-#[cold]
-fn unreachable_url() -> Url {
-    // Never reached: both parts were checked when the address was made.
-    Url::parse("https://invalid.invalid/v2/").unwrap_or_else(|_| unreachable!())
 }
 
 impl fmt::Display for RepositoryAddress {
@@ -294,7 +285,7 @@ mod tests {
         let a = RepositoryAddress::parse("127.0.0.1:5000/p/q").expect("valid");
         assert_eq!(a.api_root().as_str(), "https://127.0.0.1:5000/v2/");
         assert_eq!(
-            a.url("tags/list").as_str(),
+            a.api_root().join("p/q/tags/list").expect("a URL").as_str(),
             "https://127.0.0.1:5000/v2/p/q/tags/list"
         );
     }

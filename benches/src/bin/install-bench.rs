@@ -41,6 +41,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use tfdisco_benches::process_runs::clear_environment;
 use tfdisco_benches::registry::{self, Registry, Signer};
 use tfdisco_testkit::install_goldens::tree_manifest;
 use tfdisco_testkit::{NetworkShape, Seen, TestServer, pki};
@@ -175,28 +176,7 @@ impl Measure {
 /// that only turns the checkpoint off, no proxies, none of the caller's
 /// `TF_*` settings.
 fn environment(command: &mut Command, work: &Path) {
-    for name in [
-        "http_proxy",
-        "https_proxy",
-        "HTTP_PROXY",
-        "HTTPS_PROXY",
-        "all_proxy",
-        "ALL_PROXY",
-        "no_proxy",
-        "NO_PROXY",
-        "TF_PLUGIN_CACHE_DIR",
-        "TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE",
-        "TF_DATA_DIR",
-        "TF_LOG",
-        "TF_LOG_PATH",
-        "TF_CLI_ARGS",
-        "TF_CLI_ARGS_init",
-        "TF_CLI_ARGS_providers",
-        "TF_REGISTRY_DISCOVERY_RETRY",
-        "TF_REGISTRY_CLIENT_TIMEOUT",
-    ] {
-        command.env_remove(name);
-    }
+    clear_environment(command);
     command
         .env("SSL_CERT_FILE", pki().ca_file())
         .env("TF_CLI_CONFIG_FILE", work.join("terraformrc"))
