@@ -396,8 +396,8 @@ pub struct BlobGoal<S> {
 /// What a [`BlobGoal`] checks of the content as it arrives.
 #[derive(Debug)]
 enum Check {
-    /// Its size and digest.
-    Digest(Verifier),
+    /// Its size and digest (boxed: the hasher's state is large).
+    Digest(Box<Verifier>),
     /// Its size only: the caller checks the digest.
     Size { size: u64, seen: u64 },
     /// Checked already.
@@ -418,7 +418,7 @@ impl<S: Sink> BlobGoal<S> {
     pub fn new(host: Hostname, digest: Digest, size: u64, sink: S) -> BlobGoal<S> {
         BlobGoal {
             host,
-            check: Check::Digest(Verifier::new(digest, size)),
+            check: Check::Digest(Box::new(Verifier::new(digest, size))),
             sink,
         }
     }
