@@ -6,7 +6,7 @@
 //!
 //! ```text
 //! sh benches/oci.sh [RUNS]          # builds everything, then runs this
-//! oci-bench --tfdisco PATH --timed PATH [--runs N] [--only pull|lock] [--work DIR]
+//! oci-bench --tfdisco PATH --timed PATH [--runs N] [--only pull|lock|push] [--work DIR]
 //! ```
 //!
 //! - **pull**: one provider for this platform, its package a real zip of
@@ -32,6 +32,14 @@
 //!   rotating: `tfdisco lock --dialect opentofu` from the registry, and with
 //!   `--oci-mirror` from each registry. Checks: every lock file is the same
 //!   apart from its header line; a mirror run asks the registry nothing.
+//! - **push**: the same two zips published with `tfdisco oci push-provider
+//!   REPOSITORY 1.0.0 ZIP --json` to the Basic registry, rotating: into a
+//!   fresh repository (the config and the zip sent: `HEAD`, `POST`,
+//!   `PATCH` in 8 MiB chunks read from the file as they go, `PUT`), then
+//!   again into the same one (nothing sent). Checks: the report says 2
+//!   blobs sent, then 0; the zip digest it gives is the file's SHA-256;
+//!   with the 100 MiB zip tfdisco's peak RSS is not a quarter of the
+//!   package above its peak with 1 MiB (the zip is never held whole).
 //!
 //! Each run is timed by `benches/c/timed.c` (wall time around
 //! fork/exec/`wait4`, its peak RSS and CPU time). The requests: the
@@ -87,7 +95,7 @@ struct Args {
 
 fn usage() -> ! {
     eprintln!(
-        "usage: oci-bench --tfdisco PATH --timed PATH [--runs N] [--only pull|lock] [--work DIR]"
+        "usage: oci-bench --tfdisco PATH --timed PATH [--runs N] [--only pull|lock|push] [--work DIR]"
     );
     std::process::exit(2)
 }
@@ -118,7 +126,7 @@ fn parse_args() -> Args {
         || args
             .only
             .as_deref()
-            .is_some_and(|o| o != "pull" && o != "lock")
+            .is_some_and(|o| !["pull", "lock", "push"].contains(&o))
     {
         usage();
     }
@@ -463,6 +471,162 @@ impl Bench {
         ));
         for line in text.lines() {
             self.out(format!("    {line}"));
+        }
+    }
+
+    /// `tfdisco oci push-provider` of each zip: into a fresh repository,
+    /// then again into the same one, the sizes rotating.
+    fn push(&mut self, oci: &Oci, zips: &[(&Pulled, PathBuf)], config: &Path) {
+        let platform = registry::current_platform();
+        self.out(format!(
+            "
+## push: `tfdisco oci push-provider` of one zip for {platform} to {} ({}), {}
+",
+            oci.registry.host(),
+            oci.label,
+            zips.iter()
+                .map(|(p, _)| p.label.clone())
+                .collect::<Vec<_>>()
+                .join(" and ")
+        ));
+        let n = zips.len();
+        // (zip, again): the first push and the second of each size.
+        let mut results: Vec<Vec<Measure>> = vec![Vec::new(); 2 * n];
+        let mut example_requests: Vec<Vec<String>> = vec![Vec::new(); 2 * n];
+        let dir = self.fresh("push", "");
+        for i in 0..=self.args.runs {
+            for k in 0..n {
+                let z = (i + k) % n;
+                let (provider, path) = &zips[z];
+                let repository = format!("{}/pushed/{}-{i}", oci.registry.host(), provider.name);
+                for again in [false, true] {
+                    let extra = [
+                        repository.clone(),
+                        PULL_VERSION.to_owned(),
+                        path.display().to_string(),
+                        "--json".to_owned(),
+                    ];
+                    let mut args = vec!["oci".to_owned(), "push-provider".to_owned()];
+                    args.extend(self.tfdisco_args("", &extra).into_iter().skip(1));
+                    let m = self.run_oci(&dir, &args, config, oci);
+                    let what = if again { "again" } else { "first" };
+                    self.check_push(provider, again, &repository);
+                    let c = 2 * z + usize::from(again);
+                    if i == 1 {
+                        example_requests[c] = m.served.requests.clone();
+                    }
+                    if i > 0 {
+                        eprintln!(
+                            "push {i} {what} {}: {:.3} s, {} kB",
+                            provider.label,
+                            secs(m.timed.wall),
+                            m.timed.rss_kb
+                        );
+                        results[c].push(m);
+                    }
+                }
+            }
+        }
+        self.out(format!(
+            "{} runs of each (after one untimed round); wall median (IQR); MB/s = zip bytes / \
+             median wall; the other columns medians:\n",
+            self.args.runs
+        ));
+        self.out("| command | zip | wall | MB/s | peak RSS (min–max) | CPU (tfdisco) | CPU (docker-registry) | requests (401s) | connections |");
+        self.out("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (c, ms) in results.iter().enumerate() {
+            let provider = zips[c / 2].0;
+            let command = if c % 2 == 1 {
+                "`oci push-provider`, again (0 blobs sent)"
+            } else {
+                "`oci push-provider`, new repository"
+            };
+            let wall = median(&walls(ms));
+            let rss: Vec<f64> = ms.iter().map(|m| m.timed.rss_kb as f64 / 1024.0).collect();
+            let row = format!(
+                "| {command} | {} | {} | {:.0} | {:.1} MiB ({:.1}–{:.1}) | {:.3} s | {:.2} s | {} ({}) | {} |",
+                provider.label,
+                summary(&walls(ms)),
+                provider.size as f64 / wall / 1e6,
+                median(&rss),
+                rss.iter().copied().fold(f64::MAX, f64::min),
+                rss.iter().copied().fold(f64::MIN, f64::max),
+                median(&ms.iter().map(|m| secs(m.timed.cpu)).collect::<Vec<_>>()),
+                median(&ms.iter().map(|m| secs(m.served.cpu)).collect::<Vec<_>>()),
+                median_count(ms.iter().map(|m| m.served.requests.len())),
+                median_count(ms.iter().map(|m| m.served.unauthorized)),
+                median_count(ms.iter().map(|m| m.served.connections)),
+            );
+            self.out(row);
+        }
+        if n >= 2 {
+            let kb = |c: usize| -> Vec<f64> {
+                results[c].iter().map(|m| m.timed.rss_kb as f64).collect()
+            };
+            let big = kb(0);
+            let small_median = median(&kb(2 * (n - 1)));
+            let big_max = big.iter().copied().fold(f64::MIN, f64::max);
+            let allowance = (zips[0].0.size / 4 / 1024) as f64;
+            let grows = big_max - small_median > allowance;
+            self.out(format!(
+                "\npeak RSS, first push: {} {:.1} MiB against {} {:.1} MiB (medians; +{:.1} MiB, largest {:.1} MiB): {}",
+                zips[0].0.label,
+                median(&big) / 1024.0,
+                zips[n - 1].0.label,
+                small_median / 1024.0,
+                (median(&big) - small_median) / 1024.0,
+                big_max / 1024.0,
+                if grows { "GROWS with the zip" } else { "does not grow with the zip" }
+            ));
+            if grows {
+                self.failures.push(format!(
+                    "peak RSS of a push grows with the zip: {big_max} kB against {small_median} kB"
+                ));
+            }
+        }
+        let mut text = String::new();
+        for (c, requests) in example_requests.iter().enumerate() {
+            let _ = writeln!(
+                text,
+                "# {} {}, run 1: {} requests",
+                if c % 2 == 1 { "again" } else { "first" },
+                zips[c / 2].0.label,
+                requests.len()
+            );
+            for r in requests {
+                let _ = writeln!(text, "  {r}");
+            }
+        }
+        let file = self.args.work.join("push-requests.txt");
+        fs::write(&file, &text).expect("the request list");
+        self.out(format!(
+            "\nthe requests of run 1 (docker-registry's access log): {}",
+            file.display()
+        ));
+        for line in text.lines() {
+            self.out(format!("    {line}"));
+        }
+    }
+
+    /// The JSON report of the push just made (the runner's log), checked.
+    fn check_push(&mut self, provider: &Pulled, again: bool, repository: &str) {
+        let log = fs::read_to_string(self.args.work.join("last-run.log")).unwrap_or_default();
+        let report: serde_json::Value =
+            match log.lines().rev().find_map(|l| serde_json::from_str(l).ok()) {
+                Some(report) => report,
+                None => return self.fail(format!("push to {repository}: no JSON report:\n{log}")),
+            };
+        let sent = if again { 0 } else { 2 };
+        if report["blobs_sent"] != sent {
+            self.fail(format!(
+                "push to {repository}: {sent} blobs should have been sent: {report}"
+            ));
+        }
+        let zip = format!("sha256:{}", provider.zip_sha256);
+        if report["packages"][0]["digest"] != zip.as_str() {
+            self.fail(format!(
+                "push to {repository}: the zip's digest is not {zip}: {report}"
+            ));
         }
     }
 
@@ -877,7 +1041,8 @@ fn main() {
 
     // The pulled providers: a zip of each size, pushed.
     let mut pulled = Vec::new();
-    if wants("pull") {
+    let mut zip_files = Vec::new();
+    if wants("pull") || wants("push") {
         let (os, arch) = platform.split_once('_').expect("OS_ARCH");
         for (name, size, seed) in [("big", BIG, 27_001), ("small", SMALL, 27_002)] {
             let mut executable = format!("terraform-provider-{name}_v{PULL_VERSION}");
@@ -905,6 +1070,15 @@ fn main() {
                 pushed.targets[0].artifact.zip_digest,
                 format!("sha256:{zip_sha256}")
             );
+            if wants("push") {
+                let dir = args.work.join("zips");
+                fs::create_dir_all(&dir).expect("a folder for the zips");
+                let file = dir.join(format!(
+                    "terraform-provider-{name}_{PULL_VERSION}_{platform}.zip"
+                ));
+                fs::write(&file, &zip).expect("a zip");
+                zip_files.push(file);
+            }
             pulled.push(Pulled {
                 name: name.to_owned(),
                 size: zip.len(),
@@ -985,6 +1159,10 @@ fn main() {
     let timing = Instant::now();
     if wants("pull") {
         b.pull(&basic, &pulled, &config_lock, &config_install);
+    }
+    if wants("push") {
+        let zips: Vec<(&Pulled, PathBuf)> = pulled.iter().zip(zip_files).collect();
+        b.push(&basic, &zips, &config_lock);
     }
     if let Some((server, bench, _)) = &lock_setup {
         let mut mirrors = vec![&basic];

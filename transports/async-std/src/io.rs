@@ -56,6 +56,22 @@ impl hyper::rt::Write for HyperIo {
         Pin::new(&mut self.get_mut().inner).poll_write(cx, buf)
     }
 
+    /// Vectors, so that hyper queues a body's chunks instead of copying
+    /// each into its own write buffer (an 8 MiB upload chunk would be held
+    /// twice). `futures-io` cannot say whether a stream writes vectors;
+    /// async-net's sockets and futures-rustls's streams do.
+    fn is_write_vectored(&self) -> bool {
+        true
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().inner).poll_write_vectored(cx, bufs)
+    }
+
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().inner).poll_flush(cx)
     }

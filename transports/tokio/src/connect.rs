@@ -145,6 +145,21 @@ impl hyper::rt::Write for Conn {
         Pin::new(&mut self.get_mut().io).poll_write(cx, buf)
     }
 
+    /// Forwarded, so that hyper queues a body's chunks instead of copying
+    /// each into its own write buffer (an 8 MiB upload chunk would be held
+    /// twice): plain TCP and rustls both write vectors.
+    fn is_write_vectored(&self) -> bool {
+        self.io.is_write_vectored()
+    }
+
+    fn poll_write_vectored(
+        self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+        bufs: &[io::IoSlice<'_>],
+    ) -> Poll<io::Result<usize>> {
+        Pin::new(&mut self.get_mut().io).poll_write_vectored(cx, bufs)
+    }
+
     fn poll_flush(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         Pin::new(&mut self.get_mut().io).poll_flush(cx)
     }
