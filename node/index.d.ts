@@ -500,6 +500,68 @@ export interface MirrorReport {
   warnings: string[];
 }
 
+/** The options of {@link Client.mirrorToOci}: those of {@link Client.mirror}. */
+export type OciMirrorOptions = MirrorOptions;
+
+/**
+ * {@link Client.pushProvider}: `tfdisco oci push-provider --json`, what
+ * pushing a provider release to an OCI repository did.
+ */
+export interface PushedRelease {
+  /** The repository, `REGISTRY/NAME` (`ghcr.io/acme/providers/aws`). */
+  repository: string;
+  /** The tag written: the version, its `+` as `_`. */
+  tag: string;
+  /** The digest of the release's index (`sha256:…`), the manifest the tag names. */
+  index: string;
+  /** Each platform's zip digest, in the order given. */
+  packages: Array<{ platform: string; digest: string }>;
+  /** How many blobs were sent (the others the repository had, or the registry mounted). */
+  blobsSent: number;
+  /** How many blobs the registry mounted from `mountFrom`. */
+  blobsMounted: number;
+}
+
+/**
+ * One provider a mirror run into OCI repositories pushed: the version
+ * selected, as {@link MirroredProvider} says it, and the release pushed to
+ * the repository the template names.
+ */
+export interface OciMirroredProvider extends PushedRelease {
+  /** The provider's full address. */
+  source: string;
+  /** The version mirrored. */
+  version: string;
+  /** Its constraints as the lock file writes them; empty for none. */
+  constraints: string;
+  /** True when the lock file decided the version. */
+  locked: boolean;
+  /** How the signing key is trusted, in the CLI's words. */
+  trust: string;
+  /** That key's id, or null when OpenTofu skipped the signature. */
+  keyId: string | null;
+}
+
+/** {@link Client.mirrorToOci}: `tfdisco mirror --to-oci TEMPLATE --json`. */
+export interface OciMirrorReport {
+  /** The repository template, as given. */
+  template: string;
+  /** The platforms mirrored (`OS_ARCH`). */
+  platforms: string[];
+  /** Each provider pushed, in address order. */
+  providers: OciMirroredProvider[];
+}
+
+/** The options of {@link Client.pushProvider}. */
+export interface PushProviderOptions {
+  /**
+   * Another repository of the same registry (`REGISTRY/NAME`) that may
+   * hold these zips (a release promoted from staging, say): the registry
+   * is asked to mount each blob from it before any is sent.
+   */
+  mountFrom?: string | null;
+}
+
 /** The options of {@link Client.install}. */
 export interface InstallOptions {
   /**
@@ -681,7 +743,8 @@ export interface PackageHashes {
  * discoveries of one host share one request. Bad arguments reject the
  * promise before any request.
  *
- * The registry calls, `moduleResolve`, `lock`, `mirror` and `install` resolve to the library's report,
+ * The registry calls, `moduleResolve`, `lock`, `mirror`, `mirrorToOci`,
+ * `pushProvider` and `install` resolve to the library's report,
  * the document the CLI prints with `--json`, with camelCase keys;
  * `JSON.stringify` of one writes that document as the CLI and Python's
  * `to_json()` write it.
@@ -777,6 +840,53 @@ export declare class Client {
    *   as it was.
    */
   mirror(dir: string | URL, folder: string | URL, options?: MirrorOptions): Promise<MirrorReport>;
+  /**
+   * What `tfdisco mirror --to-oci TEMPLATE` does for the configuration in
+   * `dir`: each provider at its locked version (or the newest its
+   * constraints allow), downloaded from its registry and verified as
+   * {@link Client.mirror} verifies, into a private temporary folder; then,
+   * once every package passed, each provider's release pushed to the
+   * repository `template` names for it (`{hostname}`, `{namespace}`,
+   * `{type}`: OpenTofu's `-oci-mirror` template,
+   * `'ghcr.io/acme/{namespace}/{type}'`) in the layout OpenTofu's
+   * `oci_mirror` reads (each zip the layer of its platform's manifest, the
+   * index tagged with the version, last), with the OCI credentials of the
+   * client's CLI configuration. `lock(dir, { ociMirror: template })` then
+   * locks what the registries would lock. Blobs a repository has are not
+   * sent again; a package that fails its checks pushes nothing at all.
+   * @throws {LockError} (a rejection) as {@link Client.mirror} rejects: a
+   *   push that fails (credentials refused, say) is a failure of kind
+   *   `request`, exit code 1. A template that does not parse rejects with
+   *   `InvalidArgumentError`, bad options with `InvalidArgumentError`,
+   *   `InvalidOptionError` (`jobs: 0`) or `TypeError`, before anything is
+   *   read.
+   */
+  mirrorToOci(dir: string | URL, template: string, options?: OciMirrorOptions): Promise<OciMirrorReport>;
+  /**
+   * What `tfdisco oci push-provider REPOSITORY VERSION ZIP…` does: a
+   * provider release published to the OCI repository `repository`
+   * (`REGISTRY/NAME`) in the layout OpenTofu's `oci_mirror` reads. Each
+   * zip (named `terraform-provider-TYPE_VERSION_OS_ARCH.zip`, as
+   * registries name them; its platform comes from its name) is the layer
+   * of its platform's image manifest, sent a chunk at a time as it is read
+   * from its file; the index, tagged with `version` (its `+` as `_`), goes
+   * last. Blobs the repository has are not sent again. With the OCI
+   * credentials of the client's CLI configuration.
+   * @throws {InvalidArgumentError} (a rejection, with the CLI's message,
+   *   before anything is read or sent) for a repository or `mountFrom`
+   *   that does not parse, a version that is not one, a zip whose name does
+   *   not say a platform of that version, or no zip; `mountFrom` on another
+   *   registry too. `LocalFileError` for a zip that cannot be read;
+   *   `StatusError` (`status` 401) for credentials refused, and the other
+   *   errors {@link Client.moduleResolve} rejects with; `TypeError` for an
+   *   argument of the wrong type.
+   */
+  pushProvider(
+    repository: string,
+    version: string,
+    zips: ReadonlyArray<string | URL>,
+    options?: PushProviderOptions,
+  ): Promise<PushedRelease>;
   /**
    * What `terraform init` (or `tofu init`) does to install the providers of
    * the configuration in `dir`, as `tfdisco install` does: selects each
@@ -963,7 +1073,10 @@ export declare class CredentialsError extends TfdiscoError {
   readonly kind: 'credentials';
 }
 
-/** A lock, mirror or install run that failed; the lock file is then as it was. */
+/**
+ * A lock, mirror (into a folder or OCI repositories) or install run that
+ * failed; the lock file is then as it was.
+ */
 export declare class LockError extends TfdiscoError {
   constructor(message: string, details?: { kind?: string; exitCode?: number; failures?: LockFailure[] });
   /**

@@ -43,6 +43,9 @@ const MODULE_DOWNLOAD_OPTIONS = ['into'];
 /** The options `client.mirror(dir, folder, options)` takes. */
 const MIRROR_OPTIONS = ['platforms', 'jobs', 'lockFile'];
 
+/** The options `client.pushProvider(repository, version, zips, options)` takes. */
+const PUSH_OPTIONS = ['mountFrom'];
+
 /** The options `client.install(dir, options)` takes. */
 const INSTALL_OPTIONS = ['providers', 'upgrade', 'lockfile', 'pluginCache', 'jobs'];
 
@@ -166,10 +169,10 @@ function readModuleDownload(second) {
   return { version: undefined, into };
 }
 
-/** The native mirror options for `options`. */
-function readMirrorOptions(options) {
+/** The native mirror options for `options` (of `call`, named in errors). */
+function readMirrorOptions(options, call = 'client.mirror(dir, folder, options)') {
   const o = args.object(args.given(options, {}), 'The "options" argument');
-  args.knownKeys(o, MIRROR_OPTIONS, 'client.mirror(dir, folder, options)');
+  args.knownKeys(o, MIRROR_OPTIONS, call);
   const opt = (name, check, ...rest) =>
     o[name] === undefined || o[name] === null ? undefined : check(o[name], `options.${name}`, ...rest);
   return {
@@ -177,6 +180,13 @@ function readMirrorOptions(options) {
     jobs: opt('jobs', args.count),
     lockFile: opt('lockFile', args.boolean) ?? true,
   };
+}
+
+/** `pushProvider`'s `options.mountFrom`: a repository, or undefined. */
+function readPushOptions(options) {
+  const o = args.object(args.given(options, {}), 'The "options" argument');
+  args.knownKeys(o, PUSH_OPTIONS, 'client.pushProvider(repository, version, zips, options)');
+  return o.mountFrom === undefined || o.mountFrom === null ? undefined : args.string(o.mountFrom, 'options.mountFrom');
 }
 
 /** The native install options for `options`. */
@@ -303,6 +313,35 @@ class Client {
         args.path(dir, 'The "dir" argument'),
         args.path(folder, 'The "folder" argument'),
         readMirrorOptions(options),
+      ),
+    ).then(report);
+  }
+
+  /**
+   * `terraform providers mirror` into the OCI repositories `template` names
+   * (`tfdisco mirror --to-oci TEMPLATE --json`).
+   */
+  mirrorToOci(dir, template, options) {
+    return promised(() =>
+      this.#native.mirrorToOci(
+        args.path(dir, 'The "dir" argument'),
+        args.string(template, 'The "template" argument'),
+        readMirrorOptions(options, 'client.mirrorToOci(dir, template, options)'),
+      ),
+    ).then(report);
+  }
+
+  /**
+   * A provider release's zips published to an OCI repository (`tfdisco oci
+   * push-provider --json`).
+   */
+  pushProvider(repository, version, zips, options) {
+    return promised(() =>
+      this.#native.pushProvider(
+        args.string(repository, 'The "repository" argument'),
+        args.string(version, 'The "version" argument'),
+        args.strings(zips, 'The "zips" argument', args.path),
+        readPushOptions(options),
       ),
     ).then(report);
   }

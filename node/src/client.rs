@@ -25,7 +25,10 @@ use tfdisco_transport::{ClientSetup, CredentialsLookup, oci_module_source};
 use crate::errors::{Failure, OrThrow};
 use crate::hostname::{HostArg, host_arg};
 use crate::install::{self, NativeInstallOptions};
-use crate::lock::{NativeLockOptions, NativeMirrorOptions, lock_options, mirror_options};
+use crate::lock::{
+    NativeLockOptions, NativeMirrorOptions, lock_options, mirror_options, oci_template,
+};
+use crate::oci_push;
 use crate::options::{NativeClientOptions, client_options};
 use crate::promise::{self, Answer};
 use crate::report;
@@ -324,6 +327,52 @@ impl Client {
                 Err(error) => Err(Failure::lock(error)),
             }
         })
+    }
+
+    /// `terraform providers mirror` into the OCI repositories `template`
+    /// names, for the configuration in `dir`, as `tfdisco mirror --to-oci
+    /// TEMPLATE` does it (the library's `OciMirrorReport` document).
+    #[napi]
+    pub fn mirror_to_oci<'env>(
+        &self,
+        env: &'env Env,
+        dir: String,
+        template: String,
+        options: NativeMirrorOptions,
+    ) -> napi::Result<Answer<'env, String>> {
+        let checked =
+            mirror_options(options).and_then(|options| Ok((options, oci_template(&template)?)));
+        let (options, template) = match checked {
+            Ok(checked) => checked,
+            Err(failure) => return promise::ready(env, Err(failure)),
+        };
+        let client = self.inner();
+        let dir = PathBuf::from(dir);
+        promise::later(env, async move {
+            match client.mirror_to_oci(&dir, &template, &options).await {
+                Ok(answer) => report::json(&answer),
+                Err(error) => Err(Failure::lock(error)),
+            }
+        })
+    }
+
+    /// A provider release's zips published to the OCI repository
+    /// `repository`, tagged `version`, as `tfdisco oci push-provider` does
+    /// it (the library's `PushedRelease` document).
+    #[napi]
+    pub fn push_provider<'env>(
+        &self,
+        env: &'env Env,
+        repository: String,
+        version: String,
+        zips: Vec<String>,
+        mount_from: Option<String>,
+    ) -> napi::Result<Answer<'env, String>> {
+        let args = match oci_push::push_args(&repository, &version, zips, mount_from.as_deref()) {
+            Ok(args) => args,
+            Err(failure) => return promise::ready(env, Err(failure)),
+        };
+        promise::later(env, oci_push::push(self.inner(), args))
     }
 
     /// `terraform init`'s provider installation in `dir`, as `tfdisco

@@ -1,12 +1,14 @@
 //! Lock files and mirrors: what `client.lock` takes (platforms, providers,
-//! jobs, a mirror → `tfdisco_transport::LockOptions`) and what
-//! `client.mirror` takes (`tfdisco_transport::MirrorOptions`). What they
-//! give is the library's report (`crate::report`).
+//! jobs, a mirror → `tfdisco_transport::LockOptions`), what `client.mirror`
+//! takes (`tfdisco_transport::MirrorOptions`) and what
+//! `client.mirrorToOci` takes (a repository template and the same
+//! options). What they give is the library's report (`crate::report`).
 
 use std::path::PathBuf;
 
 use napi_derive::napi;
-use tfdisco_core::{Dialect, Platform, ProviderSource};
+use tfdisco_core::{Dialect, Error, Platform, ProviderSource};
+use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 use tfdisco_transport::{LockOptions, MirrorOptions};
 
 use crate::errors::Failure;
@@ -50,6 +52,14 @@ pub(crate) fn mirror_options(given: NativeMirrorOptions) -> Result<MirrorOptions
         options = options.platform(Platform::parse(platform)?);
     }
     Ok(options)
+}
+
+/// The repository template of `mirrorToOci` (OpenTofu's `-oci-mirror`
+/// template), read as `tfdisco mirror --to-oci TEMPLATE` reads it: one that
+/// does not parse is an `InvalidArgumentError`.
+pub(crate) fn oci_template(given: &str) -> Result<OciMirrorTemplate, Failure> {
+    OciMirrorTemplate::parse(given)
+        .map_err(|message| Failure::from(Error::InvalidArgument { message }))
 }
 
 /// `options.jobs`, read by the rule every front end shares

@@ -1,7 +1,8 @@
 // One report, one serialization: the same discovery, registry, lock,
 // mirror and install calls, and the OCI ones (a lock from an OCI mirror,
-// an `oci://` module resolved and downloaded, against `tfdisco serve
-// --oci-registry anonymous`), through the `tfdisco` CLI (`--json`), the
+// an `oci://` module resolved and downloaded, the signed registry's
+// providers copied with `mirror --to-oci` and a release pushed with `oci
+// push-provider`, against `tfdisco serve --oci-registry anonymous`), through the `tfdisco` CLI (`--json`), the
 // Python package (`to_json()`) and this package (`JSON.stringify`) give
 // equal JSON documents. The Python interpreter with the package installed is
 // TFDISCO_PYTHON (scripts/test.sh sets it to the venv python/run-tests.sh
@@ -106,11 +107,32 @@ function calls(dirs) {
   ];
 }
 
-/** The OCI calls against `oci` (a registry `tfdisco serve --oci-registry` started). */
+/**
+ * The OCI calls against `oci` (a registry `tfdisco serve --oci-registry`
+ * started). The publishing calls push once first (`warmUp`), as a second
+ * run sends no blob: each front end then reports the same run.
+ */
 function ociCalls(oci, dirs) {
   const source = `${oci.module.source}//sub?tag=1.0.0`;
   const platformArgs = ALL.flatMap((p) => ['--platform', p]);
+  const template = `${oci.host}/front-ends/{namespace}/{type}`;
+  const repository = `${oci.host}/front-ends-pushed/ns/alpha`;
   return [
+    {
+      name: 'mirror --to-oci',
+      warmUp: true,
+      prepare: () => prepare('lock-goldens', 'fresh', dirs.copy),
+      cli: ['mirror', '--chdir', dirs.copy, '--to-oci', template, ...platformArgs],
+      python: `c.mirror_to_oci(${JSON.stringify(dirs.copy)}, ${JSON.stringify(template)}, ${JSON.stringify(ALL)})`,
+      node: (c) => c.mirrorToOci(dirs.copy, template, { platforms: ALL }),
+    },
+    {
+      name: 'oci push-provider',
+      warmUp: true,
+      cli: ['oci', 'push-provider', repository, '1.1.0', ...dirs.zips],
+      python: `c.push_provider(${JSON.stringify(repository)}, "1.1.0", ${JSON.stringify(dirs.zips)})`,
+      node: (c) => c.pushProvider(repository, '1.1.0', dirs.zips),
+    },
     {
       name: 'module resolve (oci://)',
       cli: ['module', 'resolve', source],
@@ -134,11 +156,26 @@ function ociCalls(oci, dirs) {
   ];
 }
 
-/** Where the calls go: the CA to trust and the dialect. */
+/**
+ * alpha 1.1.0's zips from the signed registry `served` serves, as
+ * registries name them: a mirror folder the CLI writes in `into`.
+ */
+function releaseZips(into) {
+  const config = path.join(into, 'config');
+  prepare('lock-goldens', 'fresh', config);
+  const folder = path.join(into, 'folder');
+  viaCli({ cli: ['mirror', folder, '--chdir', config, ...ALL.flatMap((p) => ['--platform', p])] }, hermeticEnv());
+  const zips = ALL.map((p) => path.join(folder, served.host, 'ns', 'alpha', `terraform-provider-alpha_1.1.0_${p}.zip`));
+  for (const zip of zips) assert.ok(fs.existsSync(zip), zip);
+  return zips;
+}
+
+/** Where the calls go: the CA (or CAs) to trust and the dialect. */
 const TERRAFORM = () => ({ ca: served.ca, dialect: 'terraform' });
 
 function viaCli(call, env, { ca, dialect } = TERRAFORM()) {
-  const args = [...call.cli, '--json', '--dialect', dialect, '--ca-file', ca, '--no-credentials'];
+  const trust = [ca].flat().flatMap((file) => ['--ca-file', file]);
+  const args = [...call.cli, '--json', '--dialect', dialect, ...trust, '--no-credentials'];
   const run = spawnSync(tfdiscoBin(), args, { env, encoding: 'utf8' });
   assert.equal(run.status, 0, `tfdisco ${args.join(' ')}: ${run.stderr}`);
   return JSON.parse(run.stdout);
@@ -147,7 +184,7 @@ function viaCli(call, env, { ca, dialect } = TERRAFORM()) {
 function viaPython(call, env, { ca, dialect } = TERRAFORM()) {
   const script = [
     'import tfdisco',
-    `c = tfdisco.Client(dialect=${JSON.stringify(dialect)}, ca_files=[${JSON.stringify(ca)}], credentials=None)`,
+    `c = tfdisco.Client(dialect=${JSON.stringify(dialect)}, ca_files=${JSON.stringify([ca].flat())}, credentials=None)`,
     `print(${call.python}.to_json())`,
   ].join('\n');
   const run = spawnSync(PYTHON, ['-c', script], { env, encoding: 'utf8' });
@@ -156,13 +193,17 @@ function viaPython(call, env, { ca, dialect } = TERRAFORM()) {
 }
 
 async function viaNode(call, env, { ca, dialect } = TERRAFORM()) {
-  const c = new tfdisco.Client({ dialect, caFiles: [ca], credentials: null, env });
+  const c = new tfdisco.Client({ dialect, caFiles: [ca].flat(), credentials: null, env });
   return JSON.parse(JSON.stringify(await call.node(c)));
 }
 
 /** Each call through the three front ends: equal documents. */
 async function compare(calls, env, where) {
   for (const call of calls) {
+    if (call.warmUp) {
+      call.prepare?.();
+      viaCli(call, env, where);
+    }
     call.prepare?.();
     const cli = viaCli(call, env, where);
     call.prepare?.();
@@ -196,8 +237,14 @@ test(
     const oci = await OciServed.start('anonymous');
     try {
       const scratch = tempDir('tfdisco-front-ends-oci-');
-      const dirs = { lock: path.join(scratch, 'lock'), module: path.join(scratch, 'modules', 'app') };
-      await compare(ociCalls(oci, dirs), hermeticEnv(), { ca: oci.ca, dialect: 'opentofu' });
+      const dirs = {
+        lock: path.join(scratch, 'lock'),
+        module: path.join(scratch, 'modules', 'app'),
+        copy: path.join(scratch, 'copy'),
+        zips: releaseZips(path.join(scratch, 'zips')),
+      };
+      // The registry `served` serves is copied into the OCI registry: both CAs.
+      await compare(ociCalls(oci, dirs), hermeticEnv(), { ca: [oci.ca, served.ca], dialect: 'opentofu' });
     } finally {
       await oci.stop();
     }

@@ -1,6 +1,7 @@
 // OCI registries as OpenTofu uses them (issue 27): `lock({ ociMirror })`,
 // `moduleResolve(source)` and `moduleDownload(source, { into })` for
-// `oci://` sources, against a real registry (`tfdisco serve --oci-registry
+// `oci://` sources, and publishing to them (`mirrorToOci`, `pushProvider`),
+// against a real registry (`tfdisco serve --oci-registry
 // MODE`: Debian's `docker-registry`, anonymous or with Basic credentials,
 // holding a module package and the signed registry's providers as an OCI
 // mirror), with the OCI credentials of the CLI configuration
@@ -10,6 +11,7 @@
 // the library's error kinds, and never a secret.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -18,6 +20,7 @@ import { after, before, describe, test } from 'node:test';
 import * as tfdisco from '../index.mjs';
 import { REPO, hermeticEnv, tempDir, tfdiscoBin } from './helpers/env.mjs';
 import { OciServed } from './helpers/oci.mjs';
+import { REGISTRY, Served } from './helpers/serve.mjs';
 
 const {
   Client,
@@ -48,23 +51,28 @@ after(async () => {
   await Promise.all([anonymous?.stop(), basic?.stop()]);
 });
 
-function client(server, { config, ...options } = {}) {
+/**
+ * A client of `server` (and of the servers whose CA files `alsoTrust`
+ * gives), its CLI configuration `config`.
+ */
+function client(server, { config, alsoTrust = [], ...options } = {}) {
   const env = { ...ENV, ...(config ? { TF_CLI_CONFIG_FILE: config } : {}) };
-  return new Client({ dialect: 'opentofu', caFiles: [server.ca], credentials: null, env, ...options });
+  return new Client({ dialect: 'opentofu', caFiles: [server.ca, ...alsoTrust], credentials: null, env, ...options });
 }
 
-function cli(server, args, config) {
+function cli(server, args, config, alsoTrust = []) {
   const env = { ...ENV, ...(config ? { TF_CLI_CONFIG_FILE: config } : {}) };
-  return spawnSync(tfdiscoBin(), [...args, '--ca-file', server.ca, '--no-credentials'], { env, encoding: 'utf8' });
+  const trust = alsoTrust.flatMap((ca) => ['--ca-file', ca]);
+  return spawnSync(tfdiscoBin(), [...args, '--ca-file', server.ca, ...trust, '--no-credentials'], { env, encoding: 'utf8' });
 }
 
-/** The `fresh` lock golden's configuration in `into` (emptied). */
-function prepare(into) {
+/** The `fresh` lock golden's configuration in `into` (emptied), its providers on `host`. */
+function prepare(into, host = PROVIDERS_HOST) {
   fs.rmSync(into, { recursive: true, force: true });
   fs.mkdirSync(into, { recursive: true });
   const from = path.join(GOLDENS, 'fresh', 'input');
   for (const file of fs.readdirSync(from)) {
-    const text = fs.readFileSync(path.join(from, file), 'utf8').replaceAll('{HOST}', PROVIDERS_HOST);
+    const text = fs.readFileSync(path.join(from, file), 'utf8').replaceAll('{HOST}', host);
     fs.writeFileSync(path.join(into, file), text);
   }
   return into;
@@ -72,8 +80,8 @@ function prepare(into) {
 
 /** A lock file without its first line (`terraform init` or `tofu init`). */
 const body = (text) => text.split('\n').slice(1).join('\n');
-const golden = () =>
-  fs.readFileSync(path.join(GOLDENS, 'fresh', 'terraform.lock.hcl'), 'utf8').replaceAll('{HOST}', PROVIDERS_HOST);
+const golden = (host = PROVIDERS_HOST) =>
+  fs.readFileSync(path.join(GOLDENS, 'fresh', 'terraform.lock.hcl'), 'utf8').replaceAll('{HOST}', host);
 
 /** Every file under `dir`, by its path relative to it, with its text. */
 function files(dir) {
@@ -315,5 +323,245 @@ describe('oci:// module sources', () => {
       });
     }
     assert.equal(fs.existsSync(into), false);
+  });
+});
+
+// --- Publishing: mirrorToOci and pushProvider ----------------------------------
+//
+// The signed registry `tfdisco serve` serves next to its document (the
+// providers' host) is copied into the real OCI registry (`basic`, its own
+// CA): the clients trust both.
+
+describe('publishing to an OCI registry', () => {
+  let served;
+  before(async () => {
+    served = await Served.start(REGISTRY);
+  });
+  after(() => served?.stop());
+
+  const platformArgs = () => ALL.flatMap((p) => ['--platform', p]);
+  const sha256 = (file) => `sha256:${createHash('sha256').update(fs.readFileSync(file)).digest('hex')}`;
+
+  /**
+   * The releases the `fresh` configuration selects on the signed registry
+   * (alpha 1.1.0, beta 0.10.0), as registries name their zips: a mirror
+   * folder's archives, one per platform of ALL, by provider type.
+   */
+  async function releaseZips(c, into) {
+    const report = await c.mirror(prepare(path.join(into, 'config'), served.host), path.join(into, 'folder'), {
+      platforms: ALL,
+    });
+    assert.deepEqual(report.providers.map((p) => p.version), ['1.1.0', '0.10.0']);
+    return Object.fromEntries(report.providers.map((p) => [p.source.split('/').at(-1), p.archives]));
+  }
+
+  test('mirrorToOci, then a lock from the copy gives the registry\'s lock file', async () => {
+    const scratch = tempDir('tfdisco-oci-copy-');
+    const config = basic.cliConfig(scratch);
+    const host = served.host;
+    const c = client(basic, { config, alsoTrust: [served.ca] });
+    const template = `${basic.host}/copy/{namespace}/{type}`;
+    const dir = prepare(path.join(scratch, 'run'), host);
+
+    const report = await c.mirrorToOci(dir, template, { platforms: ALL });
+    assert.equal(report.template, template);
+    assert.deepEqual(report.platforms, ALL);
+    assert.deepEqual(
+      report.providers.map((p) => [p.source, p.version, p.locked, p.constraints, p.repository, p.tag]),
+      [
+        [`${host}/ns/alpha`, '1.1.0', false, '~> 1.0', `${basic.host}/copy/ns/alpha`, '1.1.0'],
+        [`${host}/ns/beta`, '0.10.0', false, '>= 0.9.0', `${basic.host}/copy/ns/beta`, '0.10.0'],
+      ],
+    );
+    // alpha's config and zips sent; beta's config mounted from alpha's
+    // repository, its zips sent.
+    assert.deepEqual(report.providers.map((p) => [p.blobsSent, p.blobsMounted]), [[4, 0], [3, 1]]);
+    for (const p of report.providers) {
+      assert.match(p.index, /^sha256:[0-9a-f]{64}$/);
+      // Each zip is the registry's package, byte for byte.
+      const shasums = await Promise.all(ALL.map((platform) => c.providerPackage(p.source, p.version, platform)));
+      assert.deepEqual(p.packages, ALL.map((platform, i) => ({ platform, digest: `sha256:${shasums[i].shasum}` })));
+    }
+    assert.equal(fs.existsSync(path.join(dir, LOCK_FILE)), false, 'a mirror run writes no lock file');
+
+    // Again: every blob is there, none is sent; the same releases.
+    const again = await c.mirrorToOci(pathToFileURL(dir), template, { platforms: ALL, jobs: 2 });
+    assert.deepEqual(again.providers.map((p) => [p.blobsSent, p.blobsMounted]), [[0, 0], [0, 0]]);
+    assert.deepEqual(again.providers.map((p) => [p.index, p.packages]), report.providers.map((p) => [p.index, p.packages]));
+
+    // The CLI, a third time: the document of Node's second run.
+    const args = ['mirror', '--dialect', 'opentofu', '--chdir', dir, '--to-oci', template, ...platformArgs(), '--json'];
+    const run = cli(basic, args, config, [served.ca]);
+    assert.equal(run.status, 0, run.stderr);
+    const document = JSON.parse(JSON.stringify(again));
+    assert.deepEqual(JSON.parse(run.stdout), document);
+    assert.deepEqual(Object.keys(document.providers[0]), [
+      'source', 'version', 'constraints', 'locked', 'trust', 'key_id',
+      'repository', 'tag', 'index', 'packages', 'blobs_sent', 'blobs_mounted',
+    ]);
+    noSecret(basic, run.stdout, run.stderr, JSON.stringify(again));
+
+    // The copy locks as the registry locks: the same lock file, Terraform's.
+    const copyDir = prepare(path.join(scratch, 'from-copy'), host);
+    const registryDir = prepare(path.join(scratch, 'from-registry'), host);
+    const fromCopy = await c.lock(copyDir, { platforms: ALL, ociMirror: template });
+    const fromRegistry = await c.lock(registryDir, { platforms: ALL });
+    const written = fs.readFileSync(path.join(copyDir, LOCK_FILE), 'utf8');
+    assert.equal(written, fs.readFileSync(path.join(registryDir, LOCK_FILE), 'utf8'));
+    assert.equal(body(written), body(golden(host)));
+    assert.deepEqual(fromCopy.providers.map((p) => [p.version, p.hashesAdded]), fromRegistry.providers.map((p) => [p.version, p.hashesAdded]));
+    // The mirror run verified the packages as the registry lock did.
+    assert.deepEqual(report.providers.map((p) => [p.trust, p.keyId]), fromRegistry.providers.map((p) => [p.trust, p.keyId]));
+    assert.ok(report.providers.every((p) => typeof p.keyId === 'string'));
+  });
+
+  test('pushProvider sends each blob once, and mounts from another repository', async () => {
+    const scratch = tempDir('tfdisco-oci-push-');
+    const config = basic.cliConfig(scratch);
+    const c = client(basic, { config, alsoTrust: [served.ca] });
+    const zips = await releaseZips(c, path.join(scratch, 'zips'));
+    const repository = `${basic.host}/pushed/ns/alpha`;
+
+    const first = await c.pushProvider(repository, '1.1.0', zips.alpha);
+    assert.deepEqual(first, {
+      repository,
+      tag: '1.1.0',
+      index: first.index,
+      packages: ALL.map((platform, i) => ({ platform, digest: sha256(zips.alpha[i]) })),
+      blobsSent: ALL.length + 1,
+      blobsMounted: 0,
+    });
+    assert.match(first.index, /^sha256:[0-9a-f]{64}$/);
+
+    // Again (the zips as file: URLs): the repository has every blob.
+    const again = await c.pushProvider(repository, '1.1.0', zips.alpha.map((z) => pathToFileURL(z)));
+    assert.deepEqual([again.blobsSent, again.blobsMounted, again.index], [0, 0, first.index]);
+    assert.deepEqual(again.packages, first.packages);
+
+    // The CLI, a third time: the same document.
+    const run = cli(basic, ['oci', 'push-provider', repository, '1.1.0', ...zips.alpha, '--json'], config);
+    assert.equal(run.status, 0, run.stderr);
+    assert.deepEqual(JSON.parse(run.stdout), JSON.parse(JSON.stringify(again)));
+    assert.equal(JSON.parse(JSON.stringify(again)).blobs_sent, 0);
+
+    // Promoted to another repository of the registry: every blob mounted, none sent.
+    const promoted = await c.pushProvider(`${basic.host}/promoted/ns/alpha`, '1.1.0', zips.alpha, { mountFrom: repository });
+    assert.deepEqual([promoted.blobsSent, promoted.blobsMounted], [0, ALL.length + 1]);
+    assert.deepEqual([promoted.repository, promoted.index], [`${basic.host}/promoted/ns/alpha`, first.index]);
+
+    // beta too; then the pushed releases lock as the registry locks.
+    const beta = await c.pushProvider(`${basic.host}/pushed/ns/beta`, '0.10.0', zips.beta, { mountFrom: null });
+    assert.deepEqual([beta.blobsSent, beta.tag], [ALL.length + 1, '0.10.0']);
+    const dir = prepare(path.join(scratch, 'run'), served.host);
+    await c.lock(dir, { platforms: ALL, ociMirror: `${basic.host}/pushed/{namespace}/{type}` });
+    assert.equal(body(fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8')), body(golden(served.host)));
+  });
+
+  test('pushProvider refuses what the CLI refuses, before anything is sent', async () => {
+    const scratch = tempDir('tfdisco-oci-push-refused-');
+    const config = basic.cliConfig(scratch);
+    const c = client(basic, { config });
+    const good = path.join(scratch, 'terraform-provider-alpha_1.0.0_linux_amd64.zip');
+    fs.writeFileSync(good, Buffer.concat([Buffer.from('PK\x05\x06'), Buffer.alloc(18)]));
+    const repository = `${basic.host}/refused/ns/alpha`;
+    for (const [given, version, zips, mountFrom, kind, words] of [
+      ['/ns/alpha', '1.0.0', [good], null, 'invalid_argument', /missing registry/],
+      [`${basic.host}/a:1`, '1.0.0', [good], null, 'invalid_argument', /tag or digest not allowed/],
+      [repository, 'one', [good], null, 'invalid_argument', /"one" is no version/],
+      [repository, '2.0.0', [good], null, 'invalid_argument', /not a zip of version 2\.0\.0/],
+      [repository, '1.0.0', [path.join(scratch, 'alpha.zip')], null, 'invalid_argument', /not named terraform-provider-/],
+      [repository, '1.0.0', [good], '/nowhere', 'invalid_argument', /missing registry/],
+      [repository, '1.0.0', [good], 'elsewhere.example/ns/alpha', 'invalid_argument', /same registry/],
+      [repository, '1.0.0', [path.join(scratch, 'gone', path.basename(good))], null, 'local_file', /gone/],
+    ]) {
+      let message;
+      await assert.rejects(c.pushProvider(given, version, zips, { mountFrom }), (e) => {
+        assert.ok(e instanceof (kind === 'invalid_argument' ? InvalidArgumentError : LocalFileError), `${words}: ${e}`);
+        assert.equal(e.kind, kind);
+        assert.match(e.message, words);
+        message = e.message;
+        return true;
+      });
+      // The CLI's error, word for word.
+      const args = ['oci', 'push-provider', given, version, ...zips, '--json', ...(mountFrom ? ['--mount-from', mountFrom] : [])];
+      const run = cli(basic, args, config);
+      assert.equal(run.status, kind === 'invalid_argument' ? 2 : 1, run.stderr);
+      assert.deepEqual([JSON.parse(run.stdout).error.kind, JSON.parse(run.stdout).error.message], [kind, message]);
+    }
+    await assert.rejects(c.pushProvider(repository, '1.0.0', []), (e) => {
+      assert.ok(e instanceof InvalidArgumentError, e);
+      assert.match(e.message, /give the release's zips/);
+      return true;
+    });
+    await assert.rejects(c.pushProvider(repository, '1.0.0', good), TypeError);
+    await assert.rejects(c.pushProvider(repository, '1.0.0', [42]), TypeError);
+    await assert.rejects(c.pushProvider(repository, '1.0.0', [good], { mount: repository }), TypeError);
+    await assert.rejects(c.pushProvider(repository, '1.0.0', [good], { mountFrom: 42 }), TypeError);
+    // Nothing reached the registry: no release to lock from.
+    await assert.rejects(
+      c.lock(prepare(path.join(scratch, 'run')), { platforms: ['linux_amd64'], ociMirror: `${basic.host}/refused/{namespace}/{type}` }),
+      (e) => {
+        assert.ok(e instanceof LockError, e);
+        assert.equal(e.failures[0].kind, 'provider');
+        return true;
+      },
+    );
+  });
+
+  test('mirrorToOci refuses a template that does not parse, before anything is read', async () => {
+    const dir = tempDir('tfdisco-oci-copy-usage-');
+    const c = new Client({ credentials: null, env: ENV });
+    await assert.rejects(c.mirrorToOci(path.join(dir, 'nowhere'), 'ghcr.io/{+type}'), (e) => {
+      assert.ok(e instanceof InvalidArgumentError, e);
+      assert.equal(e.kind, 'invalid_argument');
+      assert.match(e.message, /not a valid URI template/);
+      return true;
+    });
+    await assert.rejects(c.mirrorToOci(dir, 'ghcr.io/{type}', { jobs: 0 }), tfdisco.InvalidOptionError);
+    await assert.rejects(c.mirrorToOci(dir, 'ghcr.io/{type}', { platforms: 'linux_amd64' }), TypeError);
+    await assert.rejects(c.mirrorToOci(dir, 'ghcr.io/{type}', { folder: dir }), /client\.mirrorToOci\(dir, template, options\) has no option "folder"/);
+    await assert.rejects(c.mirrorToOci(dir, 42), TypeError);
+    assert.deepEqual(fs.readdirSync(dir), [], 'nothing was read or written');
+  });
+
+  test('wrong or no credentials fail the pushes with their kinds, and no secret', async () => {
+    const scratch = tempDir('tfdisco-oci-push-wrong-');
+    const good = client(basic, { config: basic.cliConfig(scratch), alsoTrust: [served.ca] });
+    const zips = await releaseZips(good, path.join(scratch, 'zips'));
+    const wrong = client(basic, { config: basic.cliConfig(scratch, WRONG), alsoTrust: [served.ca] });
+    const template = `${basic.host}/denied/{namespace}/{type}`;
+    const dir = prepare(path.join(scratch, 'run'), served.host);
+
+    // mirrorToOci: a LockError as lock's, a failure of kind `request`.
+    await assert.rejects(wrong.mirrorToOci(dir, template, { platforms: ALL }), (e) => {
+      assert.ok(e instanceof LockError, e);
+      assert.deepEqual([e.kind, e.exitCode], ['failed', 1]);
+      assert.deepEqual(
+        e.failures.map((f) => [f.source, f.version, f.kind, f.exitCode]),
+        [[`${served.host}/ns/alpha`, '1.1.0', 'request', 1]],
+      );
+      assert.match(e.message, /401/);
+      noSecret(basic, e.message, e.stack ?? '', JSON.stringify(e.failures));
+      return true;
+    });
+    assert.equal(fs.existsSync(path.join(dir, LOCK_FILE)), false);
+
+    // pushProvider: a StatusError as moduleResolve's; with no credentials too.
+    for (const c of [wrong, client(basic, { alsoTrust: [served.ca] })]) {
+      await assert.rejects(c.pushProvider(`${basic.host}/denied/ns/alpha`, '1.1.0', zips.alpha), (e) => {
+        assert.ok(e instanceof StatusError, e);
+        assert.deepEqual([e.kind, e.status], ['status', 401]);
+        assert.ok(e.url.startsWith(`https://${basic.host}/v2/denied/ns/alpha/`), e.url);
+        noSecret(basic, e.message, e.url, e.stack ?? '');
+        return true;
+      });
+    }
+
+    // Nothing was pushed: the right credentials find no release there.
+    await assert.rejects(good.lock(prepare(path.join(scratch, 'again'), served.host), { platforms: ALL, ociMirror: template }), (e) => {
+      assert.ok(e instanceof LockError, e);
+      assert.deepEqual([...new Set(e.failures.map((f) => f.kind))], ['provider']);
+      return true;
+    });
   });
 });

@@ -11,11 +11,13 @@
 //! `name` (blocking) and `_name_async` (an asyncio future), plus the Python
 //! wrapper's coroutine. The registry calls check their arguments (sources
 //! parsed in the client's dialect, versions, platforms) before anything
-//! goes out, so bad ones raise at once. `lock` and `mirror`
-//! (`AsyncClient::lock` / `mirror` over the same client) live in
-//! [`crate::lock`], `install` in [`crate::install`], but for their two
-//! methods each; `install` also takes the client's [`ClientSetup`] (its CLI
-//! configuration's `provider_installation` and plugin cache), kept for it.
+//! goes out, so bad ones raise at once. `lock`, `mirror` and
+//! `mirror_to_oci` (`AsyncClient::lock` / `mirror` / `mirror_to_oci` over
+//! the same client) live in [`crate::lock`], `install` in
+//! [`crate::install`], `push_provider` (`AsyncClient::oci_push_provider`)
+//! in [`crate::oci_push`], but for their two methods each; `install` also
+//! takes the client's [`ClientSetup`] (its CLI configuration's
+//! `provider_installation` and plugin cache), kept for it.
 
 use std::future::Future;
 use std::path::PathBuf;
@@ -31,8 +33,9 @@ use crate::dialect::parse_dialect;
 use crate::errors::{self, IntoPyResult};
 use crate::hostname::HostArg;
 use crate::install::{self, PyInstallReport};
-use crate::lock::{self, PyLockReport, PyMirrorReport};
+use crate::lock::{self, PyLockReport, PyMirrorReport, PyOciMirrorReport};
 use crate::oci_module::{self, ModuleDownloadAnswer, PyResolvedModule};
+use crate::oci_push::{self, PyPushedRelease};
 use crate::options::{CredentialsArg, parse_env, parse_resolve, parse_timeout};
 use crate::services::{PyOAuthClient, PyServices};
 use crate::{runtime, sources};
@@ -201,7 +204,10 @@ struct Shared {
 /// configuration; `lock` does what
 /// `terraform providers lock` does to a configuration's lock file,
 /// `mirror` what `terraform providers mirror` does, and `install` what
-/// `terraform init` does to install the providers.
+/// `terraform init` does to install the providers; `mirror_to_oci` copies
+/// a configuration's providers into OCI repositories, and `push_provider`
+/// publishes a release's zips to one, in the layout OpenTofu's
+/// `oci_mirror` reads.
 ///
 /// The environment and the CLI configuration are read once, here, exactly
 /// as the `tfdisco` CLI reads its own.
@@ -605,6 +611,150 @@ impl PyClient {
             let result = client.mirror(&dir, &folder, &options).await;
             Python::attach(|py| lock::mirror_report(py, result))
         })
+    }
+
+    /// `terraform providers mirror` into OCI repositories, as `tfdisco
+    /// mirror --to-oci TEMPLATE` does it, for the configuration in `dir` (a
+    /// str or an `os.PathLike`): each provider it requires, at the version
+    /// its lock file holds (`lock_file=False` ignores it; OpenTofu always
+    /// reads it) or the newest its constraints allow, for every platform,
+    /// downloaded from its registry and verified as `mirror` verifies
+    /// (the signed `SHA256SUMS`, each archive's checksum), into a private
+    /// temporary folder; then, once every package passed, each provider's
+    /// release pushed to the repository `template` names for it, in the
+    /// layout OpenTofu's `oci_mirror` reads (each zip the layer of its
+    /// platform's manifest, the index tagged with the version, last), so
+    /// that `lock(dir, oci_mirror=template)` locks what the registries
+    /// would lock. Blobs a repository has are not sent again; a provider's
+    /// blobs that the repository pushed before it (on the same registry)
+    /// holds are mounted from there. Returns an `OciMirrorReport`.
+    ///
+    /// `template` names each provider's repository with `{hostname}`,
+    /// `{namespace}` and `{type}` (OpenTofu's `-oci-mirror` template,
+    /// `"ghcr.io/acme/{namespace}/{type}"`); the registries' OCI
+    /// credentials are the client's CLI configuration's (`oci_credentials`
+    /// blocks, Docker-style credential files and helpers). `platforms`:
+    /// `Platform`s or strs such as `"linux_amd64"` (default: the platform
+    /// this program runs on). `jobs`: how many downloads at once (default
+    /// 8).
+    ///
+    /// A template that does not parse raises `InvalidArgument`; bad
+    /// `platforms` or `jobs` raise `InvalidArgument`, `InvalidOption` (a
+    /// `ValueError`) or `TypeError`; all before anything is read. Any other
+    /// failure raises `LockError` as `mirror` raises it (`kind`,
+    /// `exit_code`, `failures`): a package that fails its checks pushes
+    /// nothing at all; a push that fails (credentials refused, say) is a
+    /// failure of kind "request", exit code 1. The temporary folder is
+    /// removed whatever happens. Blocks with the GIL released; Ctrl-C
+    /// cancels the run.
+    ///
+    /// >>> report = client.mirror_to_oci("infra", "ghcr.io/acme/{namespace}/{type}", ["linux_amd64"])  # doctest: +SKIP
+    /// >>> [(str(p.source), p.release.repository, p.release.tag) for p in report.providers]  # doctest: +SKIP
+    /// [('registry.terraform.io/hashicorp/aws', 'ghcr.io/acme/hashicorp/aws', '5.31.0')]
+    #[pyo3(signature = (dir, template, platforms = None, *, jobs = 8, lock_file = true))]
+    fn mirror_to_oci(
+        &self,
+        py: Python<'_>,
+        dir: PathBuf,
+        template: &str,
+        platforms: Option<Bound<'_, PyAny>>,
+        jobs: u64,
+        lock_file: bool,
+    ) -> PyResult<PyOciMirrorReport> {
+        let options = lock::mirror_options(platforms.as_ref(), jobs, lock_file)?;
+        let template = lock::oci_template(py, template)?;
+        let client = self.inner();
+        let result = runtime::block_on(py, async move {
+            client.mirror_to_oci(&dir, &template, &options).await
+        })?;
+        lock::oci_mirror_report(py, result)
+    }
+
+    /// `mirror_to_oci` as an asyncio future (what `AsyncClient.mirror_to_oci`
+    /// awaits): the arguments are checked now, the run happens on the
+    /// runtime.
+    #[pyo3(signature = (dir, template, platforms = None, *, jobs = 8, lock_file = true))]
+    fn _mirror_to_oci_async<'py>(
+        &self,
+        py: Python<'py>,
+        dir: PathBuf,
+        template: &str,
+        platforms: Option<Bound<'py, PyAny>>,
+        jobs: u64,
+        lock_file: bool,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let options = lock::mirror_options(platforms.as_ref(), jobs, lock_file)?;
+        let template = lock::oci_template(py, template)?;
+        let client = self.inner();
+        runtime::to_asyncio(py, async move {
+            let result = client.mirror_to_oci(&dir, &template, &options).await;
+            Python::attach(|py| lock::oci_mirror_report(py, result))
+        })
+    }
+
+    /// Publishes a provider release to an OCI repository in the layout
+    /// OpenTofu's `oci_mirror` reads, as `tfdisco oci push-provider
+    /// REPOSITORY VERSION ZIP…` does: each zip (a str or an `os.PathLike`,
+    /// named `terraform-provider-TYPE_VERSION_OS_ARCH.zip` as registries
+    /// name them; its platform comes from its name) the layer of its
+    /// platform's image manifest, with the empty config; then the index
+    /// of those manifests, tagged with `version` (its `+` as `_`), last,
+    /// so that a reader never sees half a release. Blobs the repository
+    /// has are not sent again (`HEAD` first); the others are sent a chunk
+    /// at a time, read from the file as they go. Returns a
+    /// `PushedRelease`.
+    ///
+    /// `repository`: `REGISTRY/NAME` (`"ghcr.io/acme/providers/aws"`).
+    /// `mount_from`: another repository of the same registry that may hold
+    /// these zips (a release promoted from staging, say): the registry is
+    /// asked to mount each blob from it before any is sent. The registry's
+    /// OCI credentials are the client's CLI configuration's
+    /// (`oci_credentials` blocks, Docker-style credential files and
+    /// helpers).
+    ///
+    /// A repository or `mount_from` that does not parse, a version that is
+    /// not one, a zip whose name does not say a platform of that version,
+    /// or no zip at all raises `InvalidArgument` (with the CLI's message)
+    /// before anything is read or sent; `zips` given as a str raises
+    /// `TypeError`. A zip that cannot be read raises `LocalFileError`;
+    /// credentials refused (or none where the registry asks) `StatusError`
+    /// with `status` 401; `mount_from` on another registry
+    /// `InvalidArgument`; then `NetworkError`, `TlsError`, … as
+    /// `module_resolve` raises them. No message holds a password or token.
+    /// Blocks with the GIL released; Ctrl-C cancels the push (the tag is
+    /// written last: a cancelled push tags nothing).
+    ///
+    /// >>> zips = ["terraform-provider-aws_5.31.0_linux_amd64.zip", "terraform-provider-aws_5.31.0_darwin_arm64.zip"]  # doctest: +SKIP
+    /// >>> pushed = client.push_provider("ghcr.io/acme/providers/aws", "5.31.0", zips)  # doctest: +SKIP
+    /// >>> pushed.tag, pushed.blobs_sent                                               # doctest: +SKIP
+    /// ('5.31.0', 3)
+    #[pyo3(signature = (repository, version, zips, *, mount_from = None))]
+    fn push_provider(
+        &self,
+        py: Python<'_>,
+        repository: &str,
+        version: &str,
+        zips: &Bound<'_, PyAny>,
+        mount_from: Option<&str>,
+    ) -> PyResult<PyPushedRelease> {
+        let args = oci_push::push_args(py, repository, version, zips, mount_from)?;
+        self.blocking(py, oci_push::push(self.inner(), args))
+    }
+
+    /// `push_provider` as an asyncio future (what
+    /// `AsyncClient.push_provider` awaits): the arguments are checked now,
+    /// the zips are read and pushed on the runtime.
+    #[pyo3(signature = (repository, version, zips, *, mount_from = None))]
+    fn _push_provider_async<'py>(
+        &self,
+        py: Python<'py>,
+        repository: &str,
+        version: &str,
+        zips: &Bound<'py, PyAny>,
+        mount_from: Option<&str>,
+    ) -> PyResult<Bound<'py, PyAny>> {
+        let args = oci_push::push_args(py, repository, version, zips, mount_from)?;
+        self.later(py, oci_push::push(self.inner(), args))
     }
 
     /// `terraform init`'s provider installation in `dir` (a str or an

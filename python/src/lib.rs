@@ -12,6 +12,7 @@ mod installation;
 mod json;
 mod lock;
 mod oci_module;
+mod oci_push;
 mod options;
 mod package_hash;
 mod record;
@@ -40,9 +41,12 @@ mod _tfdisco {
     #[pymodule_export]
     use crate::lock::{
         PyLockFailure, PyLockReport, PyLockedProvider, PyMirrorReport, PyMirroredProvider,
+        PyOciMirrorReport, PyOciMirroredProvider,
     };
     #[pymodule_export]
     use crate::oci_module::{PyDownloadedModule, PyOciDescriptor, PyResolvedModule};
+    #[pymodule_export]
+    use crate::oci_push::PyPushedRelease;
     #[pymodule_export]
     use crate::package_hash::hash_package;
     #[pymodule_export]

@@ -3,7 +3,10 @@
 //! filesystem or OCI mirror → `tfdisco_transport::LockOptions`) and give
 //! (`LockReport` of `LockedProvider`s, or `tfdisco.LockError` with its
 //! `LockFailure`s); what `Client.mirror` takes (`MirrorOptions`) and gives
-//! (`MirrorReport` of `MirroredProvider`s).
+//! (`MirrorReport` of `MirroredProvider`s); what `Client.mirror_to_oci`
+//! takes (a repository template and the same `MirrorOptions`) and gives
+//! (`OciMirrorReport` of `OciMirroredProvider`s, each with its
+//! `PushedRelease`).
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
@@ -14,12 +17,14 @@ use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use tfdisco_core::{Dialect, Platform};
 use tfdisco_provider::lock_plan::LockFailure;
+use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 use tfdisco_transport::{
     DEFAULT_JOBS, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
-    MirroredProvider, ProviderReport, failure_exit_code,
+    MirroredProvider, OciMirrorReport, OciMirroredProvider, ProviderReport, failure_exit_code,
 };
 
-use crate::errors;
+use crate::errors::{self, IntoPyResult};
+use crate::oci_push::PyPushedRelease;
 use crate::record::record_methods;
 use crate::sources::{self, PyPlatform, PyProviderSource};
 
@@ -272,6 +277,77 @@ record_methods! {
         /// The archives written, one per platform (`pathlib.Path`s).
         archives => |p| p.archives.clone(),
     }
+}
+
+/// The repository template of a `mirror_to_oci` call (OpenTofu's
+/// `-oci-mirror` template, `{hostname}`, `{namespace}`, `{type}`), read as
+/// `tfdisco mirror --to-oci TEMPLATE` reads it: one that does not parse
+/// raises `InvalidArgument`, before anything is read.
+pub(crate) fn oci_template(py: Python<'_>, template: &str) -> PyResult<OciMirrorTemplate> {
+    OciMirrorTemplate::parse(template)
+        .map_err(|message| tfdisco_core::Error::InvalidArgument { message })
+        .or_raise(py)
+}
+
+/// What a mirror run into OCI repositories did (`Client.mirror_to_oci`):
+/// the template, the platforms and each provider pushed.
+#[pyo3::pyclass(frozen, module = "tfdisco", name = "OciMirrorReport")]
+pub(crate) struct PyOciMirrorReport(pub(crate) OciMirrorReport);
+
+record_methods! {
+    PyOciMirrorReport as "OciMirrorReport" {
+        /// The repository template, as given.
+        template => |r| r.template.as_str(),
+        /// The platforms mirrored (`Platform`s).
+        platforms => |r| r.platforms.iter().cloned().map(PyPlatform).collect::<Vec<_>>(),
+        /// Each provider pushed (`OciMirroredProvider`s), in address order.
+        providers => |r| r.providers.iter().cloned().map(PyOciMirroredProvider).collect::<Vec<_>>(),
+    }
+
+    /// The report as one JSON document, the one `tfdisco mirror --to-oci
+    /// TEMPLATE --json` prints and the Node package's `JSON.stringify`
+    /// gives (a `str`): `template`, `platforms` and `providers`, each
+    /// provider's members then its release's (`repository`, `tag`,
+    /// `index`, `packages`, `blobs_sent`, `blobs_mounted`).
+    fn to_json(&self) -> PyResult<String> {
+        crate::json::to_json(&self.0)
+    }
+}
+
+/// One provider of an `OciMirrorReport`: the version selected, as
+/// `MirroredProvider` says it, and the release pushed.
+#[pyo3::pyclass(frozen, module = "tfdisco", name = "OciMirroredProvider")]
+pub(crate) struct PyOciMirroredProvider(pub(crate) OciMirroredProvider);
+
+record_methods! {
+    PyOciMirroredProvider as "OciMirroredProvider" {
+        /// The provider (a `ProviderSource`).
+        source => |p| PyProviderSource(p.source.clone()),
+        /// The version mirrored.
+        version => |p| p.version.to_string(),
+        /// Its constraints as the lock file writes them; empty when none.
+        constraints => |p| p.constraints.as_str(),
+        /// True when the lock file decided the version.
+        locked => |p| p.locked,
+        /// How the key that signed its checksums is trusted, in the CLI's
+        /// words ("self-signed", "signed by HashiCorp", "signed", …).
+        trust => |p| p.trust.label(),
+        /// That key's id (16 hex digits); None when OpenTofu skipped the
+        /// signature.
+        key_id => |p| p.key_id.as_deref(),
+        /// What was pushed (a `PushedRelease`): the repository the template
+        /// names, the tag, the index's digest, each platform's zip digest,
+        /// the blobs sent and mounted.
+        release => |p| PyPushedRelease(p.release.clone()),
+    }
+}
+
+/// The result of a mirror run into OCI repositories as Python sees it.
+pub(crate) fn oci_mirror_report(
+    py: Python<'_>,
+    result: Result<OciMirrorReport, LockError>,
+) -> PyResult<PyOciMirrorReport> {
+    result.map(PyOciMirrorReport).map_err(|e| lock_error(py, e))
 }
 
 /// The result of a mirror run as Python sees it.

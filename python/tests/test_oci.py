@@ -1,6 +1,7 @@
 """OCI registries as OpenTofu uses them (issue 27): ``lock(oci_mirror=…)``,
 ``module_resolve`` and ``module_download(source, into=…)`` for ``oci://``
-sources, on ``Client`` and ``AsyncClient``, against a real registry
+sources, and publishing to them (``mirror_to_oci``, ``push_provider``), on
+``Client`` and ``AsyncClient``, against a real registry
 (``tfdisco serve --oci-registry MODE``: Debian's ``docker-registry``,
 anonymous or with Basic credentials, holding a module package and the
 signed registry's providers as an OCI mirror), with the OCI credentials of
@@ -13,16 +14,17 @@ library's error kinds, and never a secret.
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import json
 import shutil
 import subprocess
 from pathlib import Path
-from typing import Dict, Iterator, List, Optional
+from typing import Dict, Iterator, List, Optional, Sequence
 
 import pytest
 
 import tfdisco
-from conftest import REPO, OciServed
+from conftest import REPO, OciServed, Served
 
 GOLDENS = REPO / "transports" / "testkit" / "fixtures" / "lock-goldens"
 LOCK_FILE = ".terraform.lock.hcl"
@@ -54,20 +56,35 @@ def env_for(home: Path, config: Optional[Path] = None) -> Dict[str, str]:
 
 
 def client_for(
-    server: OciServed, home: Path, config: Optional[Path] = None, **options: object
+    server: OciServed,
+    home: Path,
+    config: Optional[Path] = None,
+    also_trust: Sequence[Path] = (),
+    **options: object,
 ) -> tfdisco.Client:
+    """A client of ``server`` (and of the servers whose CA files
+    ``also_trust`` gives), its CLI configuration ``config``."""
     options.setdefault("dialect", "opentofu")
     return tfdisco.Client(  # type: ignore[arg-type]
-        ca_files=[str(server.ca)], credentials=None, env=env_for(home, config), **options
+        ca_files=[str(server.ca), *map(str, also_trust)],
+        credentials=None,
+        env=env_for(home, config),
+        **options,
     )
 
 
 def cli(
-    binary: Path, server: OciServed, home: Path, args: List[str], config: Optional[Path] = None
+    binary: Path,
+    server: OciServed,
+    home: Path,
+    args: List[str],
+    config: Optional[Path] = None,
+    also_trust: Sequence[Path] = (),
 ) -> subprocess.CompletedProcess:
     env = {**env_for(home, config), "PATH": "/usr/bin:/bin", "NO_COLOR": "1"}
+    trust = [arg for ca in also_trust for arg in ("--ca-file", str(ca))]
     return subprocess.run(
-        [str(binary), *args, "--ca-file", str(server.ca), "--no-credentials"],
+        [str(binary), *args, "--ca-file", str(server.ca), *trust, "--no-credentials"],
         env=env,
         capture_output=True,
         text=True,
@@ -75,12 +92,13 @@ def cli(
     )
 
 
-def prepare(into: Path) -> Path:
-    """The ``fresh`` lock golden's configuration in ``into`` (emptied)."""
+def prepare(into: Path, host: str = PROVIDERS_HOST) -> Path:
+    """The ``fresh`` lock golden's configuration in ``into`` (emptied), its
+    providers on ``host``."""
     shutil.rmtree(into, ignore_errors=True)
     into.mkdir(parents=True)
     for source in (GOLDENS / "fresh" / "input").iterdir():
-        text = source.read_text(encoding="utf-8").replace("{HOST}", PROVIDERS_HOST)
+        text = source.read_text(encoding="utf-8").replace("{HOST}", host)
         (into / source.name).write_text(text, encoding="utf-8")
     return into
 
@@ -91,8 +109,8 @@ def body(text: str) -> str:
     return "\n".join(text.splitlines()[1:])
 
 
-def golden_lock() -> str:
-    return (GOLDENS / "fresh" / "terraform.lock.hcl").read_text(encoding="utf-8").replace("{HOST}", PROVIDERS_HOST)
+def golden_lock(host: str = PROVIDERS_HOST) -> str:
+    return (GOLDENS / "fresh" / "terraform.lock.hcl").read_text(encoding="utf-8").replace("{HOST}", host)
 
 
 def files(folder: Path) -> Dict[str, str]:
@@ -358,3 +376,280 @@ def test_wrong_or_no_oci_credentials_give_the_status_kind_and_no_secret(
         assert error.url is not None and error.url.startswith(f"https://{basic.host}/v2/modules/app/")
         no_secret(basic, str(error), repr(error), error.url)
     assert not into.exists()
+
+
+# --- publishing: mirror_to_oci and push_provider -------------------------------------
+#
+# The signed registry `tfdisco serve` serves next to its document (the
+# `registry_served` fixture: the providers' host) is copied into the real OCI
+# registry (`basic`, its own CA): the client trusts both.
+
+PLATFORMS = [tfdisco.Platform(p) for p in ALL]
+
+
+def platform_args() -> List[str]:
+    return [arg for p in ALL for arg in ("--platform", p)]
+
+
+def sha256(path: Path) -> str:
+    return "sha256:" + hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def release_zips(client: tfdisco.Client, host: str, into: Path) -> Dict[str, List[Path]]:
+    """The releases the ``fresh`` configuration selects on the signed
+    registry at ``host`` (alpha 1.1.0, beta 0.10.0), as registries name
+    their zips: a mirror folder's archives, one per platform of ``ALL``."""
+    report = client.mirror(prepare(into / "config", host), into / "folder", ALL)
+    assert [p.version for p in report.providers] == ["1.1.0", "0.10.0"]
+    return {p.source.type: p.archives for p in report.providers}
+
+
+def test_mirror_to_oci_then_lock_from_the_copy_gives_the_registrys_lock_file(
+    basic: OciServed, registry_served: Served, tfdisco_bin: Path, tmp_path: Path, hermetic_env: Path
+) -> None:
+    config = basic.cli_config(tmp_path / "tofu.rc")
+    host = registry_served.host
+    client = client_for(basic, hermetic_env, config, also_trust=[registry_served.ca])
+    template = f"{basic.host}/copy/{{namespace}}/{{type}}"
+    directory = prepare(tmp_path / "run", host)
+
+    report = client.mirror_to_oci(directory, template, ALL)
+    assert isinstance(report, tfdisco.OciMirrorReport)
+    assert report.template == template
+    assert report.platforms == PLATFORMS
+    assert [(str(p.source), p.version, p.locked, p.constraints) for p in report.providers] == [
+        (f"{host}/ns/alpha", "1.1.0", False, "~> 1.0"),
+        (f"{host}/ns/beta", "0.10.0", False, ">= 0.9.0"),
+    ]
+    # alpha's config and zips sent; beta's config mounted from alpha's
+    # repository, its zips sent.
+    assert [(p.release.blobs_sent, p.release.blobs_mounted) for p in report.providers] == [(4, 0), (3, 1)]
+    for provider in report.providers:
+        release = provider.release
+        assert isinstance(release, tfdisco.PushedRelease)
+        assert release.repository == f"{basic.host}/copy/ns/{provider.source.type}"
+        assert release.tag == provider.version
+        assert release.index.startswith("sha256:") and len(release.index) == 71
+        # Each zip is the registry's package, byte for byte.
+        assert release.packages == [
+            (p, "sha256:" + client.provider_package(provider.source, provider.version, p).shasum)
+            for p in PLATFORMS
+        ]
+    assert repr(report.providers[0]).startswith("OciMirroredProvider(source=ProviderSource(")
+    assert "release=PushedRelease(repository=" in repr(report.providers[0])
+    assert not (directory / LOCK_FILE).exists(), "a mirror run writes no lock file"
+
+    # Again, asynchronously: every blob is there, none is sent; the same
+    # releases.
+    async def mirror_again() -> tfdisco.OciMirrorReport:
+        return await tfdisco.AsyncClient.from_client(client).mirror_to_oci(directory, template, ALL, jobs=2)
+
+    again = asyncio.run(mirror_again())
+    assert [(p.release.blobs_sent, p.release.blobs_mounted) for p in again.providers] == [(0, 0), (0, 0)]
+    assert [(p.release.index, p.release.packages) for p in again.providers] == [
+        (p.release.index, p.release.packages) for p in report.providers
+    ]
+
+    # The CLI, a third time: the document Python's second run gives.
+    args = ["mirror", "--dialect", "opentofu", "--chdir", str(directory), "--to-oci", template]
+    run = cli(tfdisco_bin, basic, hermetic_env, [*args, *platform_args(), "--json"], config, [registry_served.ca])
+    assert run.returncode == 0, run.stderr
+    document = json.loads(again.to_json())
+    assert json.loads(run.stdout) == document
+    assert list(document) == ["template", "platforms", "providers"]
+    assert list(document["providers"][0]) == [
+        "source",
+        "version",
+        "constraints",
+        "locked",
+        "trust",
+        "key_id",
+        "repository",
+        "tag",
+        "index",
+        "packages",
+        "blobs_sent",
+        "blobs_mounted",
+    ]
+    assert document["providers"][1]["packages"][0] == {
+        "platform": "linux_amd64",
+        "digest": again.providers[1].release.packages[0][1],
+    }
+    no_secret(basic, run.stdout, run.stderr, again.to_json())
+
+    # The copy locks as the registry locks: the same lock file, Terraform's.
+    from_copy = client.lock(prepare(tmp_path / "from-copy", host), ALL, oci_mirror=template)
+    from_registry = client.lock(prepare(tmp_path / "from-registry", host), ALL)
+    written = (tmp_path / "from-copy" / LOCK_FILE).read_text(encoding="utf-8")
+    assert written == (tmp_path / "from-registry" / LOCK_FILE).read_text(encoding="utf-8")
+    assert body(written) == body(golden_lock(host))
+    assert [(p.version, p.hashes_added) for p in from_copy.providers] == [
+        (p.version, p.hashes_added) for p in from_registry.providers
+    ]
+    # The mirror run verified the packages as the registry lock did.
+    assert [(p.trust, p.key_id) for p in report.providers] == [
+        (p.trust, p.key_id) for p in from_registry.providers
+    ]
+    assert all(p.key_id for p in report.providers)
+
+
+def test_push_provider_sends_each_blob_once_and_mounts_from_another_repository(
+    basic: OciServed, registry_served: Served, tfdisco_bin: Path, tmp_path: Path, hermetic_env: Path
+) -> None:
+    config = basic.cli_config(tmp_path / "tofu.rc")
+    host = registry_served.host
+    client = client_for(basic, hermetic_env, config, also_trust=[registry_served.ca])
+    zips = release_zips(client, host, tmp_path / "zips")
+    repository = f"{basic.host}/pushed/ns/alpha"
+
+    first = client.push_provider(repository, "1.1.0", zips["alpha"])
+    assert isinstance(first, tfdisco.PushedRelease)
+    assert (first.repository, first.tag) == (repository, "1.1.0")
+    assert first.packages == [(p, sha256(z)) for p, z in zip(PLATFORMS, zips["alpha"])]
+    assert (first.blobs_sent, first.blobs_mounted) == (len(ALL) + 1, 0)
+    assert repr(first).startswith(f"PushedRelease(repository='{repository}', tag='1.1.0', index='sha256:")
+
+    # Again (the zips as strs): the repository has every blob.
+    again = client.push_provider(repository, "1.1.0", [str(z) for z in zips["alpha"]])
+    assert (again.blobs_sent, again.blobs_mounted) == (0, 0)
+    assert (again.index, again.packages) == (first.index, first.packages)
+    assert again != first  # the counts differ
+
+    # The CLI, a third time: the same document.
+    args = ["oci", "push-provider", repository, "1.1.0", *map(str, zips["alpha"]), "--json"]
+    run = cli(tfdisco_bin, basic, hermetic_env, args, config)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout) == json.loads(again.to_json())
+    assert json.loads(again.to_json()) == {
+        "repository": repository,
+        "tag": "1.1.0",
+        "index": first.index,
+        "packages": [{"platform": str(p), "digest": d} for p, d in first.packages],
+        "blobs_sent": 0,
+        "blobs_mounted": 0,
+    }
+
+    # Promoted to another repository of the registry, asynchronously:
+    # every blob mounted, none sent.
+    async def promote() -> tfdisco.PushedRelease:
+        return await tfdisco.AsyncClient.from_client(client).push_provider(
+            f"{basic.host}/promoted/ns/alpha", "1.1.0", zips["alpha"], mount_from=repository
+        )
+
+    promoted = asyncio.run(promote())
+    assert (promoted.blobs_sent, promoted.blobs_mounted) == (0, len(ALL) + 1)
+    assert (promoted.repository, promoted.index) == (f"{basic.host}/promoted/ns/alpha", first.index)
+
+    # beta too; then the pushed releases lock as the registry locks.
+    beta = client.push_provider(f"{basic.host}/pushed/ns/beta", "0.10.0", zips["beta"])
+    assert (beta.blobs_sent, beta.tag) == (len(ALL) + 1, "0.10.0")
+    client.lock(prepare(tmp_path / "run", host), ALL, oci_mirror=f"{basic.host}/pushed/{{namespace}}/{{type}}")
+    assert body((tmp_path / "run" / LOCK_FILE).read_text(encoding="utf-8")) == body(golden_lock(host))
+
+
+def test_push_provider_refuses_what_the_cli_refuses_before_anything_is_sent(
+    basic: OciServed, tfdisco_bin: Path, tmp_path: Path, hermetic_env: Path
+) -> None:
+    config = basic.cli_config(tmp_path / "tofu.rc")
+    client = client_for(basic, hermetic_env, config)
+    good = tmp_path / "terraform-provider-alpha_1.0.0_linux_amd64.zip"
+    good.write_bytes(b"PK\x05\x06" + bytes(18))
+    repository = f"{basic.host}/refused/ns/alpha"
+    for given, version, zips, mount_from, kind, words in [
+        ("/ns/alpha", "1.0.0", [good], None, "invalid_argument", "missing registry"),
+        (f"{basic.host}/a:1", "1.0.0", [good], None, "invalid_argument", "tag or digest not allowed"),
+        (repository, "one", [good], None, "invalid_argument", '"one" is no version'),
+        (repository, "2.0.0", [good], None, "invalid_argument", "not a zip of version 2.0.0"),
+        (repository, "1.0.0", [tmp_path / "alpha.zip"], None, "invalid_argument", "not named terraform-provider-"),
+        (repository, "1.0.0", [good], "/nowhere", "invalid_argument", "missing registry"),
+        (repository, "1.0.0", [good], "elsewhere.example/ns/alpha", "invalid_argument", "same registry"),
+        (repository, "1.0.0", [tmp_path / "gone" / good.name], None, "local_file", "gone"),
+    ]:
+        options = {} if mount_from is None else {"mount_from": mount_from}
+        with pytest.raises(tfdisco.Error, match=words) as raised:
+            client.push_provider(given, version, zips, **options)  # type: ignore[arg-type]
+        error = raised.value
+        assert error.kind == kind, error
+        assert isinstance(error, tfdisco.InvalidArgument if kind == "invalid_argument" else tfdisco.LocalFileError)
+        # The CLI's error, word for word.
+        args = ["oci", "push-provider", given, version, *map(str, zips), "--json"]
+        args += ["--mount-from", mount_from] if mount_from else []
+        run = cli(tfdisco_bin, basic, hermetic_env, args, config)
+        assert run.returncode == (2 if kind == "invalid_argument" else 1), run.stderr
+        assert json.loads(run.stdout)["error"]["message"] == str(error)
+        assert json.loads(run.stdout)["error"]["kind"] == kind
+
+    with pytest.raises(TypeError, match="not a str"):
+        client.push_provider(repository, "1.0.0", str(good))  # type: ignore[arg-type]
+    with pytest.raises(tfdisco.InvalidArgument, match="give the release's zips"):
+        client.push_provider(repository, "1.0.0", [])
+
+    async def push() -> tfdisco.PushedRelease:
+        return await tfdisco.AsyncClient.from_client(client).push_provider(repository, "2.0.0", [good])
+
+    with pytest.raises(tfdisco.InvalidArgument, match="not a zip of version 2.0.0"):
+        asyncio.run(push())
+    # Nothing reached the registry: no tag.
+    with pytest.raises(tfdisco.LockError) as nothing:
+        client.lock(prepare(tmp_path / "run"), ["linux_amd64"], oci_mirror=f"{basic.host}/refused/{{namespace}}/{{type}}")
+    assert nothing.value.failures[0].kind == "provider"
+
+
+def test_mirror_to_oci_refuses_a_template_that_does_not_parse(tmp_path: Path, hermetic_env: Path) -> None:
+    client = tfdisco.Client(credentials=None, env=env_for(hermetic_env))
+    with pytest.raises(tfdisco.InvalidArgument, match="not a valid URI template") as raised:
+        client.mirror_to_oci(tmp_path / "nowhere", "ghcr.io/{+type}")
+    assert raised.value.kind == "invalid_argument"
+    with pytest.raises(tfdisco.InvalidOption, match="jobs"):
+        client.mirror_to_oci(tmp_path / "nowhere", "ghcr.io/{type}", jobs=0)
+    with pytest.raises(TypeError):
+        client.mirror_to_oci(tmp_path / "nowhere", "ghcr.io/{type}", "linux_amd64")  # type: ignore[arg-type]
+
+    async def mirror() -> tfdisco.OciMirrorReport:
+        return await tfdisco.AsyncClient.from_client(client).mirror_to_oci(tmp_path, "ghcr.io/{+type}")
+
+    with pytest.raises(tfdisco.InvalidArgument, match="not a valid URI template"):
+        asyncio.run(mirror())
+    assert list(tmp_path.iterdir()) == [hermetic_env], "nothing was read or written"
+
+
+def test_wrong_oci_credentials_fail_the_pushes_with_their_kinds_and_no_secret(
+    basic: OciServed, registry_served: Served, tmp_path: Path, hermetic_env: Path
+) -> None:
+    host = registry_served.host
+    good = client_for(basic, hermetic_env, basic.cli_config(tmp_path / "good.rc"), [registry_served.ca])
+    zips = release_zips(good, host, tmp_path / "zips")
+    wrong_config = basic.cli_config(tmp_path / "wrong.rc", password=WRONG)
+    wrong = client_for(basic, hermetic_env, wrong_config, [registry_served.ca])
+    template = f"{basic.host}/denied/{{namespace}}/{{type}}"
+    directory = prepare(tmp_path / "run", host)
+
+    # mirror_to_oci: a LockError as lock's, a failure of kind "request".
+    async def mirror() -> tfdisco.OciMirrorReport:
+        return await tfdisco.AsyncClient.from_client(wrong).mirror_to_oci(directory, template, ALL)
+
+    for call in (lambda: wrong.mirror_to_oci(directory, template, ALL), lambda: asyncio.run(mirror())):
+        with pytest.raises(tfdisco.LockError) as raised:
+            call()
+        error = raised.value
+        assert (error.kind, error.exit_code) == ("failed", 1)
+        assert [(str(f.source), f.version, f.kind, f.exit_code) for f in error.failures] == [
+            (f"{host}/ns/alpha", "1.1.0", "request", 1)
+        ]
+        assert "401" in str(error)
+        no_secret(basic, str(error), repr(error), *(f.message for f in error.failures), *map(repr, error.failures))
+    assert not (directory / LOCK_FILE).exists()
+
+    # push_provider: a StatusError as module_resolve's; with no credentials too.
+    for client in (wrong, client_for(basic, hermetic_env, also_trust=[registry_served.ca])):
+        with pytest.raises(tfdisco.StatusError) as refused:
+            client.push_provider(f"{basic.host}/denied/ns/alpha", "1.1.0", zips["alpha"])
+        status = refused.value
+        assert (status.kind, status.status) == ("status", 401)
+        assert status.url is not None and status.url.startswith(f"https://{basic.host}/v2/denied/ns/alpha/")
+        no_secret(basic, str(status), repr(status), status.url)
+
+    # Nothing was pushed: the right credentials find no release there.
+    with pytest.raises(tfdisco.LockError) as nothing:
+        good.lock(prepare(tmp_path / "again", host), ALL, oci_mirror=template)
+    assert {f.kind for f in nothing.value.failures} == {"provider"}

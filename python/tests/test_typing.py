@@ -13,7 +13,7 @@ import pytest
 EXAMPLE = '''
 import asyncio
 import pathlib
-from typing import List, Optional
+from typing import List, Optional, Tuple
 import tfdisco
 
 def blocking() -> str:
@@ -120,6 +120,29 @@ def oci(client: tfdisco.Client) -> List[str]:
     print(tag, folder, count, again.digest, layer.digest, module.into, report.changed)
     return [resolved.to_json(), module.to_json(), module.pinned, module.digest]
 
+def publishing(client: tfdisco.Client) -> List[str]:
+    report: tfdisco.OciMirrorReport = client.mirror_to_oci(
+        pathlib.Path("infra"), "ghcr.io/acme/{namespace}/{type}", ["linux_amd64"], jobs=2,
+        lock_file=False,
+    )
+    platforms: List[tfdisco.Platform] = report.platforms
+    for provider in report.providers:
+        mirrored: tfdisco.OciMirroredProvider = provider
+        release: tfdisco.PushedRelease = mirrored.release
+        packages: List[Tuple[tfdisco.Platform, str]] = release.packages
+        count: int = release.blobs_sent + release.blobs_mounted
+        key_id: Optional[str] = mirrored.key_id
+        print(mirrored.source, mirrored.version, mirrored.locked, mirrored.trust, key_id,
+              release.repository, release.tag, release.index, packages, count, platforms)
+    pushed: tfdisco.PushedRelease = client.push_provider(
+        "ghcr.io/acme/providers/aws", "5.31.0",
+        [pathlib.Path("terraform-provider-aws_5.31.0_linux_amd64.zip"),
+         "terraform-provider-aws_5.31.0_darwin_arm64.zip"],
+        mount_from="ghcr.io/acme/staging/aws",
+    )
+    same: bool = pushed == pushed
+    return [report.to_json(), report.template, pushed.to_json(), str(same)]
+
 async def coroutine() -> tfdisco.Services:
     client = tfdisco.AsyncClient(timeout=5.0, credentials=None)
     url: str = await client.service_url("example.com", "modules.v1")
@@ -134,6 +157,12 @@ async def coroutine() -> tfdisco.Services:
     resolved: tfdisco.ResolvedModule = await client.module_resolve("oci://ghcr.io/acme/vpc")
     module: tfdisco.DownloadedModule = await client.module_download(resolved.pinned, into="vpc")
     mirrored: tfdisco.LockReport = await client.lock("infra", oci_mirror="ghcr.io/m/{type}")
+    copied: tfdisco.OciMirrorReport = await client.mirror_to_oci("infra", "ghcr.io/m/{type}", jobs=2)
+    released: tfdisco.PushedRelease = await client.push_provider(
+        "ghcr.io/m/aws", "1.0.0", ["terraform-provider-aws_1.0.0_linux_amd64.zip"],
+        mount_from=copied.providers[0].release.repository,
+    )
+    print(released.index)
     print(url, package.filename, location.location, report.changed, installed.changed,
           module.files, mirrored.changed)
     return await client.discover("example.com")

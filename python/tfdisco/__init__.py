@@ -44,6 +44,14 @@ discovery document rules, the same CLI configuration and credentials.
   template);
   :func:`installation_methods` says which method of the CLI configuration's
   ``provider_installation`` would install a provider, and why.
+- Publishing to OCI registries, in the layout OpenTofu's ``oci_mirror``
+  reads: ``Client.mirror_to_oci`` (and ``AsyncClient.mirror_to_oci``)
+  copies a configuration's providers, verified against their registries'
+  signatures, into the repositories a template names, giving an
+  :class:`OciMirrorReport` (of :class:`OciMirroredProvider`) or raising
+  :class:`LockError`; ``Client.push_provider`` (and
+  ``AsyncClient.push_provider``) publishes a release's zips to one
+  repository, giving a :class:`PushedRelease`.
 - OpenTofu's ``oci://`` module sources: ``module_resolve`` gives a
   :class:`ResolvedModule` (the manifest's digest, the source pinned to it,
   the package layer as an :class:`OciDescriptor`);
@@ -110,11 +118,14 @@ from ._tfdisco import (
     ModuleVersions,
     OAuthClient,
     OciDescriptor,
+    OciMirroredProvider,
+    OciMirrorReport,
     Platform,
     ProviderPackage,
     ProviderSource,
     ProviderVersion,
     ProviderVersions,
+    PushedRelease,
     ResolvedModule,
     Services,
     SigningKey,
@@ -163,11 +174,14 @@ __all__ = [
     "NotFound",
     "OAuthClient",
     "OciDescriptor",
+    "OciMirrorReport",
+    "OciMirroredProvider",
     "Platform",
     "ProviderPackage",
     "ProviderSource",
     "ProviderVersion",
     "ProviderVersions",
+    "PushedRelease",
     "RedirectError",
     "ResolvedModule",
     "ServiceNotProvided",
@@ -395,6 +409,50 @@ class AsyncClient:
         """
         return await self._client._mirror_async(
             dir, folder, platforms, jobs=jobs, lock_file=lock_file
+        )
+
+    async def mirror_to_oci(
+        self,
+        dir: PathLike,
+        template: str,
+        platforms: Optional[Iterable[PlatformLike]] = None,
+        *,
+        jobs: int = 8,
+        lock_file: bool = True,
+    ) -> OciMirrorReport:
+        """``terraform providers mirror`` into the OCI repositories
+        ``template`` names, for the configuration in ``dir`` (see
+        :meth:`Client.mirror_to_oci`): the downloads run as concurrent
+        futures on the module's runtime, at most ``jobs`` at once, then the
+        pushes. Bad arguments raise when the coroutine is awaited, before
+        anything is read; cancelling the awaiting task cancels the run (a
+        release's tag is written last: a cancelled push tags nothing).
+
+        >>> report = await client.mirror_to_oci("infra", "ghcr.io/acme/{namespace}/{type}")  # doctest: +SKIP
+        """
+        return await self._client._mirror_to_oci_async(
+            dir, template, platforms, jobs=jobs, lock_file=lock_file
+        )
+
+    async def push_provider(
+        self,
+        repository: str,
+        version: str,
+        zips: Sequence[PathLike],
+        *,
+        mount_from: Optional[str] = None,
+    ) -> PushedRelease:
+        """Publishes a provider release's zips to the OCI repository
+        ``repository`` (``REGISTRY/NAME``), tagged ``version``, in the
+        layout OpenTofu's ``oci_mirror`` reads (see
+        :meth:`Client.push_provider`): the zips are read and sent on the
+        module's runtime. Bad arguments raise when the coroutine is awaited,
+        before anything is read or sent.
+
+        >>> pushed = await client.push_provider("ghcr.io/acme/providers/aws", "5.31.0", zips)  # doctest: +SKIP
+        """
+        return await self._client._push_provider_async(
+            repository, version, zips, mount_from=mount_from
         )
 
     async def install(

@@ -36,11 +36,14 @@ __all__ = [
     "ModuleVersions",
     "OAuthClient",
     "OciDescriptor",
+    "OciMirrorReport",
+    "OciMirroredProvider",
     "Platform",
     "ProviderPackage",
     "ProviderSource",
     "ProviderVersion",
     "ProviderVersions",
+    "PushedRelease",
     "ResolvedModule",
     "Services",
     "SigningKey",
@@ -639,6 +642,79 @@ class MirrorReport:
         prints."""
 
 @final
+class PushedRelease:
+    """What pushing a provider release to an OCI repository did
+    (``Client.push_provider``, ``OciMirroredProvider.release``)."""
+
+    @property
+    def repository(self) -> str:
+        """The repository, ``REGISTRY/NAME``."""
+    @property
+    def tag(self) -> str:
+        """The tag written: the version, its ``+`` as ``_``."""
+    @property
+    def index(self) -> str:
+        """The digest of the release's index (``sha256:…``)."""
+    @property
+    def packages(self) -> List[Tuple[Platform, str]]:
+        """Each platform's zip digest, in the order given."""
+    @property
+    def blobs_sent(self) -> int:
+        """How many blobs were sent."""
+    @property
+    def blobs_mounted(self) -> int:
+        """How many blobs the registry mounted from ``mount_from``."""
+    def to_json(self) -> str:
+        """The report as one JSON document: what ``tfdisco oci
+        push-provider --json`` prints."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
+@final
+class OciMirroredProvider:
+    """One provider of an :class:`OciMirrorReport`."""
+
+    @property
+    def source(self) -> ProviderSource:
+        """The provider."""
+    @property
+    def version(self) -> str:
+        """The version mirrored."""
+    @property
+    def constraints(self) -> str:
+        """Its constraints as the lock file writes them; may be empty."""
+    @property
+    def locked(self) -> bool:
+        """True when the lock file decided the version."""
+    @property
+    def trust(self) -> str:
+        """How the signing key is trusted (``"self-signed"``, …)."""
+    @property
+    def key_id(self) -> Optional[str]:
+        """The signing key's id; None when the signature was skipped."""
+    @property
+    def release(self) -> PushedRelease:
+        """What was pushed, to the repository the template names."""
+
+@final
+class OciMirrorReport:
+    """What a mirror run into OCI repositories did
+    (``Client.mirror_to_oci``)."""
+
+    @property
+    def template(self) -> str:
+        """The repository template."""
+    @property
+    def platforms(self) -> List[Platform]:
+        """The platforms mirrored."""
+    @property
+    def providers(self) -> List[OciMirroredProvider]:
+        """Each provider pushed, in address order."""
+    def to_json(self) -> str:
+        """The report as one JSON document: what ``tfdisco mirror --to-oci
+        TEMPLATE --json`` prints."""
+
+@final
 class LockReport:
     """What a lock run did (``Client.lock``)."""
 
@@ -817,6 +893,26 @@ class Client:
     ) -> MirrorReport:
         """``terraform providers mirror folder`` for the configuration in
         ``dir``; raises :class:`tfdisco.LockError`."""
+    def mirror_to_oci(
+        self,
+        dir: _PathLike,
+        template: str,
+        platforms: Optional[Iterable[_PlatformLike]] = None,
+        *,
+        jobs: int = 8,
+        lock_file: bool = True,
+    ) -> OciMirrorReport:
+        """``terraform providers mirror`` into the OCI repositories
+        ``template`` names; raises :class:`tfdisco.LockError`."""
+    def push_provider(
+        self,
+        repository: str,
+        version: str,
+        zips: Sequence[_PathLike],
+        *,
+        mount_from: Optional[str] = None,
+    ) -> PushedRelease:
+        """Publishes a provider release's zips to an OCI repository."""
     def install(
         self,
         dir: _PathLike,
@@ -875,6 +971,23 @@ class Client:
         jobs: int = 8,
         lock_file: bool = True,
     ) -> Awaitable[MirrorReport]: ...
+    def _mirror_to_oci_async(
+        self,
+        dir: _PathLike,
+        template: str,
+        platforms: Optional[Iterable[_PlatformLike]] = None,
+        *,
+        jobs: int = 8,
+        lock_file: bool = True,
+    ) -> Awaitable[OciMirrorReport]: ...
+    def _push_provider_async(
+        self,
+        repository: str,
+        version: str,
+        zips: Sequence[_PathLike],
+        *,
+        mount_from: Optional[str] = None,
+    ) -> Awaitable[PushedRelease]: ...
     def _install_async(
         self,
         dir: _PathLike,

@@ -28,9 +28,12 @@ import tfdisco, {
   type ModuleDownload,
   type OAuthClient,
   type OciDescriptor,
+  type OciMirroredProvider,
+  type OciMirrorReport,
   type PackageHashes,
   type ProviderPackage,
   type ProviderVersions,
+  type PushedRelease,
   type ResolvedModule,
 } from 'tfdisco';
 
@@ -95,6 +98,21 @@ async function main(): Promise<void> {
   await client.lock('infra', { fsMirror: new URL('file:///srv/mirror') });
   const mirrored: MirrorReport = await client.mirror('infra', '/srv/mirror', { platforms: ['linux_amd64'], lockFile: false });
   for (const p of mirrored.providers) console.log(p.source, p.version, p.locked, p.archives.length);
+  const copied: OciMirrorReport = await client.mirrorToOci('infra', 'ghcr.io/acme/{namespace}/{type}', {
+    platforms: ['linux_amd64'],
+    jobs: 2,
+  });
+  for (const p of copied.providers) {
+    const provider: OciMirroredProvider = p;
+    const digests: string[] = provider.packages.map((z) => `${z.platform} ${z.digest}`);
+    console.log(copied.template, provider.source, provider.keyId, provider.repository, provider.tag, provider.index, digests);
+  }
+  const zips = ['dist/terraform-provider-widget_1.2.0_linux_amd64.zip', new URL('file:///dist/terraform-provider-widget_1.2.0_darwin_arm64.zip')];
+  const pushed: PushedRelease = await client.pushProvider('ghcr.io/acme/providers/widget', '1.2.0', zips);
+  const promoted: PushedRelease = await client.pushProvider('ghcr.io/acme/stable/widget', '1.2.0', zips, {
+    mountFrom: pushed.repository,
+  });
+  const counts: number = promoted.blobsSent + promoted.blobsMounted;
   const installed: InstallReport = await client.install('infra', { lockfile: 'readonly', pluginCache: '/var/cache/tf', jobs: 4 });
   for (const p of installed.providers) {
     const how: 'reused' | 'cached' | 'downloaded' = p.installed;
@@ -127,7 +145,7 @@ async function main(): Promise<void> {
   const kind: ErrorKind = 'tls';
   client.forget('registry.terraform.io');
   client.forgetAll();
-  void [url, minPort, raw, ids, resolved, json, fromClient, source, newest, keyIds, modules, ref, hashes, h1, zh, cls, kind, first];
+  void [url, minPort, raw, ids, resolved, json, fromClient, source, newest, keyIds, modules, ref, hashes, h1, zh, cls, kind, first, counts];
 }
 
 void [v, comparison, shown, ok, port, same, none, cli, dialect, main, tfdisco.Client];
@@ -145,6 +163,10 @@ new Services();
 void client.lock('.', { platforms: 'linux_amd64' });
 // @ts-expect-error: a mirror folder is a path, not a number
 void client.mirror('.', 42);
+// @ts-expect-error: the zips are a list of paths
+void client.pushProvider('ghcr.io/acme/widget', '1.0.0', 'terraform-provider-widget_1.0.0_linux_amd64.zip');
+// @ts-expect-error: mountFrom is a repository, not a folder option
+void client.mirrorToOci('.', 'ghcr.io/acme/{type}', { mountFrom: 'ghcr.io/x' });
 // @ts-expect-error: lockfile takes Terraform's word, not a boolean
 void client.install('.', { lockfile: true });
 // @ts-expect-error: an oci:// package is downloaded into a folder
