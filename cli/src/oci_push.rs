@@ -5,10 +5,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use tfdisco_core::{Dialect, Error, Version};
-use tfdisco_transport::BlobSource;
-use tfdisco_transport::reexports::tfdisco_oci::RepositoryAddress;
-use tfdisco_transport::reexports::tfdisco_provider::package_file_platform;
+use tfdisco_transport::ReleaseFiles;
 
 use crate::exit;
 use crate::failure::{self, Failure};
@@ -56,25 +53,20 @@ pub(crate) fn run(command: &OciCommand) -> Result<u8, Failure> {
 }
 
 fn push(opts: &PushOpts) -> Result<u8, Failure> {
-    let invalid = |message: String| Failure::from(Error::InvalidArgument { message });
-    let address = RepositoryAddress::parse(&opts.repository).map_err(|e| invalid(e.to_string()))?;
-    let version = Version::parse(&opts.provider_version, Dialect::OpenTofu)
-        .map_err(|e| invalid(format!("{:?} is no version: {e}", opts.provider_version)))?;
-    let mut zips = Vec::with_capacity(opts.zips.len());
-    for path in &opts.zips {
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        let platform = package_file_platform(name, &version).map_err(invalid)?;
-        zips.push((platform, BlobSource::file(path)?));
-    }
-    let mount_from = match &opts.mount_from {
-        Some(text) => Some(RepositoryAddress::parse(text).map_err(|e| invalid(e.to_string()))?),
-        None => None,
-    };
+    let release = ReleaseFiles::parse(
+        &opts.repository,
+        &opts.provider_version,
+        opts.zips.iter().cloned(),
+        opts.mount_from.as_deref(),
+    )?;
+    let zips = release.blobs()?;
     let client = net::client(&opts.net)?;
-    let pushed = client.oci_push_provider(&address, &version, zips, mount_from.as_ref())?;
+    let pushed = client.oci_push_provider(
+        &release.address,
+        &release.version,
+        zips,
+        release.mount_from.as_ref(),
+    )?;
     if opts.json {
         println!("{}", failure::json_text(&pushed));
     } else {

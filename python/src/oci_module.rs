@@ -120,8 +120,10 @@ record_methods! {
 }
 
 /// What `module_download` gives: a registry module's location, or an
-/// `oci://` package downloaded.
+/// `oci://` package downloaded. Made once per call and turned into a
+/// Python object at once, so its size does not matter.
 #[derive(IntoPyObject)]
+#[allow(clippy::large_enum_variant)]
 pub(crate) enum ModuleDownloadAnswer {
     Location(PyModuleLocation),
     Package(PyDownloadedModule),

@@ -9,10 +9,8 @@
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
-use tfdisco_core::{Dialect, Error, Platform, Version};
-use tfdisco_provider::package_file_platform;
-use tfdisco_transport::reexports::tfdisco_oci::RepositoryAddress;
-use tfdisco_transport::{BlobSource, PushedRelease};
+use tfdisco_core::Error;
+use tfdisco_transport::{PushedRelease, ReleaseFiles};
 
 use crate::errors::IntoPyResult;
 use crate::lock::items;
@@ -59,91 +57,50 @@ record_methods! {
     }
 }
 
-/// `push_provider`'s arguments, checked: nothing read yet but the names.
-pub(crate) struct PushArgs {
-    address: RepositoryAddress,
-    version: Version,
-    /// Each zip's platform (from its name) and path.
-    zips: Vec<(Platform, PathBuf)>,
-    mount_from: Option<RepositoryAddress>,
-}
-
 /// Reads `push_provider(repository, version, zips, *, mount_from=None)`'s
 /// arguments as `tfdisco oci push-provider REPOSITORY VERSION ZIP…
 /// [--mount-from REPOSITORY]` reads its own: the repository
 /// (`REGISTRY/NAME`), the version, each zip's platform from its name
 /// (`terraform-provider-TYPE_VERSION_OS_ARCH.zip`, of that version), the
-/// repository to mount from. A bad one is `InvalidArgument` with the CLI's
-/// message, before anything is read or sent; `zips` must be a list (of
-/// `str` or `os.PathLike`), not a `str`, and not empty.
+/// repository to mount from (the library's `ReleaseFiles::parse`). A bad
+/// one is `InvalidArgument` with the CLI's message, before anything is read
+/// or sent; `zips` must be a list (of `str` or `os.PathLike`), not a `str`,
+/// and not empty.
 pub(crate) fn push_args(
     py: Python<'_>,
     repository: &str,
     version: &str,
     zips: &Bound<'_, PyAny>,
     mount_from: Option<&str>,
-) -> PyResult<PushArgs> {
-    let invalid = |message: String| Err(Error::InvalidArgument { message }).or_raise(py);
-    let address = match RepositoryAddress::parse(repository) {
-        Ok(address) => address,
-        Err(e) => return invalid(e.to_string()),
-    };
-    let version = match Version::parse(version, Dialect::OpenTofu) {
-        Ok(version) => version,
-        Err(e) => return invalid(format!("{version:?} is no version: {e}")),
-    };
-    let mut checked = Vec::new();
+) -> PyResult<ReleaseFiles> {
+    let mut paths = Vec::new();
     for zip in items(zips, "zips", "paths of zips")? {
-        let path: PathBuf = zip.extract()?;
-        let name = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or_default();
-        match package_file_platform(name, &version) {
-            Ok(platform) => checked.push((platform, path)),
-            Err(message) => return invalid(message),
-        }
+        paths.push(zip.extract::<PathBuf>()?);
     }
-    if checked.is_empty() {
-        return invalid("push_provider: give the release's zips, one per platform".to_owned());
-    }
-    let mount_from = match mount_from.map(RepositoryAddress::parse).transpose() {
-        Ok(mount_from) => mount_from,
-        Err(e) => return invalid(e.to_string()),
-    };
-    Ok(PushArgs {
-        address,
-        version,
-        zips: checked,
-        mount_from,
-    })
+    ReleaseFiles::parse(repository, version, paths, mount_from).or_raise(py)
 }
 
-/// Pushes the release `args` describes: each zip read for its digest on
-/// the runtime's blocking pool (`BlobSource::file`), then
+/// Pushes `release`: each zip read for its digest on the runtime's
+/// blocking pool (`ReleaseFiles::blobs`), then
 /// `oci_push_provider` over `client`.
 pub(crate) async fn push(
     client: tfdisco_tokio::Client,
-    args: PushArgs,
+    release: ReleaseFiles,
 ) -> Result<PyPushedRelease, Error> {
-    let PushArgs {
-        address,
-        version,
-        zips,
-        mount_from,
-    } = args;
-    let read = tokio::task::spawn_blocking(move || {
-        zips.into_iter()
-            .map(|(platform, path)| Ok((platform, BlobSource::file(path)?)))
-            .collect::<Result<Vec<_>, Error>>()
-    });
+    let files = release.clone();
+    let read = tokio::task::spawn_blocking(move || files.blobs());
     // The reading task ends only by returning, or by a panic, passed on.
     let zips = match read.await {
         Ok(zips) => zips?,
         Err(stopped) => std::panic::resume_unwind(stopped.into_panic()),
     };
     client
-        .oci_push_provider(&address, &version, zips, mount_from.as_ref())
+        .oci_push_provider(
+            &release.address,
+            &release.version,
+            zips,
+            release.mount_from.as_ref(),
+        )
         .await
         .map(PyPushedRelease)
 }

@@ -139,7 +139,7 @@ pub use mirror::{
 pub use oci_module::{DownloadedModule, ResolvedModule, oci_module_source};
 pub use oci_push::{BlobSource, PushedBlob, UPLOAD_CHUNK};
 #[cfg(feature = "cli-config")]
-pub use oci_release::PushedRelease;
+pub use oci_release::{PushedRelease, ReleaseFiles};
 #[cfg(feature = "cli-config")]
 pub use options::{
     ClientOptions, ClientSetup, CredentialsChoice, CredentialsLookup, CredentialsLookupError,

@@ -6,10 +6,13 @@
 
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
+use std::path::PathBuf;
 use tfdisco_core::bytes::Bytes;
-use tfdisco_core::{Error, Platform, Version};
+
+use tfdisco_core::{Dialect, Error, Platform, Version};
 use tfdisco_oci::{Descriptor, Digest, Reference, RepositoryAddress, media_type};
 use tfdisco_provider::oci_mirror::{EMPTY_CONFIG, package_manifest, release_index, tag_for};
+use tfdisco_provider::package_file_platform;
 
 use crate::{AsyncClient, BlobSource, BlockingClient, PushedBlob, Transport};
 
@@ -30,6 +33,95 @@ pub struct PushedRelease {
     pub blobs_sent: usize,
     /// How many blobs the registry mounted from the repository named.
     pub blobs_mounted: usize,
+}
+
+/// A provider release given as files, read from a front end's arguments
+/// as `tfdisco oci push-provider REPOSITORY VERSION ZIP… [--mount-from
+/// REPOSITORY]` reads them (the Python and Node packages too): the
+/// repository (`REGISTRY/NAME`), the version (OpenTofu's grammar), each
+/// zip's platform from its name (`terraform-provider-TYPE_VERSION_OS_ARCH.zip`,
+/// of that version: [`package_file_platform`]), at least one zip, and the
+/// repository to mount from. Nothing is read but the names.
+///
+/// ```
+/// use tfdisco_transport::ReleaseFiles;
+///
+/// let release = ReleaseFiles::parse(
+///     "ghcr.io/acme/providers/null",
+///     "3.2.1",
+///     ["dist/terraform-provider-null_3.2.1_linux_amd64.zip".into()],
+///     None,
+/// )?;
+/// assert_eq!(release.zips[0].0.to_string(), "linux_amd64");
+/// assert!(ReleaseFiles::parse("ghcr.io/acme/null", "3.2.0", release.paths(), None).is_err());
+/// # Ok::<(), tfdisco_transport::reexports::Error>(())
+/// ```
+#[derive(Clone, Debug)]
+#[non_exhaustive]
+pub struct ReleaseFiles {
+    /// The repository.
+    pub address: RepositoryAddress,
+    /// The version.
+    pub version: Version,
+    /// Each zip's platform (from its name) and path, in the order given.
+    pub zips: Vec<(Platform, PathBuf)>,
+    /// The repository of the same registry to mount blobs from.
+    pub mount_from: Option<RepositoryAddress>,
+}
+
+impl ReleaseFiles {
+    /// The release the arguments describe; a bad one is
+    /// [`Error::InvalidArgument`], with the CLI's message.
+    pub fn parse(
+        repository: &str,
+        version: &str,
+        zips: impl IntoIterator<Item = PathBuf>,
+        mount_from: Option<&str>,
+    ) -> Result<ReleaseFiles, Error> {
+        let invalid = |message: String| Error::InvalidArgument { message };
+        let address = RepositoryAddress::parse(repository).map_err(|e| invalid(e.to_string()))?;
+        let version = Version::parse(version, Dialect::OpenTofu)
+            .map_err(|e| invalid(format!("{version:?} is no version: {e}")))?;
+        let mut checked = Vec::new();
+        for path in zips {
+            let name = path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or_default();
+            let platform = package_file_platform(name, &version).map_err(invalid)?;
+            checked.push((platform, path));
+        }
+        if checked.is_empty() {
+            return Err(invalid(
+                "give the release's zips, one per platform".to_owned(),
+            ));
+        }
+        let mount_from = mount_from
+            .map(RepositoryAddress::parse)
+            .transpose()
+            .map_err(|e| invalid(e.to_string()))?;
+        Ok(ReleaseFiles {
+            address,
+            version,
+            zips: checked,
+            mount_from,
+        })
+    }
+
+    /// The zips' paths.
+    pub fn paths(&self) -> Vec<PathBuf> {
+        self.zips.iter().map(|(_, path)| path.clone()).collect()
+    }
+
+    /// Each zip as a [`BlobSource::file`]: every file read once for its
+    /// digest, here (blocking: an async caller runs this on a blocking
+    /// pool). A file that cannot be read is [`Error::LocalFile`].
+    pub fn blobs(&self) -> Result<Vec<(Platform, BlobSource)>, Error> {
+        self.zips
+            .iter()
+            .map(|(platform, path)| Ok((platform.clone(), BlobSource::file(path)?)))
+            .collect()
+    }
 }
 
 impl PushedRelease {
