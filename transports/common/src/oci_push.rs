@@ -349,3 +349,62 @@ fn invalid(address: &RepositoryAddress, e: impl std::fmt::Display) -> Error {
         message: format!("the OCI repository {address}: {e}"),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn all_chunks(blob: &BlobSource) -> Result<Vec<Bytes>, Error> {
+        let mut chunks = blob.chunks()?;
+        let mut all = Vec::new();
+        while let Some(chunk) = chunks.next()? {
+            all.push(chunk);
+        }
+        Ok(all)
+    }
+
+    #[test]
+    fn a_file_is_read_a_chunk_at_a_time_as_bytes_are_split() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("blob");
+        let bytes: Vec<u8> = (0..UPLOAD_CHUNK * 2 + 3).map(|i| (i % 251) as u8).collect();
+        std::fs::write(&path, &bytes).expect("a file");
+        let file = BlobSource::file(&path).expect("readable");
+        let memory = BlobSource::from(Bytes::from(bytes.clone()));
+        assert_eq!(file.digest(), memory.digest());
+        assert_eq!(
+            (file.size(), memory.size()),
+            (bytes.len() as u64, bytes.len() as u64)
+        );
+        for blob in [&file, &memory] {
+            let chunks = all_chunks(blob).expect("chunks");
+            let sizes: Vec<usize> = chunks.iter().map(Bytes::len).collect();
+            assert_eq!(sizes, [UPLOAD_CHUNK, UPLOAD_CHUNK, 3]);
+            assert_eq!(chunks.concat(), bytes);
+        }
+        // An empty blob has no chunk: the upload is closed at once.
+        let empty = BlobSource::from(Bytes::new());
+        assert!(all_chunks(&empty).expect("chunks").is_empty());
+    }
+
+    #[test]
+    fn a_file_that_changes_after_its_digest_is_a_local_file_error() {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let path = dir.path().join("blob");
+        std::fs::write(&path, b"0123456789").expect("a file");
+        let blob = BlobSource::file(&path).expect("readable");
+        std::fs::write(&path, b"01234").expect("shorter");
+        let err = all_chunks(&blob).expect_err("shorter");
+        assert!(
+            matches!(&err, Error::LocalFile { problem, .. } if problem.contains("got shorter")),
+            "{err}"
+        );
+        std::fs::remove_file(&path).expect("removed");
+        let err = all_chunks(&blob).expect_err("gone");
+        assert!(matches!(err, Error::LocalFile { .. }), "{err}");
+        assert!(matches!(
+            BlobSource::file(dir.path().join("none")),
+            Err(Error::LocalFile { .. })
+        ));
+    }
+}
