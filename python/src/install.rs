@@ -14,7 +14,8 @@ use tfdisco_transport::{
 };
 
 use crate::errors;
-use crate::lock::{items, jobs_arg, lock_error};
+use crate::lock::{jobs_arg, lock_error};
+use crate::options::items;
 use crate::record::{quote, record_methods};
 use crate::sources::{self, PyPlatform, PyProviderSource};
 

@@ -11,9 +11,7 @@
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
-use pyo3::exceptions::PyTypeError;
 use pyo3::prelude::*;
-use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use tfdisco_core::{Dialect, Platform};
 use tfdisco_provider::lock_plan::LockFailure;
@@ -25,6 +23,7 @@ use tfdisco_transport::{
 
 use crate::errors::{self, IntoPyResult};
 use crate::oci_push::PyPushedRelease;
+use crate::options::items;
 use crate::record::record_methods;
 use crate::sources::{self, PyPlatform, PyProviderSource};
 
@@ -33,28 +32,6 @@ use crate::sources::{self, PyPlatform, PyProviderSource};
 const _: () = assert!(DEFAULT_JOBS.get() == 8);
 
 // --- Arguments ----------------------------------------------------------------
-
-/// The items of a `platforms` or `providers` argument: any iterable but a
-/// `str` (whose characters would be taken one by one).
-pub(crate) fn items<'py>(
-    obj: &Bound<'py, PyAny>,
-    what: &str,
-    like: &str,
-) -> PyResult<Vec<Bound<'py, PyAny>>> {
-    if obj.extract::<PyBackedStr>().is_ok() {
-        return Err(PyTypeError::new_err(format!(
-            "{what} must be a list of {like}, not a str (write [{}])",
-            obj.repr()?
-        )));
-    }
-    let Ok(iter) = obj.try_iter() else {
-        return Err(PyTypeError::new_err(format!(
-            "{what} must be a list of {like}, not {}",
-            obj.get_type().name()?
-        )));
-    };
-    iter.collect()
-}
 
 /// The platforms of a `platforms` argument: `Platform`s or strs
 /// (`"linux_amd64"`).

@@ -13,7 +13,7 @@ use tfdisco_core::Error;
 use tfdisco_transport::{PushedRelease, ReleaseFiles};
 
 use crate::errors::IntoPyResult;
-use crate::lock::items;
+use crate::options::items;
 use crate::record::record_methods;
 use crate::sources::PyPlatform;
 

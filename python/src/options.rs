@@ -1,6 +1,7 @@
 //! Python's syntax for the client's options: the `credentials` argument
 //! (`"cli"`, None or a mapping of host to token), the `resolve` mapping,
-//! the `env` mapping and the `timeout` in seconds. Everything else about
+//! the `env` mapping and the `timeout` in seconds; and the calls' list
+//! arguments (`items`). Everything else about
 //! the options is `tfdisco_transport::ClientOptions`, shared with the CLI.
 
 use std::net::SocketAddr;
@@ -122,4 +123,26 @@ pub(crate) fn parse_env(vars: &Bound<'_, PyMapping>) -> PyResult<Env> {
         pairs.push((name, value));
     }
     Ok(Env::new(pairs))
+}
+
+/// The items of a list argument (`platforms`, `providers`, `zips`): any
+/// iterable but a `str` (whose characters would be taken one by one).
+pub(crate) fn items<'py>(
+    obj: &Bound<'py, PyAny>,
+    what: &str,
+    like: &str,
+) -> PyResult<Vec<Bound<'py, PyAny>>> {
+    if obj.extract::<PyBackedStr>().is_ok() {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be a list of {like}, not a str (write [{}])",
+            obj.repr()?
+        )));
+    }
+    let Ok(iter) = obj.try_iter() else {
+        return Err(PyTypeError::new_err(format!(
+            "{what} must be a list of {like}, not {}",
+            obj.get_type().name()?
+        )));
+    };
+    iter.collect()
 }
