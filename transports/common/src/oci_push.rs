@@ -176,9 +176,9 @@ impl<T: Transport> AsyncClient<T> {
             .await
     }
 
-    /// Puts `blob` (bytes, or a [`BlobSource::file`]) in the repository at
+    /// Puts `blob` (bytes, or a `BlobSource::file`) in the repository at
     /// `address`, unless it has it: `HEAD`, then `POST` an upload, `PATCH`
-    /// it in chunks of [`UPLOAD_CHUNK`] bytes and `PUT` its digest, which
+    /// it in chunks of `UPLOAD_CHUNK` bytes and `PUT` its digest, which
     /// the registry checks. A file is read a chunk at a time, on the
     /// calling task, as the chunks go.
     ///

@@ -40,7 +40,7 @@ pub struct PushedRelease {
 /// REPOSITORY]` reads them (the Python and Node packages too): the
 /// repository (`REGISTRY/NAME`), the version (OpenTofu's grammar), each
 /// zip's platform from its name (`terraform-provider-TYPE_VERSION_OS_ARCH.zip`,
-/// of that version: [`package_file_platform`]), at least one zip, and the
+/// of that version: `tfdisco_provider::package_file_platform`), at least one zip, and the
 /// repository to mount from. Nothing is read but the names.
 ///
 /// ```
@@ -162,7 +162,7 @@ impl Serialize for PushedRelease {
 
 impl<T: Transport> AsyncClient<T> {
     /// Pushes a provider release, `version` for each platform's zip (in
-    /// memory or a [`BlobSource::file`], read a chunk at a time), to the
+    /// memory or a `BlobSource::file`, read a chunk at a time), to the
     /// repository at `address`, in OpenTofu's layout (OCI-8). With
     /// `mount_from`, blobs the repository lacks are first asked to be
     /// mounted from that repository of the same registry (a release
