@@ -63,7 +63,7 @@ pub(crate) fn run(opts: &MirrorOpts) -> Result<u8, Failure> {
     let client = net::client(&opts.net)?;
     let folder = match (&opts.folder, &opts.to_oci) {
         (_, Some(template)) => {
-            let template = OciMirrorTemplate::parse(template)
+            let template = OciMirrorTemplate::parse_as(template, "--to-oci")
                 .map_err(|message| Error::InvalidArgument { message })?;
             let result = client.mirror_to_oci(&opts.chdir, &template, &options);
             return finish(result, opts.json, "mirror", human_oci);

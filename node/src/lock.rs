@@ -58,7 +58,7 @@ pub(crate) fn mirror_options(given: NativeMirrorOptions) -> Result<MirrorOptions
 /// template), read as `tfdisco mirror --to-oci TEMPLATE` reads it: one that
 /// does not parse is an `InvalidArgumentError`.
 pub(crate) fn oci_template(given: &str) -> Result<OciMirrorTemplate, Failure> {
-    OciMirrorTemplate::parse(given)
+    OciMirrorTemplate::parse_as(given, "template")
         .map_err(|message| Failure::from(Error::InvalidArgument { message }))
 }
 

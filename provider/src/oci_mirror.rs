@@ -42,10 +42,23 @@ enum TemplatePart {
 impl OciMirrorTemplate {
     /// Reads a level 1 template: literal text and `{name}` expressions;
     /// an operator (`{+x}`, `{#x}`, `{.x}`, …), a modifier or an unclosed
-    /// brace is refused.
+    /// brace is refused, in OpenTofu's words for its `-oci-mirror`
+    /// argument.
     pub fn parse(text: &str) -> Result<OciMirrorTemplate, String> {
+        OciMirrorTemplate::parse_as(text, "-oci-mirror")
+    }
+
+    /// [`OciMirrorTemplate::parse`] of a template given as `argument`
+    /// (`--to-oci`, `template`): its name in the message.
+    ///
+    /// ```
+    /// use tfdisco_provider::oci_mirror::OciMirrorTemplate;
+    /// let refused = OciMirrorTemplate::parse_as("r.example/{+type}", "--to-oci").unwrap_err();
+    /// assert!(refused.starts_with("The --to-oci argument is not a valid URI template: "));
+    /// ```
+    pub fn parse_as(text: &str, argument: &str) -> Result<OciMirrorTemplate, String> {
         let invalid =
-            |why: String| format!("The -oci-mirror argument is not a valid URI template: {why}.");
+            |why: String| format!("The {argument} argument is not a valid URI template: {why}.");
         let mut parts = Vec::new();
         let mut rest = text;
         while let Some(open) = rest.find(['{', '}']) {

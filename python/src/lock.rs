@@ -261,7 +261,7 @@ record_methods! {
 /// `tfdisco mirror --to-oci TEMPLATE` reads it: one that does not parse
 /// raises `InvalidArgument`, before anything is read.
 pub(crate) fn oci_template(py: Python<'_>, template: &str) -> PyResult<OciMirrorTemplate> {
-    OciMirrorTemplate::parse(template)
+    OciMirrorTemplate::parse_as(template, "template")
         .map_err(|message| tfdisco_core::Error::InvalidArgument { message })
         .or_raise(py)
 }

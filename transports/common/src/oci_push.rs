@@ -193,16 +193,8 @@ impl<T: Transport> AsyncClient<T> {
         blob: impl Into<BlobSource>,
         mount_from: Option<&RepositoryAddress>,
     ) -> Result<PushedBlob, Error> {
-        if let Some(from) = mount_from
-            && from.registry() != address.registry()
-        {
-            return Err(Error::InvalidArgument {
-                message: format!(
-                    "a blob can only be mounted from a repository of the same registry: {from} \
-                     is not on {}",
-                    address.registry()
-                ),
-            });
+        if let Some(from) = mount_from {
+            check_mount(address, from)?;
         }
         let blob = blob.into();
         let pushed = |sent, mounted| PushedBlob {
@@ -335,6 +327,23 @@ impl<T: Transport> BlockingClient<T> {
                 .oci_push_manifest(address, reference, media_type, manifest),
         )
     }
+}
+
+/// A mount into `address` may come only from a repository of its registry.
+pub(crate) fn check_mount(
+    address: &RepositoryAddress,
+    from: &RepositoryAddress,
+) -> Result<(), Error> {
+    if from.registry() == address.registry() {
+        return Ok(());
+    }
+    Err(Error::InvalidArgument {
+        message: format!(
+            "a blob can only be mounted from a repository of the same registry: {from} is not \
+             on {}",
+            address.registry()
+        ),
+    })
 }
 
 fn blob_url(address: &RepositoryAddress, digest: &Digest) -> Result<tfdisco_core::url::Url, Error> {

@@ -14,6 +14,7 @@ use tfdisco_oci::{Descriptor, Digest, Reference, RepositoryAddress, media_type};
 use tfdisco_provider::oci_mirror::{EMPTY_CONFIG, package_manifest, release_index, tag_for};
 use tfdisco_provider::package_file_platform;
 
+use crate::oci_push::check_mount;
 use crate::{AsyncClient, BlobSource, BlockingClient, PushedBlob, Transport};
 
 /// What pushing a release did.
@@ -40,8 +41,9 @@ pub struct PushedRelease {
 /// REPOSITORY]` reads them (the Python and Node packages too): the
 /// repository (`REGISTRY/NAME`), the version (OpenTofu's grammar), each
 /// zip's platform from its name (`terraform-provider-TYPE_VERSION_OS_ARCH.zip`,
-/// of that version: `tfdisco_provider::package_file_platform`), at least one zip, and the
-/// repository to mount from. Nothing is read but the names.
+/// of that version: `tfdisco_provider::package_file_platform`), at least
+/// one zip, and the repository to mount from (of the same registry).
+/// Nothing is read but the names.
 ///
 /// ```
 /// use tfdisco_transport::ReleaseFiles;
@@ -100,6 +102,9 @@ impl ReleaseFiles {
             .map(RepositoryAddress::parse)
             .transpose()
             .map_err(|e| invalid(e.to_string()))?;
+        if let Some(from) = &mount_from {
+            check_mount(&address, from)?;
+        }
         Ok(ReleaseFiles {
             address,
             version,
