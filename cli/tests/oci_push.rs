@@ -323,4 +323,24 @@ fn mirror_to_oci_pushes_nothing_when_a_package_fails() {
         ],
     );
     assert_eq!(bad.code, Some(2), "{}", bad.stderr);
+    // A template that gives both providers one repository would mix their
+    // releases: refused before any download.
+    let one = format!("{}/copy/all", registry.host());
+    let mixed = run(
+        right.path(),
+        &[
+            "mirror",
+            "--chdir",
+            chdir.as_str(),
+            "--to-oci",
+            one.as_str(),
+        ],
+    );
+    assert_eq!(mixed.code, Some(2), "{}", mixed.stderr);
+    assert!(
+        mixed.stderr.contains("the same repository"),
+        "{}",
+        mixed.stderr
+    );
+    assert!(registry.tags("copy/all").is_empty());
 }

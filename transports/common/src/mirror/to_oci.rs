@@ -79,9 +79,19 @@ impl Pushes {
                 error: error.into(),
             })?;
         let (run, plan) = MirrorRun::prepare(dir, staging.path(), dialect, options)?;
-        let mut addresses = Vec::with_capacity(run.sources.len());
+        let mut addresses: Vec<(ProviderSource, RepositoryAddress)> =
+            Vec::with_capacity(run.sources.len());
         for source in &run.sources {
             let address = template.address_for(source).map_err(LockError::Usage)?;
+            // Two providers' releases in one repository would mix (and a
+            // version of both would keep only the last one's tag).
+            if let Some((other, _)) = addresses.iter().find(|(_, a)| *a == address) {
+                return Err(LockError::Usage(format!(
+                    "the template {} gives {other} and {source} the same repository {address}: \
+                     name each provider's with {{hostname}}, {{namespace}} and {{type}}",
+                    template.as_str()
+                )));
+            }
             addresses.push((source.clone(), address));
         }
         Ok((
@@ -121,12 +131,14 @@ impl Pushes {
         let locks = plan.finish().map_err(LockError::Failed)?;
         let mut providers: Vec<OciMirroredProvider> = Vec::with_capacity(locks.len());
         for lock in locks {
-            let address = self
-                .addresses
-                .iter()
-                .find(|(source, _)| *source == lock.source)
-                .map(|(_, address)| address)
-                .expect("every provider the plan locked has its repository");
+            let Some((_, address)) = self.addresses.iter().find(|(s, _)| *s == lock.source) else {
+                // The plan locks only the configuration's providers, each
+                // given its repository by `prepare`.
+                return Err(LockError::Usage(format!(
+                    "{}: no repository was named for it",
+                    lock.source
+                )));
+            };
             // The blobs releases share (the empty config) are mounted from
             // the repository pushed before, when on the same registry.
             let before = providers
