@@ -117,8 +117,13 @@ enum Command {
     /// (`HOST/NS/TYPE/index.json`, `<version>.json`) for use as a network or
     /// filesystem mirror.
     ///
-    /// Exit codes as for lock. Nothing gets its final name before every
-    /// package passed: on failure the folder is left as it was.
+    /// With --to-oci TEMPLATE instead of DIR, each provider's release is
+    /// pushed to the OCI repository the template names for it, in the
+    /// layout OpenTofu's `oci_mirror` reads.
+    ///
+    /// Exit codes as for lock. Nothing gets its final name (or is pushed)
+    /// before every package passed: on failure the folder is left as it
+    /// was.
     Mirror(mirror::MirrorOpts),
     /// Publish to OCI registries (OpenTofu's `oci_mirror` layout).
     ///
