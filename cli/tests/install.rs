@@ -231,3 +231,60 @@ fn terraform_init_after_tfdisco_install_downloads_nothing() {
         "the lock file as tfdisco wrote it"
     );
 }
+
+/// INSTALL-14: a provider the CLI configuration's `dev_overrides` names is
+/// not installed (nor downloaded), a warning names the folder that
+/// overrides it, and the lock file keeps what it held for it; the other
+/// providers install as before.
+#[test]
+fn a_development_override_is_not_installed_and_keeps_its_lock_entry() {
+    let server = TestServer::start();
+    signed_registry::install(&server);
+    let host = server.host().to_string();
+    let home = tempfile::tempdir().expect("temp dir");
+    let work = tempfile::tempdir().expect("temp dir");
+    let dir = work.path().join("run");
+    configuration(&dir, &host);
+    let first = install(home.path(), &dir, &[]);
+    assert_eq!(first.code, Some(0), "{}", first.stderr);
+    let lock_path = dir.join(".terraform.lock.hcl");
+    let locked = fs::read_to_string(&lock_path).expect("a lock file");
+    assert!(locked.contains(&format!("\"{host}/ns/alpha\"")), "{locked}");
+    fs::remove_dir_all(dir.join(".terraform")).expect("a fresh start");
+
+    let over = work.path().join("alpha-dev");
+    fs::create_dir_all(&over).expect("the override's folder");
+    fs::write(
+        home.path().join(".terraformrc"),
+        format!(
+            "provider_installation {{\n  dev_overrides {{\n    \"{host}/ns/alpha\" = \"{}\"\n  }}\n  direct {{}}\n}}\n",
+            over.display()
+        ),
+    )
+    .expect("the CLI configuration");
+    let alpha = |paths: Vec<String>| paths.iter().filter(|p| p.contains("alpha")).count();
+    let before = alpha(downloads(&server));
+    let second = install(home.path(), &dir, &[]);
+    assert_eq!(second.code, Some(0), "{}", second.stderr);
+    assert!(
+        second.stderr.contains(&format!(
+            "{host}/ns/alpha is not installed: a development override uses {}",
+            over.display()
+        )),
+        "{}",
+        second.stderr
+    );
+    let providers = dir.join(".terraform/providers").join(&host).join("ns");
+    assert!(!providers.join("alpha").exists(), "alpha was installed");
+    assert!(providers.join("beta").is_dir(), "beta was not installed");
+    assert_eq!(
+        alpha(downloads(&server)),
+        before,
+        "alpha was downloaded again"
+    );
+    assert_eq!(
+        fs::read_to_string(&lock_path).expect("a lock file"),
+        locked,
+        "the lock file changed"
+    );
+}
