@@ -266,14 +266,14 @@ impl Bench {
         ]
     }
 
-    fn tfdisco_args(&self, command: &str, extra: &[String]) -> Vec<String> {
-        let mut args = vec![
-            command.to_owned(),
+    fn tfdisco_args(&self, command: &[&str], extra: &[String]) -> Vec<String> {
+        let mut args: Vec<String> = command.iter().map(|w| (*w).to_owned()).collect();
+        args.extend([
             "--dialect".to_owned(),
             "opentofu".to_owned(),
             "--ca-file".to_owned(),
             pki().ca_file().display().to_string(),
-        ];
+        ]);
         args.extend(extra.iter().cloned());
         args
     }
@@ -325,7 +325,7 @@ impl Bench {
                 let what = if install { "install" } else { "lock" };
                 let dir = self.fresh(&format!("pull-{what}-{}-{i}", provider.name), &main_tf);
                 let (args, config) = if install {
-                    (self.tfdisco_args("install", &[]), config_install)
+                    (self.tfdisco_args(&["install"], &[]), config_install)
                 } else {
                     let extra = [
                         "--platform".to_owned(),
@@ -333,7 +333,7 @@ impl Bench {
                         "--oci-mirror".to_owned(),
                         template.clone(),
                     ];
-                    (self.tfdisco_args("lock", &extra), config_lock)
+                    (self.tfdisco_args(&["lock"], &extra), config_lock)
                 };
                 let m = self.run_oci(&dir, &args, config, oci);
                 let body = self.check_pull(&dir, provider, install, &platform);
@@ -346,18 +346,8 @@ impl Bench {
                     Some(_) => {}
                 }
                 let _ = fs::remove_dir_all(&dir);
-                if i == 1 {
-                    example_requests[c] = m.served.requests.clone();
-                }
-                if i > 0 {
-                    eprintln!(
-                        "pull {i} {what} {}: {:.3} s, {} kB",
-                        provider.label,
-                        secs(m.timed.wall),
-                        m.timed.rss_kb
-                    );
-                    results[c].push(m);
-                }
+                let label = format!("pull {i} {what} {}", provider.label);
+                keep(i, &label, m, &mut results[c], &mut example_requests[c]);
             }
         }
         for p in 0..pulled.len() {
@@ -377,37 +367,19 @@ impl Bench {
              MB/s = package bytes / median wall; the other columns medians:\n",
             self.args.runs
         ));
-        self.out("| command | package | wall | MB/s | peak RSS (min–max) | CPU (tfdisco) | CPU (docker-registry) | requests (401s) | connections |");
-        self.out("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for (c, (p, install)) in cases.iter().enumerate() {
-            let provider = &pulled[*p];
-            let ms = &results[c];
-            let command = if *install {
+        let command = |install: bool| {
+            if install {
                 "`tfdisco install` (oci_mirror)"
             } else {
                 "`tfdisco lock --oci-mirror`"
-            };
-            let wall = median(&walls(ms));
-            let rss: Vec<f64> = ms.iter().map(|m| m.timed.rss_kb as f64 / 1024.0).collect();
-            let rss_min = rss.iter().copied().fold(f64::MAX, f64::min);
-            let rss_max = rss.iter().copied().fold(f64::MIN, f64::max);
-            let row = format!(
-                "| {command} | {} ({} B) | {} | {:.0} | {:.1} MiB ({:.1}–{:.1}) | {:.3} s | {:.2} s | {} ({}) | {} |",
-                provider.label,
-                provider.size,
-                summary(&walls(ms)),
-                provider.size as f64 / wall / 1e6,
-                median(&rss),
-                rss_min,
-                rss_max,
-                median(&ms.iter().map(|m| secs(m.timed.cpu)).collect::<Vec<_>>()),
-                median(&ms.iter().map(|m| secs(m.served.cpu)).collect::<Vec<_>>()),
-                median_count(ms.iter().map(|m| m.served.requests.len())),
-                median_count(ms.iter().map(|m| m.served.unauthorized)),
-                median_count(ms.iter().map(|m| m.served.connections)),
-            );
-            self.out(row);
-        }
+            }
+        };
+        let rows: Vec<(&str, &Pulled, &[Measure])> = cases
+            .iter()
+            .zip(&results)
+            .map(|(&(p, install), ms)| (command(install), &pulled[p], ms.as_slice()))
+            .collect();
+        self.size_table(&rows);
         // The memory check: the largest against the smallest package, per
         // command.
         if pulled.len() >= 2 {
@@ -418,60 +390,25 @@ impl Bench {
                         .iter()
                         .position(|&(q, i)| q == p && i == install)
                         .expect("a case");
-                    let kb: Vec<f64> = results[c].iter().map(|m| m.timed.rss_kb as f64).collect();
-                    (median(&kb), kb.iter().copied().fold(f64::MIN, f64::max))
+                    (&pulled[p], results[c].as_slice())
                 };
-                let (big_median, big_max) = of(0);
-                let (small_median, _) = of(pulled.len() - 1);
-                let allowance = (pulled[0].size / 4 / 1024) as f64;
                 let what = if install { "install" } else { "lock" };
-                self.out(format!(
-                    "peak RSS, {what}: {} {:.1} MiB against {} {:.1} MiB (medians; +{:.1} MiB, largest {:.1} MiB): {}",
-                    pulled[0].label,
-                    big_median / 1024.0,
-                    pulled[pulled.len() - 1].label,
-                    small_median / 1024.0,
-                    (big_median - small_median) / 1024.0,
-                    big_max / 1024.0,
-                    if big_max - small_median <= allowance {
-                        "does not grow with the package"
-                    } else {
-                        "GROWS with the package"
-                    }
-                ));
-                if big_max - small_median > allowance {
-                    self.failures.push(format!(
-                        "peak RSS of {what} grows with the package: {big_max} kB against {small_median} kB"
-                    ));
-                }
+                self.rss_check(what, of(0), of(pulled.len() - 1));
             }
         }
         self.out(format!(
             "docker-registry's peak RSS (VmHWM) so far: {}",
             oci.peak_rss()
         ));
-        let mut text = String::new();
-        for (c, (p, install)) in cases.iter().enumerate() {
-            let _ = writeln!(
-                text,
-                "# {} {}, run 1: {} requests",
-                if *install { "install" } else { "lock" },
-                pulled[*p].label,
-                example_requests[c].len()
-            );
-            for r in &example_requests[c] {
-                let _ = writeln!(text, "  {r}");
-            }
-        }
-        let file = self.args.work.join("pull-requests.txt");
-        fs::write(&file, &text).expect("the request list");
-        self.out(format!(
-            "\nthe requests of run 1 (docker-registry's access log): {}",
-            file.display()
-        ));
-        for line in text.lines() {
-            self.out(format!("    {line}"));
-        }
+        let listed: Vec<(String, &[String])> = cases
+            .iter()
+            .zip(&example_requests)
+            .map(|(&(p, install), requests)| {
+                let what = if install { "install" } else { "lock" };
+                (format!("{what} {}", pulled[p].label), requests.as_slice())
+            })
+            .collect();
+        self.list_requests("pull-requests.txt", &listed);
     }
 
     /// `tfdisco oci push-provider` of each zip: into a fresh repository,
@@ -479,9 +416,7 @@ impl Bench {
     fn push(&mut self, oci: &Oci, zips: &[(&Pulled, PathBuf)], config: &Path) {
         let platform = registry::current_platform();
         self.out(format!(
-            "
-## push: `tfdisco oci push-provider` of one zip for {platform} to {} ({}), {}
-",
+            "\n## push: `tfdisco oci push-provider` of one zip for {platform} to {} ({}), {}\n",
             oci.registry.host(),
             oci.label,
             zips.iter()
@@ -506,24 +441,13 @@ impl Bench {
                         path.display().to_string(),
                         "--json".to_owned(),
                     ];
-                    let mut args = vec!["oci".to_owned(), "push-provider".to_owned()];
-                    args.extend(self.tfdisco_args("", &extra).into_iter().skip(1));
+                    let args = self.tfdisco_args(&["oci", "push-provider"], &extra);
                     let m = self.run_oci(&dir, &args, config, oci);
-                    let what = if again { "again" } else { "first" };
                     self.check_push(provider, again, &repository);
                     let c = 2 * z + usize::from(again);
-                    if i == 1 {
-                        example_requests[c] = m.served.requests.clone();
-                    }
-                    if i > 0 {
-                        eprintln!(
-                            "push {i} {what} {}: {:.3} s, {} kB",
-                            provider.label,
-                            secs(m.timed.wall),
-                            m.timed.rss_kb
-                        );
-                        results[c].push(m);
-                    }
+                    let what = if again { "again" } else { "first" };
+                    let label = format!("push {i} {what} {}", provider.label);
+                    keep(i, &label, m, &mut results[c], &mut example_requests[c]);
                 }
             }
         }
@@ -532,20 +456,51 @@ impl Bench {
              median wall; the other columns medians:\n",
             self.args.runs
         ));
-        self.out("| command | zip | wall | MB/s | peak RSS (min–max) | CPU (tfdisco) | CPU (docker-registry) | requests (401s) | connections |");
-        self.out("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
-        for (c, ms) in results.iter().enumerate() {
-            let provider = zips[c / 2].0;
-            let command = if c % 2 == 1 {
+        let command = |c: usize| {
+            if c % 2 == 1 {
                 "`oci push-provider`, again (0 blobs sent)"
             } else {
                 "`oci push-provider`, new repository"
-            };
+            }
+        };
+        let rows: Vec<(&str, &Pulled, &[Measure])> = results
+            .iter()
+            .enumerate()
+            .map(|(c, ms)| (command(c), zips[c / 2].0, ms.as_slice()))
+            .collect();
+        self.size_table(&rows);
+        if n >= 2 {
+            self.out("");
+            let first = |z: usize| (zips[z].0, results[2 * z].as_slice());
+            self.rss_check("first push", first(0), first(n - 1));
+        }
+        let listed: Vec<(String, &[String])> = example_requests
+            .iter()
+            .enumerate()
+            .map(|(c, requests)| {
+                let what = if c % 2 == 1 { "again" } else { "first" };
+                (
+                    format!("{what} {}", zips[c / 2].0.label),
+                    requests.as_slice(),
+                )
+            })
+            .collect();
+        self.list_requests("push-requests.txt", &listed);
+    }
+
+    /// The medians of each command's runs with a package of a size: wall
+    /// (IQR), MB/s, peak RSS, CPU of tfdisco and of the registry, requests
+    /// (401s) and connections.
+    fn size_table(&mut self, rows: &[(&str, &Pulled, &[Measure])]) {
+        self.out("| command | package | wall | MB/s | peak RSS (min–max) | CPU (tfdisco) | CPU (docker-registry) | requests (401s) | connections |");
+        self.out("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        for (command, provider, ms) in rows {
             let wall = median(&walls(ms));
             let rss: Vec<f64> = ms.iter().map(|m| m.timed.rss_kb as f64 / 1024.0).collect();
             let row = format!(
-                "| {command} | {} | {} | {:.0} | {:.1} MiB ({:.1}–{:.1}) | {:.3} s | {:.2} s | {} ({}) | {} |",
+                "| {command} | {} ({} B) | {} | {:.0} | {:.1} MiB ({:.1}–{:.1}) | {:.3} s | {:.2} s | {} ({}) | {} |",
                 provider.label,
+                provider.size,
                 summary(&walls(ms)),
                 provider.size as f64 / wall / 1e6,
                 median(&rss),
@@ -559,45 +514,51 @@ impl Bench {
             );
             self.out(row);
         }
-        if n >= 2 {
-            let kb = |c: usize| -> Vec<f64> {
-                results[c].iter().map(|m| m.timed.rss_kb as f64).collect()
-            };
-            let big = kb(0);
-            let small_median = median(&kb(2 * (n - 1)));
-            let big_max = big.iter().copied().fold(f64::MIN, f64::max);
-            let allowance = (zips[0].0.size / 4 / 1024) as f64;
-            let grows = big_max - small_median > allowance;
-            self.out(format!(
-                "\npeak RSS, first push: {} {:.1} MiB against {} {:.1} MiB (medians; +{:.1} MiB, largest {:.1} MiB): {}",
-                zips[0].0.label,
-                median(&big) / 1024.0,
-                zips[n - 1].0.label,
-                small_median / 1024.0,
-                (median(&big) - small_median) / 1024.0,
-                big_max / 1024.0,
-                if grows { "GROWS with the zip" } else { "does not grow with the zip" }
-            ));
+    }
+
+    /// The memory check (issue 26's reasoning: memory that grew with the
+    /// package would cost about a package): the largest peak RSS with the
+    /// big package against the median with the small one, allowed a
+    /// quarter of the big package.
+    fn rss_check(&mut self, what: &str, big: (&Pulled, &[Measure]), small: (&Pulled, &[Measure])) {
+        let kb =
+            |ms: &[Measure]| -> Vec<f64> { ms.iter().map(|m| m.timed.rss_kb as f64).collect() };
+        let (big_kb, small_kb) = (kb(big.1), kb(small.1));
+        let (big_median, small_median) = (median(&big_kb), median(&small_kb));
+        let big_max = big_kb.iter().copied().fold(f64::MIN, f64::max);
+        let grows = big_max - small_median > (big.0.size / 4 / 1024) as f64;
+        self.out(format!(
+            "peak RSS, {what}: {} {:.1} MiB against {} {:.1} MiB (medians; +{:.1} MiB, largest {:.1} MiB): {}",
+            big.0.label,
+            big_median / 1024.0,
+            small.0.label,
+            small_median / 1024.0,
+            (big_median - small_median) / 1024.0,
+            big_max / 1024.0,
             if grows {
-                self.failures.push(format!(
-                    "peak RSS of a push grows with the zip: {big_max} kB against {small_median} kB"
-                ));
+                "GROWS with the package"
+            } else {
+                "does not grow with the package"
             }
+        ));
+        if grows {
+            self.failures.push(format!(
+                "peak RSS of {what} grows with the package: {big_max} kB against {small_median} kB"
+            ));
         }
+    }
+
+    /// The requests of run 1 of each command, written to `name` in the
+    /// work folder and printed.
+    fn list_requests(&mut self, name: &str, listed: &[(String, &[String])]) {
         let mut text = String::new();
-        for (c, requests) in example_requests.iter().enumerate() {
-            let _ = writeln!(
-                text,
-                "# {} {}, run 1: {} requests",
-                if c % 2 == 1 { "again" } else { "first" },
-                zips[c / 2].0.label,
-                requests.len()
-            );
-            for r in requests {
+        for (what, requests) in listed {
+            let _ = writeln!(text, "# {what}, run 1: {} requests", requests.len());
+            for r in *requests {
                 let _ = writeln!(text, "  {r}");
             }
         }
-        let file = self.args.work.join("push-requests.txt");
+        let file = self.args.work.join(name);
         fs::write(&file, &text).expect("the request list");
         self.out(format!(
             "\nthe requests of run 1 (docker-registry's access log): {}",
@@ -719,7 +680,7 @@ impl Bench {
         // Tool 0 is the registry, then each mirror.
         let mut tools: Vec<(String, Vec<String>)> = vec![(
             "`tfdisco lock` from the registry".to_owned(),
-            self.tfdisco_args("lock", &base),
+            self.tfdisco_args(&["lock"], &base),
         )];
         for oci in mirrors {
             let mut extra = base.clone();
@@ -727,7 +688,7 @@ impl Bench {
             extra.push(oci.template());
             tools.push((
                 format!("`tfdisco lock --oci-mirror` ({})", oci.label),
-                self.tfdisco_args("lock", &extra),
+                self.tfdisco_args(&["lock"], &extra),
             ));
         }
         let n = tools.len();
@@ -908,6 +869,22 @@ impl Bench {
 }
 
 /// A lock file without its header line.
+/// A run's measure kept (after the untimed round) and, for run 1, its
+/// requests; the run printed as it ends.
+fn keep(i: usize, label: &str, m: Measure, results: &mut Vec<Measure>, example: &mut Vec<String>) {
+    if i == 1 {
+        example.clone_from(&m.served.requests);
+    }
+    if i > 0 {
+        eprintln!(
+            "{label}: {:.3} s, {} kB",
+            secs(m.timed.wall),
+            m.timed.rss_kb
+        );
+        results.push(m);
+    }
+}
+
 fn body(lock: &str) -> String {
     lock.lines().skip(1).collect::<Vec<_>>().join("\n")
 }
