@@ -3,12 +3,14 @@
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use tfdisco_core::ProviderSource;
-use tfdisco_transport::{InstallEvent, InstallOptions, InstallReport};
+use tfdisco_transport::{Cancel, InstallEvent, InstallOptions, InstallReport};
 
 use crate::failure::Failure;
+use crate::interrupt;
 use crate::lock::{finish, jobs_arg};
 use crate::net::{self, NetOpts};
 use crate::setup;
@@ -65,9 +67,11 @@ pub(crate) fn run(opts: &InstallOpts) -> Result<u8, Failure> {
     if let Some(dir) = &opts.plugin_cache {
         options = options.plugin_cache_dir(dir);
     }
-    if !opts.json {
-        options = options.on_event(std::sync::Arc::new(progress));
-    }
+    let json = opts.json;
+    options = options.on_event(Arc::new(move |event| progress(event, json)));
+    let cancel = Cancel::new();
+    interrupt::cancel_on_interrupt(cancel.clone());
+    options = options.cancel_on(cancel);
     for given in &opts.providers {
         options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect)?);
     }
@@ -84,17 +88,43 @@ pub(crate) fn run(opts: &InstallOpts) -> Result<u8, Failure> {
 }
 
 /// A line per package as its download starts and ends (stdout; `--json`
-/// prints none).
-fn progress(event: InstallEvent<'_>) {
+/// prints none), and a line on stderr when the run waits for a plugin cache
+/// entry another run holds (with `--json`, a JSON object on a line).
+fn progress(event: InstallEvent<'_>, json: bool) {
     match event {
-        InstallEvent::Downloading { source, version } => {
+        InstallEvent::Downloading { source, version } if !json => {
             println!("- Installing {source} v{version}...");
         }
         InstallEvent::Downloaded {
             source,
             version,
             bytes,
-        } => println!("- Downloaded {source} v{version} ({bytes} bytes)"),
+        } if !json => println!("- Downloaded {source} v{version} ({bytes} bytes)"),
+        InstallEvent::WaitingForCache {
+            source,
+            version,
+            platform,
+            lock_file,
+            waited,
+        } => {
+            if json {
+                let line = serde_json::json!({
+                    "event": "waiting_for_cache",
+                    "source": source.to_string(),
+                    "version": version.to_string(),
+                    "platform": platform.to_string(),
+                    "lock_file": lock_file.display().to_string(),
+                    "waited_seconds": waited.as_secs_f64(),
+                });
+                eprintln!("{line}");
+            } else {
+                eprintln!(
+                    "- Waiting for the plugin cache entry of {source} v{version} for {platform}: \
+                     another run holds its lock {} (Ctrl-C stops)",
+                    lock_file.display()
+                );
+            }
+        }
         _ => {}
     }
 }

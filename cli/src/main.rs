@@ -9,6 +9,7 @@ mod discover;
 mod exit;
 mod failure;
 mod install;
+mod interrupt;
 mod lock;
 mod mirror;
 mod net;

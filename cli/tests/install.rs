@@ -52,25 +52,13 @@ fn downloads(server: &TestServer) -> Vec<String> {
     paths
 }
 
-/// Eight processes at once into one empty plugin cache: all succeed, each
-/// package is downloaded once in all (the others wait for the cache
-/// entry's lock and link what the first put there), and every cached
-/// package's `h1:` is in every lock file (INSTALL-12).
-#[test]
-fn eight_processes_share_one_empty_cache() {
-    let server = TestServer::start();
-    signed_registry::install(&server);
-    let host = server.host().to_string();
-    let scratch = tempfile::tempdir().expect("a folder");
-    let cache = scratch.path().join("cache");
-    fs::create_dir(&cache).expect("the cache");
-    let home = scratch.path().join("home");
-    fs::create_dir(&home).expect("a home");
+/// `tfdisco install --dialect terraform --json` in each of `dirs` at once,
+/// all with the plugin cache `cache`: every run's exit code and lock file.
+fn install_at_once(home: &Path, dirs: &[std::path::PathBuf], cache: &Path) -> Vec<String> {
     let ca = ca_file();
-    let children: Vec<_> = (0..8)
-        .map(|i| {
-            let dir = scratch.path().join(format!("work{i}"));
-            configuration(&dir, &host);
+    let children: Vec<_> = dirs
+        .iter()
+        .map(|dir| {
             let child = Command::new(env!("CARGO_BIN_EXE_tfdisco"))
                 .args([
                     "install",
@@ -81,11 +69,11 @@ fn eight_processes_share_one_empty_cache() {
                     "--json",
                 ])
                 .arg("--chdir")
-                .arg(&dir)
+                .arg(dir)
                 .arg("--plugin-cache")
-                .arg(&cache)
+                .arg(cache)
                 .env_clear()
-                .env("HOME", &home)
+                .env("HOME", home)
                 .env("PATH", "/usr/bin:/bin")
                 .stdout(Stdio::piped())
                 .stderr(Stdio::piped())
@@ -100,31 +88,162 @@ fn eight_processes_share_one_empty_cache() {
         assert_eq!(run.code, Some(0), "{}\n{}", run.stdout, run.stderr);
         locks.push(fs::read_to_string(dir.join(".terraform.lock.hcl")).expect("a lock file"));
     }
+    locks
+}
+
+/// The `h1:` of the registry's packages for linux_amd64, as a lock file
+/// writes it, and whether the plugin cache `cache` holds exactly their
+/// files (compared with the packages unpacked into `scratch`).
+fn genuine(cache: &Path, host: &str, scratch: &Path) -> Vec<(String, bool)> {
+    use tfdisco_testkit::install_goldens::{Change, Package};
+    [("alpha", "1.1.0"), ("beta", "0.10.0")]
+        .iter()
+        .map(|&(name, version)| {
+            let file = signed_registry::package_file(name, version, "linux_amd64");
+            let zip = signed_registry::file(name, version, &file);
+            let h1 = tfdisco_provider::hash_package(zip).expect("a package").h1();
+            let package = Package {
+                name,
+                version,
+                change: Change::None,
+            };
+            package.unpack(scratch, host);
+            let same = files(&package.path(scratch, host)) == files(&package.path(cache, host));
+            (h1, same)
+        })
+        .collect()
+}
+
+/// Every file under `dir` (path relative to it, bytes), sorted.
+fn files(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_owned()];
+    while let Some(folder) = stack.pop() {
+        for entry in fs::read_dir(&folder).expect("a folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                stack.push(path);
+            } else {
+                let bytes = fs::read(&path).expect("a file");
+                out.push((path.strip_prefix(dir).expect("inside").to_owned(), bytes));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+const ALPHA_ZIP: &str = "/files/ns/alpha/1.1.0/terraform-provider-alpha_1.1.0_linux_amd64.zip";
+const BETA_ZIP: &str = "/files/ns/beta/0.10.0/terraform-provider-beta_0.10.0_linux_amd64.zip";
+
+/// Eight processes at once into one empty plugin cache, each working folder
+/// with a lock file that records the packages (the usual CI case): all
+/// succeed, each package is downloaded once in all (the others wait for
+/// the cache entry's lock and link what the first put there, which the lock
+/// file vouches for), and nothing beside the packages but their lock files
+/// is written into the cache (INSTALL-3, INSTALL-12).
+#[test]
+fn eight_processes_with_lock_files_share_one_empty_cache() {
+    let server = TestServer::start();
+    signed_registry::install(&server);
+    let host = server.host().to_string();
+    let scratch = tempfile::tempdir().expect("a folder");
+    let home = scratch.path().join("home");
+    fs::create_dir(&home).expect("a home");
+    let first = scratch.path().join("first");
+    configuration(&first, &host);
+    let run = install(&home, &first, &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let lock = fs::read_to_string(first.join(".terraform.lock.hcl")).expect("a lock file");
+    let cache = scratch.path().join("cache");
+    fs::create_dir(&cache).expect("the cache");
+    let dirs: Vec<_> = (0..8)
+        .map(|i| {
+            let dir = scratch.path().join(format!("work{i}"));
+            configuration(&dir, &host);
+            fs::write(dir.join(".terraform.lock.hcl"), &lock).expect("a lock file");
+            dir
+        })
+        .collect();
+    server.take_requests();
+    let locks = install_at_once(&home, &dirs, &cache);
     assert_eq!(
         downloads(&server),
-        [
-            "/files/ns/alpha/1.1.0/terraform-provider-alpha_1.1.0_linux_amd64.zip",
-            "/files/ns/beta/0.10.0/terraform-provider-beta_0.10.0_linux_amd64.zip",
-        ],
+        [ALPHA_ZIP, BETA_ZIP],
         "each package once in all"
     );
-    let mut cached_h1 = Vec::new();
-    for (name, version) in [("alpha", "1.1.0"), ("beta", "0.10.0")] {
-        let metadata = cache.join(format!(
-            "{host}/ns/{name}/{version}/linux_amd64.metadata.json"
-        ));
-        let text = fs::read_to_string(&metadata).expect("the installer's metadata");
-        let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
-        cached_h1.push(value["package_hash"].as_str().expect("its h1").to_owned());
+    for written in &locks {
+        assert_eq!(written, &lock, "the lock file as it was");
+    }
+    for (h1, same) in genuine(&cache, &host, &scratch.path().join("genuine")) {
+        assert!(lock.contains(h1.as_str()), "{h1} in\n{lock}");
+        assert!(same, "the cache holds the registry's package");
+    }
+    let mut beside: Vec<String> = ["alpha/1.1.0", "beta/0.10.0"]
+        .iter()
+        .flat_map(|version| {
+            let dir = cache.join(format!("{host}/ns/{version}"));
+            fs::read_dir(&dir)
+                .expect("a version folder")
+                .map(|entry| {
+                    entry
+                        .expect("an entry")
+                        .file_name()
+                        .to_string_lossy()
+                        .into_owned()
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    beside.sort();
+    assert_eq!(
+        beside,
+        [
+            "linux_amd64",
+            "linux_amd64",
+            "linux_amd64.lock",
+            "linux_amd64.lock"
+        ],
+        "the packages and OpenTofu's lock files only"
+    );
+}
+
+/// Eight processes at once into one empty plugin cache with no lock file:
+/// all succeed and each verifies its own download against the registry's
+/// signature (the cache vouches for nothing, as in Terraform and
+/// OpenTofu); every lock file is the same and records the genuine
+/// packages (INSTALL-3, INSTALL-12).
+#[test]
+fn eight_processes_without_lock_files_each_verify_a_download() {
+    let server = TestServer::start();
+    signed_registry::install(&server);
+    let host = server.host().to_string();
+    let scratch = tempfile::tempdir().expect("a folder");
+    let cache = scratch.path().join("cache");
+    fs::create_dir(&cache).expect("the cache");
+    let home = scratch.path().join("home");
+    fs::create_dir(&home).expect("a home");
+    let dirs: Vec<_> = (0..8)
+        .map(|i| {
+            let dir = scratch.path().join(format!("work{i}"));
+            configuration(&dir, &host);
+            dir
+        })
+        .collect();
+    let locks = install_at_once(&home, &dirs, &cache);
+    let got = downloads(&server);
+    for zip in [ALPHA_ZIP, BETA_ZIP] {
+        assert_eq!(got.iter().filter(|path| *path == zip).count(), 8, "{got:?}");
     }
     for lock in &locks {
         assert_eq!(
             lock, &locks[0],
             "every working folder got the same lock file"
         );
-        for h1 in &cached_h1 {
-            assert!(lock.contains(h1.as_str()), "{h1} in\n{lock}");
-        }
+    }
+    for (h1, same) in genuine(&cache, &host, &scratch.path().join("genuine")) {
+        assert!(locks[0].contains(h1.as_str()), "{h1} in\n{}", locks[0]);
+        assert!(same, "the cache holds the registry's package");
     }
 }
 

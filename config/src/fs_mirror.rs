@@ -322,8 +322,8 @@ pub fn hash_package_file(path: &Path) -> Result<PackageHashes, MirrorError> {
 
 /// The `h1:` of a package folder's files (links followed), as
 /// [`hash_local_package`] hashes an unpacked package: what an installed
-/// package is compared with (INSTALL-3).
-pub(crate) fn hash_folder(dir: &Path) -> Result<String, MirrorError> {
+/// package (or a plugin cache entry) is compared with (INSTALL-3).
+pub fn hash_folder(dir: &Path) -> Result<String, MirrorError> {
     hash_directory(dir).map(|hashes| hashes.h1)
 }
 

@@ -140,7 +140,7 @@ pub use credentials_file::{CREDENTIALS_FILE_NAME, to_store};
 pub use diagnostic::{Diagnostic, Severity};
 pub use error::Error;
 pub use fs_mirror::{
-    FilesystemMirror, LocalHashes, MirrorError, hash_local_package, hash_package_file,
+    FilesystemMirror, LocalHashes, MirrorError, hash_folder, hash_local_package, hash_package_file,
 };
 pub use helper::{DEFAULT_HELPER_TIMEOUT, HelperProgram};
 pub use implied::{

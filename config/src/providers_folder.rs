@@ -13,16 +13,14 @@ use std::collections::HashMap;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
+use std::time::SystemTime;
 
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::lock_plan::{
-    CachedPackage, InstalledPackages, cache_lock_path, cache_metadata_path, metadata_document,
-    package_dir, parse_metadata, staging_name,
+    InstalledPackages, cache_lock_path, package_dir, staging_prefix, stale_staging,
 };
 
-use crate::atomic::write_atomically;
 use crate::fs_mirror::hash_folder;
 
 pub use lock::CacheLock;
@@ -109,7 +107,10 @@ impl ProvidersFolder {
     /// Takes the lock of a plugin cache entry (OpenTofu's `OS_ARCH.lock`, a
     /// whole-file `fcntl` write lock, INSTALL-12) without waiting: true when
     /// this folder holds it (now or already), false when another process,
-    /// or another run of this one, does. Without a cache, true.
+    /// or another run of this one, does. Without a cache, true. Once taken,
+    /// the staging folders for the entry that no run can be using any more
+    /// are removed (INSTALL-10): a run killed mid-download leaves nothing
+    /// in the way of the next.
     pub fn try_lock_cache_entry(
         &self,
         source: &ProviderSource,
@@ -126,19 +127,44 @@ impl ProvidersFolder {
         }
         match CacheLock::try_take(&path)? {
             Some(lock) => {
-                locks.insert(path, lock);
+                locks.insert(path.clone(), lock);
+                if let Some(version_dir) = path.parent() {
+                    sweep_staging(version_dir, platform);
+                }
                 Ok(true)
             }
             None => Ok(false),
         }
     }
 
+    /// The lock file of a plugin cache entry, if a cache is used.
+    pub fn cache_lock_file(
+        &self,
+        source: &ProviderSource,
+        version: &Version,
+        platform: &Platform,
+    ) -> Option<PathBuf> {
+        let cache = self.cache.as_ref()?;
+        Some(cache.join(cache_lock_path(source, version, platform)))
+    }
+
+    /// Whether this folder holds the lock of a plugin cache entry.
+    fn holds(&self, source: &ProviderSource, version: &Version, platform: &Platform) -> bool {
+        self.cache_lock_file(source, version, platform)
+            .is_some_and(|path| {
+                self.locks
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .contains_key(&path)
+            })
+    }
+
     /// What is installed of a version for a platform (the answer to the
     /// install plan's `Installed` job): the `h1:` of the working folder's
     /// install (through a link into the cache, as the CLIs read it), and of
-    /// the cache's entry with what its installer recorded beside it. Take
-    /// the cache entry's lock first ([`ProvidersFolder::try_lock_cache_entry`]).
-    /// A folder that cannot be read counts as not installed: it is then
+    /// the cache's entry, read from its files alone. Take the cache
+    /// entry's lock first ([`ProvidersFolder::try_lock_cache_entry`]). A
+    /// folder that cannot be read counts as not installed: it is then
     /// replaced.
     pub fn installed(
         &self,
@@ -147,22 +173,19 @@ impl ProvidersFolder {
         platform: &Platform,
     ) -> InstalledPackages {
         let target = hash_installed(&self.target_path(source, version, platform));
-        let cache = self.cache.as_ref().and_then(|cache| {
-            let h1 = hash_installed(&cache.join(package_dir(source, version, platform)))?;
-            let verified = fs::read(cache.join(cache_metadata_path(source, version, platform)))
-                .ok()
-                .and_then(|bytes| parse_metadata(&bytes))
-                .filter(|(recorded, _)| *recorded == h1)
-                .map(|(_, signed)| signed)
-                .unwrap_or_default();
-            Some(CachedPackage { h1, verified })
-        });
+        let cache = self
+            .cache
+            .as_ref()
+            .and_then(|cache| hash_installed(&cache.join(package_dir(source, version, platform))));
         InstalledPackages { target, cache }
     }
 
     /// A staging folder for a package going `into` the target or the
     /// cache, beside its final place, and the sink that unpacks the archive
-    /// into it as it downloads (INSTALL-10).
+    /// into it as it downloads (INSTALL-10). Its name has a random part and
+    /// it is created exclusively, so that no folder left behind or planted
+    /// is ever taken for it. Into the cache only while this folder holds
+    /// the entry's lock.
     pub fn stage(
         &self,
         source: &ProviderSource,
@@ -171,7 +194,14 @@ impl ProvidersFolder {
         into: Destination,
     ) -> io::Result<StagedPackage> {
         let base = match (into, &self.cache) {
-            (Destination::Cache, Some(cache)) => cache,
+            (Destination::Cache, Some(cache)) => {
+                if !self.holds(source, version, platform) {
+                    return Err(io::Error::other(
+                        "a package is staged in the plugin cache only while its entry is locked",
+                    ));
+                }
+                cache
+            }
             _ => &self.target,
         };
         let final_path = base.join(package_dir(source, version, platform));
@@ -186,14 +216,7 @@ impl ProvidersFolder {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .extend(missing.into_iter().rev());
-        static MADE: AtomicU64 = AtomicU64::new(0);
-        let unique = format!(
-            "{}-{}",
-            std::process::id(),
-            MADE.fetch_add(1, Ordering::Relaxed)
-        );
-        let staging = parent.join(staging_name(&unique));
-        fs::create_dir(&staging)?;
+        let staging = create_staging(parent, platform)?;
         self.staged
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -202,23 +225,16 @@ impl ProvidersFolder {
     }
 
     /// Puts a staged package in its place: its files given their modes, the
-    /// folder renamed over whatever was there; in the cache, what was
-    /// verified (`verified`) recorded beside it (INSTALL-2, INSTALL-10).
+    /// folder renamed over whatever was there (INSTALL-2, INSTALL-10).
     /// The working folder is linked to a cache entry separately
     /// ([`ProvidersFolder::link_to_cache`]).
-    pub fn place(&self, staged: &Staged, verified: &[String]) -> io::Result<()> {
+    pub fn place(&self, staged: &Staged) -> io::Result<()> {
         staged.apply_modes()?;
         replace_dir(staged.staging(), staged.final_path())?;
         self.staged
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .retain(|path| path != staged.staging());
-        if let Some(cache) = &self.cache
-            && staged.final_path().starts_with(cache)
-            && let (Some(h1), Some(metadata)) = (staged.h1(), metadata_path(staged.final_path()))
-        {
-            write_atomically(&metadata, &metadata_document(&h1, verified))?;
-        }
         Ok(())
     }
 
@@ -313,10 +329,54 @@ fn hash_installed(path: &Path) -> Option<String> {
     hash_folder(path).ok()
 }
 
-/// `…/VERSION/OS_ARCH.metadata.json` for a cache entry `…/VERSION/OS_ARCH`.
-fn metadata_path(entry: &Path) -> Option<PathBuf> {
-    let name = entry.file_name()?.to_str()?;
-    Some(entry.with_file_name(format!("{name}.metadata.json")))
+/// Makes a staging folder for `platform` in `parent`: its name
+/// [`staging_prefix`] and a random part, the folder created exclusively
+/// (mode 0755 less the umask, as the CLIs make folders).
+fn create_staging(parent: &Path, platform: &Platform) -> io::Result<PathBuf> {
+    let prefix = staging_prefix(platform);
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(&prefix).rand_bytes(16);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        builder.permissions(fs::Permissions::from_mode(0o755));
+    }
+    Ok(builder.tempdir_in(parent)?.keep())
+}
+
+/// Removes the staging folders in `version_dir` that a run holding the
+/// lock of `platform`'s entry there knows no run is using
+/// ([`stale_staging`]): those a killed run left. What cannot be removed
+/// stays, with a trace line: it is in no one's way.
+fn sweep_staging(version_dir: &Path, platform: &Platform) {
+    let Ok(entries) = fs::read_dir(version_dir) else {
+        return;
+    };
+    let now = SystemTime::now();
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
+            continue;
+        };
+        let Ok(meta) = entry.metadata() else {
+            continue;
+        };
+        let age = meta
+            .modified()
+            .ok()
+            .and_then(|modified| now.duration_since(modified).ok());
+        if meta.is_dir() && stale_staging(name, platform, age) {
+            let path = entry.path();
+            match fs::remove_dir_all(&path) {
+                Ok(()) => tracing::debug!(path = %path.display(), "removed a stale staging folder"),
+                Err(error) => tracing::debug!(
+                    path = %path.display(),
+                    %error,
+                    "could not remove a stale staging folder"
+                ),
+            }
+        }
+    }
 }
 
 /// Creates `dir` and its parents with mode 0755 (the process's umask

@@ -51,9 +51,8 @@ use tfdisco_core::{
 mod install;
 
 pub use install::{
-    CacheRules, CachedPackage, InstallRules, Installed, InstalledPackages, Recorded,
-    cache_lock_path, cache_metadata_path, metadata_document, package_dir, parse_metadata,
-    staging_name,
+    CACHE_WAIT_REPORTED_AFTER, CacheRules, InstallRules, Installed, InstalledPackages,
+    OLD_STAGING_AGE, Recorded, cache_lock_path, package_dir, staging_prefix, stale_staging,
 };
 
 use crate::fs_mirror::{LocalPackage, LocalPackages};
@@ -165,7 +164,9 @@ pub enum Job {
     /// Install runs: what is already installed of `version` for `platform`
     /// ([`JobOutput::Installed`]): the working folder's install, then the
     /// plugin cache's entry, each with its `h1:`. The driver takes the cache
-    /// entry's lock before it looks, and keeps it until the run ends.
+    /// entry's lock before it looks, and keeps it until the plan's
+    /// [`Job::Place`] or [`Job::Release`] for the entry (or the run's end),
+    /// staging a download into the cache only while it holds it.
     Installed {
         /// The provider.
         source: ProviderSource,
@@ -176,10 +177,10 @@ pub enum Job {
     },
     /// Install runs with a plugin cache: puts the verified package of
     /// `version` for `platform` into the cache (its staged download, or a
-    /// filesystem mirror's archive), records `hashes` beside it and
-    /// releases the cache entry's lock ([`JobOutput::Done`]). Done as soon
-    /// as the package is verified, so that a run never keeps a cache entry
-    /// locked while it waits for another (INSTALL-12).
+    /// filesystem mirror's archive) in place of whatever the entry held,
+    /// and releases the cache entry's lock ([`JobOutput::Done`]). Done as
+    /// soon as the package is verified, so that a run never keeps a cache
+    /// entry locked while it waits for another (INSTALL-12).
     Place {
         /// The provider.
         source: ProviderSource,
@@ -187,8 +188,6 @@ pub enum Job {
         version: Version,
         /// The platform.
         platform: Platform,
-        /// The hashes verified.
-        hashes: Vec<String>,
     },
     /// Install runs with a plugin cache: releases the cache entry's lock
     /// taken for [`Job::Installed`] ([`JobOutput::Done`]), what is there
@@ -1105,7 +1104,7 @@ impl LockPlan {
                 if let Some(result) = self.verify(p, i) {
                     match result.and_then(|verified| self.check_recorded(p, verified)) {
                         Ok(verified) => {
-                            self.place_in_cache(p, &verified.hashes);
+                            self.place_in_cache(p);
                             self.providers[p].platforms[i].verified = Some(verified);
                         }
                         Err(problem) => self.fail(p, Some(i), problem),
@@ -1195,7 +1194,7 @@ impl LockPlan {
 
     /// Install runs with a plugin cache: the verified package goes into the
     /// cache at once (INSTALL-12).
-    fn place_in_cache(&mut self, p: usize, hashes: &[String]) {
+    fn place_in_cache(&mut self, p: usize) {
         if self
             .install
             .as_ref()
@@ -1210,7 +1209,6 @@ impl LockPlan {
             source: self.providers[p].requirement.source.clone(),
             version,
             platform: install::only_platform(&self.platforms).clone(),
-            hashes: hashes.to_vec(),
         };
         self.push(Purpose::Place(p), job);
     }

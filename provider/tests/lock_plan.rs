@@ -626,7 +626,7 @@ mod mirror {
 mod install {
     use super::*;
     use tfdisco_provider::lock_plan::{
-        CacheRules, CachedPackage, InstallRules, Installed, InstalledPackages, Origin, Recorded,
+        CacheRules, InstallRules, Installed, InstalledPackages, Origin, Recorded,
     };
 
     fn install_plan(requirement: Requirement, rules: InstallRules) -> LockPlan {
@@ -798,38 +798,48 @@ mod install {
         let cache = InstallRules {
             cache: Some(CacheRules::default()),
         };
-        let verified = InstalledPackages {
+        let cached = InstalledPackages {
             target: None,
-            cache: Some(CachedPackage {
-                h1: "h1:cached".into(),
-                verified: vec!["zh:signed".into()],
-            }),
+            cache: Some("h1:cached".into()),
         };
-        let mut plan = install_plan(requirement("alpha", "~> 1.0", None), cache.clone());
+        let mut locked = requirement("alpha", "~> 1.0", Some("1.1.0"));
+        locked.recorded = recorded("1.1.0", &["h1:cached", "zh:signed"]);
+        let mut plan = install_plan(locked, cache.clone());
         assert_eq!(
-            run_busy(&mut plan, &verified, 2),
-            ["versions", "installed", "installed", "installed", "release"],
+            run_busy(&mut plan, &cached, 2),
+            ["installed", "installed", "installed", "release"],
             "asked again while another run held the lock, then released at once"
         );
         let lock = plan.finish().expect("linked").remove(0);
         assert_eq!(lock.installed, Some(Installed::FromCache));
         assert_eq!(lock.hashes, ["h1:cached", "zh:signed"]);
-        // Filled by Terraform (nothing recorded beside it), no lock entry:
-        // fetched, as Terraform 1.4 and later do.
-        let unverified = InstalledPackages {
+    }
+
+    /// A cache entry the lock file does not vouch for (no entry for the
+    /// provider, as when it is added to the configuration) is fetched and
+    /// verified as any other download, and the verified package placed in
+    /// the cache, whatever the entry is: a cache is written by others.
+    #[test]
+    fn a_cache_entry_nothing_vouches_for_is_replaced_by_a_verified_download() {
+        let cache = InstallRules {
+            cache: Some(CacheRules::default()),
+        };
+        let cached = InstalledPackages {
             target: None,
-            cache: Some(CachedPackage {
-                h1: "h1:cached".into(),
-                verified: Vec::new(),
-            }),
+            cache: Some("h1:planted".into()),
         };
         let mut plan = install_plan(requirement("alpha", "~> 1.0", None), cache);
-        let jobs = run_with(&mut plan, &unverified);
+        let jobs = run_with(&mut plan, &cached);
+        assert!(jobs.contains(&"archive"), "{jobs:?}");
         assert_eq!(
             &jobs[jobs.len() - 2..],
             ["document", "place"],
             "into the cache as soon as verified (after its last document): {jobs:?}"
         );
+        let lock = plan.finish().expect("installed").remove(0);
+        assert_eq!(lock.installed, Some(Installed::Fetched));
+        assert_eq!(lock.hashes, fresh_hashes(), "the registry's hashes only");
+        assert!(!lock.hashes.contains(&"h1:planted".to_owned()));
     }
 }
 

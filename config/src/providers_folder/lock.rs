@@ -90,11 +90,16 @@ fn lock(file: &File) -> io::Result<bool> {
     }
 }
 
-/// Elsewhere no lock is taken: runs in this process still wait for each
-/// other (`HELD`).
+/// Elsewhere the standard library's whole-file lock (`LockFileEx` on
+/// Windows, the lock OpenTofu takes there). Not built nor tested on this
+/// project's machines (INSTALL-12 says so).
 #[cfg(not(unix))]
-fn lock(_: &File) -> io::Result<bool> {
-    Ok(true)
+fn lock(file: &File) -> io::Result<bool> {
+    match file.try_lock() {
+        Ok(()) => Ok(true),
+        Err(std::fs::TryLockError::WouldBlock) => Ok(false),
+        Err(std::fs::TryLockError::Error(e)) => Err(e),
+    }
 }
 
 #[cfg(test)]

@@ -6,6 +6,7 @@
 //! lock file already records for its version.
 
 use std::path::PathBuf;
+use std::time::Duration;
 
 use tfdisco_core::{Platform, ProviderSource, Version};
 
@@ -28,66 +29,53 @@ pub fn cache_lock_path(source: &ProviderSource, version: &Version, platform: &Pl
     beside(source, version, platform, "lock")
 }
 
-/// What the run that filled a plugin cache entry verified, relative to the
-/// cache: `…/VERSION/OS_ARCH.metadata.json`, beside the entry, in newer
-/// Terraform's format ([`metadata_document`]; INSTALL-12).
-pub fn cache_metadata_path(
-    source: &ProviderSource,
-    version: &Version,
-    platform: &Platform,
-) -> PathBuf {
-    beside(source, version, platform, "metadata.json")
+/// How long a run waits for a plugin cache entry's lock before it says so
+/// (OpenTofu's five seconds; INSTALL-12).
+pub const CACHE_WAIT_REPORTED_AFTER: Duration = Duration::from_secs(5);
+
+/// The start of every staging folder's name (INSTALL-10).
+const STAGING: &str = ".tfdisco-staging-";
+
+/// How old a staging folder of an earlier release must be before a run
+/// removes it: such names (`.tfdisco-staging-PID-N`) do not say their
+/// platform, so no lock proves them unused (INSTALL-10).
+pub const OLD_STAGING_AGE: Duration = Duration::from_secs(24 * 60 * 60);
+
+/// The start of the name of a staging folder for `platform`, beside a
+/// package's final place (in its `VERSION` folder):
+/// `.tfdisco-staging-OS-ARCH-`. The driver adds a random part no one can
+/// predict and creates the folder exclusively, so that no folder planted
+/// or left behind is ever taken for its own. A dot and no `_`, so that no
+/// scan of the folder takes it for a platform (INSTALL-10).
+pub fn staging_prefix(platform: &Platform) -> String {
+    format!("{STAGING}{}-{}-", platform.os, platform.arch)
 }
 
-/// The name of a staging folder beside a package's final place (in its
-/// `VERSION` folder): a dot, and no `_`, so that no scan of the folder
-/// takes it for a platform (INSTALL-10).
-pub fn staging_name(unique: &str) -> String {
-    format!(".tfdisco-staging-{unique}")
+/// Whether a run that holds the lock of `platform`'s cache entry may
+/// remove the folder `name` beside it, last changed `age` ago (`None`
+/// when unknown): a staging folder of that platform's, since only a run
+/// holding the same lock makes one and this run made none yet; or one of
+/// an earlier release older than [`OLD_STAGING_AGE`] (INSTALL-10).
+pub fn stale_staging(name: &str, platform: &Platform, age: Option<Duration>) -> bool {
+    let alphanumeric =
+        |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_alphanumeric());
+    if let Some(random) = name.strip_prefix(&staging_prefix(platform)) {
+        return alphanumeric(random);
+    }
+    let Some(rest) = name.strip_prefix(STAGING) else {
+        return false;
+    };
+    let digits = |text: &str| !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit());
+    let old = rest
+        .split_once('-')
+        .is_some_and(|(pid, n)| digits(pid) && digits(n));
+    old && age.is_some_and(|age| age >= OLD_STAGING_AGE)
 }
 
 fn beside(source: &ProviderSource, version: &Version, platform: &Platform, ext: &str) -> PathBuf {
     provider_dir(source)
         .join(version.to_string())
         .join(format!("{platform}.{ext}"))
-}
-
-/// The metadata recorded beside a plugin cache entry: its `h1:` and the
-/// hashes the run that filled it verified (signed `zh:` lines), as newer
-/// Terraform writes `OS_ARCH.metadata.json`.
-pub fn metadata_document(h1: &str, verified: &[String]) -> Vec<u8> {
-    let quoted = |text: &str| serde_json::Value::from(text).to_string();
-    let signed: Vec<String> = verified
-        .iter()
-        .filter(|h| *h != h1)
-        .map(|h| quoted(h))
-        .collect();
-    format!(
-        "{{\"version\":1,\"package_hash\":{},\"signed_hashes\":[{}]}}\n",
-        quoted(h1),
-        signed.join(",")
-    )
-    .into_bytes()
-}
-
-/// The `h1:` and verified hashes a [`metadata_document`] records; `None`
-/// for anything else (another version of the format, a damaged file).
-pub fn parse_metadata(bytes: &[u8]) -> Option<(String, Vec<String>)> {
-    let value: serde_json::Value = serde_json::from_slice(bytes).ok()?;
-    if value.get("version")?.as_u64()? != 1 {
-        return None;
-    }
-    let h1 = value.get("package_hash")?.as_str()?;
-    if !h1.starts_with("h1:") {
-        return None;
-    }
-    let signed = value
-        .get("signed_hashes")?
-        .as_array()?
-        .iter()
-        .map(|h| h.as_str().map(str::to_owned))
-        .collect::<Option<Vec<String>>>()?;
-    Some((h1.to_owned(), signed))
 }
 
 /// The lock file's entry for a provider (install runs).
@@ -124,19 +112,10 @@ pub struct InstalledPackages {
     /// (`.terraform/providers/HOST/NS/TYPE/VERSION/OS_ARCH`), if there is
     /// one.
     pub target: Option<String>,
-    /// The plugin cache's entry, if a cache is used and has one.
-    pub cache: Option<CachedPackage>,
-}
-
-/// A plugin cache entry.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CachedPackage {
-    /// The `h1:` of its files.
-    pub h1: String,
-    /// The hashes the run that installed it verified (its `h1:` and the
-    /// signed `zh:` lines), as it recorded them beside it; empty when it
-    /// recorded none (a cache filled by Terraform).
-    pub verified: Vec<String>,
+    /// The `h1:` of the plugin cache's entry, if a cache is used and has
+    /// one. Only its files are read: nothing the cache says about itself
+    /// vouches for it (INSTALL-3).
+    pub cache: Option<String>,
 }
 
 /// How an install run got a provider's package.
@@ -160,10 +139,10 @@ pub enum Installed {
 /// - The working folder's install is kept when the lock file records its
 ///   `h1:` for that version.
 /// - Else the cache's entry is linked when the lock file records its `h1:`
-///   (its `h1:` added); or when the lock file records nothing for the
-///   version and the entry's installer recorded what it verified (a
-///   tfdisco run: those hashes are recorded), or the rules allow a cache
-///   that may break the lock file (only its `h1:` is recorded).
+///   (its `h1:` added), or when the lock file records nothing for the
+///   version and the rules allow a cache that may break the lock file
+///   (only its `h1:` is recorded). Nothing else makes a cache entry
+///   acceptable: a cache is a folder others write.
 pub(super) fn keep(
     found: &InstalledPackages,
     recorded: &[String],
@@ -176,16 +155,10 @@ pub(super) fn keep(
     }
     let cached = found.cache.as_ref()?;
     let cache = rules.cache.as_ref()?;
-    let hashes = if recorded.contains(&cached.h1) {
-        let mut hashes = recorded.to_vec();
-        hashes.push(cached.h1.clone());
-        hashes
-    } else if recorded.is_empty() && !cached.verified.is_empty() {
-        let mut hashes = cached.verified.clone();
-        hashes.push(cached.h1.clone());
-        hashes
+    let hashes = if recorded.contains(cached) {
+        recorded.to_vec()
     } else if recorded.is_empty() && cache.may_break_lock_file {
-        vec![cached.h1.clone()]
+        vec![cached.clone()]
     } else {
         return None;
     };
@@ -236,11 +209,8 @@ fn sorted(mut hashes: Vec<String>) -> Vec<String> {
 mod tests {
     use super::*;
 
-    fn cached(h1: &str, verified: &[&str]) -> Option<CachedPackage> {
-        Some(CachedPackage {
-            h1: h1.to_owned(),
-            verified: verified.iter().map(|s| (*s).to_owned()).collect(),
-        })
+    fn cached(h1: &str) -> Option<String> {
+        Some(h1.to_owned())
     }
 
     fn strings(items: &[&str]) -> Vec<String> {
@@ -269,7 +239,7 @@ mod tests {
         assert_eq!(keep(&target, &[], &cache), None, "no hash recorded");
         let wrong = InstalledPackages {
             target: Some("h1:other".into()),
-            cache: cached("h1:a", &[]),
+            cache: cached("h1:a"),
         };
         assert_eq!(
             keep(&wrong, &recorded, &cache),
@@ -283,7 +253,7 @@ mod tests {
         );
         let unknown = InstalledPackages {
             target: None,
-            cache: cached("h1:c", &[]),
+            cache: cached("h1:c"),
         };
         assert_eq!(
             keep(&unknown, &recorded, &may_break),
@@ -295,13 +265,10 @@ mod tests {
             keep(&unknown, &[], &may_break),
             Some((Installed::FromCache, strings(&["h1:c"])))
         );
-        let verified = InstalledPackages {
-            target: None,
-            cache: cached("h1:c", &["zh:1", "zh:2"]),
-        };
         assert_eq!(
-            keep(&verified, &[], &cache),
-            Some((Installed::FromCache, strings(&["h1:c", "zh:1", "zh:2"])))
+            keep(&unknown, &strings(&["h1:c", "zh:z"]), &cache),
+            Some((Installed::FromCache, strings(&["h1:c", "zh:z"]))),
+            "recorded"
         );
     }
 
@@ -320,28 +287,45 @@ mod tests {
             cache_lock_path(&source, &version, &platform),
             PathBuf::from("127.0.0.1:8443/ns/alpha/1.2.0/linux_amd64.lock")
         );
-        assert_eq!(
-            cache_metadata_path(&source, &version, &platform),
-            PathBuf::from("127.0.0.1:8443/ns/alpha/1.2.0/linux_amd64.metadata.json")
-        );
-        assert!(!staging_name("12-3").contains('_'));
-        let doc = metadata_document("h1:x", &strings(&["h1:x", "zh:1"]));
-        assert_eq!(
-            String::from_utf8_lossy(&doc),
-            "{\"version\":1,\"package_hash\":\"h1:x\",\"signed_hashes\":[\"zh:1\"]}\n"
-        );
-        assert_eq!(
-            parse_metadata(&doc),
-            Some(("h1:x".to_owned(), strings(&["zh:1"])))
-        );
-        for bad in [
-            &b"{}"[..],
-            b"{\"version\":2,\"package_hash\":\"h1:x\",\"signed_hashes\":[]}",
-            b"[",
-            b"",
+        assert!(!staging_prefix(&platform).contains('_'));
+        assert_eq!(staging_prefix(&platform), ".tfdisco-staging-linux-amd64-");
+    }
+
+    #[test]
+    fn stale_staging_folders() {
+        let amd64 = Platform::parse("linux_amd64").expect("a platform");
+        let arm = Platform::parse("linux_arm").expect("a platform");
+        let day = Some(OLD_STAGING_AGE);
+        let now = Some(Duration::ZERO);
+        assert!(stale_staging(
+            ".tfdisco-staging-linux-amd64-Ab12",
+            &amd64,
+            now
+        ));
+        assert!(stale_staging(
+            ".tfdisco-staging-linux-amd64-Ab12",
+            &amd64,
+            None
+        ));
+        for (name, platform, age) in [
+            (".tfdisco-staging-linux-amd64-Ab12", &arm, now),
+            (".tfdisco-staging-linux-arm64-Ab12", &arm, day),
+            (".tfdisco-staging-linux-amd64-", &amd64, day),
+            (".tfdisco-staging-linux-amd64-a.b", &amd64, day),
+            ("linux_amd64", &amd64, day),
+            (".tfdisco-staging-12-3", &amd64, now),
+            (".tfdisco-staging-12-3", &amd64, None),
+            (".tfdisco-staging-12-x", &amd64, day),
         ] {
-            assert_eq!(parse_metadata(bad), None);
+            assert!(
+                !stale_staging(name, platform, age),
+                "{name} {platform} {age:?}"
+            );
         }
+        assert!(
+            stale_staging(".tfdisco-staging-12-3", &amd64, day),
+            "an earlier release's, a day old"
+        );
     }
 
     #[test]

@@ -12,7 +12,7 @@ mod report;
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, SystemTime};
+use std::time::{Duration, Instant, SystemTime};
 
 use tfdisco_config::{
     Destination, FilesystemMirror, LockFile, LockedProvider, ProvidersFolder, Staged,
@@ -20,14 +20,15 @@ use tfdisco_config::{
 };
 use tfdisco_core::{Error, Platform, ProviderSource, Sink, Version};
 use tfdisco_provider::lock_plan::{
-    CacheRules, InstallRules, Installed, Job, JobOutput, LockPlan, Origin, ProviderLock,
+    CACHE_WAIT_REPORTED_AFTER, CacheRules, InstallRules, Installed, Job, JobOutput, LockPlan,
+    Origin, ProviderLock,
 };
 use tfdisco_provider::{LocalLocation, LocalPackage, MethodKind, SignatureCheck};
 
 use crate::lock::{ArchiveAt, Archives, Inputs};
 use crate::{AsyncClient, BlockingClient, LockError, Transport};
 
-pub use options::{InstallEvent, InstallEvents, InstallOptions};
+pub use options::{Cancel, InstallEvent, InstallEvents, InstallOptions};
 pub use report::{InstallReport, InstalledProvider, install_word};
 
 /// How long a run waits between two tries of a busy plugin cache entry's
@@ -55,6 +56,11 @@ pub(crate) struct InstallRun {
     warnings: Vec<String>,
     /// Told what the run does.
     events: Option<options::InstallEvents>,
+    /// Stops the run.
+    cancel: Cancel,
+    /// When this run first found each busy cache entry's lock held, and
+    /// whether the wait was reported.
+    waits: Mutex<HashMap<(ProviderSource, Version), (Instant, bool)>>,
 }
 
 impl std::fmt::Debug for InstallRun {
@@ -138,9 +144,56 @@ impl InstallRun {
                 required,
                 warnings,
                 events: options.events.clone(),
+                cancel: options.cancel.clone(),
+                waits: Mutex::new(HashMap::new()),
             },
             plan,
         ))
+    }
+
+    /// An error for a job of a cancelled run (what it says is not shown:
+    /// the run ends with [`LockError::Cancelled`]).
+    fn check_cancelled(&self) -> Result<(), Error> {
+        if self.cancel.is_cancelled() {
+            return Err(local_problem(
+                self.folder.target(),
+                "the install was cancelled".to_owned(),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Notes that a cache entry's lock was found held at `now`, and tells
+    /// the events function once the run has waited for it
+    /// [`CACHE_WAIT_REPORTED_AFTER`].
+    fn waiting(
+        &self,
+        source: &ProviderSource,
+        version: &Version,
+        platform: &Platform,
+        now: Instant,
+    ) {
+        let waited = {
+            let mut waits = self.waits.lock().unwrap_or_else(PoisonError::into_inner);
+            let (since, told) = waits
+                .entry((source.clone(), version.clone()))
+                .or_insert((now, false));
+            let waited = now.saturating_duration_since(*since);
+            if *told || waited < CACHE_WAIT_REPORTED_AFTER {
+                return;
+            }
+            *told = true;
+            waited
+        };
+        if let Some(lock_file) = self.folder.cache_lock_file(source, version, platform) {
+            self.event(InstallEvent::WaitingForCache {
+                source,
+                version,
+                platform,
+                lock_file: &lock_file,
+                waited,
+            });
+        }
     }
 
     /// The answer to the plan's `Installed` job: the cache entry's lock
@@ -160,7 +213,10 @@ impl InstallRun {
             .map_err(|e| local_error(self.folder.cache().unwrap_or(self.folder.target()), e))?;
         if !taken {
             let transport = client.transport();
-            transport.sleep_until(transport.now() + LOCK_RETRY).await;
+            let now = transport.now();
+            self.waiting(source, version, platform, now);
+            transport.sleep_until(now + LOCK_RETRY).await;
+            self.check_cancelled()?;
             return Ok(JobOutput::Busy);
         }
         Ok(JobOutput::Installed(
@@ -169,18 +225,18 @@ impl InstallRun {
     }
 
     /// The plan's `Place` job (a plugin cache): the verified package into
-    /// the cache, `hashes` recorded beside it, the entry's lock released.
+    /// the cache in place of what the entry held, the entry's lock
+    /// released.
     pub(crate) fn place_in_cache(
         &self,
         source: &ProviderSource,
         version: &Version,
         platform: &Platform,
-        hashes: &[String],
     ) -> Result<JobOutput, Error> {
         let placed = match self.take_staged(source, version, platform)? {
             Some(staged) => self
                 .folder
-                .place(&staged, hashes)
+                .place(&staged)
                 .map_err(|e| local_error(staged.final_path(), e)),
             // An unpacked filesystem mirror's folder is linked at the end.
             None => Ok(()),
@@ -302,6 +358,9 @@ impl InstallRun {
     /// change under `--lockfile readonly`; places every package; replaces
     /// the lock file when its bytes change. A failed plan changes nothing.
     pub(crate) fn apply(mut self, plan: LockPlan) -> Result<InstallReport, LockError> {
+        if self.cancel.is_cancelled() {
+            return Err(LockError::Cancelled);
+        }
         let locks = plan.finish().map_err(LockError::Failed)?;
         let mut providers = Vec::with_capacity(locks.len());
         for lock in &locks {
@@ -410,12 +469,34 @@ impl InstallRun {
                 match staged {
                     Some(staged) => self
                         .folder
-                        .place(&staged, &lock.hashes)
+                        .place(&staged)
                         .map_err(|e| folder_error(staged.final_path(), e.into())),
                     None => Ok(()),
                 }
             }
         }
+    }
+}
+
+/// A download's sink that fails once the run is cancelled, so that a
+/// cancelled run stops its downloads at the next chunk.
+struct Cancellable {
+    sink: StagedPackage,
+    cancel: Cancel,
+}
+
+impl Sink for Cancellable {
+    type Output = Staged;
+
+    fn write(&mut self, chunk: &[u8]) -> Result<(), String> {
+        if self.cancel.is_cancelled() {
+            return Err("the install was cancelled".to_owned());
+        }
+        self.sink.write(chunk)
+    }
+
+    fn finish(&mut self) -> Result<Staged, String> {
+        self.sink.finish()
     }
 }
 
@@ -540,6 +621,7 @@ impl<T: Transport> AsyncClient<T> {
     /// package placed in the cache or a cache entry released, an archive
     /// unpacked as it downloads); any other as a lock run runs it.
     async fn install_job(&self, run: &InstallRun, job: Job) -> Result<JobOutput, Error> {
+        run.check_cancelled()?;
         match job {
             Job::Installed {
                 source,
@@ -550,8 +632,7 @@ impl<T: Transport> AsyncClient<T> {
                 source,
                 version,
                 platform,
-                hashes,
-            } => run.place_in_cache(&source, &version, &platform, &hashes),
+            } => run.place_in_cache(&source, &version, &platform),
             Job::Release {
                 source,
                 version,
@@ -606,7 +687,10 @@ impl<T: Transport> AsyncClient<T> {
         version: Version,
         platform: Platform,
     ) -> Result<JobOutput, Error> {
-        let sink = run.stage(&source, &version, &platform)?;
+        let sink = Cancellable {
+            sink: run.stage(&source, &version, &platform)?,
+            cancel: run.cancel.clone(),
+        };
         run.event(InstallEvent::Downloading {
             source: &source,
             version: &version,

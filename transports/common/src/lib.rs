@@ -124,7 +124,8 @@ pub use drive::drive;
 pub use exchange::{Event, Exchange, ExchangeReport, Observer};
 #[cfg(feature = "cli-config")]
 pub use install::{
-    InstallEvent, InstallEvents, InstallOptions, InstallReport, InstalledProvider, install_word,
+    Cancel, InstallEvent, InstallEvents, InstallOptions, InstallReport, InstalledProvider,
+    install_word,
 };
 #[cfg(feature = "cli-config")]
 pub use lock::{

@@ -67,8 +67,8 @@ pub use terraform::{
     terraform_available, terraform_program, terraform_version,
 };
 pub use tree::{
-    CACHE, DIR, ManifestLine, PROVIDERS_DIR, SIDE_FILE_SUFFIXES, parse_line, process_umask,
-    split_cache_side_files, tree_manifest, with_umask,
+    CACHE, CACHE_LOCK_SUFFIX, DIR, ManifestLine, PROVIDERS_DIR, parse_line, process_umask,
+    split_cache_lock_files, tree_manifest, with_umask,
 };
 
 /// A stored (uncompressed) zip of `entries` (name, Unix mode with its file
@@ -148,6 +148,11 @@ pub enum Change {
     Modify(&'static str),
     /// This file added (`extra\n`, mode `0644`).
     Extra(&'static str),
+    /// As [`Change::Modify`], and beside the platform folder the file an
+    /// earlier tfdisco trusted, `OS_ARCH.metadata.json`, made to vouch for
+    /// the result ([`vouching_metadata`]): what someone who can write a
+    /// shared cache plants.
+    Tamper(&'static str),
 }
 
 /// A package of the signed registry unpacked (for [`PLATFORM`]) before the
@@ -198,6 +203,8 @@ pub enum Lock {
     Terraform,
     /// The input one (or none): unchanged.
     Before,
+    /// Another case's `terraform.lock.hcl`.
+    Case(&'static str),
 }
 
 /// What tfdisco must ask the network, where it differs from Terraform.
@@ -214,8 +221,8 @@ pub enum Requests {
 /// What `tfdisco install` must do with a case's input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Expect {
-    /// What Terraform did: its exit code, tree (cache side files aside:
-    /// [`split_cache_side_files`]) and lock file, and the same archives
+    /// What Terraform did: its exit code, tree (the cache entries' lock files aside:
+    /// [`split_cache_lock_files`]) and lock file, and the same archives
     /// downloaded ([`Requests::Downloads`]).
     Same,
     /// A deliberate difference (`docs/behaviour.md`, INSTALL rules).
@@ -466,6 +473,111 @@ pub const CASES: &[Case] = &[
         args: &[],
         exit: 0,
         tfdisco: Expect::Same,
+    },
+    Case {
+        name: "cache-tampered",
+        about: "cache-no-lock with alpha's cached executable replaced and a file beside it \
+                vouching for the replacement: Terraform downloads alpha again and unpacks \
+                over it; the side file stays",
+        source: Source::Registry,
+        host: None,
+        lock: LockInput::None,
+        installed: &[],
+        cache: Cache::Dir {
+            may_break: false,
+            holds: &[
+                Package {
+                    change: Change::Tamper(ALPHA_BINARY),
+                    ..ALPHA
+                },
+                BETA,
+            ],
+        },
+        spoil: &[],
+        args: &[],
+        exit: 0,
+        tfdisco: Expect::Same,
+    },
+    Case {
+        name: "cache-tampered-new-provider",
+        about: "cache-tampered with a lock file that records beta only (alpha newly \
+                required): beta linked from the cache, alpha downloaded and unpacked over \
+                the tampered entry",
+        source: Source::Registry,
+        host: None,
+        lock: LockInput::ProvidersLock {
+            platforms: &[PLATFORM],
+            providers: &["{HOST}/ns/beta"],
+        },
+        installed: &[],
+        cache: Cache::Dir {
+            may_break: false,
+            holds: &[
+                Package {
+                    change: Change::Tamper(ALPHA_BINARY),
+                    ..ALPHA
+                },
+                BETA,
+            ],
+        },
+        spoil: &[],
+        args: &[],
+        exit: 0,
+        tfdisco: Expect::Same,
+    },
+    Case {
+        name: "cache-tampered-locked",
+        about: "cache-hit with alpha's cached executable replaced: the lock file does not \
+                vouch for it, so alpha is downloaded again into the cache",
+        source: Source::Registry,
+        host: None,
+        lock: LockInput::Case("cache-fill"),
+        installed: &[],
+        cache: Cache::Dir {
+            may_break: false,
+            holds: &[
+                Package {
+                    change: Change::Tamper(ALPHA_BINARY),
+                    ..ALPHA
+                },
+                BETA,
+            ],
+        },
+        spoil: &[],
+        args: &[],
+        exit: 0,
+        tfdisco: Expect::Same,
+    },
+    Case {
+        name: "cache-extra-file",
+        about: "cache-no-lock with a file added to alpha's cache entry: Terraform unpacks \
+                over it, the file stays and the lock file records the h1: of the entry \
+                with it",
+        source: Source::Registry,
+        host: None,
+        lock: LockInput::None,
+        installed: &[],
+        cache: Cache::Dir {
+            may_break: false,
+            holds: &[
+                Package {
+                    change: Change::Extra("extra.txt"),
+                    ..ALPHA
+                },
+                BETA,
+            ],
+        },
+        spoil: &[],
+        args: &[],
+        exit: 0,
+        tfdisco: Expect::Differs {
+            why: "a cache entry is replaced whole by the verified package: the planted file \
+                  goes, and the lock file records the registry's package alone",
+            exit: 0,
+            tree: Tree::Case("cache-no-lock"),
+            lock: Lock::Case("cache-no-lock"),
+            requests: Requests::Downloads,
+        },
     },
     Case {
         name: "corrupted-archive",
@@ -1043,6 +1155,7 @@ impl Case {
         let lock = match lock {
             Lock::Terraform => self.expected_lock(host),
             Lock::Before => self.input_lock(host),
+            Lock::Case(other) => case(other).expected_lock(host),
         };
         let terraform = self.terraform_requests(host);
         let requests = match requests {
@@ -1081,10 +1194,12 @@ impl Package {
         );
         let (path, content) = match self.change {
             Change::None => return,
-            Change::Modify(file) => (target.join(file), b"modified\n" as &[u8]),
+            Change::Modify(file) | Change::Tamper(file) => {
+                (target.join(file), b"modified\n" as &[u8])
+            }
             Change::Extra(file) => (target.join(file), b"extra\n" as &[u8]),
         };
-        if let Change::Modify(_) = self.change {
+        if let Change::Modify(_) | Change::Tamper(_) = self.change {
             assert!(path.is_file(), "{}: no such file to modify", path.display());
         }
         fs::write(&path, content).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
@@ -1093,7 +1208,26 @@ impl Package {
             fs::set_permissions(&path, fs::Permissions::from_mode(0o644))
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
+        if let Change::Tamper(_) = self.change {
+            let metadata = target.with_file_name(format!("{PLATFORM}.metadata.json"));
+            fs::write(&metadata, vouching_metadata(&target))
+                .unwrap_or_else(|e| panic!("{}: {e}", metadata.display()));
+        }
     }
+}
+
+/// What an earlier tfdisco read beside a cache entry as its installer's
+/// word: `{"version":1,"package_hash":"h1:…","signed_hashes":[…]}`, here
+/// vouching for the folder `entry` as it is now (the `h1:` of its files)
+/// with a made-up signed hash. tfdisco reads no such file: a cache vouches
+/// for nothing (INSTALL-3).
+pub fn vouching_metadata(entry: &Path) -> String {
+    let h1 =
+        tfdisco_config::hash_folder(entry).unwrap_or_else(|e| panic!("{}: {e}", entry.display()));
+    format!(
+        "{{\"version\":1,\"package_hash\":\"{h1}\",\"signed_hashes\":[\"zh:{}\"]}}\n",
+        "0".repeat(64)
+    )
 }
 
 /// The archive downloads among `requests` (`GET` of a `.zip`), sorted.
@@ -1228,8 +1362,8 @@ impl Expected {
     }
 
     /// Checks `observed`: the exit code, the tree byte for byte once the
-    /// files beside the cache's platform folders are set aside
-    /// ([`split_cache_side_files`]: tfdisco's cross-process locks), the lock
+    /// cache entries' lock files are set aside
+    /// ([`split_cache_lock_files`]: tfdisco's cross-process locks), the lock
     /// file byte for byte, the requests. The error says every difference.
     pub fn check(&self, observed: &Observed) -> Result<(), String> {
         let mut problems = Vec::new();
@@ -1239,7 +1373,7 @@ impl Expected {
                 observed.exit, self.exit
             ));
         }
-        let (tree, _side_files) = split_cache_side_files(&observed.tree);
+        let (tree, _lock_files) = split_cache_lock_files(&observed.tree);
         if tree != self.tree {
             problems.push(format!(
                 "the tree differs:\n--- expected\n{}--- observed\n{tree}",

@@ -8,9 +8,11 @@ use std::fmt;
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
 
 use tfdisco_config::PluginCache;
-use tfdisco_core::{ProviderSource, Version};
+use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::ProviderInstallation;
 
 use crate::{ClientSetup, DEFAULT_JOBS};
@@ -36,6 +38,59 @@ pub enum InstallEvent<'a> {
         /// Bytes downloaded.
         bytes: u64,
     },
+    /// Another run (another process, or another run of this one) has held
+    /// the plugin cache entry's lock for a while: this run waits for it,
+    /// told once per entry (INSTALL-12). Cancel the run
+    /// ([`InstallOptions::cancel_on`]) to stop waiting.
+    WaitingForCache {
+        /// The provider.
+        source: &'a ProviderSource,
+        /// Its version.
+        version: &'a Version,
+        /// The platform of the entry.
+        platform: &'a Platform,
+        /// The entry's lock file (`…/VERSION/OS_ARCH.lock`).
+        lock_file: &'a Path,
+        /// How long this run has waited.
+        waited: Duration,
+    },
+}
+
+/// Stops an install run from another thread or task: a Ctrl-C handler, a
+/// timeout, a client that gave up. The run then makes no new request,
+/// stops its downloads and its waits for a plugin cache entry, places
+/// nothing and fails with `LockError::Cancelled`, the lock file as it
+/// was; the staging folders it made are removed. (Dropping an async
+/// install's future cancels it too.)
+///
+/// ```
+/// use tfdisco_transport::{Cancel, InstallOptions};
+///
+/// let cancel = Cancel::new();
+/// let options = InstallOptions::new().cancel_on(cancel.clone());
+/// // From a signal handler or another thread:
+/// cancel.cancel();
+/// assert!(cancel.is_cancelled());
+/// # drop(options);
+/// ```
+#[derive(Clone, Debug, Default)]
+pub struct Cancel(Arc<AtomicBool>);
+
+impl Cancel {
+    /// A handle not cancelled yet.
+    pub fn new() -> Cancel {
+        Cancel::default()
+    }
+
+    /// Cancels every run given this handle (or a clone of it).
+    pub fn cancel(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether [`Cancel::cancel`] was called.
+    pub fn is_cancelled(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
 }
 
 /// A function told of each [`InstallEvent`], from whichever thread or task
@@ -76,6 +131,7 @@ pub struct InstallOptions {
     /// scans), for the report.
     pub(crate) warnings: Vec<String>,
     pub(crate) events: Option<InstallEvents>,
+    pub(crate) cancel: Cancel,
 }
 
 impl fmt::Debug for InstallOptions {
@@ -111,7 +167,14 @@ impl InstallOptions {
             jobs: DEFAULT_JOBS,
             warnings: Vec::new(),
             events: None,
+            cancel: Cancel::new(),
         }
+    }
+
+    /// Lets `cancel` stop the run ([`Cancel`]).
+    pub fn cancel_on(mut self, cancel: Cancel) -> InstallOptions {
+        self.cancel = cancel;
+        self
     }
 
     /// Tells `events` what the run does as it does it (`tfdisco install`'s

@@ -68,12 +68,15 @@ pub enum LockError {
         /// What went wrong.
         error: Box<dyn std::error::Error + Send + Sync>,
     },
+    /// Install runs: the run was cancelled (`Cancel`, Ctrl-C); nothing was
+    /// placed and the lock file is as it was.
+    Cancelled,
 }
 
 impl LockError {
     /// What failed, in one word, as `tfdisco lock --json` and the language
     /// packages name it: `configuration`, `lock_file`, `usage`, `failed`,
-    /// `readonly` or `folder`.
+    /// `readonly`, `folder` or `cancelled`.
     pub fn kind(&self) -> &'static str {
         match self {
             LockError::Configuration(_) => "configuration",
@@ -82,6 +85,7 @@ impl LockError {
             LockError::Failed(_) => "failed",
             LockError::ReadOnly(_) => "readonly",
             LockError::Folder { .. } => "folder",
+            LockError::Cancelled => "cancelled",
         }
     }
 
@@ -90,9 +94,10 @@ impl LockError {
     /// configuration, the lock file's contents or the arguments; 3 when no
     /// version or platform fits, or the lock file would change under
     /// `--lockfile readonly`; 1 for a failed request, verification or
-    /// write.
+    /// write; 130 for a cancelled run (a shell's code for Ctrl-C).
     pub fn exit_code(&self) -> i32 {
         match self {
+            LockError::Cancelled => 130,
             LockError::Configuration(_) | LockError::Usage(_) => 2,
             LockError::ReadOnly(_) => 3,
             LockError::LockFile(LockFileError::Io { .. }) | LockError::Folder { .. } => 1,
@@ -135,6 +140,9 @@ impl fmt::Display for LockError {
                 }
                 Ok(())
             }
+            LockError::Cancelled => f.write_str(
+                "the install was cancelled: nothing was placed, and the lock file is as it was",
+            ),
         }
     }
 }

@@ -271,9 +271,18 @@ fn checks_say_what_differs() {
         observed.tree,
         "0".repeat(64)
     );
-    let (tree, side) = split_cache_side_files(&with_side_file.tree);
+    let (tree, side) = split_cache_lock_files(&with_side_file.tree);
     assert_eq!(tree, observed.tree);
     assert_eq!(side.len(), 1);
+    // Any other file beside it is one Terraform does not write.
+    let mut with_metadata = observed.clone();
+    with_metadata.tree = format!(
+        "{}file 0644 {{CACHE}}/{host}/ns/alpha/1.1.0/linux_amd64.metadata.json {}\n",
+        observed.tree,
+        "0".repeat(64)
+    );
+    let error = expected.check(&with_metadata).expect_err("a file too many");
+    assert!(error.contains("the tree differs"), "{error}");
     let mut wrong = observed.clone();
     wrong.exit = 3;
     wrong.tree.push_str("dir 0755 .terraform/providers/x\n");

@@ -17,10 +17,11 @@ pub const PROVIDERS_DIR: &str = ".terraform/providers";
 pub const CACHE: &str = "{CACHE}";
 /// Stands for the working directory in a link target inside it.
 pub const DIR: &str = "{DIR}";
-/// The suffixes of the files OpenTofu and tfdisco keep beside a package's
-/// platform folder in a cache (`OS_ARCH.lock`, `OS_ARCH.metadata.json`):
-/// Terraform 1.11.4 writes neither.
-pub const SIDE_FILE_SUFFIXES: [&str; 2] = [".lock", ".metadata.json"];
+/// The suffix of the file OpenTofu and tfdisco keep beside a package's
+/// platform folder in a cache, the entry's lock (`OS_ARCH.lock`):
+/// Terraform 1.11.4 writes none. It is the only file a tfdisco install
+/// writes that Terraform does not.
+pub const CACHE_LOCK_SUFFIX: &str = ".lock";
 
 /// The manifest of `dir/.terraform/providers` (itself included, when it
 /// exists) and of what `cache` holds (the folder itself left out), one line
@@ -211,14 +212,14 @@ pub fn process_umask() -> u32 {
     !mode & 0o777
 }
 
-/// `manifest` without the files kept beside a package's platform folder in
-/// the cache ([`SIDE_FILE_SUFFIXES`]: `{CACHE}/HOST/NS/TYPE/VERSION/OS_ARCH.lock`
-/// and `….metadata.json`), and those lines.
-pub fn split_cache_side_files(manifest: &str) -> (String, Vec<String>) {
+/// `manifest` without the cache entries' lock files
+/// ([`CACHE_LOCK_SUFFIX`]: `{CACHE}/HOST/NS/TYPE/VERSION/OS_ARCH.lock`), and
+/// those lines.
+pub fn split_cache_lock_files(manifest: &str) -> (String, Vec<String>) {
     let mut rest = String::new();
     let mut side = Vec::new();
     for line in manifest.lines() {
-        if is_cache_side_file(line) {
+        if is_cache_lock_file(line) {
             side.push(line.to_owned());
         } else {
             rest.push_str(line);
@@ -228,7 +229,7 @@ pub fn split_cache_side_files(manifest: &str) -> (String, Vec<String>) {
     (rest, side)
 }
 
-fn is_cache_side_file(line: &str) -> bool {
+fn is_cache_lock_file(line: &str) -> bool {
     let Some(entry) = parse_line(line) else {
         return false;
     };
@@ -238,11 +239,9 @@ fn is_cache_side_file(line: &str) -> bool {
     let parts: Vec<&str> = path.split('/').collect();
     entry.kind == "file"
         && parts.len() == 5
-        && SIDE_FILE_SUFFIXES.iter().any(|suffix| {
-            parts[4]
-                .strip_suffix(suffix)
-                .is_some_and(|platform| platform.matches('_').count() == 1)
-        })
+        && parts[4]
+            .strip_suffix(CACHE_LOCK_SUFFIX)
+            .is_some_and(|platform| platform.matches('_').count() == 1)
 }
 
 #[cfg(test)]
@@ -355,8 +354,8 @@ mod tests {
         assert_eq!(paths, sorted);
         assert_eq!(lines.len(), 19, "{manifest}");
 
-        // The side file splits off; nothing else does.
-        let (rest, side) = split_cache_side_files(&manifest);
+        // The lock file splits off; nothing else does.
+        let (rest, side) = split_cache_lock_files(&manifest);
         assert_eq!(
             side,
             [format!(
