@@ -8,6 +8,8 @@ use std::path::Path;
 use serde_json::{Map, Value};
 use tfdisco_core::{Credentials, Hostname};
 
+use crate::literal::json_kind;
+
 /// The file's name inside the config directory.
 pub const CREDENTIALS_FILE_NAME: &str = "credentials.tfrc.json";
 
@@ -56,8 +58,20 @@ pub(crate) fn update(
     let mut document = if old.is_empty() {
         Map::new()
     } else {
-        serde_json::from_str::<Map<String, Value>>(old)
+        // Read as any JSON first: serde's message for a value of the wrong
+        // type would quote it (docs/behaviour.md, CFG-13).
+        match serde_json::from_str::<Value>(old)
             .map_err(|e| format!("cannot read {}: {e}", path.display()))?
+        {
+            Value::Object(document) => document,
+            other => {
+                return Err(format!(
+                    "cannot read {}: the file holds {}, not a JSON object",
+                    path.display(),
+                    json_kind(&other)
+                ));
+            }
+        }
     };
     let entries = document
         .entry("credentials")
@@ -131,6 +145,13 @@ mod tests {
         );
         let err = update(Path::new("f"), "[1]", &host("a.com"), None).expect_err("not an object");
         assert!(err.starts_with("cannot read f: "), "{err}");
+        // serde would quote the string.
+        let err = update(Path::new("f"), r#""s3cret-token""#, &host("a.com"), None)
+            .expect_err("not an object");
+        assert_eq!(
+            err,
+            "cannot read f: the file holds a string, not a JSON object"
+        );
         assert!(hosts("not json").is_empty());
     }
 }

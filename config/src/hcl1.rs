@@ -154,7 +154,11 @@ impl Literal {
     }
 }
 
-/// Why the text is not HCL 1, and where.
+/// Why the text is not HCL 1, and where. The message names the kind of
+/// token at fault, as Go's HCL 1 parser does, never its text: a token may
+/// be a secret, or a piece of one that broken syntax cut out of a string
+/// (docs/behaviour.md, CFG-13). Only a key of an item that was read whole
+/// (OpenTofu's argument set twice) is named.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) struct SyntaxError {
     /// Where, unless the message says it.
@@ -206,22 +210,30 @@ enum Tok {
 }
 
 impl Tok {
-    fn name(&self) -> String {
+    /// The token's type as Go's HCL 1 names it in messages; never its text.
+    fn name(&self) -> &'static str {
         match self {
-            Tok::Ident(s) => format!("IDENT {s}"),
-            Tok::Str(_, raw) => format!("STRING {raw}"),
-            Tok::Heredoc(_) => "HEREDOC".into(),
-            Tok::Number(n) => format!("NUMBER {n}"),
-            Tok::Bool(b) => format!("BOOL {b}"),
-            Tok::LBrace => "LBRACE".into(),
-            Tok::RBrace => "RBRACE".into(),
-            Tok::LBrack => "LBRACK".into(),
-            Tok::RBrack => "RBRACK".into(),
-            Tok::Comma => "COMMA".into(),
-            Tok::Assign => "ASSIGN".into(),
-            Tok::Eof => "EOF".into(),
+            Tok::Ident(_) => "IDENT",
+            Tok::Str(..) => "STRING",
+            Tok::Heredoc(_) => "HEREDOC",
+            Tok::Number(n) if is_float(n) => "FLOAT",
+            Tok::Number(_) => "NUMBER",
+            Tok::Bool(_) => "BOOL",
+            Tok::LBrace => "LBRACE",
+            Tok::RBrace => "RBRACE",
+            Tok::LBrack => "LBRACK",
+            Tok::RBrack => "RBRACK",
+            Tok::Comma => "COMMA",
+            Tok::Assign => "ASSIGN",
+            Tok::Eof => "EOF",
         }
     }
+}
+
+/// A number with a fraction or an exponent, which Go's HCL 1 calls a FLOAT.
+fn is_float(n: &str) -> bool {
+    let digits = n.strip_prefix('-').unwrap_or(n);
+    !digits.starts_with("0x") && !digits.starts_with("0X") && digits.contains(['.', 'e', 'E'])
 }
 
 struct Lexer<'a> {
@@ -350,7 +362,7 @@ fn lex(text: &str) -> Result<Vec<(Tok, Pos)>, SyntaxError> {
                 let end = lx.offset();
                 let word = &text[start..end];
                 if number(word).is_none() {
-                    return err(pos, format!("invalid number {}", go_quote(word)));
+                    return err(pos, "invalid number");
                 }
                 Tok::Number(word.to_owned())
             }
@@ -366,7 +378,7 @@ fn lex(text: &str) -> Result<Vec<(Tok, Pos)>, SyntaxError> {
                     word => Tok::Ident(word.to_owned()),
                 }
             }
-            c => return err(pos, format!("illegal char {}", go_quote(&c.to_string()))),
+            _ => return err(pos, "illegal char"),
         };
         tokens.push((tok, pos));
     }
@@ -404,7 +416,7 @@ fn string(lx: &mut Lexer<'_>, pos: Pos) -> Result<Tok, SyntaxError> {
     let raw = &lx.text[start..lx.offset()];
     let value = unquote(&raw[1..raw.len() - 1]).ok_or(SyntaxError {
         pos: Some(pos),
-        message: format!("invalid string {raw}"),
+        message: "illegal char escape in a string".to_owned(),
     })?;
     Ok(Tok::Str(value, raw.to_owned()))
 }
@@ -620,17 +632,13 @@ impl Parser {
                     });
                 }
                 Tok::Eof if !keys.is_empty() => {
+                    // Go names the keys; they are not named here, since
+                    // with broken syntax a value can be read as a key.
                     return err(
                         pos,
                         format!(
-                            "key {} expected start of object ('{{') or assignment ('=')",
-                            go_quote(
-                                &keys
-                                    .iter()
-                                    .map(|k| k.raw.as_str())
-                                    .collect::<Vec<_>>()
-                                    .join(" ")
-                            )
+                            "key at {} expected start of object ('{{') or assignment ('=')",
+                            keys[0].pos
                         ),
                     );
                 }
@@ -866,9 +874,11 @@ fn json_lex(text: &str) -> Result<Vec<(JTok, Pos)>, SyntaxError> {
                     }
                 }
                 let raw = &text[start..lx.offset()];
-                let value: String = serde_json::from_str(raw).map_err(|e| SyntaxError {
+                // Not serde_json's message, whose position counts from the
+                // string's start: the token's own position says where.
+                let value: String = serde_json::from_str(raw).map_err(|_| SyntaxError {
                     pos: Some(pos),
-                    message: e.to_string(),
+                    message: "invalid string literal".to_owned(),
                 })?;
                 JTok::Str(value, raw.to_owned())
             }
@@ -884,7 +894,7 @@ fn json_lex(text: &str) -> Result<Vec<(JTok, Pos)>, SyntaxError> {
                     "true" => JTok::Bool(true),
                     "false" => JTok::Bool(false),
                     "null" => JTok::Null,
-                    "" => return err(pos, format!("illegal char {}", go_quote(&c.to_string()))),
+                    "" => return err(pos, "illegal char"),
                     word => JTok::Number(word.to_owned()),
                 }
             }
@@ -1045,6 +1055,83 @@ mod tests {
         );
         // Blocks may repeat.
         assert!(parse("a {}\na {}\n", true).is_ok());
+    }
+
+    /// The text cut at every byte, without each character, and with each of
+    /// a few characters inserted at every place.
+    fn mutations(doc: &str) -> Vec<String> {
+        let mut out: Vec<String> = (0..doc.len()).map(|end| doc[..end].to_owned()).collect();
+        out.extend((0..doc.len()).map(|at| format!("{}{}", &doc[..at], &doc[at + 1..])));
+        for insert in ["\"", "{", "}", "=", "\n", "\\", "$", "<<", ",", "["] {
+            out.extend((0..=doc.len()).map(|at| format!("{}{insert}{}", &doc[..at], &doc[at..])));
+        }
+        out
+    }
+
+    /// Messages say what kind of token is wrong and where, never a piece of
+    /// a value (docs/behaviour.md, CFG-13).
+    #[test]
+    fn no_message_holds_a_piece_of_a_value() {
+        const TOKEN: &str = "Q7wErT9yUi3oPaS5dFgH2jKl";
+        let pieces: Vec<String> = TOKEN
+            .to_lowercase()
+            .as_bytes()
+            .windows(8)
+            .map(|w| String::from_utf8_lossy(w).into_owned())
+            .collect();
+        let native = [
+            "credentials \"app.terraform.io\" {\n  token = \"@T@\"\n}\n",
+            "credentials \"app.terraform.io\" { token = \"9@T@\" }\n",
+            "credentials \"app.terraform.io\" {\n  token = <<EOT\n@T@\nEOT\n}\n",
+            "oci_credentials \"ghcr.io\" {\n  username = \"me\"\n  password = \"@T@\"\n}\n",
+            "credentials_helper \"x\" {\n  args = [\"--token\", \"@T@\"]\n}\n",
+        ];
+        let json = [
+            r#"{"credentials": {"app.terraform.io": {"token": "@T@"}}}"#,
+            r#"{"oci_credentials": {"ghcr.io": {"password": ["@T@"]}}}"#,
+        ];
+        let mut failed = 0;
+        let mut leaks = Vec::new();
+        let mut check = |input: &str, result: Result<Vec<Item>, SyntaxError>| {
+            let Err(e) = result else { return };
+            failed += 1;
+            for text in [e.to_string(), format!("{e:?}")] {
+                let lower = text.to_lowercase();
+                if pieces.iter().any(|p| lower.contains(p.as_str())) {
+                    leaks.push(format!("{input:?}: {text}"));
+                }
+            }
+        };
+        for doc in native {
+            for input in mutations(&doc.replace("@T@", TOKEN)) {
+                check(&input, parse(&input, false));
+                check(&input, parse(&input, true));
+            }
+        }
+        for doc in json {
+            for input in mutations(&doc.replace("@T@", TOKEN)) {
+                check(&input, parse_json(&input));
+            }
+        }
+        // The unquoted token, a second string, a token where a key goes.
+        for doc in [
+            "a = @T@\n",
+            "a = 9@T@\n",
+            "a = \"x\" \"@T@\"\n",
+            "a { \"@T@\" }\n",
+            "a = [\"x\" \"@T@\"]\n",
+            "a = \"@T@\\q\"\n",
+        ] {
+            let input = doc.replace("@T@", TOKEN);
+            check(&input, parse(&input, true));
+        }
+        assert!(failed > 5000, "only {failed} inputs failed");
+        assert!(
+            leaks.is_empty(),
+            "{} leaks, such as:\n{}",
+            leaks.len(),
+            leaks[..leaks.len().min(20)].join("\n")
+        );
     }
 
     #[test]

@@ -100,8 +100,20 @@ impl HelperProgram {
             executable: self.executable.clone(),
             detail,
         };
-        let object = serde_json::from_slice::<Option<Map<String, Value>>>(&stdout)
-            .map_err(|e| malformed(e.to_string()))?;
+        let object =
+            serde_json::from_slice::<Option<Map<String, Value>>>(&stdout).map_err(|e| {
+                // serde's message quotes a string or a number, and either may be
+                // the token itself (docs/behaviour.md, CFG-13).
+                match serde_json::from_slice::<Value>(&stdout) {
+                    Ok(Value::String(_)) => {
+                        malformed("invalid type: string, expected a map".into())
+                    }
+                    Ok(Value::Number(_)) => {
+                        malformed("invalid type: number, expected a map".into())
+                    }
+                    _ => malformed(e.to_string()),
+                }
+            })?;
         match object.as_ref().and_then(|o| o.get("token")) {
             Some(Value::String(token)) => Credentials::token(token)
                 .map(Some)

@@ -98,6 +98,11 @@ pub(crate) fn get(name: &str, server_url: &str, env: &HelperEnv) -> Result<Answe
         return match message {
             "credentials not found in native keychain" => Ok(None),
             "" => Err(HelperProblem::Exit(exit_text(status))),
+            // An answer, or a piece of one, is no message: it may hold the
+            // secret (docs/behaviour.md, CFG-13).
+            message if message.starts_with(['{', '[']) => {
+                Err(HelperProblem::FailedWithAnswer(exit_text(status)))
+            }
             message => Err(HelperProblem::Failed(message.to_owned())),
         };
     }

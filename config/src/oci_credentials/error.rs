@@ -52,11 +52,16 @@ pub enum HelperProblem {
     InvalidName,
     /// The program could not be started (or its output read).
     Start(io::Error),
-    /// It exited with a failure status and printed this (trimmed).
+    /// It exited with a failure status and printed this (trimmed), which
+    /// does not start like a JSON answer.
     Failed(String),
     /// It exited with a failure status and printed nothing: Go's
     /// `exit status N`.
     Exit(String),
+    /// It exited with a failure status (Go's `exit status N`) and printed
+    /// what starts like a JSON answer: not shown, as it may hold the secret
+    /// (docs/behaviour.md, CFG-13).
+    FailedWithAnswer(String),
     /// It did not finish in time, and was killed.
     TimedOut(Duration),
     /// Its output is not the JSON object the protocol wants.
@@ -118,6 +123,11 @@ impl fmt::Display for OciCredentialsError {
                     HelperProblem::Start(e) => write!(f, "exec: {program}: {e}"),
                     HelperProblem::Failed(message) => f.write_str(message),
                     HelperProblem::Exit(status) => f.write_str(status),
+                    HelperProblem::FailedWithAnswer(status) => write!(
+                        f,
+                        "{status}, with output that looks like a JSON answer (not shown: it \
+                         may hold a secret)"
+                    ),
                     HelperProblem::TimedOut(timeout) => write!(
                         f,
                         "{program} did not finish within {timeout:?} and was stopped"
