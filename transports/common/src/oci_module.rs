@@ -9,7 +9,6 @@
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
@@ -403,16 +402,23 @@ impl Staging {
             placed: false,
         };
         fs::create_dir_all(&parent).map_err(|e| local_error(&parent, &e))?;
-        static MADE: AtomicU64 = AtomicU64::new(0);
         let name = into
             .file_name()
             .map_or_else(|| "module".into(), |n| n.to_string_lossy());
-        let path = parent.join(format!(
-            ".{name}.tfdisco-staging-{}-{}",
-            std::process::id(),
-            MADE.fetch_add(1, Ordering::Relaxed)
-        ));
-        fs::create_dir(&path).map_err(|e| local_error(&path, &e))?;
+        // A random part and an exclusive creation: no folder left by a
+        // killed run, or planted, is ever taken for this one's.
+        let prefix = format!(".{name}.tfdisco-staging-");
+        let mut builder = tempfile::Builder::new();
+        builder.prefix(&prefix).rand_bytes(16);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            builder.permissions(fs::Permissions::from_mode(0o777));
+        }
+        let path = builder
+            .tempdir_in(&parent)
+            .map_err(|e| local_error(&parent, &e))?
+            .keep();
         staging.path = path;
         Ok(staging)
     }
