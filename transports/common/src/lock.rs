@@ -41,7 +41,8 @@ pub use report::{LockError, LockReport, ProviderReport, failure_exit_code};
 pub(crate) struct LockRun {
     path: PathBuf,
     lock_file: LockFile,
-    before: Vec<u8>,
+    /// The lock file's bytes as read; `None` when there was none.
+    before: Option<Vec<u8>>,
     platforms: Vec<Platform>,
 }
 
@@ -186,7 +187,12 @@ impl LockRun {
         let platforms = platforms_or_current(&options.platforms);
         let check = SignatureCheck::new(dialect, SystemTime::now());
         let plan = LockPlan::with_origins(origins, platforms.clone(), check);
-        let before = lock_file.to_bytes();
+        // A lock file that is not there yet is written even when it gets
+        // no provider: its two header lines, as `providers lock` writes them.
+        let before = match std::fs::symlink_metadata(&path) {
+            Ok(_) => Some(lock_file.to_bytes()),
+            Err(_) => None,
+        };
         Ok((
             LockRun {
                 path,
@@ -205,7 +211,7 @@ impl LockRun {
         for lock in locks {
             providers.push(self.record(lock)?);
         }
-        let changed = self.lock_file.to_bytes() != self.before;
+        let changed = self.before.as_deref() != Some(&self.lock_file.to_bytes()[..]);
         if changed {
             self.lock_file
                 .write_atomically(&self.path)

@@ -152,6 +152,19 @@ pub const CASES: &[Case] = &[
         outcome: Outcome::Written,
     },
     Case {
+        name: "no-providers",
+        about: "a configuration that requires no provider, no lock file yet: a lock file of \
+                its two header lines",
+        platforms: &["linux_amd64"],
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
+        outcome: Outcome::Written,
+    },
+    Case {
         name: "unrelated-locked",
         about: "a provider the configuration no longer requires stays in the lock file",
         platforms: &["linux_amd64"],
