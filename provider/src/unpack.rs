@@ -1,5 +1,5 @@
 //! A provider package unpacked as it downloads, without I/O
-//! (docs/behaviour.md, UNPACK-1 to UNPACK-9).
+//! (docs/behaviour.md, UNPACK-1 to UNPACK-10).
 //!
 //! [`Unpacker`] reads the archive through the [`PackageHasher`]'s one-pass
 //! zip reader and turns it into [`UnpackOp`]s for a writer: the folders to
@@ -31,7 +31,8 @@
 //! hasher's (a header, 64 KiB for inflating, a record per entry) and, per
 //! entry, its path's elements and mode. [`UnpackLimits`] bound the entries
 //! and the bytes written, which the I/O side writes before the archive is
-//! verified.
+//! verified: in all, and to a multiple of the archive read so far, so
+//! that a few MiB of deflate cannot fill a disk.
 //!
 //! ```
 //! use tfdisco_provider::{Unpacker, hash_package};
@@ -111,14 +112,59 @@ pub enum UnpackOp<'a> {
 }
 
 /// What an [`Unpacker`] may write: it refuses an archive that would go
-/// past either limit before it writes past it.
+/// past any limit before it writes past it (docs/behaviour.md, UNPACK-9,
+/// UNPACK-10).
+///
+/// Everything is written before the archive is verified (its checksum and
+/// signature need the whole download), by whoever serves the download. So
+/// besides the entries and the bytes in all, the bytes the files hold
+/// together are bounded by the archive itself: at any moment they may be
+/// at most `max_ratio` times the bytes of the archive read so far (every
+/// byte given to [`update`](Unpacker::update), the chunk being read
+/// included: a lower bound of the archive's size), or `ratio_allowance`
+/// when that is more, and never more than `max_bytes`:
+///
+/// ```text
+/// written ≤ min(max_bytes, max(ratio_allowance, max_ratio × bytes read))
+/// ```
+///
+/// The defaults come from real packages. Provider binaries are Go
+/// programs, which deflate 3× to 5×: the 674 MiB binary of `hashicorp/aws`
+/// 5.100.0 (`linux_amd64`, among the largest providers) deflates to
+/// 141 MiB at zlib's default level (4.8×, and at most 5.5× over any of its
+/// beginnings, as it streams), the 86 MiB `terraform` 1.11.4 binary 3.4×
+/// (3.7×). A ratio of 32 leaves almost six times that, while a download
+/// host must then send a MiB for every 32 MiB it makes an install job
+/// write, not the KiB per MiB deflate needs (1032×). The allowance,
+/// 64 MiB, lets a small package of compressible files (documentation,
+/// schemas; the testkit's packages deflate about 10×) through whatever its
+/// ratio; the cap, 4 GiB, is six times the largest binary above.
+///
+/// ```
+/// use tfdisco_provider::UnpackLimits;
+///
+/// let limits = UnpackLimits::default();
+/// assert_eq!(limits.max_bytes, 4 << 30);
+/// assert_eq!((limits.max_ratio, limits.ratio_allowance), (32, 64 << 20));
+/// // A 10 MiB archive read whole may unpack to 320 MiB; its first
+/// // 100 KiB to 64 MiB.
+/// assert_eq!(limits.bound(10 << 20), 320 << 20);
+/// assert_eq!(limits.bound(100 << 10), 64 << 20);
+/// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnpackLimits {
-    /// The most bytes all files may hold together (default 4 GiB).
+    /// The most bytes all files may hold together, however large the
+    /// archive (default 4 GiB).
     pub max_bytes: u64,
     /// The most entries the archive may have, folders included (default
     /// 100,000).
     pub max_entries: usize,
+    /// The most bytes all files may hold together for each byte of the
+    /// archive read so far, beyond `ratio_allowance` (default 32).
+    pub max_ratio: u64,
+    /// The bytes all files may hold together whatever the ratio (default
+    /// 64 MiB), within `max_bytes`.
+    pub ratio_allowance: u64,
 }
 
 impl Default for UnpackLimits {
@@ -126,7 +172,25 @@ impl Default for UnpackLimits {
         UnpackLimits {
             max_bytes: 4 << 30,
             max_entries: 100_000,
+            max_ratio: 32,
+            ratio_allowance: 64 << 20,
         }
+    }
+}
+
+impl UnpackLimits {
+    /// The most bytes all files may hold together once `read` bytes of the
+    /// archive have been read: `max_ratio` times them or `ratio_allowance`,
+    /// whichever is more, and at most `max_bytes`.
+    pub fn bound(&self, read: u64) -> u64 {
+        self.by_ratio(read).min(self.max_bytes)
+    }
+
+    /// The bound without `max_bytes`.
+    fn by_ratio(&self, read: u64) -> u64 {
+        self.max_ratio
+            .saturating_mul(read)
+            .max(self.ratio_allowance)
     }
 }
 
@@ -197,6 +261,7 @@ impl Unpacker {
                 current: None,
                 files: 0,
                 bytes: 0,
+                read: 0,
                 modes: Vec::new(),
             },
             failed: None,
@@ -214,6 +279,9 @@ impl Unpacker {
         if let Some(failed) = &self.failed {
             return Err(failed.repeat());
         }
+        // What the files may hold is bounded by the archive read so far,
+        // this chunk included (UNPACK-10).
+        self.state.read = self.hasher.bytes_read() + chunk.len() as u64;
         let mut sink = Sink {
             state: &mut self.state,
             out: &mut out,
@@ -293,6 +361,8 @@ struct State {
     current: Option<Current>,
     files: usize,
     bytes: u64,
+    /// The bytes of the archive read, the chunk being read included.
+    read: u64,
     modes: Vec<(String, u32)>,
 }
 
@@ -439,11 +509,26 @@ where
             }
             Became::File => {}
         }
-        let limit = self.state.limits.max_bytes;
-        if bytes.len() as u64 > limit - self.state.bytes {
-            return Err(UnpackError::TooLarge {
-                entry: lossy(),
-                limit,
+        // Refused before anything past the bound is given (UNPACK-9,
+        // UNPACK-10): the bound only grows as the archive is read, so what
+        // was written is within it.
+        let limits = self.state.limits;
+        let read = self.state.read;
+        let bound = limits.bound(read);
+        if bytes.len() as u64 > bound.saturating_sub(self.state.bytes) {
+            return Err(if limits.by_ratio(read) < limits.max_bytes {
+                UnpackError::TooExpanded {
+                    entry: lossy(),
+                    read,
+                    ratio: limits.max_ratio,
+                    allowance: limits.ratio_allowance,
+                    limit: limits.max_bytes,
+                }
+            } else {
+                UnpackError::TooLarge {
+                    entry: lossy(),
+                    limit: limits.max_bytes,
+                }
             });
         }
         self.state.bytes += bytes.len() as u64;

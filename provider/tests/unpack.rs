@@ -1,9 +1,10 @@
 //! A provider package unpacked as it downloads (docs/behaviour.md,
-//! UNPACK-1 to UNPACK-9): the operations a writer gets for real archives
+//! UNPACK-1 to UNPACK-10): the operations a writer gets for real archives
 //! (written here, by Go's `archive/zip`, and the signed registry's), the
 //! modes `terraform init` gives files, every hostile archive refused with
-//! an error naming its entry, the same result whatever the chunks, and the
-//! unpacked `h1:` the hasher's and the lock files'.
+//! an error naming its entry, the same result whatever the chunks, the
+//! unpacked `h1:` the hasher's and the lock files', and what an archive not
+//! yet verified may write.
 
 mod zipwriter;
 
@@ -16,7 +17,7 @@ use tfdisco_provider::{
     PackageHashError, UnpackError, UnpackLimits, UnpackOp, Unpacked, Unpacker, hash_package,
     hash1_of_files,
 };
-use zipwriter::{Descriptor, Entry, Method, Zip, hash1};
+use zipwriter::{Descriptor, Entry, Method, Zip, hash1, zeros};
 
 /// An operation, owned; consecutive `Data` are one (their split depends on
 /// the chunks and the inflater).
@@ -626,6 +627,7 @@ fn limits() {
         UnpackLimits {
             max_entries: 3,
             max_bytes: 10,
+            ..UnpackLimits::default()
         },
     );
     assert_eq!(result.expect("at the limits").bytes, 10);
@@ -678,6 +680,218 @@ fn limits() {
     assert!(disk.files["bomb"].len() <= 1 << 20);
     assert_eq!(UnpackLimits::default().max_bytes, 4 << 30);
     assert_eq!(UnpackLimits::default().max_entries, 100_000);
+}
+
+/// The archive fed in chunks of `size` to a writer that keeps only the
+/// count of bytes written, and checks at every `Data` that the files hold
+/// no more than `limits` allow for what was fed so far (UNPACK-10).
+fn metered(
+    archive: &[u8],
+    size: usize,
+    limits: UnpackLimits,
+) -> (u64, Result<Unpacked, UnpackError>) {
+    let mut unpacker = Unpacker::with_limits(limits);
+    let mut written = 0u64;
+    let mut fed = 0u64;
+    for chunk in archive.chunks(size.max(1)) {
+        fed += chunk.len() as u64;
+        let result = unpacker.update(chunk, |op| {
+            if let UnpackOp::Data(bytes) = op {
+                written += bytes.len() as u64;
+                assert!(
+                    written <= limits.bound(fed),
+                    "{written} bytes written after {fed} read"
+                );
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            return (written, Err(e));
+        }
+    }
+    (written, unpacker.finish())
+}
+
+const MIB: u64 = 1 << 20;
+
+/// A deflate bomb (1 GiB of zeros in 1 MiB of archive) under the default
+/// limits: refused once the files would pass 64 MiB, the allowance, since
+/// 32 times what was read is less; what was written is within the bound
+/// and the message names both bounds (UNPACK-10).
+#[test]
+fn a_deflate_bomb_stops_at_the_allowance() {
+    let bomb = zeros("terraform-provider-bomb_v1.0.0", 1024);
+    assert!(bomb.len() < 1_100_000, "{} bytes", bomb.len());
+    let limits = UnpackLimits::default();
+    for size in [64 << 10, bomb.len()] {
+        let (written, result) = metered(&bomb, size, limits);
+        let err = result.expect_err("a bomb");
+        assert_eq!(err.kind(), "too-expanded", "{err}");
+        let UnpackError::TooExpanded {
+            entry,
+            read,
+            ratio,
+            allowance,
+            limit,
+        } = &err
+        else {
+            panic!("{err:?}");
+        };
+        assert_eq!(entry, "terraform-provider-bomb_v1.0.0");
+        assert_eq!((*ratio, *allowance, *limit), (32, 64 * MIB, 4 << 30));
+        assert!(*read <= bomb.len() as u64 && 32 * read < 64 * MIB);
+        // Refused at the bound, not before: the last piece it would have
+        // given (64 KiB at most) is what is missing.
+        assert!(written <= 64 * MIB, "{written} bytes written");
+        assert!(written > 63 * MIB, "{written} bytes written");
+        assert_eq!(
+            err.to_string(),
+            format!(
+                "provider package archive: entry \"terraform-provider-bomb_v1.0.0\" expands to \
+                 more than 32 times the {read} bytes of the archive read so far (an archive not \
+                 yet verified may expand to 32 times its size beyond its first 64 MiB, and to \
+                 4 GiB in all)"
+            )
+        );
+    }
+}
+
+/// Bytes from four values, as a Go binary deflates: about 4×.
+fn binary_like(len: usize) -> Vec<u8> {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            [0x00, 0x48, 0x8b, 0xff][(x >> 60) as usize & 3]
+        })
+        .collect()
+}
+
+/// The ratio: a package that unpacks to just under `max_ratio` times its
+/// archive passes, read whole or as it streams; just over, it is refused;
+/// an archive read in small chunks is held to what was read so far, not to
+/// its final size (UNPACK-10).
+#[test]
+fn the_ratio_bounds_an_unverified_archive() {
+    let package = zip(vec![
+        deflated("terraform-provider-four_v1.0.0", &binary_like(1 << 20)),
+        deflated("LICENSE", &b"Licensed to you.\n".repeat(64)),
+    ]);
+    let size = package.len() as u64;
+    let total = (1 << 20) + 17 * 64;
+    let ratio = total / size;
+    assert!((3..5).contains(&ratio), "{total} bytes from {size}");
+    let just_under = UnpackLimits {
+        max_ratio: ratio + 1,
+        ratio_allowance: 0,
+        ..UnpackLimits::default()
+    };
+    for chunk in [4096, 64 << 10, package.len()] {
+        let (written, result) = metered(&package, chunk, just_under);
+        let unpacked = result.unwrap_or_else(|e| panic!("chunks of {chunk}: {e}"));
+        assert_eq!((written, unpacked.bytes), (total, total));
+    }
+    let (_, result) = unpack_limited(&package, just_under);
+    result.expect("whatever the chunks");
+    // A ratio under the package's: refused, once what was written passes
+    // that ratio of the archive read.
+    let just_over = UnpackLimits {
+        max_ratio: ratio,
+        ..just_under
+    };
+    let (written, result) = metered(&package, package.len(), just_over);
+    let err = result.expect_err("over the ratio");
+    assert!(
+        matches!(&err, UnpackError::TooExpanded { entry, read, ratio: r, allowance: 0, .. }
+            if entry == "terraform-provider-four_v1.0.0" && *read == size && *r == ratio),
+        "{err:?}"
+    );
+    assert!(written <= ratio * size);
+    assert_eq!(
+        err.to_string(),
+        format!(
+            "provider package archive: entry \"terraform-provider-four_v1.0.0\" expands to more \
+             than {ratio} times the {size} bytes of the archive read so far (an archive not yet \
+             verified may expand to {ratio} times its size beyond its first 0 bytes, and to \
+             4 GiB in all)"
+        )
+    );
+    // A bomb read 1 KiB at a time is stopped near 32 times what was read,
+    // far before the bound its whole archive would give.
+    let bomb = zeros("bomb", 64);
+    let limits = UnpackLimits {
+        ratio_allowance: 0,
+        ..UnpackLimits::default()
+    };
+    let (written, result) = metered(&bomb, 1024, limits);
+    assert_eq!(result.expect_err("a bomb").kind(), "too-expanded");
+    assert!(written < 64 * MIB / 8, "{written} bytes written");
+}
+
+/// The allowance: a small package of compressible files passes whatever
+/// its ratio, up to `ratio_allowance` (the default's 64 MiB with zeros
+/// that deflate 1000×); one byte more of allowance is needed for each one
+/// more written (UNPACK-10).
+#[test]
+fn the_allowance_lets_small_compressible_packages_through() {
+    let docs = zeros("docs/schema.json", 4);
+    let fits = UnpackLimits {
+        ratio_allowance: 4 * MIB,
+        ..UnpackLimits::default()
+    };
+    let (_, result) = unpack_limited(&docs, fits);
+    assert_eq!(result.expect("within the allowance").bytes, 4 * MIB);
+    let (written, result) = metered(
+        &docs,
+        docs.len(),
+        UnpackLimits {
+            ratio_allowance: 4 * MIB - 1,
+            ..fits
+        },
+    );
+    assert_eq!(result.expect_err("one byte over").kind(), "too-expanded");
+    assert!(written < 4 * MIB);
+    // The defaults: 64 MiB of zeros pass, 65 MiB do not.
+    let (written, result) = metered(&zeros("a", 64), 64 << 10, UnpackLimits::default());
+    assert_eq!(result.expect("the allowance").bytes, 64 * MIB);
+    assert_eq!(written, 64 * MIB);
+    let (written, result) = metered(&zeros("a", 65), 64 << 10, UnpackLimits::default());
+    assert_eq!(result.expect_err("past it").kind(), "too-expanded");
+    assert!(written <= 64 * MIB);
+}
+
+/// The cap holds whatever the ratio allows: `TooLarge`, naming it, when it
+/// is what stops the archive (UNPACK-9, UNPACK-10).
+#[test]
+fn the_cap_holds_with_any_ratio() {
+    let bomb = zeros("bomb", 8);
+    for max_ratio in [1 << 20, u64::MAX] {
+        let limits = UnpackLimits {
+            max_bytes: 2 * MIB,
+            max_ratio,
+            ratio_allowance: 0,
+            ..UnpackLimits::default()
+        };
+        let (written, result) = metered(&bomb, bomb.len(), limits);
+        let err = result.expect_err("past the cap");
+        assert!(
+            matches!(&err, UnpackError::TooLarge { limit, .. } if *limit == 2 * MIB),
+            "{err:?}"
+        );
+        assert!(written <= 2 * MIB, "{written}");
+    }
+    let (_, result) = metered(
+        &bomb,
+        bomb.len(),
+        UnpackLimits {
+            max_bytes: 8 * MIB,
+            max_ratio: u64::MAX,
+            ..UnpackLimits::default()
+        },
+    );
+    assert_eq!(result.expect("at the cap").bytes, 8 * MIB);
 }
 
 /// An archive cut short is refused at `finish`, whatever was written; an

@@ -1,5 +1,5 @@
 //! Why a provider package was not unpacked (docs/behaviour.md, UNPACK-3 to
-//! UNPACK-9).
+//! UNPACK-10).
 
 use std::fmt;
 use std::io;
@@ -74,6 +74,23 @@ pub enum UnpackError {
         /// The limit, in bytes.
         limit: u64,
     },
+    /// More content than the archive read so far may unpack to before it
+    /// is verified: [`UnpackLimits::max_ratio`](super::UnpackLimits) times
+    /// its bytes, beyond [`UnpackLimits::ratio_allowance`](super::UnpackLimits)
+    /// (a deflate bomb, UNPACK-10).
+    TooExpanded {
+        /// The entry whose content went past the bound.
+        entry: String,
+        /// The bytes of the archive read when it did.
+        read: u64,
+        /// The most the files may hold for each byte read.
+        ratio: u64,
+        /// What the files may hold whatever the ratio, in bytes.
+        allowance: u64,
+        /// What they may hold in all, in bytes
+        /// ([`UnpackLimits::max_bytes`](super::UnpackLimits)).
+        limit: u64,
+    },
     /// An archive the [`PackageHasher`](crate::PackageHasher) refuses: not
     /// a zip, cut short, damaged, encrypted, with names the `h1:` rules
     /// refuse (HASH-3 to HASH-9).
@@ -86,7 +103,7 @@ impl UnpackError {
     /// A short word naming the kind of failure, for programs and logs:
     /// `absolute-name`, `parent-element`, `not-utf8`, `symlink`,
     /// `duplicate-name`, `name-conflict`, `folder-with-content`,
-    /// `too-many-entries`, `too-large`, `output`, or for
+    /// `too-many-entries`, `too-large`, `too-expanded`, `output`, or for
     /// [`Archive`](UnpackError::Archive) the hasher's
     /// ([`PackageHashError::kind`]).
     pub fn kind(&self) -> &'static str {
@@ -100,6 +117,7 @@ impl UnpackError {
             UnpackError::FolderWithContent { .. } => "folder-with-content",
             UnpackError::TooManyEntries { .. } => "too-many-entries",
             UnpackError::TooLarge { .. } => "too-large",
+            UnpackError::TooExpanded { .. } => "too-expanded",
             UnpackError::Archive(e) => e.kind(),
             UnpackError::Output(_) => "output",
         }
@@ -116,7 +134,8 @@ impl UnpackError {
             | UnpackError::NameConflict { entry, .. }
             | UnpackError::FolderWithContent { entry }
             | UnpackError::TooManyEntries { entry, .. }
-            | UnpackError::TooLarge { entry, .. } => Some(entry),
+            | UnpackError::TooLarge { entry, .. }
+            | UnpackError::TooExpanded { entry, .. } => Some(entry),
             UnpackError::Archive(e) => e.entry(),
             UnpackError::Output(_) => None,
         }
@@ -154,6 +173,19 @@ impl UnpackError {
             },
             UnpackError::TooLarge { entry, limit } => UnpackError::TooLarge {
                 entry: entry.clone(),
+                limit: *limit,
+            },
+            UnpackError::TooExpanded {
+                entry,
+                read,
+                ratio,
+                allowance,
+                limit,
+            } => UnpackError::TooExpanded {
+                entry: entry.clone(),
+                read: *read,
+                ratio: *ratio,
+                allowance: *allowance,
                 limit: *limit,
             },
             UnpackError::Archive(e) => UnpackError::Archive(e.clone()),
@@ -210,9 +242,39 @@ impl fmt::Display for UnpackError {
                 f,
                 "{archive}entry {entry:?} takes the unpacked package past the limit of {limit} bytes"
             ),
+            UnpackError::TooExpanded {
+                entry,
+                read,
+                ratio,
+                allowance,
+                limit,
+            } => write!(
+                f,
+                "{archive}entry {entry:?} expands to more than {ratio} times the {read} bytes of \
+                 the archive read so far (an archive not yet verified may expand to {ratio} times \
+                 its size beyond its first {}, and to {} in all)",
+                Amount(*allowance),
+                Amount(*limit),
+            ),
             UnpackError::Archive(e) => e.fmt(f),
             UnpackError::Output(e) => write!(f, "writing the unpacked package: {e}"),
         }
+    }
+}
+
+/// A number of bytes as the limits are set: `64 MiB`, `4 GiB`, or
+/// `1000 bytes` when it is no whole number of KiB.
+struct Amount(u64);
+
+impl fmt::Display for Amount {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let bytes = self.0;
+        for (shift, unit) in [(30, "GiB"), (20, "MiB"), (10, "KiB")] {
+            if bytes != 0 && bytes.trailing_zeros() >= shift {
+                return write!(f, "{} {unit}", bytes >> shift);
+            }
+        }
+        write!(f, "{bytes} bytes")
     }
 }
 

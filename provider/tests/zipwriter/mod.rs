@@ -218,3 +218,89 @@ pub fn hash1(files: &[(&[u8], &[u8])]) -> String {
         base64::engine::general_purpose::STANDARD.encode(summary.finalize())
     )
 }
+
+/// A zip of one deflated entry `name` holding `mib` MiB of zeros (a deflate
+/// bomb), made without holding them: the deflate stream of the first MiB,
+/// then that of one MiB more, which only refers back to zeros and so can
+/// follow itself any number of times, then the stream's end. About 1 KiB
+/// of archive per MiB.
+pub fn zeros(name: &str, mib: u32) -> Vec<u8> {
+    use flate2::{Compress, FlushCompress};
+
+    /// `input` deflated by `c` and flushed to a byte boundary.
+    fn piece(c: &mut Compress, input: &[u8], flush: FlushCompress) -> Vec<u8> {
+        let start = c.total_in();
+        let mut out = Vec::with_capacity(4096);
+        loop {
+            let done = (c.total_in() - start) as usize;
+            c.compress_vec(&input[done..], &mut out, flush)
+                .expect("in memory");
+            // Flushed once the input is taken and room is left.
+            if (c.total_in() - start) as usize == input.len() && out.len() < out.capacity() {
+                return out;
+            }
+            out.reserve(4096);
+        }
+    }
+
+    assert!((1..4096).contains(&mib), "1 MiB to 4 GiB without zip64");
+    let block = vec![0; 1 << 20];
+    let mut c = Compress::new(Compression::new(6), false);
+    let first = piece(&mut c, &block, FlushCompress::Sync);
+    let again = piece(&mut c, &block, FlushCompress::Sync);
+    let end = piece(&mut c, &[], FlushCompress::Finish);
+    let mut crc = crc32fast::Hasher::new();
+    let one = {
+        let mut h = crc32fast::Hasher::new();
+        h.update(&block);
+        h
+    };
+    for _ in 0..mib {
+        crc.combine(&one);
+    }
+    let crc = crc.finalize();
+    let csize = (first.len() + again.len() * (mib as usize - 1) + end.len()) as u32;
+    let usize_ = mib << 20;
+    let header = |central: bool| {
+        let mut h = Vec::new();
+        h.extend_from_slice(if central {
+            b"PK\x01\x02"
+        } else {
+            b"PK\x03\x04"
+        });
+        if central {
+            h.extend_from_slice(&(3u16 << 8 | 20).to_le_bytes());
+        }
+        h.extend_from_slice(&20u16.to_le_bytes());
+        h.extend_from_slice(&0u16.to_le_bytes());
+        h.extend_from_slice(&8u16.to_le_bytes());
+        h.extend_from_slice(&[0; 4]);
+        h.extend_from_slice(&crc.to_le_bytes());
+        h.extend_from_slice(&csize.to_le_bytes());
+        h.extend_from_slice(&usize_.to_le_bytes());
+        h.extend_from_slice(&(name.len() as u16).to_le_bytes());
+        h.extend_from_slice(&0u16.to_le_bytes());
+        if central {
+            h.extend_from_slice(&[0; 6]);
+            h.extend_from_slice(&(0o100755u32 << 16).to_le_bytes());
+            h.extend_from_slice(&0u32.to_le_bytes());
+        }
+        h.extend_from_slice(name.as_bytes());
+        h
+    };
+    let mut out = header(false);
+    out.reserve(csize as usize + 256);
+    out.extend_from_slice(&first);
+    for _ in 1..mib {
+        out.extend_from_slice(&again);
+    }
+    out.extend_from_slice(&end);
+    let start = out.len() as u32;
+    let central = header(true);
+    out.extend_from_slice(&central);
+    out.extend_from_slice(b"PK\x05\x06\0\0\0\0\x01\0\x01\0");
+    out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+    out.extend_from_slice(&start.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out
+}

@@ -15,9 +15,15 @@
 //! // … `terraform providers lock` or `tfdisco lock` against
 //! // `<server.host()>/ns/alpha` …
 //! registry.corrupt("alpha", "2.0.0", "linux_amd64"); // the archive no longer matches
+//! // A deflate bomb the registry vouches for: a new `SHA256SUMS` lists it,
+//! // signed by a key made for it, which the version's answers carry.
+//! let bomb = signed_registry::zeros_package("terraform-provider-alpha_v1.1.0", 256);
+//! registry.serve_signed_archive("alpha", "1.1.0", "linux_amd64", &bomb);
 //! ```
 
 use std::path::{Path, PathBuf};
+
+use sha2::{Digest, Sha256};
 
 use crate::{Reply, TestServer};
 
@@ -35,7 +41,7 @@ pub const PLATFORMS: [&str; 3] = ["linux_amd64", "darwin_arm64", "windows_amd64"
 pub const FILES_PATH: &str = "/files/";
 
 /// The committed fixture: packages, `SHA256SUMS`, signatures, `key.asc`
-/// (compiled in: [`file`] reads them).
+/// (compiled in: [`file()`] reads them).
 pub fn fixture_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/signed-registry")
 }
@@ -218,6 +224,25 @@ fn versions_document(versions: &[&str]) -> String {
 }
 
 fn package_document(name: &str, version: &str, platform: &str) -> String {
+    let key = (key_id(), public_key());
+    package_document_with(
+        name,
+        version,
+        platform,
+        &shasum(name, version, platform),
+        &key,
+    )
+}
+
+/// The package answer with this `shasum` and signing key (its id and
+/// armored public key).
+fn package_document_with(
+    name: &str,
+    version: &str,
+    platform: &str,
+    shasum: &str,
+    (key_id, armor): &(String, String),
+) -> String {
     let (os, arch) = platform.split_once('_').expect("OS_ARCH");
     let files = format!("{FILES_PATH}{NAMESPACE}/{name}/{version}/");
     let file = package_file(name, version, platform);
@@ -233,13 +258,13 @@ fn package_document(name: &str, version: &str, platform: &str) -> String {
             "shasums_signature_url",
             quoted(&format!("{files}{sums}.sig")),
         ),
-        ("shasum", quoted(&shasum(name, version, platform))),
+        ("shasum", quoted(shasum)),
         (
             "signing_keys",
             format!(
                 r#"{{"gpg_public_keys": [{{"key_id": {}, "ascii_armor": {}, "trust_signature": "", "source": "tfdisco", "source_url": null}}]}}"#,
-                quoted(&key_id()),
-                quoted(&public_key())
+                quoted(key_id),
+                quoted(armor)
             ),
         ),
     ])
@@ -273,6 +298,58 @@ impl SignedRegistry<'_> {
         );
     }
 
+    /// Serves `archive` as a package, in place of the fixture's: its
+    /// checksum is still the fixture's, so the archive no longer matches it
+    /// (as [`corrupt`](SignedRegistry::corrupt), with any bytes).
+    pub fn serve_archive(&self, name: &str, version: &str, platform: &str, archive: &[u8]) {
+        let package = package_file(name, version, platform);
+        self.server.route(
+            &format!("{FILES_PATH}{NAMESPACE}/{name}/{version}/{package}"),
+            file_reply(archive),
+        );
+    }
+
+    /// Serves `archive` as a package the registry vouches for: the
+    /// version's `SHA256SUMS` lists its SHA-256 in place of the fixture
+    /// package's, signed by a key made here (the fixture's private key is
+    /// not kept), which every package answer of the version carries, with
+    /// its `shasum`. Its checksum and signature verify: what is refused is
+    /// the archive itself.
+    pub fn serve_signed_archive(&self, name: &str, version: &str, platform: &str, archive: &[u8]) {
+        self.serve_archive(name, version, platform, archive);
+        let package = package_file(name, version, platform);
+        let sha256: String = Sha256::digest(archive)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect();
+        let sums_name = sums_file(name, version);
+        let sums: String = text(file(name, version, &sums_name))
+            .lines()
+            .map(|line| match line.split_once("  ") {
+                Some((_, listed)) if listed == package => format!("{sha256}  {package}\n"),
+                _ => format!("{line}\n"),
+            })
+            .collect();
+        let (key, signature) = sign(sums.as_bytes());
+        let files = format!("{FILES_PATH}{NAMESPACE}/{name}/{version}/");
+        self.server
+            .route(&format!("{files}{sums_name}"), file_reply(sums.as_bytes()));
+        self.server
+            .route(&format!("{files}{sums_name}.sig"), file_reply(&signature));
+        for other in PLATFORMS {
+            let sum = if other == platform {
+                sha256.clone()
+            } else {
+                shasum(name, version, other)
+            };
+            let (os, arch) = other.split_once('_').expect("OS_ARCH");
+            self.server.route(
+                &format!("/v1/providers/{NAMESPACE}/{name}/{version}/download/{os}/{arch}"),
+                Reply::json(&package_document_with(name, version, other, &sum, &key)),
+            );
+        }
+    }
+
     /// Serves, as a version's signature, one made over other bytes (another
     /// version's `SHA256SUMS`): it no longer verifies.
     pub fn bad_signature(&self, name: &str, version: &str) {
@@ -293,6 +370,130 @@ impl SignedRegistry<'_> {
             file_reply(signature),
         );
     }
+}
+
+/// A detached signature of `data` by an Ed25519 key made for it: the key's
+/// id and armored public key, and the signature's bytes.
+fn sign(data: &[u8]) -> ((String, String), Vec<u8>) {
+    use pgp::composed::{ArmorOptions, DetachedSignature, KeyType, SecretKeyParamsBuilder};
+    use pgp::crypto::hash::HashAlgorithm;
+    use pgp::ser::Serialize;
+    use pgp::types::{KeyDetails, Password};
+    use rand::SeedableRng;
+
+    let mut rng = rand::rngs::StdRng::seed_from_u64(0x7fd_15c0);
+    let key = SecretKeyParamsBuilder::default()
+        .key_type(KeyType::Ed25519Legacy)
+        .can_sign(true)
+        .can_certify(true)
+        .primary_user_id("tfdisco testkit <testkit@tfdisco.invalid>".into())
+        .build()
+        .expect("key parameters")
+        .generate(&mut rng)
+        .expect("a key");
+    let signature = DetachedSignature::sign_binary_data(
+        &mut rng,
+        &key.primary_key,
+        &Password::empty(),
+        HashAlgorithm::Sha256,
+        data,
+    )
+    .expect("a signature");
+    let id: String = key
+        .primary_key
+        .legacy_key_id()
+        .as_ref()
+        .iter()
+        .map(|b| format!("{b:02X}"))
+        .collect();
+    let armor = key
+        .to_public_key()
+        .to_armored_string(ArmorOptions::default())
+        .expect("armored");
+    let bytes = signature.to_bytes().expect("its bytes");
+    ((id, armor), bytes)
+}
+
+/// A zip of one file `entry` (mode 0755, deflated) holding `mib` MiB of
+/// zeros: a deflate bomb of about 1 KiB per MiB, made without holding its
+/// content. The deflate stream of one MiB of zeros after another refers
+/// only back to zeros, so it can follow itself any number of times.
+pub fn zeros_package(entry: &str, mib: u32) -> Vec<u8> {
+    use flate2::{Compress, Compression, FlushCompress};
+
+    /// `input` deflated by `c` and flushed to a byte boundary.
+    fn piece(c: &mut Compress, input: &[u8], flush: FlushCompress) -> Vec<u8> {
+        let start = c.total_in();
+        let mut out = Vec::with_capacity(4096);
+        loop {
+            let done = usize::try_from(c.total_in() - start).expect("in memory");
+            c.compress_vec(&input[done..], &mut out, flush)
+                .expect("in memory");
+            let taken = usize::try_from(c.total_in() - start).expect("in memory");
+            if taken == input.len() && out.len() < out.capacity() {
+                return out;
+            }
+            out.reserve(4096);
+        }
+    }
+
+    assert!((1..4096).contains(&mib), "1 MiB to 4 GiB (no zip64)");
+    let block = vec![0; 1 << 20];
+    let mut c = Compress::new(Compression::new(6), false);
+    let first = piece(&mut c, &block, FlushCompress::Sync);
+    let again = piece(&mut c, &block, FlushCompress::Sync);
+    let end = piece(&mut c, &[], FlushCompress::Finish);
+    let mut one = flate2::Crc::new();
+    one.update(&block);
+    let mut crc = flate2::Crc::new();
+    for _ in 0..mib {
+        crc.combine(&one);
+    }
+    let crc = crc.sum();
+    let packed = first.len() + again.len() * (mib as usize - 1) + end.len();
+    let packed = u32::try_from(packed).expect("under 4 GiB");
+    let size = mib << 20;
+    let name_len = u16::try_from(entry.len()).expect("a short name");
+    let header = |central: bool| {
+        let mut h = Vec::new();
+        h.extend_from_slice(if central {
+            b"PK\x01\x02"
+        } else {
+            b"PK\x03\x04"
+        });
+        if central {
+            h.extend_from_slice(&(3u16 << 8 | 20).to_le_bytes());
+        }
+        for field in [20u16, 0, 8, 0, 0] {
+            h.extend_from_slice(&field.to_le_bytes());
+        }
+        for field in [crc, packed, size] {
+            h.extend_from_slice(&field.to_le_bytes());
+        }
+        h.extend_from_slice(&name_len.to_le_bytes());
+        h.extend_from_slice(&0u16.to_le_bytes());
+        if central {
+            h.extend_from_slice(&[0; 6]);
+            h.extend_from_slice(&(0o100_755u32 << 16).to_le_bytes());
+            h.extend_from_slice(&0u32.to_le_bytes());
+        }
+        h.extend_from_slice(entry.as_bytes());
+        h
+    };
+    let mut out = header(false);
+    out.extend_from_slice(&first);
+    for _ in 1..mib {
+        out.extend_from_slice(&again);
+    }
+    out.extend_from_slice(&end);
+    let start = u32::try_from(out.len()).expect("under 4 GiB");
+    let central = header(true);
+    out.extend_from_slice(&central);
+    out.extend_from_slice(b"PK\x05\x06\0\0\0\0\x01\0\x01\0");
+    out.extend_from_slice(&u32::try_from(central.len()).expect("small").to_le_bytes());
+    out.extend_from_slice(&start.to_le_bytes());
+    out.extend_from_slice(&[0, 0]);
+    out
 }
 
 #[cfg(test)]
@@ -333,5 +534,36 @@ mod tests {
         let versions: serde_json::Value =
             serde_json::from_str(&versions_document(PROVIDERS[0].1)).expect("JSON");
         assert_eq!(versions["versions"][3]["version"], "2.1.0-beta1");
+    }
+
+    /// A zeros package is a real package, whole: its `h1:` is that of one
+    /// file of zeros; and a signature made here verifies with its key.
+    #[test]
+    fn zeros_packages_and_new_signatures_are_real() {
+        let archive = zeros_package("bin", 3);
+        let hashes = tfdisco_provider::hash_package(&archive).expect("a package");
+        let zeros: [u8; 32] = Sha256::digest(vec![0; 3 << 20]).into();
+        assert_eq!(
+            hashes.h1(),
+            tfdisco_provider::hash1_of_files(&[("bin", zeros)]).expect("a name")
+        );
+        assert!(archive.len() < 4096, "{} bytes", archive.len());
+        let ((id, armor), signature) = sign(b"sums");
+        let key = tfdisco_core::SigningKey {
+            key_id: id.clone(),
+            ascii_armor: armor,
+            trust_signature: String::new(),
+            source: String::new(),
+            source_url: None,
+        };
+        let signer = tfdisco_provider::verify_signature(
+            b"sums",
+            &signature,
+            &[key],
+            std::time::SystemTime::now(),
+            false,
+        )
+        .expect("it verifies");
+        assert_eq!(signer.key_id, id);
     }
 }
