@@ -50,12 +50,20 @@ impl StagedPackage {
         }
     }
 
-    /// Does one thing the unpacker says.
+    /// Does one thing the unpacker says. Each folder and file is created
+    /// exclusively (UNPACK-2): the staging folder is new, the unpacker
+    /// gives a folder's parent before it and no path twice, so a name
+    /// already there is one the file system takes for another of the
+    /// package's (`a` for `A` where case is ignored): an error, never two
+    /// of the package's folders or files merged into one.
     fn apply(&mut self, op: UnpackOp<'_>) -> io::Result<()> {
         match op {
-            UnpackOp::Folder(path) => fs::create_dir_all(self.staging.join(path)),
+            UnpackOp::Folder(path) => {
+                create_folder(&self.staging.join(path)).map_err(|e| already_there(e, path))
+            }
             UnpackOp::File(path) => {
-                let file = create_file(&self.staging.join(path))?;
+                let file =
+                    create_file(&self.staging.join(path)).map_err(|e| already_there(e, path))?;
                 self.file = Some(BufWriter::with_capacity(64 * 1024, file));
                 Ok(())
             }
@@ -190,6 +198,35 @@ fn not_unpacked(error: UnpackError) -> PackageHashError {
     }
 }
 
+/// A name the unpacker gives that is already there: said as such.
+fn already_there(error: io::Error, path: &str) -> io::Error {
+    if error.kind() != io::ErrorKind::AlreadyExists {
+        return error;
+    }
+    io::Error::new(
+        io::ErrorKind::AlreadyExists,
+        format!(
+            "{path:?} already exists: the file system takes it for another of the package's \
+             names (one differing only in case or Unicode form), and they are not merged"
+        ),
+    )
+}
+
+/// Creates the folder, exclusively: `0755` less the umask, as Terraform's
+/// `MkdirAll(path, 0755)` (INSTALL-1).
+#[cfg(unix)]
+fn create_folder(path: &Path) -> io::Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    fs::DirBuilder::new().mode(0o755).create(path)
+}
+
+#[cfg(not(unix))]
+fn create_folder(path: &Path) -> io::Result<()> {
+    fs::create_dir(path)
+}
+
+/// Creates the file, exclusively (`create_new`), `0600` until it is
+/// verified.
 #[cfg(unix)]
 fn create_file(path: &Path) -> io::Result<File> {
     use std::os::unix::fs::OpenOptionsExt;
@@ -216,4 +253,143 @@ fn set_mode(path: &Path, mode: u32) -> io::Result<()> {
     let mut permissions = fs::metadata(path)?.permissions();
     permissions.set_readonly(mode & 0o200 == 0);
     fs::set_permissions(path, permissions)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A staging folder and the sink writing into it.
+    fn staged() -> (tempfile::TempDir, StagedPackage) {
+        let scratch = tempfile::tempdir().expect("a scratch folder");
+        let staging = scratch.path().join("staging");
+        fs::create_dir(&staging).expect("the staging folder");
+        let sink = StagedPackage::new(staging, scratch.path().join("linux_amd64"));
+        (scratch, sink)
+    }
+
+    fn error_of(result: io::Result<()>) -> io::Error {
+        let err = result.expect_err("already there");
+        assert_eq!(err.kind(), io::ErrorKind::AlreadyExists, "{err}");
+        err
+    }
+
+    /// A file system that folds `Docs` and `docs` together, as macOS's and
+    /// Windows' do, simulated on Linux: once the writer made `Docs`, a link
+    /// `docs` to it is what such a file system shows under that name. The
+    /// second folder or file is an error saying so, not a merge: nothing
+    /// is written into the first (UNPACK-2).
+    #[cfg(unix)]
+    #[test]
+    fn names_a_file_system_folds_together_are_an_error() {
+        let (_scratch, mut sink) = staged();
+        let staging = sink.staging.clone();
+        let fold = |name: &str, into: &str| {
+            std::os::unix::fs::symlink(into, staging.join(name)).expect("folded");
+        };
+        sink.apply(UnpackOp::Folder("Docs")).expect("a folder");
+        fold("docs", "Docs");
+        let err = error_of(sink.apply(UnpackOp::Folder("docs")));
+        assert_eq!(
+            err.to_string(),
+            "\"docs\" already exists: the file system takes it for another of the package's \
+             names (one differing only in case or Unicode form), and they are not merged"
+        );
+        for op in [
+            UnpackOp::File("Docs/README.md"),
+            UnpackOp::Data(b"first"),
+            UnpackOp::FileEnd,
+        ] {
+            sink.apply(op).expect("a file");
+        }
+        fold("Docs/readme.md", "README.md");
+        let err = error_of(sink.apply(UnpackOp::File("Docs/readme.md")));
+        assert!(
+            err.to_string()
+                .starts_with("\"Docs/readme.md\" already exists")
+        );
+        assert_eq!(
+            fs::read(staging.join("Docs/README.md")).expect("the first file"),
+            b"first",
+            "the first file kept as it was"
+        );
+        // A folder where the file system has a file of that name.
+        fold("readme.md", "Docs/README.md");
+        error_of(sink.apply(UnpackOp::Folder("readme.md")));
+    }
+
+    /// As a download meets it: an archive whose folder entry `docs/` and
+    /// empty file `README` are names the staging folder already has (as a
+    /// folding file system would, after `DOCS/` and `readme`). The sink
+    /// stops the download with the error; a new folder is `0755` less the
+    /// umask, as Terraform makes it (UNPACK-2, INSTALL-1).
+    #[test]
+    fn a_download_stops_at_a_name_already_there() {
+        let (_scratch, mut sink) = staged();
+        let staging = sink.staging.clone();
+        fs::create_dir(staging.join("docs")).expect("a folder");
+        let err = sink
+            .write(&empty_entries(&["docs/", "README"]))
+            .expect_err("stopped");
+        assert!(
+            err.starts_with(&format!(
+                "writing {}: \"docs\" already exists",
+                staging.display()
+            )),
+            "{err}"
+        );
+        let (_scratch, mut sink) = staged();
+        let staging = sink.staging.clone();
+        fs::write(staging.join("README"), b"first").expect("a file");
+        let archive = empty_entries(&["man/", "README"]);
+        let err = sink.write(&archive).expect_err("stopped");
+        assert!(err.contains("\"README\" already exists"), "{err}");
+        assert_eq!(fs::read(staging.join("README")).expect("kept"), b"first");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = fs::metadata(staging.join("man"))
+                .expect("made")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o7777 & !0o755, 0, "{mode:o}");
+        }
+    }
+
+    /// A stored zip of empty entries (a name ending in `/` is a folder).
+    fn empty_entries(names: &[&str]) -> Vec<u8> {
+        let mut out = Vec::new();
+        let mut central = Vec::new();
+        for name in names {
+            let offset = out.len() as u32;
+            let len = (name.len() as u16).to_le_bytes();
+            out.extend_from_slice(b"PK\x03\x04\x14\0\0\0\0\0\0\0\0\0");
+            out.extend_from_slice(&[0; 12]);
+            out.extend_from_slice(&len);
+            out.extend_from_slice(&[0, 0]);
+            out.extend_from_slice(name.as_bytes());
+            let mode: u32 = if name.ends_with('/') {
+                0o40755
+            } else {
+                0o100644
+            };
+            central.extend_from_slice(b"PK\x01\x02\x14\x03\x14\0\0\0\0\0\0\0\0\0");
+            central.extend_from_slice(&[0; 12]);
+            central.extend_from_slice(&len);
+            central.extend_from_slice(&[0; 8]);
+            central.extend_from_slice(&(mode << 16).to_le_bytes());
+            central.extend_from_slice(&offset.to_le_bytes());
+            central.extend_from_slice(name.as_bytes());
+        }
+        let start = (out.len() as u32).to_le_bytes();
+        out.extend_from_slice(&central);
+        let count = (names.len() as u16).to_le_bytes();
+        out.extend_from_slice(b"PK\x05\x06\0\0\0\0");
+        out.extend_from_slice(&count);
+        out.extend_from_slice(&count);
+        out.extend_from_slice(&(central.len() as u32).to_le_bytes());
+        out.extend_from_slice(&start);
+        out.extend_from_slice(&[0, 0]);
+        out
+    }
 }
