@@ -306,16 +306,8 @@ impl MirrorArchives {
                  https: URLs"
             )));
         }
-        if let Some(bad) = raw
-            .hashes
-            .iter()
-            .find(|h| h.find(':').is_none_or(|at| at < 1))
-        {
-            return Err(invalid(format!(
-                "provider mirror returned invalid provider hash {}: hash string must start \
-                 with a scheme keyword followed by a colon",
-                go_quote(bad)
-            )));
+        if let Some(bad) = raw.hashes.iter().find(|h| !has_scheme(h)) {
+            return Err(invalid(invalid_hash(bad)));
         }
         let filename = url
             .path_segments()
@@ -332,6 +324,34 @@ impl MirrorArchives {
 }
 
 impl MirrorArchives {
+    /// The hashes listed for every platform, in the order of the
+    /// platforms' names, each checked as [`MirrorArchives::archive`]
+    /// checks those of one: what OpenTofu's `trust_all_hashes` takes
+    /// (HASH-23). An entry that is `null` is an invalid answer (D20;
+    /// OpenTofu crashes on one).
+    pub fn all_hashes(&self) -> Result<Vec<String>, Error> {
+        let mut hashes = Vec::new();
+        for (key, raw) in &self.entries {
+            let invalid = |problem: String| {
+                wrap(
+                    RegistryCall::MirrorArchives,
+                    Error::InvalidResponse {
+                        url: self.url.clone().into(),
+                        problem,
+                    },
+                )
+            };
+            let Some(raw) = raw else {
+                return Err(invalid(format!("the archive of {key} is null")));
+            };
+            if let Some(bad) = raw.hashes.iter().find(|h| !has_scheme(h)) {
+                return Err(invalid(invalid_hash(bad)));
+            }
+            hashes.extend(raw.hashes.iter().cloned());
+        }
+        Ok(hashes)
+    }
+
     /// https, or http to a host the caller allowed plain http (D5, D20).
     fn may_fetch(&self, url: &Url) -> bool {
         match url.scheme() {
@@ -342,6 +362,20 @@ impl MirrorArchives {
             _ => false,
         }
     }
+}
+
+/// Whether a listed hash has a scheme before a colon (MIRROR-6).
+fn has_scheme(hash: &str) -> bool {
+    hash.find(':').is_some_and(|at| at >= 1)
+}
+
+/// The problem of a listed hash without a scheme, in the CLIs' words.
+fn invalid_hash(hash: &str) -> String {
+    format!(
+        "provider mirror returned invalid provider hash {}: hash string must start with a \
+         scheme keyword followed by a colon",
+        go_quote(hash)
+    )
 }
 
 /// The goal of a mirror's `index.json` request.

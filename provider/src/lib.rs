@@ -78,6 +78,7 @@ pub use package_hash::{
     HASHICORP_PARTNERS_KEY_ID, MirrorAuthentication, PackageCheck, PackageHashError, PackageHasher,
     PackageHashes, PackageReadError, Sha256Sums, SignatureCheck, SignatureError, Signatures,
     Signer, SumsError, Trust, TrustRoots, authenticate_mirror_archive, authenticate_package,
-    hash_package, hash_package_reader, hash1_of_files, verify_signature,
+    hash_package, hash_package_reader, hash1_of_files, signature_required, trusted_mirror_hashes,
+    verify_signature,
 };
 pub use unpack::{UnpackError, UnpackLimits, UnpackOp, Unpacked, Unpacker};

@@ -14,9 +14,11 @@
 //! recorded. From a network mirror ([`Origin::NetworkMirror`],
 //! `-net-mirror`): its `index.json`, the version's `<version>.json` (once
 //! for every platform), each platform's archive, checked against the
-//! hashes the mirror lists (HASH-22, LOCKRUN-7). The first failure stops
-//! new jobs: the jobs already running finish, and every failure is
-//! reported.
+//! hashes the mirror lists (HASH-22, LOCKRUN-7). From several installation
+//! methods ([`Origin::Methods`], an install run's CLI configuration): every
+//! method's versions, united, and the package from the first method that
+//! has it (Go's `MultiSource`, INSTALL-13). The first failure stops new
+//! jobs: the jobs already running finish, and every failure is reported.
 //!
 //! ```
 //! use std::time::SystemTime;
@@ -56,12 +58,13 @@ pub use install::{
 };
 
 use crate::fs_mirror::{LocalPackage, LocalPackages};
+use crate::installation::{MethodError, MultiSourceError, available_versions};
 use crate::oci_mirror::{self, NoManifest};
 use crate::package_hash::{
     ArchiveDigest, AuthenticationError, PackageCheck, PackageHasher, PackageHashes, SignatureCheck,
-    Trust, authenticate_mirror_archive, authenticate_package,
+    Trust, authenticate_mirror_archive, authenticate_package, trusted_mirror_hashes,
 };
-use tfdisco_oci::{Descriptor, FetchedManifest, Reference, RepositoryAddress};
+use tfdisco_oci::{Descriptor, FetchedManifest, ImageIndex, Reference, RepositoryAddress};
 
 /// One provider the configuration requires.
 #[derive(Clone, Debug)]
@@ -79,9 +82,11 @@ pub struct Requirement {
     pub recorded: Option<Recorded>,
 }
 
-/// Where a lock run gets the providers from (`providers lock`'s
-/// `-net-mirror`; the configuration's `provider_installation` is not
-/// read, as the CLIs do not read it there).
+/// Where a run gets a provider from: for a lock run, `providers lock`'s
+/// one source (its registry, `-net-mirror`, `-fs-mirror`; the CLI
+/// configuration's `provider_installation` is not read, as the CLIs do not
+/// read it there); for an install run, the installation methods that may
+/// install it ([`Origin::Methods`]).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum Origin {
@@ -91,12 +96,41 @@ pub enum Origin {
     Registry,
     /// A network mirror, for every provider.
     NetworkMirror(NetworkMirror),
+    /// OpenTofu's `network_mirror { trust_all_hashes = true }`: a network
+    /// mirror whose hashes for every platform vouch for an archive and,
+    /// once one matched, are reported for the lock file (HASH-23). With
+    /// Terraform, which has no such setting, a plain network mirror.
+    TrustedNetworkMirror(NetworkMirror),
     /// A filesystem mirror (`-fs-mirror=DIR`), for every provider: the
     /// packages found in it (`tfdisco_config`'s `FilesystemMirror::scan`).
     Filesystem(LocalPackages),
     /// An OCI registry mirror (OpenTofu's `oci_mirror`): the provider's
     /// repository in it (OCIMIRROR-1 to OCIMIRROR-5).
     OciMirror(RepositoryAddress),
+    /// The installation methods that may install the provider, in priority
+    /// order, asked as `init` asks them (Go's `MultiSource`, INSTALL-13):
+    /// every method's versions, united (a method that does not know the
+    /// provider is skipped; any other failure fails the provider); the
+    /// version selected among them; then, for each platform, the package
+    /// of the first method in order that has one (a method without the
+    /// version or the platform is skipped; any other failure fails the
+    /// provider), fetched and verified as that origin's alone.
+    /// [`ProviderLock::method`] says which method it came from. A list
+    /// inside a list is read as its methods in its place; a list of one
+    /// method differs from that method alone only in the words of its
+    /// failures (Go's `MultiSource` words them).
+    Methods(Vec<Origin>),
+}
+
+impl Origin {
+    /// The methods of this origin, in priority order: those of an
+    /// [`Origin::Methods`] (flattened), or this origin alone.
+    fn methods(self) -> Vec<Origin> {
+        match self {
+            Origin::Methods(list) => list.into_iter().flat_map(Origin::methods).collect(),
+            one => vec![one],
+        }
+    }
 }
 
 /// Names a job handed out by [`LockPlan::next_job`].
@@ -345,6 +379,11 @@ pub struct ProviderLock {
     pub packages: Vec<LockedPackage>,
     /// Install runs: how the package was got (lock runs: `None`).
     pub installed: Option<Installed>,
+    /// Where the packages came from: the position, among the provider's
+    /// [`Origin::Methods`] (0 for any other origin), of the method the
+    /// first platform's package came from; `None` for an install run's
+    /// kept package, which came from none.
+    pub method: Option<usize>,
 }
 
 /// One platform's archive of a [`ProviderLock`]: what `tfdisco mirror`
@@ -382,6 +421,10 @@ pub enum LockProblem {
     Selection(SelectionError),
     /// The registry (or mirror) does not have the provider at all (404).
     Unknown(Error),
+    /// No installation method of an [`Origin::Methods`] has any version of
+    /// the provider, and no registry said it does not know it (Go's
+    /// `ErrProviderNotFound`): the message names the methods asked.
+    NotFound(String),
     /// The registry does not offer the version for the platform.
     NotOffered(Error),
     /// A filesystem mirror has no package of the version for the platform.
@@ -431,6 +474,7 @@ impl LockFailure {
             self.problem,
             LockProblem::Selection(_)
                 | LockProblem::Unknown(_)
+                | LockProblem::NotFound(_)
                 | LockProblem::NotOffered(_)
                 | LockProblem::NotInMirror(_)
         )
@@ -441,7 +485,7 @@ impl LockFailure {
     pub fn kind(&self) -> &'static str {
         match self.problem {
             LockProblem::Selection(_) => "version",
-            LockProblem::Unknown(_) => "provider",
+            LockProblem::Unknown(_) | LockProblem::NotFound(_) => "provider",
             LockProblem::NotOffered(_) | LockProblem::NotInMirror(_) => "platform",
             LockProblem::Request(_) => "request",
             LockProblem::Checksum(_) | LockProblem::NotRecorded(_) => "checksum",
@@ -467,7 +511,9 @@ impl fmt::Display for LockFailure {
             }
             LockProblem::Checksum(e) => write!(f, ": checksum: {e}"),
             LockProblem::Signature(e) => write!(f, ": signature: {e}"),
-            LockProblem::NotInMirror(why) | LockProblem::NotRecorded(why) => write!(f, ": {why}"),
+            LockProblem::NotFound(why)
+            | LockProblem::NotInMirror(why)
+            | LockProblem::NotRecorded(why) => write!(f, ": {why}"),
             LockProblem::Package(why) => write!(f, ": package: {why}"),
         }
     }
@@ -475,10 +521,11 @@ impl fmt::Display for LockFailure {
 
 impl std::error::Error for LockFailure {}
 
-/// What a running job is for.
+/// What a running job is for: a provider (`p`), one of its methods (`m`)
+/// or platforms (`i`).
 #[derive(Clone, Debug)]
 enum Purpose {
-    Versions(usize),
+    Versions(usize, usize),
     Installed(usize),
     Place(usize),
     Release(usize),
@@ -486,8 +533,8 @@ enum Purpose {
     Document(Url),
     Archive(usize, usize),
     LocalPackage(usize, usize),
-    MirrorArchives(usize),
-    OciIndex(usize),
+    MirrorArchives(usize, usize),
+    OciIndex(usize, usize),
     OciManifest(usize, usize),
 }
 
@@ -495,8 +542,18 @@ enum Purpose {
 #[derive(Debug)]
 struct Provider {
     requirement: Requirement,
-    /// Where its versions and packages come from.
-    origin: Origin,
+    /// Where its versions and packages come from: the methods in priority
+    /// order (one for a single origin).
+    methods: Vec<Origin>,
+    /// True for an [`Origin::Methods`]: its answers combine as Go's
+    /// `MultiSource` combines them, in its words.
+    multi: bool,
+    /// Each method's answer about the versions, once in.
+    versions: Vec<Option<Result<Vec<Version>, Error>>>,
+    /// Each method's answer about the selected version as a whole (a
+    /// network mirror's `<version>.json`, an OCI index), shared by the
+    /// platforms that look there.
+    answers: Vec<VersionAnswer>,
     version: Option<Version>,
     platforms: Vec<PlatformState>,
     /// Install runs: the version whose installs were looked at.
@@ -506,12 +563,30 @@ struct Provider {
     done: bool,
 }
 
+/// A method's answer about a version as a whole.
+#[derive(Debug, Default)]
+enum VersionAnswer {
+    /// Not asked.
+    #[default]
+    None,
+    /// Asked: the platforms at this method wait for it.
+    Asked,
+    /// A network mirror's `<version>.json`.
+    Archives(Box<MirrorArchives>),
+    /// An OCI mirror's index of the version.
+    Index(Box<ImageIndex>),
+}
+
 #[derive(Debug, Default)]
 struct PlatformState {
+    /// The method its package is looked for at, then comes from.
+    method: usize,
     /// The registry's package answer.
     package: Option<ProviderPackage>,
-    /// The hashes a network mirror lists for the archive.
-    listed: Option<Vec<String>>,
+    /// The hashes a network mirror lists for the archive (with
+    /// `trust_all_hashes`, for every platform), and whether it trusts them
+    /// all.
+    listed: Option<(Vec<String>, bool)>,
     /// A filesystem mirror's package, once hashed.
     local: Option<Verified>,
     archive: Option<ArchiveDigest>,
@@ -634,9 +709,14 @@ impl LockPlan {
             next_id: 0,
         };
         for (requirement, origin) in requirements {
+            let multi = matches!(origin, Origin::Methods(_));
+            let methods = origin.methods();
             plan.providers.push(Provider {
                 requirement,
-                origin,
+                multi,
+                versions: methods.iter().map(|_| None).collect(),
+                answers: methods.iter().map(|_| VersionAnswer::None).collect(),
+                methods,
                 version: None,
                 platforms: (0..plan.platforms.len())
                     .map(|_| PlatformState::default())
@@ -672,23 +752,38 @@ impl LockPlan {
         self.ask_versions(p);
     }
 
-    /// Asks for a provider's versions from its origin (a filesystem
-    /// mirror's are known at once).
+    /// Asks every method of a provider for its versions (a filesystem
+    /// mirror's are known at once); they are combined once all are in.
     fn ask_versions(&mut self, p: usize) {
         let source = self.providers[p].requirement.source.clone();
-        match self.providers[p].origin.clone() {
-            Origin::Registry => self.push(Purpose::Versions(p), Job::Versions { source }),
-            Origin::NetworkMirror(mirror) => {
-                self.push(Purpose::Versions(p), Job::MirrorVersions { mirror, source })
-            }
-            Origin::Filesystem(packages) => {
-                let versions = packages.versions(&source);
-                self.on_versions(p, versions);
-            }
-            Origin::OciMirror(address) => {
-                self.push(Purpose::Versions(p), Job::OciTags { address, source })
-            }
+        for (m, origin) in self.providers[p].methods.clone().into_iter().enumerate() {
+            let job = match origin {
+                Origin::Registry => Job::Versions {
+                    source: source.clone(),
+                },
+                Origin::NetworkMirror(mirror) | Origin::TrustedNetworkMirror(mirror) => {
+                    Job::MirrorVersions {
+                        mirror,
+                        source: source.clone(),
+                    }
+                }
+                Origin::Filesystem(packages) => {
+                    self.providers[p].versions[m] = Some(Ok(packages.versions(&source)));
+                    continue;
+                }
+                Origin::OciMirror(address) => Job::OciTags {
+                    address,
+                    source: source.clone(),
+                },
+                // Flattened when the plan was made.
+                Origin::Methods(_) => {
+                    self.providers[p].versions[m] = Some(Ok(Vec::new()));
+                    continue;
+                }
+            };
+            self.push(Purpose::Versions(p, m), job);
         }
+        self.on_versions(p);
     }
 
     /// Install runs: asks what is installed of `version`.
@@ -785,23 +880,24 @@ impl LockPlan {
             return;
         };
         match (purpose, result) {
-            (Purpose::Versions(p), Ok(JobOutput::Versions(answer))) => {
+            (Purpose::Versions(p, m), Ok(JobOutput::Versions(answer))) => {
                 let available = answer
                     .versions
                     .iter()
                     .filter_map(|v| Version::parse(&v.version, self.dialect).ok())
                     .collect();
-                self.on_versions(p, available)
+                self.versions_of(p, m, Ok(available))
             }
-            (Purpose::Versions(p), Ok(JobOutput::MirrorVersions(answer))) => {
-                self.on_versions(p, answer.versions)
+            (Purpose::Versions(p, m), Ok(JobOutput::MirrorVersions(answer))) => {
+                self.versions_of(p, m, Ok(answer.versions))
             }
-            (Purpose::Versions(p), Ok(JobOutput::OciTags(tags))) => {
+            (Purpose::Versions(p, m), Ok(JobOutput::OciTags(tags))) => {
                 let versions = oci_mirror::versions_from_tags(&tags, self.dialect);
-                self.on_versions(p, versions)
+                self.versions_of(p, m, Ok(versions))
             }
-            (Purpose::OciIndex(p), Ok(JobOutput::OciManifest(fetched))) => {
-                self.on_oci_index(p, &fetched)
+            (Purpose::Versions(p, m), Err(e)) => self.versions_of(p, m, Err(e)),
+            (Purpose::OciIndex(p, m), Ok(JobOutput::OciManifest(fetched))) => {
+                self.on_oci_index(p, m, &fetched)
             }
             (Purpose::OciManifest(p, i), Ok(JobOutput::OciManifest(fetched))) => {
                 self.on_oci_manifest(p, i, &fetched)
@@ -815,14 +911,16 @@ impl LockPlan {
                 }
             }
             (Purpose::Place(_) | Purpose::Release(_), Ok(JobOutput::Done)) => {}
-            (Purpose::MirrorArchives(p), Ok(JobOutput::MirrorArchives(answer))) => {
-                self.on_mirror_archives(p, &answer)
+            (Purpose::MirrorArchives(p, m), Ok(JobOutput::MirrorArchives(answer))) => {
+                self.providers[p].answers[m] = VersionAnswer::Archives(answer);
+                self.seek_waiting(p, m);
             }
             (Purpose::Package(p, i), Ok(JobOutput::Package(package))) => {
                 self.on_package(p, i, *package)
             }
             (Purpose::Package(p, i), Err(e)) if e.kind() == ErrorKind::NotFound => {
-                self.fail(p, Some(i), LockProblem::NotOffered(e))
+                // Go's `ErrPlatformNotSupported`: the next method is asked.
+                self.next_method(p, i, LockProblem::NotOffered(e))
             }
             (Purpose::Document(url), Ok(JobOutput::Document(bytes))) => {
                 self.documents.insert(url, Document::Got(bytes));
@@ -850,13 +948,9 @@ impl LockPlan {
                     }
                 }
             }
-            (Purpose::Versions(p), Err(e)) if e.kind() == ErrorKind::NotFound => {
-                self.fail(p, None, LockProblem::Unknown(e))
-            }
             (
-                Purpose::Versions(p)
-                | Purpose::MirrorArchives(p)
-                | Purpose::OciIndex(p)
+                Purpose::MirrorArchives(p, _)
+                | Purpose::OciIndex(p, _)
                 | Purpose::Installed(p)
                 | Purpose::Place(p)
                 | Purpose::Release(p),
@@ -894,7 +988,37 @@ impl LockPlan {
         ));
     }
 
-    fn on_versions(&mut self, p: usize, available: Vec<Version>) {
+    /// Method `m`'s answer about a provider's versions; once every method
+    /// answered, they are combined and a version selected.
+    fn versions_of(&mut self, p: usize, m: usize, answer: Result<Vec<Version>, Error>) {
+        self.providers[p].versions[m] = Some(answer);
+        self.on_versions(p);
+    }
+
+    /// Once every method answered: the versions combined (a single origin's
+    /// as its own; several as Go's `MultiSource.AvailableVersions` combines
+    /// them, INSTALL-13), then a version selected (VER-11).
+    fn on_versions(&mut self, p: usize) {
+        let provider = &self.providers[p];
+        if provider.done || provider.versions.iter().any(Option::is_none) {
+            return;
+        }
+        let answers: Vec<Result<Vec<Version>, Error>> =
+            provider.versions.iter().flatten().cloned().collect();
+        let available = if provider.multi {
+            self.united_versions(p, answers)
+        } else {
+            match answers.into_iter().next() {
+                Some(Err(e)) if e.kind() == ErrorKind::NotFound => Err(LockProblem::Unknown(e)),
+                Some(Err(e)) => Err(LockProblem::Request(e)),
+                Some(Ok(versions)) => Ok(versions),
+                None => Ok(Vec::new()),
+            }
+        };
+        let available = match available {
+            Ok(available) => available,
+            Err(problem) => return self.fail(p, None, problem),
+        };
         let requirement = &self.providers[p].requirement;
         match select(
             &available,
@@ -912,88 +1036,224 @@ impl LockPlan {
         }
     }
 
-    /// Fetches the selected version's package for every platform from the
-    /// provider's origin.
-    fn fetch(&mut self, p: usize, version: Version) {
-        let source = self.providers[p].requirement.source.clone();
-        match self.providers[p].origin.clone() {
-            Origin::Registry => {
-                for (i, platform) in self.platforms.clone().into_iter().enumerate() {
-                    let job = Job::Package {
-                        source: source.clone(),
-                        version: version.clone(),
-                        platform,
-                    };
-                    self.push(Purpose::Package(p, i), job);
-                }
-            }
-            Origin::NetworkMirror(mirror) => {
-                let job = Job::MirrorArchives {
-                    mirror,
-                    source,
-                    version,
+    /// The versions several methods offer together
+    /// ([`available_versions`]): a registry's 404 is its
+    /// `ErrRegistryProviderNotKnown`, another method's its
+    /// `ErrProviderNotFound`, both skipped; the first other failure, in
+    /// the methods' order, fails the provider.
+    fn united_versions(
+        &self,
+        p: usize,
+        answers: Vec<Result<Vec<Version>, Error>>,
+    ) -> Result<Vec<Version>, LockProblem> {
+        let provider = &self.providers[p];
+        let source = &provider.requirement.source;
+        let mut not_known = None;
+        let answers: Vec<_> = provider
+            .methods
+            .iter()
+            .zip(answers)
+            .map(|(origin, answer)| {
+                let answer = match answer {
+                    Ok(versions) => Ok((versions, Vec::new())),
+                    Err(e) if e.kind() == ErrorKind::NotFound => {
+                        if *origin == Origin::Registry {
+                            not_known.get_or_insert(e);
+                            Err(MethodError::RegistryProviderNotKnown)
+                        } else {
+                            Err(MethodError::ProviderNotFound)
+                        }
+                    }
+                    Err(e) => Err(MethodError::Other(e)),
                 };
-                self.push(Purpose::MirrorArchives(p), job);
+                (String::new(), answer)
+            })
+            .collect();
+        match available_versions(source, answers) {
+            Ok(available) => Ok(available.versions),
+            Err(MultiSourceError::Other(e)) => Err(LockProblem::Request(e)),
+            // The registry's own 404, in Go's words.
+            Err(MultiSourceError::RegistryProviderNotKnown { .. }) if let Some(e) = not_known => {
+                Err(LockProblem::Unknown(e))
             }
-            Origin::Filesystem(packages) => {
-                self.on_local(p, &packages, &source, &version);
-            }
-            Origin::OciMirror(address) => match oci_mirror::tag_for(&version) {
-                Ok(tag) => {
-                    let job = Job::OciManifest {
-                        address,
-                        reference: Reference::Tag(tag),
-                        accept: oci_mirror::INDEX_ACCEPT
-                            .iter()
-                            .map(|&m| m.to_owned())
-                            .collect(),
-                    };
-                    self.push(Purpose::OciIndex(p), job);
-                }
-                Err(why) => self.fail(p, None, LockProblem::Package(why)),
-            },
+            Err(_) => Err(LockProblem::NotFound(format!(
+                "provider {source} was not found in any of the search locations"
+            ))),
         }
     }
 
-    /// An OCI mirror's index of the selected version: each platform's
-    /// manifest asked for, or the first platform it has none for
-    /// (OCIMIRROR-2, OCIMIRROR-3).
-    fn on_oci_index(&mut self, p: usize, fetched: &FetchedManifest) {
-        let Origin::OciMirror(address) = self.providers[p].origin.clone() else {
+    /// Looks for the selected version's package for every platform, from
+    /// the provider's first method on.
+    fn fetch(&mut self, p: usize, _version: Version) {
+        for i in 0..self.platforms.len() {
+            self.providers[p].platforms[i].method = 0;
+            self.seek(p, i, None);
+        }
+    }
+
+    /// Platform `i` found no package at its method (`why`): the next
+    /// method is asked.
+    fn next_method(&mut self, p: usize, i: usize, why: LockProblem) {
+        self.providers[p].platforms[i].method += 1;
+        self.seek(p, i, Some(why));
+    }
+
+    /// Looks for platform `i`'s package of the selected version at its
+    /// method, then at each method after it that has none (Go's
+    /// `MultiSource.PackageMeta`, INSTALL-13): a registry's package
+    /// answer, a filesystem mirror's package, a network mirror's
+    /// `<version>.json` entry or an OCI index's manifest for the platform,
+    /// each asked when it is that method's turn. `why` says why the method
+    /// before had none. With no method left, a single origin fails with its
+    /// own reason, several with Go's `ErrPlatformNotSupported`.
+    fn seek(&mut self, p: usize, i: usize, mut why: Option<LockProblem>) {
+        let Some(version) = self.providers[p].version.clone() else {
             return;
         };
-        let index = match oci_mirror::check_index(fetched) {
-            Ok(index) => index,
-            Err(why) => return self.fail(p, None, LockProblem::Package(why)),
-        };
-        for (i, platform) in self.platforms.clone().into_iter().enumerate() {
-            match oci_mirror::select_platform(&index, &platform) {
-                Ok(entry) => {
-                    let job = Job::OciManifest {
-                        address: address.clone(),
-                        reference: Reference::Digest(entry.digest),
-                        accept: vec![entry.media_type],
-                    };
-                    self.push(Purpose::OciManifest(p, i), job);
-                }
-                Err(NoManifest::PlatformNotSupported) => {
-                    let source = &self.providers[p].requirement.source;
-                    let version = self.providers[p].version.clone().unwrap_or_default();
-                    let why =
-                        format!("provider {source} {version} is not available for {platform}");
-                    return self.fail(p, Some(i), LockProblem::NotInMirror(why));
-                }
-                Err(NoManifest::Invalid(why)) => {
-                    return self.fail(p, Some(i), LockProblem::Package(why));
-                }
+        let source = self.providers[p].requirement.source.clone();
+        let platform = self.platforms[i].clone();
+        loop {
+            if self.providers[p].done {
+                return;
             }
+            let m = self.providers[p].platforms[i].method;
+            let Some(origin) = self.providers[p].methods.get(m).cloned() else {
+                break;
+            };
+            let none_here = match origin {
+                Origin::Registry => {
+                    let job = Job::Package {
+                        source,
+                        version,
+                        platform,
+                    };
+                    return self.push(Purpose::Package(p, i), job);
+                }
+                Origin::Filesystem(packages) => {
+                    match packages.package(&source, &version, &platform) {
+                        Some(package) => {
+                            let job = Job::LocalPackage {
+                                package: package.clone(),
+                            };
+                            return self.push(Purpose::LocalPackage(p, i), job);
+                        }
+                        None => LockProblem::NotInMirror(format!(
+                            "provider {source} {version} is not available for {platform}"
+                        )),
+                    }
+                }
+                Origin::NetworkMirror(mirror) | Origin::TrustedNetworkMirror(mirror) => {
+                    match &self.providers[p].answers[m] {
+                        VersionAnswer::Archives(answer) => {
+                            let answer = answer.clone();
+                            match self.mirror_archive(p, i, &mirror, &answer) {
+                                Ok(()) => return,
+                                Err(problem) => problem,
+                            }
+                        }
+                        VersionAnswer::None => {
+                            self.providers[p].answers[m] = VersionAnswer::Asked;
+                            let job = Job::MirrorArchives {
+                                mirror,
+                                source,
+                                version,
+                            };
+                            return self.push(Purpose::MirrorArchives(p, m), job);
+                        }
+                        VersionAnswer::Asked | VersionAnswer::Index(_) => return,
+                    }
+                }
+                Origin::OciMirror(address) => match &self.providers[p].answers[m] {
+                    VersionAnswer::Index(index) => {
+                        let selected = oci_mirror::select_platform(index, &platform);
+                        match selected {
+                            Ok(entry) => {
+                                let job = Job::OciManifest {
+                                    address,
+                                    reference: Reference::Digest(entry.digest),
+                                    accept: vec![entry.media_type],
+                                };
+                                return self.push(Purpose::OciManifest(p, i), job);
+                            }
+                            Err(NoManifest::PlatformNotSupported) => {
+                                LockProblem::NotInMirror(format!(
+                                    "provider {source} {version} is not available for {platform}"
+                                ))
+                            }
+                            Err(NoManifest::Invalid(why)) => {
+                                return self.fail(p, Some(i), LockProblem::Package(why));
+                            }
+                        }
+                    }
+                    VersionAnswer::None => {
+                        self.providers[p].answers[m] = VersionAnswer::Asked;
+                        let tag = match oci_mirror::tag_for(&version) {
+                            Ok(tag) => tag,
+                            Err(why) => return self.fail(p, None, LockProblem::Package(why)),
+                        };
+                        let job = Job::OciManifest {
+                            address,
+                            reference: Reference::Tag(tag),
+                            accept: oci_mirror::INDEX_ACCEPT
+                                .iter()
+                                .map(|&m| m.to_owned())
+                                .collect(),
+                        };
+                        return self.push(Purpose::OciIndex(p, m), job);
+                    }
+                    VersionAnswer::Asked | VersionAnswer::Archives(_) => return,
+                },
+                // Flattened when the plan was made.
+                Origin::Methods(_) => LockProblem::NotInMirror(format!(
+                    "provider {source} {version} is not available for {platform}"
+                )),
+            };
+            why = Some(none_here);
+            self.providers[p].platforms[i].method += 1;
+        }
+        let problem = match why {
+            Some(problem) if !self.providers[p].multi => problem,
+            _ => LockProblem::NotInMirror(format!(
+                "provider {source} {version} is not available for {platform}"
+            )),
+        };
+        self.fail(p, Some(i), problem);
+    }
+
+    /// Method `m`'s answer about the selected version came in: every
+    /// platform looking there goes on.
+    fn seek_waiting(&mut self, p: usize, m: usize) {
+        for i in 0..self.platforms.len() {
+            let state = &self.providers[p].platforms[i];
+            let waiting = state.method == m
+                && state.package.is_none()
+                && state.listed.is_none()
+                && state.local.is_none()
+                && state.verified.is_none();
+            if waiting {
+                self.seek(p, i, None);
+            }
+        }
+    }
+
+    /// An OCI mirror's index of the selected version (OCIMIRROR-2): kept
+    /// for the platforms that look there, each asking its manifest or
+    /// going on to the next method (OCIMIRROR-3).
+    fn on_oci_index(&mut self, p: usize, m: usize, fetched: &FetchedManifest) {
+        match oci_mirror::check_index(fetched) {
+            Ok(index) => {
+                self.providers[p].answers[m] = VersionAnswer::Index(Box::new(index));
+                self.seek_waiting(p, m);
+            }
+            Err(why) => self.fail(p, None, LockProblem::Package(why)),
         }
     }
 
     /// A platform's manifest in an OCI mirror: its zip layer fetched, to be
     /// checked against the `zh:` its digest is (OCIMIRROR-4, OCIMIRROR-5).
     fn on_oci_manifest(&mut self, p: usize, i: usize, fetched: &FetchedManifest) {
-        let Origin::OciMirror(address) = self.providers[p].origin.clone() else {
+        let m = self.providers[p].platforms[i].method;
+        let Some(Origin::OciMirror(address)) = self.providers[p].methods.get(m).cloned() else {
             return;
         };
         let layer = oci_mirror::check_manifest(fetched)
@@ -1003,7 +1263,7 @@ impl LockPlan {
             Ok(found) => found,
             Err(why) => return self.fail(p, Some(i), LockProblem::Package(why)),
         };
-        self.providers[p].platforms[i].listed = Some(vec![zh]);
+        self.providers[p].platforms[i].listed = Some((vec![zh], false));
         let job = Job::OciBlob {
             address,
             layer,
@@ -1014,58 +1274,55 @@ impl LockPlan {
         self.push(Purpose::Archive(p, i), job);
     }
 
-    /// A filesystem mirror's packages of the selected version: one job per
-    /// platform (the package FSM-5 chooses), or the first platform it has
-    /// none for.
-    fn on_local(
+    /// Platform `i`'s archive in a network mirror's `<version>.json`
+    /// (MIRROR-6, MIRROR-7): its download asked, with the hashes that
+    /// vouch for it (with `trust_all_hashes`, every platform's: HASH-23);
+    /// or, when the mirror has none for the platform, why (the next method
+    /// is asked). An entry that cannot be used fails the provider.
+    fn mirror_archive(
         &mut self,
         p: usize,
-        packages: &LocalPackages,
-        source: &ProviderSource,
-        version: &Version,
-    ) {
-        for (i, platform) in self.platforms.clone().into_iter().enumerate() {
-            let Some(package) = packages.package(source, version, &platform) else {
-                let why = format!("provider {source} {version} is not available for {platform}");
-                return self.fail(p, Some(i), LockProblem::NotInMirror(why));
-            };
-            let job = Job::LocalPackage {
-                package: package.clone(),
-            };
-            self.push(Purpose::LocalPackage(p, i), job);
-        }
-    }
-
-    /// A mirror's archives of the selected version: one archive job per
-    /// platform, or the first platform it has no usable archive for.
-    fn on_mirror_archives(&mut self, p: usize, answer: &MirrorArchives) {
-        let Some(version) = self.providers[p].version.clone() else {
-            return;
-        };
-        let about = match &self.providers[p].origin {
-            Origin::NetworkMirror(mirror) => mirror.host().clone(),
-            Origin::Registry | Origin::Filesystem(_) | Origin::OciMirror(_) => return,
-        };
-        let source = self.providers[p].requirement.source.clone();
-        for (i, platform) in self.platforms.clone().into_iter().enumerate() {
-            match answer.archive(&platform) {
-                Ok(archive) => {
-                    self.providers[p].platforms[i].listed = Some(archive.hashes);
-                    let job = Job::Archive {
-                        url: archive.url,
-                        about: about.clone(),
-                        source: source.clone(),
-                        version: version.clone(),
-                        platform,
-                    };
-                    self.push(Purpose::Archive(p, i), job);
-                }
-                Err(e) if e.kind() == ErrorKind::NotFound => {
-                    return self.fail(p, Some(i), LockProblem::NotOffered(e));
-                }
-                Err(e) => return self.fail(p, Some(i), LockProblem::Request(e)),
+        i: usize,
+        mirror: &NetworkMirror,
+        answer: &MirrorArchives,
+    ) -> Result<(), LockProblem> {
+        let m = self.providers[p].platforms[i].method;
+        // Terraform has no `trust_all_hashes`: such a mirror is a plain one.
+        let trusted = self.dialect == Dialect::OpenTofu
+            && matches!(
+                self.providers[p].methods.get(m),
+                Some(Origin::TrustedNetworkMirror(_))
+            );
+        let platform = self.platforms[i].clone();
+        let archive = match answer.archive(&platform) {
+            Ok(archive) => archive,
+            Err(e) if e.kind() == ErrorKind::NotFound => return Err(LockProblem::NotOffered(e)),
+            Err(e) => {
+                self.fail(p, Some(i), LockProblem::Request(e));
+                return Ok(());
             }
-        }
+        };
+        let listed = if trusted {
+            match answer.all_hashes() {
+                Ok(hashes) => hashes,
+                Err(e) => {
+                    self.fail(p, Some(i), LockProblem::Request(e));
+                    return Ok(());
+                }
+            }
+        } else {
+            archive.hashes
+        };
+        self.providers[p].platforms[i].listed = Some((listed, trusted));
+        let job = Job::Archive {
+            url: archive.url,
+            about: mirror.host().clone(),
+            source: self.providers[p].requirement.source.clone(),
+            version: answer.version.clone(),
+            platform,
+        };
+        self.push(Purpose::Archive(p, i), job);
+        Ok(())
     }
 
     fn on_package(&mut self, p: usize, i: usize, package: ProviderPackage) {
@@ -1119,8 +1376,9 @@ impl LockPlan {
         if state.verified.is_some() {
             return None;
         }
-        if let Some(listed) = &state.listed {
-            return Some(self.verify_mirrored(listed, state.archive.as_ref()?));
+        if let Some((listed, trusted)) = &state.listed {
+            let source = &self.providers[p].requirement.source;
+            return Some(self.verify_mirrored(listed, *trusted, source, state.archive.as_ref()?));
         }
         if let Some(local) = &state.local {
             return Some(Ok(local.clone()));
@@ -1165,10 +1423,13 @@ impl LockPlan {
 
     /// A mirror's archive: checked against the hashes the mirror lists
     /// (HASH-22); the lock file gets its package's `h1:` and, with
-    /// OpenTofu, the listed hashes it matched (LOCKRUN-7).
+    /// OpenTofu, the listed hashes it matched (LOCKRUN-7) and, from a
+    /// mirror that `trust_all_hashes`, those it reports (HASH-23).
     fn verify_mirrored(
         &self,
         listed: &[String],
+        trusted: bool,
+        source: &ProviderSource,
         digest: &ArchiveDigest,
     ) -> Result<Verified, LockProblem> {
         let checked = authenticate_mirror_archive(listed, &digest.checkable(), self.dialect)
@@ -1180,6 +1441,9 @@ impl LockPlan {
         let mut hashes = vec![archive.h1()];
         if self.dialect == Dialect::OpenTofu {
             hashes.extend(checked.matched);
+        }
+        if trusted {
+            hashes.extend(trusted_mirror_hashes(listed, source, &self.check));
         }
         hashes.sort();
         hashes.dedup();
@@ -1268,16 +1532,19 @@ impl LockPlan {
                     key_id: None,
                     packages: Vec::new(),
                     installed: Some(installed),
+                    method: None,
                 });
                 continue;
             }
             let mut hashes = Vec::new();
             let mut signer = None;
             let mut packages = Vec::new();
+            let mut method = None;
             for (state, platform) in provider.platforms.into_iter().zip(&self.platforms) {
                 let Some(verified) = state.verified else {
                     continue;
                 };
+                method.get_or_insert(state.method);
                 hashes.extend(verified.hashes);
                 if let Some(archive) = verified.archive {
                     packages.push(LockedPackage {
@@ -1302,6 +1569,7 @@ impl LockPlan {
                 key_id,
                 packages,
                 installed: installing.then_some(Installed::Fetched),
+                method,
             });
         }
         Ok(locks)

@@ -33,7 +33,8 @@ use sha2::{Digest, Sha256};
 
 pub use authenticate::{
     Authentication, AuthenticationError, MirrorAuthentication, PackageCheck, SignatureCheck,
-    Signatures, authenticate_mirror_archive, authenticate_package,
+    Signatures, authenticate_mirror_archive, authenticate_package, signature_required,
+    trusted_mirror_hashes,
 };
 pub use error::PackageHashError;
 pub use files::hash1_of_files;

@@ -919,3 +919,613 @@ mod filesystem {
         assert!(failures[0].to_string().ends_with(why), "{}", failures[0]);
     }
 }
+
+/// Several installation methods (`Origin::Methods`, INSTALL-13): the
+/// versions of every method united, the package from the first method that
+/// has it for the platform, falling through only where Go's `MultiSource`
+/// falls through; the lock file gets the hashes of the origin the package
+/// came from.
+mod methods {
+    use super::common::{Net, Reply};
+    use super::*;
+    use tfdisco_core::{Config, Fetch};
+    use tfdisco_provider::lock_plan::{InstallRules, Installed, InstalledPackages, Origin};
+    use tfdisco_provider::{LocalLocation, LocalPackage, LocalPackages, package_filename};
+
+    /// A packed filesystem mirror holding these packages of `name`.
+    fn filesystem(name: &str, packages: &[(&str, &str)]) -> Origin {
+        let source = source(name);
+        Origin::Filesystem(LocalPackages::new(
+            packages
+                .iter()
+                .map(|(version, platform_name)| {
+                    let version = Version::parse(version, T).expect("a version");
+                    let platform = platform(platform_name);
+                    let filename = package_filename(&source, &version, &platform);
+                    LocalPackage {
+                        location: LocalLocation::Archive(PathBuf::from("/mirror").join(&filename)),
+                        filename,
+                        source: source.clone(),
+                        version,
+                        platform,
+                    }
+                })
+                .collect(),
+        ))
+    }
+
+    fn net_mirror() -> Origin {
+        Origin::NetworkMirror(mirror::base())
+    }
+
+    /// What the network mirror answers instead of its tree.
+    #[derive(Clone, Copy)]
+    enum Mirror {
+        /// Its tree (mirror-fresh: alpha 1.1.0, beta 0.10.0).
+        Tree,
+        /// This status for every document.
+        Status(u16),
+        /// Its tree, without the linux_amd64 archive of any version.
+        WithoutLinux,
+    }
+
+    /// An install plan of `requirement` for linux_amd64 from `methods`.
+    fn install_plan(requirement: Requirement, methods: Vec<Origin>) -> LockPlan {
+        LockPlan::install(
+            vec![(requirement, Origin::Methods(methods))],
+            platform("linux_amd64"),
+            SignatureCheck::new(T, SystemTime::now()),
+            InstallRules::default(),
+        )
+    }
+
+    /// Runs the plan: nothing installed, a filesystem mirror's packages
+    /// hashed as `h1:mirrored`, the network mirror as `net` says, the rest
+    /// as the fixture's registry; the kinds of the jobs seen.
+    fn run(plan: &mut LockPlan, net: Mirror) -> Vec<&'static str> {
+        let mut seen = Vec::new();
+        while let Some((id, job)) = plan.next_job() {
+            seen.push(match &job {
+                Job::Installed { .. } => "installed",
+                Job::Versions { .. } => "versions",
+                Job::Package { .. } => "package",
+                Job::Document { .. } => "document",
+                Job::Archive { .. } => "archive",
+                Job::MirrorVersions { .. } => "mirror-index",
+                Job::MirrorArchives { .. } => "mirror-archives",
+                Job::LocalPackage { .. } => "local",
+                _ => "other",
+            });
+            let result = match job {
+                Job::Installed { .. } => Ok(JobOutput::Installed(InstalledPackages::default())),
+                Job::LocalPackage { .. } => Ok(JobOutput::Local {
+                    h1: "h1:mirrored".into(),
+                    archive: None,
+                }),
+                job @ (Job::MirrorVersions { .. } | Job::MirrorArchives { .. }) => {
+                    mirrored(job, net)
+                }
+                other => answer(other, &|_: &Url, _: &mut Vec<u8>| {}),
+            };
+            plan.complete(id, result);
+        }
+        assert!(plan.is_finished());
+        seen
+    }
+
+    /// A network mirror's document, read by the real goals.
+    fn mirrored(job: Job, net: Mirror) -> Result<JobOutput, Error> {
+        let status = match net {
+            Mirror::Tree => None,
+            Mirror::Status(status) => Some(status),
+            Mirror::WithoutLinux => None,
+        };
+        let edit = move |_: &Url, bytes: &mut Vec<u8>| {
+            if let Mirror::WithoutLinux = net {
+                let text = String::from_utf8(bytes.clone()).expect("text");
+                *bytes = text
+                    .replace("\"linux_amd64\"", "\"plan9_amd64\"")
+                    .into_bytes();
+            }
+        };
+        let config = Config::new(T);
+        let mut harness = Net::new();
+        let url = match &job {
+            Job::MirrorVersions { mirror, source } => mirror.versions_url(source),
+            Job::MirrorArchives {
+                mirror,
+                source,
+                version,
+            } => mirror.archives_url(source, version),
+            _ => unreachable!("mirror jobs only"),
+        };
+        let path = url
+            .path()
+            .strip_prefix(mirror::PATH)
+            .expect("under the mirror");
+        let reply = match status {
+            Some(status) => Reply::new(status).body(b"no"),
+            None if !mirror_has(path) => Reply::new(404).body(b"not found"),
+            None => {
+                let mut bytes = mirror::file(path);
+                edit(&url, &mut bytes);
+                Reply::new(200)
+                    .header("Content-Type", "application/json")
+                    .body(&bytes)
+            }
+        };
+        harness.on(url.as_str(), reply);
+        let now = harness.now();
+        match job {
+            Job::MirrorVersions { mirror, source } => harness
+                .run(Fetch::mirror_versions(&mirror, &source, &config, None, now))
+                .map(JobOutput::MirrorVersions),
+            Job::MirrorArchives {
+                mirror,
+                source,
+                version,
+            } => harness
+                .run(Fetch::mirror_archives(
+                    &mirror, &source, &version, &config, None, now,
+                ))
+                .map(|a| JobOutput::MirrorArchives(Box::new(a))),
+            _ => unreachable!("mirror jobs only"),
+        }
+    }
+
+    /// Whether mirror-fresh's tree has the document at `path`.
+    fn mirror_has(path: &str) -> bool {
+        [
+            "alpha/index.json",
+            "alpha/1.1.0.json",
+            "beta/index.json",
+            "beta/0.10.0.json",
+        ]
+        .iter()
+        .any(|tail| path.ends_with(tail))
+    }
+
+    fn the_lock(plan: LockPlan) -> tfdisco_provider::lock_plan::ProviderLock {
+        plan.finish().expect("installed").remove(0)
+    }
+
+    /// A filesystem mirror holding an older version than the registry: the
+    /// versions are united, the newest selected, and the mirror, without
+    /// it, skipped for the registry, whose signed hashes are recorded.
+    #[test]
+    fn an_older_mirror_gives_way_to_the_registry() {
+        let mut plan = install_plan(
+            requirement("alpha", "~> 1.0", None),
+            vec![
+                filesystem("alpha", &[("1.0.0", "linux_amd64")]),
+                Origin::Registry,
+            ],
+        );
+        let jobs = run(&mut plan, Mirror::Tree);
+        assert_eq!(
+            jobs,
+            [
+                "versions",
+                "installed",
+                "package",
+                "archive",
+                "document",
+                "document"
+            ]
+        );
+        let lock = the_lock(plan);
+        assert_eq!(lock.version.to_string(), "1.1.0");
+        assert_eq!(lock.method, Some(1), "from the registry");
+        assert_eq!(lock.installed, Some(Installed::Fetched));
+        let zh = lock.hashes.iter().filter(|h| h.starts_with("zh:")).count();
+        assert_eq!(zh, 3, "every signed zh: {:?}", lock.hashes);
+    }
+
+    /// The same version in a filesystem mirror and the registry: the
+    /// mirror comes first, so the package is its own (its h1: alone), and
+    /// the registry is asked its versions only.
+    #[test]
+    fn the_first_method_with_the_version_gives_the_package() {
+        let mut plan = install_plan(
+            requirement("alpha", "~> 1.0", None),
+            vec![
+                filesystem("alpha", &[("1.1.0", "linux_amd64")]),
+                Origin::Registry,
+            ],
+        );
+        assert_eq!(
+            run(&mut plan, Mirror::Tree),
+            ["versions", "installed", "local"]
+        );
+        let lock = the_lock(plan);
+        assert_eq!(lock.method, Some(0));
+        assert_eq!(lock.hashes, ["h1:mirrored"]);
+        assert_eq!(lock.trust, Trust::Unauthenticated);
+    }
+
+    /// A platform a method lacks: the next method is asked, for a
+    /// filesystem mirror (no package for it) and a network mirror (no
+    /// archive for it in `<version>.json`) alike.
+    #[test]
+    fn a_method_without_the_platform_is_skipped() {
+        let mut plan = install_plan(
+            requirement("alpha", "~> 1.0", None),
+            vec![
+                filesystem("alpha", &[("1.1.0", "darwin_arm64")]),
+                Origin::Registry,
+            ],
+        );
+        let jobs = run(&mut plan, Mirror::Tree);
+        assert!(
+            !jobs.contains(&"local") && jobs.contains(&"package"),
+            "{jobs:?}"
+        );
+        assert_eq!(the_lock(plan).method, Some(1));
+
+        let mut plan = install_plan(
+            requirement("alpha", "~> 1.0", None),
+            vec![net_mirror(), Origin::Registry],
+        );
+        let jobs = run(&mut plan, Mirror::WithoutLinux);
+        assert_eq!(
+            jobs,
+            [
+                "mirror-index",
+                "versions",
+                "installed",
+                "mirror-archives",
+                "package",
+                "archive",
+                "document",
+                "document"
+            ]
+        );
+        assert_eq!(the_lock(plan).method, Some(1));
+    }
+
+    /// A network mirror first with the version: its archive, checked
+    /// against its hashes, the lock file its package's h1: alone
+    /// (Terraform records no mirror hash).
+    #[test]
+    fn a_network_mirror_first() {
+        let mut plan = install_plan(
+            requirement("alpha", "~> 1.0", None),
+            vec![net_mirror(), Origin::Registry],
+        );
+        let jobs = run(&mut plan, Mirror::Tree);
+        assert_eq!(
+            jobs,
+            [
+                "mirror-index",
+                "versions",
+                "installed",
+                "mirror-archives",
+                "archive"
+            ]
+        );
+        let lock = the_lock(plan);
+        assert_eq!(lock.method, Some(0));
+        assert_eq!(lock.trust, Trust::Checksum);
+        assert_eq!(lock.hashes.len(), 1);
+        assert!(lock.hashes[0].starts_with("h1:"));
+    }
+
+    /// A failure that is not "not here" is no reason to ask the next
+    /// method: a network mirror answering 500 for the versions, or 404 for
+    /// the `<version>.json` of a version another method offers (Go's
+    /// "query failed"), fails the provider as a request.
+    #[test]
+    fn other_failures_do_not_fall_through() {
+        let mut plan = install_plan(
+            requirement("alpha", "~> 1.0", None),
+            vec![net_mirror(), Origin::Registry],
+        );
+        let jobs = run(&mut plan, Mirror::Status(500));
+        assert_eq!(
+            jobs,
+            ["mirror-index", "versions"],
+            "nothing after the versions"
+        );
+        let failed = failures(plan);
+        assert_eq!(failed.len(), 1);
+        assert_eq!(failed[0].kind(), "request");
+        assert!(failed[0].to_string().contains("500"), "{}", failed[0]);
+
+        let mut plan = install_plan(
+            requirement("alpha", ">= 1.0", None),
+            vec![net_mirror(), Origin::Registry],
+        );
+        let jobs = run(&mut plan, Mirror::Tree);
+        assert_eq!(
+            jobs,
+            ["mirror-index", "versions", "installed", "mirror-archives"],
+            "2.0.0, the registry's, asked of the mirror first"
+        );
+        let failed = failures(plan);
+        assert_eq!(failed[0].kind(), "request");
+        assert_eq!(
+            failed[0]
+                .version
+                .as_ref()
+                .map(ToString::to_string)
+                .as_deref(),
+            Some("2.0.0")
+        );
+        assert!(
+            failed[0]
+                .to_string()
+                .contains("does not have archive index for previously-reported"),
+            "{}",
+            failed[0]
+        );
+    }
+
+    /// No method with a version: a registry that does not know the
+    /// provider says so; else Go's `ErrProviderNotFound`. No method with
+    /// the platform: Go's `ErrPlatformNotSupported`, whatever each said.
+    #[test]
+    fn nothing_anywhere() {
+        let mut plan = install_plan(
+            requirement("alpha", "~> 1.0", None),
+            vec![net_mirror(), filesystem("alpha", &[])],
+        );
+        run(&mut plan, Mirror::Status(404));
+        let failed = failures(plan);
+        assert_eq!(
+            (failed[0].kind(), failed[0].is_unavailable()),
+            ("provider", true)
+        );
+        assert_eq!(
+            failed[0].to_string(),
+            format!(
+                "{HOST}/ns/alpha: provider {HOST}/ns/alpha was not found in any of the search \
+                 locations"
+            )
+        );
+
+        let mut plan = LockPlan::install(
+            vec![(
+                requirement("alpha", "~> 1.0", None),
+                Origin::Methods(vec![net_mirror(), Origin::Registry]),
+            )],
+            platform("plan9_amd64"),
+            SignatureCheck::new(T, SystemTime::now()),
+            InstallRules::default(),
+        );
+        run(&mut plan, Mirror::Tree);
+        let failed = failures(plan);
+        assert_eq!(failed[0].kind(), "platform");
+        assert_eq!(
+            failed[0].to_string(),
+            format!(
+                "{HOST}/ns/alpha 1.1.0 for plan9_amd64: provider {HOST}/ns/alpha 1.1.0 is not \
+                 available for plan9_amd64"
+            )
+        );
+    }
+
+    /// A list inside the list is read as its methods in its place.
+    #[test]
+    fn lists_are_flattened() {
+        let nested = Origin::Methods(vec![
+            Origin::Methods(vec![filesystem("alpha", &[("1.0.0", "linux_amd64")])]),
+            Origin::Methods(vec![Origin::Registry]),
+        ]);
+        let mut plan = LockPlan::install(
+            vec![(requirement("alpha", "~> 1.0", None), nested)],
+            platform("linux_amd64"),
+            SignatureCheck::new(T, SystemTime::now()),
+            InstallRules::default(),
+        );
+        run(&mut plan, Mirror::Tree);
+        assert_eq!(the_lock(plan).method, Some(1));
+    }
+}
+
+/// OpenTofu's `network_mirror { trust_all_hashes = true }` (HASH-23): the
+/// hashes the mirror lists for every platform vouch for the archive, and
+/// are recorded once it matched one of them, for the providers of
+/// OpenTofu's default registry (whose hashes need no signature).
+mod trusted {
+    use super::common::{Net, Reply};
+    use super::*;
+    use tfdisco_core::{Config, Fetch};
+    use tfdisco_provider::lock_plan::{InstallRules, InstalledPackages, Origin, ProviderLock};
+
+    const O: Dialect = Dialect::OpenTofu;
+
+    fn alpha(host: &str) -> Requirement {
+        Requirement {
+            source: ProviderSource::parse(&format!("{host}/ns/alpha"), O).expect("a source"),
+            constraints: VersionConstraints::parse("~> 1.0", O).expect("constraints"),
+            locked: None,
+            recorded: None,
+        }
+    }
+
+    /// mirror-fresh's file at `path` (under any host's folder), edited.
+    fn tree_file(path: &str, edit: &dyn Fn(&mut serde_json::Value)) -> Vec<u8> {
+        let (_, rest) = path.split_once('/').expect("HOST/…");
+        let bytes = mirror::file(&format!("{HOST}/{rest}"));
+        if !path.ends_with(".json") {
+            return bytes;
+        }
+        let mut value: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+        edit(&mut value);
+        serde_json::to_vec(&value).expect("JSON")
+    }
+
+    /// Installs alpha from the mirror (trusted or not) with `check`, its
+    /// documents edited by `edit`: the lock, or the failures.
+    fn install(
+        host: &str,
+        trusted: bool,
+        check: SignatureCheck,
+        edit: &dyn Fn(&mut serde_json::Value),
+    ) -> Result<Vec<ProviderLock>, Vec<LockFailure>> {
+        let origin = match trusted {
+            true => Origin::TrustedNetworkMirror(mirror::base()),
+            false => Origin::NetworkMirror(mirror::base()),
+        };
+        let mut plan = LockPlan::install(
+            vec![(alpha(host), Origin::Methods(vec![origin]))],
+            platform("linux_amd64"),
+            check,
+            InstallRules::default(),
+        );
+        let config = Config::new(O);
+        while let Some((id, job)) = plan.next_job() {
+            let url = match &job {
+                Job::MirrorVersions { mirror, source } => Some(mirror.versions_url(source)),
+                Job::MirrorArchives {
+                    mirror,
+                    source,
+                    version,
+                } => Some(mirror.archives_url(source, version)),
+                Job::Archive { url, .. } => Some(url.clone()),
+                _ => None,
+            };
+            let mut net = Net::new();
+            if let Some(url) = &url {
+                let path = url.path().strip_prefix(mirror::PATH).expect("the mirror's");
+                let bytes = tree_file(path, edit);
+                net.on(
+                    url.as_str(),
+                    Reply::new(200)
+                        .header("Content-Type", "application/json")
+                        .body(&bytes),
+                );
+            }
+            let now = net.now();
+            let result = match job {
+                Job::Installed { .. } => Ok(JobOutput::Installed(InstalledPackages::default())),
+                Job::MirrorVersions { mirror, source } => net
+                    .run(Fetch::mirror_versions(&mirror, &source, &config, None, now))
+                    .map(JobOutput::MirrorVersions),
+                Job::MirrorArchives {
+                    mirror,
+                    source,
+                    version,
+                } => net
+                    .run(Fetch::mirror_archives(
+                        &mirror, &source, &version, &config, None, now,
+                    ))
+                    .map(|a| JobOutput::MirrorArchives(Box::new(a))),
+                Job::Archive { url, .. } => {
+                    let path = url.path().strip_prefix(mirror::PATH).expect("the mirror's");
+                    Ok(archive(&tree_file(path, edit)))
+                }
+                other => panic!("no other job: {other:?}"),
+            };
+            plan.complete(id, result);
+        }
+        plan.finish()
+    }
+
+    fn listed(platform: &str) -> String {
+        let text =
+            String::from_utf8(mirror::file(&format!("{HOST}/ns/alpha/1.1.0.json"))).expect("text");
+        let value: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        value["archives"][platform]["hashes"][0]
+            .as_str()
+            .expect("a hash")
+            .to_owned()
+    }
+
+    fn opentofu() -> SignatureCheck {
+        SignatureCheck::new(O, SystemTime::now())
+    }
+
+    fn unchanged(_: &mut serde_json::Value) {}
+
+    #[test]
+    fn every_platforms_hashes_are_recorded_for_the_default_registry() {
+        let all = {
+            let mut all: Vec<String> = ["darwin_arm64", "linux_amd64", "windows_amd64"]
+                .into_iter()
+                .map(listed)
+                .collect();
+            all.sort();
+            all
+        };
+        let lock = install("registry.opentofu.org", true, opentofu(), &unchanged)
+            .expect("installed")
+            .remove(0);
+        assert_eq!(
+            lock.hashes, all,
+            "the linux h1: is the package's and the matched one"
+        );
+        assert_eq!(
+            lock.trust,
+            Trust::Checksum,
+            "verified checksum: one matched"
+        );
+
+        // Not trusted: this platform's, as without the setting.
+        let plain = install("registry.opentofu.org", false, opentofu(), &unchanged)
+            .expect("installed")
+            .remove(0);
+        assert_eq!(plain.hashes, [listed("linux_amd64")]);
+    }
+
+    #[test]
+    fn signed_hashes_only_elsewhere_or_when_signatures_are_required() {
+        let mut enforced = opentofu();
+        enforced.require_signature = true;
+        for (host, check) in [
+            ("example.com", opentofu()),
+            ("registry.opentofu.org", enforced),
+        ] {
+            let lock = install(host, true, check, &unchanged)
+                .expect("installed")
+                .remove(0);
+            assert_eq!(lock.hashes, [listed("linux_amd64")], "{host}");
+        }
+        // Terraform has no such setting: the origin is a plain mirror.
+        let lock = install(
+            "registry.opentofu.org",
+            true,
+            SignatureCheck::new(T, SystemTime::now()),
+            &unchanged,
+        )
+        .expect("installed")
+        .remove(0);
+        assert_eq!(lock.hashes, [listed("linux_amd64")]);
+    }
+
+    /// Another platform's hashes vouch for the archive too: with none for
+    /// this platform, the archive must match one of theirs (and cannot);
+    /// without the setting it is unauthenticated.
+    #[test]
+    fn other_platforms_hashes_vouch() {
+        let no_linux = |value: &mut serde_json::Value| {
+            if let Some(entry) = value.pointer_mut("/archives/linux_amd64/hashes") {
+                *entry = serde_json::json!([]);
+            }
+        };
+        let failed = install("registry.opentofu.org", true, opentofu(), &no_linux)
+            .expect_err("no listed hash matches");
+        assert_eq!(failed[0].kind(), "checksum");
+        assert!(
+            failed[0]
+                .to_string()
+                .contains("provider package doesn't match the any of the expected checksums"),
+            "{}",
+            failed[0]
+        );
+        let lock = install("registry.opentofu.org", false, opentofu(), &no_linux)
+            .expect("installed")
+            .remove(0);
+        assert_eq!(lock.trust, Trust::Unauthenticated);
+
+        // A null entry of another platform is an invalid answer (D20).
+        let null_darwin = |value: &mut serde_json::Value| {
+            value["archives"]["darwin_arm64"] = serde_json::Value::Null;
+        };
+        let failed = install("registry.opentofu.org", true, opentofu(), &null_darwin)
+            .expect_err("a null entry");
+        assert_eq!(failed[0].kind(), "request");
+        install("registry.opentofu.org", false, opentofu(), &null_darwin)
+            .expect("another platform's entry is not read");
+    }
+}

@@ -13,7 +13,7 @@ use super::PackageHashes;
 use super::signature::{SignatureError, Signer, verify_signature};
 use super::sums::{Sha256Sums, SumsError, decode_sha256, hex};
 use super::trust::{Trust, TrustRoots, trust};
-use tfdisco_core::{Dialect, ProviderPackage};
+use tfdisco_core::{Dialect, ProviderPackage, ProviderSource};
 
 /// OpenTofu's default registry: providers from it may come without
 /// signing keys (the signature is then not checked).
@@ -360,10 +360,7 @@ pub fn authenticate_package(
             expected: format!("zh:{}", hex(&shasum)),
         });
     }
-    let skip = opentofu
-        && package.signing_keys.is_empty()
-        && !how.require_signature
-        && package.source.host().as_str() == OPENTOFU_REGISTRY;
+    let skip = package.signing_keys.is_empty() && !signature_required(&package.source, how);
     let (trust_level, signer) = if skip {
         (Trust::SigningSkipped, None)
     } else {
@@ -392,6 +389,57 @@ pub fn authenticate_package(
         signer,
         hashes,
     })
+}
+
+/// Whether the dialect records for `source` only hashes a signature vouches
+/// for: Terraform always; OpenTofu for every provider but those of its
+/// default registry, and for those too with
+/// `OPENTOFU_ENFORCE_GPG_VALIDATION=true` ([`SignatureCheck::require_signature`];
+/// Go's `ShouldEnforceGPGValidationForProvider`). When it does not, a
+/// registry without keys is not asked for a signature (HASH-19), and the
+/// hashes a trusted mirror reports are recorded (HASH-23).
+pub fn signature_required(source: &ProviderSource, how: &SignatureCheck) -> bool {
+    how.dialect == Dialect::Terraform
+        || how.require_signature
+        || source.host().as_str() != OPENTOFU_REGISTRY
+}
+
+/// The hashes OpenTofu records for a package from a network mirror with
+/// `trust_all_hashes = true`, besides its own `h1:` and the listed hashes
+/// the archive matched (HASH-23): every hash it can check (`h1:`, `zh:`)
+/// that the mirror lists, for every platform (the caller's `listed`),
+/// each reported by a trusted mirror; none when only signed hashes are
+/// recorded for `source` ([`signature_required`]), and none with
+/// Terraform, which has no such setting. Call it once the archive matched
+/// one of them ([`authenticate_mirror_archive`]).
+///
+/// ```
+/// use std::time::SystemTime;
+/// use tfdisco_core::{Dialect, ProviderSource};
+/// use tfdisco_provider::{SignatureCheck, trusted_mirror_hashes};
+///
+/// let how = SignatureCheck::new(Dialect::OpenTofu, SystemTime::now());
+/// let listed = ["h1:a".to_owned(), "zh:b".to_owned(), "h0:c".to_owned()];
+/// let default = ProviderSource::parse("hashicorp/null", Dialect::OpenTofu)?;
+/// assert_eq!(trusted_mirror_hashes(&listed, &default, &how), ["h1:a", "zh:b"]);
+/// let elsewhere = ProviderSource::parse("example.com/ns/null", Dialect::OpenTofu)?;
+/// assert!(trusted_mirror_hashes(&listed, &elsewhere, &how).is_empty());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn trusted_mirror_hashes(
+    listed: &[String],
+    source: &ProviderSource,
+    how: &SignatureCheck,
+) -> Vec<String> {
+    if signature_required(source, how) {
+        return Vec::new();
+    }
+    listed.iter().filter(|h| checkable(h)).cloned().collect()
+}
+
+/// A hash both CLIs can check an archive with (Go's `PreferredHashes`).
+fn checkable(hash: &str) -> bool {
+    hash.starts_with("h1:") || hash.starts_with("zh:")
 }
 
 /// The signature of `SHA256SUMS` checked with the registry's keys, and the
@@ -459,10 +507,7 @@ pub fn authenticate_mirror_archive(
             matched: Vec::new(),
         });
     }
-    let usable: Vec<&String> = listed
-        .iter()
-        .filter(|h| h.starts_with("h1:") || h.starts_with("zh:"))
-        .collect();
+    let usable: Vec<&String> = listed.iter().filter(|h| checkable(h)).collect();
     let problem = match usable.as_slice() {
         [] => format!(
             "this version of {} does not support any of the checksum formats given for this \

@@ -43,8 +43,9 @@ pub(crate) struct InstallRun {
     platform: Platform,
     readonly: bool,
     folder: ProvidersFolder,
-    /// Where each provider's package comes from, for the report.
-    from: HashMap<ProviderSource, String>,
+    /// The installation methods each provider may come from, in priority
+    /// order, by name, for the report.
+    from: HashMap<ProviderSource, Vec<String>>,
     /// Archives unpacked as they downloaded, by provider and version.
     staged: Mutex<HashMap<(ProviderSource, Version), Staged>>,
     /// Filesystem mirrors' unpacked packages the plan took (linked, not
@@ -111,8 +112,8 @@ impl InstallRun {
             if options.upgrade {
                 requirement.locked = None;
             }
-            let (origin, name) = origin_for(&requirement.source, options, dialect, &mut folders)?;
-            from.insert(requirement.source.clone(), name);
+            let (origin, names) = origin_for(&requirement.source, options, dialect, &mut folders)?;
+            from.insert(requirement.source.clone(), names);
             with_origins.push((requirement, origin));
         }
         let plugin_cache = options.plugin_cache();
@@ -427,7 +428,7 @@ impl InstallRun {
             source: lock.source.clone(),
             version: lock.version.clone(),
             installed: lock.installed.unwrap_or(Installed::Fetched),
-            from: self.from.get(&lock.source).cloned().unwrap_or_default(),
+            from: self.method_name(lock),
             bytes: if lock.installed == Some(Installed::Fetched) {
                 bytes
             } else {
@@ -437,6 +438,20 @@ impl InstallRun {
             trust: lock.trust,
             key_id: lock.key_id.clone(),
         })
+    }
+
+    /// The method a provider's package came from, by name; for a package
+    /// kept, the first method that may install it.
+    fn method_name(&self, lock: &ProviderLock) -> String {
+        let names = self
+            .from
+            .get(&lock.source)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        names
+            .get(lock.method.unwrap_or(0))
+            .cloned()
+            .unwrap_or_default()
     }
 
     /// Puts a provider's package in place in the working folder
@@ -519,41 +534,56 @@ fn unpack_file(file: &Path, mut sink: StagedPackage) -> Result<Staged, Error> {
         .map_err(|problem| local_problem(file, problem))
 }
 
-/// The origin of a provider's packages: the one installation method that
-/// installs it (INSTALL-13); its name for the report.
+/// The origin of a provider's packages: the installation methods that may
+/// install it, in priority order, asked as `init` asks them
+/// ([`Origin::Methods`], INSTALL-13); and their names for the report.
 fn origin_for(
     source: &ProviderSource,
     options: &InstallOptions,
     dialect: tfdisco_core::Dialect,
     folders: &mut HashMap<PathBuf, Origin>,
-) -> Result<(Origin, String), LockError> {
+) -> Result<(Origin, Vec<String>), LockError> {
     let methods: Vec<_> = options.installation.handling(source).collect();
-    let method = match methods.as_slice() {
-        [] => {
-            return Err(LockError::Usage(format!(
-                "no installation method of the CLI configuration may install {source}"
-            )));
-        }
-        [one] => *one,
-        several => {
-            return Err(LockError::Usage(format!(
-                "{} installation methods may install {source} ({}): tfdisco install takes a \
-                 provider from one method only, for now; narrow them with include/exclude",
-                several.len(),
-                several
-                    .iter()
-                    .map(|m| m.kind.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
-            )));
-        }
-    };
-    Ok(match &method.kind {
+    if methods.is_empty() {
+        return Err(LockError::Usage(format!(
+            "no installation method of the CLI configuration may install {source}"
+        )));
+    }
+    let mut origins = Vec::with_capacity(methods.len());
+    let mut names = Vec::with_capacity(methods.len());
+    for method in methods {
+        let (origin, name) = method_origin(&method.kind, source, dialect, folders)?;
+        origins.push(origin);
+        names.push(name);
+    }
+    Ok((Origin::Methods(origins), names))
+}
+
+/// One installation method as the plan's origin, and its name for the
+/// report: `registry`, a network mirror's URL, a filesystem mirror's
+/// folder (scanned once per run), an OCI repository.
+fn method_origin(
+    kind: &MethodKind,
+    source: &ProviderSource,
+    dialect: tfdisco_core::Dialect,
+    folders: &mut HashMap<PathBuf, Origin>,
+) -> Result<(Origin, String), LockError> {
+    Ok(match kind {
         MethodKind::Direct { .. } => (Origin::Registry, "registry".to_owned()),
-        MethodKind::NetworkMirror { mirror, .. } => (
-            Origin::NetworkMirror(mirror.clone()),
-            mirror.base().to_string(),
-        ),
+        MethodKind::NetworkMirror {
+            mirror,
+            trust_all_hashes,
+            ..
+        } => {
+            // OpenTofu's `trust_all_hashes` (HASH-23); the CLI
+            // configuration reads it only for OpenTofu.
+            let origin = if *trust_all_hashes == Some(true) {
+                Origin::TrustedNetworkMirror(mirror.clone())
+            } else {
+                Origin::NetworkMirror(mirror.clone())
+            };
+            (origin, mirror.base().to_string())
+        }
         MethodKind::FilesystemMirror { path } => {
             let origin = match folders.get(path) {
                 Some(origin) => origin.clone(),
