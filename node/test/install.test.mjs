@@ -37,6 +37,10 @@ const ERRORS = {
   'zip-absolute': ['failed', ['package']],
   'zip-duplicate': ['failed', ['package']],
   'zip-dotdot': ['failed', ['package']],
+  // A method's failed query fails the provider; no other method is asked.
+  'net-mirror-older': ['failed', ['request']],
+  'net-mirror-500': ['failed', ['request']],
+  'net-mirror-unknown-provider': ['failed', ['request']],
 };
 
 /** Starts case `name`, stopped when the test ends. */

@@ -788,18 +788,36 @@ impl PyClient {
     /// `plugin_cache`: this plugin cache folder instead of the
     /// configuration's (a folder that does not exist is not used).
     /// `jobs`: how many requests at once (default 8).
+    /// `on_event`: a callable told what the run does as it does it, given
+    /// a dict per event with the keys of `tfdisco install --json`'s event
+    /// lines: `{"event": "downloading", "source", "version"}` as a
+    /// package's download starts, `{"event": "downloaded", "source",
+    /// "version", "bytes"}` once it is downloaded and unpacked (it is
+    /// placed once every package passed), and `{"event":
+    /// "waiting_for_cache", "source", "version", "platform", "lock_file",
+    /// "waited_seconds"}` once per plugin cache entry whose lock another
+    /// run (another process) has held for 5 seconds: this run waits for it
+    /// (cancel the run to stop waiting). Each value is a str, but `bytes`
+    /// (an int) and `waited_seconds` (a float); an event of a later
+    /// version may come with other keys. It is called with the GIL taken,
+    /// from the thread that runs the job (the one blocked here), before
+    /// `install` returns; the run waits for it. When it raises, the run is
+    /// cancelled (no new request, the downloads and waits stopped, nothing
+    /// placed, the lock file as it was), it is not called again, and
+    /// `install` raises that same exception.
     ///
     /// Bad arguments raise `InvalidSource`, `InvalidOption` (a
     /// `ValueError`) or `TypeError` before anything is read. Any other
     /// failure raises `LockError` (`kind`, `exit_code`, `failures`, as
     /// `lock` raises it) and leaves the lock file and
     /// `.terraform/providers` as they were. Blocks with the GIL released;
-    /// Ctrl-C cancels the run.
+    /// Ctrl-C cancels the run (`KeyboardInterrupt` is raised, nothing is
+    /// placed).
     ///
     /// >>> report = client.install("infra")                         # doctest: +SKIP
     /// >>> [(str(p.source), p.version, p.installed) for p in report.providers]  # doctest: +SKIP
     /// [('registry.terraform.io/hashicorp/aws', '5.31.0', 'downloaded')]
-    #[pyo3(signature = (dir, providers = None, *, upgrade = false, lockfile = None, plugin_cache = None, jobs = 8))]
+    #[pyo3(signature = (dir, providers = None, *, upgrade = false, lockfile = None, plugin_cache = None, jobs = 8, on_event = None))]
     #[allow(clippy::too_many_arguments)]
     fn install(
         &self,
@@ -810,13 +828,15 @@ impl PyClient {
         lockfile: Option<&str>,
         plugin_cache: Option<PathBuf>,
         jobs: u64,
+        on_event: Option<Bound<'_, PyAny>>,
     ) -> PyResult<PyInstallReport> {
-        let options = install::options(
+        let (options, events) = install::options(
             providers.as_ref(),
             upgrade,
             lockfile,
             plugin_cache,
             jobs,
+            on_event,
             self.shared.dialect,
         )?;
         let client = self.inner();
@@ -825,12 +845,15 @@ impl PyClient {
             let options = options.with_setup(&setup, &dir);
             client.install(&dir, &options).await
         })?;
-        install::report(py, result)
+        install::report(py, result, events.as_ref())
     }
 
     /// `install` as an asyncio future (what `AsyncClient.install` awaits):
-    /// the arguments are checked now, the run happens on the runtime.
-    #[pyo3(signature = (dir, providers = None, *, upgrade = false, lockfile = None, plugin_cache = None, jobs = 8))]
+    /// the arguments are checked now, the run happens on the runtime, and
+    /// `on_event` is called from the runtime's threads.
+    /// `_stopped` is called (from a runtime thread) once the run's future
+    /// is gone: ended, or dropped when the asyncio future was cancelled.
+    #[pyo3(signature = (dir, providers = None, *, upgrade = false, lockfile = None, plugin_cache = None, jobs = 8, on_event = None, _stopped = None))]
     #[allow(clippy::too_many_arguments)]
     fn _install_async<'py>(
         &self,
@@ -841,22 +864,26 @@ impl PyClient {
         lockfile: Option<&str>,
         plugin_cache: Option<PathBuf>,
         jobs: u64,
+        on_event: Option<Bound<'py, PyAny>>,
+        _stopped: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let options = install::options(
+        let (options, events) = install::options(
             providers.as_ref(),
             upgrade,
             lockfile,
             plugin_cache,
             jobs,
+            on_event,
             self.shared.dialect,
         )?;
         let client = self.inner();
         let setup = Arc::clone(&self.shared.setup);
-        runtime::to_asyncio(py, async move {
+        let run = async move {
             let options = options.with_setup(&setup, &dir);
             let result = client.install(&dir, &options).await;
-            Python::attach(|py| install::report(py, result))
-        })
+            Python::attach(|py| install::report(py, result, events.as_ref()))
+        };
+        runtime::to_asyncio(py, install::until_stopped(run, _stopped))
     }
 
     /// `discover` as an asyncio future (what `AsyncClient.discover` awaits),

@@ -1,16 +1,22 @@
 //! Provider installation (issue 26): what `Client.install` /
 //! `AsyncClient.install` take (providers, `upgrade`, `lockfile`,
 //! `plugin_cache`, `jobs` → `tfdisco_transport::InstallOptions`, on top of
-//! what the client's CLI configuration says, as the CLI takes them) and
-//! give (`InstallReport` of `InstalledProvider`s, or `tfdisco.LockError`
-//! as `lock` raises it).
+//! what the client's CLI configuration says, as the CLI takes them; and
+//! `on_event`, [`Events`]) and give (`InstallReport` of
+//! `InstalledProvider`s, or `tfdisco.LockError` as `lock` raises it, or
+//! what `on_event` raised).
 
+use std::future::Future;
 use std::path::PathBuf;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll};
 
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use tfdisco_core::Dialect;
 use tfdisco_transport::{
-    InstallOptions, InstallReport, InstalledProvider, LockError, install_word,
+    Cancel, InstallEvent, InstallOptions, InstallReport, InstalledProvider, LockError, install_word,
 };
 
 use crate::errors;
@@ -25,7 +31,8 @@ const READONLY: &str = "readonly";
 
 /// The options of an install call, checked: each provider a
 /// `ProviderSource` or a str parsed in `dialect` and fully qualified;
-/// `lockfile` None or `"readonly"`; `jobs` at least 1. Raises
+/// `lockfile` None or `"readonly"`; `jobs` at least 1; `on_event` None or
+/// a callable ([`Events`], given back for [`report`]). Raises
 /// `InvalidSource`, `InvalidOption` (a `ValueError`) or `TypeError` before
 /// anything is read or asked. The run adds what the client's CLI
 /// configuration says (`InstallOptions::with_setup`), as `tfdisco install`
@@ -36,8 +43,9 @@ pub(crate) fn options(
     lockfile: Option<&str>,
     plugin_cache: Option<PathBuf>,
     jobs: u64,
+    on_event: Option<Bound<'_, PyAny>>,
     dialect: Dialect,
-) -> PyResult<InstallOptions> {
+) -> PyResult<(InstallOptions, Option<Events>)> {
     let readonly = match lockfile {
         None => false,
         Some(READONLY) => true,
@@ -66,7 +74,11 @@ pub(crate) fn options(
             options = options.provider(sources::provider_source_arg(&source, dialect)?);
         }
     }
-    Ok(options)
+    let events = Events::new(on_event)?;
+    if let Some(events) = &events {
+        options = events.install_on(options);
+    }
+    Ok((options, events))
 }
 
 /// What an install run did (`Client.install`): the lock file, whether it
@@ -133,12 +145,176 @@ record_methods! {
     }
 }
 
-/// The result of an install run as Python sees it: the report, or the
+/// The result of an install run as Python sees it: what `on_event` raised,
+/// if it raised (the run was then cancelled); else the report, or the
 /// `LockError` `lock` raises (kind `readonly` for a lock file that
 /// `lockfile="readonly"` kept from changing).
 pub(crate) fn report(
     py: Python<'_>,
     result: Result<InstallReport, LockError>,
+    events: Option<&Events>,
 ) -> PyResult<PyInstallReport> {
+    if let Some(raised) = events.and_then(Events::raised) {
+        return Err(raised);
+    }
     result.map(PyInstallReport).map_err(|e| lock_error(py, e))
+}
+
+/// `on_event`: the callable told of each `InstallEvent`, as a dict with
+/// the keys of `tfdisco install --json`'s event lines. It is called, the
+/// GIL taken, from the thread that runs the job (the thread blocked in
+/// `Client.install`, or a thread of the module's runtime for
+/// `AsyncClient.install`), and the run waits for it. When it raises, the
+/// run is cancelled (`tfdisco_transport::Cancel`: no new request, the
+/// downloads and waits stopped, nothing placed), it is not called again,
+/// and `install` raises that exception once the run has stopped.
+#[derive(Clone)]
+pub(crate) struct Events {
+    callback: Arc<Py<PyAny>>,
+    cancel: Cancel,
+    /// What the callable raised first.
+    raised: Arc<Mutex<Option<PyErr>>>,
+}
+
+impl Events {
+    /// The events of `on_event` (None: no events): a callable, else a
+    /// `TypeError` before anything is read.
+    pub(crate) fn new(on_event: Option<Bound<'_, PyAny>>) -> PyResult<Option<Events>> {
+        let Some(callback) = on_event.filter(|c| !c.is_none()) else {
+            return Ok(None);
+        };
+        if !callback.is_callable() {
+            return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "on_event must be a callable or None, not {}",
+                callback.get_type().name()?
+            )));
+        }
+        Ok(Some(Events {
+            callback: Arc::new(callback.unbind()),
+            cancel: Cancel::new(),
+            raised: Arc::new(Mutex::new(None)),
+        }))
+    }
+
+    /// `options` telling this callable, and cancelled when it raises.
+    pub(crate) fn install_on(&self, options: InstallOptions) -> InstallOptions {
+        let events = self.clone();
+        options
+            .cancel_on(self.cancel.clone())
+            .on_event(Arc::new(move |event| events.tell(event)))
+    }
+
+    /// Calls the callable with the event's dict, unless it raised before.
+    fn tell(&self, event: InstallEvent<'_>) {
+        if self.cancel.is_cancelled() {
+            return;
+        }
+        let outcome = Python::attach(|py| match event_dict(py, event) {
+            Ok(Some(dict)) => self.callback.call1(py, (dict,)).map(drop),
+            Ok(None) => Ok(()),
+            Err(e) => Err(e),
+        });
+        if let Err(e) = outcome {
+            let mut raised = self.raised.lock().unwrap_or_else(PoisonError::into_inner);
+            raised.get_or_insert(e);
+            self.cancel.cancel();
+        }
+    }
+
+    /// What the callable raised, taken.
+    fn raised(&self) -> Option<PyErr> {
+        self.raised
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+}
+
+/// The dict of an event: `{"event": "downloading", "source", "version"}`,
+/// `{"event": "downloaded", …, "bytes"}`, `{"event": "waiting_for_cache",
+/// …, "platform", "lock_file", "waited_seconds"}` (the CLI's `--json`
+/// line); None for an event this version does not know.
+fn event_dict<'py>(
+    py: Python<'py>,
+    event: InstallEvent<'_>,
+) -> PyResult<Option<Bound<'py, PyDict>>> {
+    let dict = PyDict::new(py);
+    match event {
+        InstallEvent::Downloading { source, version } => {
+            dict.set_item("event", "downloading")?;
+            dict.set_item("source", source.to_string())?;
+            dict.set_item("version", version.to_string())?;
+        }
+        InstallEvent::Downloaded {
+            source,
+            version,
+            bytes,
+        } => {
+            dict.set_item("event", "downloaded")?;
+            dict.set_item("source", source.to_string())?;
+            dict.set_item("version", version.to_string())?;
+            dict.set_item("bytes", bytes)?;
+        }
+        InstallEvent::WaitingForCache {
+            source,
+            version,
+            platform,
+            lock_file,
+            waited,
+        } => {
+            dict.set_item("event", "waiting_for_cache")?;
+            dict.set_item("source", source.to_string())?;
+            dict.set_item("version", version.to_string())?;
+            dict.set_item("platform", platform.to_string())?;
+            dict.set_item("lock_file", lock_file.display().to_string())?;
+            dict.set_item("waited_seconds", waited.as_secs_f64())?;
+        }
+        _ => return Ok(None),
+    }
+    Ok(Some(dict))
+}
+
+/// Calls `AsyncClient.install`'s function when the run's future is gone:
+/// ended, or dropped by the asyncio task's cancellation (on a thread of the
+/// runtime, after the task saw `CancelledError`). The Python side waits
+/// for it before it raises `CancelledError`, so that by then the staging
+/// folders are removed and the plugin cache's locks released.
+struct Stopped(Option<Py<PyAny>>);
+
+/// `future`, and `stopped` called once it is dropped (fields drop in
+/// their order: the future first, with the run's folders and locks).
+pub(crate) struct UntilStopped<F> {
+    future: Pin<Box<F>>,
+    _stopped: Stopped,
+}
+
+/// `future`, `stopped` (a callable, or None) called once it is gone.
+pub(crate) fn until_stopped<F: Future>(
+    future: F,
+    stopped: Option<Bound<'_, PyAny>>,
+) -> UntilStopped<F> {
+    UntilStopped {
+        future: Box::pin(future),
+        _stopped: Stopped(stopped.filter(|c| !c.is_none()).map(Bound::unbind)),
+    }
+}
+
+impl<F: Future> Future for UntilStopped<F> {
+    type Output = F::Output;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<F::Output> {
+        self.future.as_mut().poll(cx)
+    }
+}
+
+impl Drop for Stopped {
+    fn drop(&mut self) {
+        if let Some(callback) = self.0.take() {
+            Python::attach(|py| {
+                if let Err(e) = callback.call0(py) {
+                    e.write_unraisable(py, Some(callback.bind(py)));
+                }
+            });
+        }
+    }
 }

@@ -11,10 +11,19 @@ own ``Case::setup`` and judges what the run left with its
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
+import os
 import re
+import select
+import signal
+import subprocess
+import sys
+import threading
+import time
+import traceback
 from pathlib import Path
-from typing import Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 
 import pytest
 
@@ -42,6 +51,10 @@ ERRORS: Dict[str, Tuple[str, List[str]]] = {
     "zip-absolute": ("failed", ["package"]),
     "zip-duplicate": ("failed", ["package"]),
     "zip-dotdot": ("failed", ["package"]),
+    # A method's failed query fails the provider; no other method is asked.
+    "net-mirror-older": ("failed", ["request"]),
+    "net-mirror-500": ("failed", ["request"]),
+    "net-mirror-unknown-provider": ("failed", ["request"]),
 }
 
 
@@ -85,8 +98,10 @@ def archive_size(source: str, version: str) -> int:
 
 
 def test_every_case_is_known() -> None:
-    assert len(CASES) >= 23
+    assert len(CASES) >= 27
     assert {"fresh", "kept", "cache-fill", "cache-hit", "corrupted-archive"} <= set(CASES)
+    # A plugin cache entry tampered with: replaced by the verified package.
+    assert {"cache-tampered", "cache-tampered-new-provider", "cache-tampered-locked", "cache-extra-file"} <= set(CASES)
     assert set(ERRORS) <= set(CASES)
 
 
@@ -346,6 +361,8 @@ def test_bad_arguments_raise_before_anything_is_read(tmp_path: Path) -> None:
         (TypeError, dict(lockfile=True)),
         (ValueError, dict(jobs=0)),
         (TypeError, dict(plugin_cache=42)),
+        (TypeError, dict(on_event=42)),
+        (TypeError, dict(on_event="print")),
     ]
     for exception, arguments in cases:
         with pytest.raises(exception):
@@ -357,3 +374,256 @@ def test_bad_arguments_raise_before_anything_is_read(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="lockfile must be None or 'readonly'"):
         client.install(tmp_path, lockfile="yes")
     assert not (tmp_path / LOCK_FILE).exists() and not (tmp_path / ".terraform").exists()
+
+
+# --- Events, and runs stopped -------------------------------------------------------
+
+#: Holds a plugin cache entry's lock in another process, as another
+#: tfdisco run (or ``tofu``) would: the folders made, the lock file locked
+#: whole with ``fcntl.lockf`` (the POSIX record lock tfdisco and OpenTofu
+#: take), ``locked`` printed, held until stdin closes.
+HOLD_LOCK = """
+import fcntl, os, sys
+path = sys.argv[1]
+os.makedirs(os.path.dirname(path), exist_ok=True)
+with open(path, "a+") as f:
+    fcntl.lockf(f, fcntl.LOCK_EX)
+    print("locked", flush=True)
+    sys.stdin.read()
+"""
+
+#: The keys of each event's dict, in order.
+EVENT_KEYS = {
+    "downloading": ["event", "source", "version"],
+    "downloaded": ["event", "source", "version", "bytes"],
+    "waiting_for_cache": ["event", "source", "version", "platform", "lock_file", "waited_seconds"],
+}
+
+
+@contextlib.contextmanager
+def held_lock(path: Path) -> Iterator[None]:
+    """``path`` locked by a child process while the block runs. Not by this
+    process: a POSIX record lock belongs to a process, so this one's would
+    not stop its own runs (and their closing the file would drop it)."""
+    child = subprocess.Popen(
+        [sys.executable, "-c", HOLD_LOCK, str(path)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    assert child.stdin is not None and child.stdout is not None
+    try:
+        ready, _, _ = select.select([child.stdout], [], [], 30)
+        assert ready and child.stdout.readline() == "locked\n", "the child did not take the lock"
+        yield
+    finally:
+        child.stdin.close()
+        try:
+            child.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def entry_lock(case: Golden, name: str, version: str) -> Path:
+    """The lock file of a provider's plugin cache entry."""
+    assert case.cache is not None
+    return case.cache / case.host / "ns" / name / version / f"{PLATFORM}.lock"
+
+
+def assert_nothing_placed(case: Golden) -> None:
+    """No ``.terraform``, no lock file, no staging folder left. (A package
+    verified before the run stopped may be in the plugin cache: each entry
+    is placed, under its lock, once its package passed.)"""
+    assert not (case.dir / ".terraform").exists()
+    assert not (case.dir / LOCK_FILE).exists()
+    for root in [case.dir] + ([case.cache] if case.cache else []):
+        assert [p for p in root.rglob("*") if p.name.startswith(".tfdisco-staging-")] == []
+
+
+def test_on_event_tells_each_download(golden: GoldenFactory) -> None:
+    case = golden("fresh")
+    events: List[Dict[str, Any]] = []
+    threads = set()
+
+    def on_event(event: Dict[str, Any]) -> None:
+        events.append(event)
+        threads.add(threading.get_ident())
+
+    report = golden_client(case).install(case.dir, on_event=on_event)
+
+    case.check(0)
+    assert threads == {threading.get_ident()}  # the thread blocked in install
+    for provider in report.providers:
+        told = [e for e in events if e["source"] == str(provider.source)]
+        assert told == [
+            {"event": "downloading", "source": str(provider.source), "version": provider.version},
+            {"event": "downloaded", "source": str(provider.source), "version": provider.version, "bytes": provider.bytes},
+        ]
+    assert len(events) == 4
+    assert all(list(e) == EVENT_KEYS[e["event"]] for e in events)
+    assert json.loads(json.dumps(events)) == events  # the CLI's JSON lines' values
+
+    # Nothing downloaded, nothing told.
+    hit = golden("cache-hit")
+    quiet: List[Dict[str, Any]] = []
+    golden_client(hit).install(hit.dir, on_event=quiet.append)
+    hit.check(0)
+    assert quiet == []
+
+
+def test_async_on_event_from_the_runtime(golden: GoldenFactory) -> None:
+    case = golden("cache-fill")
+    events: List[Tuple[str, str]] = []
+    threads = set()
+
+    def on_event(event: Dict[str, Any]) -> None:
+        events.append((event["event"], event["source"].rsplit("/", 1)[1]))
+        threads.add(threading.get_ident())
+
+    async def main() -> tfdisco.InstallReport:
+        client = tfdisco.AsyncClient.from_client(golden_client(case))
+        return await client.install(case.dir, on_event=on_event)
+
+    report = asyncio.run(main())
+
+    case.check(0)
+    assert [p.installed for p in report.providers] == ["downloaded", "downloaded"]
+    assert sorted(events) == [("downloaded", "alpha"), ("downloaded", "beta"), ("downloading", "alpha"), ("downloading", "beta")]
+    assert threading.get_ident() not in threads  # a thread of the runtime, not the loop's
+
+
+class Stop(Exception):
+    """What the tests' ``on_event`` raises."""
+
+
+@pytest.mark.parametrize("client_kind", ["blocking", "async"])
+def test_an_on_event_that_raises_cancels_the_run(golden: GoldenFactory, client_kind: str) -> None:
+    case = golden("cache-fill")
+    calls: List[Dict[str, Any]] = []
+
+    def on_event(event: Dict[str, Any]) -> None:
+        calls.append(event)
+        raise Stop(event["source"])
+
+    client = golden_client(case)
+    with pytest.raises(Stop) as raised:
+        if client_kind == "blocking":
+            client.install(case.dir, on_event=on_event)
+        else:
+            asyncio.run(tfdisco.AsyncClient.from_client(client).install(case.dir, on_event=on_event))
+
+    assert [c["event"] for c in calls] == ["downloading"]  # not called again
+    assert raised.value.args == (calls[0]["source"],)
+    assert raised.value.__traceback__ is not None
+    assert "on_event" in [frame.name for frame in traceback.extract_tb(raised.value.__traceback__)]
+    assert_nothing_placed(case)
+
+
+def test_async_install_cancelled_while_it_waits_for_a_cache_entry(golden: GoldenFactory) -> None:
+    """Another process holds alpha's plugin cache entry: after 5 s the run
+    says it waits (beta downloaded meanwhile); cancelling the task stops it,
+    and by the time ``CancelledError`` is raised nothing is left."""
+    case = golden("cache-fill")
+    lock_file = entry_lock(case, "alpha", "1.1.0")
+    client = tfdisco.AsyncClient.from_client(golden_client(case))
+    events: List[Dict[str, Any]] = []
+
+    async def main() -> float:
+        loop = asyncio.get_running_loop()
+        waiting = asyncio.Event()
+
+        def on_event(event: Dict[str, Any]) -> None:
+            events.append(event)
+            if event["event"] == "waiting_for_cache":
+                loop.call_soon_threadsafe(waiting.set)
+
+        started = time.monotonic()
+        task = asyncio.create_task(client.install(case.dir, on_event=on_event))
+        await asyncio.wait_for(waiting.wait(), 30)
+        told_after = time.monotonic() - started
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return told_after
+
+    with held_lock(lock_file):
+        told_after = asyncio.run(main())
+        assert_nothing_placed(case)  # the lock still held by the other process
+        assert sorted(p.name for p in lock_file.parent.iterdir()) == [lock_file.name]
+
+    [waiting] = [e for e in events if e["event"] == "waiting_for_cache"]
+    assert list(waiting) == EVENT_KEYS["waiting_for_cache"]
+    assert {k: v for k, v in waiting.items() if k != "waited_seconds"} == {
+        "event": "waiting_for_cache",
+        "source": f"{case.host}/ns/alpha",
+        "version": "1.1.0",
+        "platform": PLATFORM,
+        "lock_file": str(lock_file),
+    }
+    assert 5.0 <= waiting["waited_seconds"] <= told_after < 30
+    beta = f"{case.host}/ns/beta"
+    assert [(e["event"], e["source"]) for e in events if e["event"] != "waiting_for_cache"] == [
+        ("downloading", beta),
+        ("downloaded", beta),
+    ]
+    assert_nothing_placed(case)
+
+
+def test_cancelled_mid_download_nothing_is_left_once_cancelled_error_is_raised(golden: GoldenFactory) -> None:
+    """The task cancelled as the first package downloads (no plugin cache:
+    the packages are staged under ``.terraform/providers`` until every one
+    passed): the run's future is dropped on a thread of the runtime, and
+    ``AsyncClient.install`` waits for that before it raises, so the staging
+    folders are already removed when ``CancelledError`` arrives."""
+    case = golden("fresh")
+    client = tfdisco.AsyncClient.from_client(golden_client(case))
+    told: List[str] = []
+
+    async def main() -> None:
+        loop = asyncio.get_running_loop()
+        tasks: List["asyncio.Task[tfdisco.InstallReport]"] = []
+
+        def on_event(event: Dict[str, Any]) -> None:
+            told.append(event["event"])
+            if len(told) == 1:
+                loop.call_soon_threadsafe(tasks[0].cancel)
+                time.sleep(0.5)  # the GIL released: the loop cancels the task meanwhile
+
+        tasks.append(asyncio.create_task(client.install(case.dir, on_event=on_event)))
+        with pytest.raises(asyncio.CancelledError):
+            await asyncio.wait_for(asyncio.shield(tasks[0]), 30)
+
+    asyncio.run(main())
+
+    assert told[0] == "downloading" and len(told) < 4  # stopped before the end
+    assert_nothing_placed(case)
+
+
+def test_ctrl_c_stops_a_blocking_install_waiting_for_a_cache_entry(golden: GoldenFactory) -> None:
+    case = golden("cache-fill")
+    lock_file = entry_lock(case, "beta", "0.10.0")
+    told: List[str] = []
+
+    def on_event(event: Dict[str, Any]) -> None:
+        told.append(event["event"])
+        if event["event"] == "waiting_for_cache":
+            os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C
+
+    with held_lock(lock_file):
+        started = time.monotonic()
+        with pytest.raises(KeyboardInterrupt):
+            golden_client(case).install(case.dir, on_event=on_event)
+        assert time.monotonic() - started < 30
+        assert_nothing_placed(case)
+        assert sorted(p.name for p in lock_file.parent.iterdir()) == [lock_file.name]
+
+    assert told.count("waiting_for_cache") == 1
+    assert told[:2] == ["downloading", "downloaded"]  # alpha, meanwhile
+
+
+def test_a_cancelled_run_is_a_lock_error_of_kind_cancelled() -> None:
+    """What the native module gives for ``LockError::Cancelled``: a
+    ``LockError`` (kinds are not subclasses), exit code 130."""
+    from tfdisco._errors import _make_lock
+
+    error = _make_lock("the install was cancelled: nothing was placed, and the lock file is as it was", "cancelled", 130, [])
+    assert type(error) is tfdisco.LockError
+    assert (error.kind, error.exit_code, error.failures) == ("cancelled", 130, [])

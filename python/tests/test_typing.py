@@ -13,7 +13,7 @@ import pytest
 EXAMPLE = '''
 import asyncio
 import pathlib
-from typing import List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 import tfdisco
 
 def blocking() -> str:
@@ -87,9 +87,12 @@ def locking(client: tfdisco.Client) -> List[str]:
     return [str(path), h1, zh, str(changed), str(len(platforms))]
 
 def installing(client: tfdisco.Client) -> List[str]:
+    events: List[Dict[str, Any]] = []
     report: tfdisco.InstallReport = client.install(
-        "infra", ["hashicorp/aws"], upgrade=False, plugin_cache=pathlib.Path("cache"), jobs=2
+        "infra", ["hashicorp/aws"], upgrade=False, plugin_cache=pathlib.Path("cache"), jobs=2,
+        on_event=events.append,
     )
+    waited: List[float] = [e["waited_seconds"] for e in events if e["event"] == "waiting_for_cache"]
     platform: tfdisco.Platform = report.platform
     warnings: List[str] = report.warnings
     for provider in report.providers:
@@ -99,7 +102,8 @@ def installing(client: tfdisco.Client) -> List[str]:
         print(installed.source, installed.version, installed.installed, installed.from_, size,
               installed.hashes_added, installed.trust, key_id)
     try:
-        tfdisco.install("infra", lockfile="readonly", dialect="terraform", credentials=None)
+        tfdisco.install("infra", lockfile="readonly", dialect="terraform", credentials=None,
+                        on_event=lambda event: print(event["event"], waited))
     except tfdisco.LockError as e:
         print(e.kind, e.exit_code)
     return [str(report.path), str(report.changed), str(platform), report.to_json()] + warnings
@@ -153,7 +157,7 @@ async def coroutine() -> tfdisco.Services:
     modules: tfdisco.ModuleVersions = await client.module_versions("hashicorp/consul/aws")
     location: tfdisco.ModuleLocation = await client.module_download(modules.source, "0.1.0")
     report: tfdisco.LockReport = await client.lock("infra", providers=[versions.source])
-    installed: tfdisco.InstallReport = await client.install("infra", lockfile="readonly")
+    installed: tfdisco.InstallReport = await client.install("infra", lockfile="readonly", on_event=print)
     resolved: tfdisco.ResolvedModule = await client.module_resolve("oci://ghcr.io/acme/vpc")
     module: tfdisco.DownloadedModule = await client.module_download(resolved.pinned, into="vpc")
     mirrored: tfdisco.LockReport = await client.lock("infra", oci_mirror="ghcr.io/m/{type}")

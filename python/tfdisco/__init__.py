@@ -71,7 +71,7 @@ from __future__ import annotations
 import asyncio
 import collections.abc as _abc
 import os
-from typing import Any, Iterable, Mapping, Optional, Sequence, Union, overload
+from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Union, overload
 
 from ._errors import (
     ConfigWarning,
@@ -464,24 +464,54 @@ class AsyncClient:
         lockfile: Optional[str] = None,
         plugin_cache: Optional[PathLike] = None,
         jobs: int = 8,
+        on_event: Optional[Callable[[Dict[str, Any]], object]] = None,
     ) -> InstallReport:
         """``terraform init``'s provider installation in ``dir`` (see
         :meth:`Client.install`): the jobs run as concurrent futures on the
         module's runtime, at most ``jobs`` requests at once; cancelling the
-        awaiting task cancels the run, and the lock file and
-        ``.terraform/providers`` are then as they were. Bad arguments raise
-        when the coroutine is awaited, before anything is read or asked.
+        awaiting task cancels the run (``asyncio.CancelledError``), and the
+        lock file and ``.terraform/providers`` are then as they were. Bad
+        arguments raise when the coroutine is awaited, before anything is
+        read or asked.
+
+        ``on_event`` is given each event's dict as for
+        :meth:`Client.install`, called with the GIL taken from a thread of
+        the module's runtime, not the event loop's: it must not touch the
+        loop's objects but through ``loop.call_soon_threadsafe``. When it
+        raises, the run is cancelled and the coroutine raises that
+        exception.
 
         >>> report = await client.install("infra", lockfile="readonly")  # doctest: +SKIP
         """
-        return await self._client._install_async(
+        loop = asyncio.get_running_loop()
+        stopped: "asyncio.Future[None]" = loop.create_future()
+
+        def told() -> None:
+            # Called from a thread of the runtime once the run's future is
+            # gone: ended, or dropped as the awaiting task was cancelled.
+            try:
+                loop.call_soon_threadsafe(_set_done, stopped)
+            except RuntimeError:  # the loop is closed: nobody waits
+                pass
+
+        running = self._client._install_async(
             dir,
             providers,
             upgrade=upgrade,
             lockfile=lockfile,
             plugin_cache=plugin_cache,
             jobs=jobs,
+            on_event=on_event,
+            _stopped=told,
         )
+        try:
+            return await running
+        except asyncio.CancelledError:
+            # The run is dropped on a thread of the runtime: wait for it, so
+            # that its staging folders are removed and its plugin cache
+            # locks released when CancelledError reaches the caller.
+            await _wait_uncancellable(stopped)
+            raise
 
     async def credentials_source(self, host: HostLike) -> Optional[str]:
         """Where the token for ``host`` comes from (see
@@ -500,6 +530,24 @@ class AsyncClient:
 
     def __repr__(self) -> str:
         return "Async" + repr(self._client)
+
+
+def _set_done(future: "asyncio.Future[None]") -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+async def _wait_uncancellable(future: "asyncio.Future[None]") -> None:
+    """Waits for ``future``, even when the awaiting task is cancelled again
+    meanwhile (the cancellation is then raised once it is done)."""
+    cancelled = False
+    while not future.done():
+        try:
+            await asyncio.shield(future)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
 
 
 def lock(
@@ -588,6 +636,7 @@ def install(
     lockfile: Optional[str] = None,
     plugin_cache: Optional[PathLike] = None,
     jobs: int = 8,
+    on_event: Optional[Callable[[Dict[str, Any]], object]] = None,
     **options: Any,
 ) -> InstallReport:
     """``terraform init`` / ``tofu init``'s provider installation in
@@ -603,7 +652,10 @@ def install(
     change it installs nothing and raises :class:`LockError` with kind
     ``"readonly"`` and exit code 3). ``plugin_cache``: this plugin cache
     folder instead of the CLI configuration's and ``TF_PLUGIN_CACHE_DIR``.
-    ``jobs``: how many requests at once.
+    ``jobs``: how many requests at once. ``on_event``: a callable given a
+    dict per event of the run (``"downloading"``, ``"downloaded"``,
+    ``"waiting_for_cache"``: see :meth:`Client.install`); when it raises,
+    the run is cancelled and that exception is raised.
 
     Returns an :class:`InstallReport`; raises :class:`LockError`
     (``kind``, ``exit_code``, ``failures``) when the run fails, leaving the
@@ -623,4 +675,5 @@ def install(
         lockfile=lockfile,
         plugin_cache=plugin_cache,
         jobs=jobs,
+        on_event=on_event,
     )

@@ -236,14 +236,21 @@ class LockError(Error):
     that does not parse, options that conflict), ``"failed"`` (providers
     that could not be locked: ``failures`` lists every one), ``"readonly"``
     (an install run with ``lockfile="readonly"`` whose lock file would
-    change: nothing was installed) or ``"folder"`` (a mirror folder that
-    could not be read or written, a package not placed).
+    change: nothing was installed), ``"folder"`` (a mirror folder that
+    could not be read or written, a package not placed) or
+    ``"cancelled"`` (the library's kind for a cancelled install run:
+    nothing was placed, and the lock file is as it was; exit code 130, a
+    shell's code for Ctrl-C; ``install`` itself raises
+    ``KeyboardInterrupt``, ``asyncio.CancelledError`` or what its
+    ``on_event`` raised).
+    A kind of a later version is given as it comes, with its exit code.
 
     Attributes:
         exit_code: ``tfdisco lock``'s (and ``install``'s) exit code: 1 for a
             failed request, verification or write; 2 for the configuration,
             the lock file's contents or the arguments; 3 when no version or
-            platform fits, or when a read-only lock file would change.
+            platform fits, or when a read-only lock file would change; 130
+            for a cancelled install run.
         failures: one :class:`tfdisco.LockFailure` per provider (and
             platform) that could not be locked (``source``, ``version``,
             ``platform``, ``kind``, ``exit_code``, ``message``); empty unless

@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import (
     Any,
     Awaitable,
+    Callable,
     Dict,
     FrozenSet,
     List,
@@ -60,6 +61,9 @@ _ProviderSourceLike = Union[str, "ProviderSource"]
 _ModuleSourceLike = Union[str, "ModuleSource"]
 _PlatformLike = Union[str, "Platform"]
 _PathLike = Union[str, "os.PathLike[str]"]
+#: ``install``'s ``on_event``: given a dict per event of the run
+#: (``"event"``: ``"downloading"``, ``"downloaded"``, ``"waiting_for_cache"``).
+_OnEvent = Callable[[Dict[str, Any]], object]
 #: A JSON value as Python objects (dict, list, str, int, float, bool, None).
 _JSON = Any
 
@@ -922,10 +926,22 @@ class Client:
         lockfile: Optional[str] = None,
         plugin_cache: Optional[_PathLike] = None,
         jobs: int = 8,
+        on_event: Optional[_OnEvent] = None,
     ) -> InstallReport:
         """``terraform init``'s provider installation in ``dir``
         (``lockfile="readonly"``: the lock file must not change); raises
-        :class:`tfdisco.LockError`."""
+        :class:`tfdisco.LockError`.
+
+        ``on_event`` is given a dict per event, with the keys of
+        ``tfdisco install --json``'s event lines:
+        ``{"event": "downloading", "source", "version"}``,
+        ``{"event": "downloaded", "source", "version", "bytes"}`` and
+        ``{"event": "waiting_for_cache", "source", "version", "platform",
+        "lock_file", "waited_seconds"}`` (once per plugin cache entry whose
+        lock another process has held for 5 seconds). It is called with the
+        GIL taken, from the thread that runs the job, before ``install``
+        returns. When it raises, the run is cancelled (nothing placed, the
+        lock file as it was) and ``install`` raises that exception."""
     def forget(self, host: _HostLike) -> None:
         """Drops the cached services of ``host``."""
     def forget_all(self) -> None:
@@ -997,4 +1013,6 @@ class Client:
         lockfile: Optional[str] = None,
         plugin_cache: Optional[_PathLike] = None,
         jobs: int = 8,
+        on_event: Optional[_OnEvent] = None,
+        _stopped: Optional[Callable[[], object]] = None,
     ) -> Awaitable[InstallReport]: ...
