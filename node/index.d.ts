@@ -585,7 +585,81 @@ export interface InstallOptions {
   pluginCache?: string | URL | null;
   /** Requests at once (default 8, at least 1). */
   jobs?: number | null;
+  /**
+   * Told what the run does, as it does it: called on the JavaScript thread
+   * with each {@link InstallEvent}, in the order of the run, always before
+   * the promise settles (the run does not wait for it: the events queue up
+   * for the JavaScript thread). When it throws, the run is cancelled (as by
+   * `signal`), it is not called again, and the promise rejects with what it
+   * threw.
+   */
+  onEvent?: ((event: InstallEvent) => void) | null;
+  /**
+   * Stops the run when it aborts: no new request, the downloads and the
+   * waits for plugin cache entries stopped, nothing placed in the working
+   * directory, the lock file as it was, what was staged removed; the
+   * promise rejects with a `LockError` of kind `cancelled` (exit code 130,
+   * `cause` the signal's `reason`). A signal already aborted rejects at
+   * once, before anything is read.
+   */
+  signal?: AbortSignal | null;
 }
+
+/** {@link InstallOptions.onEvent}: a package's download starts. */
+export interface InstallDownloadingEvent {
+  event: 'downloading';
+  /** The provider's full address. */
+  source: string;
+  /** Its version. */
+  version: string;
+  /** The event's line of `tfdisco install --json` (snake_case keys). */
+  toJSON(): object;
+}
+
+/**
+ * {@link InstallOptions.onEvent}: a package was downloaded and unpacked (it
+ * is placed once every package passed).
+ */
+export interface InstallDownloadedEvent {
+  event: 'downloaded';
+  /** The provider's full address. */
+  source: string;
+  /** Its version. */
+  version: string;
+  /** Bytes downloaded. */
+  bytes: number;
+  /** The event's line of `tfdisco install --json` (snake_case keys). */
+  toJSON(): object;
+}
+
+/**
+ * {@link InstallOptions.onEvent}: another run (another process: tfdisco,
+ * `tofu`) has held the plugin cache entry's lock for 5 seconds, and this
+ * run waits for it; told once per entry. Abort the `signal` to stop
+ * waiting.
+ */
+export interface InstallWaitingForCacheEvent {
+  event: 'waiting_for_cache';
+  /** The provider's full address. */
+  source: string;
+  /** Its version. */
+  version: string;
+  /** The entry's platform (`OS_ARCH`). */
+  platform: string;
+  /** The entry's lock file (`…/VERSION/OS_ARCH.lock`). */
+  lockFile: string;
+  /** How long the run has waited, in seconds. */
+  waitedSeconds: number;
+  /** The line `tfdisco install --json` prints on stderr (snake_case keys). */
+  toJSON(): object;
+}
+
+/**
+ * What {@link InstallOptions.onEvent} is given: the events of
+ * `tfdisco install --json`, with camelCase keys (`event` keeps the
+ * library's word). A later version may add events of other kinds.
+ */
+export type InstallEvent = InstallDownloadingEvent | InstallDownloadedEvent | InstallWaitingForCacheEvent;
 
 /** One provider an install run installed. */
 export interface InstalledProvider {
@@ -902,12 +976,16 @@ export declare class Client {
    * `dir`'s `terraform.d/plugins`) and the plugin cache (`plugin_cache_dir`,
    * `TF_PLUGIN_CACHE_DIR`) are the client's CLI configuration's, read from
    * its `env`, as for the CLI.
+   * `options.onEvent` is told of each download and of each wait for a
+   * plugin cache entry another process holds; `options.signal` stops the
+   * run.
    * @throws {LockError} (a rejection) when anything fails; the lock file and
    *   `.terraform/providers` are then as they were. `kind` is `readonly` when
-   *   `lockfile: 'readonly'` kept the lock file from changing (exit code 3).
-   *   Bad options reject with `InvalidSourceError`, `InvalidOptionError`
-   *   (`jobs: 0`, a `lockfile` other than `'readonly'`) or `TypeError`
-   *   before anything is read.
+   *   `lockfile: 'readonly'` kept the lock file from changing (exit code 3),
+   *   `cancelled` when `signal` aborted (exit code 130). What `onEvent`
+   *   threw, when it threw. Bad options reject with `InvalidSourceError`,
+   *   `InvalidOptionError` (`jobs: 0`, a `lockfile` other than
+   *   `'readonly'`) or `TypeError` before anything is read.
    */
   install(dir: string | URL, options?: InstallOptions): Promise<InstallReport>;
   /**
@@ -965,7 +1043,7 @@ export type ErrorKind =
   | 'invalid_package';
 
 /** The kinds of a failed lock, mirror or install run, as `tfdisco lock --json` names them. */
-export type LockErrorKind = 'configuration' | 'lock_file' | 'usage' | 'failed' | 'readonly' | 'folder';
+export type LockErrorKind = 'configuration' | 'lock_file' | 'usage' | 'failed' | 'readonly' | 'folder' | 'cancelled';
 
 /**
  * Any tfdisco error. Its message is the Rust message, which never contains
@@ -1085,11 +1163,12 @@ export declare class LockError extends TfdiscoError {
    * configuration does not require, a constraint that does not parse,
    * options that conflict), `failed` (see `failures`), `readonly` (an
    * install run whose read-only lock file would change: nothing was
-   * installed) or `folder` (a folder that could not be read or written, a
-   * package not placed).
+   * installed), `folder` (a folder that could not be read or written, a
+   * package not placed) or `cancelled` (an install run whose `signal`
+   * aborted: nothing was placed, the lock file is as it was).
    */
   readonly kind: LockErrorKind;
-  /** `tfdisco lock`'s (and `install`'s) exit code: 1 (a request, a verification or a write), 2 (the configuration, the lock file's contents, the arguments), 3 (no version or platform fits, or a read-only lock file would change). */
+  /** `tfdisco lock`'s (and `install`'s) exit code: 1 (a request, a verification or a write), 2 (the configuration, the lock file's contents, the arguments), 3 (no version or platform fits, or a read-only lock file would change), 130 (cancelled). */
   readonly exitCode: number;
   /** Every provider (and platform) that could not be locked; empty unless `kind` is `failed`. */
   readonly failures: LockFailure[];

@@ -89,14 +89,28 @@ function record(value, what) {
   return out;
 }
 
+/** A function. */
+function func(value, what) {
+  if (typeof value !== 'function') throw typeError(what, 'of type function', value);
+  return value;
+}
+
+/** An `AbortSignal`. */
+function abortSignal(value, what) {
+  if (!(value instanceof AbortSignal)) throw typeError(what, 'an instance of AbortSignal', value);
+  return value;
+}
+
 /** `value` unless it is undefined or null, then `fallback`. */
 function given(value, fallback) {
   return value === undefined || value === null ? fallback : value;
 }
 
 module.exports = {
+  abortSignal,
   boolean,
   count,
+  func,
   given,
   host,
   isPlainObject,

@@ -9,7 +9,7 @@
 const util = require('node:util');
 const native = require('./native.js');
 const args = require('./args.js');
-const { InvalidOptionError, typeError } = require('./errors.js');
+const { InvalidOptionError, LockError, typeError } = require('./errors.js');
 const { report } = require('./report.js');
 
 const { Hostname } = native;
@@ -47,7 +47,7 @@ const MIRROR_OPTIONS = ['platforms', 'jobs', 'lockFile'];
 const PUSH_OPTIONS = ['mountFrom'];
 
 /** The options `client.install(dir, options)` takes. */
-const INSTALL_OPTIONS = ['providers', 'upgrade', 'lockfile', 'pluginCache', 'jobs'];
+const INSTALL_OPTIONS = ['providers', 'upgrade', 'lockfile', 'pluginCache', 'jobs', 'onEvent', 'signal'];
 
 /**
  * The native options object for `options`, and what `util.inspect` shows
@@ -189,20 +189,87 @@ function readPushOptions(options) {
   return o.mountFrom === undefined || o.mountFrom === null ? undefined : args.string(o.mountFrom, 'options.mountFrom');
 }
 
-/** The native install options for `options`. */
+/** The native install options for `options`, and its `onEvent` and `signal`. */
 function readInstallOptions(options) {
   const o = args.object(args.given(options, {}), 'The "options" argument');
   args.knownKeys(o, INSTALL_OPTIONS, 'client.install(dir, options)');
   const opt = (name, check, ...rest) =>
     o[name] === undefined || o[name] === null ? undefined : check(o[name], `options.${name}`, ...rest);
   return {
-    providers: opt('providers', args.strings) ?? [],
-    upgrade: opt('upgrade', args.boolean) ?? false,
-    // 'readonly' or nothing: the native side says which words it takes.
-    lockfile: opt('lockfile', args.string),
-    pluginCache: opt('pluginCache', args.path),
-    jobs: opt('jobs', args.count),
+    nativeOptions: {
+      providers: opt('providers', args.strings) ?? [],
+      upgrade: opt('upgrade', args.boolean) ?? false,
+      // 'readonly' or nothing: the native side says which words it takes.
+      lockfile: opt('lockfile', args.string),
+      pluginCache: opt('pluginCache', args.path),
+      jobs: opt('jobs', args.count),
+    },
+    onEvent: opt('onEvent', args.func),
+    signal: opt('signal', args.abortSignal),
   };
+}
+
+/**
+ * An install run of the native client: its promise of the report's text.
+ *
+ * `onEvent` is called on the JavaScript thread with each event's object,
+ * in the order of the run: the native side queues each event's JSON line,
+ * then `null` once the run is over (one queue, so after every event), and
+ * the promise settles only after that `null`, so that no event comes after
+ * it. When `onEvent` throws, the run is cancelled, `onEvent` is not called
+ * again and the promise rejects with what it threw. `signal`'s abort
+ * cancels the run (a `LockError` of kind `cancelled`, `cause` the signal's
+ * reason); a signal already aborted refuses the run before anything is
+ * read.
+ */
+function installRun(nativeClient, dir, nativeOptions, onEvent, signal) {
+  const cancel = onEvent || signal ? new native.NativeCancel() : undefined;
+  if (signal?.aborted) cancel.cancel();
+  let threw = false;
+  let thrown;
+  let over;
+  const ended = onEvent ? new Promise((resolve) => (over = resolve)) : undefined;
+  const told = onEvent
+    ? (line) => {
+        if (line === null) {
+          over();
+        } else if (!threw) {
+          try {
+            onEvent(report(line));
+          } catch (error) {
+            threw = true;
+            thrown = error;
+            cancel.cancel();
+          }
+        }
+      }
+    : undefined;
+  // A call refused at once (it throws: no run, no `null` to wait for).
+  const running = nativeClient.install(dir, nativeOptions, told, cancel);
+  const abort = () => cancel.cancel();
+  signal?.addEventListener('abort', abort, { once: true });
+  const settle = (outcome) => {
+    const done = () => {
+      signal?.removeEventListener('abort', abort);
+      return outcome();
+    };
+    return ended ? ended.then(done) : done();
+  };
+  return running.then(
+    (text) =>
+      settle(() => {
+        if (threw) throw thrown;
+        return text;
+      }),
+    (error) =>
+      settle(() => {
+        if (threw) throw thrown;
+        if (signal?.aborted && error instanceof LockError && error.kind === 'cancelled') {
+          error.cause = signal.reason;
+        }
+        throw error;
+      }),
+  );
 }
 
 /** `call()`'s promise, or a promise rejected with what it threw. */
@@ -348,9 +415,11 @@ class Client {
 
   /** `terraform init`'s provider installation in `dir` (`tfdisco install --json`). */
   install(dir, options) {
-    return promised(() =>
-      this.#native.install(args.path(dir, 'The "dir" argument'), readInstallOptions(options)),
-    ).then(report);
+    return promised(() => {
+      const path = args.path(dir, 'The "dir" argument');
+      const { nativeOptions, onEvent, signal } = readInstallOptions(options);
+      return installRun(this.#native, path, nativeOptions, onEvent, signal);
+    }).then(report);
   }
 
   /** Where the token sent to `host` comes from, or null; never the token. */

@@ -87,7 +87,7 @@ class LockError extends TfdiscoError {
    */
   constructor(message, details = {}) {
     super(message, { kind: details.kind ?? 'lock' });
-    /** `tfdisco lock`'s (and `install`'s) exit code: 1, 2 or 3. */
+    /** `tfdisco lock`'s (and `install`'s) exit code: 1, 2, 3, or 130 (cancelled). */
     this.exitCode = details.exitCode ?? 1;
     /** One entry per provider (and platform) that could not be locked. */
     this.failures = details.failures ?? [];
@@ -145,7 +145,7 @@ const ERROR_CLASSES = Object.freeze(
 );
 
 /** The kinds of a failed lock, mirror or install run. */
-const LOCK_KINDS = new Set(['configuration', 'lock_file', 'usage', 'failed', 'readonly', 'folder', 'lock']);
+const LOCK_KINDS = new Set(['configuration', 'lock_file', 'usage', 'failed', 'readonly', 'folder', 'cancelled', 'lock']);
 
 /**
  * The error for what the native module reports (called by it): a

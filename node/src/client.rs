@@ -20,7 +20,7 @@ use tfdisco_core::{
     Dialect, Error, ModuleSource, Platform, ProviderSource, Services, check_version,
 };
 use tfdisco_transport::reexports::tfdisco_oci::OciModuleSource;
-use tfdisco_transport::{ClientSetup, CredentialsLookup, oci_module_source};
+use tfdisco_transport::{ClientSetup, CredentialsLookup, LockError, oci_module_source};
 
 use crate::errors::{Failure, OrThrow};
 use crate::hostname::{HostArg, host_arg};
@@ -376,24 +376,41 @@ impl Client {
     }
 
     /// `terraform init`'s provider installation in `dir`, as `tfdisco
-    /// install` does it, with the client's CLI configuration.
+    /// install` does it, with the client's CLI configuration. `events` is
+    /// told each event's JSON line, then `null` (always, once per call,
+    /// even a refused one); `cancel` stops the run, and one already
+    /// cancelled refuses it before anything is read.
     #[napi]
     pub fn install<'env>(
         &self,
         env: &'env Env,
         dir: String,
         options: NativeInstallOptions,
+        events: Option<install::EventsFn>,
+        cancel: Option<&install::NativeCancel>,
     ) -> napi::Result<Answer<'env, String>> {
+        let told = install::Told::new(events);
         let options = match install::options(options, self.shared.dialect) {
             Ok(options) => options,
             Err(failure) => return promise::ready(env, Err(failure)),
         };
+        let options = match cancel {
+            Some(handle) if handle.cancel.is_cancelled() => {
+                return promise::ready(env, Err(Failure::lock(LockError::Cancelled)));
+            }
+            Some(handle) => options.cancel_on(handle.cancel.clone()),
+            None => options,
+        };
+        let options = told.install_on(options);
         let client = self.inner();
         let setup = Arc::clone(&self.shared.setup);
         let dir = PathBuf::from(dir);
         promise::later(env, async move {
             let options = options.with_setup(&setup, &dir);
-            match client.install(&dir, &options).await {
+            let result = client.install(&dir, &options).await;
+            // Every event is queued before the `null` that says so.
+            drop(told);
+            match result {
                 Ok(answer) => report::json(&answer),
                 Err(error) => Err(Failure::lock(error)),
             }

@@ -1,14 +1,152 @@
 //! Provider installation: what `client.install` takes (providers,
 //! `upgrade`, `lockfile`, `pluginCache`, `jobs` →
 //! `tfdisco_transport::InstallOptions`, on top of what the client's CLI
-//! configuration says, as the CLI takes them). What it gives is the
-//! library's report (`crate::report`), or a `LockError` as `lock` gives it.
+//! configuration says, as the CLI takes them; `onEvent` and `signal`, which
+//! `lib/client.js` turns into [`EventsFn`] and [`NativeCancel`]). What it
+//! gives is the library's report (`crate::report`), or a `LockError` as
+//! `lock` gives it.
 
+use std::sync::Arc;
+
+use napi::Status;
+use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
-use tfdisco_core::{Dialect, ProviderSource};
-use tfdisco_transport::{DEFAULT_JOBS, InstallOptions};
+use serde::Serialize;
+use tfdisco_core::{Dialect, ProviderSource, serde_json};
+use tfdisco_transport::{Cancel, DEFAULT_JOBS, InstallEvent, InstallOptions};
 
 use crate::errors::Failure;
+
+/// `lib/client.js`'s function told of each event: the event's JSON line
+/// (the keys of `tfdisco install --json`'s), then `null` once the run is
+/// over, after every event (one queue: JavaScript gets them in this order).
+/// Called without blocking the run: the events queue up for the JavaScript
+/// thread.
+pub(crate) type EventsFn = ThreadsafeFunction<Option<String>, (), Option<String>, Status, false>;
+
+/// What stops a run: `lib/client.js` makes one per call with a `signal` or
+/// an `onEvent`, and cancels it when the signal aborts or `onEvent` throws
+/// (`tfdisco_transport::Cancel`).
+#[napi(js_name = "NativeCancel")]
+pub struct NativeCancel {
+    pub(crate) cancel: Cancel,
+}
+
+#[napi]
+impl NativeCancel {
+    /// A handle not cancelled yet.
+    #[napi(constructor)]
+    #[allow(clippy::new_without_default)]
+    pub fn new() -> NativeCancel {
+        NativeCancel {
+            cancel: Cancel::new(),
+        }
+    }
+
+    /// Stops the run: no new request, the downloads and the waits for a
+    /// plugin cache entry stopped, nothing placed; the promise rejects with
+    /// a `LockError` of kind `cancelled`.
+    #[napi]
+    pub fn cancel(&self) {
+        self.cancel.cancel();
+    }
+}
+
+/// The events of a run, and the `null` that says they are over, sent when
+/// this is dropped: at the end of the run's future (after its last event),
+/// or at once when the call is refused before any run.
+pub(crate) struct Told(Option<Arc<EventsFn>>);
+
+impl Told {
+    pub(crate) fn new(events: Option<EventsFn>) -> Told {
+        Told(events.map(Arc::new))
+    }
+
+    /// `options` telling the events function.
+    pub(crate) fn install_on(&self, options: InstallOptions) -> InstallOptions {
+        let Some(events) = &self.0 else {
+            return options;
+        };
+        let events = Arc::clone(events);
+        options.on_event(Arc::new(move |event| {
+            if let Some(line) = event_json(event) {
+                // An unbounded queue: fails only once the environment is
+                // going away, when nobody listens.
+                events.call(Some(line), ThreadsafeFunctionCallMode::NonBlocking);
+            }
+        }))
+    }
+}
+
+impl Drop for Told {
+    fn drop(&mut self) {
+        if let Some(events) = self.0.take() {
+            events.call(None, ThreadsafeFunctionCallMode::NonBlocking);
+        }
+    }
+}
+
+/// An event's JSON line: `{"event": "downloading", "source", "version"}`,
+/// `{"event": "downloaded", …, "bytes"}`, `{"event": "waiting_for_cache",
+/// …, "platform", "lock_file", "waited_seconds"}`; none for an event this
+/// version does not know.
+fn event_json(event: InstallEvent<'_>) -> Option<String> {
+    #[derive(Serialize)]
+    struct Line<'a> {
+        event: &'static str,
+        source: String,
+        version: String,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        bytes: Option<u64>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        platform: Option<String>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        lock_file: Option<std::borrow::Cow<'a, str>>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        waited_seconds: Option<f64>,
+    }
+    let line = match event {
+        InstallEvent::Downloading { source, version } => Line {
+            event: "downloading",
+            source: source.to_string(),
+            version: version.to_string(),
+            bytes: None,
+            platform: None,
+            lock_file: None,
+            waited_seconds: None,
+        },
+        InstallEvent::Downloaded {
+            source,
+            version,
+            bytes,
+        } => Line {
+            event: "downloaded",
+            source: source.to_string(),
+            version: version.to_string(),
+            bytes: Some(bytes),
+            platform: None,
+            lock_file: None,
+            waited_seconds: None,
+        },
+        InstallEvent::WaitingForCache {
+            source,
+            version,
+            platform,
+            lock_file,
+            waited,
+        } => Line {
+            event: "waiting_for_cache",
+            source: source.to_string(),
+            version: version.to_string(),
+            bytes: None,
+            platform: Some(platform.to_string()),
+            lock_file: Some(lock_file.to_string_lossy()),
+            waited_seconds: Some(waited.as_secs_f64()),
+        },
+        _ => return None,
+    };
+    serde_json::to_string(&line).ok()
+}
 
 /// The one value `lockfile` takes: Terraform's `-lockfile=readonly` (and
 /// `tfdisco install --lockfile readonly`).

@@ -6,6 +6,7 @@
 // with its `Expected::check`, as the Rust conformance suite judges the
 // library (helpers/golden.mjs).
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -86,8 +87,9 @@ function archiveSize(name, version) {
 
 describe('every install golden', () => {
   test('the cases', () => {
-    assert.ok(CASES.length >= 23);
-    for (const name of ['fresh', 'kept', 'cache-fill', 'cache-hit', 'corrupted-archive', ...Object.keys(ERRORS)]) {
+    assert.ok(CASES.length >= 27, `${CASES.length} cases`);
+    const tampered = ['cache-tampered', 'cache-tampered-new-provider', 'cache-tampered-locked', 'cache-extra-file'];
+    for (const name of ['fresh', 'kept', 'cache-fill', 'cache-hit', 'corrupted-archive', ...tampered, ...Object.keys(ERRORS)]) {
       assert.ok(CASES.includes(name), name);
     }
   });
@@ -312,6 +314,11 @@ describe('refused before anything is installed', () => {
       [InvalidOptionError, { jobs: 1.5 }],
       [TypeError, { pluginCache: 42 }],
       [TypeError, { lockFile: 'readonly' }], // mirror's option, not install's
+      [TypeError, { onEvent: 'console.log' }],
+      [TypeError, { signal: new AbortController() }],
+      [TypeError, { signal: {} }],
+      [InvalidOptionError, { jobs: 0, onEvent: () => assert.fail('told'), signal: new AbortController().signal }],
+      [InvalidSourceError, { providers: ['aws'], onEvent: () => assert.fail('told') }],
     ];
     for (const [cls, options] of cases) {
       await assert.rejects(c.install(missing, options), cls, JSON.stringify(options));
@@ -319,5 +326,228 @@ describe('refused before anything is installed', () => {
     await assert.rejects(c.install(42), TypeError);
     await assert.rejects(c.install(missing, { lockfile: 'yes' }), /options\.lockfile must be 'readonly' or null, not "yes"/);
     assert.ok(!fs.existsSync(missing));
+  });
+});
+
+// --- Events, and runs stopped ---
+
+/**
+ * Holds a plugin cache entry's lock in another process, as another tfdisco
+ * run (or `tofu`) would: the folders made, the lock file locked whole with
+ * `fcntl.lockf` (the POSIX record lock tfdisco and OpenTofu take; Node has
+ * no fcntl), `locked` printed, held until stdin closes.
+ */
+const HOLD_LOCK = `
+import fcntl, os, sys
+path = sys.argv[1]
+os.makedirs(os.path.dirname(path), exist_ok=True)
+with open(path, "a+") as f:
+    fcntl.lockf(f, fcntl.LOCK_EX)
+    print("locked", flush=True)
+    sys.stdin.read()
+`;
+
+/** `file` locked by a child process until the test ends (then killed). */
+async function holdLock(t, file) {
+  const child = spawn(process.env.TFDISCO_PYTHON ?? 'python3', ['-c', HOLD_LOCK, file], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  t.after(() => {
+    child.stdin.end();
+    child.kill();
+  });
+  await new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error('the child did not take the lock')), 30_000);
+    child.stdout.once('data', (data) => {
+      clearTimeout(timer);
+      if (String(data).startsWith('locked')) resolve();
+      else reject(new Error(`the child said ${data}`));
+    });
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the child exited (${code}) before it took the lock`));
+    });
+  });
+  return child;
+}
+
+/** Every path under `dir` whose name is a staging folder's. */
+function staging(dir) {
+  return fs
+    .readdirSync(dir, { recursive: true })
+    .map(String)
+    .filter((p) => path.basename(p).startsWith('.tfdisco-staging-'));
+}
+
+/** No `.terraform`, no lock file, no staging folder left. */
+function assertNothingPlaced(g) {
+  assert.ok(!fs.existsSync(path.join(g.dir, '.terraform')), '.terraform');
+  assert.ok(!fs.existsSync(path.join(g.dir, LOCK_FILE)), LOCK_FILE);
+  assert.deepEqual(staging(g.dir), []);
+  if (g.cache) assert.deepEqual(staging(g.cache), []);
+}
+
+/** The keys of each event's object, in order. */
+const EVENT_KEYS = {
+  downloading: ['event', 'source', 'version'],
+  downloaded: ['event', 'source', 'version', 'bytes'],
+  waiting_for_cache: ['event', 'source', 'version', 'platform', 'lockFile', 'waitedSeconds'],
+};
+
+describe('events, and runs stopped', () => {
+  test('onEvent: each download, in order, all before the promise settles', async (t) => {
+    const g = await golden(t, 'fresh');
+    const events = [];
+    let settled = false;
+    const late = [];
+
+    const report = await clientFor(g).install(g.dir, {
+      onEvent: (event) => (settled ? late : events).push(event),
+    });
+    settled = true;
+
+    await g.check(0);
+    for (const p of report.providers) {
+      assert.deepEqual(
+        events.filter((e) => e.source === p.source).map((e) => ({ ...e })),
+        [
+          { event: 'downloading', source: p.source, version: p.version },
+          { event: 'downloaded', source: p.source, version: p.version, bytes: p.bytes },
+        ],
+      );
+    }
+    assert.equal(events.length, 4);
+    for (const e of events) assert.deepEqual(Object.keys(e), EVENT_KEYS[e.event]);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    assert.deepEqual(late, []);
+
+    // Nothing downloaded, nothing told.
+    const hit = await golden(t, 'cache-hit');
+    const quiet = [];
+    await clientFor(hit).install(hit.dir, { onEvent: (e) => quiet.push(e) });
+    await hit.check(0);
+    assert.deepEqual(quiet, []);
+  });
+
+  test('an onEvent that throws cancels the run and rejects with what it threw', async (t) => {
+    const g = await golden(t, 'cache-fill');
+    const calls = [];
+    const stop = new Error('stop');
+
+    const error = await clientFor(g)
+      .install(g.dir, {
+        onEvent: (event) => {
+          calls.push(event.event);
+          throw stop;
+        },
+      })
+      .then(
+        () => assert.fail('resolved'),
+        (e) => e,
+      );
+
+    assert.equal(error, stop);
+    assert.deepEqual(calls, ['downloading']); // not called again
+    assertNothingPlaced(g);
+  });
+
+  test('signal: a run waiting for a cache entry another process holds, aborted', { timeout: 60_000 }, async (t) => {
+    const g = await golden(t, 'cache-fill');
+    const lockFile = path.join(g.cache, g.host, 'ns', 'alpha', '1.1.0', `${PLATFORM}.lock`);
+    await holdLock(t, lockFile);
+    const controller = new AbortController();
+    const events = [];
+    const started = Date.now();
+    let toldAfter;
+
+    const error = await clientFor(g)
+      .install(g.dir, {
+        signal: controller.signal,
+        onEvent: (event) => {
+          events.push(event);
+          if (event.event === 'waiting_for_cache') {
+            toldAfter = (Date.now() - started) / 1000;
+            controller.abort();
+          }
+        },
+      })
+      .then(
+        () => assert.fail('resolved'),
+        (e) => e,
+      );
+
+    assert.ok(error instanceof LockError, String(error));
+    assert.deepEqual([error.kind, error.exitCode, error.failures], ['cancelled', 130, []]);
+    assert.equal(error.message, 'the install was cancelled: nothing was placed, and the lock file is as it was');
+    assert.equal(error.cause, controller.signal.reason);
+    assert.ok((Date.now() - started) / 1000 < 30);
+
+    const waiting = events.filter((e) => e.event === 'waiting_for_cache');
+    assert.equal(waiting.length, 1);
+    assert.deepEqual(Object.keys(waiting[0]), EVENT_KEYS.waiting_for_cache);
+    const { waitedSeconds, ...rest } = waiting[0];
+    assert.deepEqual(rest, {
+      event: 'waiting_for_cache',
+      source: `${g.host}/ns/alpha`,
+      version: '1.1.0',
+      platform: PLATFORM,
+      lockFile,
+    });
+    assert.ok(waitedSeconds >= 5 && waitedSeconds <= toldAfter, `${waitedSeconds} s, told after ${toldAfter} s`);
+    // JSON.stringify gives the line `tfdisco install --json` prints.
+    assert.deepEqual(Object.keys(JSON.parse(JSON.stringify(waiting[0]))), [
+      'event',
+      'source',
+      'version',
+      'platform',
+      'lock_file',
+      'waited_seconds',
+    ]);
+    // The other provider meanwhile: downloaded (and verified, into the cache).
+    const beta = `${g.host}/ns/beta`;
+    assert.deepEqual(
+      events.filter((e) => e.event !== 'waiting_for_cache').map((e) => [e.event, e.source]),
+      [
+        ['downloading', beta],
+        ['downloaded', beta],
+      ],
+    );
+    assert.equal(events.find((e) => e.event === 'downloaded').bytes, archiveSize('beta', '0.10.0'));
+    assertNothingPlaced(g);
+    assert.deepEqual(fs.readdirSync(path.dirname(lockFile)), [path.basename(lockFile)]);
+  });
+});
+
+describe('a signal already aborted', () => {
+  let served;
+  before(async () => {
+    served = await Served.start(REGISTRY);
+  });
+  after(() => served.stop());
+
+  test('rejects at once, before anything is read or asked', async () => {
+    const dir = tempDir('tfdisco-install-');
+    const text = fs.readFileSync(path.join(FIXTURES, 'lock-goldens', 'fresh', 'input', 'main.tf'), 'utf8');
+    fs.writeFileSync(path.join(dir, 'main.tf'), text.replaceAll('{HOST}', served.host));
+    const c = new Client({ dialect: 'terraform', caFiles: [served.ca], credentials: null, env: hermeticEnv() });
+    const reason = new Error('gave up');
+    const events = [];
+
+    for (const target of [dir, path.join(dir, 'missing')]) {
+      await assert.rejects(c.install(target, { signal: AbortSignal.abort(reason), onEvent: (e) => events.push(e) }), (error) => {
+        assert.ok(error instanceof LockError);
+        assert.deepEqual([error.kind, error.exitCode], ['cancelled', 130]);
+        assert.equal(error.cause, reason);
+        return true;
+      });
+    }
+
+    assert.deepEqual(events, []);
+    assert.deepEqual(await served.requests(), []);
+    assert.deepEqual(fs.readdirSync(dir), ['main.tf']);
   });
 });

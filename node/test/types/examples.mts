@@ -20,6 +20,7 @@ import tfdisco, {
   type DownloadedModule,
   type ErrorKind,
   type InstallationMethod,
+  type InstallEvent,
   type InstallReport,
   type InstalledProvider,
   type LockFailure,
@@ -120,6 +121,23 @@ async function main(): Promise<void> {
   }
   const first_: InstalledProvider | undefined = installed.providers[0];
   await client.install(new URL('file:///srv/infra'), { providers: ['hashicorp/aws'], upgrade: true });
+  const controller = new AbortController();
+  const told: InstallEvent[] = [];
+  await client.install('infra', {
+    signal: controller.signal,
+    onEvent: (event) => {
+      told.push(event);
+      if (event.event === 'waiting_for_cache') {
+        const waited: number = event.waitedSeconds;
+        console.error(`waiting for ${event.lockFile} (${waited} s, ${event.platform})`);
+        controller.abort();
+      } else if (event.event === 'downloaded') {
+        const size: number = event.bytes;
+        console.log(event.source, event.version, size);
+      }
+    },
+  });
+  await client.install('infra', { signal: AbortSignal.timeout(60_000), onEvent: null });
   console.log(installed.lockFile, installed.changed, installed.platform, installed.warnings, first_);
   const methods: InstallationMethod[] = installationMethods('hashicorp/aws', { dialect: 'terraform' });
   const first: number | null = methods[0]?.priority ?? null;
@@ -136,6 +154,7 @@ async function main(): Promise<void> {
       const failures: LockFailure[] = error.failures;
       const exit: number = error.exitCode;
       const readonly: boolean = error.kind === 'readonly';
+      const cancelled: boolean = error.kind === 'cancelled' && error.exitCode === 130;
     } else if (error instanceof TfdiscoError) {
       const kind: string = error.kind;
       const status: number | null = error.status;
@@ -169,5 +188,9 @@ void client.pushProvider('ghcr.io/acme/widget', '1.0.0', 'terraform-provider-wid
 void client.mirrorToOci('.', 'ghcr.io/acme/{type}', { mountFrom: 'ghcr.io/x' });
 // @ts-expect-error: lockfile takes Terraform's word, not a boolean
 void client.install('.', { lockfile: true });
+// @ts-expect-error: signal is an AbortSignal, not its controller
+void client.install('.', { signal: new AbortController() });
+// @ts-expect-error: a downloading event has no size
+void client.install('.', { onEvent: (e) => e.event === 'downloading' && e.bytes });
 // @ts-expect-error: an oci:// package is downloaded into a folder
 void client.moduleDownload('oci://ghcr.io/acme/vpc', { version: '1.0.0' });
