@@ -20,6 +20,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod any_registry;
 mod background;
 mod golden_files;
 #[cfg(unix)]

@@ -284,6 +284,21 @@ impl TestServer {
         self
     }
 
+    /// Lets `respond` answer every path that starts with `prefix` and has
+    /// no route of its own (every port), from now on: it gets the path and
+    /// returns the reply, or `None` to leave the path to the
+    /// [`route_prefix`](TestServer::route_prefix) replies. The longest such
+    /// prefix is asked first. A registry that answers for any provider
+    /// ([`crate::any_registry`]) is served this way.
+    pub fn route_with(
+        &self,
+        prefix: &str,
+        respond: impl Fn(&str) -> Option<Reply> + Send + Sync + 'static,
+    ) -> &TestServer {
+        lock(&self.shared.routes).insert_responder(prefix, Arc::new(respond));
+        self
+    }
+
     /// Every request received so far, oldest first.
     pub fn requests(&self) -> Vec<Seen> {
         lock(&self.shared.seen).clone()
