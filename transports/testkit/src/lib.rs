@@ -30,6 +30,7 @@ pub mod mirror_goldens;
 pub mod oci_registry;
 mod pki;
 mod proxy;
+pub mod real_configurations;
 mod reply;
 mod routes;
 pub mod sample;
