@@ -407,3 +407,90 @@ fn a_development_override_is_not_installed_and_keeps_its_lock_entry() {
         "the lock file changed"
     );
 }
+
+/// Several installation methods (INSTALL-13): `tfdisco install --json`
+/// names, for each provider, the method its package came from (a network
+/// mirror's URL, `registry`, a filesystem mirror's folder), with its trust,
+/// on the golden cases of several methods; and a failed query of a method
+/// is the provider's failure, not a fallback.
+#[test]
+fn several_methods_say_where_each_package_came_from() {
+    use tfdisco_testkit::install_goldens::case;
+
+    let run_case = |name: &str| {
+        let server = TestServer::start();
+        let scratch = tempfile::tempdir().expect("a folder");
+        let setup = case(name).setup(&server, scratch.path());
+        let env: Vec<(&str, String)> = setup
+            .env()
+            .into_iter()
+            .map(|(k, v)| (k, v.to_string_lossy().into_owned()))
+            .collect();
+        let vars: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+        let ca = ca_file();
+        let dir = setup.dir.to_string_lossy().into_owned();
+        let run = tfdisco(
+            &setup.home,
+            &vars,
+            &[
+                "install",
+                "--dialect",
+                "terraform",
+                "--ca-file",
+                &ca,
+                "--chdir",
+                &dir,
+                "--json",
+            ],
+        );
+        let from: Vec<(String, String, String)> = run
+            .json()
+            .get("providers")
+            .and_then(|p| p.as_array().cloned())
+            .unwrap_or_default()
+            .iter()
+            .map(|p| {
+                let field = |name: &str| p[name].as_str().unwrap_or_default().to_owned();
+                (field("source"), field("from"), field("trust"))
+            })
+            .collect();
+        let mirror = server.url("/mirror/");
+        (run, from, setup, mirror)
+    };
+
+    let (run, from, setup, mirror) = run_case("net-mirror-then-direct");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let host = &setup.host;
+    assert_eq!(
+        from,
+        [
+            (
+                format!("{host}/ns/alpha"),
+                mirror,
+                "verified checksum".to_owned()
+            ),
+            (
+                format!("{host}/ns/beta"),
+                "registry".to_owned(),
+                "self-signed".to_owned()
+            ),
+        ]
+    );
+
+    let (run, from, setup, _) = run_case("fs-mirror-packed-unpacked");
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let folder = |name: &str| setup.dir.join(name).to_string_lossy().into_owned();
+    let froms: Vec<&str> = from.iter().map(|(_, from, _)| from.as_str()).collect();
+    assert_eq!(froms, [folder("fs-unpacked"), folder("fs-packed")]);
+
+    let (run, _, _, _) = run_case("net-mirror-unknown-provider");
+    assert_eq!(run.code, Some(1), "{}", run.stdout);
+    let error = run.json();
+    assert_eq!(error["failures"][0]["kind"], "request", "{error}");
+    assert!(
+        error["failures"][0]["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("does not have archive index for previously-reported")),
+        "{error}"
+    );
+}

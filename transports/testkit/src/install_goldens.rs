@@ -105,6 +105,74 @@ pub enum Source {
     /// providers' host is [`MIRROR_HOST`], which has no port: Terraform
     /// 1.11.4 cannot ask a network mirror about one that has (D19).
     NetMirror(&'static str),
+    /// `provider_installation` with these methods, in this order, each
+    /// with its `include` and `exclude` patterns: several that may install
+    /// a provider (INSTALL-13). A case with a network mirror has the
+    /// providers' host [`MIRROR_HOST`], and `direct` reaches the signed
+    /// registry through a `host` block naming its `providers.v1`.
+    Methods(&'static [Method]),
+}
+
+/// One method of a [`Source::Methods`] case.
+#[derive(Debug, Clone, Copy)]
+pub struct Method {
+    /// What it is.
+    pub via: Via,
+    /// Its `include` patterns (`{HOST}` for the providers' host).
+    pub include: &'static [&'static str],
+    /// Its `exclude` patterns (`{HOST}` for the providers' host).
+    pub exclude: &'static [&'static str],
+}
+
+/// What a [`Method`] is.
+#[derive(Debug, Clone, Copy)]
+pub enum Via {
+    /// `direct {}`: the signed registry.
+    Direct,
+    /// `filesystem_mirror { path = "DIR/FOLDER" }` holding these packages
+    /// of the signed registry, written by [`Case::prepare`] in this layout.
+    FsMirror {
+        /// The folder under the working directory.
+        folder: &'static str,
+        /// Packed archives or unpacked folders.
+        layout: Layout,
+        /// What it holds.
+        packages: &'static [Mirrored],
+    },
+    /// `network_mirror { url = "https://<server>PATH" }` serving these
+    /// packages of the signed registry: `index.json` and `<version>.json`
+    /// listing each archive's `h1:`, as `providers mirror` writes them
+    /// (or, with `status`, that status for everything under `PATH`).
+    NetMirror {
+        /// Where it is on the test server (`/…/`).
+        path: &'static str,
+        /// What it serves.
+        packages: &'static [Mirrored],
+        /// A status every request under `path` gets instead (500: a
+        /// mirror that fails).
+        status: Option<u16>,
+    },
+}
+
+/// How a [`Via::FsMirror`] holds its packages (FSM-1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Layout {
+    /// `HOST/NS/TYPE/terraform-provider-TYPE_VERSION_OS_ARCH.zip`.
+    Packed,
+    /// `HOST/NS/TYPE/VERSION/OS_ARCH/`, unpacked as Terraform unpacks.
+    Unpacked,
+}
+
+/// A package of the signed registry (namespace [`NAMESPACE`]) a mirror of
+/// a [`Method`] holds.
+#[derive(Debug, Clone, Copy)]
+pub struct Mirrored {
+    /// The provider's type.
+    pub name: &'static str,
+    /// Its version.
+    pub version: &'static str,
+    /// Its platform.
+    pub platform: &'static str,
 }
 
 /// One entry of a [`Source::FsMirrorZip`] archive.
@@ -280,6 +348,24 @@ const ALPHA: Package = package("alpha", "1.1.0");
 const BETA: Package = package("beta", "0.10.0");
 const BOTH: &[Package] = &[ALPHA, BETA];
 const ALPHA_BINARY: &str = "terraform-provider-alpha_v1.1.0";
+
+const fn mirrored(name: &'static str, version: &'static str, platform: &'static str) -> Mirrored {
+    Mirrored {
+        name,
+        version,
+        platform,
+    }
+}
+
+/// `direct {}`, without patterns.
+const DIRECT: Method = Method {
+    via: Via::Direct,
+    include: &[],
+    exclude: &[],
+};
+
+/// The providers of the case's host, as a pattern.
+const ALL_OF_HOST: &[&str] = &["{HOST}/*/*"];
 
 const REUSED_WITHOUT_REQUESTS: &str = "a locked version already in place (in .terraform/providers or the \
      cache) is used without any request; Terraform still asks discovery and the versions";
@@ -726,6 +812,242 @@ pub const CASES: &[Case] = &[
         tfdisco: Expect::Same,
     },
     Case {
+        name: "fs-mirror-older",
+        about: "a packed filesystem mirror including {HOST}/*/* with alpha 1.0.0 and beta 0.9.0, \
+                then direct {}: the newest versions of both methods (alpha 1.1.0, beta 0.10.0), \
+                which the mirror lacks, come from the registry with its signed hashes",
+        source: Source::Methods(&[
+            Method {
+                via: Via::FsMirror {
+                    folder: FS_MIRROR_DIR,
+                    layout: Layout::Packed,
+                    packages: &[
+                        mirrored("alpha", "1.0.0", PLATFORM),
+                        mirrored("beta", "0.9.0", PLATFORM),
+                    ],
+                },
+                include: ALL_OF_HOST,
+                exclude: &[],
+            },
+            DIRECT,
+        ]),
+        host: None,
+        lock: LockInput::None,
+        installed: &[],
+        cache: Cache::None,
+        spoil: &[],
+        args: &[],
+        exit: 0,
+        tfdisco: Expect::Same,
+    },
+    Case {
+        name: "fs-mirror-same",
+        about: "fs-mirror-older with the mirror holding the newest versions (alpha 1.1.0, beta \
+                0.10.0): the mirror comes first, so both come from it, unauthenticated, their \
+                h1: alone in the lock file; the registry is asked for versions only",
+        source: Source::Methods(&[
+            Method {
+                via: Via::FsMirror {
+                    folder: FS_MIRROR_DIR,
+                    layout: Layout::Packed,
+                    packages: &[
+                        mirrored("alpha", "1.1.0", PLATFORM),
+                        mirrored("beta", "0.10.0", PLATFORM),
+                    ],
+                },
+                include: ALL_OF_HOST,
+                exclude: &[],
+            },
+            DIRECT,
+        ]),
+        host: None,
+        lock: LockInput::None,
+        installed: &[],
+        cache: Cache::None,
+        spoil: &[],
+        args: &[],
+        exit: 0,
+        tfdisco: Expect::Same,
+    },
+    Case {
+        name: "fs-mirror-packed-unpacked",
+        about: "a packed filesystem mirror (alpha 1.0.0, beta 0.10.0), then an unpacked one \
+                (alpha 1.1.0, beta 0.10.0): alpha 1.1.0 linked from the second, beta unpacked \
+                from the first",
+        source: Source::Methods(&[
+            Method {
+                via: Via::FsMirror {
+                    folder: "fs-packed",
+                    layout: Layout::Packed,
+                    packages: &[
+                        mirrored("alpha", "1.0.0", PLATFORM),
+                        mirrored("beta", "0.10.0", PLATFORM),
+                    ],
+                },
+                include: &[],
+                exclude: &[],
+            },
+            Method {
+                via: Via::FsMirror {
+                    folder: "fs-unpacked",
+                    layout: Layout::Unpacked,
+                    packages: &[
+                        mirrored("alpha", "1.1.0", PLATFORM),
+                        mirrored("beta", "0.10.0", PLATFORM),
+                    ],
+                },
+                include: &[],
+                exclude: &[],
+            },
+        ]),
+        host: None,
+        lock: LockInput::None,
+        installed: &[],
+        cache: Cache::None,
+        spoil: &[],
+        args: &[],
+        exit: 0,
+        tfdisco: Expect::Same,
+    },
+    Case {
+        name: "net-mirror-then-direct",
+        about: "a network mirror including {HOST}/ns/alpha and serving alpha 1.1.0, then \
+                direct {}: alpha from the mirror (verified checksum, its h1: alone), beta, \
+                which only direct may install, from the registry",
+        source: Source::Methods(&[
+            Method {
+                via: Via::NetMirror {
+                    path: MIRROR_PATH,
+                    packages: &[mirrored("alpha", "1.1.0", PLATFORM)],
+                    status: None,
+                },
+                include: &["{HOST}/ns/alpha"],
+                exclude: &[],
+            },
+            DIRECT,
+        ]),
+        host: Some(MIRROR_HOST),
+        lock: LockInput::None,
+        installed: &[],
+        cache: Cache::None,
+        spoil: &[],
+        args: &[],
+        exit: 0,
+        tfdisco: Expect::Same,
+    },
+    Case {
+        name: "net-mirror-unknown-provider",
+        about: "a network mirror without include patterns that does not know beta (404 for its \
+                index.json), then direct {}: the versions are direct's, but the mirror is \
+                asked for 0.10.0.json first, and its 404 there is a failed query: exit 1",
+        source: Source::Methods(&[
+            Method {
+                via: Via::NetMirror {
+                    path: MIRROR_PATH,
+                    packages: &[mirrored("alpha", "1.1.0", PLATFORM)],
+                    status: None,
+                },
+                include: &[],
+                exclude: &[],
+            },
+            DIRECT,
+        ]),
+        host: Some(MIRROR_HOST),
+        lock: LockInput::None,
+        installed: &[],
+        cache: Cache::None,
+        spoil: &[],
+        args: &[],
+        exit: 1,
+        tfdisco: Expect::Same,
+    },
+    Case {
+        name: "net-mirror-older",
+        about: "a network mirror serving alpha 1.0.0 only, then direct {}: 1.1.0, the \
+                registry's, is selected and asked of the mirror first, whose 404 for \
+                1.1.0.json is a failed query, not a reason to ask the registry",
+        source: Source::Methods(&[
+            Method {
+                via: Via::NetMirror {
+                    path: MIRROR_PATH,
+                    packages: &[mirrored("alpha", "1.0.0", PLATFORM)],
+                    status: None,
+                },
+                include: &[],
+                exclude: &[],
+            },
+            DIRECT,
+        ]),
+        host: Some(MIRROR_HOST),
+        lock: LockInput::None,
+        installed: &[],
+        cache: Cache::None,
+        spoil: &[],
+        args: &[],
+        exit: 1,
+        tfdisco: Expect::Same,
+    },
+    Case {
+        name: "net-mirror-500",
+        about: "a network mirror answering 500, then direct {}: the failed query of the \
+                mirror's versions fails the provider; the registry is not a fallback",
+        source: Source::Methods(&[
+            Method {
+                via: Via::NetMirror {
+                    path: MIRROR_PATH,
+                    packages: &[],
+                    status: Some(500),
+                },
+                include: &[],
+                exclude: &[],
+            },
+            DIRECT,
+        ]),
+        host: Some(MIRROR_HOST),
+        lock: LockInput::None,
+        installed: &[],
+        cache: Cache::None,
+        spoil: &[],
+        args: &[],
+        exit: 1,
+        tfdisco: Expect::Same,
+    },
+    Case {
+        name: "missing-platform",
+        about: "a packed filesystem mirror and a network mirror holding alpha 1.1.0 for \
+                darwin_arm64 only, then direct {}: neither has linux_amd64, so the package \
+                comes from the registry",
+        source: Source::Methods(&[
+            Method {
+                via: Via::FsMirror {
+                    folder: FS_MIRROR_DIR,
+                    layout: Layout::Packed,
+                    packages: &[mirrored("alpha", "1.1.0", "darwin_arm64")],
+                },
+                include: &[],
+                exclude: &[],
+            },
+            Method {
+                via: Via::NetMirror {
+                    path: MIRROR_PATH,
+                    packages: &[mirrored("alpha", "1.1.0", "darwin_arm64")],
+                    status: None,
+                },
+                include: &[],
+                exclude: &[],
+            },
+            DIRECT,
+        ]),
+        host: Some(MIRROR_HOST),
+        lock: LockInput::None,
+        installed: &[],
+        cache: Cache::None,
+        spoil: &[],
+        args: &[],
+        exit: 0,
+        tfdisco: Expect::Same,
+    },
+    Case {
         name: "zip-setuid",
         about: "a filesystem mirror's archive with a setuid executable and a 0600 file: \
                 Terraform keeps both modes",
@@ -976,9 +1298,24 @@ impl Case {
                 Spoil::BadSignature(name, version) => registry.bad_signature(name, version),
             }
         }
-        if let Source::NetMirror(tree) = self.source {
-            let host = self.host(server);
-            mirror_goldens::serve_tree(server, &mirror_goldens::tree_dir(tree), &host, &[]);
+        let host = self.host(server);
+        match self.source {
+            Source::NetMirror(tree) => {
+                mirror_goldens::serve_tree(server, &mirror_goldens::tree_dir(tree), &host, &[]);
+            }
+            Source::Methods(methods) => {
+                for method in methods {
+                    if let Via::NetMirror {
+                        path,
+                        packages,
+                        status,
+                    } = method.via
+                    {
+                        serve_packages(server, path, packages, status, &host);
+                    }
+                }
+            }
+            Source::Registry | Source::FsMirror(_) | Source::FsMirrorZip(_) => {}
         }
     }
 
@@ -1020,6 +1357,18 @@ impl Case {
                 fs::write(&path, zip::write_stored(&entries))
                     .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
             }
+            Source::Methods(methods) => {
+                for method in methods {
+                    if let Via::FsMirror {
+                        folder,
+                        layout,
+                        packages,
+                    } = method.via
+                    {
+                        write_packages(&dir.join(folder), layout, packages, host);
+                    }
+                }
+            }
             Source::Registry | Source::NetMirror(_) => {}
         }
     }
@@ -1046,6 +1395,53 @@ impl Case {
                 "network_mirror {{\n    url = {}\n  }}",
                 quoted(&server.url(MIRROR_PATH))
             )),
+            Source::Methods(methods) => {
+                let host = self.host(server);
+                let patterns = |name: &str, patterns: &[&str]| {
+                    if patterns.is_empty() {
+                        return String::new();
+                    }
+                    let quoted: Vec<String> = patterns
+                        .iter()
+                        .map(|p| quoted(&p.replace(HOST, &host)))
+                        .collect();
+                    format!("    {name} = [{}]\n", quoted.join(", "))
+                };
+                let blocks: Vec<String> = methods
+                    .iter()
+                    .map(|method| {
+                        let (name, location) = match method.via {
+                            Via::Direct => ("direct", String::new()),
+                            Via::FsMirror { folder, .. } => (
+                                "filesystem_mirror",
+                                format!(
+                                    "    path = {}\n",
+                                    quoted(&dir.join(folder).to_string_lossy())
+                                ),
+                            ),
+                            Via::NetMirror { path, .. } => (
+                                "network_mirror",
+                                format!("    url = {}\n", quoted(&server.url(path))),
+                            ),
+                        };
+                        format!(
+                            "{name} {{\n{location}{}{}  }}",
+                            patterns("include", method.include),
+                            patterns("exclude", method.exclude)
+                        )
+                    })
+                    .collect();
+                if self.host.is_some() && methods.iter().any(|m| matches!(m.via, Via::Direct)) {
+                    // `direct` for a host without a port: the signed
+                    // registry's services, without discovery.
+                    text.push_str(&format!(
+                        "host {} {{\n  services = {{\n    \"providers.v1\" = {}\n  }}\n}}\n",
+                        quoted(&host),
+                        quoted(&server.url("/v1/providers/"))
+                    ));
+                }
+                Some(blocks.join("\n  "))
+            }
         };
         if let Some(method) = method {
             text.push_str(&format!("provider_installation {{\n  {method}\n}}\n"));
@@ -1213,6 +1609,94 @@ impl Package {
             fs::write(&metadata, vouching_metadata(&target))
                 .unwrap_or_else(|e| panic!("{}: {e}", metadata.display()));
         }
+    }
+}
+
+/// Writes `packages` of the signed registry into the filesystem mirror
+/// `mirror` in `layout`, under the providers' `host`.
+fn write_packages(mirror: &Path, layout: Layout, packages: &[Mirrored], host: &str) {
+    for package in packages {
+        let folder = mirror.join(host).join(NAMESPACE).join(package.name);
+        let file = signed_registry::package_file(package.name, package.version, package.platform);
+        let bytes = signed_registry::file(package.name, package.version, &file);
+        match layout {
+            Layout::Packed => {
+                zip::mkdir_all(&folder);
+                let path = folder.join(&file);
+                fs::write(&path, bytes).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            }
+            Layout::Unpacked => {
+                zip::unpack(bytes, &folder.join(package.version).join(package.platform));
+            }
+        }
+    }
+}
+
+/// Serves `packages` of the signed registry as a network mirror at `path`
+/// on `server`, for the providers' `host`: each provider's `index.json`,
+/// each version's `<version>.json` listing its archives with their `h1:`
+/// (`dirhash.HashZip`, as `providers mirror` lists them), and the
+/// archives; anything else under `path` is a 404. With `status`, every
+/// request under `path` gets that status.
+fn serve_packages(
+    server: &TestServer,
+    path: &str,
+    packages: &[Mirrored],
+    status: Option<u16>,
+    host: &str,
+) {
+    use std::collections::{BTreeMap, BTreeSet};
+    use tfdisco_provider::{ArchiveEntry, mirror_archives_document, mirror_index_document};
+
+    if let Some(status) = status {
+        server.route_prefix(path, crate::Reply::new(status).body(b"mirror failure"));
+        return;
+    }
+    server.route_prefix(path, crate::Reply::new(404).body(b"not found"));
+    let json = |bytes: Vec<u8>| {
+        crate::Reply::new(200)
+            .header("Content-Type", "application/json")
+            .body(&bytes)
+    };
+    let mut versions: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+    let mut archives: BTreeMap<(&str, &str), BTreeMap<String, ArchiveEntry>> = BTreeMap::new();
+    for package in packages {
+        versions
+            .entry(package.name)
+            .or_default()
+            .insert(package.version);
+        let file = signed_registry::package_file(package.name, package.version, package.platform);
+        let bytes = signed_registry::file(package.name, package.version, &file);
+        let hashes =
+            tfdisco_provider::hash_package(bytes).unwrap_or_else(|e| panic!("{file}: {e}"));
+        archives
+            .entry((package.name, package.version))
+            .or_default()
+            .insert(
+                package.platform.to_owned(),
+                ArchiveEntry {
+                    hashes: vec![hashes.h1_zip()],
+                    url: file.clone(),
+                },
+            );
+        server.route(
+            &format!("{path}{host}/{NAMESPACE}/{}/{file}", package.name),
+            crate::Reply::new(200)
+                .header("Content-Type", "application/zip")
+                .body(bytes),
+        );
+    }
+    for (name, listed) in &versions {
+        server.route(
+            &format!("{path}{host}/{NAMESPACE}/{name}/index.json"),
+            json(mirror_index_document(listed.iter().copied())),
+        );
+    }
+    for ((name, version), entries) in &archives {
+        server.route(
+            &format!("{path}{host}/{NAMESPACE}/{name}/{version}.json"),
+            json(mirror_archives_document(entries)),
+        );
     }
 }
 

@@ -161,6 +161,13 @@ fn prepare_makes_before_txt() {
             Source::Registry | Source::NetMirror(_) => {
                 assert!(!dir.join(FS_MIRROR_DIR).exists(), "{}", case.name)
             }
+            Source::Methods(methods) => {
+                for method in methods {
+                    if let Via::FsMirror { folder, .. } = method.via {
+                        assert!(dir.join(folder).join(host).is_dir(), "{}", case.name)
+                    }
+                }
+            }
         }
     }
 }
@@ -351,8 +358,72 @@ fn cli_configurations_parse() {
                 assert!(text.contains("\"/work/dir/fs-mirror\""), "{text}")
             }
             Source::NetMirror(_) => assert!(text.contains(&server.url(MIRROR_PATH)), "{text}"),
+            Source::Methods(methods) => {
+                let installation = config
+                    .explicit_provider_installation()
+                    .expect("a provider_installation block");
+                assert_eq!(installation.methods.len(), methods.len(), "{text}");
+                for (method, read) in methods.iter().zip(&installation.methods) {
+                    let name = match method.via {
+                        Via::Direct => "direct",
+                        Via::FsMirror { .. } => "filesystem_mirror",
+                        Via::NetMirror { .. } => "network_mirror",
+                    };
+                    assert_eq!(read.kind.name(), name, "{text}");
+                    assert_eq!(read.include.len(), method.include.len(), "{text}");
+                    assert_eq!(read.exclude.len(), method.exclude.len(), "{text}");
+                }
+                if case.host.is_some() && methods.iter().any(|m| matches!(m.via, Via::Direct)) {
+                    assert!(text.contains(&server.url("/v1/providers/")), "{text}");
+                }
+            }
         }
     }
+}
+
+/// The mirrors a case of several methods serves are what `providers
+/// mirror` would have written for the same packages: the network mirror's
+/// documents list each archive's `h1:` of the signed registry's zip.
+#[test]
+fn mirrors_of_several_methods_serve_their_packages() {
+    let case = case("net-mirror-then-direct");
+    let server = TestServer::start();
+    case.serve(&server);
+    let host = case.host(&server);
+    let get = |path: String| {
+        use std::io::{Read as _, Write as _};
+        let mut tcp =
+            std::net::TcpStream::connect(("127.0.0.1", server.http_port())).expect("connect");
+        write!(
+            tcp,
+            "GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n"
+        )
+        .expect("send");
+        let mut response = String::new();
+        tcp.read_to_string(&mut response).expect("read");
+        let (head, body) = response.split_once("\r\n\r\n").expect("a head");
+        let status: u16 = head
+            .split(' ')
+            .nth(1)
+            .and_then(|s| s.parse().ok())
+            .expect("a status line");
+        (status, body.to_owned())
+    };
+    let index = get(format!("{MIRROR_PATH}{host}/ns/alpha/index.json"));
+    assert_eq!(index.0, 200);
+    assert!(index.1.contains("\"1.1.0\": {}"), "{}", index.1);
+    let (status, listed) = get(format!("{MIRROR_PATH}{host}/ns/alpha/1.1.0.json"));
+    assert_eq!(status, 200);
+    // The linux_amd64 archive's h1:, as the lock golden made from
+    // `providers mirror`'s tree records it.
+    assert!(
+        listed.contains("h1:7deXbkEF87oCZkxr6uceFLhqOwpYAj2wydqVdQSwDWs="),
+        "{listed}"
+    );
+    assert_eq!(
+        get(format!("{MIRROR_PATH}{host}/ns/beta/index.json")).0,
+        404
+    );
 }
 
 /// Whether the Terraform the goldens were made with runs here, and this
