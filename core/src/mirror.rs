@@ -327,7 +327,7 @@ impl MirrorArchives {
     /// The hashes listed for every platform, in the order of the
     /// platforms' names, each checked as [`MirrorArchives::archive`]
     /// checks those of one: what OpenTofu's `trust_all_hashes` takes
-    /// (HASH-23). An entry that is `null` is an invalid answer (D20;
+    /// (MIRROR-14). An entry that is `null` is an invalid answer (D20;
     /// OpenTofu crashes on one).
     pub fn all_hashes(&self) -> Result<Vec<String>, Error> {
         let mut hashes = Vec::new();

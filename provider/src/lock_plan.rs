@@ -98,7 +98,7 @@ pub enum Origin {
     NetworkMirror(NetworkMirror),
     /// OpenTofu's `network_mirror { trust_all_hashes = true }`: a network
     /// mirror whose hashes for every platform vouch for an archive and,
-    /// once one matched, are reported for the lock file (HASH-23). With
+    /// once one matched, are reported for the lock file (MIRROR-14). With
     /// Terraform, which has no such setting, a plain network mirror.
     TrustedNetworkMirror(NetworkMirror),
     /// A filesystem mirror (`-fs-mirror=DIR`), for every provider: the
@@ -1276,7 +1276,7 @@ impl LockPlan {
 
     /// Platform `i`'s archive in a network mirror's `<version>.json`
     /// (MIRROR-6, MIRROR-7): its download asked, with the hashes that
-    /// vouch for it (with `trust_all_hashes`, every platform's: HASH-23);
+    /// vouch for it (with `trust_all_hashes`, every platform's: MIRROR-14);
     /// or, when the mirror has none for the platform, why (the next method
     /// is asked). An entry that cannot be used fails the provider.
     fn mirror_archive(
@@ -1424,7 +1424,7 @@ impl LockPlan {
     /// A mirror's archive: checked against the hashes the mirror lists
     /// (HASH-22); the lock file gets its package's `h1:` and, with
     /// OpenTofu, the listed hashes it matched (LOCKRUN-7) and, from a
-    /// mirror that `trust_all_hashes`, those it reports (HASH-23).
+    /// mirror that `trust_all_hashes`, those it reports (MIRROR-14).
     fn verify_mirrored(
         &self,
         listed: &[String],

@@ -194,8 +194,9 @@ pub struct ArchiveDigest {
 impl ArchiveDigest {
     /// The hashes to check the archive's checksum with: its own, or (for an
     /// archive that is no package) the SHA-256 and size with the `h1:` of
-    /// an empty package, which nothing records.
-    pub(crate) fn checkable(&self) -> PackageHashes {
+    /// an empty package, which nothing records: so that the checksum is
+    /// checked before the archive is read as a package (HASH-17).
+    pub fn checkable(&self) -> PackageHashes {
         match &self.hashes {
             Ok(hashes) => *hashes,
             Err(_) => PackageHashes {

@@ -1322,7 +1322,7 @@ mod methods {
     }
 }
 
-/// OpenTofu's `network_mirror { trust_all_hashes = true }` (HASH-23): the
+/// OpenTofu's `network_mirror { trust_all_hashes = true }` (MIRROR-14): the
 /// hashes the mirror lists for every platform vouch for the archive, and
 /// are recorded once it matched one of them, for the providers of
 /// OpenTofu's default registry (whose hashes need no signature).

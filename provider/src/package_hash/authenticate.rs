@@ -397,7 +397,7 @@ pub fn authenticate_package(
 /// `OPENTOFU_ENFORCE_GPG_VALIDATION=true` ([`SignatureCheck::require_signature`];
 /// Go's `ShouldEnforceGPGValidationForProvider`). When it does not, a
 /// registry without keys is not asked for a signature (HASH-19), and the
-/// hashes a trusted mirror reports are recorded (HASH-23).
+/// hashes a trusted mirror reports are recorded (MIRROR-14).
 pub fn signature_required(source: &ProviderSource, how: &SignatureCheck) -> bool {
     how.dialect == Dialect::Terraform
         || how.require_signature
@@ -406,7 +406,7 @@ pub fn signature_required(source: &ProviderSource, how: &SignatureCheck) -> bool
 
 /// The hashes OpenTofu records for a package from a network mirror with
 /// `trust_all_hashes = true`, besides its own `h1:` and the listed hashes
-/// the archive matched (HASH-23): every hash it can check (`h1:`, `zh:`)
+/// the archive matched (MIRROR-14): every hash it can check (`h1:`, `zh:`)
 /// that the mirror lists, for every platform (the caller's `listed`),
 /// each reported by a trusted mirror; none when only signed hashes are
 /// recorded for `source` ([`signature_required`]), and none with

@@ -575,7 +575,7 @@ fn method_origin(
             trust_all_hashes,
             ..
         } => {
-            // OpenTofu's `trust_all_hashes` (HASH-23); the CLI
+            // OpenTofu's `trust_all_hashes` (MIRROR-14); the CLI
             // configuration reads it only for OpenTofu.
             let origin = if *trust_all_hashes == Some(true) {
                 Origin::TrustedNetworkMirror(mirror.clone())
