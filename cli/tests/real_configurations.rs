@@ -61,11 +61,21 @@ fn verdict(root: &Root, rc: &Path) -> Result<(), String> {
                 None => Err("tfdisco wrote no lock file".into()),
             }
         }
-        Expected::Refused { command, error } => {
+        refused @ Expected::Refused { .. } => {
+            let Expected::Refused { command, error } = &refused else {
+                unreachable!("matched above");
+            };
             if run.code == Some(0) || after.is_some() {
                 Err(format!(
                     "{command} refused ({error}), tfdisco exited {:?} and wrote {after:?}",
                     run.code
+                ))
+            } else if refused.is_remote_modules() && !run.stderr.contains("Module not installed") {
+                // Terraform could not install a module: tfdisco must refuse
+                // for the same reason (TFCFG-7), not another.
+                Err(format!(
+                    "{command} refused ({error}), tfdisco for another reason: {}",
+                    run.stderr.trim()
                 ))
             } else {
                 Ok(())
