@@ -38,8 +38,10 @@ pub struct InstalledProvider {
     pub version: Version,
     /// Kept, linked from the plugin cache, or fetched.
     pub installed: Installed,
-    /// The installation method it comes from: `registry`, a network
-    /// mirror's URL, a filesystem mirror's folder.
+    /// The installation method its package came from, of those that may
+    /// install it (INSTALL-13): `registry`, a network mirror's URL, a
+    /// filesystem mirror's folder, an OCI repository; for a package kept,
+    /// the first of them.
     pub from: String,
     /// Bytes downloaded (0 when nothing was).
     pub bytes: u64,
