@@ -19,7 +19,7 @@ fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8
     let host = tfdisco_core::Hostname::parse(host).map_err(Error::from)?;
     // Bad service ids are usage errors: say so before touching the network.
     for id in ids {
-        ServiceId::parse(id, opts.dialect).map_err(Error::from)?;
+        ServiceId::parse(id, opts.dialect()).map_err(Error::from)?;
     }
     let client = net::client(opts)?;
     let services = client.discover_observed(&host, Some(&mut credentials_warnings()))?;

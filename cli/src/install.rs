@@ -57,13 +57,15 @@ pub(crate) struct InstallOpts {
 }
 
 pub(crate) fn run(opts: &InstallOpts) -> Result<u8, Failure> {
+    let choice = opts.net.dialect_choice_in(&opts.chdir).clone();
     let setup = setup::load(&opts.net.client_options()?)?;
     let client = net::client_with(opts.net.transport, &setup, |b| b)?;
     let mut options = InstallOptions::new()
         .with_setup(&setup, &opts.chdir)
         .upgrade(opts.upgrade)
         .readonly(opts.lockfile == Some(LockfileMode::Readonly))
-        .jobs(opts.jobs);
+        .jobs(opts.jobs)
+        .dialect_choice(choice);
     if let Some(dir) = &opts.plugin_cache {
         options = options.plugin_cache_dir(dir);
     }
@@ -73,7 +75,7 @@ pub(crate) fn run(opts: &InstallOpts) -> Result<u8, Failure> {
     interrupt::cancel_on_interrupt(cancel.clone());
     options = options.cancel_on(cancel);
     for given in &opts.providers {
-        options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect)?);
+        options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect())?);
     }
     if let Some(dir) = options.plugin_cache().dir()
         && !dir.is_dir()

@@ -58,7 +58,8 @@ pub(crate) struct LockOpts {
 }
 
 pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
-    let mut options = LockOptions::new().jobs(opts.jobs);
+    let choice = opts.net.dialect_choice_in(&opts.chdir).clone();
+    let mut options = LockOptions::new().jobs(opts.jobs).dialect_choice(choice);
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);
     }
@@ -68,7 +69,7 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
         opts.oci_mirror.as_deref(),
     )?;
     for given in &opts.providers {
-        options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect)?);
+        options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect())?);
     }
     let client = net::client(&opts.net)?;
     let result = client.lock(&opts.chdir, &options);

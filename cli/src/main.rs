@@ -163,9 +163,9 @@ enum Command {
         /// The host, as users write it.
         host: String,
         /// Which CLI's configuration files to read: terraform, or opentofu
-        /// (also tofu), in any case.
-        #[arg(long, value_parser = net::parse_dialect, default_value = "opentofu")]
-        dialect: Dialect,
+        /// (also tofu), in any case [default: as for discover].
+        #[arg(long, value_parser = net::parse_dialect)]
+        dialect: Option<Dialect>,
         /// Print the token itself.
         #[arg(long)]
         show_token: bool,
@@ -178,6 +178,12 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     init_tracing(cli.verbose);
+    if let Some(value) = std::env::var_os(tfdisco_config::DIALECT_VAR).filter(|v| !v.is_empty())
+        && let Err(e) = value.to_string_lossy().parse::<tfdisco_core::Dialect>()
+    {
+        eprintln!("tfdisco: {}: {e}", tfdisco_config::DIALECT_VAR);
+        return ExitCode::from(exit::USAGE);
+    }
     let result = match &cli.command {
         Command::Discover {
             host,
@@ -209,7 +215,12 @@ fn main() -> ExitCode {
             dialect,
             show_token,
             json,
-        } => credentials::run(host, *dialect, *show_token, *json),
+        } => credentials::run(
+            host,
+            net::choose_dialect(*dialect, std::path::Path::new(".")).dialect(),
+            *show_token,
+            *json,
+        ),
     };
     match result {
         Ok(code) => ExitCode::from(code),

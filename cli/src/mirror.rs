@@ -54,9 +54,11 @@ pub(crate) struct MirrorOpts {
 }
 
 pub(crate) fn run(opts: &MirrorOpts) -> Result<u8, Failure> {
+    let choice = opts.net.dialect_choice_in(&opts.chdir).clone();
     let mut options = MirrorOptions::new()
         .jobs(opts.jobs)
-        .lock_file(opts.lock_file);
+        .lock_file(opts.lock_file)
+        .dialect_choice(choice);
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);
     }

@@ -2,11 +2,13 @@
 //! client type, over whichever transport was chosen.
 
 use std::net::{IpAddr, SocketAddr};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 use clap::{Args, ValueEnum};
-use tfdisco_core::Dialect;
+use tfdisco_config::DialectChoice;
+use tfdisco_core::{Dialect, Env};
 use tfdisco_transport::{
     AnyTransport, Blocking, BlockingClient, BuildError, ClientBuilder, ClientOptions, ClientSetup,
     CredentialsChoice, FromSettings, Settings, Transport, timeout_from_secs,
@@ -49,9 +51,15 @@ pub(crate) struct NetOpts {
     #[arg(long, value_enum, default_value = "tokio")]
     pub(crate) transport: TransportKind,
     /// Terraform or OpenTofu rules (service ids, User-Agent, CLI config
-    /// files): terraform, or opentofu (also tofu), in any case.
-    #[arg(long, value_parser = parse_dialect, default_value = "opentofu")]
-    pub(crate) dialect: Dialect,
+    /// files): terraform, or opentofu (also tofu), in any case [default:
+    /// TFDISCO_DIALECT; else the lock file's CLI, or the registry of all its
+    /// providers; else opentofu with .tofu files; else the one of terraform
+    /// and tofu on the PATH; else opentofu; -v says which and why].
+    #[arg(long, value_parser = parse_dialect)]
+    dialect: Option<Dialect>,
+    /// The dialect chosen, once asked for ([`NetOpts::dialect`]).
+    #[arg(skip)]
+    choice: OnceLock<DialectChoice>,
     /// Also trust the CA certificates in this PEM file (repeatable).
     #[arg(long = "ca-file", value_name = "FILE")]
     pub(crate) ca_files: Vec<PathBuf>,
@@ -97,10 +105,24 @@ pub(crate) struct NetOpts {
 }
 
 impl NetOpts {
+    /// The dialect given, or else the one work in `dir` means
+    /// (`DialectChoice::detect`), said on `-v`. The first call decides:
+    /// a command that works in a folder asks with it first; any other is
+    /// answered for the current folder.
+    pub(crate) fn dialect_choice_in(&self, dir: &Path) -> &DialectChoice {
+        self.choice.get_or_init(|| choose_dialect(self.dialect, dir))
+    }
+
+    /// The dialect ([`NetOpts::dialect_choice_in`] the current folder,
+    /// unless a command asked with its own first).
+    pub(crate) fn dialect(&self) -> Dialect {
+        self.dialect_choice_in(Path::new(".")).dialect()
+    }
+
     /// The options as the set-up the CLI shares with the Python and Node
     /// packages takes them.
     pub(crate) fn client_options(&self) -> Result<ClientOptions, Failure> {
-        let mut options = ClientOptions::new(self.dialect);
+        let mut options = ClientOptions::new(self.dialect());
         options.timeout = self.timeout;
         options.max_redirects = self.max_redirects;
         options.retries = self.retries;
@@ -117,6 +139,19 @@ impl NetOpts {
         }
         Ok(options)
     }
+}
+
+/// The dialect `given`, or else the one work in `dir` means
+/// (`DialectChoice::detect`), said on `-v`.
+pub(crate) fn choose_dialect(given: Option<Dialect>, dir: &Path) -> DialectChoice {
+    let choice = match given {
+        Some(dialect) => DialectChoice::given(dialect),
+        // `main` refused a TFDISCO_DIALECT that names no dialect.
+        None => DialectChoice::detect(dir, &Env::from_process())
+            .unwrap_or_else(|_| DialectChoice::given(Dialect::default())),
+    };
+    tracing::info!(dialect = %choice.dialect(), why = %choice.why(), "dialect");
+    choice
 }
 
 pub(crate) fn parse_dialect(s: &str) -> Result<Dialect, String> {

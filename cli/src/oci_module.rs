@@ -16,7 +16,7 @@ use crate::net::{self, NetOpts};
 
 /// The source, read as OpenTofu reads it; `oci://` is OpenTofu's alone.
 fn parse(given: &str, opts: &NetOpts) -> Result<OciModuleSource, Failure> {
-    Ok(oci_module_source(given, opts.dialect)?)
+    Ok(oci_module_source(given, opts.dialect())?)
 }
 
 fn resolved_text(resolved: &ResolvedModule) -> String {

@@ -30,9 +30,9 @@ pub(crate) enum ProviderCommand {
         /// The provider's source address (`hashicorp/aws`, `registry.example.com/acme/widgets`).
         source: String,
         /// Which CLI's configuration and rules: terraform, or opentofu (also
-        /// tofu), in any case.
-        #[arg(long, value_parser = net::parse_dialect, default_value = "opentofu")]
-        dialect: Dialect,
+        /// tofu), in any case [default: as for discover, in DIR].
+        #[arg(long, value_parser = net::parse_dialect)]
+        dialect: Option<Dialect>,
         /// The working directory, whose terraform.d/plugins is an implied
         /// mirror (default: the current directory).
         #[arg(long, value_name = "DIR")]
@@ -142,7 +142,11 @@ pub(crate) fn run_provider(command: &ProviderCommand) -> Result<u8, Failure> {
             dialect,
             dir,
             json,
-        } => crate::provider_source::run(source, *dialect, dir.as_deref(), *json),
+        } => {
+            let choice =
+                net::choose_dialect(*dialect, dir.as_deref().unwrap_or(std::path::Path::new(".")));
+            crate::provider_source::run(source, choice.dialect(), dir.as_deref(), *json)
+        }
         ProviderCommand::Versions { source, json, net } => {
             failure::report(*json, provider_versions(source, *json, net))
         }
@@ -227,7 +231,7 @@ fn download(
 }
 
 fn module_source(given: &str, opts: &NetOpts) -> Result<ModuleSource, Error> {
-    ModuleSource::parse(given, opts.dialect).map_err(|error| Error::InvalidSource {
+    ModuleSource::parse(given, opts.dialect()).map_err(|error| Error::InvalidSource {
         input: given.to_owned(),
         error,
     })
@@ -247,7 +251,7 @@ fn print(json: bool, answer: &impl Serialize, human: impl FnOnce() -> String) {
 }
 
 fn provider_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Failure> {
-    let source = ProviderSource::parse_argument(given, opts.dialect)?;
+    let source = ProviderSource::parse_argument(given, opts.dialect())?;
     let answer =
         client(opts)?.provider_versions_observed(&source, Some(&mut credentials_warnings()))?;
     for warning in &answer.warnings {
@@ -280,7 +284,7 @@ fn provider_package(
     json: bool,
     opts: &NetOpts,
 ) -> Result<u8, Failure> {
-    let source = ProviderSource::parse_argument(given, opts.dialect)?;
+    let source = ProviderSource::parse_argument(given, opts.dialect())?;
     check_version(version)?;
     let platform = Platform::parse(os_arch)?;
     let package = client(opts)?.provider_package_observed(

@@ -102,6 +102,7 @@ mod cli_config;
 mod configuration;
 mod credentials_file;
 mod diagnostic;
+mod dialect_choice;
 mod error;
 mod files;
 mod fs_mirror;
@@ -138,6 +139,7 @@ pub use configuration::{
 };
 pub use credentials_file::{CREDENTIALS_FILE_NAME, to_store};
 pub use diagnostic::{Diagnostic, Severity};
+pub use dialect_choice::{DIALECT_VAR, DialectChoice, DialectClue};
 pub use error::Error;
 pub use fs_mirror::{
     FilesystemMirror, LocalHashes, MirrorError, hash_folder, hash_local_package, hash_package_file,

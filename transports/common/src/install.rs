@@ -15,7 +15,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use tfdisco_config::{
-    Destination, FilesystemMirror, LockFile, LockedProvider, ProvidersFolder, Staged,
+    Destination, DialectChoice, FilesystemMirror, LockFile, LockedProvider, ProvidersFolder, Staged,
     StagedPackage, oci_repository_address,
 };
 use tfdisco_core::{Error, Platform, ProviderSource, Sink, Version};
@@ -59,6 +59,8 @@ pub(crate) struct InstallRun {
     events: Option<options::InstallEvents>,
     /// Stops the run.
     cancel: Cancel,
+    /// The dialect followed, and what chose it, for the report.
+    dialect: DialectChoice,
     /// When this run first found each busy cache entry's lock held, and
     /// whether the wait was reported.
     waits: Mutex<HashMap<(ProviderSource, Version), (Instant, bool)>>,
@@ -147,6 +149,10 @@ impl InstallRun {
                 events: options.events.clone(),
                 cancel: options.cancel.clone(),
                 waits: Mutex::new(HashMap::new()),
+                dialect: options
+                    .dialect_choice
+                    .clone()
+                    .unwrap_or_else(|| DialectChoice::given(dialect)),
             },
             plan,
         ))
@@ -399,6 +405,7 @@ impl InstallRun {
             platform: self.platform,
             providers,
             warnings: self.warnings,
+            dialect: self.dialect,
         })
     }
 

@@ -17,8 +17,8 @@ use std::task::Poll;
 use std::time::SystemTime;
 
 use tfdisco_config::{
-    Configuration, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockedProvider, MirrorError,
-    MirrorFolder, hash_local_package,
+    Configuration, DialectChoice, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockedProvider,
+    MirrorError, MirrorFolder, hash_local_package,
 };
 use tfdisco_core::url::Url;
 use tfdisco_core::{
@@ -44,6 +44,7 @@ pub(crate) struct LockRun {
     /// The lock file's bytes as read; `None` when there was none.
     before: Option<Vec<u8>>,
     platforms: Vec<Platform>,
+    dialect: DialectChoice,
 }
 
 /// What a run reads before it asks anything: the lock file, and what each
@@ -199,6 +200,10 @@ impl LockRun {
                 lock_file,
                 before,
                 platforms,
+                dialect: options
+                    .dialect_choice
+                    .clone()
+                    .unwrap_or_else(|| DialectChoice::given(dialect)),
             },
             plan,
         ))
@@ -222,6 +227,7 @@ impl LockRun {
             changed,
             platforms: self.platforms,
             providers,
+            dialect: self.dialect,
         })
     }
 

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use tfdisco_config::MirrorFolder;
+use tfdisco_config::{DialectChoice, MirrorFolder};
 use tfdisco_core::{Dialect, Platform, ProviderSource};
 use tfdisco_provider::SignatureCheck;
 use tfdisco_provider::lock_plan::{LockPlan, ProviderLock};
@@ -32,6 +32,8 @@ struct MirrorRun {
     folder: MirrorFolder,
     platforms: Vec<Platform>,
     dialect: Dialect,
+    /// What chose it, for the report.
+    choice: DialectChoice,
     /// Every provider the configuration requires.
     sources: Vec<ProviderSource>,
     /// Those whose version the lock file decides.
@@ -68,6 +70,10 @@ impl MirrorRun {
                 folder: MirrorFolder::new(folder),
                 platforms,
                 dialect,
+                choice: options
+                    .dialect_choice
+                    .clone()
+                    .unwrap_or_else(|| DialectChoice::given(dialect)),
                 sources,
                 locked,
             },
@@ -105,6 +111,7 @@ impl MirrorRun {
             indexes: indexes.written,
             skipped: indexes.skipped,
             warnings: indexes.warnings,
+            dialect: self.choice.clone(),
         })
     }
 

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use tfdisco_config::PluginCache;
+use tfdisco_config::{DialectChoice, PluginCache};
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::ProviderInstallation;
 
@@ -132,6 +132,7 @@ pub struct InstallOptions {
     pub(crate) warnings: Vec<String>,
     pub(crate) events: Option<InstallEvents>,
     pub(crate) cancel: Cancel,
+    pub(crate) dialect_choice: Option<DialectChoice>,
 }
 
 impl fmt::Debug for InstallOptions {
@@ -168,7 +169,15 @@ impl InstallOptions {
             warnings: Vec::new(),
             events: None,
             cancel: Cancel::new(),
+            dialect_choice: None,
         }
+    }
+
+    /// What chose the client's dialect, for the report (CFG-14; by
+    /// default it was given).
+    pub fn dialect_choice(mut self, choice: DialectChoice) -> InstallOptions {
+        self.dialect_choice = Some(choice);
+        self
     }
 
     /// Lets `cancel` stop the run ([`Cancel`]).

@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 
+use tfdisco_config::DialectChoice;
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
 use tfdisco_provider::lock_plan::Installed;
@@ -27,6 +28,8 @@ pub struct InstallReport {
     /// What the run warns about: providers left to a development override,
     /// what the implied mirrors' scans said.
     pub warnings: Vec<String>,
+    /// The dialect the run followed, and what chose it (CFG-14).
+    pub dialect: DialectChoice,
 }
 
 /// One provider of an [`InstallReport`].
@@ -68,12 +71,13 @@ pub fn install_word(installed: Installed) -> &'static str {
 /// "warnings"}`.
 impl Serialize for InstallReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_struct("InstallReport", 5)?;
+        let mut map = serializer.serialize_struct("InstallReport", 6)?;
         map.serialize_field("lock_file", &self.path.display().to_string())?;
         map.serialize_field("changed", &self.changed)?;
         map.serialize_field("platform", &self.platform.to_string())?;
         map.serialize_field("providers", &self.providers)?;
         map.serialize_field("warnings", &self.warnings)?;
+        map.serialize_field("dialect", &self.dialect)?;
         map.end()
     }
 }

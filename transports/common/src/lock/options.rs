@@ -6,6 +6,7 @@
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
+use tfdisco_config::DialectChoice;
 use tfdisco_core::{Error, NetworkMirror, Platform, ProviderSource};
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 
@@ -76,6 +77,7 @@ pub struct LockOptions {
     pub(crate) providers: Vec<ProviderSource>,
     pub(crate) jobs: NonZeroUsize,
     pub(crate) from: ProvidersFrom,
+    pub(crate) dialect_choice: Option<DialectChoice>,
 }
 
 impl Default for LockOptions {
@@ -94,7 +96,15 @@ impl LockOptions {
             providers: Vec::new(),
             jobs: DEFAULT_JOBS,
             from: ProvidersFrom::Registry,
+            dialect_choice: None,
         }
+    }
+
+    /// What chose the client's dialect, for the report (CFG-14; by
+    /// default it was given).
+    pub fn dialect_choice(mut self, choice: DialectChoice) -> LockOptions {
+        self.dialect_choice = Some(choice);
+        self
     }
 
     /// Takes every provider from a network mirror (`-net-mirror=URL`)

@@ -9,7 +9,7 @@ use std::path::PathBuf;
 use serde::Serialize;
 use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
 
-use tfdisco_config::{ConfigurationError, LockFileError};
+use tfdisco_config::{ConfigurationError, DialectChoice, LockFileError};
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
 use tfdisco_provider::lock_plan::LockFailure;
@@ -25,6 +25,8 @@ pub struct LockReport {
     pub platforms: Vec<Platform>,
     /// Each provider locked, in address order.
     pub providers: Vec<ProviderReport>,
+    /// The dialect the run followed, and what chose it (CFG-14).
+    pub dialect: DialectChoice,
 }
 
 /// One provider of a [`LockReport`].
@@ -150,14 +152,16 @@ impl fmt::Display for LockError {
 impl std::error::Error for LockError {}
 
 /// `{"lock_file", "changed", "platforms", "providers": [{"source",
-/// "version", "constraints", "hashes_added", "trust", "key_id"}]}`.
+/// "version", "constraints", "hashes_added", "trust", "key_id"}],
+/// "dialect": {"name", "chosen_by", "why"}}`.
 impl Serialize for LockReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_struct("LockReport", 4)?;
+        let mut map = serializer.serialize_struct("LockReport", 5)?;
         map.serialize_field("lock_file", &self.path.display().to_string())?;
         map.serialize_field("changed", &self.changed)?;
         map.serialize_field("platforms", &Words(&self.platforms))?;
         map.serialize_field("providers", &self.providers)?;
+        map.serialize_field("dialect", &self.dialect)?;
         map.end()
     }
 }

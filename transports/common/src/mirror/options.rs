@@ -3,6 +3,7 @@
 
 use std::num::NonZeroUsize;
 
+use tfdisco_config::DialectChoice;
 use tfdisco_core::Platform;
 
 use crate::DEFAULT_JOBS;
@@ -25,6 +26,7 @@ pub struct MirrorOptions {
     pub(crate) platforms: Vec<Platform>,
     pub(crate) jobs: NonZeroUsize,
     pub(crate) lock_file: bool,
+    pub(crate) dialect_choice: Option<DialectChoice>,
 }
 
 impl Default for MirrorOptions {
@@ -41,7 +43,15 @@ impl MirrorOptions {
             platforms: Vec::new(),
             jobs: DEFAULT_JOBS,
             lock_file: true,
+            dialect_choice: None,
         }
+    }
+
+    /// What chose the client's dialect, for the report (CFG-14; by
+    /// default it was given).
+    pub fn dialect_choice(mut self, choice: DialectChoice) -> MirrorOptions {
+        self.dialect_choice = Some(choice);
+        self
     }
 
     /// Adds a platform (`-platform=OS_ARCH`); with none, the current one.

@@ -5,6 +5,7 @@ use std::path::PathBuf;
 
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
+use tfdisco_config::DialectChoice;
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
 
@@ -25,6 +26,8 @@ pub struct MirrorReport {
     pub skipped: Vec<(PathBuf, String)>,
     /// What the folder's scan said about paths that are no package.
     pub warnings: Vec<String>,
+    /// The dialect the run followed, and what chose it (CFG-14).
+    pub dialect: DialectChoice,
 }
 
 /// One provider of a [`MirrorReport`].
@@ -48,7 +51,7 @@ pub struct MirroredProvider {
 
 /// `{"folder", "platforms", "indexes", "providers": [{"source", "version",
 /// "constraints", "locked", "trust", "key_id", "archives"}], "skipped":
-/// [{"path", "why"}], "warnings"}`.
+/// [{"path", "why"}], "warnings", "dialect": {"name", "chosen_by", "why"}}`.
 impl Serialize for MirrorReport {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
@@ -64,13 +67,14 @@ impl Serialize for MirrorReport {
                 why: why.clone(),
             })
             .collect();
-        let mut map = serializer.serialize_struct("MirrorReport", 6)?;
+        let mut map = serializer.serialize_struct("MirrorReport", 7)?;
         map.serialize_field("folder", &self.folder.display().to_string())?;
         map.serialize_field("platforms", &Words(&self.platforms))?;
         map.serialize_field("indexes", &paths(&self.indexes))?;
         map.serialize_field("providers", &self.providers)?;
         map.serialize_field("skipped", &skipped)?;
         map.serialize_field("warnings", &self.warnings)?;
+        map.serialize_field("dialect", &self.dialect)?;
         map.end()
     }
 }
