@@ -110,7 +110,8 @@ impl NetOpts {
     /// a command that works in a folder asks with it first; any other is
     /// answered for the current folder.
     pub(crate) fn dialect_choice_in(&self, dir: &Path) -> &DialectChoice {
-        self.choice.get_or_init(|| choose_dialect(self.dialect, dir))
+        self.choice
+            .get_or_init(|| choose_dialect(self.dialect, dir))
     }
 
     /// The dialect ([`NetOpts::dialect_choice_in`] the current folder,

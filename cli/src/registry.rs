@@ -143,8 +143,10 @@ pub(crate) fn run_provider(command: &ProviderCommand) -> Result<u8, Failure> {
             dir,
             json,
         } => {
-            let choice =
-                net::choose_dialect(*dialect, dir.as_deref().unwrap_or(std::path::Path::new(".")));
+            let choice = net::choose_dialect(
+                *dialect,
+                dir.as_deref().unwrap_or(std::path::Path::new(".")),
+            );
             crate::provider_source::run(source, choice.dialect(), dir.as_deref(), *json)
         }
         ProviderCommand::Versions { source, json, net } => {

@@ -19,7 +19,14 @@ fn source_in(home: &Path, dir: &Path, vars: &[(&str, &str)]) -> String {
     let run = tfdisco(
         home,
         vars,
-        &["provider", "source", "hashicorp/aws", "--dir", &dir, "--json"],
+        &[
+            "provider",
+            "source",
+            "hashicorp/aws",
+            "--dir",
+            &dir,
+            "--json",
+        ],
     );
     run.json()["source"]
         .as_str()
@@ -36,11 +43,17 @@ fn the_working_folder_tells_the_dialect() {
     fs::create_dir_all(&dir).expect("a folder");
 
     // Nothing tells: OpenTofu (PATH is /usr/bin:/bin, without either CLI).
-    assert_eq!(source_in(&home, &dir, &[]), "registry.opentofu.org/hashicorp/aws");
+    assert_eq!(
+        source_in(&home, &dir, &[]),
+        "registry.opentofu.org/hashicorp/aws"
+    );
 
     // A lock file written by terraform init.
     fs::write(dir.join(".terraform.lock.hcl"), TERRAFORM_HEADER).expect("a lock file");
-    assert_eq!(source_in(&home, &dir, &[]), "registry.terraform.io/hashicorp/aws");
+    assert_eq!(
+        source_in(&home, &dir, &[]),
+        "registry.terraform.io/hashicorp/aws"
+    );
 
     // TFDISCO_DIALECT before it; --dialect before both.
     let opentofu = [("TFDISCO_DIALECT", "opentofu")];
@@ -51,9 +64,19 @@ fn the_working_folder_tells_the_dialect() {
     let run = tfdisco(
         &home,
         &opentofu,
-        &["provider", "source", "hashicorp/aws", "--dialect", "terraform"],
+        &[
+            "provider",
+            "source",
+            "hashicorp/aws",
+            "--dialect",
+            "terraform",
+        ],
     );
-    assert!(run.stdout.contains("registry.terraform.io/hashicorp/aws"), "{}", run.stdout);
+    assert!(
+        run.stdout.contains("registry.terraform.io/hashicorp/aws"),
+        "{}",
+        run.stdout
+    );
 
     // A TFDISCO_DIALECT that names no dialect is a usage error.
     let run = tfdisco(
@@ -83,7 +106,9 @@ fn lock_says_which_dialect_and_why() {
     assert_eq!(dialect["name"], "opentofu", "{dialect}");
     assert_eq!(dialect["chosen_by"], "tofu_file", "{dialect}");
     assert!(
-        dialect["why"].as_str().is_some_and(|why| why.contains("main.tofu")),
+        dialect["why"]
+            .as_str()
+            .is_some_and(|why| why.contains("main.tofu")),
         "{dialect}"
     );
     assert!(run.stderr.contains("dialect"), "{}", run.stderr);
@@ -94,7 +119,14 @@ fn lock_says_which_dialect_and_why() {
     let run = tfdisco(
         &home,
         &[],
-        &["lock", "--chdir", &chdir, "--json", "--dialect", "terraform"],
+        &[
+            "lock",
+            "--chdir",
+            &chdir,
+            "--json",
+            "--dialect",
+            "terraform",
+        ],
     );
     assert_eq!(run.code, Some(0), "{}", run.stderr);
     assert_eq!(run.json()["dialect"]["chosen_by"], "given");

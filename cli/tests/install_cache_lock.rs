@@ -141,12 +141,16 @@ fn a_killed_install_never_gets_in_the_way_of_a_later_one() {
         configuration(&dir, &host);
         let mut child = spawn(&tfdisco(), &install_args(&dir, &cache, &[]), &home);
         let mut new = None;
-        wait_until(Duration::from_secs(30), "a staging folder of its own", || {
-            new = staging_folders(&alpha)
-                .into_iter()
-                .find(|name| !killed.contains(name));
-            new.is_some()
-        });
+        wait_until(
+            Duration::from_secs(30),
+            "a staging folder of its own",
+            || {
+                new = staging_folders(&alpha)
+                    .into_iter()
+                    .find(|name| !killed.contains(name));
+                new.is_some()
+            },
+        );
         child.kill().expect("SIGKILL");
         child.wait().expect("it ends");
         assert!(!dir.join(".terraform.lock.hcl").exists(), "no lock file");
