@@ -116,9 +116,13 @@ pub enum Origin {
     /// version or the platform is skipped; any other failure fails the
     /// provider), fetched and verified as that origin's alone.
     /// [`ProviderLock::method`] says which method it came from. A list
-    /// inside a list is read as its methods in its place; a list of one
-    /// method differs from that method alone only in the words of its
-    /// failures (Go's `MultiSource` words them).
+    /// inside a list is read as its methods in its place. A list of one
+    /// method differs from that method alone only in its failures, which
+    /// are Go's `MultiSource`'s: a provider no method has any version of is
+    /// `provider … was not found in any of the search locations`
+    /// ([`LockProblem::NotFound`], also for a filesystem mirror without
+    /// it, where the method alone gives no version to select), a platform
+    /// none has a package for `provider … is not available for …`.
     Methods(Vec<Origin>),
 }
 
