@@ -27,6 +27,7 @@ pub struct Diagnostic {
     detail: Option<String>,
     file: Option<PathBuf>,
     line: Option<usize>,
+    column: Option<usize>,
 }
 
 impl Diagnostic {
@@ -37,6 +38,7 @@ impl Diagnostic {
             detail: None,
             file: None,
             line: None,
+            column: None,
         }
     }
 
@@ -47,6 +49,7 @@ impl Diagnostic {
             detail: Some(detail.into()),
             file: None,
             line: None,
+            column: None,
         }
     }
 
@@ -57,12 +60,18 @@ impl Diagnostic {
             detail,
             file: None,
             line: None,
+            column: None,
         }
     }
 
     pub(crate) fn at(mut self, file: &Path, line: Option<usize>) -> Diagnostic {
         self.file = Some(file.to_owned());
         self.line = line;
+        self
+    }
+
+    pub(crate) fn at_column(mut self, column: usize) -> Diagnostic {
+        self.column = Some(column);
         self
     }
 
@@ -97,12 +106,22 @@ impl Diagnostic {
         self.line
     }
 
+    /// The column (from 1, in characters as Terraform counts them) the
+    /// problem starts at, when known: for syntax errors in configurations
+    /// and lock files.
+    pub fn column(&self) -> Option<usize> {
+        self.column
+    }
+
     /// The message after where the problem is, as compilers print theirs:
-    /// `/home/me/.tofurc:3: message`, `/home/me/.tofurc: message`, or the
-    /// message alone.
+    /// `main.tf:3:7: message`, `/home/me/.tofurc:3: message`,
+    /// `/home/me/.tofurc: message`, or the message alone.
     pub fn located(&self) -> String {
         match (&self.file, self.line) {
-            (Some(file), Some(line)) => format!("{}:{line}: {self}", file.display()),
+            (Some(file), Some(line)) => match self.column {
+                Some(column) => format!("{}:{line}:{column}: {self}", file.display()),
+                None => format!("{}:{line}: {self}", file.display()),
+            },
             (Some(file), None) => format!("{}: {self}", file.display()),
             _ => self.to_string(),
         }

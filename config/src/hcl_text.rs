@@ -1,14 +1,13 @@
 //! What the configuration and lock-file readers share: files read with a
-//! size limit, HCL text parsed behind the nesting check (docs/behaviour.md,
-//! CFG-9), and line numbers of byte offsets.
+//! size limit, HCL native syntax parsed as Terraform parses it
+//! (docs/behaviour.md, TFCFG-8), and line numbers of byte offsets.
 
 use std::fs;
 use std::io::{self, Read};
 use std::path::Path;
 
-use hcl::edit::structure::Body;
-
-use crate::{Diagnostic, nesting};
+use crate::Diagnostic;
+use crate::hcl_syntax::{self, Body, Span};
 
 /// Files larger than this are not read, as for the CLI configuration.
 pub(crate) const MAX_FILE_SIZE: u64 = 16 << 20;
@@ -25,50 +24,14 @@ pub(crate) fn read_limited(path: &Path) -> io::Result<String> {
     String::from_utf8(bytes).map_err(|_| io::Error::other("file is not valid UTF-8"))
 }
 
-/// Parses HCL native syntax, refusing first what the parser would take too
-/// long to read (CFG-9). A refusal or syntax error is one diagnostic with
-/// the file and line.
+/// Parses HCL native syntax as Terraform does. A syntax error is one
+/// diagnostic, Terraform's first, in hclsyntax's words, with the file,
+/// line and column.
 pub(crate) fn parse_body(path: &Path, text: &str) -> Result<Body, Diagnostic> {
-    if let Err(rejected) = nesting::check(text) {
-        return Err(Diagnostic::with_detail(
-            "Unsupported HCL text",
-            format!(
-                "line {}, column {}: {}",
-                rejected.line, rejected.column, rejected.reason
-            ),
-        )
-        .at(path, Some(rejected.line)));
-    }
-    hcl::edit::parser::parse_body(text).map_err(|e| {
-        let at = e.location();
-        if e.message().contains("redefined attribute") {
-            // The parser refuses a second attribute of the same name, as
-            // HCL does; say it in HCL's words.
-            let key: String = e
-                .line()
-                .chars()
-                .skip(at.column().saturating_sub(1))
-                .take_while(|&c| c.is_alphanumeric() || c == '_' || c == '-')
-                .collect();
-            return Diagnostic::with_detail(
-                "Attribute redefined",
-                format!(
-                    "The argument {} was already set. Each argument may be set only once.",
-                    tfdisco_core::go_quote(&key)
-                ),
-            )
-            .at(path, Some(at.line()));
-        }
-        Diagnostic::with_detail(
-            "Invalid HCL syntax",
-            format!(
-                "line {}, column {}: {}",
-                at.line(),
-                at.column(),
-                e.message()
-            ),
-        )
-        .at(path, Some(at.line()))
+    hcl_syntax::parse(text, &path.display().to_string()).map_err(|e| {
+        Diagnostic::with_detail(e.summary(), e.detail())
+            .at(path, Some(e.line()))
+            .at_column(e.column())
     })
 }
 
@@ -94,9 +57,9 @@ impl Lines {
         self.starts.partition_point(|&start| start <= offset)
     }
 
-    /// The line a parsed item starts on, when the parser kept its span.
-    pub(crate) fn of(&self, item: &impl hcl::edit::Span) -> Option<usize> {
-        item.span().map(|span| self.line(span.start))
+    /// The line a parsed item starts on.
+    pub(crate) fn of(&self, span: Span) -> Option<usize> {
+        Some(self.line(span.start))
     }
 }
 
@@ -114,10 +77,24 @@ mod tests {
     }
 
     #[test]
-    fn deep_text_is_refused_before_parsing() {
-        let text = format!("a = {}1{}\n", "[".repeat(40), "]".repeat(40));
-        let diag = parse_body(Path::new("x.tf"), &text).expect_err("too deep");
-        assert_eq!(diag.summary(), "Unsupported HCL text");
-        assert_eq!(diag.line(), Some(1));
+    fn syntax_errors_name_the_file_line_and_column() {
+        let diag = parse_body(Path::new("x.tf"), "a = 1\nb = (2\n").expect_err("unbalanced");
+        assert_eq!(diag.summary(), "Unbalanced parentheses");
+        assert_eq!((diag.line(), diag.column()), (Some(3), Some(1)));
+        assert_eq!(
+            diag.located(),
+            "x.tf:3:1: Unbalanced parentheses: Expected a closing parenthesis to terminate the expression."
+        );
+        let diag = parse_body(Path::new("x.tf"), "a = 1\na = 2\n").expect_err("twice");
+        assert_eq!(
+            diag.to_string(),
+            "Attribute redefined: The argument \"a\" was already set at x.tf:1,1-2. Each argument may be set only once."
+        );
+    }
+
+    #[test]
+    fn deep_text_is_read() {
+        let text = format!("a = {}1{}\n", "[".repeat(10_000), "]".repeat(10_000));
+        assert!(parse_body(Path::new("x.tf"), &text).is_ok());
     }
 }

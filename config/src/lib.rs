@@ -29,6 +29,9 @@
 //!   ([`CliConfig::oci_credentials_policy`], [`OciCredentialsPolicy`]):
 //!   `oci_credentials` and `oci_default_credentials` blocks, Docker-style
 //!   files and credential helpers (OCICRED-1 to OCICRED-11).
+//! - [`hcl_syntax`]: HCL native syntax as Terraform 1.11.4 reads it, in
+//!   linear time, for configurations ([`Configuration`]) and lock files
+//!   ([`LockFile`]).
 //! - The `provider_installation` block ([`CliConfig::provider_installation`],
 //!   [`InstallationBlock`]) and the configuration implied without one
 //!   ([`implied_provider_installation`]); filesystem mirrors
@@ -107,6 +110,7 @@ mod error;
 mod files;
 mod fs_mirror;
 mod hcl1;
+pub mod hcl_syntax;
 mod hcl_text;
 mod hcl_value;
 mod helper;

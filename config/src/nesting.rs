@@ -1,5 +1,7 @@
-//! A one-pass check of HCL text before the HCL parser sees it
-//! (docs/behaviour.md, CFG-9).
+//! A one-pass check of a CLI configuration file's HCL text before the HCL
+//! parser sees it (docs/behaviour.md, CFG-9). Configurations and lock
+//! files are read by [`crate::hcl_syntax`] instead, which needs no such
+//! check.
 //!
 //! The HCL parser, `hcl-edit` 0.10.0 (through `hcl-rs`), reads a chain of
 //! binary operations (`a * b * …`) by trying the operand after each

@@ -1,17 +1,16 @@
 //! A `.tf` file (HCL native syntax) read for its provider requirements and
-//! module calls (docs/behaviour.md, TFCFG-2, TFCFG-6), behind the nesting
-//! check (CFG-9).
+//! module calls (docs/behaviour.md, TFCFG-2, TFCFG-6), parsed as Terraform
+//! parses it (TFCFG-8).
 
 use std::path::Path;
 
-use hcl::edit::expr::{Expression, ObjectKey};
-use hcl::edit::structure::{Attribute, Block, Body, Structure};
 use tfdisco_core::go_quote;
 
 use super::items::{
     Entry, EntryValue, Field, Items, Line, Mode, ModuleCall, ProviderBlock, RequiredProvidersBlock,
     ResourceBlock,
 };
+use crate::hcl_syntax::{Attribute, Block, Body, Expr, ExprKind, Item, ObjectKey};
 use crate::hcl_text::{self, Lines};
 use crate::{Diagnostic, hcl_value};
 
@@ -29,10 +28,8 @@ pub(super) fn read(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Item
         diags,
         items: Items::default(),
     };
-    for structure in body.iter() {
-        if let Structure::Block(block) = structure {
-            reader.top_block(block);
-        }
+    for block in body.blocks() {
+        reader.top_block(block);
     }
     reader.items
 }
@@ -52,12 +49,12 @@ impl Reader<'_> {
 
     /// The block's labels, when there are as many as `names`.
     fn labels<'b>(&mut self, block: &'b Block, names: &[&str]) -> Option<Vec<&'b str>> {
-        let kind = block.ident.as_str();
-        let line = self.lines.of(block);
+        let kind = block.kind.as_str();
+        let line = self.lines.of(block.kind_span);
         let wanted = names.len();
         let labels = &block.labels;
         if labels.len() == wanted {
-            return Some(labels.iter().map(|l| l.as_str()).collect());
+            return Some(labels.iter().map(String::as_str).collect());
         }
         let list = names.join(", ");
         if labels.len() < wanted {
@@ -71,10 +68,10 @@ impl Reader<'_> {
     }
 
     fn top_block(&mut self, block: &Block) {
-        match block.ident.as_str() {
+        match block.kind.as_str() {
             "terraform" => {
                 for inner in block.body.blocks() {
-                    if inner.ident.as_str() == "required_providers" {
+                    if inner.kind == "required_providers" {
                         self.required_providers(inner);
                     }
                 }
@@ -89,7 +86,7 @@ impl Reader<'_> {
                     name: labels[0].to_owned(),
                     alias,
                     version,
-                    line: self.lines.of(block),
+                    line: self.lines.of(block.kind_span),
                 });
             }
             "resource" => self.resource(block, Mode::Managed),
@@ -97,7 +94,7 @@ impl Reader<'_> {
             "ephemeral" => self.resource(block, Mode::Ephemeral),
             "check" => {
                 for inner in block.body.blocks() {
-                    if inner.ident.as_str() == "data" {
+                    if inner.kind == "data" {
                         self.resource(inner, Mode::Data);
                     }
                 }
@@ -110,7 +107,7 @@ impl Reader<'_> {
                 self.items.module_calls.push(ModuleCall {
                     name: labels[0].to_owned(),
                     source,
-                    line: self.lines.of(block),
+                    line: self.lines.of(block.kind_span),
                 });
             }
             _ => {}
@@ -121,7 +118,11 @@ impl Reader<'_> {
         match hcl_value::string(&attr.value) {
             Ok(s) => Some(s),
             Err(why) => {
-                self.error(self.lines.of(&attr.value), why.summary, why.detail.into());
+                self.error(
+                    self.lines.of(attr.value.span),
+                    why.summary,
+                    why.detail.into(),
+                );
                 None
             }
         }
@@ -137,7 +138,7 @@ impl Reader<'_> {
                 Some(name) => Some(name),
                 None => {
                     self.error(
-                        self.lines.of(&a.value),
+                        self.lines.of(a.value.span),
                         "Invalid provider reference",
                         "Provider argument requires a provider name followed by an optional alias, like \"aws.foo\".".into(),
                     );
@@ -150,62 +151,61 @@ impl Reader<'_> {
             type_name: labels[0].to_owned(),
             name: labels[1].to_owned(),
             provider,
-            line: self.lines.of(block),
+            line: self.lines.of(block.kind_span),
         });
     }
 
     fn required_providers(&mut self, block: &Block) {
         let mut entries = Vec::new();
-        for structure in block.body.iter() {
-            match structure {
-                Structure::Attribute(a) => entries.push(Entry {
-                    name: a.key.as_str().to_owned(),
+        for item in &block.body.items {
+            match item {
+                Item::Attribute(a) => entries.push(Entry {
+                    name: a.name.clone(),
                     value: entry_value(&a.value, &self.lines),
-                    line: self.lines.of(a),
+                    line: self.lines.of(a.name_span),
                 }),
-                Structure::Block(inner) => {
+                Item::Block(inner) => {
                     let detail = "Blocks are not allowed here.".to_owned();
-                    let summary = format!("Unexpected {} block", go_quote(inner.ident.as_str()));
-                    self.error(self.lines.of(inner), &summary, detail);
+                    let summary = format!("Unexpected {} block", go_quote(&inner.kind));
+                    self.error(self.lines.of(inner.kind_span), &summary, detail);
                 }
             }
         }
         self.items.required_providers.push(RequiredProvidersBlock {
             entries,
-            line: self.lines.of(block),
+            line: self.lines.of(block.kind_span),
         });
     }
 }
 
 fn attr<'b>(body: &'b Body, key: &str) -> Option<&'b Attribute> {
-    body.get_attribute(key)
+    body.attribute(key)
 }
 
 /// The local name of a `provider` meta-argument: `aws` or `aws.west`.
-fn provider_reference(expr: &Expression) -> Option<String> {
+fn provider_reference(expr: &Expr) -> Option<String> {
     match hcl_value::traversal(expr) {
         Some((root, attrs)) if attrs.len() <= 1 => Some(root),
         _ => None,
     }
 }
 
-fn entry_value(expr: &Expression, lines: &Lines) -> EntryValue {
+fn entry_value(expr: &Expr, lines: &Lines) -> EntryValue {
     if let Ok(value) = hcl_value::string_or_null(expr) {
         return EntryValue::Primitive(value);
     }
-    let Expression::Object(object) = expr else {
+    let ExprKind::Object(object) = &expr.kind else {
         return EntryValue::Other;
     };
     let mut fields = Vec::new();
-    for (key, value) in object.iter() {
+    for (key, expr) in object {
         let name = match key {
-            ObjectKey::Ident(ident) => ident.as_str().to_owned(),
-            ObjectKey::Expression(e) => match hcl_value::string(e) {
+            ObjectKey::Name(name) => name.clone(),
+            ObjectKey::Expr(e) => match hcl_value::string(e) {
                 Ok(name) => name,
                 Err(_) => return EntryValue::Other,
             },
         };
-        let expr = value.expr();
         let field = if name == "configuration_aliases" {
             Field::Ignored
         } else {
@@ -214,7 +214,7 @@ fn entry_value(expr: &Expression, lines: &Lines) -> EntryValue {
                 Err(_) => Field::NotString,
             }
         };
-        fields.push((name, field, lines.of(expr)));
+        fields.push((name, field, lines.of(expr.span)));
     }
     EntryValue::Object(fields)
 }

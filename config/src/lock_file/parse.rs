@@ -4,11 +4,10 @@
 use std::collections::{BTreeMap, HashMap};
 use std::path::Path;
 
-use hcl::edit::expr::Expression;
-use hcl::edit::structure::{Attribute, Block, Body, Structure};
 use tfdisco_core::{Dialect, ProviderSource, Version, go_quote};
 
 use super::{LockFile, LockFileError, LockedProvider, sorted};
+use crate::hcl_syntax::{Attribute, Block, Body, Expr, ExprKind, Item};
 use crate::hcl_text::{self, Lines};
 use crate::{Diagnostic, hcl_value};
 
@@ -55,34 +54,33 @@ impl Reader<'_> {
         // The schema check first, as hcl's `Body.Content` makes it: stray
         // attributes, then blocks of other types or with the wrong labels.
         let mut blocks = Vec::new();
-        for structure in body.iter() {
-            if let Structure::Attribute(attr) = structure {
-                self.unsupported_argument(attr);
-            }
+        for attr in body.attributes() {
+            self.unsupported_argument(attr);
         }
-        for structure in body.iter() {
-            let Structure::Block(block) = structure else {
-                continue;
-            };
-            let (kind, label) = match block.ident.as_str() {
+        for block in body.blocks() {
+            let (kind, label) = match block.kind.as_str() {
                 "provider" => ("provider", "source_addr"),
                 "module" => ("module", "path"),
                 other => {
                     let detail =
                         format!("Blocks of type {} are not expected here.", go_quote(other));
-                    self.error(self.lines.of(block), "Unsupported block type", detail);
+                    self.error(
+                        self.lines.of(block.kind_span),
+                        "Unsupported block type",
+                        detail,
+                    );
                     continue;
                 }
             };
             match block.labels.len() {
                 1 => blocks.push((kind, block)),
                 0 => self.error(
-                    self.lines.of(block),
+                    self.lines.of(block.kind_span),
                     &format!("Missing {label} for {kind}"),
                     format!("All {kind} blocks must have 1 labels ({label})."),
                 ),
                 _ => self.error(
-                    self.lines.of(block),
+                    self.lines.of(block.kind_span),
                     &format!("Extraneous label for {kind}"),
                     format!("Only 1 labels ({label}) are expected for {kind} blocks."),
                 ),
@@ -92,7 +90,7 @@ impl Reader<'_> {
         let mut seen: HashMap<ProviderSource, Option<usize>> = HashMap::new();
         let mut module_seen = false;
         for (kind, block) in blocks {
-            let line = self.lines.of(block);
+            let line = self.lines.of(block.kind_span);
             if kind == "module" {
                 if !module_seen {
                     module_seen = true;
@@ -132,15 +130,19 @@ impl Reader<'_> {
     fn unsupported_argument(&mut self, attr: &Attribute) {
         let detail = format!(
             "An argument named {} is not expected here.",
-            go_quote(attr.key.as_str())
+            go_quote(&attr.name)
         );
-        self.error(self.lines.of(attr), "Unsupported argument", detail);
+        self.error(
+            self.lines.of(attr.name_span),
+            "Unsupported argument",
+            detail,
+        );
     }
 
     /// One `provider` block, or `None` when it is unusable (its problems
     /// reported).
     fn provider(&mut self, block: &Block) -> Option<LockedProvider> {
-        let line = self.lines.of(block);
+        let line = self.lines.of(block.kind_span);
         let raw = block.labels[0].as_str();
         let source = match ProviderSource::parse(raw, self.dialect) {
             Ok(source) => source,
@@ -169,20 +171,24 @@ impl Reader<'_> {
 
         let mut attrs: [Option<&Attribute>; 3] = [None; 3];
         // The parser has refused attributes set twice.
-        for structure in block.body.iter() {
-            match structure {
-                Structure::Attribute(attr) => match attr.key.as_str() {
+        for item in &block.body.items {
+            match item {
+                Item::Attribute(attr) => match attr.name.as_str() {
                     "version" => attrs[0] = Some(attr),
                     "constraints" => attrs[1] = Some(attr),
                     "hashes" => attrs[2] = Some(attr),
                     _ => self.unsupported_argument(attr),
                 },
-                Structure::Block(inner) => {
+                Item::Block(inner) => {
                     let detail = format!(
                         "Blocks of type {} are not expected here.",
-                        go_quote(inner.ident.as_str())
+                        go_quote(&inner.kind)
                     );
-                    self.error(self.lines.of(inner), "Unsupported block type", detail);
+                    self.error(
+                        self.lines.of(inner.kind_span),
+                        "Unsupported block type",
+                        detail,
+                    );
                 }
             }
         }
@@ -205,18 +211,18 @@ impl Reader<'_> {
         })
     }
 
-    fn static_string(&mut self, expr: &Expression) -> Option<String> {
+    fn static_string(&mut self, expr: &Expr) -> Option<String> {
         match hcl_value::string(expr) {
             Ok(s) => Some(s),
             Err(why) => {
-                self.error(self.lines.of(expr), why.summary, why.detail.into());
+                self.error(self.lines.of(expr.span), why.summary, why.detail.into());
                 None
             }
         }
     }
 
     fn version(&mut self, source: &ProviderSource, attr: &Attribute) -> Option<String> {
-        let at = self.lines.of(&attr.value);
+        let at = self.lines.of(attr.value.span);
         let raw = match hcl_value::string_or_null(&attr.value) {
             Ok(Some(raw)) => raw,
             Ok(None) => {
@@ -241,9 +247,9 @@ impl Reader<'_> {
         }
     }
 
-    fn hashes(&mut self, expr: &Expression) -> Vec<String> {
-        let at = self.lines.of(expr);
-        let Expression::Array(items) = expr else {
+    fn hashes(&mut self, expr: &Expr) -> Vec<String> {
+        let at = self.lines.of(expr.span);
+        let ExprKind::Tuple(items) = &expr.kind else {
             self.error(
                 at,
                 "Invalid expression",
@@ -261,15 +267,17 @@ impl Reader<'_> {
             return Vec::new();
         }
         let mut hashes = Vec::new();
-        for item in items.iter() {
+        for item in items {
             let Some(raw) = self.static_string(item) else {
                 continue;
             };
             match check_hash(&raw) {
                 Ok(()) => hashes.push(raw),
-                Err(detail) => {
-                    self.error(self.lines.of(item), "Invalid provider hash string", detail)
-                }
+                Err(detail) => self.error(
+                    self.lines.of(item.span),
+                    "Invalid provider hash string",
+                    detail,
+                ),
             }
         }
         hashes
