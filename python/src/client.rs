@@ -25,11 +25,12 @@ use std::sync::Arc;
 
 use pyo3::prelude::*;
 use pyo3::types::PyMapping;
+use tfdisco_config::DialectChoice;
 use tfdisco_core::{Dialect, Error, Hostname, Platform, ProviderSource, Services, check_version};
 use tfdisco_transport::{ClientOptions, ClientSetup, CredentialsLookup, oci_module_source};
 
 use crate::answers::{PyModuleVersions, PyProviderPackage, PyProviderVersions};
-use crate::dialect::parse_dialect;
+use crate::dialect::{self, PyDialectChoice};
 use crate::errors::{self, IntoPyResult};
 use crate::hostname::HostArg;
 use crate::install::{self, PyInstallReport};
@@ -146,6 +147,8 @@ struct Shared {
     setup: Arc<ClientSetup>,
     /// The dialect sources given as `str` are parsed in.
     dialect: Dialect,
+    /// It, and what chose it: given to the runs, for their reports.
+    choice: DialectChoice,
     repr: String,
 }
 
@@ -154,9 +157,17 @@ struct Shared {
 ///
 /// All options are keyword-only:
 ///
-/// - `dialect`: "opentofu" (default; also "tofu") or "terraform", in any
-///   case: service-id rules, default User-Agent, and which CLI
-///   configuration is read.
+/// - `dialect`: "opentofu" (also "tofu") or "terraform", in any case:
+///   service-id rules, default User-Agent, which CLI configuration is
+///   read, the rules of `lock`, `install` and `mirror`. None (the
+///   default): the dialect the current working directory and the client's
+///   environment (`env`, else the process's) mean, as the `tfdisco` CLI
+///   chooses it without `--dialect`: `TFDISCO_DIALECT`; else the CLI the
+///   folder's `.terraform.lock.hcl` names in its first line, or the
+///   registry all its providers are from; else OpenTofu when the folder
+///   holds `.tofu` or `.tofu.json` files; else the one of `terraform` and
+///   `tofu` on the `PATH`, when only one is; else OpenTofu. It is chosen
+///   once, here: `dialect_choice` says which and why.
 /// - `timeout`: seconds allowed for one whole discovery, redirects and body
 ///   included (default 11).
 /// - `retries`: how often a failed attempt (connection error, 429, 5xx other
@@ -213,8 +224,9 @@ struct Shared {
 /// as the `tfdisco` CLI reads its own.
 /// Blocking methods release the GIL; one client may be used from any
 /// number of threads at once, and concurrent discoveries of one host share
-/// one request. Raises `InvalidOption` for an unusable option (a CA file
-/// that cannot be read, say).
+/// one request. Raises `InvalidOption` (a `ValueError`) for an unusable
+/// option (a CA file that cannot be read, a dialect that is none, a
+/// `TFDISCO_DIALECT` that names none, say).
 #[pyclass(frozen, module = "tfdisco", name = "Client")]
 pub(crate) struct PyClient {
     shared: Arc<Shared>,
@@ -225,7 +237,7 @@ impl PyClient {
     #[new]
     #[pyo3(signature = (
         *,
-        dialect = "opentofu",
+        dialect = None,
         timeout = 11.0,
         retries = None,
         ca_files = Vec::new(),
@@ -241,14 +253,15 @@ impl PyClient {
         resolve = None,
         system_roots = true,
         env = None,
+        _dialect_dir = None,
     ))]
     #[pyo3(
-        text_signature = "(*, dialect='opentofu', timeout=11.0, retries=None, ca_files=(), credentials='cli', cli_config=True, user_agent=None, max_redirects=None, body_limit=None, registry_retries=None, registry_timeout=None, cli_version=None, insecure_http_hosts=(), resolve=None, system_roots=True, env=None)"
+        text_signature = "(*, dialect=None, timeout=11.0, retries=None, ca_files=(), credentials='cli', cli_config=True, user_agent=None, max_redirects=None, body_limit=None, registry_retries=None, registry_timeout=None, cli_version=None, insecure_http_hosts=(), resolve=None, system_roots=True, env=None)"
     )]
     #[allow(clippy::too_many_arguments)]
     fn new(
         py: Python<'_>,
-        dialect: &str,
+        dialect: Option<&str>,
         timeout: f64,
         retries: Option<u32>,
         ca_files: Vec<PathBuf>,
@@ -264,15 +277,19 @@ impl PyClient {
         resolve: Option<Bound<'_, PyMapping>>,
         system_roots: bool,
         env: Option<Bound<'_, PyMapping>>,
+        _dialect_dir: Option<PathBuf>,
     ) -> PyResult<Self> {
-        let mut options = ClientOptions::new(parse_dialect(dialect)?);
+        let env = env.as_ref().map(parse_env).transpose()?;
+        // `_dialect_dir`: the folder the module's `lock`, `install` and
+        // `mirror` work in, where they look for the dialect (as the CLI
+        // looks in its `--chdir` folder).
+        let choice = dialect::choose(py, dialect, _dialect_dir, env.as_ref())?;
+        let mut options = ClientOptions::new(choice.dialect());
         options.timeout = Some(parse_timeout(timeout)?);
         if let Some(map) = &resolve {
             options.resolve = parse_resolve(map)?;
         }
-        if let Some(vars) = &env {
-            options.env = Some(parse_env(vars)?);
-        }
+        options.env = env;
         options.retries = retries;
         options.max_redirects = max_redirects;
         options.body_limit = body_limit;
@@ -318,9 +335,27 @@ impl PyClient {
                 lookup,
                 setup: Arc::new(setup),
                 dialect: options.dialect,
+                choice,
                 repr,
             }),
         })
+    }
+
+    /// The client's dialect: "opentofu" or "terraform" (`dialect_choice`
+    /// says what chose it).
+    #[getter]
+    fn dialect(&self) -> &'static str {
+        self.shared.dialect.name()
+    }
+
+    /// The client's dialect and what chose it, a `DialectChoice` (`name`,
+    /// `chosen_by`, `why`): `chosen_by` is "given" when `dialect` was,
+    /// else what the detection found ("variable", "lock_file",
+    /// "tofu_file", "program" or "default"). The reports of `lock`,
+    /// `install` and `mirror` carry it as their `dialect`.
+    #[getter]
+    fn dialect_choice(&self) -> PyDialectChoice {
+        PyDialectChoice(self.shared.choice.clone())
     }
 
     /// The services `host` (a str or a `Hostname`) offers: from the cache
@@ -516,7 +551,7 @@ impl PyClient {
             platforms.as_ref(),
             providers.as_ref(),
             jobs,
-            self.shared.dialect,
+            &self.shared.choice,
             mirrors,
         )?;
         let client = self.inner();
@@ -548,7 +583,7 @@ impl PyClient {
             platforms.as_ref(),
             providers.as_ref(),
             jobs,
-            self.shared.dialect,
+            &self.shared.choice,
             mirrors,
         )?;
         let client = self.inner();
@@ -585,7 +620,8 @@ impl PyClient {
         jobs: u64,
         lock_file: bool,
     ) -> PyResult<PyMirrorReport> {
-        let options = lock::mirror_options(platforms.as_ref(), jobs, lock_file)?;
+        let options = lock::mirror_options(platforms.as_ref(), jobs, lock_file)?
+            .dialect_choice(self.shared.choice.clone());
         let client = self.inner();
         let result = runtime::block_on(
             py,
@@ -605,7 +641,8 @@ impl PyClient {
         jobs: u64,
         lock_file: bool,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let options = lock::mirror_options(platforms.as_ref(), jobs, lock_file)?;
+        let options = lock::mirror_options(platforms.as_ref(), jobs, lock_file)?
+            .dialect_choice(self.shared.choice.clone());
         let client = self.inner();
         runtime::to_asyncio(py, async move {
             let result = client.mirror(&dir, &folder, &options).await;
@@ -837,7 +874,7 @@ impl PyClient {
             plugin_cache,
             jobs,
             on_event,
-            self.shared.dialect,
+            &self.shared.choice,
         )?;
         let client = self.inner();
         let setup = Arc::clone(&self.shared.setup);
@@ -874,7 +911,7 @@ impl PyClient {
             plugin_cache,
             jobs,
             on_event,
-            self.shared.dialect,
+            &self.shared.choice,
         )?;
         let client = self.inner();
         let setup = Arc::clone(&self.shared.setup);

@@ -14,11 +14,12 @@ use std::task::{Context, Poll};
 
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use tfdisco_core::Dialect;
+use tfdisco_config::DialectChoice;
 use tfdisco_transport::{
     Cancel, InstallEvent, InstallOptions, InstallReport, InstalledProvider, LockError, install_word,
 };
 
+use crate::dialect::PyDialectChoice;
 use crate::errors;
 use crate::lock::{jobs_arg, lock_error};
 use crate::options::items;
@@ -30,7 +31,8 @@ use crate::sources::{self, PyPlatform, PyProviderSource};
 const READONLY: &str = "readonly";
 
 /// The options of an install call, checked: each provider a
-/// `ProviderSource` or a str parsed in `dialect` and fully qualified;
+/// `ProviderSource` or a str parsed in the client's dialect (`choice`,
+/// given to the run for its report) and fully qualified;
 /// `lockfile` None or `"readonly"`; `jobs` at least 1; `on_event` None or
 /// a callable ([`Events`], given back for [`report`]). Raises
 /// `InvalidSource`, `InvalidOption` (a `ValueError`) or `TypeError` before
@@ -44,8 +46,9 @@ pub(crate) fn options(
     plugin_cache: Option<PathBuf>,
     jobs: u64,
     on_event: Option<Bound<'_, PyAny>>,
-    dialect: Dialect,
+    choice: &DialectChoice,
 ) -> PyResult<(InstallOptions, Option<Events>)> {
+    let dialect = choice.dialect();
     let readonly = match lockfile {
         None => false,
         Some(READONLY) => true,
@@ -63,6 +66,7 @@ pub(crate) fn options(
         }
     };
     let mut options = InstallOptions::new()
+        .dialect_choice(choice.clone())
         .upgrade(upgrade)
         .readonly(readonly)
         .jobs(jobs_arg(jobs)?);
@@ -102,6 +106,9 @@ record_methods! {
         /// What the run warns about (strs): providers left to a
         /// development override, what the implied mirrors' scans said.
         warnings => |r| r.warnings.clone(),
+        /// The dialect the run followed and what chose it (a
+        /// `DialectChoice`, the client's `dialect_choice`).
+        dialect => |r| PyDialectChoice(r.dialect.clone()),
     }
 
     /// The report as one JSON document, the one `tfdisco install --json`

@@ -33,6 +33,8 @@ mod _tfdisco {
     #[pymodule_export]
     use crate::client::PyClient;
     #[pymodule_export]
+    use crate::dialect::PyDialectChoice;
+    #[pymodule_export]
     use crate::hostname::{PyHostname, for_display, is_valid, normalize};
     #[pymodule_export]
     use crate::install::{PyInstallReport, PyInstalledProvider};

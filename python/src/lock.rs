@@ -13,7 +13,8 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
-use tfdisco_core::{Dialect, Platform};
+use tfdisco_config::DialectChoice;
+use tfdisco_core::Platform;
 use tfdisco_provider::lock_plan::LockFailure;
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 use tfdisco_transport::{
@@ -21,6 +22,7 @@ use tfdisco_transport::{
     MirroredProvider, OciMirrorReport, OciMirroredProvider, ProviderReport, failure_exit_code,
 };
 
+use crate::dialect::PyDialectChoice;
 use crate::errors::{self, IntoPyResult};
 use crate::oci_push::PyPushedRelease;
 use crate::options::items;
@@ -63,17 +65,20 @@ pub(crate) struct Mirrors {
 
 /// The `LockOptions` of a lock call: each platform a `Platform` or a str
 /// (`"linux_amd64"`), each provider a `ProviderSource` or a str parsed in
-/// `dialect` and fully qualified; `jobs` at least 1; at most one mirror.
+/// the client's dialect and fully qualified; `jobs` at least 1; at most
+/// one mirror; the client's `choice` of dialect, for the report.
 /// Raises `InvalidArgument`, `InvalidSource`, `TypeError` or `ValueError`
 /// before anything is read or asked.
 pub(crate) fn options(
     platforms: Option<&Bound<'_, PyAny>>,
     providers: Option<&Bound<'_, PyAny>>,
     jobs: u64,
-    dialect: Dialect,
+    choice: &DialectChoice,
     mirrors: Mirrors,
 ) -> PyResult<LockOptions> {
+    let dialect = choice.dialect();
     let mut options = LockOptions::new()
+        .dialect_choice(choice.clone())
         .jobs(jobs_arg(jobs)?)
         .platforms_from(platforms_arg(platforms)?);
     options = options
@@ -107,6 +112,9 @@ record_methods! {
         platforms => |r| r.platforms.iter().cloned().map(PyPlatform).collect::<Vec<_>>(),
         /// Each provider locked (`LockedProvider`s), in address order.
         providers => |r| r.providers.iter().cloned().map(PyLockedProvider).collect::<Vec<_>>(),
+        /// The dialect the run followed and what chose it (a
+        /// `DialectChoice`, the client's `dialect_choice`).
+        dialect => |r| PyDialectChoice(r.dialect.clone()),
     }
 
     /// The report as one JSON document, the one `tfdisco lock --json`
@@ -222,6 +230,9 @@ record_methods! {
         skipped => |r| r.skipped.clone(),
         /// What the folder's scan said about paths that are no package.
         warnings => |r| r.warnings.clone(),
+        /// The dialect the run followed and what chose it (a
+        /// `DialectChoice`, the client's `dialect_choice`).
+        dialect => |r| PyDialectChoice(r.dialect.clone()),
     }
 
     /// The report as one JSON document, the one `tfdisco mirror --json`

@@ -93,10 +93,17 @@ def hang_guard() -> Iterator[None]:
 @pytest.fixture(autouse=True)
 def hermetic_env(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
     """An empty home directory and no CLI configuration, token, proxy or
-    User-Agent variables from the machine. Returns the home directory."""
+    User-Agent variables from the machine. Returns the home directory.
+
+    ``TFDISCO_DIALECT`` names the dialect the tests that give none were
+    written for (OpenTofu, the default with nothing to tell), so that a
+    ``terraform`` or ``tofu`` on the machine's ``PATH`` does not choose it
+    for a client made without ``env=``; the tests of that choice
+    (test_dialect.py) give their own environments."""
     home = tmp_path / "home"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("TFDISCO_DIALECT", "opentofu")
     for name in list(os.environ):
         if name in _MACHINE_VARS or name.startswith("TF_TOKEN_"):
             monkeypatch.delenv(name)

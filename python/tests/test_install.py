@@ -180,7 +180,11 @@ def test_fresh_then_kept(golden: GoldenFactory) -> None:
     with pytest.raises(AttributeError):
         beta.version = "9.9.9"  # type: ignore[misc]
     document = json.loads(report.to_json())
-    assert list(document) == ["lock_file", "changed", "platform", "providers", "warnings"]
+    assert list(document) == ["lock_file", "changed", "platform", "providers", "warnings", "dialect"]
+    # The client's dialect was given.
+    assert document["dialect"] == {"name": "terraform", "chosen_by": "given", "why": "given"}
+    assert report.dialect == client.dialect_choice
+    assert repr(report.dialect) == "DialectChoice(name='terraform', chosen_by='given', why='given')"
     assert document["lock_file"] == str(case.dir / LOCK_FILE)
     assert document["platform"] == PLATFORM
     assert document["providers"][1] == {

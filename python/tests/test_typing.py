@@ -68,6 +68,12 @@ def locking(client: tfdisco.Client) -> List[str]:
         added: List[str] = locked.hashes_added
         print(locked.source.for_display(), locked.version, locked.constraints, locked.trust,
               key_id, added)
+    followed: tfdisco.DialectChoice = report.dialect
+    chosen: tfdisco.DialectChoice = client.dialect_choice
+    words: List[str] = [client.dialect, followed.name, followed.chosen_by, followed.why, chosen.to_json()]
+    print(words, followed == chosen)
+    detected = tfdisco.Client(dialect=None, env={"PATH": "/usr/bin"})
+    print(detected.dialect_choice.why, tfdisco.AsyncClient().dialect_choice.name)
     try:
         tfdisco.lock(pathlib.Path("infra"), providers=["hashicorp/aws"], dialect="terraform",
                      ca_files=["ca.pem"], credentials=None, registry_retries=0)
@@ -106,7 +112,8 @@ def installing(client: tfdisco.Client) -> List[str]:
                         on_event=lambda event: print(event["event"], waited))
     except tfdisco.LockError as e:
         print(e.kind, e.exit_code)
-    return [str(report.path), str(report.changed), str(platform), report.to_json()] + warnings
+    return [str(report.path), str(report.changed), str(platform), report.to_json(),
+            report.dialect.chosen_by] + warnings
 
 def oci(client: tfdisco.Client) -> List[str]:
     resolved: tfdisco.ResolvedModule = client.module_resolve("oci://ghcr.io/acme/vpc?tag=1.2.0")

@@ -19,6 +19,10 @@ discovery document rules, the same CLI configuration and credentials.
   :func:`is_valid`: hostnames in comparison and display forms.
 - :class:`Client`: blocking discovery (the GIL released; share one client
   between threads); :class:`AsyncClient`: the same as coroutines for asyncio.
+  Without a ``dialect``, a client follows the one its working directory and
+  environment mean (``TFDISCO_DIALECT``, the lock file, ``.tofu`` files,
+  ``terraform`` or ``tofu`` on the ``PATH``), as the ``tfdisco`` CLI does:
+  ``client.dialect_choice`` (a :class:`DialectChoice`) says which and why.
 - :class:`Services`: a host's discovery document, a read-only mapping.
 - The registry calls of both clients: ``provider_versions``,
   ``provider_package``, ``module_versions``, ``module_download``, with
@@ -103,6 +107,7 @@ from ._errors import (
 )
 from ._tfdisco import (
     Client,
+    DialectChoice,
     DownloadedModule,
     Hostname,
     InstallationMethod,
@@ -144,6 +149,7 @@ __all__ = [
     "ContentEncodingError",
     "ContentTypeError",
     "CredentialsError",
+    "DialectChoice",
     "DownloadedModule",
     "Error",
     "Hostname",
@@ -224,7 +230,9 @@ PathLike = Union[str, "os.PathLike[str]"]
 class AsyncClient:
     """:class:`Client` for asyncio: the same options and the same methods
     (discovery and the registry calls), as coroutines. ``dialect`` is
-    ``"opentofu"`` (or ``"tofu"``) or ``"terraform"``, in any case.
+    ``"opentofu"`` (or ``"tofu"``) or ``"terraform"``, in any case; None
+    (the default): the one the current working directory and the client's
+    environment mean, as for :class:`Client`.
 
     The calls run on the module's tokio runtime (pyo3-async-runtimes), not in
     a thread pool: awaiting one holds no thread, and cancelling the awaiting
@@ -245,7 +253,7 @@ class AsyncClient:
     def __init__(
         self,
         *,
-        dialect: str = "opentofu",
+        dialect: Optional[str] = None,
         timeout: float = 11.0,
         retries: Optional[int] = None,
         ca_files: Sequence[Union[str, "os.PathLike[str]"]] = (),
@@ -297,6 +305,17 @@ class AsyncClient:
     def client(self) -> Client:
         """The blocking :class:`Client` with the same cache and connections."""
         return self._client
+
+    @property
+    def dialect(self) -> str:
+        """The client's dialect: ``"opentofu"`` or ``"terraform"``."""
+        return self._client.dialect
+
+    @property
+    def dialect_choice(self) -> DialectChoice:
+        """The client's dialect and what chose it (see
+        :attr:`Client.dialect_choice`)."""
+        return self._client.dialect_choice
 
     async def discover(self, host: HostLike) -> Services:
         """The services ``host`` offers (see :meth:`Client.discover`)."""
@@ -564,9 +583,10 @@ def lock(
     """``terraform providers lock`` / ``tofu providers lock`` in ``dir``,
     with a :class:`Client` made of the other keyword ``options``
     (``dialect``, ``ca_files``, ``credentials``, …: those of :class:`Client`;
-    ``dialect`` decides whose rules apply): see :meth:`Client.lock`. Use a
-    client's ``lock`` to lock several configurations with one cache and one
-    set of connections.
+    ``dialect`` decides whose rules apply; without it, the dialect ``dir``
+    and the environment mean, as ``tfdisco lock --chdir DIR`` chooses it):
+    see :meth:`Client.lock`. Use a client's ``lock`` to lock several
+    configurations with one cache and one set of connections.
 
     ``platforms``: ``"OS_ARCH"`` strings or :class:`Platform` objects
     (default: the platform this program runs on). ``providers``: lock only
@@ -592,7 +612,7 @@ def lock(
     ...     print(p.source, p.version, p.trust, p.key_id, len(p.hashes_added))
     registry.terraform.io/hashicorp/aws 5.31.0 signed by HashiCorp 34365D9472D7468F 16
     """
-    return Client(**options).lock(
+    return _client_in(dir, options).lock(
         dir,
         platforms,
         providers,
@@ -615,7 +635,8 @@ def mirror(
     """``terraform providers mirror folder`` / ``tofu providers mirror`` for
     the configuration in ``dir``, with a :class:`Client` made of the other
     keyword ``options`` (``dialect``, ``ca_files``, ``credentials``, …: those
-    of :class:`Client`): see :meth:`Client.mirror`.
+    of :class:`Client`; without ``dialect``, the one ``dir`` and the
+    environment mean): see :meth:`Client.mirror`.
 
     Returns a :class:`MirrorReport`; raises :class:`LockError` when the run
     fails, leaving the folder as it was.
@@ -625,7 +646,7 @@ def mirror(
     >>> [str(p) for p in report.indexes]                          # doctest: +SKIP
     ['/srv/mirror/registry.terraform.io/hashicorp/aws/index.json', ...]
     """
-    return Client(**options).mirror(dir, folder, platforms, jobs=jobs, lock_file=lock_file)
+    return _client_in(dir, options).mirror(dir, folder, platforms, jobs=jobs, lock_file=lock_file)
 
 
 def install(
@@ -642,8 +663,10 @@ def install(
     """``terraform init`` / ``tofu init``'s provider installation in
     ``dir``, as ``tfdisco install`` does it, with a :class:`Client` made of
     the other keyword ``options`` (``dialect``, ``ca_files``, ``env``, …:
-    those of :class:`Client`; its CLI configuration gives the installation
-    methods and the plugin cache): see :meth:`Client.install`.
+    those of :class:`Client`; without ``dialect``, the one ``dir`` and the
+    environment mean, as ``tfdisco install --chdir DIR`` chooses it; its
+    CLI configuration gives the installation methods and the plugin cache):
+    see :meth:`Client.install`.
 
     ``providers``: install only these source addresses (default: every
     provider the configuration requires). ``upgrade``: re-select every
@@ -668,7 +691,7 @@ def install(
     ...     print(p.source, p.version, p.installed, p.from_, p.bytes)
     registry.terraform.io/hashicorp/aws 5.31.0 downloaded registry 151305938
     """
-    return Client(**options).install(
+    return _client_in(dir, options).install(
         dir,
         providers,
         upgrade=upgrade,
@@ -677,3 +700,11 @@ def install(
         jobs=jobs,
         on_event=on_event,
     )
+
+
+def _client_in(dir: PathLike, options: Dict[str, Any]) -> Client:
+    """The :class:`Client` of ``options`` for work in ``dir``: without a
+    ``dialect``, it follows the one ``dir`` means (as the CLI looks in its
+    ``--chdir`` folder), not the current working directory's."""
+    made: Dict[str, Any] = {**options, "_dialect_dir": dir}
+    return Client(**made)

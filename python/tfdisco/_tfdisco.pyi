@@ -22,6 +22,7 @@ __version__: str
 
 __all__ = [
     "Client",
+    "DialectChoice",
     "DownloadedModule",
     "Hostname",
     "InstallReport",
@@ -524,6 +525,28 @@ class DownloadedModule:
     def __eq__(self, other: object, /) -> bool: ...
     def __ne__(self, other: object, /) -> bool: ...
 
+@final
+class DialectChoice:
+    """The dialect a client follows and what chose it
+    (``Client.dialect_choice``, the reports' ``dialect``)."""
+
+    @property
+    def name(self) -> str:
+        """``"opentofu"`` or ``"terraform"``."""
+    @property
+    def chosen_by(self) -> str:
+        """``"given"``, ``"variable"`` (``TFDISCO_DIALECT``),
+        ``"lock_file"``, ``"tofu_file"``, ``"program"`` (only one of
+        ``terraform`` and ``tofu`` on the ``PATH``) or ``"default"``."""
+    @property
+    def why(self) -> str:
+        """Why, in words."""
+    def to_json(self) -> str:
+        """``{"name", "chosen_by", "why"}``: a report's ``"dialect"``
+        member."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
 def hash_package(path: _PathLike) -> Tuple[str, str]:
     """``(h1, zh)``: the lock file hashes of a provider package (a zip
     file), read once in constant memory. Raises ``OSError``
@@ -641,6 +664,9 @@ class MirrorReport:
     @property
     def warnings(self) -> List[str]:
         """What the folder's scan said about paths that are no package."""
+    @property
+    def dialect(self) -> DialectChoice:
+        """The dialect the run followed, and what chose it."""
     def to_json(self) -> str:
         """The report as one JSON document: what ``tfdisco mirror --json``
         prints."""
@@ -734,6 +760,9 @@ class LockReport:
     @property
     def providers(self) -> List[LockedProvider]:
         """Each provider locked, in address order."""
+    @property
+    def dialect(self) -> DialectChoice:
+        """The dialect the run followed, and what chose it."""
     def to_json(self) -> str:
         """The report as one JSON document: what ``tfdisco lock --json``
         prints."""
@@ -790,6 +819,9 @@ class InstallReport:
     def warnings(self) -> List[str]:
         """Providers left to a development override, what the implied
         mirrors' scans said."""
+    @property
+    def dialect(self) -> DialectChoice:
+        """The dialect the run followed, and what chose it."""
     def to_json(self) -> str:
         """The report as one JSON document: what ``tfdisco install --json``
         prints."""
@@ -822,14 +854,16 @@ class LockFailure:
 class Client:
     """A discovery client; blocking methods release the GIL. See the
     package documentation for every option. ``dialect`` is ``"opentofu"``
-    (or ``"tofu"``) or ``"terraform"``, in any case. Problems in the CLI
+    (or ``"tofu"``) or ``"terraform"``, in any case; None (the default):
+    the one the current working directory and the environment mean
+    (``dialect_choice`` says which and why). Problems in the CLI
     configuration files are :class:`tfdisco.ConfigWarning` warnings
     (``file:line: problem``) pointing at the line that made the client."""
 
     def __new__(
         cls,
         *,
-        dialect: str = "opentofu",
+        dialect: Optional[str] = None,
         timeout: float = 11.0,
         retries: Optional[int] = None,
         ca_files: Sequence[Union[str, "os.PathLike[str]"]] = (),
@@ -846,6 +880,12 @@ class Client:
         system_roots: bool = True,
         env: Optional[Mapping[str, str]] = None,
     ) -> "Client": ...
+    @property
+    def dialect(self) -> str:
+        """The client's dialect: ``"opentofu"`` or ``"terraform"``."""
+    @property
+    def dialect_choice(self) -> DialectChoice:
+        """The client's dialect and what chose it."""
     def discover(self, host: _HostLike) -> Services:
         """The services ``host`` offers (cached per host)."""
     def service_url(self, host: _HostLike, id: str) -> str:
