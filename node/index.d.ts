@@ -73,6 +73,31 @@ export type HostArg = string | Hostname;
 export type Dialect = 'opentofu' | 'terraform';
 
 /**
+ * What chose a client's dialect: `'given'` (the `dialect` option),
+ * `'variable'` (`TFDISCO_DIALECT`), `'lock_file'` (the CLI the lock file's
+ * first line names, else the registry all its providers are from),
+ * `'tofu_file'` (a `.tofu` or `.tofu.json` file in the folder), `'program'`
+ * (only one of `terraform` and `tofu` on the `PATH`) or `'default'`
+ * (nothing told: OpenTofu).
+ */
+export type DialectChosenBy = 'given' | 'variable' | 'lock_file' | 'tofu_file' | 'program' | 'default';
+
+/**
+ * A client's dialect and what chose it ({@link Client.dialectChoice}, the
+ * `dialect` of {@link LockReport}, {@link InstallReport} and
+ * {@link MirrorReport}). `JSON.stringify` writes the library's document,
+ * `{"name", "chosen_by", "why"}`.
+ */
+export interface DialectChoice {
+  /** The dialect. */
+  name: Dialect;
+  /** What chose it, in a word. */
+  chosenBy: DialectChosenBy | (string & {});
+  /** Why, in words: `the lock file /src/infra/.terraform.lock.hcl was written by terraform init`. */
+  why: string;
+}
+
+/**
  * An OAuth client as a `login.v1` service describes it (a public client
  * using the authorization-code flow with PKCE and a loopback redirect),
  * its endpoints resolved against the discovery URL.
@@ -175,11 +200,18 @@ export declare class Services implements Iterable<[string, unknown]> {
 /** The options of `new Client(options)`; every one may be left out. */
 export interface ClientOptions {
   /**
-   * `'opentofu'` (the default; also `'tofu'`) or `'terraform'`, in any case:
-   * service-id rules, the default registry and User-Agent, and which CLI
-   * configuration is read.
+   * `'opentofu'` (also `'tofu'`) or `'terraform'`, in any case: service-id
+   * rules, the default registry and User-Agent, which CLI configuration is
+   * read, the rules of `lock`, `install` and `mirror`. Left out (or null):
+   * the one `process.cwd()` and the client's `env` (else the process's)
+   * mean when the client is made, as the `tfdisco` CLI chooses it without
+   * `--dialect`: `TFDISCO_DIALECT`; else the CLI the folder's
+   * `.terraform.lock.hcl` names in its first line, or the registry all its
+   * providers are from; else OpenTofu when the folder holds `.tofu` or
+   * `.tofu.json` files; else the one of `terraform` and `tofu` on the
+   * `PATH`, when only one is; else OpenTofu ({@link Client.dialectChoice}).
    */
-  dialect?: Dialect | 'tofu' | (string & {});
+  dialect?: Dialect | 'tofu' | (string & {}) | null;
   /**
    * Seconds (not milliseconds) allowed for one whole discovery, redirects
    * and body included: a positive number (default 11).
@@ -498,6 +530,8 @@ export interface MirrorReport {
   skipped: Array<{ path: string; why: string }>;
   /** What the folder's scan said about paths that are no package. */
   warnings: string[];
+  /** The dialect the run followed, and what chose it (the client's). */
+  dialect: DialectChoice;
 }
 
 /** The options of {@link Client.mirrorToOci}: those of {@link Client.mirror}. */
@@ -700,6 +734,8 @@ export interface InstallReport {
   providers: InstalledProvider[];
   /** Providers left to a development override, what the implied mirrors' scans said. */
   warnings: string[];
+  /** The dialect the run followed, and what chose it (the client's). */
+  dialect: DialectChoice;
 }
 
 /** One installation method and what it says of a provider. */
@@ -775,6 +811,8 @@ export interface LockReport {
   platforms: string[];
   /** Each provider locked, in address order. */
   providers: LockedProvider[];
+  /** The dialect the run followed, and what chose it (the client's). */
+  dialect: DialectChoice;
 }
 
 /** One provider (and platform) a lock run could not lock. */
@@ -826,7 +864,8 @@ export interface PackageHashes {
 export declare class Client {
   /**
    * @throws {InvalidOptionError} for an unusable option (a CA file that
-   *   cannot be read, a token that cannot be sent, a timeout of 0, …).
+   *   cannot be read, a token that cannot be sent, a timeout of 0, a
+   *   dialect that is none, a `TFDISCO_DIALECT` that names none, …).
    * @throws {InvalidHostnameError} for a host in `credentials`,
    *   `insecureHttpHosts` that does not parse.
    * @throws {TypeError} for an option of the wrong type, or an unknown one.
@@ -834,6 +873,12 @@ export declare class Client {
   constructor(options?: ClientOptions);
   /** The client's dialect. */
   get dialect(): Dialect;
+  /**
+   * The client's dialect and what chose it (frozen): `chosenBy` is
+   * `'given'` when the `dialect` option was, else what the detection found.
+   * The reports of `lock`, `install` and `mirror` carry it as `dialect`.
+   */
+  get dialectChoice(): Readonly<DialectChoice>;
   /**
    * The services `host` offers: from the cache (or a `host` block), from a
    * discovery another call has under way, or discovered now.

@@ -59,7 +59,9 @@ function readOptions(options) {
   const opt = (name, check, ...rest) =>
     o[name] === undefined || o[name] === null ? undefined : check(o[name], `options.${name}`, ...rest);
 
-  const dialect = opt('dialect', args.string) ?? 'opentofu';
+  // None given: the native side detects it (the CLI's order), from the
+  // current working directory and the client's environment.
+  const dialect = opt('dialect', args.string);
   const cliConfig = opt('cliConfig', args.boolean) ?? true;
   let credentials = 'cli';
   let tokens;
@@ -131,7 +133,8 @@ function readOptions(options) {
     resolve,
     env: opt('env', args.record),
   };
-  const shown = { dialect, timeout: timeout ?? 11, credentials: shownCredentials };
+  // `dialect` is filled in once the native client has chosen it.
+  const shown = { dialect: undefined, timeout: timeout ?? 11, credentials: shownCredentials };
   if (!cliConfig) shown.cliConfig = false;
   return { nativeOptions, shown };
 }
@@ -289,12 +292,15 @@ function promised(call) {
 class Client {
   #native;
   #shown;
+  #dialectChoice;
 
   /** @param {object} [options] see index.d.ts */
   constructor(options) {
     const { nativeOptions, shown } = readOptions(options);
     this.#native = new native.NativeClient(nativeOptions);
+    shown.dialect = this.#native.dialect;
     this.#shown = shown;
+    this.#dialectChoice = Object.freeze(report(this.#native._dialectChoice));
     for (const message of this.#native._diagnostics) {
       process.emitWarning(message, { type: 'TfdiscoConfigWarning', code: 'TFDISCO_CLI_CONFIG' });
     }
@@ -303,6 +309,16 @@ class Client {
   /** The client's dialect: 'opentofu' or 'terraform'. */
   get dialect() {
     return this.#native.dialect;
+  }
+
+  /**
+   * The client's dialect and what chose it: `{ name, chosenBy, why }`
+   * (`chosenBy` 'given', 'variable', 'lock_file', 'tofu_file', 'program' or
+   * 'default'), frozen; `JSON.stringify` gives the library's document
+   * `{"name", "chosen_by", "why"}`, a report's `dialect` member.
+   */
+  get dialectChoice() {
+    return this.#dialectChoice;
   }
 
   /** The services `host` offers: a promise of `Services`. */

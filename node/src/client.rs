@@ -16,6 +16,7 @@ use std::sync::Arc;
 use napi::Env;
 use napi::bindgen_prelude::{spawn_blocking, within_runtime_if_available};
 use napi_derive::napi;
+use tfdisco_config::DialectChoice;
 use tfdisco_core::{
     Dialect, Error, ModuleSource, Platform, ProviderSource, Services, check_version,
 };
@@ -72,6 +73,8 @@ struct Shared {
     setup: Arc<ClientSetup>,
     /// The dialect sources are parsed in.
     dialect: Dialect,
+    /// It, and what chose it: given to the runs, for their reports.
+    choice: DialectChoice,
     /// Problems found in the CLI configuration files, `file:line: problem`.
     diagnostics: Vec<String>,
 }
@@ -102,6 +105,14 @@ impl Client {
     #[napi(getter)]
     pub fn dialect(&self) -> &'static str {
         self.shared.dialect.name()
+    }
+
+    /// The client's dialect and what chose it, the library's document
+    /// `{"name", "chosen_by", "why"}` (a report's `dialect` member;
+    /// `lib/client.js` makes `dialectChoice` of it).
+    #[napi(getter, js_name = "_dialectChoice")]
+    pub fn dialect_choice(&self, env: Env) -> napi::Result<String> {
+        report::json(&self.shared.choice).or_throw(&env)
     }
 
     /// The services `host` offers (a promise of `Services`).
@@ -292,7 +303,7 @@ impl Client {
         dir: String,
         options: NativeLockOptions,
     ) -> napi::Result<Answer<'env, String>> {
-        let options = match lock_options(options, self.shared.dialect) {
+        let options = match lock_options(options, &self.shared.choice) {
             Ok(options) => options,
             Err(failure) => return promise::ready(env, Err(failure)),
         };
@@ -315,7 +326,7 @@ impl Client {
         folder: String,
         options: NativeMirrorOptions,
     ) -> napi::Result<Answer<'env, String>> {
-        let options = match mirror_options(options) {
+        let options = match mirror_options(options, &self.shared.choice) {
             Ok(options) => options,
             Err(failure) => return promise::ready(env, Err(failure)),
         };
@@ -340,8 +351,8 @@ impl Client {
         template: String,
         options: NativeMirrorOptions,
     ) -> napi::Result<Answer<'env, String>> {
-        let checked =
-            mirror_options(options).and_then(|options| Ok((options, oci_template(&template)?)));
+        let checked = mirror_options(options, &self.shared.choice)
+            .and_then(|options| Ok((options, oci_template(&template)?)));
         let (options, template) = match checked {
             Ok(checked) => checked,
             Err(failure) => return promise::ready(env, Err(failure)),
@@ -390,7 +401,7 @@ impl Client {
         cancel: Option<&install::NativeCancel>,
     ) -> napi::Result<Answer<'env, String>> {
         let told = install::Told::new(events);
-        let options = match install::options(options, self.shared.dialect) {
+        let options = match install::options(options, &self.shared.choice) {
             Ok(options) => options,
             Err(failure) => return promise::ready(env, Err(failure)),
         };
@@ -459,7 +470,7 @@ impl Client {
     /// The one set-up: the options read into `ClientOptions`, the
     /// environment and the CLI configuration loaded, then the builder.
     fn build(given: NativeClientOptions) -> Result<Client, Failure> {
-        let options = client_options(given)?;
+        let (options, choice) = client_options(given)?;
         let setup = options.load()?;
         let diagnostics = setup.diagnostics().iter().map(|d| d.located()).collect();
         let lookup = setup.credentials_lookup();
@@ -472,6 +483,7 @@ impl Client {
                 lookup,
                 setup: Arc::new(setup),
                 dialect: options.dialect,
+                choice,
                 diagnostics,
             }),
         })

@@ -12,7 +12,8 @@ use napi::Status;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
 use serde::Serialize;
-use tfdisco_core::{Dialect, ProviderSource, serde_json};
+use tfdisco_config::DialectChoice;
+use tfdisco_core::{ProviderSource, serde_json};
 use tfdisco_transport::{Cancel, DEFAULT_JOBS, InstallEvent, InstallOptions};
 
 use crate::errors::Failure;
@@ -167,15 +168,16 @@ pub struct NativeInstallOptions {
     pub jobs: Option<u32>,
 }
 
-/// The options of an install call, checked: the sources parsed in
-/// `dialect`; `InvalidSourceError` or `InvalidOptionError` (`jobs: 0`, a
+/// The options of an install call, checked: the sources parsed in the
+/// client's dialect (`choice`, given for the report); `InvalidSourceError` or `InvalidOptionError` (`jobs: 0`, a
 /// `lockfile` other than `readonly`) before anything is read or asked. The
 /// run adds what the client's CLI configuration says
 /// (`InstallOptions::with_setup`), as `tfdisco install` does.
 pub(crate) fn options(
     given: NativeInstallOptions,
-    dialect: Dialect,
+    choice: &DialectChoice,
 ) -> Result<InstallOptions, Failure> {
+    let dialect = choice.dialect();
     let readonly = match given.lockfile.as_deref() {
         None => false,
         Some(READONLY) => true,
@@ -190,6 +192,7 @@ pub(crate) fn options(
         None => DEFAULT_JOBS,
     };
     let mut options = InstallOptions::new()
+        .dialect_choice(choice.clone())
         .upgrade(given.upgrade)
         .readonly(readonly)
         .jobs(jobs);

@@ -7,7 +7,8 @@
 use std::path::PathBuf;
 
 use napi_derive::napi;
-use tfdisco_core::{Dialect, Error, Platform, ProviderSource};
+use tfdisco_config::DialectChoice;
+use tfdisco_core::{Error, Platform, ProviderSource};
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 use tfdisco_transport::{LockOptions, MirrorOptions};
 
@@ -42,9 +43,15 @@ pub struct NativeMirrorOptions {
     pub lock_file: bool,
 }
 
-/// The `MirrorOptions` of a mirror call.
-pub(crate) fn mirror_options(given: NativeMirrorOptions) -> Result<MirrorOptions, Failure> {
-    let mut options = MirrorOptions::new().lock_file(given.lock_file);
+/// The `MirrorOptions` of a mirror call, the client's `choice` of dialect
+/// given for the report.
+pub(crate) fn mirror_options(
+    given: NativeMirrorOptions,
+    choice: &DialectChoice,
+) -> Result<MirrorOptions, Failure> {
+    let mut options = MirrorOptions::new()
+        .lock_file(given.lock_file)
+        .dialect_choice(choice.clone());
     if let Some(jobs) = given.jobs {
         options = options.jobs(jobs_arg(jobs)?);
     }
@@ -68,14 +75,16 @@ fn jobs_arg(given: u32) -> Result<std::num::NonZeroUsize, Failure> {
     tfdisco_transport::jobs(u64::from(given)).map_err(Failure::from)
 }
 
-/// The `LockOptions` of a lock call, the sources parsed in `dialect`:
-/// `InvalidArgumentError`, `InvalidSourceError` or `InvalidOptionError`
-/// before anything is read or asked.
+/// The `LockOptions` of a lock call, the sources parsed in the client's
+/// dialect (`choice`, given for the report): `InvalidArgumentError`,
+/// `InvalidSourceError` or `InvalidOptionError` before anything is read or
+/// asked.
 pub(crate) fn lock_options(
     given: NativeLockOptions,
-    dialect: Dialect,
+    choice: &DialectChoice,
 ) -> Result<LockOptions, Failure> {
-    let mut options = LockOptions::new();
+    let dialect = choice.dialect();
+    let mut options = LockOptions::new().dialect_choice(choice.clone());
     if let Some(jobs) = given.jobs {
         options = options.jobs(jobs_arg(jobs)?);
     }

@@ -2,11 +2,14 @@
 //! checked, names already camelCase → snake_case), read into
 //! `tfdisco_transport::ClientOptions`, shared with the CLI and Python: only
 //! the JavaScript syntax is read here (credentials, `resolve`, `env`,
-//! seconds), the meaning is the shared set-up's.
+//! seconds), the meaning is the shared set-up's. No `dialect` is the one
+//! the current working directory and the environment mean
+//! (`tfdisco_config::DialectChoice::detect`, as the CLI chooses it).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use tfdisco_config::{DIALECT_VAR, DialectChoice};
 use tfdisco_core::{Credentials, Dialect, Env, Hostname, StaticCredentials};
 use tfdisco_transport::{ClientOptions, CredentialsChoice, address_override, timeout_from_secs};
 
@@ -15,8 +18,9 @@ use crate::errors::Failure;
 /// The options object `lib/options.js` makes of `new Client(options)`.
 #[napi_derive::napi(object)]
 pub struct NativeClientOptions {
-    /// `opentofu` (also `tofu`) or `terraform`, in any case.
-    pub dialect: String,
+    /// `opentofu` (also `tofu`) or `terraform`, in any case; none: the one
+    /// the current working directory and the environment mean.
+    pub dialect: Option<String>,
     /// Seconds for one whole discovery.
     pub timeout: Option<f64>,
     /// Retries of a failed discovery attempt.
@@ -51,15 +55,16 @@ pub struct NativeClientOptions {
     pub env: Option<HashMap<String, String>>,
 }
 
-/// The options as `tfdisco_transport::ClientOptions`, or the error an
-/// unusable one gives: `InvalidOptionError`, or `InvalidHostnameError` for
-/// a host that does not parse.
-pub(crate) fn client_options(given: NativeClientOptions) -> Result<ClientOptions, Failure> {
-    let dialect: Dialect = given
-        .dialect
-        .parse()
-        .map_err(|e| Failure::invalid_option(format!("dialect: {e}")))?;
-    let mut options = ClientOptions::new(dialect);
+/// The options as `tfdisco_transport::ClientOptions`, and the dialect's
+/// choice; or the error an unusable one gives: `InvalidOptionError` (also
+/// for a `TFDISCO_DIALECT` that names no dialect), or
+/// `InvalidHostnameError` for a host that does not parse.
+pub(crate) fn client_options(
+    given: NativeClientOptions,
+) -> Result<(ClientOptions, DialectChoice), Failure> {
+    let env = given.env.map(Env::new);
+    let choice = choose_dialect(given.dialect.as_deref(), env.as_ref())?;
+    let mut options = ClientOptions::new(choice.dialect());
     let seconds = |what: &str, secs: f64| {
         timeout_from_secs(secs).map_err(|e| Failure::invalid_option(format!("{what}: {e}")))
     };
@@ -109,8 +114,27 @@ pub(crate) fn client_options(given: NativeClientOptions) -> Result<ClientOptions
             .resolve
             .push(address_override(key, addr).map_err(Failure::invalid_option)?);
     }
-    options.env = given.env.map(Env::new);
-    Ok(options)
+    options.env = env;
+    Ok((options, choice))
+}
+
+/// The dialect `given`, else the one work in the current working
+/// directory means in `env` (the process's when none), in the CLI's order:
+/// `TFDISCO_DIALECT`, the lock file, `.tofu` files, the one of `terraform`
+/// and `tofu` on the `PATH`, else OpenTofu.
+fn choose_dialect(given: Option<&str>, env: Option<&Env>) -> Result<DialectChoice, Failure> {
+    if let Some(name) = given {
+        let dialect: Dialect = name
+            .parse()
+            .map_err(|e| Failure::invalid_option(format!("dialect: {e}")))?;
+        return Ok(DialectChoice::given(dialect));
+    }
+    let dir = std::env::current_dir().unwrap_or_else(|_| ".".into());
+    let detected = match env {
+        Some(env) => DialectChoice::detect(&dir, env),
+        None => DialectChoice::detect(&dir, &Env::from_process()),
+    };
+    detected.map_err(|e| Failure::invalid_option(format!("{DIALECT_VAR}: {e}")))
 }
 
 /// `{ host: token }` as a credentials source; a token that cannot be sent

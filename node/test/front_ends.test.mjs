@@ -6,7 +6,9 @@
 // Python package (`to_json()`) and this package (`JSON.stringify`) give
 // equal JSON documents. The Python interpreter with the package installed is
 // TFDISCO_PYTHON (scripts/test.sh sets it to the venv python/run-tests.sh
-// made); without it the test is skipped, and says why.
+// made); without it the test is skipped, and says why. Without a dialect,
+// each front end follows the one the folder means (its lock file), and says
+// so alike in the report's `dialect`.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
@@ -248,5 +250,54 @@ test(
     } finally {
       await oci.stop();
     }
+  },
+);
+
+test(
+  'without a dialect, the CLI, Python and Node follow the lock file terraform init wrote, and say so alike',
+  { skip: !PYTHON && 'TFDISCO_PYTHON is not set (scripts/test.sh sets it to the Python venv)' },
+  async () => {
+    // The folder by the name getcwd gives it: the clients look in their
+    // current working directory, the CLI in its --chdir folder.
+    const dir = fs.realpathSync(tempDir('tfdisco-front-ends-detect-'));
+    const bin = tempDir('tfdisco-front-ends-bin-');
+    // No TFDISCO_DIALECT, and a PATH of no CLI: only the lock file tells.
+    const env = { HOME: tempDir('tfdisco-home-'), PATH: bin };
+    const reset = () => prepare('lock-goldens', 'add-platform', dir);
+
+    reset();
+    const args = ['lock', '--chdir', dir, '--platform', 'darwin_arm64', '--json', '--ca-file', served.ca, '--no-credentials'];
+    const run = spawnSync(tfdiscoBin(), args, { env, encoding: 'utf8' });
+    assert.equal(run.status, 0, `tfdisco ${args.join(' ')}: ${run.stderr}`);
+    const cli = JSON.parse(run.stdout);
+
+    reset();
+    const script = [
+      'import tfdisco',
+      `c = tfdisco.Client(ca_files=[${JSON.stringify(served.ca)}], credentials=None)`,
+      `print(c.lock(${JSON.stringify(dir)}, ["darwin_arm64"]).to_json())`,
+    ].join('\n');
+    const py = spawnSync(PYTHON, ['-c', script], { env, cwd: dir, encoding: 'utf8' });
+    assert.equal(py.status, 0, `python: ${py.stderr}`);
+    const python = JSON.parse(py.stdout);
+
+    reset();
+    const before = process.cwd();
+    process.chdir(dir);
+    let c;
+    try {
+      c = new tfdisco.Client({ caFiles: [served.ca], credentials: null, env });
+    } finally {
+      process.chdir(before);
+    }
+    const node = JSON.parse(JSON.stringify(await c.lock(dir, { platforms: ['darwin_arm64'] })));
+
+    assert.deepEqual(cli.dialect, {
+      name: 'terraform',
+      chosen_by: 'lock_file',
+      why: `the lock file ${path.join(dir, '.terraform.lock.hcl')} was written by terraform init`,
+    });
+    assert.deepEqual(python, cli, 'Python and the CLI');
+    assert.deepEqual(node, cli, 'Node and the CLI');
   },
 );

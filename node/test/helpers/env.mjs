@@ -39,9 +39,13 @@ export function tempDir(prefix = 'tfdisco-node-') {
 /**
  * A hermetic environment for a client's `env` option or a child process:
  * an empty home directory, PATH, and `extra`; no CLI configuration, token,
- * proxy or User-Agent variable from the machine.
+ * proxy or User-Agent variable from the machine. TFDISCO_DIALECT names the
+ * dialect the tests that give none were written for (OpenTofu, the default
+ * with nothing to tell), so that a `terraform` or `tofu` on the machine's
+ * PATH does not choose it; the tests of that choice make their own
+ * environments (`choiceEnv` in client.test.mjs).
  */
 export function hermeticEnv(extra = {}) {
   const home = tempDir('tfdisco-home-');
-  return { HOME: home, PATH: process.env.PATH ?? '/usr/bin:/bin', ...extra };
+  return { HOME: home, PATH: process.env.PATH ?? '/usr/bin:/bin', TFDISCO_DIALECT: 'opentofu', ...extra };
 }

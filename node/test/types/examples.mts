@@ -17,6 +17,8 @@ import tfdisco, {
   normalize,
   version,
   type ClientOptions,
+  type DialectChoice,
+  type DialectChosenBy,
   type DownloadedModule,
   type ErrorKind,
   type InstallationMethod,
@@ -64,6 +66,12 @@ const client = new Client(options);
 const none = new Client({ credentials: null });
 const cli = new Client({ credentials: 'cli' });
 const dialect: 'opentofu' | 'terraform' = client.dialect;
+// No dialect: the one the current folder and the environment mean.
+const detected = new Client({ env: { HOME: '/home/me', PATH: '/usr/bin' }, dialect: null });
+const choice: Readonly<DialectChoice> = detected.dialectChoice;
+const chosenBy: DialectChosenBy | (string & {}) = choice.chosenBy;
+const choiceDocument: string = JSON.stringify(choice);
+console.log(choice.name, chosenBy, choice.why, choiceDocument);
 
 async function main(): Promise<void> {
   const services: Services = await client.discover('registry.terraform.io');
@@ -95,10 +103,13 @@ async function main(): Promise<void> {
 
   const report: LockReport = await client.lock('infra', { platforms: ['linux_amd64', 'darwin_arm64'], jobs: 4 });
   for (const p of report.providers) console.log(p.source, p.version, p.trust, p.keyId, p.hashesAdded.length);
+  const followed: DialectChoice = report.dialect;
+  console.log(followed.name, followed.chosenBy, followed.why);
   await client.lock('infra', { platforms: ['linux_amd64'], netMirror: 'https://mirror.example.com/providers/' });
   await client.lock('infra', { fsMirror: new URL('file:///srv/mirror') });
   const mirrored: MirrorReport = await client.mirror('infra', '/srv/mirror', { platforms: ['linux_amd64'], lockFile: false });
   for (const p of mirrored.providers) console.log(p.source, p.version, p.locked, p.archives.length);
+  const mirroredIn: 'opentofu' | 'terraform' = mirrored.dialect.name;
   const copied: OciMirrorReport = await client.mirrorToOci('infra', 'ghcr.io/acme/{namespace}/{type}', {
     platforms: ['linux_amd64'],
     jobs: 2,
@@ -138,7 +149,7 @@ async function main(): Promise<void> {
     },
   });
   await client.install('infra', { signal: AbortSignal.timeout(60_000), onEvent: null });
-  console.log(installed.lockFile, installed.changed, installed.platform, installed.warnings, first_);
+  console.log(installed.lockFile, installed.changed, installed.platform, installed.warnings, first_, installed.dialect.why);
   const methods: InstallationMethod[] = installationMethods('hashicorp/aws', { dialect: 'terraform' });
   const first: number | null = methods[0]?.priority ?? null;
   const hashes: PackageHashes = await hashPackage('terraform-provider-x_1.0.0_linux_amd64.zip');
@@ -164,7 +175,7 @@ async function main(): Promise<void> {
   const kind: ErrorKind = 'tls';
   client.forget('registry.terraform.io');
   client.forgetAll();
-  void [url, minPort, raw, ids, resolved, json, fromClient, source, newest, keyIds, modules, ref, hashes, h1, zh, cls, kind, first, counts];
+  void [url, minPort, raw, ids, resolved, json, fromClient, source, newest, keyIds, modules, ref, hashes, h1, zh, cls, kind, first, counts, mirroredIn];
 }
 
 void [v, comparison, shown, ok, port, same, none, cli, dialect, main, tfdisco.Client];
@@ -194,3 +205,5 @@ void client.install('.', { signal: new AbortController() });
 void client.install('.', { onEvent: (e) => e.event === 'downloading' && e.bytes });
 // @ts-expect-error: an oci:// package is downloaded into a folder
 void client.moduleDownload('oci://ghcr.io/acme/vpc', { version: '1.0.0' });
+// @ts-expect-error: a client's dialect choice is read-only
+detected.dialectChoice.name = 'terraform';
