@@ -1,0 +1,1 @@
+a = provider::aws::f(1)

@@ -1,0 +1,1 @@
+a = "%{if b}c%{else}d%{else}e%{endif}"

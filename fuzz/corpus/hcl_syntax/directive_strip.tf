@@ -1,0 +1,1 @@
+a = "x %{~ if b ~} y %{~ endif ~} z"

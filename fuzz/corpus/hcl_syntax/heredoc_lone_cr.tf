@@ -1,0 +1,3 @@
+a = <<EOF
+bc
+EOF

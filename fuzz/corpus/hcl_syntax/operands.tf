@@ -1,0 +1,1 @@
+a={a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*{a*a*-a

@@ -1,0 +1,7 @@
+variable "x" {
+  type = list(object({
+    a = optional(string, "x")
+    b = optional(list(object({ c = optional(map(string), {}) })), [])
+  }))
+  default = []
+}
