@@ -591,7 +591,24 @@ CASES = [
     ("templatefile_call", "a = templatefile(\"${path.module}/t.tpl\", { a = 1 })\n"),
     ("lookup_nested", "a = lookup(lookup(var.m, \"a\", {}), \"b\", null)\n"),
     ("merge_for", "a = merge([for k, v in var.m : { (k) = v }]...)\n"),
+    # Columns are grapheme clusters.
+    ("grapheme_combining", "a = \"e\u0301\u0301\" +\n"),
+    ("grapheme_emoji_modifier", "a = \"\U0001F44D\U0001F3FD\" +\n"),
+    ("grapheme_flags", "a = \"\U0001F1EB\U0001F1F7\U0001F1E9\U0001F1EA\" +\n"),
+    ("grapheme_zwj", "a = \"\U0001F468\u200d\U0001F469\u200d\U0001F467\" +\n"),
+    ("grapheme_variation_selector", "a = \"\u2764\ufe0f\" +\n"),
+    ("grapheme_devanagari", "a = \"\u0915\u094d\u0937\u093f\" +\n"),
+    ("grapheme_hangul_jamo", "a = \"\u1100\u1161\u11a8\" +\n"),
+    ("grapheme_thai_sara_am", "a = \"\u0e01\u0e33\" +\n"),
+    ("grapheme_prepend", "a = \"\u0600\u0661\" +\n"),
+    ("grapheme_identifier", "e\u0301x = 1 +\n"),
+    ("grapheme_comment", "# \U0001F44D\U0001F3FD\na = 1 +\n"),
 ]
+
+# Nesting as deep as tfdisco reads (hcl_syntax::MAX_NESTING, 65 536 levels
+# with the attribute's own), and one level deeper, which tfdisco refuses
+# and Terraform reads: `a = ` and DEPTH brackets around `1`.
+NESTS = [("nest/65535", "[", "]", 65535), ("nest/65536", "[", "]", 65536)]
 
 
 def mutations(name, text, count, seed):
@@ -626,6 +643,9 @@ def mutations(name, text, count, seed):
 
 
 def apply(samples, case):
+    if "nest" in case:
+        n = case["nest"]
+        return "a = " + n["open"] * n["depth"] + "1" + n["close"] * n["depth"] + "\n"
     base = samples[case["of"]]
     if "cut" in case:
         return base.encode()[: case["cut"]].decode("utf-8", errors="strict")
@@ -697,8 +717,9 @@ def write(version, samples, cases):
             "2: refused); for a refused text, summary, detail (an index into details), line, column (in grapheme "
             "clusters, from 1) and byte (offset from 0) are those of the first error in Terraform's order (by "
             "position: start byte, then end byte), from `terraform validate -json`. A case has its text in input, "
-            "or is made from a sample: cut keeps the sample's first cut bytes; at/delete/insert replaces delete "
-            "characters (Unicode scalar values) at character offset at by insert."
+            "or is made: nest is `a = `, depth times open, `1`, depth times close and a line break; from a sample, "
+            "cut keeps the sample's first cut bytes and at/delete/insert replaces delete characters (Unicode "
+            "scalar values) at character offset at by insert."
         ),
     }
     with open(OUT, "w") as f:
@@ -717,6 +738,8 @@ def main():
     cases = []
     for name, text in CASES:
         cases.append({"name": name, "input": text})
+    for name, open_, close, depth in NESTS:
+        cases.append({"name": name, "nest": {"open": open_, "close": close, "depth": depth}})
     for sample, text in samples.items():
         length = len(text.encode())
         for cut in range(length):

@@ -28,10 +28,12 @@
 //! Ragel scanner backs up and scans again), the parser never backtracks
 //! (each step reads a token or enters or leaves a frame), and looking ahead
 //! over skipped line breaks and comments remembers where it stopped. The
-//! parser keeps its frames in a vector, not on the call stack, so nesting
-//! is bounded only by the text's length. [`check`] reports the number of
-//! steps taken, which tests and the `hcl_syntax` fuzz target hold under a
-//! constant times the length.
+//! parser keeps its frames in a vector, not on the call stack, so no
+//! nesting can overflow the stack; text nesting more than [`MAX_NESTING`]
+//! levels is refused, which keeps those frames to a few megabytes
+//! (docs/behaviour.md, D34). [`check`] reports the number of steps taken,
+//! which tests and the `hcl_syntax` fuzz target hold under a constant
+//! times the length.
 
 mod ast;
 mod body;
@@ -46,9 +48,10 @@ mod template;
 mod token;
 mod unicode;
 
-pub(crate) use ast::{Attribute, Block, Body, Expr, ExprKind, Item, ObjectKey};
+pub(crate) use ast::{Attribute, Block, Body, Expr, ExprKind, Item, ObjectKey, Reference};
 pub use error::SyntaxError;
 pub(crate) use literal::number_text;
+pub use parser::MAX_NESTING;
 pub(crate) use token::Span;
 
 /// A text checked: its first syntax error, if any, and the work it took.
@@ -173,7 +176,7 @@ mod tests {
             [
                 "name a",
                 "expr String(\"b\")",
-                "expr Reference { root: Some(\"c\"), attrs: [], only_attrs: true, parenthesized: true }",
+                "expr Reference(Reference { root: Some(\"c\"), attrs: [], only_attrs: true, parenthesized: true })",
                 "name null",
                 "name true"
             ]
@@ -184,12 +187,12 @@ mod tests {
         assert_eq!(items.len(), 2);
         assert_eq!(
             value("aws.west").kind,
-            ExprKind::Reference {
+            ExprKind::Reference(Box::new(Reference {
                 root: Some("aws".into()),
                 attrs: vec!["west".into()],
                 only_attrs: true,
                 parenthesized: false,
-            }
+            }))
         );
         assert_eq!(value("[for x in y : x]").kind, ExprKind::For);
         assert_eq!(value("f(1)").kind, ExprKind::Call);
@@ -215,17 +218,38 @@ mod tests {
     }
 
     #[test]
-    fn nesting_is_bounded_only_by_the_length() {
-        let n = 50_000;
-        let text = format!("a = {}1{}\n", "[{a=(".repeat(n), ")}]".repeat(n));
+    fn nesting_is_bounded_by_max_nesting() {
+        // The attribute's expression is one level, each bracket's item one
+        // more.
+        let deepest = MAX_NESTING - 1;
+        let text = format!("a = {}1{}\n", "[".repeat(deepest), "]".repeat(deepest));
         let checked = check(&text, "main.tf");
         assert!(checked.error().is_none(), "{:?}", checked.error());
         assert!(checked.steps() <= MAX_STEPS_PER_BYTE * text.len() as u64 + MAX_STEPS_EXTRA);
-        let unclosed = format!("a = {}", "[{(".repeat(n));
+        let text = format!(
+            "a = {}1{}\n",
+            "[".repeat(deepest + 1),
+            "]".repeat(deepest + 1)
+        );
+        let error = check(&text, "main.tf").error().cloned().expect("too deep");
+        assert_eq!(error.summary(), "Too deeply nested");
+        assert_eq!((error.line(), error.column()), (1, 5 + MAX_NESTING));
+        assert!(
+            error.detail().contains("more than 65536 levels"),
+            "{}",
+            error.detail()
+        );
+        // Blocks: each body is one level.
+        let blocks = |n: usize| format!("{}{}", "a {\n".repeat(n), "}\n".repeat(n));
+        assert!(check(&blocks(MAX_NESTING), "main.tf").error().is_none());
+        let error = check(&blocks(MAX_NESTING + 1), "main.tf").error().cloned();
+        assert_eq!(error.map(|e| e.line()), Some(MAX_NESTING + 1));
+        // An unclosed text stops at the limit, whatever comes after.
+        let unclosed = format!("a = {}", "[{(".repeat(MAX_NESTING));
         let checked = check(&unclosed, "main.tf");
         assert_eq!(
             checked.error().map(SyntaxError::summary),
-            Some("Missing expression")
+            Some("Too deeply nested")
         );
     }
 }

@@ -2,7 +2,7 @@
 //! with no variables or functions (`expr.Value(nil)`, `gohcl.DecodeExpression`
 //! with a nil context): literals, literal-only templates and parentheses.
 
-use crate::hcl_syntax::{Expr, ExprKind};
+use crate::hcl_syntax::{Expr, ExprKind, Reference};
 
 /// Why an expression has no static string value: a summary and detail in
 /// Go's words.
@@ -43,7 +43,7 @@ pub(crate) fn string_or_null(expr: &Expr) -> Result<Option<String>, NotStatic> {
         ExprKind::String(s) => Ok(Some(s.clone())),
         ExprKind::Number(n) => Ok(Some(crate::hcl_syntax::number_text(n))),
         ExprKind::Bool(b) => Ok(Some(b.to_string())),
-        ExprKind::Template | ExprKind::Reference { .. } => Err(VARIABLES),
+        ExprKind::Template | ExprKind::Reference(_) => Err(VARIABLES),
         ExprKind::Tuple(_) | ExprKind::Object(_) | ExprKind::For => Err(NOT_STRING),
         ExprKind::Call => Err(FUNCTIONS),
         ExprKind::Other => Err(NOT_STATIC),
@@ -60,12 +60,15 @@ pub(crate) fn string(expr: &Expr) -> Result<String, NotStatic> {
 /// other expression.
 pub(crate) fn traversal(expr: &Expr) -> Option<(String, Vec<String>)> {
     match &expr.kind {
-        ExprKind::Reference {
-            root: Some(root),
-            attrs,
-            only_attrs: true,
-            parenthesized: false,
-        } => Some((root.clone(), attrs.clone())),
+        ExprKind::Reference(reference) => match &**reference {
+            Reference {
+                root: Some(root),
+                attrs,
+                only_attrs: true,
+                parenthesized: false,
+            } => Some((root.clone(), attrs.clone())),
+            _ => None,
+        },
         _ => None,
     }
 }

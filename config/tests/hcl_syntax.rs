@@ -19,15 +19,22 @@ use tfdisco_config::hcl_syntax::{self, MAX_STEPS_EXTRA, MAX_STEPS_PER_BYTE};
 use results::{Results, table};
 
 /// Tags: `grapheme` (a column counted in grapheme clusters where Go's
-/// `textseg` segments differently).
+/// `textseg` segments differently), `nesting` (deeper than
+/// `hcl_syntax::MAX_NESTING`, D34).
 fn expected_differences(prefix: &str) -> BTreeMap<String, String> {
-    results::expected_differences_with(prefix, &["grapheme"])
+    results::expected_differences_with(prefix, &["grapheme", "nesting"])
 }
 
 /// A case's text: given whole, or made from a sample.
 fn input(case: &Value, samples: &Value) -> String {
     if let Some(text) = case["input"].as_str() {
         return text.to_owned();
+    }
+    if let Some(nest) = case.get("nest") {
+        let depth = nest["depth"].as_u64().expect("depth") as usize;
+        let open = nest["open"].as_str().expect("open").repeat(depth);
+        let close = nest["close"].as_str().expect("close").repeat(depth);
+        return format!("a = {open}1{close}\n");
     }
     let sample = samples[case["of"].as_str().expect("of")]
         .as_str()

@@ -68,22 +68,26 @@ pub(crate) enum ExprKind {
     /// A `for` expression.
     For,
     /// A name and what follows it: `aws`, `aws.west`, `var.x[0]`, or any
-    /// traversal of another expression (`root` is then `None`). `attrs`
-    /// are the attribute names after the root while only attribute names
-    /// follow it; `only_attrs` says whether that is all that follows.
-    /// `parenthesized`: written in parentheses (`(aws)`), which are no
-    /// reference to hcl's `AbsTraversalForExpr`.
-    Reference {
-        root: Option<String>,
-        attrs: Vec<String>,
-        only_attrs: bool,
-        parenthesized: bool,
-    },
+    /// traversal of another expression.
+    Reference(Box<Reference>),
     /// A function call.
     Call,
     /// Anything else: operators, conditionals, splats of literals, and
     /// values nested too deep to keep.
     Other,
+}
+
+/// A reference: its root name (`None` for a traversal of an expression
+/// that is not a name); `attrs` are the attribute names after the root
+/// while only attribute names follow it; `only_attrs` says whether that is
+/// all that follows. `parenthesized`: written in parentheses (`(aws)`),
+/// which are no reference to hcl's `AbsTraversalForExpr`.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Reference {
+    pub(crate) root: Option<String>,
+    pub(crate) attrs: Vec<String>,
+    pub(crate) only_attrs: bool,
+    pub(crate) parenthesized: bool,
 }
 
 /// An object's key: a bare name (`a = 1`), or an expression (`"a" = 1`,

@@ -116,7 +116,7 @@ impl Parser<'_> {
                 }
                 Kind::Ident => {
                     if let Some(child) = self.body_item(f.keep) {
-                        return Next::Call(Frame::Body(f), child);
+                        return Next::Call(Frame::Body(Box::new(f)), child);
                     }
                 }
                 _ => {
@@ -308,7 +308,7 @@ impl Parser<'_> {
                     self.kept_depth += 1;
                 }
                 let body = BodyFrame::new(Kind::CBrace, f.open_brace, keep_body);
-                Next::Call(Frame::Block(f), Frame::Body(body))
+                Next::Call(Frame::Block(f), Frame::Body(Box::new(body)))
             }
             _ => {
                 f.stage = BlockStage::SingleLine;

@@ -101,6 +101,9 @@ struct Found {
 #[derive(Debug, Default)]
 pub(crate) struct Errors {
     first: Option<Found>,
+    /// An error that stopped the parser: the one shown, whatever else was
+    /// found.
+    aborted: Option<Found>,
     found: u64,
     parser_found: u64,
 }
@@ -152,6 +155,16 @@ impl Errors {
         });
     }
 
+    /// An error after which the parser stops.
+    pub(crate) fn abort(&mut self, summary: &'static str, detail: String, subject: Span) {
+        self.aborted = Some(Found {
+            summary: Cow::Borrowed(summary),
+            detail: detail.into(),
+            subject,
+            order: (2, 0, 0),
+        });
+    }
+
     /// The place after the errors found so far.
     pub(crate) fn mark(&self) -> Mark {
         Mark(self.found + 1)
@@ -186,7 +199,7 @@ impl Errors {
     /// The first error, with its position in `text` (named `filename` in
     /// details that name a place).
     pub(crate) fn into_first(self, text: &str, filename: &str) -> Option<SyntaxError> {
-        let found = self.first?;
+        let found = self.aborted.or(self.first)?;
         let (line, column) = line_column(text, found.subject.start);
         let detail = match found.detail {
             Detail::Text(text) => text.into_owned(),

@@ -2,7 +2,7 @@
 //! conditionals, binary operators, terms and their traversals,
 //! parentheses, tuples, objects, `for` expressions, function calls).
 
-use super::ast::{Expr, ExprKind, ObjectKey};
+use super::ast::{Expr, ExprKind, ObjectKey, Reference};
 use super::error::Detail;
 use super::literal::is_number;
 use super::parser::{Done, Frame, Next, Parser, Value};
@@ -222,10 +222,7 @@ impl Parser<'_> {
 
     pub(super) fn binary(&mut self, mut f: BinaryFrame, ret: Option<Done>) -> Next {
         let Some(done) = ret else {
-            return Next::Call(
-                Frame::Binary(f),
-                Frame::Operand(Box::new(OperandFrame::new())),
-            );
+            return Next::Call(Frame::Binary(f), Frame::Operand(OperandFrame::new()));
         };
         let errs = done.errs;
         let operand = done.expr();
@@ -239,15 +236,12 @@ impl Parser<'_> {
         if self.peek().kind.is_binary_operator() {
             self.read();
             f.lhs = Some(value);
-            return Next::Call(
-                Frame::Binary(f),
-                Frame::Operand(Box::new(OperandFrame::new())),
-            );
+            return Next::Call(Frame::Binary(f), Frame::Operand(OperandFrame::new()));
         }
         Next::Return(Value::Expr(value))
     }
 
-    pub(super) fn operand(&mut self, mut f: Box<OperandFrame>, ret: Option<Done>) -> Next {
+    pub(super) fn operand(&mut self, mut f: OperandFrame, ret: Option<Done>) -> Next {
         match f.stage {
             OperandStage::Term => {
                 if let Some(child) = self.term(&mut f) {
@@ -325,12 +319,12 @@ impl Parser<'_> {
                     "true" => ExprKind::Bool(true),
                     "false" => ExprKind::Bool(false),
                     "null" => ExprKind::Null,
-                    name => ExprKind::Reference {
+                    name => ExprKind::Reference(Box::new(Reference {
                         root: Some(name.to_owned()),
                         attrs: Vec::new(),
                         only_attrs: true,
                         parenthesized: false,
-                    },
+                    })),
                 };
                 f.value = Some(Expr {
                     kind,
@@ -346,7 +340,7 @@ impl Parser<'_> {
                 let op = self.read();
                 f.stage = OperandStage::Unary(op.span);
                 // The operand, then (as `Unary`) this frame again.
-                Some(Frame::Operand(Box::new(OperandFrame::new())))
+                Some(Frame::Operand(OperandFrame::new()))
             }
             Kind::OBrack => Some(Frame::Tuple(TupleFrame {
                 open: start.span,
@@ -387,7 +381,7 @@ impl Parser<'_> {
     /// steps, until something else follows. A `[*]` splat takes the steps
     /// after it, which hclsyntax reads in a nested call; they are read here
     /// in the same loop, which reads the same tokens.
-    fn traversals(&mut self, mut f: Box<OperandFrame>) -> Next {
+    fn traversals(&mut self, mut f: OperandFrame) -> Next {
         // After `-` or `!` the operand has taken the steps.
         if let OperandStage::Unary(_) = f.stage {
             return Next::Return(Value::Expr(
@@ -556,17 +550,10 @@ impl Parser<'_> {
         let close = self.read();
         self.p.pop_newlines();
         let kind = match inner.kind {
-            ExprKind::Reference {
-                root,
-                attrs,
-                only_attrs,
-                ..
-            } => ExprKind::Reference {
-                root,
-                attrs,
-                only_attrs,
-                parenthesized: true,
-            },
+            ExprKind::Reference(mut reference) => {
+                reference.parenthesized = true;
+                ExprKind::Reference(reference)
+            }
             kind => kind,
         };
         Next::Return(Value::Expr(Expr {
@@ -893,7 +880,7 @@ impl Parser<'_> {
                         span: f.open.span.to(close.span),
                     }));
                 }
-                self.for_close(f, close_kind)
+                self.for_close(&f, close_kind)
             }
         }
     }
@@ -922,10 +909,10 @@ impl Parser<'_> {
             f.stage = ForStage::Condition;
             return Next::Call(Frame::For(f), expression());
         }
-        self.for_close(f, close_kind)
+        self.for_close(&f, close_kind)
     }
 
-    fn for_close(&mut self, f: Box<ForFrame>, close_kind: Kind) -> Next {
+    fn for_close(&mut self, f: &ForFrame, close_kind: Kind) -> Next {
         let next = self.peek();
         let close = if next.kind == close_kind {
             self.read()
@@ -1074,25 +1061,21 @@ impl Parser<'_> {
 /// A traversal step on `value`: an attribute name, or another step.
 fn step(value: &mut Expr, stepped: &mut bool, attr: Option<String>) {
     *stepped = true;
-    match &mut value.kind {
-        ExprKind::Reference {
-            attrs,
-            only_attrs,
-            parenthesized: false,
-            ..
-        } => match attr {
-            Some(name) if *only_attrs => attrs.push(name),
-            _ => *only_attrs = false,
-        },
-        _ => {
-            value.kind = ExprKind::Reference {
-                root: None,
-                attrs: Vec::new(),
-                only_attrs: false,
-                parenthesized: false,
-            };
+    if let ExprKind::Reference(reference) = &mut value.kind
+        && !reference.parenthesized
+    {
+        match attr {
+            Some(name) if reference.only_attrs => reference.attrs.push(name),
+            _ => reference.only_attrs = false,
         }
+        return;
     }
+    value.kind = ExprKind::Reference(Box::new(Reference {
+        root: None,
+        attrs: Vec::new(),
+        only_attrs: false,
+        parenthesized: false,
+    }));
 }
 
 /// An object's key: a bare name (`null`, `true` and `false` too) is its
@@ -1107,13 +1090,14 @@ fn object_key(key: Expr, force_expression: bool) -> ObjectKey {
         }
     }
     if !force_expression
-        && let ExprKind::Reference {
+        && let ExprKind::Reference(reference) = &key.kind
+        && let Reference {
             root: Some(name),
-            attrs,
             only_attrs: true,
             parenthesized: false,
-        } = &key.kind
-        && attrs.is_empty()
+            ..
+        } = &**reference
+        && reference.attrs.is_empty()
     {
         return ObjectKey::Name(name.clone());
     }

@@ -148,26 +148,31 @@ pub(crate) fn is_number(text: &str) -> bool {
             }
         }
     };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let digits = format!("{int}{frac}");
-    let significant = digits.trim_start_matches('0');
-    if significant.is_empty() {
+    let frac_len = mantissa.split_once('.').map_or(0, |(_, frac)| frac.len());
+    let mut digits = mantissa
+        .bytes()
+        .filter(u8::is_ascii_digit)
+        .skip_while(|&b| b == b'0');
+    let Some(first) = digits.next() else {
         return true;
+    };
+    // The mantissa's bits: exact up to 18 digits, within one beyond.
+    let mut lead = u64::from(first - b'0');
+    let mut count = 1usize;
+    for d in digits {
+        if count < 18 {
+            lead = lead * 10 + u64::from(d - b'0');
+        }
+        count += 1;
     }
-    let exp2 = i128::from(bit_length(significant)) - frac.len() as i128 + i128::from(exponent);
+    let bits = if count <= 18 {
+        i128::from(64 - lead.leading_zeros())
+    } else {
+        let log2 = (lead as f64).log2() + (count - 18) as f64 * std::f64::consts::LOG2_10;
+        log2.floor() as i128 + 1
+    };
+    let exp2 = bits - frac_len as i128 + i128::from(exponent);
     (i128::from(i32::MIN)..=i128::from(i32::MAX)).contains(&exp2)
-}
-
-/// The number of bits of the decimal number `digits` (no leading zeros),
-/// exact up to 18 digits and within one beyond.
-fn bit_length(digits: &str) -> i64 {
-    if digits.len() <= 18 {
-        let n: u64 = digits.parse().unwrap_or(1);
-        return i64::from(64 - n.leading_zeros());
-    }
-    let lead: f64 = digits[..15].parse().unwrap_or(1.0);
-    let log2 = lead.log2() + (digits.len() - 15) as f64 * std::f64::consts::LOG2_10;
-    log2.floor() as i64 + 1
 }
 
 /// A valid number literal as cty writes the number as a string (Go's

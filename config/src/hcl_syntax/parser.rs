@@ -32,18 +32,35 @@ use super::token::{Kind, Span, Token};
 
 /// One of hclsyntax's parsing functions in progress.
 pub(super) enum Frame {
-    Body(BodyFrame),
+    Body(Box<BodyFrame>),
     Attribute(super::body::AttributeFrame),
     Block(Box<BlockFrame>),
     Ternary(TernaryFrame),
     Binary(BinaryFrame),
-    Operand(Box<OperandFrame>),
+    Operand(OperandFrame),
     Paren(ParenFrame),
     Tuple(TupleFrame),
     Object(Box<ObjectFrame>),
     For(Box<ForFrame>),
     Call(CallFrame),
     Template(Box<TemplateFrame>),
+}
+
+/// How deep the text may nest: expressions in expressions (brackets,
+/// parentheses, calls, templates, `for`, indexes, conditionals), blocks in
+/// blocks and unary operators on their operands, together. Far beyond any
+/// real configuration (a few dozen levels); Terraform's parser runs out of
+/// its goroutine's 1 GB stack between 85 000 and 100 000 levels of
+/// brackets. Deeper text is refused (docs/behaviour.md, D34), which bounds
+/// the parser's frames, at most four a level, to a few megabytes.
+pub const MAX_NESTING: usize = 65_536;
+
+/// What the driver knows of a frame: whether errors were found in it, and
+/// whether it counts towards [`MAX_NESTING`].
+#[derive(Debug, Clone, Copy, Default)]
+struct FrameMark {
+    errs: bool,
+    nests: bool,
 }
 
 /// What a frame returns.
@@ -83,8 +100,10 @@ pub(super) struct Parser<'t> {
     /// parser skips ahead, and never cleared; it silences most errors.
     pub(super) recovery: bool,
     frames: Vec<Frame>,
-    /// Whether errors were found in each frame, the running one last.
-    errs: Vec<bool>,
+    /// Each frame's mark, the running one's last.
+    marks: Vec<FrameMark>,
+    /// How many frames that nest are open (see [`MAX_NESTING`]).
+    nesting: usize,
     /// How many kept blocks, tuples and objects are open.
     pub(super) kept_depth: usize,
     pub(super) steps: u64,
@@ -97,7 +116,8 @@ impl<'t> Parser<'t> {
             errors: Errors::default(),
             recovery: false,
             frames: Vec::new(),
-            errs: Vec::new(),
+            marks: Vec::new(),
+            nesting: 0,
             kept_depth: 0,
             steps: 0,
         }
@@ -107,13 +127,13 @@ impl<'t> Parser<'t> {
     pub(super) fn parse(&mut self) -> Body {
         let start = self.prev_span();
         let top = BodyFrame::new(Kind::Eof, start, true);
-        self.frames.push(Frame::Body(top));
-        self.errs.push(false);
+        self.frames.push(Frame::Body(Box::new(top)));
+        self.marks.push(FrameMark::default());
         let mut ret: Option<Done> = None;
         while let Some(frame) = self.frames.pop() {
             self.steps += 1;
             let next = match frame {
-                Frame::Body(f) => self.body(f, ret.take()),
+                Frame::Body(f) => self.body(*f, ret.take()),
                 Frame::Attribute(f) => self.attribute(f, ret.take()),
                 Frame::Block(f) => self.block(f, ret.take()),
                 Frame::Ternary(f) => self.ternary(f, ret.take()),
@@ -128,16 +148,42 @@ impl<'t> Parser<'t> {
             };
             match next {
                 Next::Call(parent, child) => {
+                    // Every nesting goes through a new expression, a
+                    // block's body or a unary operator's operand.
+                    let nests = matches!(child, Frame::Ternary(_) | Frame::Body(_))
+                        || matches!((&parent, &child), (Frame::Operand(_), Frame::Operand(_)));
+                    if nests {
+                        self.nesting += 1;
+                        if self.nesting > MAX_NESTING {
+                            let at = self.peek().span;
+                            self.errors.abort(
+                                "Too deeply nested",
+                                format!(
+                                    "This file nests blocks, brackets, templates, conditionals or unary operators more than {MAX_NESTING} levels deep, more than tfdisco reads."
+                                ),
+                                at,
+                            );
+                            self.frames.clear();
+                            self.marks.clear();
+                            return Body::default();
+                        }
+                    }
                     self.frames.push(parent);
                     self.frames.push(child);
-                    self.errs.push(false);
+                    self.marks.push(FrameMark { errs: false, nests });
                 }
                 Next::Return(value) => {
-                    let errs = self.errs.pop().unwrap_or(false);
-                    if let Some(parent) = self.errs.last_mut() {
-                        *parent |= errs;
+                    let mark = self.marks.pop().unwrap_or_default();
+                    if mark.nests {
+                        self.nesting -= 1;
                     }
-                    ret = Some(Done { value, errs });
+                    if let Some(parent) = self.marks.last_mut() {
+                        parent.errs |= mark.errs;
+                    }
+                    ret = Some(Done {
+                        value,
+                        errs: mark.errs,
+                    });
                 }
             }
         }
@@ -189,8 +235,8 @@ impl<'t> Parser<'t> {
     }
 
     pub(super) fn mark_error(&mut self) {
-        if let Some(errs) = self.errs.last_mut() {
-            *errs = true;
+        if let Some(mark) = self.marks.last_mut() {
+            mark.errs = true;
         }
     }
 

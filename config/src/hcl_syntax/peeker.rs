@@ -24,6 +24,9 @@ pub(crate) struct Peeker<'t> {
     /// counted), by number, while that token is still ahead.
     next: [Option<u64>; 2],
     newlines: Vec<bool>,
+    /// The last answer of `next_token`: for the front and setting it was
+    /// asked for.
+    last: Option<(u64, bool, u64, Token)>,
     prev: Option<Token>,
     /// Tokens looked at, for the linear-time bound.
     pub(crate) steps: u64,
@@ -38,6 +41,7 @@ impl<'t> Peeker<'t> {
             front: 0,
             next: [None, None],
             newlines: vec![true],
+            last: None,
             prev: None,
             steps: 0,
         }
@@ -85,6 +89,19 @@ impl<'t> Peeker<'t> {
     /// (a line comment seen as its line break where those count).
     fn next_token(&mut self, errors: &mut Errors) -> (u64, Token) {
         let include = self.including_newlines();
+        if let Some((front, setting, n, token)) = self.last
+            && front == self.front
+            && setting == include
+        {
+            self.steps += 1;
+            return (n, token);
+        }
+        let (n, token) = self.scan_next(include, errors);
+        self.last = Some((self.front, include, n, token));
+        (n, token)
+    }
+
+    fn scan_next(&mut self, include: bool, errors: &mut Errors) -> (u64, Token) {
         let slot = usize::from(include);
         let mut n = match self.next[slot] {
             Some(n) if n >= self.front => n,

@@ -30,13 +30,14 @@ pub(crate) fn clusters_len(text: &str, count: usize) -> usize {
     cluster_starts(text).nth(count).unwrap_or(text.len())
 }
 
-/// Where each grapheme cluster of `text` starts, near enough: a character
-/// that extends the one before it (combining marks, joiners, variation
-/// selectors, emoji modifiers and tags, a character after a zero-width
-/// joiner, the second of a pair of regional indicators, `\n` after `\r`)
-/// does not start one. Unicode's full rules (UAX #29, which Go's `textseg`
-/// follows) differ from these only for rarer scripts' clusters (Hangul
-/// jamo sequences, Indic conjuncts, prepended marks).
+/// Where each grapheme cluster of `text` starts, near enough to Unicode's
+/// rules (UAX #29, which Go's `textseg` follows): `\r\n` is one cluster,
+/// and no cluster starts at a character that extends the one before it
+/// (combining and spacing marks of the main scripts, joiners, variation
+/// selectors, emoji modifiers and tags), after a zero-width joiner or a
+/// prepended mark, at the second of a pair of regional indicators, or
+/// inside a Hangul syllable's jamo. Marks of rarer scripts outside these
+/// tables start a cluster here and not in Go.
 pub(crate) fn cluster_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
     let mut prev: Option<char> = None;
     let mut regional_run = 0;
@@ -44,9 +45,11 @@ pub(crate) fn cluster_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
         let joins = match prev {
             None => false,
             Some('\r') => c == '\n',
+            Some(p) if is_control(p) || is_control(c) => false,
             Some('\u{200d}') => true,
+            Some(p) if is_prepend(p) => true,
             Some(_) if is_regional_indicator(c) => regional_run % 2 == 1,
-            Some(_) => is_extend(c),
+            Some(p) => is_extend(c) || hangul_joins(p, c),
         };
         regional_run = if is_regional_indicator(c) {
             regional_run + 1
@@ -58,13 +61,56 @@ pub(crate) fn cluster_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
+fn is_control(c: char) -> bool {
+    c.is_control() && c != '\u{200d}'
+}
+
+/// Prepended concatenation marks (`Prepend`).
+fn is_prepend(c: char) -> bool {
+    matches!(u32::from(c),
+        0x0600..=0x0605 | 0x06DD | 0x070F | 0x0890..=0x0891 | 0x08E2 | 0x110BD | 0x110CD)
+}
+
+#[derive(PartialEq, Eq)]
+enum Jamo {
+    L,
+    V,
+    T,
+    Lv,
+    Lvt,
+}
+
+fn jamo(c: char) -> Option<Jamo> {
+    let c = u32::from(c);
+    Some(match c {
+        0x1100..=0x115F | 0xA960..=0xA97C => Jamo::L,
+        0x1160..=0x11A7 | 0xD7B0..=0xD7C6 => Jamo::V,
+        0x11A8..=0x11FF | 0xD7CB..=0xD7FB => Jamo::T,
+        0xAC00..=0xD7A3 if (c - 0xAC00) % 28 == 0 => Jamo::Lv,
+        0xAC00..=0xD7A3 => Jamo::Lvt,
+        _ => return None,
+    })
+}
+
+/// Hangul syllable sequences (GB6 to GB8).
+fn hangul_joins(prev: char, c: char) -> bool {
+    matches!(
+        (jamo(prev), jamo(c)),
+        (Some(Jamo::L), Some(_))
+            | (Some(Jamo::V | Jamo::Lv), Some(Jamo::V | Jamo::T))
+            | (Some(Jamo::T | Jamo::Lvt), Some(Jamo::T))
+    )
+}
+
 fn is_regional_indicator(c: char) -> bool {
     ('\u{1f1e6}'..='\u{1f1ff}').contains(&c)
 }
 
-/// Characters that extend a grapheme cluster: the main blocks of
-/// combining marks, zero-width non-joiner and joiner, variation
-/// selectors, emoji modifiers and tag characters.
+/// Characters that extend a grapheme cluster (`Extend`, `SpacingMark`): the
+/// main blocks of combining marks and the marks of the Indic, Thai, Lao,
+/// Tibetan and Myanmar scripts (whole ranges, of which a few letters too),
+/// zero-width non-joiner and joiner, variation selectors, emoji modifiers
+/// and tag characters.
 fn is_extend(c: char) -> bool {
     matches!(u32::from(c),
         0x0300..=0x036F
@@ -87,9 +133,32 @@ fn is_extend(c: char) -> bool {
         | 0x0962..=0x0963
         | 0x0981..=0x0983
         | 0x09BC..=0x09D7
+        | 0x0A01..=0x0A03
+        | 0x0A3C..=0x0A51
+        | 0x0A70..=0x0A71
+        | 0x0A75
+        | 0x0A81..=0x0A83
+        | 0x0ABC..=0x0ACD
+        | 0x0B01..=0x0B03
+        | 0x0B3C..=0x0B57
+        | 0x0B82
+        | 0x0BBE..=0x0BCD
+        | 0x0BD7
+        | 0x0C00..=0x0C04
+        | 0x0C3C..=0x0C56
+        | 0x0C81..=0x0C83
+        | 0x0CBC..=0x0CD6
+        | 0x0D00..=0x0D03
+        | 0x0D3B..=0x0D4D
+        | 0x0D57
         | 0x0E31
-        | 0x0E34..=0x0E3A
+        | 0x0E33..=0x0E3A
         | 0x0E47..=0x0E4E
+        | 0x0EB1
+        | 0x0EB3..=0x0EBC
+        | 0x0EC8..=0x0ECE
+        | 0x0F71..=0x0F84
+        | 0x102B..=0x103E
         | 0x1AB0..=0x1AFF
         | 0x1DC0..=0x1DFF
         | 0x200C..=0x200D
@@ -121,5 +190,7 @@ mod tests {
         assert_eq!(line_column("\u{feff}a", 3), (1, 1));
         assert_eq!(graphemes("👍🏽🇫🇷👨\u{200d}👩"), 3);
         assert_eq!(clusters_len("e\u{301}e\u{301}x", 2), 6);
+        assert_eq!(graphemes("\u{1100}\u{1161}\u{11a8}\u{ac00}\u{11a8}"), 2);
+        assert_eq!(graphemes("\u{0e01}\u{0e33}\u{0600}\u{0661}"), 2);
     }
 }
