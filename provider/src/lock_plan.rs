@@ -76,9 +76,10 @@ pub struct Requirement {
     /// The version the lock file holds for it, if any: kept while it meets
     /// the constraints (VER-11). None for an install run's `--upgrade`.
     pub locked: Option<Version>,
-    /// The lock file's entry for it, if any (install runs; lock runs
-    /// ignore it): an install of that version is kept when it matches, a
-    /// package of that version fetched must match (INSTALL-3, INSTALL-4).
+    /// The lock file's entry for it, if any (install runs, and lock runs
+    /// with a plugin cache; other lock runs ignore it): an install of that
+    /// version is kept when it matches; in an install run, a package of
+    /// that version fetched must match (INSTALL-3, INSTALL-4, LOCKRUN-10).
     pub recorded: Option<Recorded>,
 }
 
@@ -199,9 +200,10 @@ pub enum Job {
         /// The package.
         package: LocalPackage,
     },
-    /// Install runs: what is already installed of `version` for `platform`
-    /// ([`JobOutput::Installed`]): the working folder's install, then the
-    /// plugin cache's entry, each with its `h1:`. The driver takes the cache
+    /// Install runs, and lock runs with a plugin cache: what is already
+    /// installed of `version` for `platform` ([`JobOutput::Installed`]):
+    /// the working folder's install (a lock run's target folder is empty),
+    /// then the plugin cache's entry, each with its `h1:`. The driver takes the cache
     /// entry's lock before it looks, and keeps it until the plan's
     /// [`Job::Place`] or [`Job::Release`] for the entry (or the run's end),
     /// staging a download into the cache only while it holds it.
@@ -213,7 +215,7 @@ pub enum Job {
         /// The platform.
         platform: Platform,
     },
-    /// Install runs with a plugin cache: puts the verified package of
+    /// Runs with a plugin cache: puts the verified package of
     /// `version` for `platform` into the cache (its staged download, or a
     /// filesystem mirror's archive) in place of whatever the entry held,
     /// and releases the cache entry's lock ([`JobOutput::Done`]). Done as
@@ -227,7 +229,7 @@ pub enum Job {
         /// The platform.
         platform: Platform,
     },
-    /// Install runs with a plugin cache: releases the cache entry's lock
+    /// Runs with a plugin cache: releases the cache entry's lock
     /// taken for [`Job::Installed`] ([`JobOutput::Done`]), what is there
     /// being kept.
     Release {
@@ -381,7 +383,8 @@ pub struct ProviderLock {
     /// (none for a filesystem mirror's unpacked directories, nor for a
     /// package an install run kept).
     pub packages: Vec<LockedPackage>,
-    /// Install runs: how the package was got (lock runs: `None`).
+    /// Install runs: how the package was got (lock runs: `None`); with
+    /// several platforms, the first's.
     pub installed: Option<Installed>,
     /// Where the packages came from: the position, among the provider's
     /// [`Origin::Methods`] (0 for any other origin), of the method the
@@ -530,7 +533,7 @@ impl std::error::Error for LockFailure {}
 #[derive(Clone, Debug)]
 enum Purpose {
     Versions(usize, usize),
-    Installed(usize),
+    Installed(usize, usize),
     Place(usize),
     Release(usize),
     Package(usize, usize),
@@ -560,10 +563,8 @@ struct Provider {
     answers: Vec<VersionAnswer>,
     version: Option<Version>,
     platforms: Vec<PlatformState>,
-    /// Install runs: the version whose installs were looked at.
+    /// Install runs: the version whose installs are looked at.
     checked: Option<Version>,
-    /// Install runs: kept without fetching, and the hashes recorded.
-    kept: Option<(Installed, Vec<String>)>,
     done: bool,
 }
 
@@ -595,6 +596,20 @@ struct PlatformState {
     local: Option<Verified>,
     archive: Option<ArchiveDigest>,
     verified: Option<Verified>,
+    /// Install runs: whether what is installed of the checked version
+    /// was asked about, and answered.
+    looked: Look,
+    /// Install runs: kept without fetching, and the hashes then recorded.
+    kept: Option<(Installed, Vec<String>)>,
+}
+
+/// Whether what is installed for a platform was looked at.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+enum Look {
+    #[default]
+    No,
+    Asked,
+    Answered,
 }
 
 #[derive(Clone, Debug)]
@@ -619,8 +634,15 @@ enum Document {
 pub struct LockPlan {
     providers: Vec<Provider>,
     platforms: Vec<Platform>,
-    /// Install runs' rules; `None` for a lock run.
+    /// The rules of what is installed: an install run's, a lock run's with
+    /// a plugin cache; `None` for another lock run.
     install: Option<InstallRules>,
+    /// True for an install run (`init`), false for a lock run, with a
+    /// plugin cache or without: `providers lock` asks every provider's
+    /// versions before it looks at anything installed, and takes a package
+    /// it verified whatever the lock file records for its version
+    /// (Terraform's `InstallNewProvidersForce`; LOCKRUN-10).
+    init: bool,
     dialect: Dialect,
     check: SignatureCheck,
     ready: VecDeque<(JobId, Purpose, Job)>,
@@ -654,7 +676,7 @@ impl LockPlan {
             .into_iter()
             .map(|r| (r, origin.clone()))
             .collect();
-        LockPlan::build(requirements, platforms, check, None)
+        LockPlan::build(requirements, platforms, check, None, false)
     }
 
     /// [`LockPlan::new`], each provider taken from its own origin (an OCI
@@ -664,7 +686,28 @@ impl LockPlan {
         platforms: Vec<Platform>,
         check: SignatureCheck,
     ) -> LockPlan {
-        LockPlan::build(requirements, platforms, check, None)
+        LockPlan::build(requirements, platforms, check, None, false)
+    }
+
+    /// [`LockPlan::with_origins`] with the plugin cache, as `providers lock
+    /// -enable-plugin-cache` uses it (LOCKRUN-10): once a provider's
+    /// version is selected, each platform's cache entry is looked at
+    /// ([`Job::Installed`], the entry's lock taken) and linked without a
+    /// download when the lock file records its `h1:` for that version
+    /// ([`Requirement::recorded`]), or `cache` may break the lock file and
+    /// it records nothing for it: that platform's hashes are then those
+    /// recorded and the entry's `h1:`. Any other platform's package is
+    /// fetched and verified as without a cache, placed in the cache at once
+    /// ([`Job::Place`]), and gives the same hashes (its `h1:`, the signed
+    /// `zh:`). What the lock file records never refuses a package.
+    pub fn with_plugin_cache(
+        requirements: Vec<(Requirement, Origin)>,
+        platforms: Vec<Platform>,
+        check: SignatureCheck,
+        cache: CacheRules,
+    ) -> LockPlan {
+        let rules = InstallRules { cache: Some(cache) };
+        LockPlan::build(requirements, platforms, check, Some(rules), false)
     }
 
     /// The plan of an install run (`init`; INSTALL-2 to INSTALL-4) for
@@ -683,7 +726,7 @@ impl LockPlan {
         check: SignatureCheck,
         rules: InstallRules,
     ) -> LockPlan {
-        LockPlan::build(requirements, vec![platform], check, Some(rules))
+        LockPlan::build(requirements, vec![platform], check, Some(rules), true)
     }
 
     fn build(
@@ -691,6 +734,7 @@ impl LockPlan {
         mut platforms: Vec<Platform>,
         check: SignatureCheck,
         install: Option<InstallRules>,
+        init: bool,
     ) -> LockPlan {
         requirements.sort_by(|a, b| a.0.source.cmp(&b.0.source));
         requirements.dedup_by(|a, b| a.0.source == b.0.source);
@@ -704,6 +748,7 @@ impl LockPlan {
             providers: Vec::new(),
             platforms,
             install,
+            init,
             dialect: check.dialect,
             check,
             ready: VecDeque::new(),
@@ -726,7 +771,6 @@ impl LockPlan {
                     .map(|_| PlatformState::default())
                     .collect(),
                 checked: None,
-                kept: None,
                 done: false,
             });
         }
@@ -741,7 +785,7 @@ impl LockPlan {
     /// constraints no longer allow); else its versions.
     fn start(&mut self, p: usize) {
         let requirement = &self.providers[p].requirement;
-        if self.install.is_some()
+        if self.init
             && let Some(locked) = requirement.locked.clone()
         {
             if !requirement.constraints.allows(&locked) {
@@ -790,44 +834,74 @@ impl LockPlan {
         self.on_versions(p);
     }
 
-    /// Install runs: asks what is installed of `version`.
+    /// Install runs: asks what is installed of `version` for every
+    /// platform.
     fn look_at_installs(&mut self, p: usize, version: Version) {
-        self.providers[p].checked = Some(version.clone());
+        self.providers[p].checked = Some(version);
+        for i in 0..self.platforms.len() {
+            self.look_at_install(p, i);
+        }
+    }
+
+    /// Install runs: asks what is installed of the checked version for
+    /// platform `i` (again, when another run held the cache entry).
+    fn look_at_install(&mut self, p: usize, i: usize) {
+        let Some(version) = self.providers[p].checked.clone() else {
+            return;
+        };
+        self.providers[p].platforms[i].looked = Look::Asked;
         let job = Job::Installed {
             source: self.providers[p].requirement.source.clone(),
             version,
-            platform: install::only_platform(&self.platforms).clone(),
+            platform: self.platforms[i].clone(),
         };
-        self.push(Purpose::Installed(p), job);
+        self.push(Purpose::Installed(p, i), job);
     }
 
-    /// Install runs: what is installed of the version looked at. Kept, or
-    /// else the version selected (when it was the locked one, looked at
-    /// before any request) or its package fetched.
-    fn on_installed(&mut self, p: usize, found: &InstalledPackages) {
+    /// Install runs: what is installed of the checked version for platform
+    /// `i`. Kept (the cache entry's lock released), or else its package
+    /// fetched once the version is selected; with the locked version
+    /// looked at before any request, the versions are asked once every
+    /// platform answered and one was not kept. A provider whose every
+    /// platform is kept is done.
+    fn on_installed(&mut self, p: usize, i: usize, found: &InstalledPackages) {
         let Some(version) = self.providers[p].checked.clone() else {
             return;
         };
         let rules = self.install.clone().unwrap_or_default();
         let recorded = self.recorded_hashes(p, &version);
-        if let Some(kept) = install::keep(found, &recorded, &rules) {
-            let provider = &mut self.providers[p];
-            provider.version = Some(version.clone());
-            provider.kept = Some(kept);
-            provider.done = true;
-            if rules.cache.is_some() {
-                let job = Job::Release {
-                    source: provider.requirement.source.clone(),
-                    version,
-                    platform: install::only_platform(&self.platforms).clone(),
-                };
-                self.push(Purpose::Release(p), job);
+        self.providers[p].platforms[i].looked = Look::Answered;
+        let kept = install::keep(found, &recorded, &rules);
+        let selected = self.providers[p].version.is_some();
+        match kept {
+            Some(kept) => {
+                self.providers[p].platforms[i].kept = Some(kept);
+                if rules.cache.is_some() {
+                    let job = Job::Release {
+                        source: self.providers[p].requirement.source.clone(),
+                        version: version.clone(),
+                        platform: self.platforms[i].clone(),
+                    };
+                    self.push(Purpose::Release(p), job);
+                }
             }
-            return;
+            None if selected => {
+                self.providers[p].platforms[i].method = 0;
+                self.seek(p, i, None);
+            }
+            None => {}
         }
-        match self.providers[p].version.clone() {
-            Some(selected) => self.fetch(p, selected),
-            None => self.ask_versions(p),
+        let provider = &mut self.providers[p];
+        if provider.platforms.iter().all(|state| state.kept.is_some()) {
+            provider.version = Some(version);
+            provider.done = true;
+        } else if !selected
+            && provider
+                .platforms
+                .iter()
+                .all(|state| state.looked == Look::Answered)
+        {
+            self.ask_versions(p);
         }
     }
 
@@ -906,14 +980,10 @@ impl LockPlan {
             (Purpose::OciManifest(p, i), Ok(JobOutput::OciManifest(fetched))) => {
                 self.on_oci_manifest(p, i, &fetched)
             }
-            (Purpose::Installed(p), Ok(JobOutput::Installed(found))) => {
-                self.on_installed(p, &found)
+            (Purpose::Installed(p, i), Ok(JobOutput::Installed(found))) => {
+                self.on_installed(p, i, &found)
             }
-            (Purpose::Installed(p), Ok(JobOutput::Busy)) => {
-                if let Some(version) = self.providers[p].checked.clone() {
-                    self.look_at_installs(p, version);
-                }
-            }
+            (Purpose::Installed(p, i), Ok(JobOutput::Busy)) => self.look_at_install(p, i),
             (Purpose::Place(_) | Purpose::Release(_), Ok(JobOutput::Done)) => {}
             (Purpose::MirrorArchives(p, m), Ok(JobOutput::MirrorArchives(answer))) => {
                 self.providers[p].answers[m] = VersionAnswer::Archives(answer);
@@ -955,7 +1025,7 @@ impl LockPlan {
             (
                 Purpose::MirrorArchives(p, _)
                 | Purpose::OciIndex(p, _)
-                | Purpose::Installed(p)
+                | Purpose::Installed(p, _)
                 | Purpose::Place(p)
                 | Purpose::Release(p),
                 Err(e),
@@ -1086,10 +1156,13 @@ impl LockPlan {
         }
     }
 
-    /// Looks for the selected version's package for every platform, from
-    /// the provider's first method on.
+    /// Looks for the selected version's package for every platform not
+    /// kept, from the provider's first method on.
     fn fetch(&mut self, p: usize, _version: Version) {
         for i in 0..self.platforms.len() {
+            if self.providers[p].platforms[i].kept.is_some() {
+                continue;
+            }
             self.providers[p].platforms[i].method = 0;
             self.seek(p, i, None);
         }
@@ -1365,7 +1438,7 @@ impl LockPlan {
                 if let Some(result) = self.verify(p, i) {
                     match result.and_then(|verified| self.check_recorded(p, verified)) {
                         Ok(verified) => {
-                            self.place_in_cache(p);
+                            self.place_in_cache(p, i);
                             self.providers[p].platforms[i].verified = Some(verified);
                         }
                         Err(problem) => self.fail(p, Some(i), problem),
@@ -1460,9 +1533,9 @@ impl LockPlan {
         })
     }
 
-    /// Install runs with a plugin cache: the verified package goes into the
-    /// cache at once (INSTALL-12).
-    fn place_in_cache(&mut self, p: usize) {
+    /// Runs with a plugin cache: the verified package of platform `i` goes
+    /// into the cache at once (INSTALL-12).
+    fn place_in_cache(&mut self, p: usize, i: usize) {
         if self
             .install
             .as_ref()
@@ -1476,15 +1549,16 @@ impl LockPlan {
         let job = Job::Place {
             source: self.providers[p].requirement.source.clone(),
             version,
-            platform: install::only_platform(&self.platforms).clone(),
+            platform: self.platforms[i].clone(),
         };
         self.push(Purpose::Place(p), job);
     }
 
     /// Install runs: a verified package must also match one of the hashes
-    /// the lock file records for its version (INSTALL-4).
+    /// the lock file records for its version (INSTALL-4); a lock run's
+    /// need not (LOCKRUN-10).
     fn check_recorded(&self, p: usize, verified: Verified) -> Result<Verified, LockProblem> {
-        if self.install.is_none() {
+        if !self.init {
             return Ok(verified);
         }
         let Some(version) = self.providers[p].version.clone() else {
@@ -1521,30 +1595,21 @@ impl LockPlan {
             return Err(self.failures);
         }
         let mut locks = Vec::with_capacity(self.providers.len());
-        let installing = self.install.is_some();
         for provider in self.providers {
             let Some(version) = provider.version else {
                 continue;
             };
-            if let Some((installed, hashes)) = provider.kept {
-                locks.push(ProviderLock {
-                    constraints: provider.requirement.constraints.to_string(),
-                    source: provider.requirement.source,
-                    version,
-                    hashes,
-                    trust: Trust::LockFile,
-                    key_id: None,
-                    packages: Vec::new(),
-                    installed: Some(installed),
-                    method: None,
-                });
-                continue;
-            }
             let mut hashes = Vec::new();
             let mut signer = None;
+            let mut kept_as = None;
             let mut packages = Vec::new();
             let mut method = None;
             for (state, platform) in provider.platforms.into_iter().zip(&self.platforms) {
+                if let Some((installed, kept)) = state.kept {
+                    kept_as.get_or_insert(installed);
+                    hashes.extend(kept);
+                    continue;
+                }
                 let Some(verified) = state.verified else {
                     continue;
                 };
@@ -1561,8 +1626,12 @@ impl LockPlan {
             }
             hashes.sort();
             hashes.dedup();
-            let Some((trust, key_id)) = signer else {
-                continue;
+            // A package fetched says how it is trusted; one only kept, the
+            // lock file's word.
+            let (trust, key_id, installed) = match (signer, kept_as) {
+                (Some((trust, key_id)), _) => (trust, key_id, Installed::Fetched),
+                (None, Some(kept)) => (Trust::LockFile, None, kept),
+                (None, None) => continue,
             };
             locks.push(ProviderLock {
                 source: provider.requirement.source,
@@ -1572,7 +1641,7 @@ impl LockPlan {
                 trust,
                 key_id,
                 packages,
-                installed: installing.then_some(Installed::Fetched),
+                installed: self.init.then_some(installed),
                 method,
             });
         }

@@ -843,6 +843,176 @@ mod install {
     }
 }
 
+/// A lock run with the plugin cache (`providers lock -enable-plugin-cache`,
+/// LOCKRUN-10): versions first, then each platform's cache entry; an entry
+/// the lock file vouches for (or any, when the cache may break it and the
+/// lock file records nothing) linked without a request, every other
+/// platform fetched, verified and placed in the cache; nothing the lock
+/// file records refuses a package.
+mod plugin_cache {
+    use super::*;
+    use tfdisco_provider::lock_plan::{
+        CacheRules, InstalledPackages, Origin, ProviderLock, Recorded,
+    };
+
+    const TWO: [&str; 2] = ["linux_amd64", "darwin_arm64"];
+
+    fn cached_plan(requirement: Requirement, may_break: bool) -> LockPlan {
+        LockPlan::with_plugin_cache(
+            vec![(requirement, Origin::Registry)],
+            TWO.iter().map(|p| platform(p)).collect(),
+            SignatureCheck::new(T, SystemTime::now()),
+            CacheRules {
+                may_break_lock_file: may_break,
+            },
+        )
+    }
+
+    /// Alpha locked for both platforms without a cache: every hash, and
+    /// each platform's `h1:`.
+    fn fresh() -> (ProviderLock, Vec<String>) {
+        let mut plan = new_plan(vec![requirement("alpha", "~> 1.0", None)], &TWO);
+        run(&mut plan, |_, _| {});
+        let lock = plan.finish().expect("locked").remove(0);
+        let h1s = lock.packages.iter().map(|p| p.archive.h1()).collect();
+        (lock, h1s)
+    }
+
+    fn recorded(hashes: &[String]) -> Option<Recorded> {
+        Some(Recorded {
+            version: Version::parse("1.1.0", T).expect("a version"),
+            hashes: hashes.to_vec(),
+        })
+    }
+
+    /// Runs the plan, the cache holding `cache(platform)`'s `h1:` for each
+    /// platform, every other job answered as the fixture's registry; the
+    /// jobs seen, each as a word and its platform.
+    fn run_cached(plan: &mut LockPlan, cache: impl Fn(&Platform) -> Option<String>) -> Vec<String> {
+        let mut seen = Vec::new();
+        while let Some((id, job)) = plan.next_job() {
+            let (word, on) = match &job {
+                Job::Versions { .. } => ("versions", None),
+                Job::Installed { platform, .. } => ("installed", Some(platform.clone())),
+                Job::Release { platform, .. } => ("release", Some(platform.clone())),
+                Job::Place { platform, .. } => ("place", Some(platform.clone())),
+                Job::Package { platform, .. } => ("package", Some(platform.clone())),
+                Job::Archive { platform, .. } => ("archive", Some(platform.clone())),
+                Job::Document { .. } => ("document", None),
+                _ => ("other", None),
+            };
+            seen.push(match &on {
+                Some(platform) => format!("{word} {platform}"),
+                None => word.to_owned(),
+            });
+            let result = match job {
+                Job::Installed { platform, .. } => Ok(JobOutput::Installed(InstalledPackages {
+                    target: None,
+                    cache: cache(&platform),
+                })),
+                Job::Place { .. } | Job::Release { .. } => Ok(JobOutput::Done),
+                other => answer(other, &|_: &Url, _: &mut Vec<u8>| {}),
+            };
+            plan.complete(id, result);
+        }
+        assert!(plan.is_finished());
+        seen
+    }
+
+    #[test]
+    fn an_entry_the_lock_file_vouches_for_is_linked_the_others_fetched_into_the_cache() {
+        let (fresh, h1s) = fresh();
+        let mut locked = requirement("alpha", "~> 1.0", Some("1.1.0"));
+        locked.recorded = recorded(&fresh.hashes);
+        let mut plan = cached_plan(locked, false);
+        let linux = h1s[0].clone();
+        let jobs = run_cached(&mut plan, |p| match p.to_string().as_str() {
+            "linux_amd64" => Some(linux.clone()),
+            _ => Some("h1:planted".into()),
+        });
+        assert_eq!(
+            jobs[0], "versions",
+            "asked as providers lock asks: {jobs:?}"
+        );
+        for expected in [
+            "installed linux_amd64",
+            "installed darwin_arm64",
+            "release linux_amd64",
+            "package darwin_arm64",
+            "archive darwin_arm64",
+            "place darwin_arm64",
+        ] {
+            assert!(jobs.iter().any(|j| j == expected), "{expected} in {jobs:?}");
+        }
+        for never in [
+            "package linux_amd64",
+            "archive linux_amd64",
+            "place linux_amd64",
+        ] {
+            assert!(!jobs.iter().any(|j| j == never), "{never} in {jobs:?}");
+        }
+        assert_eq!(
+            jobs.last().map(String::as_str),
+            Some("place darwin_arm64"),
+            "placed once verified: {jobs:?}"
+        );
+        let lock = plan.finish().expect("locked").remove(0);
+        assert_eq!(
+            lock.hashes, fresh.hashes,
+            "what the lock file had, and darwin's own"
+        );
+        assert!(!lock.hashes.contains(&"h1:planted".to_owned()));
+        assert_eq!(lock.installed, None, "a lock run's");
+        assert_eq!(lock.trust, Trust::Community, "the package fetched says");
+    }
+
+    #[test]
+    fn the_lock_file_refuses_no_package() {
+        let (fresh, _) = fresh();
+        let mut locked = requirement("alpha", "~> 1.0", Some("1.1.0"));
+        locked.recorded = recorded(&["h1:someone-else".to_owned()]);
+        let mut plan = cached_plan(locked, false);
+        let jobs = run_cached(&mut plan, |_| None);
+        assert_eq!(jobs.iter().filter(|j| j.starts_with("place")).count(), 2);
+        let lock = plan.finish().expect("not refused").remove(0);
+        assert_eq!(lock.hashes, fresh.hashes, "the verified packages' alone");
+    }
+
+    #[test]
+    fn may_break_links_any_entry_the_lock_file_has_nothing_for() {
+        let (fresh, h1s) = fresh();
+        let mut plan = cached_plan(requirement("alpha", "~> 1.0", None), true);
+        let jobs = run_cached(&mut plan, |p| {
+            let i = TWO.iter().position(|t| *t == p.to_string())?;
+            Some(h1s[i].clone())
+        });
+        assert_eq!(
+            jobs,
+            [
+                "versions",
+                "installed linux_amd64",
+                "installed darwin_arm64",
+                "release linux_amd64",
+                "release darwin_arm64"
+            ]
+        );
+        let lock = plan.finish().expect("locked").remove(0);
+        let mut h1s = h1s;
+        h1s.sort();
+        assert_eq!(lock.hashes, h1s, "each entry's h1: alone, no zh:");
+        assert_ne!(lock.hashes, fresh.hashes);
+        assert_eq!(lock.trust, Trust::LockFile);
+
+        // Without may-break the same entries vouch for nothing.
+        let mut plan = cached_plan(requirement("alpha", "~> 1.0", None), false);
+        run_cached(&mut plan, |_| Some("h1:whatever".into()));
+        assert_eq!(
+            plan.finish().expect("locked").remove(0).hashes,
+            fresh.hashes
+        );
+    }
+}
+
 /// A filesystem mirror's packages: hashed (or, installing, unpacked) by the
 /// driver; one that is no package fails its provider as `package`
 /// (LOCKRUN-4, INSTALL-8).

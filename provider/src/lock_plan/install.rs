@@ -3,7 +3,9 @@
 //! is fetched, what is already installed of the version is looked at (the
 //! working folder's providers folder, then the plugin cache), and kept when
 //! the lock file vouches for it; a package fetched must match a hash the
-//! lock file already records for its version.
+//! lock file already records for its version. A lock run with the plugin
+//! cache (`providers lock -enable-plugin-cache`, LOCKRUN-10) looks at each
+//! platform's cache entry by the same rules, and refuses no package.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -192,11 +194,6 @@ pub(super) fn not_recorded_message(source: &ProviderSource, version: &Version) -
         "the current package for {source} {version} doesn't match any of the checksums \
          previously recorded in the dependency lock file"
     )
-}
-
-/// A provider's platform in an install run: the one the plan was made for.
-pub(super) fn only_platform(platforms: &[Platform]) -> &Platform {
-    &platforms[0]
 }
 
 fn sorted(mut hashes: Vec<String>) -> Vec<String> {
