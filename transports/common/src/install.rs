@@ -6,34 +6,30 @@
 //! `.terraform/providers` (or the plugin cache, linked) once every package
 //! is verified, and the lock file replaced atomically when it changes.
 
+mod installer;
 mod options;
 mod report;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Mutex, PoisonError};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::SystemTime;
 
 use tfdisco_config::{
-    Destination, DialectChoice, FilesystemMirror, LockFile, LockedProvider, ProvidersFolder, Staged,
-    StagedPackage, oci_repository_address,
+    DialectChoice, FilesystemMirror, LockFile, LockedProvider, ProvidersFolder,
+    oci_repository_address,
 };
-use tfdisco_core::{Error, Platform, ProviderSource, Sink, Version};
+use tfdisco_core::{Platform, ProviderSource};
 use tfdisco_provider::lock_plan::{
-    CACHE_WAIT_REPORTED_AFTER, CacheRules, InstallRules, Installed, Job, JobOutput, LockPlan,
-    Origin, ProviderLock,
+    CacheRules, InstallRules, Installed, LockPlan, Origin, ProviderLock,
 };
-use tfdisco_provider::{LocalLocation, LocalPackage, MethodKind, SignatureCheck};
+use tfdisco_provider::{MethodKind, SignatureCheck};
 
-use crate::lock::{ArchiveAt, Archives, Inputs};
+use crate::lock::Inputs;
 use crate::{AsyncClient, BlockingClient, LockError, Transport};
 
+pub(crate) use installer::Installer;
 pub use options::{Cancel, InstallEvent, InstallEvents, InstallOptions};
 pub use report::{InstallReport, InstalledProvider, install_word};
-
-/// How long a run waits between two tries of a busy plugin cache entry's
-/// lock.
-const LOCK_RETRY: Duration = Duration::from_millis(50);
 
 /// An install run between reading and writing.
 pub(crate) struct InstallRun {
@@ -42,28 +38,17 @@ pub(crate) struct InstallRun {
     before: Vec<u8>,
     platform: Platform,
     readonly: bool,
-    folder: ProvidersFolder,
+    /// The jobs on `.terraform/providers` and the plugin cache.
+    installer: Installer,
     /// The installation methods each provider may come from, in priority
     /// order, by name, for the report.
     from: HashMap<ProviderSource, Vec<String>>,
-    /// Archives unpacked as they downloaded, by provider and version.
-    staged: Mutex<HashMap<(ProviderSource, Version), Staged>>,
-    /// Filesystem mirrors' unpacked packages the plan took (linked, not
-    /// copied), by provider and version.
-    local_dirs: Mutex<HashMap<(ProviderSource, Version), PathBuf>>,
     /// Providers the configuration requires.
     required: Vec<ProviderSource>,
     /// What the report warns about.
     warnings: Vec<String>,
-    /// Told what the run does.
-    events: Option<options::InstallEvents>,
-    /// Stops the run.
-    cancel: Cancel,
     /// The dialect followed, and what chose it, for the report.
     dialect: DialectChoice,
-    /// When this run first found each busy cache entry's lock held, and
-    /// whether the wait was reported.
-    waits: Mutex<HashMap<(ProviderSource, Version), (Instant, bool)>>,
 }
 
 impl std::fmt::Debug for InstallRun {
@@ -72,7 +57,7 @@ impl std::fmt::Debug for InstallRun {
             .field("path", &self.path)
             .field("platform", &self.platform)
             .field("readonly", &self.readonly)
-            .field("folder", &self.folder)
+            .field("folder", &self.installer.folder)
             .finish_non_exhaustive()
     }
 }
@@ -140,15 +125,10 @@ impl InstallRun {
                 before,
                 platform,
                 readonly: options.readonly,
-                folder,
+                installer: Installer::new(folder, options.events.clone(), options.cancel.clone()),
                 from,
-                staged: Mutex::new(HashMap::new()),
-                local_dirs: Mutex::new(HashMap::new()),
                 required,
                 warnings,
-                events: options.events.clone(),
-                cancel: options.cancel.clone(),
-                waits: Mutex::new(HashMap::new()),
                 dialect: options
                     .dialect_choice
                     .clone()
@@ -158,214 +138,11 @@ impl InstallRun {
         ))
     }
 
-    /// An error for a job of a cancelled run (what it says is not shown:
-    /// the run ends with [`LockError::Cancelled`]).
-    fn check_cancelled(&self) -> Result<(), Error> {
-        if self.cancel.is_cancelled() {
-            return Err(local_problem(
-                self.folder.target(),
-                "the install was cancelled".to_owned(),
-            ));
-        }
-        Ok(())
-    }
-
-    /// Notes that a cache entry's lock was found held at `now`, and tells
-    /// the events function once the run has waited for it
-    /// [`CACHE_WAIT_REPORTED_AFTER`].
-    fn waiting(
-        &self,
-        source: &ProviderSource,
-        version: &Version,
-        platform: &Platform,
-        now: Instant,
-    ) {
-        let waited = {
-            let mut waits = self.waits.lock().unwrap_or_else(PoisonError::into_inner);
-            let (since, told) = waits
-                .entry((source.clone(), version.clone()))
-                .or_insert((now, false));
-            let waited = now.saturating_duration_since(*since);
-            if *told || waited < CACHE_WAIT_REPORTED_AFTER {
-                return;
-            }
-            *told = true;
-            waited
-        };
-        if let Some(lock_file) = self.folder.cache_lock_file(source, version, platform) {
-            self.event(InstallEvent::WaitingForCache {
-                source,
-                version,
-                platform,
-                lock_file: &lock_file,
-                waited,
-            });
-        }
-    }
-
-    /// The answer to the plan's `Installed` job: the cache entry's lock
-    /// taken, then what is installed; when another run holds the lock, a
-    /// short wait and [`JobOutput::Busy`] (the plan asks again), so that a
-    /// waiting job never keeps a job's place.
-    async fn installed<T: Transport>(
-        &self,
-        client: &AsyncClient<T>,
-        source: &ProviderSource,
-        version: &Version,
-        platform: &Platform,
-    ) -> Result<JobOutput, Error> {
-        let taken = self
-            .folder
-            .try_lock_cache_entry(source, version, platform)
-            .map_err(|e| local_error(self.folder.cache().unwrap_or(self.folder.target()), e))?;
-        if !taken {
-            let transport = client.transport();
-            let now = transport.now();
-            self.waiting(source, version, platform, now);
-            transport.sleep_until(now + LOCK_RETRY).await;
-            self.check_cancelled()?;
-            return Ok(JobOutput::Busy);
-        }
-        Ok(JobOutput::Installed(
-            self.folder.installed(source, version, platform),
-        ))
-    }
-
-    /// The plan's `Place` job (a plugin cache): the verified package into
-    /// the cache in place of what the entry held, the entry's lock
-    /// released.
-    pub(crate) fn place_in_cache(
-        &self,
-        source: &ProviderSource,
-        version: &Version,
-        platform: &Platform,
-    ) -> Result<JobOutput, Error> {
-        let placed = match self.take_staged(source, version, platform)? {
-            Some(staged) => self
-                .folder
-                .place(&staged)
-                .map_err(|e| local_error(staged.final_path(), e)),
-            // An unpacked filesystem mirror's folder is linked at the end.
-            None => Ok(()),
-        };
-        self.release(source, version, platform);
-        placed.map(|()| JobOutput::Done)
-    }
-
-    /// The plan's `Release` job: the cache entry's lock released.
-    pub(crate) fn release(&self, source: &ProviderSource, version: &Version, platform: &Platform) {
-        self.folder.release_cache_entry(source, version, platform);
-    }
-
-    /// The staged package of a provider's version (a download, or a
-    /// filesystem mirror's archive, unpacked); `None` for a mirror's
-    /// unpacked folder, which is linked rather than copied.
-    fn take_staged(
-        &self,
-        source: &ProviderSource,
-        version: &Version,
-        platform: &Platform,
-    ) -> Result<Option<Staged>, Error> {
-        let key = (source.clone(), version.clone());
-        if let Some(staged) = self
-            .staged
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&key)
-        {
-            return Ok(Some(staged));
-        }
-        match self.local_dir(source, version) {
-            Some(_) => Ok(None),
-            None => Err(Error::LocalFile {
-                path: self.folder.target_path(source, version, platform),
-                problem: "the package was not fetched".to_owned(),
-            }),
-        }
-    }
-
-    /// A filesystem mirror's unpacked folder the plan took for a
-    /// provider's version.
-    fn local_dir(&self, source: &ProviderSource, version: &Version) -> Option<PathBuf> {
-        self.local_dirs
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .get(&(source.clone(), version.clone()))
-            .cloned()
-    }
-
-    /// The sink an archive of the plan downloads into: unpacked into a
-    /// staging folder (in the plugin cache when one is used).
-    pub(crate) fn stage(
-        &self,
-        source: &ProviderSource,
-        version: &Version,
-        platform: &Platform,
-    ) -> Result<StagedPackage, Error> {
-        let into = match self.folder.cache() {
-            Some(_) => Destination::Cache,
-            None => Destination::Target,
-        };
-        self.folder
-            .stage(source, version, platform, into)
-            .map_err(|e| local_error(self.folder.target(), e))
-    }
-
-    /// Tells the caller's events function, if any.
-    pub(crate) fn event(&self, event: InstallEvent<'_>) {
-        if let Some(events) = &self.events {
-            events(event);
-        }
-    }
-
-    /// Keeps an archive staged for placement.
-    pub(crate) fn staged(&self, source: ProviderSource, version: Version, staged: Staged) {
-        self.staged
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert((source, version), staged);
-    }
-
-    /// The plan's `LocalPackage` job: an archive unpacked into its staging
-    /// folder now, its hashes those of what was unpacked (the same
-    /// reading the hasher does); an unpacked folder hashed, and kept to be
-    /// linked.
-    fn local_package(&self, package: &LocalPackage) -> Result<Option<JobOutput>, Error> {
-        let LocalPackage {
-            source,
-            version,
-            platform,
-            ..
-        } = package;
-        let file = match &package.location {
-            LocalLocation::Archive(file) => file,
-            LocalLocation::Directory(dir) => {
-                self.local_dirs
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner)
-                    .insert((source.clone(), version.clone()), dir.clone());
-                return Ok(None);
-            }
-        };
-        let staged = unpack_file(file, self.stage(source, version, platform)?)?;
-        Ok(Some(match &staged.digest().hashes {
-            Ok(hashes) => {
-                let output = JobOutput::Local {
-                    h1: hashes.h1(),
-                    archive: Some(*hashes),
-                };
-                self.staged(source.clone(), version.clone(), staged);
-                output
-            }
-            Err(e) => JobOutput::NoPackage(format!("{}: {e}", file.display())),
-        }))
-    }
-
     /// Records what the plan gave in the lock file (INSTALL-5); refuses a
     /// change under `--lockfile readonly`; places every package; replaces
     /// the lock file when its bytes change. A failed plan changes nothing.
     pub(crate) fn apply(mut self, plan: LockPlan) -> Result<InstallReport, LockError> {
-        if self.cancel.is_cancelled() {
+        if self.installer.cancel.is_cancelled() {
             return Err(LockError::Cancelled);
         }
         let locks = plan.finish().map_err(LockError::Failed)?;
@@ -473,24 +250,25 @@ impl InstallRun {
                 path: path.to_owned(),
                 error,
             };
-        let target = self.folder.target_path(source, version, platform);
-        match (lock.installed, self.local_dir(source, version)) {
+        let (installer, folder) = (&self.installer, &self.installer.folder);
+        let target = folder.target_path(source, version, platform);
+        match (
+            lock.installed,
+            installer.local_dir(source, version, platform),
+        ) {
             (Some(Installed::Reused) | None, _) => Ok(()),
-            (_, Some(dir)) => self
-                .folder
+            (_, Some(dir)) => folder
                 .link_to_folder(source, version, platform, &dir)
                 .map_err(|e| folder_error(&target, e.into())),
-            _ if self.folder.cache().is_some() => self
-                .folder
+            _ if folder.cache().is_some() => folder
                 .link_to_cache(source, version, platform)
                 .map_err(|e| folder_error(&target, e.into())),
             _ => {
-                let staged = self
+                let staged = installer
                     .take_staged(source, version, platform)
                     .map_err(|e| folder_error(&target, e.to_string().into()))?;
                 match staged {
-                    Some(staged) => self
-                        .folder
+                    Some(staged) => folder
                         .place(&staged)
                         .map_err(|e| folder_error(staged.final_path(), e.into())),
                     None => Ok(()),
@@ -498,47 +276,6 @@ impl InstallRun {
             }
         }
     }
-}
-
-/// A download's sink that fails once the run is cancelled, so that a
-/// cancelled run stops its downloads at the next chunk.
-struct Cancellable {
-    sink: StagedPackage,
-    cancel: Cancel,
-}
-
-impl Sink for Cancellable {
-    type Output = Staged;
-
-    fn write(&mut self, chunk: &[u8]) -> Result<(), String> {
-        if self.cancel.is_cancelled() {
-            return Err("the install was cancelled".to_owned());
-        }
-        self.sink.write(chunk)
-    }
-
-    fn finish(&mut self) -> Result<Staged, String> {
-        self.sink.finish()
-    }
-}
-
-/// A filesystem mirror's archive unpacked through `sink`.
-fn unpack_file(file: &Path, mut sink: StagedPackage) -> Result<Staged, Error> {
-    use std::io::Read;
-    let mut reader = std::fs::File::open(file).map_err(|e| local_error(file, e))?;
-    let mut buf = vec![0; 64 * 1024];
-    loop {
-        let n = match reader.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(local_error(file, e)),
-        };
-        sink.write(&buf[..n])
-            .map_err(|problem| local_problem(file, problem))?;
-    }
-    sink.finish()
-        .map_err(|problem| local_problem(file, problem))
 }
 
 /// The origin of a provider's packages: the installation methods that may
@@ -622,18 +359,6 @@ fn method_origin(
     })
 }
 
-/// A local file that could not be read or written: [`Error::LocalFile`].
-fn local_error(path: &Path, error: std::io::Error) -> Error {
-    local_problem(path, error.to_string())
-}
-
-fn local_problem(path: &Path, problem: String) -> Error {
-    Error::LocalFile {
-        path: path.to_owned(),
-        problem,
-    }
-}
-
 impl<T: Transport> AsyncClient<T> {
     /// `terraform init`'s provider installation in `dir`: reads the
     /// configuration, its lock file and the installation methods; keeps
@@ -649,98 +374,11 @@ impl<T: Transport> AsyncClient<T> {
     ) -> Result<InstallReport, LockError> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options)?;
-        self.run_plan_with(&mut plan, options.jobs, |job| self.install_job(&run, job))
-            .await;
+        self.run_plan_with(&mut plan, options.jobs, |job| {
+            self.install_job(&run.installer, job)
+        })
+        .await;
         run.apply(plan)
-    }
-
-    /// Runs one job of an install plan: its own (what is installed, a
-    /// package placed in the cache or a cache entry released, an archive
-    /// unpacked as it downloads); any other as a lock run runs it.
-    async fn install_job(&self, run: &InstallRun, job: Job) -> Result<JobOutput, Error> {
-        run.check_cancelled()?;
-        match job {
-            Job::Installed {
-                source,
-                version,
-                platform,
-            } => run.installed(self, &source, &version, &platform).await,
-            Job::Place {
-                source,
-                version,
-                platform,
-            } => run.place_in_cache(&source, &version, &platform),
-            Job::Release {
-                source,
-                version,
-                platform,
-            } => {
-                run.release(&source, &version, &platform);
-                Ok(JobOutput::Done)
-            }
-            Job::Archive {
-                url,
-                about,
-                source,
-                version,
-                platform,
-                ..
-            } => {
-                let at = ArchiveAt::Url { url, about };
-                self.install_archive(run, at, source, version, platform)
-                    .await
-            }
-            Job::OciBlob {
-                address,
-                layer,
-                source,
-                version,
-                platform,
-            } => {
-                let at = ArchiveAt::Oci { address, layer };
-                self.install_archive(run, at, source, version, platform)
-                    .await
-            }
-            Job::LocalPackage { package } => match run.local_package(&package)? {
-                Some(output) => Ok(output),
-                None => {
-                    self.run_job_into(Job::LocalPackage { package }, Archives::Hashed)
-                        .await
-                }
-            },
-            other => self.run_job_into(other, Archives::Hashed).await,
-        }
-    }
-}
-
-impl<T: Transport> AsyncClient<T> {
-    /// An archive of the plan, unpacked as it downloads into its staging
-    /// folder, kept for placement.
-    async fn install_archive(
-        &self,
-        run: &InstallRun,
-        at: ArchiveAt,
-        source: ProviderSource,
-        version: Version,
-        platform: Platform,
-    ) -> Result<JobOutput, Error> {
-        let sink = Cancellable {
-            sink: run.stage(&source, &version, &platform)?,
-            cancel: run.cancel.clone(),
-        };
-        run.event(InstallEvent::Downloading {
-            source: &source,
-            version: &version,
-        });
-        let staged = self.fetch_archive(at, sink).await?;
-        let digest = staged.digest().clone();
-        run.event(InstallEvent::Downloaded {
-            source: &source,
-            version: &version,
-            bytes: digest.size,
-        });
-        run.staged(source, version, staged);
-        Ok(JobOutput::Archive(digest))
     }
 }
 
@@ -755,7 +393,7 @@ impl<T: Transport> BlockingClient<T> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options)?;
         self.run_plan_with(&mut plan, options.jobs, |job| {
-            self.block_on(self.as_async().install_job(&run, job))
+            self.block_on(self.as_async().install_job(&run.installer, job))
         });
         run.apply(plan)
     }

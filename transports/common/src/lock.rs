@@ -1,7 +1,9 @@
 //! `terraform providers lock` as a library call (docs/behaviour.md,
 //! LOCKRUN): a configuration's required providers, its lock file, the
 //! provider crate's `LockPlan` run over a client, the lock file replaced
-//! atomically. [`AsyncClient::lock`](crate::AsyncClient::lock) runs the
+//! atomically. With the plugin cache (`-enable-plugin-cache`, LOCKRUN-10)
+//! the plan's install jobs are an install run's, on a private, empty
+//! providers folder and the cache. [`AsyncClient::lock`](crate::AsyncClient::lock) runs the
 //! plan's jobs as concurrent futures,
 //! [`BlockingClient::lock`](crate::BlockingClient::lock) on as many threads;
 //! both at most [`LockOptions::jobs`] at once.
@@ -18,7 +20,7 @@ use std::time::SystemTime;
 
 use tfdisco_config::{
     Configuration, DialectChoice, FilesystemMirror, LOCK_FILE_NAME, LockFile, LockedProvider,
-    MirrorError, MirrorFolder, hash_local_package,
+    MirrorError, MirrorFolder, ProvidersFolder, hash_local_package,
 };
 use tfdisco_core::url::Url;
 use tfdisco_core::{
@@ -26,11 +28,13 @@ use tfdisco_core::{
 };
 use tfdisco_oci::{Descriptor, RepositoryAddress};
 use tfdisco_provider::lock_plan::{
-    ArchiveSink, Job, JobId, JobOutput, LockPlan, Origin, ProviderLock, Recorded, Requirement,
+    ArchiveSink, CacheRules, Job, JobId, JobOutput, LockPlan, Origin, ProviderLock, Recorded,
+    Requirement,
 };
 use tfdisco_provider::{LocalPackage, SignatureCheck};
 
-use crate::{AsyncClient, BlockingClient, Transport};
+use crate::install::Installer;
+use crate::{AsyncClient, BlockingClient, Cancel, Transport};
 
 pub use options::{DEFAULT_JOBS, LockOptions, ProvidersFrom, jobs};
 pub(crate) use report::Words;
@@ -45,6 +49,43 @@ pub(crate) struct LockRun {
     before: Option<Vec<u8>>,
     platforms: Vec<Platform>,
     dialect: DialectChoice,
+    /// With the plugin cache: the jobs on it.
+    cached: Option<CachedRun>,
+}
+
+/// What a lock run with the plugin cache works on (LOCKRUN-10): the
+/// cache, and a providers folder of its own that stays empty, as
+/// `providers lock` installs into a temporary folder (so that nothing of
+/// the working folder's `.terraform` counts, and nothing is written there).
+#[derive(Debug)]
+struct CachedRun {
+    /// Dropped first: the staging folders it made go, its locks are
+    /// released.
+    installer: Installer,
+    _target: tempfile::TempDir,
+}
+
+impl CachedRun {
+    /// The jobs on the cache at `cache`, from a new empty folder.
+    fn new(cache: &Path) -> Result<CachedRun, LockError> {
+        let target = tempfile::Builder::new()
+            .prefix("tfdisco-providers-lock-")
+            .tempdir()
+            .map_err(|error| LockError::Folder {
+                path: std::env::temp_dir(),
+                error: error.into(),
+            })?;
+        let folder = ProvidersFolder::new(target.path(), Some(cache)).map_err(|error| {
+            LockError::Folder {
+                path: cache.to_owned(),
+                error: error.into(),
+            }
+        })?;
+        Ok(CachedRun {
+            installer: Installer::new(folder, None, Cancel::new()),
+            _target: target,
+        })
+    }
 }
 
 /// What a run reads before it asks anything: the lock file, and what each
@@ -187,7 +228,25 @@ impl LockRun {
         let origins = origins(requirements, &options.from, dialect)?;
         let platforms = platforms_or_current(&options.platforms);
         let check = SignatureCheck::new(dialect, SystemTime::now());
-        let plan = LockPlan::with_origins(origins, platforms.clone(), check);
+        // A cache whose folder does not exist is none, as for an install
+        // (INSTALL-11).
+        let cache = options.plugin_cache().and_then(|cache| {
+            let folder = cache.dir().filter(|folder| folder.is_dir())?.to_owned();
+            let rules = CacheRules {
+                may_break_lock_file: cache.may_break_dependency_lock_file(),
+            };
+            Some((folder, rules))
+        });
+        let (plan, cached) = match cache {
+            Some((folder, rules)) => {
+                let plan = LockPlan::with_plugin_cache(origins, platforms.clone(), check, rules);
+                (plan, Some(CachedRun::new(&folder)?))
+            }
+            None => (
+                LockPlan::with_origins(origins, platforms.clone(), check),
+                None,
+            ),
+        };
         // A lock file that is not there yet is written even when it gets
         // no provider: its two header lines, as `providers lock` writes them.
         let before = match std::fs::symlink_metadata(&path) {
@@ -204,10 +263,17 @@ impl LockRun {
                     .dialect_choice
                     .clone()
                     .unwrap_or_else(|| DialectChoice::given(dialect)),
+                cached,
             },
             plan,
         ))
     }
+
+    /// The install jobs of a run with the plugin cache.
+    fn installer(&self) -> Option<&Installer> {
+        self.cached.as_ref().map(|cached| &cached.installer)
+    }
+
     /// Records what the plan gave and replaces the lock file when its
     /// bytes change (LOCKRUN-5); a failed plan changes nothing.
     pub(crate) fn apply(mut self, plan: LockPlan) -> Result<LockReport, LockError> {
@@ -272,7 +338,15 @@ impl<T: Transport> AsyncClient<T> {
     ) -> Result<LockReport, LockError> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = LockRun::prepare(dir.as_ref(), dialect, options)?;
-        self.run_plan(&mut plan, options.jobs).await;
+        match run.installer() {
+            Some(installer) => {
+                self.run_plan_with(&mut plan, options.jobs, |job| {
+                    self.install_job(installer, job)
+                })
+                .await
+            }
+            None => self.run_plan(&mut plan, options.jobs).await,
+        }
         run.apply(plan)
     }
 
@@ -543,7 +617,12 @@ impl<T: Transport> BlockingClient<T> {
     ) -> Result<LockReport, LockError> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = LockRun::prepare(dir.as_ref(), dialect, options)?;
-        self.run_plan_into(&mut plan, options.jobs, Archives::Hashed);
+        match run.installer() {
+            Some(installer) => self.run_plan_with(&mut plan, options.jobs, |job| {
+                self.block_on(self.as_async().install_job(installer, job))
+            }),
+            None => self.run_plan_into(&mut plan, options.jobs, Archives::Hashed),
+        }
         run.apply(plan)
     }
 

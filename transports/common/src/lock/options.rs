@@ -1,16 +1,17 @@
 //! What a lock run is asked to do: which providers, for which platforms,
-//! from where, with how many jobs at once; the one reading of the CLIs'
-//! flags (`-platform`, `-net-mirror`, `-fs-mirror`, `-oci-mirror`) that
-//! the `tfdisco` CLI and the Python and Node packages share.
+//! from where, with how many jobs at once, whether through the plugin
+//! cache; the one reading of the CLIs' flags (`-platform`, `-net-mirror`,
+//! `-fs-mirror`, `-oci-mirror`, `-enable-plugin-cache`) that the `tfdisco`
+//! CLI and the Python and Node packages share.
 
 use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
-use tfdisco_config::DialectChoice;
+use tfdisco_config::{DialectChoice, PluginCache};
 use tfdisco_core::{Error, NetworkMirror, Platform, ProviderSource};
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 
-use crate::OptionError;
+use crate::{ClientSetup, OptionError};
 
 /// How many jobs a lock or mirror run has under way at once by default.
 pub const DEFAULT_JOBS: NonZeroUsize = NonZeroUsize::new(8).expect("8 is not zero");
@@ -78,6 +79,11 @@ pub struct LockOptions {
     pub(crate) jobs: NonZeroUsize,
     pub(crate) from: ProvidersFrom,
     pub(crate) dialect_choice: Option<DialectChoice>,
+    /// The plugin cache (`-enable-plugin-cache`); `None`: not used.
+    plugin_cache: Option<PluginCache>,
+    /// A folder given for it (`--plugin-cache`), which wins over the
+    /// configuration's.
+    plugin_cache_dir: Option<PathBuf>,
 }
 
 impl Default for LockOptions {
@@ -97,6 +103,62 @@ impl LockOptions {
             jobs: DEFAULT_JOBS,
             from: ProvidersFrom::Registry,
             dialect_choice: None,
+            plugin_cache: None,
+            plugin_cache_dir: None,
+        }
+    }
+
+    /// Uses the plugin cache as `providers lock -enable-plugin-cache` does
+    /// (LOCKRUN-10): the CLI configuration's and the environment's
+    /// (`TF_PLUGIN_CACHE_DIR`, `plugin_cache_dir`,
+    /// `plugin_cache_may_break_dependency_lock_file`, INSTALL-11), its
+    /// folder the one given by [`LockOptions::plugin_cache_dir`] if any.
+    /// With no cache configured (no CLI configuration, no folder, or one
+    /// that does not exist) the run is as without it.
+    pub fn enable_plugin_cache(mut self, setup: &ClientSetup) -> LockOptions {
+        let cache = match setup.cli_config() {
+            Some(config) => config.plugin_cache(setup.env()),
+            None => PluginCache::default(),
+        };
+        self.plugin_cache = Some(cache);
+        self
+    }
+
+    /// Uses this plugin cache (its folder, unless
+    /// [`LockOptions::plugin_cache_dir`] gives one): each platform's entry
+    /// linked when the lock file vouches for it, every package fetched
+    /// placed into it (LOCKRUN-10).
+    pub fn with_plugin_cache(mut self, cache: PluginCache) -> LockOptions {
+        self.plugin_cache = Some(cache);
+        self
+    }
+
+    /// Uses the plugin cache at `dir`, whatever the CLI configuration says,
+    /// keeping whether it may break the lock file.
+    pub fn plugin_cache_dir(mut self, dir: impl Into<PathBuf>) -> LockOptions {
+        self.plugin_cache_dir = Some(dir.into());
+        self
+    }
+
+    /// The plugin cache a run uses, if any.
+    ///
+    /// ```
+    /// use std::path::Path;
+    /// use tfdisco_config::PluginCache;
+    /// use tfdisco_transport::LockOptions;
+    ///
+    /// assert!(LockOptions::new().plugin_cache().is_none());
+    /// let options = LockOptions::new()
+    ///     .with_plugin_cache(PluginCache::new(Some("/from/config".into()), true))
+    ///     .plugin_cache_dir("/var/cache/terraform-plugins");
+    /// let cache = options.plugin_cache().expect("a cache");
+    /// assert_eq!(cache.dir(), Some(Path::new("/var/cache/terraform-plugins")));
+    /// assert!(cache.may_break_dependency_lock_file());
+    /// ```
+    pub fn plugin_cache(&self) -> Option<PluginCache> {
+        match (&self.plugin_cache, &self.plugin_cache_dir) {
+            (cache, Some(dir)) => Some(cache.clone().unwrap_or_default().with_dir(dir)),
+            (cache, None) => cache.clone(),
         }
     }
 
