@@ -11,6 +11,7 @@ use tfdisco_transport::{LockError, LockOptions, LockReport};
 use crate::exit;
 use crate::failure::{Failure, json_text};
 use crate::net::{self, NetOpts};
+use crate::setup;
 
 /// `tfdisco lock …`
 #[derive(Args, Debug)]
@@ -44,6 +45,17 @@ pub(crate) struct LockOpts {
     /// configuration.
     #[arg(long, value_name = "TEMPLATE")]
     oci_mirror: Option<String>,
+    /// Use the plugin cache, as `providers lock -enable-plugin-cache`: for
+    /// each platform, a cache entry the lock file vouches for (or any, with
+    /// plugin_cache_may_break_dependency_lock_file) is used without a
+    /// download; every other package is downloaded, verified and unpacked
+    /// into the cache. Without a cache configured, nothing changes.
+    #[arg(long)]
+    enable_plugin_cache: bool,
+    /// The plugin cache folder, with --enable-plugin-cache [default:
+    /// TF_PLUGIN_CACHE_DIR, or the CLI configuration's plugin_cache_dir].
+    #[arg(long, value_name = "DIR", requires = "enable_plugin_cache")]
+    plugin_cache: Option<PathBuf>,
     /// How many requests to make at once (at least 1).
     #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
     jobs: NonZeroUsize,
@@ -71,7 +83,22 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
     for given in &opts.providers {
         options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect())?);
     }
-    let client = net::client(&opts.net)?;
+    let setup = setup::load(&opts.net.client_options()?)?;
+    let client = net::client_with(opts.net.transport, &setup, |b| b)?;
+    if opts.enable_plugin_cache {
+        options = options.enable_plugin_cache(&setup);
+        if let Some(dir) = &opts.plugin_cache {
+            options = options.plugin_cache_dir(dir);
+        }
+        if let Some(dir) = options.plugin_cache().as_ref().and_then(|c| c.dir())
+            && !dir.is_dir()
+        {
+            eprintln!(
+                "tfdisco: warning: the plugin cache folder {} cannot be opened: locking without it",
+                dir.display()
+            );
+        }
+    }
     let result = client.lock(&opts.chdir, &options);
     finish(result, opts.json, "lock", human)
 }
