@@ -1,5 +1,6 @@
 //! `tfdisco lock` against the signed registry on the loopback test server:
-//! Terraform's golden lock files, exit codes, `--json`, messages.
+//! Terraform's golden lock files (and, with `--enable-plugin-cache`, its
+//! plugin caches), exit codes, `--json`, messages.
 
 mod common;
 
@@ -16,6 +17,11 @@ fn case(name: &str) -> &'static Case {
 
 /// `tfdisco lock --dialect terraform --chdir DIR --ca-file CA args…`.
 fn lock(dir: &Path, args: &[&str]) -> Run {
+    lock_with(dir, &[], args)
+}
+
+/// [`lock`] with these environment variables.
+fn lock_with(dir: &Path, vars: &[(&str, &str)], args: &[&str]) -> Run {
     let home = tempfile::tempdir().expect("temp dir");
     let ca = ca_file();
     let chdir = dir.to_string_lossy().into_owned();
@@ -29,7 +35,7 @@ fn lock(dir: &Path, args: &[&str]) -> Run {
         chdir.as_str(),
     ];
     all.extend_from_slice(args);
-    tfdisco(home.path(), &[], &all)
+    tfdisco(home.path(), vars, &all)
 }
 
 /// The case's input in a temporary directory, for `server`.
@@ -47,7 +53,9 @@ fn platform_args(case: &Case) -> Vec<String> {
 }
 
 /// Every case, through the command line: Terraform's bytes, or its refusal
-/// with the case's exit code and the lock file as it was.
+/// with the case's exit code and the lock file as it was; with a plugin
+/// cache (`TF_PLUGIN_CACHE_DIR`, and `TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE`
+/// for may-break), the cache Terraform left and the archives it downloaded.
 #[test]
 fn every_golden_case() {
     for case in CASES {
@@ -63,10 +71,25 @@ fn every_golden_case() {
         if let Some(url) = &setup.net_mirror {
             args.extend(["--net-mirror".to_owned(), url.clone()]);
         }
+        if case.enable_plugin_cache {
+            args.push("--enable-plugin-cache".to_owned());
+        }
+        let mut vars = Vec::new();
+        let cache = setup.cache.as_ref().map(|c| c.display().to_string());
+        if let Some(cache) = &cache {
+            vars.push(("TF_PLUGIN_CACHE_DIR", cache.as_str()));
+        }
+        if setup.may_break {
+            vars.push(("TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE", "1"));
+        }
         let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        let run = lock(&setup.dir, &args);
+        server.take_requests();
+        let run = lock_with(&setup.dir, &vars, &args);
         let after = fs::read_to_string(setup.dir.join(LOCK_FILE)).ok();
         assert_eq!(after, case.expected(&host), "{}: {}", case.name, run.stderr);
+        if let Err(problem) = case.check_run(&setup, &server.requests(), &host) {
+            panic!("{}: {problem}", case.name);
+        }
         match case.outcome {
             Outcome::Written => {
                 assert_eq!(run.code, Some(0), "{}: {}", case.name, run.stderr);
@@ -84,6 +107,76 @@ fn every_golden_case() {
             }
         }
     }
+}
+
+/// `--plugin-cache DIR` names the cache (with `--enable-plugin-cache`
+/// only); `--json` keeps its shape, a provider whose every package came
+/// from the cache reported as matching the lock file, without a key.
+#[test]
+fn the_plugin_cache_folder_on_the_command_line() {
+    let server = TestServer::start();
+    signed_registry::install(&server);
+    let fill = case("cache-fill");
+    let host = server.host().to_string();
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let setup = fill.setup(&server, &host, scratch.path());
+    let cache = setup.cache.clone().expect("a cache");
+    let cache_arg = cache.display().to_string();
+
+    let alone = lock(&setup.dir, &["--plugin-cache", &cache_arg]);
+    assert_eq!(alone.code, Some(2), "{}", alone.stderr);
+    assert!(
+        alone.stderr.contains("--enable-plugin-cache"),
+        "{}",
+        alone.stderr
+    );
+
+    let mut args = platform_args(fill);
+    args.extend(["--enable-plugin-cache", "--plugin-cache", &cache_arg].map(str::to_owned));
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    server.take_requests();
+    let filled = lock(&setup.dir, &args);
+    assert_eq!(filled.code, Some(0), "{}", filled.stderr);
+    let after = fs::read_to_string(setup.dir.join(LOCK_FILE)).ok();
+    assert_eq!(after, fill.expected(&host));
+    if let Err(problem) = fill.check_run(&setup, &server.requests(), &host) {
+        panic!("{problem}");
+    }
+
+    // Again, with the lock file just written: every entry from the cache.
+    let mut again = args.clone();
+    again.push("--json");
+    server.take_requests();
+    let hit = lock(&setup.dir, &again);
+    assert_eq!(hit.code, Some(0), "{}", hit.stderr);
+    let archives: Vec<String> = server
+        .requests()
+        .iter()
+        .map(|r| r.path.clone())
+        .filter(|p| p.ends_with(".zip"))
+        .collect();
+    assert!(archives.is_empty(), "{archives:?}");
+    let v = hit.json();
+    assert_eq!(v["changed"], false);
+    assert_eq!(
+        v["platforms"],
+        serde_json::json!(["linux_amd64", "darwin_arm64"])
+    );
+    for provider in v["providers"].as_array().expect("providers") {
+        assert_eq!(provider["trust"], "matches the lock file");
+        assert_eq!(provider["key_id"], serde_json::Value::Null);
+        assert_eq!(provider["hashes_added"], serde_json::json!([]));
+    }
+
+    // A folder that is not there: warned about, locked without it.
+    let missing = scratch.path().join("missing").display().to_string();
+    let mut without = platform_args(fill);
+    without.extend(["--enable-plugin-cache", "--plugin-cache", &missing].map(str::to_owned));
+    let without: Vec<&str> = without.iter().map(String::as_str).collect();
+    let run = lock(&setup.dir, &without);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(run.stderr.contains("cannot be opened"), "{}", run.stderr);
+    assert!(!scratch.path().join("missing").exists());
 }
 
 #[test]

@@ -1234,7 +1234,7 @@ fn read_fixture(path: &Path) -> String {
 
 /// The lines of a manifest with `host` for `{HOST}`, sorted again by path
 /// (the host's text may sort otherwise than `{HOST}`).
-fn hosted_manifest(text: &str, host: &str) -> String {
+pub(crate) fn hosted_manifest(text: &str, host: &str) -> String {
     let mut lines: Vec<(String, String)> = text
         .lines()
         .map(|line| {
@@ -1572,18 +1572,29 @@ impl Package {
     /// The folder of this package for [`PLATFORM`] under `base` (a
     /// providers folder or a cache).
     pub fn path(&self, base: &Path, host: &str) -> PathBuf {
+        self.path_for(PLATFORM, base, host)
+    }
+
+    /// The folder of this package for `platform` under `base`.
+    pub fn path_for(&self, platform: &str, base: &Path, host: &str) -> PathBuf {
         base.join(host)
             .join(NAMESPACE)
             .join(self.name)
             .join(self.version)
-            .join(PLATFORM)
+            .join(platform)
     }
 
-    /// Unpacks the signed registry's package into its folder under `base`
-    /// as Terraform does, then changes it as it says.
+    /// Unpacks the signed registry's package for [`PLATFORM`] into its
+    /// folder under `base` as Terraform does, then changes it as it says.
     pub fn unpack(&self, base: &Path, host: &str) {
-        let target = self.path(base, host);
-        let file = signed_registry::package_file(self.name, self.version, PLATFORM);
+        self.unpack_for(PLATFORM, base, host);
+    }
+
+    /// [`Package::unpack`] for `platform` (a lock run's plugin cache holds
+    /// packages of every platform it locked).
+    pub fn unpack_for(&self, platform: &str, base: &Path, host: &str) {
+        let target = self.path_for(platform, base, host);
+        let file = signed_registry::package_file(self.name, self.version, platform);
         zip::unpack(
             signed_registry::file(self.name, self.version, &file),
             &target,
@@ -1605,7 +1616,7 @@ impl Package {
                 .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
         if let Change::Tamper(_) = self.change {
-            let metadata = target.with_file_name(format!("{PLATFORM}.metadata.json"));
+            let metadata = target.with_file_name(format!("{platform}.metadata.json"));
             fs::write(&metadata, vouching_metadata(&target))
                 .unwrap_or_else(|e| panic!("{}: {e}", metadata.display()));
         }

@@ -25,12 +25,17 @@
 //! }
 //! ```
 
+use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::TestServer;
 use crate::golden_files::{copy_text_tree, read_hosted};
+use crate::install_goldens::{
+    Change, Package, downloads, hosted_manifest, process_umask, request_line,
+    split_cache_lock_files, tree_manifest, with_umask,
+};
 use crate::mirror_goldens::{self, MIRROR_PATH};
 use crate::signed_registry::{self, SignedRegistry};
+use crate::{Seen, TestServer};
 
 pub use crate::golden_files::HOST;
 
@@ -71,6 +76,54 @@ pub enum Outcome {
     },
 }
 
+/// The plugin cache of a case's run (`TF_PLUGIN_CACHE_DIR`).
+#[derive(Debug, Clone, Copy)]
+pub enum Cache {
+    /// None is configured.
+    None,
+    /// `TF_PLUGIN_CACHE_DIR` names a folder (it exists).
+    Dir {
+        /// `plugin_cache_may_break_dependency_lock_file = true` in the CLI
+        /// configuration.
+        may_break: bool,
+        /// What it holds before the run, unpacked as Terraform unpacks.
+        holds: &'static [Cached],
+        /// Where tfdisco deliberately does otherwise than Terraform; `None`:
+        /// the same lock file and the same cache.
+        differs: Option<Differs>,
+    },
+}
+
+/// A package of the signed registry in a case's plugin cache before the run.
+#[derive(Debug, Clone, Copy)]
+pub struct Cached {
+    /// The package and what was done to it.
+    pub package: Package,
+    /// Its platform.
+    pub platform: &'static str,
+}
+
+/// What tfdisco leaves where it deliberately differs from Terraform
+/// (docs/behaviour.md names the difference).
+#[derive(Debug, Clone, Copy)]
+pub struct Differs {
+    /// Why, in a line.
+    pub why: &'static str,
+    /// The lock file tfdisco leaves.
+    pub lock: Lock,
+    /// The case whose `cache.txt` is the cache tfdisco leaves.
+    pub cache: &'static str,
+}
+
+/// Which lock file tfdisco leaves in a [`Differs`] case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Lock {
+    /// Terraform's (`terraform.lock.hcl`).
+    Terraform,
+    /// The input one, unchanged.
+    Before,
+}
+
 /// One golden case.
 #[derive(Debug, Clone, Copy)]
 pub struct Case {
@@ -97,9 +150,48 @@ pub struct Case {
     pub mirror_spoil: &'static [mirror_goldens::Spoil],
     /// How it ends.
     pub outcome: Outcome,
+    /// `-enable-plugin-cache` (`tfdisco lock --enable-plugin-cache`).
+    pub enable_plugin_cache: bool,
+    /// The plugin cache configured for the run.
+    pub cache: Cache,
 }
 
 const ALL: &[&str] = &["linux_amd64", "darwin_arm64", "windows_amd64"];
+
+/// The platforms of the plugin cache cases.
+const TWO: &[&str] = &["linux_amd64", "darwin_arm64"];
+
+const fn cached(name: &'static str, version: &'static str, platform: &'static str) -> Cached {
+    Cached {
+        package: Package {
+            name,
+            version,
+            change: Change::None,
+        },
+        platform,
+    }
+}
+
+/// `change` done to alpha 1.1.0's linux_amd64 entry.
+const fn changed_alpha(change: Change) -> Cached {
+    Cached {
+        package: Package {
+            name: "alpha",
+            version: "1.1.0",
+            change,
+        },
+        platform: "linux_amd64",
+    }
+}
+
+const ALPHA_LINUX: Cached = cached("alpha", "1.1.0", "linux_amd64");
+const ALPHA_DARWIN: Cached = cached("alpha", "1.1.0", "darwin_arm64");
+const BETA_LINUX: Cached = cached("beta", "0.10.0", "linux_amd64");
+const BETA_DARWIN: Cached = cached("beta", "0.10.0", "darwin_arm64");
+
+/// Both providers' packages for both platforms of [`TWO`], as `cache-fill`
+/// leaves them.
+const FILLED: &[Cached] = &[ALPHA_LINUX, ALPHA_DARWIN, BETA_LINUX, BETA_DARWIN];
 
 /// Every case.
 pub const CASES: &[Case] = &[
@@ -114,6 +206,8 @@ pub const CASES: &[Case] = &[
         host: None,
         mirror_spoil: &[],
         outcome: Outcome::Written,
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "add-platform",
@@ -126,6 +220,8 @@ pub const CASES: &[Case] = &[
         host: None,
         mirror_spoil: &[],
         outcome: Outcome::Written,
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "pinned-then-widened",
@@ -138,6 +234,8 @@ pub const CASES: &[Case] = &[
         host: None,
         mirror_spoil: &[],
         outcome: Outcome::Written,
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "child-module",
@@ -150,6 +248,8 @@ pub const CASES: &[Case] = &[
         host: None,
         mirror_spoil: &[],
         outcome: Outcome::Written,
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "no-providers",
@@ -163,6 +263,8 @@ pub const CASES: &[Case] = &[
         host: None,
         mirror_spoil: &[],
         outcome: Outcome::Written,
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "unrelated-locked",
@@ -175,6 +277,8 @@ pub const CASES: &[Case] = &[
         host: None,
         mirror_spoil: &[],
         outcome: Outcome::Written,
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "prerelease-named",
@@ -187,6 +291,8 @@ pub const CASES: &[Case] = &[
         host: None,
         mirror_spoil: &[],
         outcome: Outcome::Written,
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "locked-outside",
@@ -202,6 +308,8 @@ pub const CASES: &[Case] = &[
             exit: 3,
             words: &["1.0.0", "~> 2.0"],
         },
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "no-match",
@@ -217,6 +325,8 @@ pub const CASES: &[Case] = &[
             exit: 3,
             words: &[">= 3.0.0"],
         },
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "unknown-platform",
@@ -232,6 +342,8 @@ pub const CASES: &[Case] = &[
             exit: 3,
             words: &["plan9_amd64"],
         },
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "corrupted-archive",
@@ -247,6 +359,8 @@ pub const CASES: &[Case] = &[
             exit: 1,
             words: &["1.1.0", "darwin_arm64", "checksum"],
         },
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "bad-signature",
@@ -262,6 +376,8 @@ pub const CASES: &[Case] = &[
             exit: 1,
             words: &["1.1.0", "signature"],
         },
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "fs-mirror",
@@ -274,6 +390,8 @@ pub const CASES: &[Case] = &[
         host: None,
         mirror_spoil: &[],
         outcome: Outcome::Written,
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "fs-mirror-unpacked",
@@ -286,6 +404,8 @@ pub const CASES: &[Case] = &[
         host: None,
         mirror_spoil: &[],
         outcome: Outcome::Written,
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "net-mirror",
@@ -299,6 +419,8 @@ pub const CASES: &[Case] = &[
         host: Some(MIRROR_HOST),
         mirror_spoil: &[],
         outcome: Outcome::Written,
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "net-mirror-wrong-hash",
@@ -318,6 +440,8 @@ pub const CASES: &[Case] = &[
             exit: 1,
             words: &["1.1.0", "darwin_arm64", "checksum"],
         },
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "net-mirror-truncated",
@@ -337,6 +461,8 @@ pub const CASES: &[Case] = &[
             exit: 1,
             words: &["1.1.0", "linux_amd64", "checksum"],
         },
+        enable_plugin_cache: false,
+        cache: Cache::None,
     },
     Case {
         name: "net-mirror-not-found",
@@ -351,6 +477,176 @@ pub const CASES: &[Case] = &[
         outcome: Outcome::Refused {
             exit: 3,
             words: &["gamma"],
+        },
+        enable_plugin_cache: false,
+        cache: Cache::None,
+    },
+    Case {
+        name: "cache-fill",
+        about: "-enable-plugin-cache with an empty plugin cache, no lock file, two platforms: \
+                every package downloaded and unpacked into the cache, for each platform; the \
+                lock file as without the flag",
+        platforms: TWO,
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
+        outcome: Outcome::Written,
+        enable_plugin_cache: true,
+        cache: Cache::Dir {
+            may_break: false,
+            holds: &[],
+            differs: None,
+        },
+    },
+    Case {
+        name: "cache-hit",
+        about: "cache-fill's cache and its lock file: every entry vouched for by the lock file, \
+                linked; nothing downloaded, the lock file unchanged",
+        platforms: TWO,
+        providers: &[],
+        before_platforms: TWO,
+        spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
+        outcome: Outcome::Written,
+        enable_plugin_cache: true,
+        cache: Cache::Dir {
+            may_break: false,
+            holds: FILLED,
+            differs: None,
+        },
+    },
+    Case {
+        name: "cache-no-lock",
+        about: "cache-fill's cache without a lock file: nothing vouches for the entries, so \
+                every package is downloaded again and unpacked over its entry",
+        platforms: TWO,
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
+        outcome: Outcome::Written,
+        enable_plugin_cache: true,
+        cache: Cache::Dir {
+            may_break: false,
+            holds: FILLED,
+            differs: None,
+        },
+    },
+    Case {
+        name: "cache-tampered",
+        about: "cache-hit with alpha's linux_amd64 executable replaced and a file beside the \
+                entry vouching for it: the lock file does not, so that package is downloaded \
+                again into the cache; the side file stays",
+        platforms: TWO,
+        providers: &[],
+        before_platforms: TWO,
+        spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
+        outcome: Outcome::Written,
+        enable_plugin_cache: true,
+        cache: Cache::Dir {
+            may_break: false,
+            holds: &[
+                changed_alpha(Change::Tamper("terraform-provider-alpha_v1.1.0")),
+                ALPHA_DARWIN,
+                BETA_LINUX,
+                BETA_DARWIN,
+            ],
+            differs: None,
+        },
+    },
+    Case {
+        name: "cache-extra-file",
+        about: "cache-hit with a file added to alpha's linux_amd64 entry: downloaded again; \
+                Terraform unpacks over the entry, the file stays and the entry's new h1: \
+                joins the lock file",
+        platforms: TWO,
+        providers: &[],
+        before_platforms: TWO,
+        spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
+        outcome: Outcome::Written,
+        enable_plugin_cache: true,
+        cache: Cache::Dir {
+            may_break: false,
+            holds: &[
+                changed_alpha(Change::Extra("extra.txt")),
+                ALPHA_DARWIN,
+                BETA_LINUX,
+                BETA_DARWIN,
+            ],
+            differs: Some(Differs {
+                why: "a cache entry is replaced whole by the verified package: the planted \
+                      file goes, and the lock file gets the registry's package alone (D23)",
+                lock: Lock::Before,
+                cache: "cache-hit",
+            }),
+        },
+    },
+    Case {
+        name: "cache-may-break",
+        about: "plugin_cache_may_break_dependency_lock_file, no lock file, a cache holding \
+                alpha for both platforms and beta for linux_amd64: those linked without a \
+                download, their h1: alone recorded; beta for darwin_arm64 downloaded into the \
+                cache",
+        platforms: TWO,
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
+        outcome: Outcome::Written,
+        enable_plugin_cache: true,
+        cache: Cache::Dir {
+            may_break: true,
+            holds: &[ALPHA_LINUX, ALPHA_DARWIN, BETA_LINUX],
+            differs: None,
+        },
+    },
+    Case {
+        name: "cache-flag-without-cache",
+        about: "-enable-plugin-cache with no plugin cache configured: a lock run as without \
+                the flag",
+        platforms: TWO,
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
+        outcome: Outcome::Written,
+        enable_plugin_cache: true,
+        cache: Cache::None,
+    },
+    Case {
+        name: "cache-without-flag",
+        about: "a plugin cache configured, without -enable-plugin-cache: not used, nothing \
+                written into it",
+        platforms: TWO,
+        providers: &[],
+        before_platforms: &[],
+        spoil: &[],
+        from: From::Registry,
+        host: None,
+        mirror_spoil: &[],
+        outcome: Outcome::Written,
+        enable_plugin_cache: false,
+        cache: Cache::Dir {
+            may_break: false,
+            holds: &[],
+            differs: None,
         },
     },
 ];
@@ -398,7 +694,15 @@ impl Case {
             dir,
             fs_mirror: None,
             net_mirror: None,
+            cache: None,
+            may_break: false,
         };
+        if let Cache::Dir { may_break, .. } = self.cache {
+            let cache = scratch.join("cache");
+            self.prepare_cache(&cache, host);
+            setup.cache = Some(cache);
+            setup.may_break = may_break;
+        }
         match self.from {
             From::Registry => {}
             From::FsMirror(tree) => {
@@ -413,6 +717,18 @@ impl Case {
             }
         }
         setup
+    }
+
+    /// Makes the folder `cache` holding what the case's plugin cache holds
+    /// before the run, for the providers' `host`, unpacked as Terraform
+    /// unpacks (under umask `022`, its manifest is `cache-before.txt`).
+    pub fn prepare_cache(&self, cache: &Path, host: &str) {
+        fs::create_dir_all(cache).unwrap_or_else(|e| panic!("{}: {e}", cache.display()));
+        if let Cache::Dir { holds, .. } = self.cache {
+            for cached in holds {
+                cached.package.unpack_for(cached.platform, cache, host);
+            }
+        }
     }
 
     /// Copies `before/` (the configuration that made `input/`'s lock file)
@@ -443,15 +759,95 @@ impl Case {
         read_hosted(&self.dir().join("input").join(LOCK_FILE), host)
     }
 
-    /// The lock file after the run, with `host` in it: what Terraform
-    /// wrote, or (when it refused) the one before; `None` when there is none.
+    /// The lock file tfdisco must leave, with `host` in it: what Terraform
+    /// wrote, or (when it refused, or where the case [`Differs`] so) the
+    /// one before; `None` when there is none.
     pub fn expected(&self, host: &str) -> Option<String> {
-        match self.outcome {
-            Outcome::Written => Some(
-                read_hosted(&self.dir().join("terraform.lock.hcl"), host)
-                    .unwrap_or_else(|| panic!("{}: no terraform.lock.hcl", self.name)),
-            ),
-            Outcome::Refused { .. } => self.before(host),
+        match (self.outcome, self.differs()) {
+            (
+                Outcome::Written,
+                Some(Differs {
+                    lock: Lock::Before, ..
+                }),
+            ) => self.before(host),
+            (Outcome::Written, _) => Some(self.terraform_lock(host)),
+            (Outcome::Refused { .. }, _) => self.before(host),
+        }
+    }
+
+    /// The lock file Terraform wrote, with `host` in it.
+    pub fn terraform_lock(&self, host: &str) -> String {
+        read_hosted(&self.dir().join("terraform.lock.hcl"), host)
+            .unwrap_or_else(|| panic!("{}: no terraform.lock.hcl", self.name))
+    }
+
+    /// Where tfdisco deliberately does otherwise, if it does.
+    pub fn differs(&self) -> Option<Differs> {
+        match self.cache {
+            Cache::Dir { differs, .. } => differs,
+            Cache::None => None,
+        }
+    }
+
+    /// The [manifest](tree_manifest) of the plugin cache before the run
+    /// (`cache-before.txt`), with `host` in it; `None` without a cache.
+    pub fn cache_before(&self, host: &str) -> Option<String> {
+        read_hosted(&self.dir().join(CACHE_BEFORE), host).map(|text| hosted_manifest(&text, host))
+    }
+
+    /// The manifest of the plugin cache Terraform left (`cache.txt`), with
+    /// `host` in it; `None` without a cache.
+    pub fn terraform_cache(&self, host: &str) -> Option<String> {
+        read_hosted(&self.dir().join(CACHE_AFTER), host).map(|text| hosted_manifest(&text, host))
+    }
+
+    /// The manifest of the plugin cache tfdisco must leave, the entries'
+    /// lock files aside: Terraform's, or where the case [`Differs`],
+    /// another case's; `None` without a cache.
+    pub fn expected_cache(&self, host: &str) -> Option<String> {
+        match self.differs() {
+            Some(differs) => case(differs.cache).terraform_cache(host),
+            None => self.terraform_cache(host),
+        }
+    }
+
+    /// The requests Terraform made (`requests.txt`, sorted: `METHOD
+    /// /path`), kept for the plugin cache cases; `None` for the others.
+    pub fn terraform_requests(&self) -> Option<Vec<String>> {
+        let text = read_hosted(&self.dir().join(REQUESTS), HOST)?;
+        Some(text.lines().map(str::to_owned).collect())
+    }
+
+    /// Checks what a run of this case left beside the lock file: the
+    /// plugin cache's manifest (the entries' lock files set aside, as the
+    /// install goldens set them aside: `split_cache_lock_files`), no
+    /// `.terraform` in the working folder, and the archives downloaded
+    /// (each of Terraform's once, no other). The error says every
+    /// difference.
+    pub fn check_run(&self, setup: &Setup, seen: &[Seen], host: &str) -> Result<(), String> {
+        let mut problems = Vec::new();
+        let manifest = tree_manifest(&setup.dir, setup.cache.as_deref());
+        let (tree, _lock_files) = split_cache_lock_files(&manifest);
+        let expected = self
+            .expected_cache(host)
+            .map(|tree| with_umask(&tree, process_umask()))
+            .unwrap_or_default();
+        if tree != expected {
+            problems.push(format!(
+                "the plugin cache differs:\n--- expected\n{expected}--- observed\n{tree}"
+            ));
+        }
+        if let Some(requests) = self.terraform_requests() {
+            let observed: Vec<String> = seen.iter().map(request_line).collect();
+            let (got, wanted) = (downloads(&observed), downloads(&requests));
+            if got != wanted {
+                problems.push(format!("downloads {got:?} where {wanted:?} were expected"));
+            }
+        }
+        if problems.is_empty() {
+            Ok(())
+        } else {
+            Err(problems.join("\n"))
         }
     }
 
@@ -478,7 +874,26 @@ pub struct Setup {
     pub fs_mirror: Option<PathBuf>,
     /// `-net-mirror`'s URL.
     pub net_mirror: Option<String>,
+    /// The plugin cache (`TF_PLUGIN_CACHE_DIR`), when the case has one.
+    pub cache: Option<PathBuf>,
+    /// `plugin_cache_may_break_dependency_lock_file = true`.
+    pub may_break: bool,
 }
+
+/// The case named `name`.
+pub fn case(name: &str) -> &'static Case {
+    CASES
+        .iter()
+        .find(|c| c.name == name)
+        .unwrap_or_else(|| panic!("no lock golden {name}"))
+}
+
+/// The manifest of a case's plugin cache before the run.
+pub const CACHE_BEFORE: &str = "cache-before.txt";
+/// The manifest of a case's plugin cache after Terraform's run.
+pub const CACHE_AFTER: &str = "cache.txt";
+/// The requests Terraform made in a plugin cache case, sorted.
+pub const REQUESTS: &str = "requests.txt";
 
 #[cfg(test)]
 mod tests {
@@ -502,11 +917,57 @@ mod tests {
                 "{}",
                 case.name
             );
+            let cached = matches!(case.cache, Cache::Dir { .. });
+            for file in [CACHE_BEFORE, CACHE_AFTER] {
+                assert_eq!(dir.join(file).is_file(), cached, "{}: {file}", case.name);
+            }
+            assert_eq!(
+                dir.join(REQUESTS).is_file(),
+                cached || case.enable_plugin_cache,
+                "{}",
+                case.name
+            );
             if let Outcome::Refused { words, .. } = case.outcome {
                 let out = case.terraform_output("h");
                 for word in words {
                     assert!(out.contains(word), "{}: {word:?} not in {out}", case.name);
                 }
+            }
+        }
+    }
+
+    /// The caches the cases prepare are those the goldens were made from.
+    #[test]
+    fn prepared_caches_are_what_terraform_started_from() {
+        let host = "localhost:8443";
+        for case in CASES {
+            let Some(before) = case.cache_before(host) else {
+                continue;
+            };
+            let scratch = tempfile::tempdir().expect("a scratch folder");
+            let cache = scratch.path().join("cache");
+            case.prepare_cache(&cache, host);
+            let prepared = tree_manifest(scratch.path(), Some(&cache));
+            assert_eq!(
+                prepared,
+                with_umask(&before, process_umask()),
+                "{}",
+                case.name
+            );
+        }
+    }
+
+    /// A case that differs names a case with a cache, and one that does not
+    /// keeps Terraform's lock file.
+    #[test]
+    fn differences_name_their_cache() {
+        for each in CASES {
+            if let Some(differs) = each.differs() {
+                assert!(
+                    case(differs.cache).terraform_cache("h").is_some(),
+                    "{}",
+                    each.name
+                );
             }
         }
     }

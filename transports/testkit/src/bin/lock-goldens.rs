@@ -16,6 +16,12 @@
 //! it says and locks `input/`, from the registry or with `-fs-mirror` /
 //! `-net-mirror`; what it wrote becomes `terraform.lock.hcl`. What
 //! Terraform printed becomes `terraform.out` (the host replaced by `{HOST}`).
+//! A case with `-enable-plugin-cache` or a plugin cache runs with the flag
+//! and `TF_PLUGIN_CACHE_DIR` (the cache holding what the case says, made
+//! as Terraform unpacks; `plugin_cache_may_break_dependency_lock_file` in
+//! the CLI configuration when it says so); the cache's manifest before and
+//! after becomes `cache-before.txt` and `cache.txt`, and the requests
+//! Terraform made, sorted, `requests.txt`.
 //! A case that ends otherwise than it says, or a refusal that changed the
 //! lock file, stops the program.
 
@@ -23,7 +29,10 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
-use tfdisco_testkit::lock_goldens::{CASES, Case, HOST, LOCK_FILE, Outcome};
+use tfdisco_testkit::install_goldens::{request_line, tree_manifest};
+use tfdisco_testkit::lock_goldens::{
+    CACHE_AFTER, CACHE_BEFORE, CASES, Cache, Case, HOST, LOCK_FILE, Outcome, REQUESTS,
+};
 use tfdisco_testkit::mirror_goldens::{self, read_tree};
 use tfdisco_testkit::{TestServer, pki, signed_registry};
 
@@ -80,7 +89,7 @@ fn lock_before(
     host: &str,
     input_lock: &Path,
 ) -> Result<(), String> {
-    let run = terraform(before, rc, &lock_args(platforms, &[]))?;
+    let run = terraform(before, rc, &lock_args(platforms, &[]), None)?;
     if !run.success {
         return Err(format!("the before run failed:\n{}", run.output));
     }
@@ -105,7 +114,7 @@ fn make_mirror(case: &mirror_goldens::Case, scratch: &Path) -> Result<(), String
     let mut args = vec!["providers".to_owned(), "mirror".to_owned()];
     args.extend(case.platforms.iter().map(|p| format!("-platform={p}")));
     args.push(out.display().to_string());
-    let run = terraform(&dir, &rc, &args)?;
+    let run = terraform(&dir, &rc, &args, None)?;
     fs::write(
         case.dir().join("terraform.out"),
         run.output.replace(&host, HOST),
@@ -140,6 +149,15 @@ fn make(case: &Case, scratch: &Path) -> Result<(), String> {
 
     let setup = case.setup(&server, &host, scratch);
     let dir = setup.dir.clone();
+    let cache_manifest = |cache: &Path| tree_manifest(&dir, Some(cache)).replace(&host, HOST);
+    if let Some(cache) = &setup.cache {
+        write(&case.dir().join(CACHE_BEFORE), &cache_manifest(cache))?;
+    }
+    if setup.may_break {
+        let mut text = read(&rc)?;
+        text.push_str("plugin_cache_may_break_dependency_lock_file = true\n");
+        fs::write(&rc, text).map_err(|e| e.to_string())?;
+    }
     server.take_requests();
     let mut args = lock_args(case.platforms, &case.provider_args(&host));
     if let Some(mirror) = &setup.fs_mirror {
@@ -148,17 +166,26 @@ fn make(case: &Case, scratch: &Path) -> Result<(), String> {
     if let Some(url) = &setup.net_mirror {
         args.insert(2, format!("-net-mirror={url}"));
     }
-    let run = terraform(&dir, &rc, &args)?;
-    let paths: Vec<String> = server
-        .take_requests()
-        .iter()
-        .map(|r| format!("{} {}", r.method, r.path))
-        .collect();
+    if case.enable_plugin_cache {
+        args.insert(2, "-enable-plugin-cache".to_owned());
+    }
+    let run = terraform(&dir, &rc, &args, setup.cache.as_deref())?;
+    let seen = server.take_requests();
+    let paths: Vec<String> = seen.iter().map(request_line).collect();
     eprintln!(
         "{}: Terraform made {} requests: {paths:?}",
         case.name,
         paths.len()
     );
+    if case.enable_plugin_cache || matches!(case.cache, Cache::Dir { .. }) {
+        let mut sorted = paths.clone();
+        sorted.sort();
+        let text: String = sorted.iter().map(|line| format!("{line}\n")).collect();
+        write(&case.dir().join(REQUESTS), &text)?;
+    }
+    if let Some(cache) = &setup.cache {
+        write(&case.dir().join(CACHE_AFTER), &cache_manifest(cache))?;
+    }
     let out = case.dir().join("terraform.out");
     let mut output = run.output.replace(&host, HOST);
     if let Some(mirror) = &setup.fs_mirror {
@@ -166,6 +193,9 @@ fn make(case: &Case, scratch: &Path) -> Result<(), String> {
     }
     if let Some(url) = &setup.net_mirror {
         output = output.replace(url, "{NET_MIRROR}");
+    }
+    if let Some(cache) = &setup.cache {
+        output = output.replace(&cache.display().to_string(), "{CACHE}");
     }
     fs::write(&out, output.replace(&server.host().to_string(), "{SERVER}"))
         .map_err(|e| e.to_string())?;
@@ -206,11 +236,16 @@ fn lock_args(platforms: &[&str], providers: &[String]) -> Vec<String> {
 }
 
 /// Runs `terraform ARGS` in `dir` (after `terraform get` when it has local
-/// modules).
-fn terraform(dir: &Path, rc: &Path, args: &[String]) -> Result<Run, String> {
+/// modules), with `cache` as `TF_PLUGIN_CACHE_DIR` if given.
+fn terraform(dir: &Path, rc: &Path, args: &[String], cache: Option<&Path>) -> Result<Run, String> {
     let program = std::env::var_os("TERRAFORM").unwrap_or_else(|| "terraform".into());
     let run = |args: &[String]| -> Result<Run, String> {
-        let output = Command::new(&program)
+        let mut command = Command::new(&program);
+        match cache {
+            Some(cache) => command.env("TF_PLUGIN_CACHE_DIR", cache),
+            None => command.env_remove("TF_PLUGIN_CACHE_DIR"),
+        };
+        let output = command
             .args(args)
             .current_dir(dir)
             .env("TF_CLI_CONFIG_FILE", rc)
@@ -218,7 +253,7 @@ fn terraform(dir: &Path, rc: &Path, args: &[String]) -> Result<Run, String> {
             .env("CHECKPOINT_DISABLE", "1")
             .env("TF_IN_AUTOMATION", "1")
             .env("NO_PROXY", "*")
-            .env_remove("TF_PLUGIN_CACHE_DIR")
+            .env_remove("TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE")
             .env_remove("TF_DATA_DIR")
             .env_remove("TF_LOG")
             .output()
@@ -257,6 +292,10 @@ fn strip_colours(text: &str) -> String {
         }
     }
     out
+}
+
+fn write(path: &Path, text: &str) -> Result<(), String> {
+    fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 fn read(path: &Path) -> Result<String, String> {

@@ -1,11 +1,13 @@
 //! Lock runs against the signed registry, compared with what Terraform
 //! 1.11.4's `providers lock` wrote for the same input
-//! ([`lock_goldens`](crate::lock_goldens)).
+//! ([`lock_goldens`](crate::lock_goldens)): the lock file and, with
+//! `-enable-plugin-cache`, the plugin cache and the archives downloaded.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
+use tfdisco_config::PluginCache;
 use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, NetworkMirror, Platform, ProviderSource, StaticCredentials};
 use tfdisco_transport::{LockError, LockOptions, LockReport};
@@ -41,18 +43,26 @@ impl Drop for Scratch {
     }
 }
 
+/// What a case's run gave and left.
+struct Ran {
+    result: Result<LockReport, LockError>,
+    /// The lock file afterwards.
+    after: Option<String>,
+    /// The providers' host.
+    host: String,
+    /// The plugin cache, the working folder and the downloads checked
+    /// against the case ([`Case::check_run`]).
+    checked: Result<(), String>,
+}
+
 /// Runs `case` as `tfdisco lock` would on a fresh server: its input, its
-/// spoils, its platforms and providers, its mirror; the providers at the
-/// case's host, or at the server's with `on_server` (a host with a port,
-/// which Terraform cannot ask a network mirror about: D19). Returns the
-/// result, what the lock file holds afterwards, and the providers' host.
-fn run_case<T: Subject>(
-    case: &Case,
-    on_server: bool,
-) -> (Result<LockReport, LockError>, Option<String>, String) {
+/// spoils, its platforms and providers, its mirror, its plugin cache; the
+/// providers at the case's host, or at the server's with `on_server` (a
+/// host with a port, which Terraform cannot ask a network mirror about:
+/// D19).
+fn run_case<T: Subject>(case: &Case, on_server: bool) -> Ran {
     let server = TestServer::start();
-    let (result, after, host) = run_case_on::<T>(case, on_server, &server, None);
-    (result, after, host)
+    run_case_on::<T>(case, on_server, &server, None)
 }
 
 /// [`run_case`] on `server`, with `credentials` for the client.
@@ -61,7 +71,7 @@ fn run_case_on<T: Subject>(
     on_server: bool,
     server: &TestServer,
     credentials: Option<StaticCredentials>,
-) -> (Result<LockReport, LockError>, Option<String>, String) {
+) -> Ran {
     let host = match on_server {
         true => server.host().to_string(),
         false => case.host(server),
@@ -88,9 +98,21 @@ fn run_case_on<T: Subject>(
         let source = ProviderSource::parse(&provider, Dialect::Terraform).expect("a provider");
         options = options.provider(source);
     }
+    if case.enable_plugin_cache {
+        // With no cache configured, the flag changes nothing.
+        let cache = PluginCache::new(setup.cache.clone(), setup.may_break);
+        options = options.with_plugin_cache(cache);
+    }
+    server.take_requests();
     let result = client.lock(&setup.dir, &options);
     let after = read(&setup.dir.join(LOCK_FILE));
-    (result, after, host)
+    let checked = case.check_run(&setup, &server.requests(), &host);
+    Ran {
+        result,
+        after,
+        host,
+        checked,
+    }
 }
 
 fn read(path: &Path) -> Option<String> {
@@ -98,10 +120,18 @@ fn read(path: &Path) -> Option<String> {
 }
 
 /// LOCKRUN-5: for every case Terraform wrote a lock file for, tfdisco
-/// writes the same bytes.
+/// writes the same bytes (or, where a case documents a difference, its
+/// own); LOCKRUN-10: with a plugin cache, it leaves the cache as Terraform
+/// left it, the entries' lock files aside, and downloads the archives
+/// Terraform downloaded.
 pub fn lock_files_as_terraform_writes_them<T: Subject>() {
     for case in CASES.iter().filter(|c| c.outcome == Outcome::Written) {
-        let (result, after, host) = run_case::<T>(case, false);
+        let Ran {
+            result,
+            after,
+            host,
+            checked,
+        } = run_case::<T>(case, false);
         let report = match result {
             Ok(report) => report,
             Err(e) => panic!("{}: {}: {e}", T::NAME, case.name),
@@ -122,9 +152,15 @@ pub fn lock_files_as_terraform_writes_them<T: Subject>() {
             T::NAME,
             case.name
         );
+        if let Err(problem) = checked {
+            panic!("{}: {}: {problem}", T::NAME, case.name);
+        }
         let key_id = (case.from == From::Registry).then(signed_registry::key_id);
         for provider in &report.providers {
-            assert_eq!(provider.key_id, key_id, "{}: {}", T::NAME, case.name);
+            // A provider whose every package came from the cache has no key.
+            let from_cache = provider.trust == tfdisco_provider::Trust::LockFile;
+            let expected = if from_cache { None } else { key_id.clone() };
+            assert_eq!(provider.key_id, expected, "{}: {}", T::NAME, case.name);
         }
     }
 }
@@ -141,7 +177,12 @@ pub fn a_network_mirror_serves_a_host_with_a_port<T: Subject>() {
         .expect("net-mirror");
     let server = TestServer::start();
     let credentials = StaticCredentials::new().with(server.host(), token("mirror"));
-    let (result, after, host) = run_case_on::<T>(case, true, &server, Some(credentials));
+    let Ran {
+        result,
+        after,
+        host,
+        ..
+    } = run_case_on::<T>(case, true, &server, Some(credentials));
     assert!(host.contains(':'), "{host}");
     if let Err(e) = result {
         panic!("{}: {e}", T::NAME);
@@ -179,7 +220,12 @@ pub fn refused_locks_leave_the_file_as_it_was<T: Subject>() {
         let Outcome::Refused { exit, words } = case.outcome else {
             continue;
         };
-        let (result, after, host) = run_case::<T>(case, false);
+        let Ran {
+            result,
+            after,
+            host,
+            ..
+        } = run_case::<T>(case, false);
         let error = match result {
             Ok(report) => panic!("{}: {}: locked {report:?}", T::NAME, case.name),
             Err(e) => e,
