@@ -6,7 +6,12 @@
 //! Each case is a folder of `fixtures/lock-goldens/`: `input/` (the
 //! configuration, with `{HOST}` where the registry's host goes, and the
 //! lock file before the run, if any), `terraform.lock.hcl` (what Terraform
-//! wrote; absent when it refused) and `terraform.out` (what it printed).
+//! wrote; absent when it refused) and `terraform.out` (what it printed); a
+//! case run with a plugin cache ([`Cache::Dir`], `-enable-plugin-cache`)
+//! also `cache-before.txt` and `cache.txt` (the cache's
+//! [manifest](crate::install_goldens::tree_manifest) before and after the
+//! run) and `requests.txt` (Terraform's requests, sorted), which
+//! [`Case::check_run`] compares a run with.
 //! `cargo run -p tfdisco-testkit --bin lock-goldens` makes them again with
 //! the `terraform` on the PATH; the tests never need it.
 //!
