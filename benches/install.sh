@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 26's install benchmark: `tfdisco install` against `terraform init
+# The install benchmark: `tfdisco install` against `terraform init
 # -backend=false` (four providers, 16 MiB packages, fresh folders) and
 # `tfdisco lock` against `terraform providers lock` (two providers, three
 # platforms), as processes in alternating runs against one loopback

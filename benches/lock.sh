@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 19's lock benchmark: `tfdisco lock` against `terraform providers
+# The lock benchmark: `tfdisco lock` against `terraform providers
 # lock`, as processes, on the same loopback registry (`tfdisco serve`'s
 # signed sample providers ns/alpha and ns/beta), 2 providers × 3 platforms.
 # Runs alternate (which tool goes first swaps every pair); every cold run

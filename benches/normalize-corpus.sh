@@ -3,7 +3,8 @@
 # corpora: the 10 000-name corpus of `hostnames::corpus` and 10 000 names near
 # the edges of the ASCII fast path (`hostnames::edge_corpus`). A change to
 # `Hostname::parse` or `hostname::for_display` must leave both unchanged
-# (issue 13): run this on the commit before the change and on the change.
+# (as the hostname targets required): run this on the commit before the
+# change and on the change.
 #
 #     sh benches/normalize-corpus.sh
 set -eu

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 27's OCI benchmark: tfdisco pulling providers from a real OCI
+# The OCI benchmark: tfdisco pulling providers from a real OCI
 # registry (Debian's docker-registry, CNCF distribution 2.8, on loopback
 # with TLS, filesystem storage), as whole processes in alternating runs:
 #
@@ -7,7 +7,7 @@
 #   an `oci_mirror` installation method, one provider and platform whose
 #   package is a 100 MiB zip (and a 1 MiB one, for peak RSS), from a
 #   registry asking for Basic credentials;
-# - lock: `tfdisco lock --dialect opentofu` of issue 26's two providers ×
+# - lock: `tfdisco lock --dialect opentofu` of the install benchmark's two providers ×
 #   three platforms (16 MiB zips) from the loopback registry (TestServer,
 #   unshaped) against the same lock with `--oci-mirror` from the same zips
 #   pushed to docker-registry (Basic auth, and anonymous).

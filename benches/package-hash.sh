@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 19's package hash benchmark: h1 + zh of a provider-like archive
+# The package hash benchmark: h1 + zh of a provider-like archive
 # (written by Go's archive/zip: a large deflated binary, a stored blob and
 # thousands of small deflated files, every entry with a data descriptor),
 # tfdisco's PackageHasher fed in 64 KiB chunks against Go's

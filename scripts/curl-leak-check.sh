@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The curl transport's OpenSSL objects are all given back (issue 28): many
+# The curl transport's OpenSSL objects are all given back (the lookup the
+# issuer search replaced leaked a certificate reference per answer): many
 # TLS handshakes through the issuer search, every client dropped, under
 # valgrind; fails on any definitely or indirectly lost block, or any memory
 # error, in the client process (the test server is a child process of its

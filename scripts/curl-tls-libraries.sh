@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The curl transport on libcurl builds whose TLS library is not OpenSSL
-# (issue 28), with Debian's other libcurl flavours (packages libcurl3-gnutls
+# The curl transport on libcurl builds whose TLS library is not OpenSSL,
+# with Debian's other libcurl flavours (packages libcurl3-gnutls
 # and libcurl3-nss; .ci/run installs them): the curl transport's test
 # programs are linked again against them (`-lcurl` found first in a folder
 # whose libcurl.so is that flavour), nothing else rebuilt.

@@ -8,7 +8,7 @@
 # --busy keeps every core busy with a spinning process for the whole run,
 # as a loaded CI machine would. The suites run as a background job of this
 # non-interactive shell, so they inherit SIGINT ignored, as they did in the
-# run that found the Ctrl-C test's failure (issue 29). Builds the Python
+# run that found the Ctrl-C test's failure. Builds the Python
 # extension and the Node addon once first (debug, in the workspace target);
 # stops at the first failing run and prints its output.
 set -euo pipefail

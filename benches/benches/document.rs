@@ -1,7 +1,7 @@
 //! Parsing a discovery document and resolving `modules.v1` or every service,
 //! next to `serde_json` skipping the same bytes (`IgnoredAny`).
 //!
-//! Targets (issue 13, see `benches/README.md`): parse + `modules.v1` at most
+//! Targets (see `benches/README.md`, "Documents"): parse + `modules.v1` at most
 //! 3× the baseline and parse + every service at most 8×, for the typical and
 //! the 1 MiB document; the provider versions document at most 3×. `floor/…` measures what no implementation that
 //! returns `url::Url`s can skip: skipping the JSON plus one `Url::join` per
@@ -69,7 +69,7 @@ fn document(c: &mut Criterion) {
     }
     g.finish();
 
-    // The registry document of issue 11, through the machine.
+    // The registry document (a provider versions document), through the machine.
     let body = provider_versions();
     let (services, source) = provider_versions_request();
     let answer = [Response::json(&body, true)];

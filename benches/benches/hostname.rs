@@ -2,7 +2,7 @@
 //!
 //! Targets (see `benches/README.md`): an already-normalized ASCII name takes
 //! at most 1.5× `baseline/byte_class_scan` of the same bytes, and
-//! `Registry.Terraform.IO:443` at most 2.5× (issue 13; issue 5's 3×
+//! `Registry.Terraform.IO:443` at most 2.5× (the original target of 3×
 //! `baseline/ascii_lowercase_and_scan` is kept for continuity); an
 //! international name at most 1.3× the `idna` crate's own `to_ascii` with the
 //! core's flags.

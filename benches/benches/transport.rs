@@ -2,9 +2,10 @@
 //! on a new connection each time and on a reused one, next to what any
 //! client must do for the same exchange.
 //!
-//! No target: the issue names none, so this group only reports figures (see
-//! `benches/README.md`). Each iteration drives a fresh `Discovery` with the
-//! client's `drive`, bypassing the registry, so no iteration is a cache hit.
+//! No target: the speed targets name none, so this group only reports
+//! figures (see `benches/README.md`). Each iteration drives a fresh
+//! `Discovery` with the client's `drive`, bypassing the registry, so no
+//! iteration is a cache hit.
 //! The server is `tfdisco-testkit`'s, on 127.0.0.1, answering the typical
 //! document; every client trusts only the test CA, reads no proxy variables
 //! and reaches `localhost` through an address override (no DNS).

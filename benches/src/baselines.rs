@@ -29,7 +29,7 @@ pub fn byte_class_scan(s: &str) -> bool {
         .fold(true, |ok, b| ok & HOSTNAME_BYTE[usize::from(b)])
 }
 
-/// What normalizing an ASCII name cost at least by issue 5's measure:
+/// What normalizing an ASCII name cost at least by the original target's measure:
 /// lower-case it into a new `String` and check every byte's class.
 pub fn ascii_lowercase_and_scan(s: &str) -> bool {
     let lower = s.to_ascii_lowercase();

@@ -2,10 +2,10 @@
 //! the `paired` tool and the peak-memory test: deterministic hostname
 //! corpora, discovery documents of chosen sizes, a driver that runs a
 //! [`Discovery`] against canned responses, and the in-run baselines the speed
-//! targets are ratios to; and issue 17's load test ([`load`]), used by the
+//! targets are ratios to; and the load test ([`load`]), used by the
 //! `load` binary and `tests/load.rs`. `benches/README.md` has the commands
 //! and figures. [`registry`] is the signed registry of large packages
-//! issue 26's install benchmark (`install-bench`) serves; issue 27's OCI
+//! the install benchmark (`install-bench`) serves; the OCI
 //! benchmark (`oci-bench`) also pushes its packages to a `docker-registry`,
 //! times processes with [`process_runs`] and reads that registry's log with
 //! [`registry_log`].

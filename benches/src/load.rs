@@ -1,4 +1,4 @@
-//! Issue 17's load test: many concurrent discoveries of many loopback HTTPS
+//! The load test: many concurrent discoveries of many loopback HTTPS
 //! hosts in one process, for each client, checking that every discovery
 //! succeeds and that each host gets exactly one request (D7: concurrent
 //! discoveries of a host share one request).

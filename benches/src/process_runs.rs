@@ -1,7 +1,7 @@
 //! Whole processes timed by `benches/c/timed.c` (wall time around
 //! fork/exec/`wait4`, `wait4`'s peak RSS and CPU time), and the statistics
 //! the process benchmarks report: medians and interquartile ranges of
-//! alternating runs. Used by issue 27's OCI benchmark (`oci-bench`).
+//! alternating runs. Used by the OCI benchmark (`oci-bench`).
 
 use std::ffi::OsString;
 use std::fs;

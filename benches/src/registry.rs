@@ -1,4 +1,4 @@
-//! The provider registry issue 26's install benchmark runs against
+//! The provider registry the install benchmark runs against
 //! (`install-bench`): providers of one version each, every package a real
 //! zip of the size asked for (one executable, `terraform-provider-NAME_vVERSION`,
 //! of incompressible bytes, deflated as Go's `archive/zip` writes it: a data

@@ -1,7 +1,7 @@
 //! What `docker-registry` (CNCF distribution 2.8) logs, read back: its
 //! access log (one line per request, Apache's combined format, written
 //! when the answer is done) and the `http.request.remoteaddr` its other
-//! lines carry, so issue 27's OCI benchmark (`oci-bench`) can count the
+//! lines carry, so the OCI benchmark (`oci-bench`) can count the
 //! requests and connections a client made.
 //!
 //! ```text

@@ -1,4 +1,4 @@
-//! Issue 17's load test, scaled down for CI: 100 concurrent discoveries
+//! The load test, scaled down for CI: 100 concurrent discoveries
 //! over 10 loopback HTTPS hosts, for each client, two rounds with a fresh
 //! client each, each followed by a warm pass. Every discovery must succeed
 //! and each host must get exactly one request a round (none warm): `round`

@@ -1,5 +1,5 @@
 //! Peak heap memory while discovering a 1 MiB document: under 8 MiB above
-//! what the process held before (the memory target).
+//! what the process held before (the memory target).
 //!
 //! A peak-tracking global allocator needs `unsafe impl GlobalAlloc`; the
 //! libraries forbid unsafe code, this test binary alone allows it. Counters

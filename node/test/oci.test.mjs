@@ -1,4 +1,4 @@
-// OCI registries as OpenTofu uses them (issue 27): `lock({ ociMirror })`,
+// OCI registries as OpenTofu uses them: `lock({ ociMirror })`,
 // `moduleResolve(source)` and `moduleDownload(source, { into })` for
 // `oci://` sources, and publishing to them (`mirrorToOci`, `pushProvider`),
 // against a real registry (`tfdisco serve --oci-registry

@@ -1,4 +1,4 @@
-//! Provider installation (issue 26): what `Client.install` /
+//! Provider installation: what `Client.install` /
 //! `AsyncClient.install` take (providers, `upgrade`, `lockfile`,
 //! `plugin_cache`, `jobs` → `tfdisco_transport::InstallOptions`, on top of
 //! what the client's CLI configuration says, as the CLI takes them; and

@@ -1,4 +1,4 @@
-//! Provider installation methods (issue 20): `tfdisco.installation_methods`,
+//! Provider installation methods: `tfdisco.installation_methods`,
 //! which method of the CLI configuration's `provider_installation` block (or
 //! the implied configuration) would install a provider, in priority order,
 //! and why — what `tfdisco provider source` prints.

@@ -1,4 +1,4 @@
-//! Lock files and mirrors (issues 19, 20): what `Client.lock` /
+//! Lock files and mirrors: what `Client.lock` /
 //! `AsyncClient.lock` take (platforms, providers, jobs, a network,
 //! filesystem or OCI mirror → `tfdisco_transport::LockOptions`) and give
 //! (`LockReport` of `LockedProvider`s, or `tfdisco.LockError` with its

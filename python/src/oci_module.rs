@@ -1,4 +1,4 @@
-//! OpenTofu's `oci://` module sources (issue 27): what `Client.module_resolve`
+//! OpenTofu's `oci://` module sources: what `Client.module_resolve`
 //! gives (`ResolvedModule`, its package layer an `OciDescriptor`) and what
 //! `Client.module_download(source, into=DIR)` gives (`DownloadedModule`),
 //! each a frozen record of the library's value whose `to_json()` is the

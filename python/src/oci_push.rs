@@ -1,4 +1,4 @@
-//! Publishing provider releases to OCI repositories (issue 27): what
+//! Publishing provider releases to OCI repositories: what
 //! `Client.push_provider` takes (a repository, a version, the release's
 //! zips, a repository to mount from), read as `tfdisco oci push-provider`
 //! reads its arguments, and what it gives (`PushedRelease`, whose

@@ -484,8 +484,9 @@ def test_user_agent_option(recorder: Recorder) -> None:
 
 
 def test_registry_settings_and_cli_version(recorder: Recorder) -> None:
-    # Issue 18: the registry clients' headers for the CLI version asked for,
-    # and their retries (one by default; none with registry_retries=0).
+    # Registry requests as `init` makes them: the registry clients' headers
+    # for the CLI version asked for, and their retries (one by default; none
+    # with registry_retries=0).
     recorder.routes["/.well-known/terraform.json"] = Reply(
         body='{"providers.v1": "/v1/providers/"}'
     )

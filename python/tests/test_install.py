@@ -1,4 +1,4 @@
-"""Provider installation (issue 26): ``tfdisco.install``, ``Client.install``
+"""Provider installation: ``tfdisco.install``, ``Client.install``
 and ``AsyncClient.install``, against every case of the install goldens
 (transports/testkit/fixtures/install-goldens/, what the real ``terraform
 init`` did with the same input): ``tfdisco serve --golden-install CASE``

@@ -1,4 +1,4 @@
-"""Lock files (issue 19): ``tfdisco.lock``, ``Client.lock``,
+"""Lock files: ``tfdisco.lock``, ``Client.lock``,
 ``AsyncClient.lock`` and ``tfdisco.hash_package``, against the signed
 provider registry ``tfdisco serve`` serves next to its document
 (transports/testkit/src/signed_registry.rs: ``ns/alpha`` and ``ns/beta``

@@ -1,4 +1,4 @@
-"""Mirrors (issue 20): ``tfdisco.mirror``, ``Client.mirror``,
+"""Mirrors: ``tfdisco.mirror``, ``Client.mirror``,
 ``AsyncClient.mirror`` and ``lock(net_mirror=…, fs_mirror=…)``, compared
 with what real Terraform 1.11.4 wrote for the same input
 (transports/testkit/fixtures/mirror-goldens/ and lock-goldens/,

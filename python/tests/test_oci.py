@@ -1,4 +1,4 @@
-"""OCI registries as OpenTofu uses them (issue 27): ``lock(oci_mirror=…)``,
+"""OCI registries as OpenTofu uses them: ``lock(oci_mirror=…)``,
 ``module_resolve`` and ``module_download(source, into=…)`` for ``oci://``
 sources, and publishing to them (``mirror_to_oci``, ``push_provider``), on
 ``Client`` and ``AsyncClient``, against a real registry

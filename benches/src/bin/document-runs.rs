@@ -1,5 +1,6 @@
 //! Runs one document workload N times, for instruction counts under
-//! callgrind, which repeat exactly on a noisy host (issue 13):
+//! callgrind, which repeat exactly on a noisy host (the document figures in
+//! `benches/README.md`):
 //!
 //! ```text
 //! cargo build --release -p tfdisco-benches --bin document-runs

@@ -1,8 +1,8 @@
-//! Issue 26's install benchmark: `tfdisco install` against `terraform init
+//! The install benchmark: `tfdisco install` against `terraform init
 //! -backend=false`, and `tfdisco lock` against `terraform providers lock`,
 //! as whole processes in alternating runs, against one loopback registry
 //! of signed 16 MiB packages ([`tfdisco_benches::registry`]) behind the
-//! issue's network: every request answered after 40 ms, each connection's
+//! targets' network: every request answered after 40 ms, each connection's
 //! bodies sent at 25 MB/s ([`NetworkShape`]).
 //!
 //! ```text
@@ -46,10 +46,10 @@ use tfdisco_benches::registry::{self, Registry, Signer};
 use tfdisco_testkit::install_goldens::tree_manifest;
 use tfdisco_testkit::{NetworkShape, Seen, TestServer, pki};
 
-/// The issue's network.
+/// The targets' network.
 const LATENCY: Duration = Duration::from_millis(40);
 const RATE: u64 = 25_000_000;
-/// The issue's package size.
+/// The targets' package size.
 const PACKAGE: usize = 16 * 1024 * 1024;
 
 /// `tfdisco install` at least this many times faster than `terraform init`.
@@ -63,10 +63,10 @@ const TARGET_RSS_KB: u64 = 64 * 1024;
 /// would cost at least one package per download at once).
 const RSS_SPREAD_KB: u64 = 4 * 1024;
 /// `tfdisco lock` "stays where it is": at most this much slower than the
-/// build from before the install work (`--before`), or than the issue's
-/// 1.08 s without one.
+/// build from before the install work (`--before`), or than the
+/// given 1.08 s without one.
 const LOCK_STAYS: f64 = 1.10;
-const ISSUE_LOCK: Duration = Duration::from_millis(1080);
+const GIVEN_LOCK: Duration = Duration::from_millis(1080);
 
 const INSTALL_PROVIDERS: [(&str, &str); 4] = [
     ("alpha", "1.2.0"),
@@ -304,8 +304,8 @@ impl Bench {
         }
     }
 
-    /// The floor of one package's install over the shape, as the issue
-    /// defines it: every request of its chain (discovery, versions, package
+    /// The floor of one package's install over the shape, as the targets
+    /// define it: every request of its chain (discovery, versions, package
     /// answer, `SHA256SUMS`, signature, package) answered after the
     /// latency, one after another, their bodies at the rate. Also prints
     /// the tighter floor of a client that fetches `SHA256SUMS` and its
@@ -545,11 +545,11 @@ impl Bench {
         let tf_med = median(&walls(&results[0]));
         let td_med = median(&walls(&results[1]));
         self.out(format!(
-            "\nterraform providers lock / tfdisco lock: {:.2}× (the issue: 6.0×)",
+            "\nterraform providers lock / tfdisco lock: {:.2}× (as given: 6.0×)",
             tf_med / td_med
         ));
         self.out(format!(
-            "tfdisco lock / floor ({:.3} s): {:.2}× (the issue: 1.08 s against a floor near 0.9 s); / the tighter floor ({:.3} s): {:.2}×",
+            "tfdisco lock / floor ({:.3} s): {:.2}× (as given: 1.08 s against a floor near 0.9 s); / the tighter floor ({:.3} s): {:.2}×",
             secs(floor),
             td_med / secs(floor),
             secs(tight),
@@ -557,7 +557,7 @@ impl Bench {
         ));
         let (against, what) = match &before {
             Some(b) => (median(&walls(b)), "the build before the install work"),
-            None => (secs(ISSUE_LOCK), "the issue's 1.08 s"),
+            None => (secs(GIVEN_LOCK), "the given 1.08 s"),
         };
         let ratio = td_med / against;
         self.out(format!(

@@ -1,4 +1,4 @@
-//! Issue 17's load test: 1 000 concurrent discoveries over 100 loopback
+//! The load test: 1 000 concurrent discoveries over 100 loopback
 //! HTTPS hosts in one process, for each client, round after round.
 //!
 //! ```text

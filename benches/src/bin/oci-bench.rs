@@ -1,4 +1,4 @@
-//! Issue 27's OCI benchmark: `tfdisco` pulling providers from an OCI
+//! The OCI benchmark: `tfdisco` pulling providers from an OCI
 //! registry, as OpenTofu's `oci_mirror` and `providers lock -oci-mirror`
 //! use one, as whole processes in alternating runs against a real
 //! registry (Debian's `docker-registry`, CNCF distribution 2.8, started on
@@ -22,14 +22,15 @@
 //!   every run and for both commands (apart from the header line); the
 //!   installed executable is the zip's content (SHA-256) and executable;
 //!   with the 100 MiB package tfdisco's peak RSS is not a quarter of the
-//!   package above its peak with 1 MiB (the reasoning of issue 26's
-//!   harness: memory that grew with the package would cost about a
+//!   package above its peak with 1 MiB (the reasoning of the install
+//!   benchmark: memory that grew with the package would cost about a
 //!   package).
-//! - **lock**: issue 26's lock setup (`bench/alpha` 1.2.0 and `bench/beta`
-//!   2.3.1, three platforms, signed, 16 MiB zips, [`Registry`]) served by
-//!   the loopback [`TestServer`] *unshaped* and the same zips pushed to two
-//!   registries (one asking for Basic credentials, one anonymous). Timed,
-//!   rotating: `tfdisco lock --dialect opentofu` from the registry, and with
+//! - **lock**: the install benchmark's lock setup (`bench/alpha` 1.2.0 and
+//!   `bench/beta` 2.3.1, three platforms, signed, 16 MiB zips,
+//!   [`Registry`]) served by the loopback [`TestServer`] *unshaped* and the
+//!   same zips pushed to two registries (one asking for Basic credentials,
+//!   one anonymous). Timed, rotating: `tfdisco lock --dialect opentofu`
+//!   from the registry, and with
 //!   `--oci-mirror` from each registry. Checks: every lock file is the same
 //!   apart from its header line; a mirror run asks the registry nothing.
 //! - **push**: the same two zips published with `tfdisco oci push-provider
@@ -68,13 +69,13 @@ use tfdisco_benches::registry_log;
 use tfdisco_testkit::oci_registry::{OciAuth, OciRegistry, sha256_digest};
 use tfdisco_testkit::{TestServer, pki};
 
-/// The issue's package.
+/// The pulled package's size.
 const BIG: usize = 100 << 20;
 /// The small package the peak RSS is compared with.
 const SMALL: usize = 1 << 20;
-/// Issue 26's package size, for the lock comparison.
+/// The install benchmark's package size, for the lock comparison.
 const LOCK_PACKAGE: usize = 16 << 20;
-/// Issue 26's lock providers.
+/// The install benchmark's lock providers.
 const LOCK_PROVIDERS: [(&str, &str); 2] = [("alpha", "1.2.0"), ("beta", "2.3.1")];
 /// The pulled providers' hostname: never asked, the `oci_mirror` method
 /// and `--oci-mirror` take every provider from the registry.
@@ -516,10 +517,10 @@ impl Bench {
         }
     }
 
-    /// The memory check (issue 26's reasoning: memory that grew with the
-    /// package would cost about a package): the largest peak RSS with the
-    /// big package against the median with the small one, allowed a
-    /// quarter of the big package.
+    /// The memory check (the install benchmark's reasoning: memory that
+    /// grew with the package would cost about a package): the largest peak
+    /// RSS with the big package against the median with the small one,
+    /// allowed a quarter of the big package.
     fn rss_check(&mut self, what: &str, big: (&Pulled, &[Measure]), small: (&Pulled, &[Measure])) {
         let kb =
             |ms: &[Measure]| -> Vec<f64> { ms.iter().map(|m| m.timed.rss_kb as f64).collect() };
@@ -1067,8 +1068,8 @@ fn main() {
         }
     }
 
-    // The lock setup: issue 26's registry, served and pushed to both
-    // registries.
+    // The lock setup: the install benchmark's registry, served and pushed
+    // to both registries.
     let mut lock_setup = None;
     let mut signer_id = String::new();
     if wants("lock") {

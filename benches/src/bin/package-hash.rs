@@ -1,4 +1,4 @@
-//! Issue 19's package hash benchmark, Rust's side: streams a provider
+//! The package hash benchmark, Rust's side: streams a provider
 //! package archive through `PackageHasher` in 64 KiB chunks, as a download
 //! feeds it, and prints the hashes, the time and the peak resident memory
 //! (`VmHWM`). `benches/package-hash.sh` runs it against Go's

@@ -115,7 +115,7 @@ fn main() {
     };
     println!("| target | median | interquartile range | limit | met |\n|---|---:|---:|---:|:-:|");
 
-    // Issue 13: against a byte-class scan of the same bytes.
+    // The hostname targets: against a byte-class scan of the same bytes.
     for (what, name, limit) in [
         ("normalized ASCII hostname", ASCII_NORMALIZED, 1.5),
         ("`Registry.Terraform.IO:443`", MIXED_CASE_PORT_443, 2.5),
@@ -134,7 +134,7 @@ fn main() {
             "×",
         );
     }
-    // Issue 5's target, kept for continuity.
+    // The original hostname target, kept for continuity.
     row(
         "normalized ASCII hostname vs. lower-case + scan",
         paired(
@@ -238,8 +238,8 @@ fn main() {
         }
     }
 
-    // Issue 11: a registry document of hashicorp/aws's size through the
-    // machine (issue 13 sets the target).
+    // A registry document of hashicorp/aws's size through the machine (the
+    // document targets set its limit).
     let body = provider_versions();
     let (services, source) = provider_versions_request();
     let answer = [Response::json(&body, true)];

@@ -12,7 +12,7 @@ use crate::Reply;
 
 const MIB: usize = 1024 * 1024;
 
-/// The issue 26 benchmark's network: 40 ms, 25 MB/s.
+/// The install benchmark's network: 40 ms, 25 MB/s.
 fn bench_shape() -> NetworkShape {
     NetworkShape {
         latency: Duration::from_millis(40),
