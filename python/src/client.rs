@@ -519,8 +519,23 @@ impl PyClient {
     /// configuration). Two of them, or a template that does not parse,
     /// raise `InvalidArgument`.
     ///
-    /// Bad arguments raise `InvalidArgument`, `InvalidSource`, `TypeError`
-    /// or `ValueError` before anything is read. Any other failure raises
+    /// `enable_plugin_cache=True`: use the plugin cache, as `providers lock
+    /// -enable-plugin-cache` does: for each platform, a cache entry the
+    /// lock file vouches for (or any, with
+    /// `plugin_cache_may_break_dependency_lock_file`) is used without a
+    /// download; every other package is downloaded, verified and unpacked
+    /// into the cache. The cache is the client's CLI configuration's
+    /// (`plugin_cache_dir`, `TF_PLUGIN_CACHE_DIR` of the client's `env`,
+    /// `plugin_cache_may_break_dependency_lock_file`), as for `install`;
+    /// `plugin_cache`: this folder instead (only with
+    /// `enable_plugin_cache=True`, else `InvalidOption`, as the CLI refuses
+    /// `--plugin-cache` without `--enable-plugin-cache`). With no cache
+    /// configured, or a folder that does not exist, the run is as without
+    /// it.
+    ///
+    /// Bad arguments raise `InvalidArgument`, `InvalidSource`,
+    /// `InvalidOption`, `TypeError` or `ValueError` before anything is
+    /// read. Any other failure raises
     /// `LockError` (with `exit_code` and `failures`, every provider that
     /// failed) and leaves the lock file as it was. Blocks with the GIL
     /// released; Ctrl-C cancels the run (nothing is written).
@@ -529,7 +544,7 @@ impl PyClient {
     /// >>> report = client.lock("infra", ["linux_amd64", "darwin_arm64"])  # doctest: +SKIP
     /// >>> [(str(p.source), p.version, p.trust) for p in report.providers]  # doctest: +SKIP
     /// [('registry.terraform.io/hashicorp/aws', '5.31.0', 'signed by HashiCorp')]
-    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8, net_mirror = None, fs_mirror = None, oci_mirror = None))]
+    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8, net_mirror = None, fs_mirror = None, oci_mirror = None, enable_plugin_cache = false, plugin_cache = None))]
     #[allow(clippy::too_many_arguments)]
     fn lock(
         &self,
@@ -541,11 +556,17 @@ impl PyClient {
         net_mirror: Option<String>,
         fs_mirror: Option<PathBuf>,
         oci_mirror: Option<String>,
+        enable_plugin_cache: bool,
+        plugin_cache: Option<PathBuf>,
     ) -> PyResult<PyLockReport> {
         let mirrors = lock::Mirrors {
             net: net_mirror,
             fs: fs_mirror,
             oci: oci_mirror,
+        };
+        let cache = lock::PluginCacheArgs {
+            enable: enable_plugin_cache,
+            dir: plugin_cache,
         };
         let options = lock::options(
             platforms.as_ref(),
@@ -553,6 +574,8 @@ impl PyClient {
             jobs,
             &self.shared.choice,
             mirrors,
+            cache,
+            &self.shared.setup,
         )?;
         let client = self.inner();
         let result = runtime::block_on(py, async move { client.lock(&dir, &options).await })?;
@@ -561,7 +584,7 @@ impl PyClient {
 
     /// `lock` as an asyncio future (what `AsyncClient.lock` awaits): the
     /// arguments are checked now, the run happens on the runtime.
-    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8, net_mirror = None, fs_mirror = None, oci_mirror = None))]
+    #[pyo3(signature = (dir, platforms = None, providers = None, *, jobs = 8, net_mirror = None, fs_mirror = None, oci_mirror = None, enable_plugin_cache = false, plugin_cache = None))]
     #[allow(clippy::too_many_arguments)]
     fn _lock_async<'py>(
         &self,
@@ -573,11 +596,17 @@ impl PyClient {
         net_mirror: Option<String>,
         fs_mirror: Option<PathBuf>,
         oci_mirror: Option<String>,
+        enable_plugin_cache: bool,
+        plugin_cache: Option<PathBuf>,
     ) -> PyResult<Bound<'py, PyAny>> {
         let mirrors = lock::Mirrors {
             net: net_mirror,
             fs: fs_mirror,
             oci: oci_mirror,
+        };
+        let cache = lock::PluginCacheArgs {
+            enable: enable_plugin_cache,
+            dir: plugin_cache,
         };
         let options = lock::options(
             platforms.as_ref(),
@@ -585,6 +614,8 @@ impl PyClient {
             jobs,
             &self.shared.choice,
             mirrors,
+            cache,
+            &self.shared.setup,
         )?;
         let client = self.inner();
         runtime::to_asyncio(py, async move {

@@ -1,6 +1,7 @@
 //! Lock files and mirrors: what `Client.lock` /
 //! `AsyncClient.lock` take (platforms, providers, jobs, a network,
-//! filesystem or OCI mirror → `tfdisco_transport::LockOptions`) and give
+//! filesystem or OCI mirror, the plugin cache →
+//! `tfdisco_transport::LockOptions`) and give
 //! (`LockReport` of `LockedProvider`s, or `tfdisco.LockError` with its
 //! `LockFailure`s); what `Client.mirror` takes (`MirrorOptions`) and gives
 //! (`MirrorReport` of `MirroredProvider`s); what `Client.mirror_to_oci`
@@ -18,7 +19,7 @@ use tfdisco_core::Platform;
 use tfdisco_provider::lock_plan::LockFailure;
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 use tfdisco_transport::{
-    DEFAULT_JOBS, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
+    ClientSetup, DEFAULT_JOBS, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
     MirroredProvider, OciMirrorReport, OciMirroredProvider, ProviderReport, failure_exit_code,
 };
 
@@ -63,18 +64,53 @@ pub(crate) struct Mirrors {
     pub(crate) oci: Option<String>,
 }
 
+/// Whether a lock run uses the plugin cache: `enable_plugin_cache`
+/// (`-enable-plugin-cache`), and `plugin_cache`, a folder instead of the
+/// CLI configuration's (`tfdisco lock --plugin-cache`), only with it.
+#[derive(Default)]
+pub(crate) struct PluginCacheArgs {
+    pub(crate) enable: bool,
+    pub(crate) dir: Option<PathBuf>,
+}
+
+impl PluginCacheArgs {
+    /// `options` with the plugin cache the arguments ask for, read from
+    /// the client's `setup` (its CLI configuration and environment, as
+    /// `install` reads them). `plugin_cache` without
+    /// `enable_plugin_cache=True` raises `InvalidOption`, as the CLI
+    /// refuses `--plugin-cache` without `--enable-plugin-cache`.
+    fn apply(self, options: LockOptions, setup: &ClientSetup) -> PyResult<LockOptions> {
+        if !self.enable {
+            return match self.dir {
+                None => Ok(options),
+                Some(_) => Err(Python::attach(|py| {
+                    errors::invalid_option(py, "plugin_cache requires enable_plugin_cache=True")
+                })),
+            };
+        }
+        let options = options.enable_plugin_cache(setup);
+        Ok(match self.dir {
+            Some(dir) => options.plugin_cache_dir(dir),
+            None => options,
+        })
+    }
+}
+
 /// The `LockOptions` of a lock call: each platform a `Platform` or a str
 /// (`"linux_amd64"`), each provider a `ProviderSource` or a str parsed in
 /// the client's dialect and fully qualified; `jobs` at least 1; at most
-/// one mirror; the client's `choice` of dialect, for the report.
-/// Raises `InvalidArgument`, `InvalidSource`, `TypeError` or `ValueError`
-/// before anything is read or asked.
+/// one mirror; the plugin cache as `cache` asks, read from the client's
+/// `setup`; the client's `choice` of dialect, for the report.
+/// Raises `InvalidArgument`, `InvalidSource`, `InvalidOption`, `TypeError`
+/// or `ValueError` before anything is read or asked.
 pub(crate) fn options(
     platforms: Option<&Bound<'_, PyAny>>,
     providers: Option<&Bound<'_, PyAny>>,
     jobs: u64,
     choice: &DialectChoice,
     mirrors: Mirrors,
+    cache: PluginCacheArgs,
+    setup: &ClientSetup,
 ) -> PyResult<LockOptions> {
     let dialect = choice.dialect();
     let mut options = LockOptions::new()
@@ -84,6 +120,7 @@ pub(crate) fn options(
     options = options
         .mirrors(mirrors.net.as_deref(), mirrors.fs, mirrors.oci.as_deref())
         .map_err(|e| Python::attach(|py| errors::from_core(py, &e)))?;
+    options = cache.apply(options, setup)?;
     if let Some(given) = providers {
         for source in items(given, "providers", "provider source addresses")? {
             options = options.provider(sources::provider_source_arg(&source, dialect)?);

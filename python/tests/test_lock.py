@@ -11,8 +11,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import hashlib
+import os
 import re
 import shutil
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Dict, List
@@ -303,6 +306,152 @@ def test_bad_arguments_raise_before_anything_is_read(tmp_path: Path) -> None:
     with pytest.raises(TypeError, match="not a str"):
         client.lock(tmp_path, "linux_amd64")  # type: ignore[arg-type]
     assert not (tmp_path / LOCK_FILE).exists()
+
+
+# --- Through the plugin cache (-enable-plugin-cache, LOCKRUN-10) ---------------------
+
+TWO = ["linux_amd64", "darwin_arm64"]
+
+
+def umask() -> int:
+    """The process umask, read without changing it: the mode a new folder
+    gets (as the testkit's ``process_umask``)."""
+    with tempfile.TemporaryDirectory() as scratch:
+        probe = Path(scratch) / "probe"
+        probe.mkdir()
+        return ~probe.stat().st_mode & 0o777
+
+
+def cache_manifest(cache: Path) -> str:
+    """What ``cache`` holds, one line per entry sorted by path, as the
+    testkit's ``tree_manifest`` writes it (transports/testkit/src/
+    install_goldens/tree.rs), without the entries' lock files
+    (``HOST/NS/TYPE/VERSION/OS_ARCH.lock``, which Terraform does not write)."""
+    lines = []
+    for path in cache.rglob("*"):
+        relative = path.relative_to(cache).as_posix()
+        rel = "{CACHE}/" + relative
+        mode = path.lstat().st_mode & 0o7777
+        if path.is_symlink():
+            line = f"link {mode:04o} {rel} -> {os.readlink(path)}"
+        elif path.is_dir():
+            line = f"dir {mode:04o} {rel}"
+        elif path.is_file():
+            parts = relative.split("/")
+            if len(parts) == 5 and parts[4].endswith(".lock") and parts[4][: -len(".lock")].count("_") == 1:
+                continue
+            line = f"file {mode:04o} {rel} {hashlib.sha256(path.read_bytes()).hexdigest()}"
+        else:
+            line = f"other {mode:04o} {rel}"
+        lines.append((rel, line))
+    return "".join(line + "\n" for _, line in sorted(lines))
+
+
+def expected_cache(case: str, host: str) -> str:
+    """A case's ``cache.txt`` (the cache Terraform left, made under umask
+    022), its folders' modes as this process's umask makes them."""
+    folder = f"dir {0o755 & ~umask():04o} "
+    lines = hosted(GOLDENS / case / "cache.txt", host).splitlines()
+    return "".join(
+        (folder + line[len("dir 0755 ") :] if line.startswith("dir 0755 ") else line) + "\n" for line in lines
+    )
+
+
+def downloads(requests: List[str]) -> List[str]:
+    """The archive downloads among request lines, sorted."""
+    return sorted(line[len("GET ") :] for line in requests if line.startswith("GET ") and line.endswith(".zip"))
+
+
+def test_the_plugin_cache_filled_then_hit(registry_served: Served, tmp_path: Path) -> None:
+    """The `cache-fill` case (an empty cache, no lock file): Terraform's lock
+    file, every package unpacked into the cache as Terraform unpacked it,
+    the archives it downloaded. Then `cache-hit` (that cache and that lock
+    file), with the folder from the client's ``TF_PLUGIN_CACHE_DIR``:
+    nothing downloaded, nothing changed."""
+    host = registry_served.host
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    directory = prepare("cache-fill", tmp_path / "fill", host)
+    before = len(registry_served.requests())
+
+    report = client_for(registry_served).lock(directory, TWO, enable_plugin_cache=True, plugin_cache=cache)
+
+    assert (directory / LOCK_FILE).read_bytes() == expected("cache-fill", host)
+    assert report.changed is True
+    assert [(str(p.source), p.version) for p in report.providers] == [
+        (f"{host}/ns/alpha", "1.1.0"),
+        (f"{host}/ns/beta", "0.10.0"),
+    ]
+    for name, version in [("alpha", "1.1.0"), ("beta", "0.10.0")]:
+        for platform in TWO:
+            assert (cache / host / "ns" / name / version / platform).is_dir(), (name, platform)
+    assert cache_manifest(cache) == expected_cache("cache-fill", host)
+    fill_requests = registry_served.requests()[before:]
+    assert downloads(fill_requests) == downloads(hosted(GOLDENS / "cache-fill" / "requests.txt", host).splitlines())
+    assert not (directory / ".terraform").exists()  # only the lock file and the cache
+
+    # cache-hit: the lock file vouches for every entry.
+    assert hosted(GOLDENS / "cache-hit" / "cache-before.txt", host) == hosted(
+        GOLDENS / "cache-fill" / "cache.txt", host
+    )
+    directory = prepare("cache-hit", tmp_path / "hit", host)
+    locked = (directory / LOCK_FILE).read_bytes()
+    client = tfdisco.AsyncClient(
+        dialect="terraform",
+        ca_files=[registry_served.ca],
+        credentials=None,
+        env={"HOME": str(tmp_path / "home"), "TF_PLUGIN_CACHE_DIR": str(cache)},
+    )
+    before = len(registry_served.requests())
+
+    report = asyncio.run(client.lock(directory, TWO, enable_plugin_cache=True))
+
+    assert report.changed is False
+    assert [p.hashes_added for p in report.providers] == [[], []]
+    assert (directory / LOCK_FILE).read_bytes() == locked == expected("cache-hit", host)
+    assert cache_manifest(cache) == expected_cache("cache-hit", host)
+    hit_requests = registry_served.requests()[before:]
+    assert downloads(hit_requests) == [] == downloads(
+        hosted(GOLDENS / "cache-hit" / "requests.txt", host).splitlines()
+    )
+    assert any(line.endswith("/versions") for line in hit_requests)
+
+
+def test_without_enable_plugin_cache_the_cache_is_not_used(registry_served: Served, tmp_path: Path) -> None:
+    """The client's ``TF_PLUGIN_CACHE_DIR`` is read only with
+    ``enable_plugin_cache=True`` (the `cache-without-flag` case)."""
+    host = registry_served.host
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    directory = prepare("cache-without-flag", tmp_path / "case", host)
+    client = client_for(registry_served, env={"HOME": str(tmp_path / "home"), "TF_PLUGIN_CACHE_DIR": str(cache)})
+
+    client.lock(directory, TWO)
+
+    assert (directory / LOCK_FILE).read_bytes() == expected("cache-without-flag", host)
+    assert cache_manifest(cache) == expected_cache("cache-without-flag", host) == ""
+
+
+def test_plugin_cache_without_enable_plugin_cache_is_refused(tmp_path: Path) -> None:
+    """As the CLI refuses ``--plugin-cache`` without
+    ``--enable-plugin-cache``: ``InvalidOption`` (a ``ValueError``) from
+    every lock call, before anything is read."""
+    client = tfdisco.Client(dialect="terraform", credentials=None)
+    async_client = tfdisco.AsyncClient.from_client(client)
+    cache = tmp_path / "cache"
+    for arguments in [dict(plugin_cache=cache), dict(plugin_cache=str(cache), enable_plugin_cache=False)]:
+        calls = [
+            lambda: client.lock(tmp_path / "missing", **arguments),  # type: ignore[arg-type]
+            lambda: tfdisco.lock(tmp_path / "missing", dialect="terraform", **arguments),  # type: ignore[arg-type]
+            lambda: asyncio.run(async_client.lock(tmp_path / "missing", **arguments)),  # type: ignore[arg-type]
+        ]
+        for call in calls:
+            with pytest.raises(tfdisco.InvalidOption, match="plugin_cache requires enable_plugin_cache=True") as raised:
+                call()
+            assert isinstance(raised.value, ValueError)
+    with pytest.raises(TypeError):
+        client.lock(tmp_path, enable_plugin_cache=True, plugin_cache=42)  # type: ignore[arg-type]
+    assert not cache.exists()
 
 
 # --- Package hashes -----------------------------------------------------------------

@@ -128,6 +128,10 @@ def oci(client: tfdisco.Client) -> List[str]:
     report: tfdisco.LockReport = client.lock(
         "infra", oci_mirror="ghcr.io/acme/{namespace}/{type}"
     )
+    cached: tfdisco.LockReport = client.lock(
+        "infra", ["linux_amd64"], enable_plugin_cache=True, plugin_cache=pathlib.Path("cache")
+    )
+    print(cached.changed, tfdisco.lock("infra", enable_plugin_cache=True).changed)
     print(tag, folder, count, again.digest, layer.digest, module.into, report.changed)
     return [resolved.to_json(), module.to_json(), module.pinned, module.digest]
 
@@ -168,6 +172,7 @@ async def coroutine() -> tfdisco.Services:
     resolved: tfdisco.ResolvedModule = await client.module_resolve("oci://ghcr.io/acme/vpc")
     module: tfdisco.DownloadedModule = await client.module_download(resolved.pinned, into="vpc")
     mirrored: tfdisco.LockReport = await client.lock("infra", oci_mirror="ghcr.io/m/{type}")
+    filled: tfdisco.LockReport = await client.lock("infra", enable_plugin_cache=True, plugin_cache="cache")
     copied: tfdisco.OciMirrorReport = await client.mirror_to_oci("infra", "ghcr.io/m/{type}", jobs=2)
     released: tfdisco.PushedRelease = await client.push_provider(
         "ghcr.io/m/aws", "1.0.0", ["terraform-provider-aws_1.0.0_linux_amd64.zip"],
@@ -175,7 +180,7 @@ async def coroutine() -> tfdisco.Services:
     )
     print(released.index)
     print(url, package.filename, location.location, report.changed, installed.changed,
-          module.files, mirrored.changed)
+          module.files, mirrored.changed, filled.changed)
     return await client.discover("example.com")
 '''
 

@@ -34,7 +34,9 @@ discovery document rules, the same CLI configuration and credentials.
   does what ``terraform providers lock`` does to a configuration's
   ``.terraform.lock.hcl``, giving a :class:`LockReport` (of
   :class:`LockedProvider`) or raising :class:`LockError` (with its
-  :class:`LockFailure` list); :func:`hash_package` gives the ``h1:`` and
+  :class:`LockFailure` list), through the plugin cache with
+  ``lock(enable_plugin_cache=True)`` (``-enable-plugin-cache``);
+  :func:`hash_package` gives the ``h1:`` and
   ``zh:`` hashes of a provider package on disk.
 - Installation: :func:`install` (and ``Client.install`` /
   ``AsyncClient.install``) installs a configuration's providers into
@@ -392,6 +394,8 @@ class AsyncClient:
         net_mirror: Optional[str] = None,
         fs_mirror: Optional[PathLike] = None,
         oci_mirror: Optional[str] = None,
+        enable_plugin_cache: bool = False,
+        plugin_cache: Optional[PathLike] = None,
     ) -> LockReport:
         """``terraform providers lock`` in ``dir`` (see :meth:`Client.lock`):
         the jobs run as concurrent futures on the module's runtime, at most
@@ -409,6 +413,8 @@ class AsyncClient:
             net_mirror=net_mirror,
             fs_mirror=fs_mirror,
             oci_mirror=oci_mirror,
+            enable_plugin_cache=enable_plugin_cache,
+            plugin_cache=plugin_cache,
         )
 
     async def mirror(
@@ -578,6 +584,8 @@ def lock(
     net_mirror: Optional[str] = None,
     fs_mirror: Optional[PathLike] = None,
     oci_mirror: Optional[str] = None,
+    enable_plugin_cache: bool = False,
+    plugin_cache: Optional[PathLike] = None,
     **options: Any,
 ) -> LockReport:
     """``terraform providers lock`` / ``tofu providers lock`` in ``dir``,
@@ -597,6 +605,12 @@ def lock(
     credentials of the CLI configuration): take every provider from that
     mirror instead of its registry, as ``-net-mirror`` / ``-fs-mirror`` /
     ``-oci-mirror``; at most one of them (:class:`InvalidArgument`).
+    ``enable_plugin_cache=True``: use the plugin cache, as
+    ``-enable-plugin-cache`` (entries the lock file vouches for used without
+    a download, every other package unpacked into the cache), the one the
+    client's CLI configuration and environment name, or the folder
+    ``plugin_cache`` (only with ``enable_plugin_cache=True``, else
+    :class:`InvalidOption`).
 
     Returns a :class:`LockReport`; raises :class:`LockError` (``exit_code``,
     ``failures``) when the run fails, leaving the lock file as it was, and
@@ -620,6 +634,8 @@ def lock(
         net_mirror=net_mirror,
         fs_mirror=fs_mirror,
         oci_mirror=oci_mirror,
+        enable_plugin_cache=enable_plugin_cache,
+        plugin_cache=plugin_cache,
     )
 
 

@@ -922,9 +922,13 @@ class Client:
         net_mirror: Optional[str] = None,
         fs_mirror: Optional[_PathLike] = None,
         oci_mirror: Optional[str] = None,
+        enable_plugin_cache: bool = False,
+        plugin_cache: Optional[_PathLike] = None,
     ) -> LockReport:
         """``terraform providers lock`` in ``dir`` (from its registries, a
-        network mirror, a filesystem mirror or an OCI mirror); raises
+        network mirror, a filesystem mirror or an OCI mirror; with
+        ``enable_plugin_cache=True``, through the plugin cache, the CLI
+        configuration's or ``plugin_cache``); raises
         :class:`tfdisco.LockError`."""
     def mirror(
         self,
@@ -1017,6 +1021,8 @@ class Client:
         net_mirror: Optional[str] = None,
         fs_mirror: Optional[_PathLike] = None,
         oci_mirror: Optional[str] = None,
+        enable_plugin_cache: bool = False,
+        plugin_cache: Optional[_PathLike] = None,
     ) -> Awaitable[LockReport]: ...
     def _mirror_async(
         self,
