@@ -486,6 +486,25 @@ export interface LockOptions {
    * configuration. At most one of `netMirror`, `fsMirror` and `ociMirror`.
    */
   ociMirror?: string | null;
+  /**
+   * Use the plugin cache, as `providers lock -enable-plugin-cache`
+   * (`tfdisco lock --enable-plugin-cache`): for each platform, a cache
+   * entry the lock file vouches for (or any, with
+   * `plugin_cache_may_break_dependency_lock_file`) is used without a
+   * download; every other package is downloaded, verified and unpacked
+   * into the cache. The cache is the client's CLI configuration's
+   * (`plugin_cache_dir`, `TF_PLUGIN_CACHE_DIR` from the client's `env`), as
+   * for {@link Client.install}; with none configured, or a folder that does
+   * not exist, the run is as without it. Default false: no cache.
+   */
+  enablePluginCache?: boolean | null;
+  /**
+   * With `enablePluginCache: true`, this plugin cache folder instead of the
+   * configuration's (`--plugin-cache`); without it, an
+   * `InvalidOptionError`, as the CLI refuses `--plugin-cache` without
+   * `--enable-plugin-cache`.
+   */
+  pluginCache?: string | URL | null;
 }
 
 /** The options of {@link Client.mirror}. */

@@ -35,7 +35,16 @@ const CLIENT_OPTIONS = [
 ];
 
 /** The options `client.lock(dir, options)` takes. */
-const LOCK_OPTIONS = ['platforms', 'providers', 'jobs', 'netMirror', 'fsMirror', 'ociMirror'];
+const LOCK_OPTIONS = [
+  'platforms',
+  'providers',
+  'jobs',
+  'netMirror',
+  'fsMirror',
+  'ociMirror',
+  'enablePluginCache',
+  'pluginCache',
+];
 
 /** The options `client.moduleDownload(source, options)` takes (an `oci://` source). */
 const MODULE_DOWNLOAD_OPTIONS = ['into'];
@@ -153,6 +162,9 @@ function readLockOptions(options) {
     netMirror: opt('netMirror', args.string),
     fsMirror: opt('fsMirror', args.path),
     ociMirror: opt('ociMirror', args.string),
+    enablePluginCache: opt('enablePluginCache', args.boolean) ?? false,
+    // Without `enablePluginCache`, the native side refuses it (the CLI's rule).
+    pluginCache: opt('pluginCache', args.path),
   };
 }
 

@@ -69,7 +69,8 @@ struct Shared {
     client: Inner,
     lookup: CredentialsLookup,
     /// The environment and CLI configuration read when the client was
-    /// made: `install` takes its installation methods and plugin cache.
+    /// made: `install` takes its installation methods and plugin cache,
+    /// `lock` its plugin cache.
     setup: Arc<ClientSetup>,
     /// The dialect sources are parsed in.
     dialect: Dialect,
@@ -303,7 +304,7 @@ impl Client {
         dir: String,
         options: NativeLockOptions,
     ) -> napi::Result<Answer<'env, String>> {
-        let options = match lock_options(options, &self.shared.choice) {
+        let options = match lock_options(options, &self.shared.choice, &self.shared.setup) {
             Ok(options) => options,
             Err(failure) => return promise::ready(env, Err(failure)),
         };

@@ -1,6 +1,6 @@
 //! Lock files and mirrors: what `client.lock` takes (platforms, providers,
-//! jobs, a mirror → `tfdisco_transport::LockOptions`), what `client.mirror`
-//! takes (`tfdisco_transport::MirrorOptions`) and what
+//! jobs, a mirror, the plugin cache → `tfdisco_transport::LockOptions`),
+//! what `client.mirror` takes (`tfdisco_transport::MirrorOptions`) and what
 //! `client.mirrorToOci` takes (a repository template and the same
 //! options). What they give is the library's report (`crate::report`).
 
@@ -10,7 +10,7 @@ use napi_derive::napi;
 use tfdisco_config::DialectChoice;
 use tfdisco_core::{Error, Platform, ProviderSource};
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
-use tfdisco_transport::{LockOptions, MirrorOptions};
+use tfdisco_transport::{ClientSetup, LockOptions, MirrorOptions, OptionError};
 
 use crate::errors::Failure;
 
@@ -29,6 +29,11 @@ pub struct NativeLockOptions {
     pub fs_mirror: Option<String>,
     /// Take every provider from this OCI mirror (a repository template).
     pub oci_mirror: Option<String>,
+    /// Use the plugin cache (`-enable-plugin-cache`).
+    pub enable_plugin_cache: bool,
+    /// This plugin cache folder instead of the CLI configuration's (only
+    /// with `enable_plugin_cache`).
+    pub plugin_cache: Option<String>,
 }
 
 /// The options object `lib/client.js` makes of `mirror(dir, folder,
@@ -76,12 +81,16 @@ fn jobs_arg(given: u32) -> Result<std::num::NonZeroUsize, Failure> {
 }
 
 /// The `LockOptions` of a lock call, the sources parsed in the client's
-/// dialect (`choice`, given for the report): `InvalidArgumentError`,
-/// `InvalidSourceError` or `InvalidOptionError` before anything is read or
-/// asked.
+/// dialect (`choice`, given for the report), the plugin cache read from
+/// the client's `setup` (its CLI configuration and environment, as
+/// `install` reads them): `InvalidArgumentError`, `InvalidSourceError` or
+/// `InvalidOptionError` (`pluginCache` without `enablePluginCache`, as the
+/// CLI refuses `--plugin-cache` without `--enable-plugin-cache`) before
+/// anything is read or asked.
 pub(crate) fn lock_options(
     given: NativeLockOptions,
     choice: &DialectChoice,
+    setup: &ClientSetup,
 ) -> Result<LockOptions, Failure> {
     let dialect = choice.dialect();
     let mut options = LockOptions::new().dialect_choice(choice.clone());
@@ -98,6 +107,21 @@ pub(crate) fn lock_options(
     }
     for source in &given.providers {
         options = options.provider(ProviderSource::parse_argument(source, dialect)?);
+    }
+    match (given.enable_plugin_cache, given.plugin_cache) {
+        (false, None) => {}
+        (false, Some(_)) => {
+            return Err(OptionError::new(
+                "options.pluginCache requires options.enablePluginCache: true",
+            )
+            .into());
+        }
+        (true, dir) => {
+            options = options.enable_plugin_cache(setup);
+            if let Some(dir) = dir {
+                options = options.plugin_cache_dir(dir);
+            }
+        }
     }
     Ok(options)
 }

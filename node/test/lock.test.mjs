@@ -4,6 +4,7 @@
 // results byte-identical to the lock files Terraform wrote for it
 // (transports/testkit/fixtures/lock-goldens/); and `hashPackage`.
 import assert from 'node:assert/strict';
+import crypto from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -212,6 +213,139 @@ describe('refused: the lock file as it was', () => {
       await assert.rejects(c.lock(missing, options), cls, JSON.stringify(options));
     }
     await assert.rejects(c.lock(42), TypeError);
+  });
+});
+
+describe('through the plugin cache (enablePluginCache, LOCKRUN-10)', () => {
+  const TWO = ['linux_amd64', 'darwin_arm64'];
+
+  /** The process umask, read without changing it: the mode a new folder gets. */
+  function umask() {
+    const probe = path.join(tempDir('tfdisco-umask-'), 'probe');
+    fs.mkdirSync(probe);
+    return ~fs.statSync(probe).mode & 0o777;
+  }
+
+  /**
+   * What `cache` holds, one line per entry sorted by path, as the testkit's
+   * `tree_manifest` writes it (transports/testkit/src/install_goldens/tree.rs),
+   * without the entries' lock files (`HOST/NS/TYPE/VERSION/OS_ARCH.lock`,
+   * which Terraform does not write).
+   */
+  function cacheManifest(cache) {
+    const lines = [];
+    for (const relative of fs.readdirSync(cache, { recursive: true })) {
+      const file = path.join(cache, relative);
+      const rel = `{CACHE}/${relative.split(path.sep).join('/')}`;
+      const stat = fs.lstatSync(file);
+      const mode = (stat.mode & 0o7777).toString(8).padStart(4, '0');
+      const parts = relative.split(path.sep);
+      if (stat.isSymbolicLink()) lines.push([rel, `link ${mode} ${rel} -> ${fs.readlinkSync(file)}`]);
+      else if (stat.isDirectory()) lines.push([rel, `dir ${mode} ${rel}`]);
+      else if (stat.isFile()) {
+        const name = parts.at(-1);
+        if (parts.length === 5 && name.endsWith('.lock') && name.slice(0, -5).split('_').length === 2) continue;
+        const sum = crypto.createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+        lines.push([rel, `file ${mode} ${rel} ${sum}`]);
+      } else lines.push([rel, `other ${mode} ${rel}`]);
+    }
+    lines.sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return lines.map(([, line]) => `${line}\n`).join('');
+  }
+
+  /** A case's `cache.txt` (made under umask 022), its folders' modes as this process makes them. */
+  function expectedCache(name, host) {
+    const folder = `dir ${(0o755 & ~umask()).toString(8).padStart(4, '0')} `;
+    return hosted(path.join(GOLDENS, name, 'cache.txt'), host)
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => `${line.startsWith('dir 0755 ') ? folder + line.slice('dir 0755 '.length) : line}\n`)
+      .join('');
+  }
+
+  /** The archive downloads among request lines, sorted. */
+  const downloads = (lines) =>
+    lines
+      .filter((line) => line.startsWith('GET ') && line.endsWith('.zip'))
+      .map((line) => line.slice('GET '.length))
+      .sort();
+  const goldenDownloads = (name, host) => downloads(hosted(path.join(GOLDENS, name, 'requests.txt'), host).split('\n'));
+
+  test('cache-fill, then cache-hit: Terraform’s lock file and cache, nothing downloaded again', async () => {
+    const host = served.host;
+    const cache = tempDir('tfdisco-cache-');
+    const dir = prepare('cache-fill', host);
+    let before = (await served.requests()).length;
+
+    const report = await client().lock(dir, { platforms: TWO, enablePluginCache: true, pluginCache: cache });
+
+    assert.equal(fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8'), expected('cache-fill', host));
+    assert.equal(report.changed, true);
+    assert.deepEqual(report.providers.map((p) => [p.source, p.version]), [
+      [`${host}/ns/alpha`, '1.1.0'],
+      [`${host}/ns/beta`, '0.10.0'],
+    ]);
+    for (const [name, version] of [['alpha', '1.1.0'], ['beta', '0.10.0']]) {
+      for (const platform of TWO) {
+        assert.ok(fs.statSync(path.join(cache, host, 'ns', name, version, platform)).isDirectory(), `${name} ${platform}`);
+      }
+    }
+    assert.equal(cacheManifest(cache), expectedCache('cache-fill', host));
+    assert.deepEqual(downloads((await served.requests()).slice(before)), goldenDownloads('cache-fill', host));
+    assert.ok(!fs.existsSync(path.join(dir, '.terraform')), 'only the lock file and the cache');
+
+    // cache-hit: that cache (its cache-before.txt) and that lock file, the
+    // folder from the client's TF_PLUGIN_CACHE_DIR.
+    assert.equal(
+      hosted(path.join(GOLDENS, 'cache-hit', 'cache-before.txt'), host),
+      hosted(path.join(GOLDENS, 'cache-fill', 'cache.txt'), host),
+    );
+    const hit = prepare('cache-hit', host);
+    const locked = fs.readFileSync(path.join(hit, LOCK_FILE), 'utf8');
+    before = (await served.requests()).length;
+
+    const again = await client({ env: hermeticEnv({ TF_PLUGIN_CACHE_DIR: cache }) }).lock(pathToFileURL(hit), {
+      platforms: TWO,
+      enablePluginCache: true,
+    });
+
+    assert.equal(again.changed, false);
+    assert.deepEqual(again.providers.map((p) => p.hashesAdded), [[], []]);
+    assert.equal(locked, expected('cache-hit', host));
+    assert.equal(fs.readFileSync(path.join(hit, LOCK_FILE), 'utf8'), locked);
+    assert.equal(cacheManifest(cache), expectedCache('cache-hit', host));
+    const requests = (await served.requests()).slice(before);
+    assert.deepEqual(downloads(requests), []);
+    assert.deepEqual(goldenDownloads('cache-hit', host), []);
+    assert.ok(requests.some((line) => line.endsWith('/versions')), requests.join('\n'));
+  });
+
+  test('cache-without-flag: the configured cache is not used without enablePluginCache', async () => {
+    const host = served.host;
+    const cache = tempDir('tfdisco-cache-');
+    const dir = prepare('cache-without-flag', host);
+    await client({ env: hermeticEnv({ TF_PLUGIN_CACHE_DIR: cache }) }).lock(dir, { platforms: TWO });
+    assert.equal(fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8'), expected('cache-without-flag', host));
+    assert.equal(cacheManifest(cache), expectedCache('cache-without-flag', host));
+    assert.equal(cacheManifest(cache), '');
+  });
+
+  test('pluginCache without enablePluginCache: InvalidOptionError, as the CLI refuses it', async () => {
+    const c = client();
+    const missing = path.join(tempDir(), 'missing');
+    const cache = path.join(tempDir(), 'cache');
+    for (const options of [{ pluginCache: cache }, { pluginCache: pathToFileURL(cache), enablePluginCache: false }]) {
+      const error = await c.lock(missing, options).then(
+        () => assert.fail('the lock run succeeded'),
+        (e) => e,
+      );
+      assert.ok(error instanceof tfdisco.InvalidOptionError, String(error));
+      assert.equal(error.message, 'options.pluginCache requires options.enablePluginCache: true');
+    }
+    for (const options of [{ enablePluginCache: 'yes' }, { enablePluginCache: true, pluginCache: 42 }]) {
+      await assert.rejects(c.lock(missing, options), TypeError, JSON.stringify(options));
+    }
+    assert.ok(!fs.existsSync(cache));
   });
 });
 

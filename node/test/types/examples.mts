@@ -106,6 +106,7 @@ async function main(): Promise<void> {
   const followed: DialectChoice = report.dialect;
   console.log(followed.name, followed.chosenBy, followed.why);
   await client.lock('infra', { platforms: ['linux_amd64'], netMirror: 'https://mirror.example.com/providers/' });
+  await client.lock('infra', { platforms: ['linux_amd64'], enablePluginCache: true, pluginCache: new URL('file:///var/cache/tf') });
   await client.lock('infra', { fsMirror: new URL('file:///srv/mirror') });
   const mirrored: MirrorReport = await client.mirror('infra', '/srv/mirror', { platforms: ['linux_amd64'], lockFile: false });
   for (const p of mirrored.providers) console.log(p.source, p.version, p.locked, p.archives.length);
