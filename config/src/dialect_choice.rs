@@ -1,18 +1,5 @@
 //! Which dialect a user means when they name none (docs/behaviour.md,
-//! CFG-14): Terraform's rules or OpenTofu's, told by what a working folder
-//! and the machine say, in this order:
-//!
-//! 1. a dialect given (`--dialect`, an argument): [`DialectChoice::given`];
-//! 2. the variable `TFDISCO_DIALECT` (`terraform`, `opentofu` or `tofu`);
-//! 3. the folder's lock file: the CLI its first line names (`"terraform
-//!    init"`, `"tofu init"`), else the registry every provider in it is
-//!    from (`registry.terraform.io`, `registry.opentofu.org`);
-//! 4. `.tofu` or `.tofu.json` files in the folder (only OpenTofu reads them);
-//! 5. which of `terraform` and `tofu` is on the `PATH`, when only one is;
-//! 6. else OpenTofu, the default of every call that is given a dialect.
-//!
-//! The files are only looked at: a lock file that does not parse still
-//! tells its CLI by its first line.
+//! CFG-14): [`DialectChoice`].
 
 use std::fmt;
 use std::fs;
@@ -30,7 +17,21 @@ pub const DIALECT_VAR: &str = "TFDISCO_DIALECT";
 /// How much of a lock file is read to tell its CLI and hosts.
 const LOCK_FILE_PEEK: u64 = 1 << 20;
 
-/// A dialect and what chose it.
+/// A dialect and what chose it: Terraform's rules or OpenTofu's, told by
+/// what a working folder and the machine say, in this order
+/// ([`DialectChoice::detect`]):
+///
+/// 1. a dialect given (`--dialect`, an argument): [`DialectChoice::given`];
+/// 2. the variable `TFDISCO_DIALECT` (`terraform`, `opentofu` or `tofu`);
+/// 3. the folder's lock file: the CLI its first line names (`"terraform
+///    init"`, `"tofu init"`), else the registry every provider in it is
+///    from (`registry.terraform.io`, `registry.opentofu.org`);
+/// 4. `.tofu` or `.tofu.json` files in the folder (only OpenTofu reads them);
+/// 5. which of `terraform` and `tofu` is on the `PATH`, when only one is;
+/// 6. else OpenTofu, the default of every call that is given a dialect.
+///
+/// The files are only looked at: a lock file that does not parse still
+/// tells its CLI by its first line.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct DialectChoice {
     dialect: Dialect,
@@ -67,7 +68,7 @@ impl DialectChoice {
     }
 
     /// The dialect meant for work in the folder `dir` in the environment
-    /// `env` (the [module](self)'s order). A `TFDISCO_DIALECT` that names
+    /// `env`, in [`DialectChoice`]'s order. A `TFDISCO_DIALECT` that names
     /// no dialect is an error.
     pub fn detect(dir: &Path, env: &Env) -> Result<DialectChoice, UnknownDialect> {
         let choice = |dialect, clue| Ok(DialectChoice { dialect, clue });

@@ -180,7 +180,7 @@ impl InstallOptions {
         self
     }
 
-    /// Lets `cancel` stop the run ([`Cancel`]).
+    /// Lets `cancel` (a `Cancel`) stop the run.
     pub fn cancel_on(mut self, cancel: Cancel) -> InstallOptions {
         self.cancel = cancel;
         self
