@@ -24,7 +24,7 @@ use tfdisco_provider::lock_plan::{
 };
 use tfdisco_provider::{MethodKind, SignatureCheck};
 
-use crate::lock::Inputs;
+use crate::inputs::Inputs;
 use crate::{AsyncClient, BlockingClient, LockError, Transport};
 
 pub(crate) use installer::Installer;

@@ -92,6 +92,8 @@ mod exchange;
 #[cfg(feature = "hyper")]
 pub mod hyper_body;
 #[cfg(feature = "cli-config")]
+mod inputs;
+#[cfg(feature = "cli-config")]
 mod install;
 #[cfg(feature = "cli-config")]
 pub mod kinds;
@@ -107,6 +109,8 @@ mod oci_push;
 #[cfg(feature = "cli-config")]
 mod oci_release;
 mod options;
+#[cfg(feature = "cli-config")]
+mod plan_jobs;
 mod proxy;
 mod roots;
 mod settings;

@@ -16,7 +16,9 @@ use tfdisco_provider::SignatureCheck;
 use tfdisco_provider::lock_plan::{LockPlan, ProviderLock};
 use tfdisco_provider::mirror_folder;
 
-use crate::lock::{Archives, Inputs, platforms_or_current};
+use crate::inputs::Inputs;
+use crate::lock::platforms_or_current;
+use crate::plan_jobs::Archives;
 use crate::{AsyncClient, BlockingClient, LockError, Transport};
 
 mod options;

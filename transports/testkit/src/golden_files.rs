@@ -8,6 +8,25 @@ use std::path::Path;
 /// The placeholder for the registry's host in the fixture files.
 pub const HOST: &str = "{HOST}";
 
+/// The lock file's name.
+pub const LOCK_FILE: &str = ".terraform.lock.hcl";
+
+/// The providers' host in the network mirror cases (lock and install
+/// goldens).
+pub const MIRROR_HOST: &str = "registry.example.test";
+
+/// What a case (of the lock or install goldens) does to the registry before
+/// the run.
+#[derive(Debug, Clone, Copy)]
+pub enum Spoil {
+    /// [`SignedRegistry::corrupt`](crate::signed_registry::SignedRegistry::corrupt):
+    /// provider, version, platform.
+    Corrupt(&'static str, &'static str, &'static str),
+    /// [`SignedRegistry::bad_signature`](crate::signed_registry::SignedRegistry::bad_signature):
+    /// provider, version.
+    BadSignature(&'static str, &'static str),
+}
+
 /// A text file with `{HOST}` replaced by `host`; `None` when it does not
 /// exist.
 pub(crate) fn read_hosted(path: &Path, host: &str) -> Option<String> {

@@ -56,7 +56,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use crate::golden_files::{copy_text_tree, read_hosted};
-use crate::lock_goldens::{LOCK_FILE, MIRROR_HOST, Spoil};
+use crate::golden_files::{LOCK_FILE, MIRROR_HOST, Spoil};
 use crate::mirror_goldens::{self, MIRROR_PATH};
 use crate::signed_registry::{self, NAMESPACE};
 use crate::{Seen, TestServer};

@@ -42,16 +42,7 @@ use crate::mirror_goldens::{self, MIRROR_PATH};
 use crate::signed_registry::{self, SignedRegistry};
 use crate::{Seen, TestServer};
 
-pub use crate::golden_files::HOST;
-
-/// What a case does to the registry before the run.
-#[derive(Debug, Clone, Copy)]
-pub enum Spoil {
-    /// [`SignedRegistry::corrupt`]: provider, version, platform.
-    Corrupt(&'static str, &'static str, &'static str),
-    /// [`SignedRegistry::bad_signature`]: provider, version.
-    BadSignature(&'static str, &'static str),
-}
+pub use crate::golden_files::{HOST, LOCK_FILE, MIRROR_HOST, Spoil};
 
 /// Where a case's run takes the providers from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -656,16 +647,10 @@ pub const CASES: &[Case] = &[
     },
 ];
 
-/// The providers' host in the network mirror cases.
-pub const MIRROR_HOST: &str = "registry.example.test";
-
 /// The folder of all the cases.
 pub fn goldens_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("fixtures/lock-goldens")
 }
-
-/// The lock file's name.
-pub const LOCK_FILE: &str = ".terraform.lock.hcl";
 
 impl Case {
     /// This case's folder.

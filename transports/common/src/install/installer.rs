@@ -18,7 +18,7 @@ use tfdisco_provider::lock_plan::{CACHE_WAIT_REPORTED_AFTER, Job, JobOutput};
 use tfdisco_provider::{LocalLocation, LocalPackage};
 
 use super::options::{Cancel, InstallEvent, InstallEvents};
-use crate::lock::{ArchiveAt, Archives};
+use crate::plan_jobs::{ArchiveAt, Archives};
 use crate::{AsyncClient, Transport};
 
 /// How long a run waits between two tries of a busy plugin cache entry's

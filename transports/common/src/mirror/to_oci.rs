@@ -18,7 +18,8 @@ use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 
 use super::report::Selected;
 use super::{MirrorOptions, MirrorRun};
-use crate::lock::{Archives, Words};
+use crate::lock::Words;
+use crate::plan_jobs::Archives;
 use crate::{AsyncClient, BlobSource, BlockingClient, LockError, PushedRelease, Transport};
 
 /// What a mirror run into OCI repositories did.
