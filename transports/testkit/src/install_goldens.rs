@@ -55,8 +55,8 @@ use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use crate::golden_files::{copy_text_tree, read_hosted};
 use crate::golden_files::{LOCK_FILE, MIRROR_HOST, Spoil};
+use crate::golden_files::{copy_text_tree, read_hosted};
 use crate::mirror_goldens::{self, MIRROR_PATH};
 use crate::signed_registry::{self, NAMESPACE};
 use crate::{Seen, TestServer};
