@@ -1,5 +1,6 @@
 //! `tfdisco serve`: a development discovery server on loopback.
 
+mod any_registry;
 mod golden;
 mod help;
 mod how_to;
@@ -59,6 +60,14 @@ pub(crate) struct ServeOpts {
         conflicts_with = "golden_install"
     )]
     oci_registry: Option<String>,
+    /// For the language packages' tests: starts the registry that answers
+    /// for any provider (`tfdisco_testkit::any_registry`), with a network
+    /// mirror beside it, on a loopback port of its own, writes the CLI
+    /// configuration sending registry.terraform.io and
+    /// registry.opentofu.org to it into DIR, and prints it as an
+    /// `any-registry {json}` line.
+    #[arg(long, value_name = "DIR", hide = true, conflicts_with = "cert")]
+    any_registry: Option<PathBuf>,
 }
 
 fn read(path: &PathBuf) -> Result<Vec<u8>, Failure> {
@@ -108,7 +117,7 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
             (pki.server_config, Some(path))
         }
     };
-    let server = TestServer::bind(opts.listen, Some(tls)).map_err(|e| {
+    let server = TestServer::bind(opts.listen, Some(tls.clone())).map_err(|e| {
         Failure::new(
             exit::USAGE,
             "invalid_option",
@@ -129,6 +138,20 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
         .as_deref()
         .map(oci::OciFixture::start)
         .transpose()?;
+    let any = match (&opts.any_registry, &ca_file) {
+        (Some(dir), Some(ca_file)) => {
+            let loopback = SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, 0));
+            let server = TestServer::bind(loopback, Some(tls)).map_err(|e| {
+                Failure::new(
+                    exit::DISCOVERY_FAILED,
+                    "any_registry",
+                    format!("--any-registry: cannot listen on {loopback}: {e}"),
+                )
+            })?;
+            Some(any_registry::AnyRegistry::start(server, dir, ca_file)?)
+        }
+        _ => None,
+    };
 
     let trust = match &ca_file {
         Some(path) => Trust::MadeCa(path),
@@ -143,6 +166,9 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
     }
     if let Some(oci) = &oci {
         writeln!(out, "oci-registry {}", oci.describe())?;
+    }
+    if let Some(any) = &any {
+        writeln!(out, "any-registry {}", any.describe())?;
     }
     writeln!(out, "press Ctrl-C to stop")?;
     out.flush()?;
