@@ -14,6 +14,7 @@ import { after, before, describe, test } from 'node:test';
 
 import * as tfdisco from '../index.mjs';
 import { REPO, hermeticEnv, tempDir } from './helpers/env.mjs';
+import { AnyRegistry } from './helpers/any_registry.mjs';
 import { CASES, Golden } from './helpers/golden.mjs';
 import { REGISTRY, Served } from './helpers/serve.mjs';
 
@@ -231,6 +232,54 @@ describe('what the report says', () => {
       [...new Set(fromFs.providers.map((p) => JSON.stringify([p.trust, p.keyId, p.from])))],
       [JSON.stringify(['unauthenticated', null, path.join(fs_.dir, 'fs-mirror')])],
     );
+  });
+
+  // OpenTofu's `network_mirror { trust_all_hashes = true }` (MIRROR-14),
+  // from the mirror `tfdisco serve --any-registry` serves (the tree
+  // Terraform's `providers mirror` wrote): for a provider of
+  // registry.opentofu.org the lock file records the hashes the mirror lists
+  // for every platform; without the setting only the installed platform's;
+  // for a provider of another host, with the setting, only the installed
+  // platform's too (no signature vouches for the others).
+  test('trust_all_hashes: every platform’s listed hashes, for registry.opentofu.org only', async (t) => {
+    const any = await AnyRegistry.start();
+    t.after(() => any.stop());
+    const document = JSON.parse(fs.readFileSync(path.join(any.mirrorTree, '{HOST}', 'ns', 'alpha', '1.1.0.json'), 'utf8'));
+    const listed = Object.fromEntries(Object.entries(document.archives).map(([platform, entry]) => [platform, entry.hashes]));
+    assert.equal(Object.keys(listed).length, 3);
+
+    async function install(source, trusted) {
+      const scratch = tempDir('tfdisco-trust-');
+      const rc = path.join(scratch, 'tofurc');
+      const trust = trusted ? '\n    trust_all_hashes = true' : '';
+      fs.writeFileSync(rc, `provider_installation {\n  network_mirror {\n    url = "${any.mirror}"${trust}\n  }\n}\n`);
+      const dir = path.join(scratch, 'dir');
+      fs.mkdirSync(dir);
+      fs.writeFileSync(
+        path.join(dir, 'main.tf'),
+        `terraform {\n  required_providers {\n    alpha = {\n      source  = "${source}"\n      version = "~> 1.0"\n    }\n  }\n}\n`,
+      );
+      const c = new Client({ dialect: 'opentofu', caFiles: [any.ca], credentials: null, env: hermeticEnv({ TF_CLI_CONFIG_FILE: rc }) });
+      const report = await c.install(dir);
+      return { dir, report, lock: fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8') };
+    }
+
+    for (const [name, source, address, trusted, everyPlatform] of [
+      ['trusted', 'ns/alpha', 'registry.opentofu.org/ns/alpha', true, true],
+      ['plain', 'ns/alpha', 'registry.opentofu.org/ns/alpha', false, false],
+      ['other host', 'registry.terraform.io/ns/alpha', 'registry.terraform.io/ns/alpha', true, false],
+    ]) {
+      const { dir, report, lock } = await install(source, trusted);
+      const hashes = everyPlatform ? Object.values(listed).flat().sort() : listed[report.platform];
+      assert.deepEqual(lockedHashes(lock), { [address]: hashes }, name);
+      assert.deepEqual(lockedVersions(lock), { [address]: '1.1.0' }, name);
+      assert.deepEqual(
+        report.providers.map((p) => [p.source, p.installed, p.from, p.trust, p.hashesAdded]),
+        [[address, 'downloaded', any.mirror, 'verified checksum', hashes]],
+        name,
+      );
+      assert.ok(fs.statSync(path.join(dir, '.terraform', 'providers', address, '1.1.0', report.platform)).isDirectory(), name);
+    }
   });
 
   test('two runs at once', async (t) => {

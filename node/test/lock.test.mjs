@@ -12,6 +12,7 @@ import { after, before, describe, test } from 'node:test';
 
 import * as tfdisco from '../index.mjs';
 import { REPO, hermeticEnv, tempDir } from './helpers/env.mjs';
+import { AnyRegistry } from './helpers/any_registry.mjs';
 import { REGISTRY, Served } from './helpers/serve.mjs';
 
 const { Client, LockError } = tfdisco;
@@ -346,6 +347,50 @@ describe('through the plugin cache (enablePluginCache, LOCKRUN-10)', () => {
       await assert.rejects(c.lock(missing, options), TypeError, JSON.stringify(options));
     }
     assert.ok(!fs.existsSync(cache));
+  });
+});
+
+describe('configurations read as Terraform reads them (TFCFG-8, LOCKRUN-9)', () => {
+  const REAL = path.join(FIXTURES, 'real-configurations');
+  /** The platforms of every run of the corpus (`real_configurations::PLATFORMS`). */
+  const REAL_PLATFORMS = ['linux_amd64', 'darwin_arm64'];
+
+  // Two edges of the corpus of real configurations
+  // (transports/testkit/src/real_configurations.rs), the ones the old
+  // parser refused: a type 17 brackets deep and one resource of 250 dynamic
+  // blocks with conditionals (96 kB). Locked in the Terraform dialect
+  // against the registry that answers for any provider, which the client's
+  // TF_CLI_CONFIG_FILE sends registry.terraform.io to with `host` blocks:
+  // the lock file Terraform 1.11.4 wrote for the same configuration against
+  // the same registry, byte for byte.
+  test('deeper-types and long-conditionals: Terraform’s lock files, byte for byte', async (t) => {
+    const any = await AnyRegistry.start();
+    t.after(() => any.stop());
+    const c = new Client({
+      dialect: 'terraform',
+      caFiles: [any.ca],
+      credentials: null,
+      env: hermeticEnv({ TF_CLI_CONFIG_FILE: any.cliConfig }),
+    });
+    for (const [name, source] of [
+      ['deeper-types', 'registry.terraform.io/hashicorp/kubernetes'],
+      ['long-conditionals', 'registry.terraform.io/hashicorp/google'],
+    ]) {
+      const dir = tempDir(`tfdisco-${name}-`);
+      fs.cpSync(path.join(REAL, 'edges', name), dir, { recursive: true });
+      const golden = fs.readFileSync(path.join(REAL, 'goldens', 'edges', name, 'terraform.lock.hcl'), 'utf8');
+
+      const report = await c.lock(dir, { platforms: REAL_PLATFORMS });
+
+      assert.equal(fs.readFileSync(path.join(dir, LOCK_FILE), 'utf8'), golden, name);
+      assert.equal(report.changed, true);
+      assert.deepEqual(report.platforms, REAL_PLATFORMS);
+      assert.deepEqual(
+        report.providers.map((p) => [p.source, p.trust, p.keyId, p.hashesAdded]),
+        [[source, 'self-signed', any.keyId, goldenHashes(golden)[source]]],
+        name,
+      );
+    }
   });
 });
 

@@ -414,6 +414,77 @@ class OciServed:
                 self.process.wait()
 
 
+# --- The registry that answers for any provider, `tfdisco serve --any-registry` ---
+
+
+class AnyRegistry:
+    """``tfdisco serve --any-registry DIR``: the registry that answers for
+    any provider (transports/testkit/src/any_registry.rs: every namespace
+    and type, a long list of versions, signed packages for five platforms),
+    on a loopback port of its own, and beside it a network mirror of the
+    tree Terraform's ``providers mirror`` wrote for the signed registry
+    (``mirror-fresh``: ``ns/alpha`` 1.1.0 and ``ns/beta`` 0.10.0), under
+    ``registry.terraform.io`` and ``registry.opentofu.org``
+    (cli/src/serve/any_registry.rs).
+
+    Attributes: ``host`` (``localhost:PORT``), ``ca`` (the CA file to
+    trust), ``cli_config`` (a CLI configuration whose ``host`` blocks send
+    ``registry.terraform.io`` and ``registry.opentofu.org`` to the
+    registry, for ``TF_CLI_CONFIG_FILE``), ``hosts``, ``platforms``,
+    ``key_id`` (the key that signs every ``SHA256SUMS``), ``mirror`` (the
+    mirror's URL) and ``mirror_tree`` (the folder of the tree it serves, the
+    providers' host's folder named ``{HOST}``)."""
+
+    def __init__(self, binary: Path, directory: Path) -> None:
+        directory.mkdir(parents=True, exist_ok=True)
+        args = [str(binary), "serve", "--listen", "127.0.0.1:0", "--ca-out", str(directory / "ca.pem")]
+        args += ["--any-registry", str(directory / "config")]
+        self.process = subprocess.Popen(
+            args,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "NO_COLOR": "1"},
+        )
+        assert self.process.stdout is not None
+        described = None
+        for line in self.process.stdout:
+            if line.startswith("any-registry "):
+                described = json.loads(line[len("any-registry ") :])
+            if line.startswith("press Ctrl-C"):
+                break
+        if described is None:
+            self.stop()
+            assert self.process.stderr is not None
+            pytest.fail(f"tfdisco serve --any-registry did not start: {self.process.stderr.read()}", pytrace=False)
+        # Nothing more is read from it: its request lines must not fill the pipe.
+        threading.Thread(target=self.process.stdout.read, daemon=True).start()
+        self.host: str = described["host"]
+        self.ca = Path(described["ca_file"])
+        self.cli_config = Path(described["cli_config"])
+        self.hosts: List[str] = described["hosts"]
+        self.platforms: List[str] = described["platforms"]
+        self.key_id: str = described["key_id"]
+        self.mirror: str = described["mirror"]
+        self.mirror_tree = Path(described["mirror_tree"])
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+
+
+@pytest.fixture
+def any_registry(tfdisco_bin: Path, tmp_path: Path) -> Iterator[AnyRegistry]:
+    """One ``tfdisco serve --any-registry``."""
+    server = AnyRegistry(tfdisco_bin, tmp_path / "any-registry")
+    yield server
+    server.stop()
+
+
 # --- A recording HTTPS server of our own, for what `serve` cannot show ---
 
 
@@ -567,6 +638,7 @@ def registry_services() -> Dict[str, object]:
 
 
 __all__ = [
+    "AnyRegistry",
     "EVENT_LIMIT",
     "Golden",
     "OciServed",

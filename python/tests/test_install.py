@@ -28,7 +28,7 @@ from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple
 import pytest
 
 import tfdisco
-from conftest import REPO, Golden, Served
+from conftest import REPO, AnyRegistry, Golden, Served
 from test_lock import KEY_ID, LOCK_FILE, client_for, prepare
 
 GOLDENS = REPO / "transports" / "testkit" / "fixtures" / "install-goldens"
@@ -268,6 +268,57 @@ def test_filesystem_mirror(golden: GoldenFactory) -> None:
     assert {(p.trust, p.key_id, p.from_) for p in report.providers} == {
         ("unauthenticated", None, str(case.dir / "fs-mirror"))
     }
+
+
+def test_trust_all_hashes_records_every_platforms_listed_hashes(any_registry: AnyRegistry, tmp_path: Path) -> None:
+    """OpenTofu's ``network_mirror { trust_all_hashes = true }``
+    (MIRROR-14), from the mirror ``tfdisco serve --any-registry`` serves
+    (the tree Terraform's ``providers mirror`` wrote): for a provider of
+    ``registry.opentofu.org`` the lock file records the hashes the mirror
+    lists for every platform; without the setting only the installed
+    platform's; for a provider of another host, with the setting, only the
+    installed platform's too (no signature vouches for the others)."""
+    document = json.loads((any_registry.mirror_tree / "{HOST}" / "ns" / "alpha" / "1.1.0.json").read_text())
+    listed = {platform: entry["hashes"] for platform, entry in document["archives"].items()}
+    assert len(listed) == 3
+
+    def install(name: str, source: str, trusted: bool) -> Tuple[tfdisco.InstallReport, str]:
+        rc = tmp_path / f"{name}.tofurc"
+        trust = "\n    trust_all_hashes = true" if trusted else ""
+        rc.write_text(
+            f'provider_installation {{\n  network_mirror {{\n    url = "{any_registry.mirror}"{trust}\n  }}\n}}\n',
+            encoding="utf-8",
+        )
+        directory = tmp_path / name
+        directory.mkdir()
+        (directory / "main.tf").write_text(
+            f'terraform {{\n  required_providers {{\n    alpha = {{\n      source  = "{source}"\n'
+            '      version = "~> 1.0"\n    }\n  }\n}\n',
+            encoding="utf-8",
+        )
+        client = tfdisco.Client(
+            dialect="opentofu",
+            ca_files=[any_registry.ca],
+            credentials=None,
+            env={"HOME": str(tmp_path / "home"), "TF_CLI_CONFIG_FILE": str(rc)},
+        )
+        report = client.install(directory)
+        return report, (directory / LOCK_FILE).read_text(encoding="utf-8")
+
+    for name, source, address, trusted, every_platform in [
+        ("trusted", "ns/alpha", "registry.opentofu.org/ns/alpha", True, True),
+        ("plain", "ns/alpha", "registry.opentofu.org/ns/alpha", False, False),
+        ("other-host", "registry.terraform.io/ns/alpha", "registry.terraform.io/ns/alpha", True, False),
+    ]:
+        report, lock = install(name, source, trusted)
+        this_platform = listed[str(report.platform)]
+        hashes = sorted(h for hs in listed.values() for h in hs) if every_platform else this_platform
+        assert locked_hashes(lock) == {address: hashes}, name
+        assert locked_versions(lock) == {address: "1.1.0"}, name
+        assert [(str(p.source), p.installed, p.from_, p.trust, p.hashes_added) for p in report.providers] == [
+            (address, "downloaded", any_registry.mirror, "verified checksum", hashes)
+        ], name
+        assert (tmp_path / name / ".terraform" / "providers" / address / "1.1.0" / str(report.platform)).is_dir()
 
 
 def test_async_client_installs_two_cases_at_once(golden: GoldenFactory) -> None:

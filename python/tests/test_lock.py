@@ -23,7 +23,7 @@ from typing import Dict, List
 import pytest
 
 import tfdisco
-from conftest import REPO, Served
+from conftest import REPO, AnyRegistry, Served
 
 FIXTURES = REPO / "transports" / "testkit" / "fixtures"
 GOLDENS = FIXTURES / "lock-goldens"
@@ -452,6 +452,47 @@ def test_plugin_cache_without_enable_plugin_cache_is_refused(tmp_path: Path) -> 
     with pytest.raises(TypeError):
         client.lock(tmp_path, enable_plugin_cache=True, plugin_cache=42)  # type: ignore[arg-type]
     assert not cache.exists()
+
+
+# --- Configurations read as Terraform reads them (TFCFG-8, LOCKRUN-9) ---------------
+
+REAL = FIXTURES / "real-configurations"
+#: The platforms of every run of the corpus (``real_configurations::PLATFORMS``).
+REAL_PLATFORMS = ["linux_amd64", "darwin_arm64"]
+
+
+def test_real_configurations_lock_as_terraform_locks_them(any_registry: AnyRegistry, tmp_path: Path) -> None:
+    """Two edges of the corpus of real configurations
+    (transports/testkit/src/real_configurations.rs), the ones the old
+    parser refused: a type 17 brackets deep and one resource of 250
+    dynamic blocks with conditionals (96 kB). Locked in the Terraform
+    dialect against the registry that answers for any provider, which the
+    client's ``TF_CLI_CONFIG_FILE`` sends ``registry.terraform.io`` to with
+    ``host`` blocks: the lock file Terraform 1.11.4 wrote for the same
+    configuration against the same registry, byte for byte."""
+    client = tfdisco.Client(
+        dialect="terraform",
+        ca_files=[any_registry.ca],
+        credentials=None,
+        env={"HOME": str(tmp_path / "home"), "TF_CLI_CONFIG_FILE": str(any_registry.cli_config)},
+    )
+    for name, source in [
+        ("deeper-types", "registry.terraform.io/hashicorp/kubernetes"),
+        ("long-conditionals", "registry.terraform.io/hashicorp/google"),
+    ]:
+        directory = tmp_path / name
+        shutil.copytree(REAL / "edges" / name, directory)
+        golden = (REAL / "goldens" / "edges" / name / "terraform.lock.hcl").read_bytes()
+
+        report = client.lock(directory, REAL_PLATFORMS)
+
+        assert (directory / LOCK_FILE).read_bytes() == golden, name
+        assert report.changed is True
+        assert report.platforms == [tfdisco.Platform(p) for p in REAL_PLATFORMS]
+        assert [(str(p.source), p.trust, p.key_id) for p in report.providers] == [
+            (source, "self-signed", any_registry.key_id)
+        ], name
+        assert report.providers[0].hashes_added == golden_hashes(golden.decode())[source], name
 
 
 # --- Package hashes -----------------------------------------------------------------
