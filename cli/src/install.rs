@@ -26,28 +26,36 @@ pub(crate) enum LockfileMode {
 /// `tfdisco install …`
 #[derive(Args, Debug)]
 pub(crate) struct InstallOpts {
-    /// Install only these providers (source addresses the configuration
-    /// requires); by default every provider it requires.
+    /// Install only these providers (source addresses).
+    ///
+    /// Each must be one the configuration requires; without any, every
+    /// provider it requires is installed.
     #[arg(value_name = "PROVIDER")]
     providers: Vec<String>,
-    /// The configuration's directory [default: the current directory].
+    /// The configuration's directory.
     #[arg(long, value_name = "DIR", default_value = ".")]
     chdir: PathBuf,
-    /// Select each provider's newest version the constraints allow,
-    /// ignoring the lock file's (`init -upgrade`).
+    /// Take the newest versions the constraints allow (`init -upgrade`).
+    ///
+    /// Each provider's newest version the constraints allow is selected,
+    /// whatever version the lock file holds.
     #[arg(long, conflicts_with = "lockfile")]
     upgrade: bool,
     /// `readonly`: refuse to change the lock file (`init -lockfile=readonly`).
     #[arg(long, value_enum, value_name = "MODE")]
     lockfile: Option<LockfileMode>,
-    /// The plugin cache folder [default: TF_PLUGIN_CACHE_DIR, or the CLI
-    /// configuration's plugin_cache_dir].
+    /// The plugin cache folder.
+    ///
+    /// [default: TF_PLUGIN_CACHE_DIR, or the CLI configuration's
+    /// plugin_cache_dir]
     #[arg(long, value_name = "DIR")]
     plugin_cache: Option<PathBuf>,
     /// How many requests to make at once (at least 1).
     #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
     jobs: NonZeroUsize,
-    /// JSON output: lock_file, changed, platform, and per provider source,
+    /// JSON output.
+    ///
+    /// One object: lock_file, changed, platform, and per provider source,
     /// version, installed (reused, cached, downloaded), from, bytes,
     /// hashes_added, trust, key_id; on failure error and failures.
     #[arg(long)]

@@ -16,53 +16,62 @@ use crate::setup;
 /// `tfdisco lock …`
 #[derive(Args, Debug)]
 pub(crate) struct LockOpts {
-    /// Lock only these providers (source addresses the configuration
-    /// requires); by default every provider it requires.
+    /// Lock only these providers (source addresses).
+    ///
+    /// Each must be one the configuration requires; without any, every
+    /// provider it requires is locked.
     #[arg(value_name = "PROVIDER")]
     providers: Vec<String>,
-    /// A platform to lock for, as OS_ARCH (repeatable) [default: the
-    /// platform tfdisco runs on].
+    /// A platform to lock for, as OS_ARCH (repeatable) [default: the current platform].
     #[arg(long = "platform", value_name = "OS_ARCH")]
     platforms: Vec<String>,
-    /// The configuration's directory [default: the current directory].
+    /// The configuration's directory.
     #[arg(long, value_name = "DIR", default_value = ".")]
     chdir: PathBuf,
-    /// Take every provider from this network mirror (an https: URL) instead
-    /// of its registry, as `providers lock -net-mirror`: the archives are
-    /// checked against the hashes the mirror lists.
+    /// Take every provider from this network mirror (an https: URL).
+    ///
+    /// Instead of each provider's registry, as `providers lock -net-mirror`:
+    /// the archives are checked against the hashes the mirror lists.
     #[arg(long, value_name = "URL", conflicts_with_all = ["fs_mirror", "oci_mirror"])]
     net_mirror: Option<String>,
-    /// Take every provider from this filesystem mirror folder instead of
-    /// its registry, as `providers lock -fs-mirror` (packed or unpacked
-    /// layout; the packages are not authenticated).
+    /// Take every provider from this filesystem mirror folder.
+    ///
+    /// Instead of each provider's registry, as `providers lock -fs-mirror`.
+    /// The folder may hold the packed or the unpacked layout; its packages
+    /// are not authenticated.
     #[arg(long, value_name = "DIR", conflicts_with = "oci_mirror")]
     fs_mirror: Option<PathBuf>,
-    /// Take every provider from an OCI registry mirror, as OpenTofu's
-    /// `providers lock -oci-mirror`: TEMPLATE is a URI template naming each
-    /// provider's repository with {hostname}, {namespace} and {type}
-    /// (`ghcr.io/example/{namespace}/{type}`); the archives are checked
-    /// against their layers' digests, with the OCI credentials of the CLI
-    /// configuration.
+    /// Take every provider from an OCI registry mirror (OpenTofu).
+    ///
+    /// As OpenTofu's `providers lock -oci-mirror`: TEMPLATE is a URI template
+    /// naming each provider's repository with {hostname}, {namespace} and
+    /// {type} (`ghcr.io/example/{namespace}/{type}`); the archives are
+    /// checked against their layers' digests, with the OCI credentials of
+    /// the CLI configuration.
     #[arg(long, value_name = "TEMPLATE")]
     oci_mirror: Option<String>,
-    /// Use the plugin cache, as `providers lock -enable-plugin-cache`: for
-    /// each platform, a cache entry the lock file vouches for (or any, with
-    /// plugin_cache_may_break_dependency_lock_file) is used without a
+    /// Use the plugin cache, as `providers lock -enable-plugin-cache`.
+    ///
+    /// For each platform, a cache entry the lock file vouches for (or any,
+    /// with plugin_cache_may_break_dependency_lock_file) is used without a
     /// download; every other package is downloaded, verified and unpacked
     /// into the cache. Without a cache configured, nothing changes.
     #[arg(long)]
     enable_plugin_cache: bool,
-    /// The plugin cache folder, with --enable-plugin-cache [default:
-    /// TF_PLUGIN_CACHE_DIR, or the CLI configuration's plugin_cache_dir].
+    /// The plugin cache folder, with --enable-plugin-cache.
+    ///
+    /// [default: TF_PLUGIN_CACHE_DIR, or the CLI configuration's
+    /// plugin_cache_dir]
     #[arg(long, value_name = "DIR", requires = "enable_plugin_cache")]
     plugin_cache: Option<PathBuf>,
     /// How many requests to make at once (at least 1).
     #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
     jobs: NonZeroUsize,
-    /// JSON output: lock_file, changed, platforms, and per provider source,
-    /// version, constraints, hashes_added, trust, key_id; on failure
-    /// error and failures (source, version, platform, kind, message,
-    /// exit_code).
+    /// JSON output.
+    ///
+    /// One object: lock_file, changed, platforms, and per provider source,
+    /// version, constraints, hashes_added, trust, key_id; on failure error
+    /// and failures (source, version, platform, kind, message, exit_code).
     #[arg(long)]
     json: bool,
     #[command(flatten)]

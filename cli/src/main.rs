@@ -33,12 +33,18 @@ use net::NetOpts;
 use registry::{ModuleCommand, ProviderCommand};
 use serve::ServeOpts;
 
-/// Terraform/OpenTofu remote service discovery: which services a host offers,
-/// exactly as `terraform init` / `tofu init` would see them.
+/// Terraform/OpenTofu service discovery, registries, lock files and mirrors.
+// No long text here, nor on a global option: then `tfdisco --help` is the
+// summary `-h` prints, one line a command, as cargo's.
 #[derive(Parser)]
-#[command(name = "tfdisco", version, about, propagate_version = true)]
+#[command(
+    name = "tfdisco",
+    version,
+    propagate_version = true,
+    after_help = "See 'tfdisco help COMMAND' for a command's options and exit codes."
+)]
 struct Cli {
-    /// Show what happens (-v: discovery steps, -vv: transport details).
+    /// Show what happens (-v: discovery steps, -vv: transport too).
     #[arg(short, long, global = true, action = ArgAction::Count)]
     verbose: u8,
     #[command(subcommand)]
@@ -62,34 +68,43 @@ enum Command {
         #[command(flatten)]
         net: NetOpts,
     },
-    /// Check a host's discovery the way a registry operator would: each
-    /// request, redirects, content type, size, each service, and the verdict
-    /// under the Terraform and OpenTofu rules. Exits 1 when either would fail.
+    /// Check a host's discovery as a registry operator would.
+    ///
+    /// Shows each request, its redirects, content type and size, each
+    /// service, and the verdict under the Terraform and OpenTofu rules.
+    /// Exits 1 when either would fail.
     Check {
         /// The host, as users write it.
         host: String,
         #[command(flatten)]
         net: NetOpts,
     },
-    /// Ask a provider registry, as `init` does: versions, or a package; or
-    /// say which installation methods would install a provider (source).
+    /// Ask a provider registry, or say how a provider would be installed.
+    ///
+    /// As `init` does: a provider's versions (versions) or where to download
+    /// a package (package); or which installation methods of the CLI
+    /// configuration would install it (source).
     ///
     /// Exit codes as for discover; 3 also when the registry has no such
     /// provider, version or platform (404), or no installation method may
     /// install it.
     #[command(subcommand)]
     Provider(ProviderCommand),
-    /// Ask a module registry, as `init` does: versions, or a download
-    /// location; or resolve and download OpenTofu's `oci://` module
-    /// packages.
+    /// Ask a module registry, or resolve and download `oci://` modules.
+    ///
+    /// As `init` does: a module's versions (versions) or a version's
+    /// download location (download); or, for OpenTofu's `oci://` module
+    /// packages, the manifest a tag names (resolve) and the package itself
+    /// (download --into).
     ///
     /// Exit codes as for discover; 3 also when the registry has no such
     /// module or version (404), or the OCI repository no such tag or
     /// digest.
     #[command(subcommand)]
     Module(ModuleCommand),
-    /// Write or update .terraform.lock.hcl as `terraform providers lock`
-    /// does: each provider the configuration requires, the version its
+    /// Write or update .terraform.lock.hcl (`terraform providers lock`).
+    ///
+    /// For each provider the configuration requires: the version its
     /// constraints select (the locked one while it still fits), every
     /// package verified (signature, SHA256SUMS, archive checksum) and its
     /// hashes recorded for each platform.
@@ -99,22 +114,24 @@ enum Command {
     /// version meets the constraints, the locked one no longer does, or a
     /// platform is not offered. On failure the lock file is left as it was.
     Lock(lock::LockOpts),
-    /// Install the providers the configuration requires into
-    /// .terraform/providers as `terraform init` does, from the lock file's
-    /// versions (or the newest the constraints allow), verified as `lock`
-    /// verifies; with a plugin cache (TF_PLUGIN_CACHE_DIR, plugin_cache_dir
-    /// or --plugin-cache) they go into the cache and are linked, one
-    /// process at a time per package (OpenTofu's lock). An install already
-    /// there that the lock file vouches for is kept without a request.
+    /// Install providers into .terraform/providers (`terraform init`).
+    ///
+    /// Each provider the configuration requires, at the lock file's version
+    /// (or the newest the constraints allow), verified as `lock` verifies.
+    /// With a plugin cache (TF_PLUGIN_CACHE_DIR, plugin_cache_dir or
+    /// --plugin-cache) they go into the cache and are linked, one process at
+    /// a time per package (OpenTofu's lock). An install already there that
+    /// the lock file vouches for is kept without a request.
     ///
     /// Exit codes as for lock, and 3 when the lock file would change under
     /// --lockfile readonly. On failure nothing is placed and the lock file
     /// is left as it was.
     Install(install::InstallOpts),
-    /// Write a provider mirror folder as `terraform providers mirror` does:
-    /// each provider the configuration requires, at the version its lock
-    /// file holds (or the newest its constraints allow), downloaded from
-    /// its registry, verified as `lock` verifies, and indexed
+    /// Write a provider mirror folder (`terraform providers mirror`).
+    ///
+    /// Each provider the configuration requires, at the version its lock
+    /// file holds (or the newest its constraints allow), downloaded from its
+    /// registry, verified as `lock` verifies, and indexed
     /// (`HOST/NS/TYPE/index.json`, `<version>.json`) for use as a network or
     /// filesystem mirror.
     ///
@@ -131,20 +148,20 @@ enum Command {
     /// Exit codes: 0 success; 1 a request failed; 2 bad usage.
     #[command(subcommand)]
     Oci(oci_push::OciCommand),
-    /// Print a shell completion script (bash, zsh, fish, elvish, powershell).
+    /// Print a shell completion script.
     Completions {
         /// The shell.
         shell: Shell,
     },
-    /// Print the comparison and display forms of hostnames (stdin when none are given).
+    /// Print the comparison and display forms of hostnames.
     Normalize {
-        /// Hostnames as users write them.
+        /// Hostnames as users write them [default: the lines of stdin].
         hosts: Vec<String>,
         /// One JSON object per input: input, comparison, error, display.
         #[arg(long)]
         json: bool,
     },
-    /// Serve a discovery document over HTTPS on loopback, for development.
+    /// Serve a discovery document on loopback HTTPS, for development.
     ///
     /// Without --doc it serves a sample document whose module and provider
     /// registries it serves too (listed below); without --cert it makes a CA
@@ -154,22 +171,31 @@ enum Command {
         after_long_help = serve::sample_registry_help(),
     )]
     Serve(ServeOpts),
-    /// Start the built-in server with a sample document and discover it
+    /// Discover a built-in sample server, step by step, offline.
+    ///
+    /// Starts the built-in server with a sample document and discovers it
     /// through every transport, step by step. Works offline.
     Demo,
-    /// Say which source supplies credentials for a host (TF_TOKEN_* variables,
-    /// CLI config files, credentials.tfrc.json, the credentials helper).
+    /// Say which source supplies credentials for a host.
+    ///
+    /// The sources: TF_TOKEN_* variables, CLI config files,
+    /// credentials.tfrc.json and the credentials helper.
     Credentials {
         /// The host, as users write it.
         host: String,
-        /// Which CLI's configuration files to read: terraform, or opentofu
-        /// (also tofu), in any case [default: as for discover].
+        /// Which CLI's configuration files to read (terraform, opentofu).
+        ///
+        /// The names are read in any case, and tofu is opentofu too.
+        ///
+        /// [default: as for discover]
         #[arg(long, value_parser = net::parse_dialect)]
         dialect: Option<Dialect>,
         /// Print the token itself.
         #[arg(long)]
         show_token: bool,
-        /// One JSON object: hostname, display, source, has_token (and token with --show-token).
+        /// One JSON object: hostname, display, source, has_token, token.
+        ///
+        /// token only with --show-token.
         #[arg(long)]
         json: bool,
     },

@@ -16,34 +16,38 @@ use crate::net::{self, NetOpts};
 /// `tfdisco mirror …`
 #[derive(Args, Debug)]
 pub(crate) struct MirrorOpts {
-    /// The mirror folder to write into (made when missing); what it holds
-    /// already stays, and is indexed too.
+    /// The mirror folder to write into (made when missing).
+    ///
+    /// What it holds already stays, and is indexed too.
     #[arg(value_name = "DIR", required_unless_present = "to_oci")]
     folder: Option<PathBuf>,
-    /// Push the providers to OCI repositories instead of a folder, in the
-    /// layout OpenTofu's `oci_mirror` reads: TEMPLATE names each
+    /// Push the providers to OCI repositories instead of a folder.
+    ///
+    /// In the layout OpenTofu's `oci_mirror` reads: TEMPLATE names each
     /// provider's repository with {hostname}, {namespace} and {type}
-    /// (`ghcr.io/example/{namespace}/{type}`), as `lock --oci-mirror`
-    /// reads it; with the OCI credentials of the CLI configuration. Blobs a
+    /// (`ghcr.io/example/{namespace}/{type}`), as `lock --oci-mirror` reads
+    /// it; with the OCI credentials of the CLI configuration. Blobs a
     /// repository has are not sent again; each version's tag is written
     /// last.
     #[arg(long, value_name = "TEMPLATE", conflicts_with = "folder")]
     to_oci: Option<String>,
-    /// A platform to mirror for, as OS_ARCH (repeatable) [default: the
-    /// platform tfdisco runs on].
+    /// A platform to mirror for, as OS_ARCH (repeatable) [default: the current platform].
     #[arg(long = "platform", value_name = "OS_ARCH")]
     platforms: Vec<String>,
-    /// The configuration's directory [default: the current directory].
+    /// The configuration's directory.
     #[arg(long, value_name = "DIR", default_value = ".")]
     chdir: PathBuf,
-    /// Whether the lock file decides the versions (as `-lock-file`;
-    /// OpenTofu always reads it).
+    /// Whether the lock file decides the versions (as `-lock-file`).
+    ///
+    /// OpenTofu always reads it.
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     lock_file: bool,
     /// How many requests to make at once (at least 1).
     #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
     jobs: NonZeroUsize,
-    /// JSON output: folder, platforms, indexes, and per provider source,
+    /// JSON output.
+    ///
+    /// One object: folder, platforms, indexes, and per provider source,
     /// version, constraints, locked, trust, key_id, archives; on failure
     /// error and failures (source, version, platform, kind, message,
     /// exit_code).

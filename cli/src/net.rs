@@ -50,11 +50,15 @@ pub(crate) struct NetOpts {
     /// The transport to discover with.
     #[arg(long, value_enum, default_value = "tokio")]
     pub(crate) transport: TransportKind,
-    /// Terraform or OpenTofu rules (service ids, User-Agent, CLI config
-    /// files): terraform, or opentofu (also tofu), in any case [default:
-    /// TFDISCO_DIALECT; else the lock file's CLI, or the registry of all its
-    /// providers; else opentofu with .tofu files; else the one of terraform
-    /// and tofu on the PATH; else opentofu; -v says which and why].
+    /// Terraform or OpenTofu rules (terraform, opentofu).
+    ///
+    /// The rules decide the service ids, the User-Agent and the CLI
+    /// configuration files. The names are read in any case, and tofu is
+    /// opentofu too.
+    ///
+    /// [default: TFDISCO_DIALECT; else the lock file's CLI, or the registry
+    /// of all its providers; else opentofu with .tofu files; else the one of
+    /// terraform and tofu on the PATH; else opentofu; -v says which and why]
     #[arg(long, value_parser = parse_dialect)]
     dialect: Option<Dialect>,
     /// The dialect chosen, once asked for ([`NetOpts::dialect`]).
@@ -66,31 +70,44 @@ pub(crate) struct NetOpts {
     /// Time allowed for the whole discovery, in seconds [default: 11].
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub(crate) timeout: Option<Duration>,
-    /// How many redirects a discovery follows [default: 3; registry
-    /// requests follow 9, as both CLIs].
+    /// How many redirects a discovery follows [default: 3].
+    ///
+    /// Registry requests follow 9, as both CLIs.
     #[arg(long, value_name = "N")]
     pub(crate) max_redirects: Option<u32>,
-    /// How many times to retry a discovery that failed with a connection
-    /// error, 429 or a 5xx other than 501, waiting 100 ms, 200 ms, 400 ms, …
-    /// or as Retry-After says, within --timeout [default: 3 with --dialect
-    /// terraform, as Terraform 1.15; 0 with opentofu].
+    /// How many times to retry a discovery that failed.
+    ///
+    /// A discovery is retried when it failed with a connection error, 429 or
+    /// a 5xx other than 501, waiting 100 ms, 200 ms, 400 ms, … or as
+    /// Retry-After says, within --timeout.
+    ///
+    /// [default: 3 with --dialect terraform, as Terraform 1.15; 0 with
+    /// opentofu]
     #[arg(long, value_name = "N")]
     pub(crate) retries: Option<u32>,
-    /// How many times to retry a registry request that failed with a
-    /// connection error, a TLS failure other than a refused certificate,
-    /// 429, a 5xx other than 501, or an attempt's timeout, waiting 1 s, 2 s,
-    /// 4 s, … or as Retry-After says [default: TF_REGISTRY_DISCOVERY_RETRY
-    /// when over 0, else 1, as both CLIs].
+    /// How many times to retry a registry request that failed.
+    ///
+    /// A registry request is retried when it failed with a connection error,
+    /// a TLS failure other than a refused certificate, 429, a 5xx other than
+    /// 501, or an attempt's timeout, waiting 1 s, 2 s, 4 s, … or as
+    /// Retry-After says.
+    ///
+    /// [default: TF_REGISTRY_DISCOVERY_RETRY when over 0, else 1, as both
+    /// CLIs]
     #[arg(long, value_name = "N")]
     pub(crate) registry_retries: Option<u32>,
-    /// Time each attempt of a registry request may take, its body included,
-    /// in seconds [default: TF_REGISTRY_CLIENT_TIMEOUT when over 0 (or
-    /// OpenTofu's registry_protocols block), else 10].
+    /// Time each attempt of a registry request may take, in seconds.
+    ///
+    /// The time includes reading the response's body.
+    ///
+    /// [default: TF_REGISTRY_CLIENT_TIMEOUT when over 0 (or OpenTofu's
+    /// registry_protocols block), else 10]
     #[arg(long, value_name = "SECS", value_parser = parse_seconds)]
     pub(crate) registry_timeout: Option<Duration>,
-    /// The CLI version to announce, in User-Agent and X-Terraform-Version
+    /// The CLI version to announce, in User-Agent and X-Terraform-Version.
+    ///
     /// [default: the dialect's current release, 1.15.9 for terraform, 1.12.6
-    /// for opentofu].
+    /// for opentofu]
     #[arg(long, value_name = "VERSION")]
     pub(crate) cli_version: Option<String>,
     /// Send no credentials (ignore TF_TOKEN_*, config files and helpers).

@@ -14,8 +14,9 @@ use crate::net::{self, NetOpts};
 /// `tfdisco oci …`
 #[derive(Subcommand, Debug)]
 pub(crate) enum OciCommand {
-    /// Publish a provider release to an OCI repository as OpenTofu's
-    /// `oci_mirror` reads it: each zip (named
+    /// Publish a provider release to an OCI repository.
+    ///
+    /// As OpenTofu's `oci_mirror` reads it: each zip (named
     /// terraform-provider-TYPE_VERSION_OS_ARCH.zip, as registries name
     /// them) as the layer of its platform's manifest, the index tagged with
     /// the version, last. Blobs the repository has are not sent again.
@@ -33,12 +34,15 @@ pub(crate) struct PushOpts {
     /// The release's zips, one per platform.
     #[arg(required = true, value_name = "ZIP")]
     zips: Vec<PathBuf>,
-    /// Another repository of the same registry that may hold these zips
-    /// (a release promoted from staging, say): the registry is asked to
-    /// mount each blob from it before any is sent.
+    /// Another repository of the same registry that may hold these zips.
+    ///
+    /// A release promoted from staging, say: the registry is asked to mount
+    /// each blob from it before any is sent.
     #[arg(long, value_name = "REPOSITORY")]
     mount_from: Option<String>,
-    /// JSON output: repository, tag, index, packages (platform, digest),
+    /// JSON output.
+    ///
+    /// One object: repository, tag, index, packages (platform, digest),
     /// blobs_sent, blobs_mounted.
     #[arg(long)]
     json: bool,

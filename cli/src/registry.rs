@@ -17,8 +17,9 @@ use crate::oci_module;
 /// `tfdisco provider …`
 #[derive(Subcommand)]
 pub(crate) enum ProviderCommand {
-    /// Say which installation methods of the CLI configuration would
-    /// install a provider, in priority order, and why: the
+    /// Say which installation methods would install a provider, and why.
+    ///
+    /// The methods of the CLI configuration, in priority order: the
     /// provider_installation block's methods and their include/exclude
     /// patterns, or the implied configuration (local mirror directories,
     /// then the registry without the providers found in them), and
@@ -29,15 +30,21 @@ pub(crate) enum ProviderCommand {
     Source {
         /// The provider's source address (`hashicorp/aws`, `registry.example.com/acme/widgets`).
         source: String,
-        /// Which CLI's configuration and rules: terraform, or opentofu (also
-        /// tofu), in any case [default: as for discover, in DIR].
+        /// Which CLI's configuration and rules (terraform, opentofu).
+        ///
+        /// The names are read in any case, and tofu is opentofu too.
+        ///
+        /// [default: as for discover, in DIR]
         #[arg(long, value_parser = net::parse_dialect)]
         dialect: Option<Dialect>,
-        /// The working directory, whose terraform.d/plugins is an implied
-        /// mirror (default: the current directory).
+        /// The working directory, whose terraform.d/plugins is an implied mirror.
+        ///
+        /// [default: the current directory]
         #[arg(long, value_name = "DIR")]
         dir: Option<PathBuf>,
-        /// JSON output: source, dialect, configuration, methods (priority,
+        /// JSON output.
+        ///
+        /// One object: source, dialect, configuration, methods (priority,
         /// method, location, may_install, reason, supported, oci),
         /// diagnostics.
         #[arg(long)]
@@ -62,7 +69,9 @@ pub(crate) enum ProviderCommand {
         package_version: String,
         /// The platform, as `OS_ARCH` (`linux_amd64`).
         os_arch: String,
-        /// JSON output: source, version, os, arch, filename, download_url,
+        /// JSON output.
+        ///
+        /// One object: source, version, os, arch, filename, download_url,
         /// shasums_url, shasums_signature_url, shasum, protocols, signing_keys.
         #[arg(long)]
         json: bool,
@@ -84,10 +93,11 @@ pub(crate) enum ModuleCommand {
         #[command(flatten)]
         net: NetOpts,
     },
-    /// Resolve an `oci://` module source (OpenTofu's module packages in OCI
-    /// registries) to the manifest its tag (`latest` by default) names now,
-    /// checked as OpenTofu checks it, and print the source pinned to that
-    /// manifest's digest.
+    /// Pin an `oci://` module source to the digest its tag names now.
+    ///
+    /// The source (OpenTofu's module packages in OCI registries) is resolved
+    /// to the manifest its tag (`latest` by default) names now, checked as
+    /// OpenTofu checks it, and printed pinned to that manifest's digest.
     ///
     /// Exit codes: 0 resolved; 1 the registry failed or its manifest is not
     /// a module package; 2 an invalid source (or --dialect terraform, which
@@ -95,7 +105,9 @@ pub(crate) enum ModuleCommand {
     Resolve {
         /// The source: `oci://REGISTRY[:PORT]/REPOSITORY[//SUBDIR][?tag=TAG|?digest=DIGEST]`.
         source: String,
-        /// JSON output: source, address, registry, repository, tag, digest,
+        /// JSON output.
+        ///
+        /// One object: source, address, registry, repository, tag, digest,
         /// media_type, size, subdir, pinned, package (media_type, digest,
         /// size).
         #[arg(long)]
@@ -103,8 +115,10 @@ pub(crate) enum ModuleCommand {
         #[command(flatten)]
         net: NetOpts,
     },
-    /// Show where to download a version of a registry module from; or, for
-    /// an `oci://` source (OpenTofu), download its package into a folder:
+    /// Locate a registry module's download, or download an `oci://` one.
+    ///
+    /// For a registry source, where to download a version from. For an
+    /// `oci://` source (OpenTofu), its package is downloaded into a folder:
     /// verified against its digest, unpacked, and put in place only when
     /// whole.
     ///
@@ -117,11 +131,14 @@ pub(crate) enum ModuleCommand {
         /// The version (`1.2.0`), for a registry source.
         #[arg(value_name = "VERSION")]
         module_version: Option<String>,
-        /// The folder an `oci://` source's package is unpacked into: new,
-        /// or empty (its missing parents are made).
+        /// The folder to unpack an `oci://` source's package into.
+        ///
+        /// It must be new or empty; its missing parents are made.
         #[arg(long, value_name = "DIR")]
         into: Option<PathBuf>,
-        /// JSON output: source, version, location, package (the location as
+        /// JSON output.
+        ///
+        /// One object: source, version, location, package (the location as
         /// init parses it: getter, address, url, subdir, ref, depth, sshkey,
         /// archive, checksum; null for OpenTofu's direct packages),
         /// module_subdir (where in the package the module is) and

@@ -35,8 +35,9 @@ pub(crate) struct ServeOpts {
     /// The private key of --cert, PEM.
     #[arg(long, value_name = "FILE", requires = "cert")]
     key: Option<PathBuf>,
-    /// Where to write the CA certificate made when no --cert is given
-    /// [default: tfdisco-serve-ca.pem in the temporary directory].
+    /// Where to write the CA certificate made when no --cert is given.
+    ///
+    /// [default: tfdisco-serve-ca.pem in the temporary directory]
     #[arg(long, value_name = "FILE", conflicts_with = "cert")]
     ca_out: Option<PathBuf>,
     /// For the language packages' tests: sets up this case of the install
