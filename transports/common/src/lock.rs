@@ -25,8 +25,8 @@ use crate::plan_jobs::Archives;
 use crate::{AsyncClient, BlockingClient, Cancel, Transport};
 
 pub use options::{DEFAULT_JOBS, LockOptions, ProvidersFrom, jobs};
-pub(crate) use report::Words;
 pub use report::{LockError, LockReport, ProviderReport, failure_exit_code};
+pub(crate) use report::{Words, path_text, text, trust_label, words};
 
 /// A lock run between reading and writing: the plan, and what it updates.
 #[derive(Debug)]
