@@ -50,7 +50,7 @@ use tfdisco_core::{
 };
 use tfdisco_oci::{
     Access, Algorithm, AuthCache, Authorized, BlobGoal, Digest, ManifestGoal, RepositoryAddress,
-    Scope, Step, TagList, artifact_type, media_type,
+    Scope, Step, TagList, TagPage, artifact_type, media_type,
 };
 use tfdisco_provider::lock_plan::{
     ArchiveSink, InstallRules, Installed, InstalledPackages, Job, JobOutput, LockFailure, LockPlan,
@@ -456,17 +456,25 @@ fn host(address: &RepositoryAddress) -> Hostname {
     Hostname::parse(address.registry()).expect("a host")
 }
 
-/// `GET /v2/NAME/tags/list` (one page: the fake registry never pages).
+/// The repository's tags (one page: the fake registry never pages).
 fn tags(registry: &Registry, address: &RepositoryAddress) -> Result<Vec<String>, Error> {
     let serve = |r: &Request<()>| registry.serve(r);
-    let page = request(
-        &serve,
+    let page = tag_page(&serve, address)?;
+    assert!(page.next.is_none());
+    Ok(page.tags)
+}
+
+/// One page of the repository's tags, from what `serve` answers.
+fn tag_page(
+    serve: &dyn Fn(&Request<()>) -> Result<Reply, TransportError>,
+    address: &RepositoryAddress,
+) -> Result<TagPage, Error> {
+    request(
+        serve,
         address,
         TagList::new(host(address)),
         address.tags_url(),
-    )?;
-    assert!(page.next.is_none());
-    Ok(page.tags)
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -979,13 +987,7 @@ fn opentofu_err_represents_provider_not_found() {
                         message.clone(),
                     ))
                 };
-                request(
-                    &serve,
-                    &address,
-                    TagList::new(host(&address)),
-                    address.tags_url(),
-                )
-                .map(|page| page.tags)
+                tag_page(&serve, &address).map(|page| page.tags)
             }
             // The registry's answer: the status, and the error body when
             // the case has one.
@@ -1003,13 +1005,7 @@ fn opentofu_err_represents_provider_not_found() {
                         body: body.clone(),
                     })
                 };
-                request(
-                    &serve,
-                    &address,
-                    TagList::new(host(&address)),
-                    address.tags_url(),
-                )
-                .map(|page| page.tags)
+                tag_page(&serve, &address).map(|page| page.tags)
             }
             // ORAS's sentinel from its local stores. tfdisco reads
             // registries only: what its store has no repository for, the
