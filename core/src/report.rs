@@ -8,13 +8,16 @@
 //! - [`ProviderVersions`], [`ProviderPackage`], [`ModuleVersions`],
 //!   [`ModuleLocation`]: the registry calls' answers.
 //! - [`Error`]: `{"kind", "message"}`.
+//!
+//! [`Platform`] (`{"os", "arch"}`) and [`SigningKey`](crate::SigningKey)
+//! derive theirs where they are defined: their documents are their fields.
 
 use serde::Serialize;
 use serde::ser::{SerializeMap, SerializeSeq, SerializeStruct, Serializer};
 
 use crate::{
     Error, ModuleLocation, ModulePackage, ModuleVersions, OAuthClient, Platform, ProviderPackage,
-    ProviderVersions, Resolved, Services, SigningKey,
+    ProviderVersions, Resolved, Services,
 };
 
 /// A discovery's services, restricted to some ids: what `tfdisco discover
@@ -167,16 +170,6 @@ impl Serialize for Error {
     }
 }
 
-/// `{"os", "arch"}`.
-impl Serialize for Platform {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_struct("Platform", 2)?;
-        map.serialize_field("os", &self.os)?;
-        map.serialize_field("arch", &self.arch)?;
-        map.end()
-    }
-}
-
 /// `{"source", "versions_url", "versions": [{"version", "protocols",
 /// "platforms": [{"os", "arch"}]}], "warnings"}`.
 impl Serialize for ProviderVersions {
@@ -206,19 +199,6 @@ impl Serialize for ProviderVersions {
         map.serialize_field("versions_url", self.url.as_str())?;
         map.serialize_field("versions", &Versions(self))?;
         map.serialize_field("warnings", &self.warnings)?;
-        map.end()
-    }
-}
-
-/// `{"key_id", "ascii_armor", "trust_signature", "source", "source_url"}`.
-impl Serialize for SigningKey {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_struct("SigningKey", 5)?;
-        map.serialize_field("key_id", &self.key_id)?;
-        map.serialize_field("ascii_armor", &self.ascii_armor)?;
-        map.serialize_field("trust_signature", &self.trust_signature)?;
-        map.serialize_field("source", &self.source)?;
-        map.serialize_field("source_url", &self.source_url)?;
         map.end()
     }
 }

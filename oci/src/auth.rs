@@ -293,7 +293,9 @@ mod tests {
     use super::*;
 
     fn url() -> Url {
-        Url::parse("https://r.example/v2/a/tags/list").expect("valid")
+        crate::RepositoryAddress::parse("r.example/a")
+            .expect("valid")
+            .tags_url()
     }
 
     #[test]

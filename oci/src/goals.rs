@@ -93,10 +93,19 @@ impl<G: Goal> Goal for Challenged<G> {
     }
 }
 
-fn invalid(url: &Url, problem: String) -> Error {
+/// The answer at `url` is not what the protocol says: `problem`.
+pub(crate) fn invalid(url: &Url, problem: String) -> Error {
     Error::InvalidResponse {
         url: url.clone().into(),
         problem,
+    }
+}
+
+/// The registry answered `url` with a status the request does not take.
+pub(crate) fn status_error(url: &Url, status: StatusCode) -> Error {
+    Error::Status {
+        url: url.clone().into(),
+        status,
     }
 }
 
@@ -108,10 +117,7 @@ fn refused<T>(url: &Url, status: StatusCode, what: &str) -> Next<T> {
             message: format!("{what} not found"),
         }
     } else {
-        Error::Status {
-            url: url.clone().into(),
-            status,
-        }
+        status_error(url, status)
     }))
 }
 
@@ -125,7 +131,8 @@ pub struct TagPage {
     pub next: Option<Url>,
 }
 
-/// `GET /v2/NAME/tags/list`: one page.
+/// `GET` a [`tags_url`](crate::RepositoryAddress::tags_url) (or the next
+/// page's URL): one page.
 #[derive(Debug)]
 pub struct TagList {
     host: Hostname,
@@ -173,10 +180,7 @@ fn tag_list_refusal(url: &Url, status: StatusCode, body: &[u8]) -> Error {
             message: "repository not found".to_owned(),
         }
     } else {
-        Error::Status {
-            url: url.clone().into(),
-            status,
-        }
+        status_error(url, status)
     }
 }
 
@@ -266,7 +270,8 @@ fn next_link(url: &Url, headers: &HeaderMap) -> Result<Option<Url>, String> {
     Ok(None)
 }
 
-/// `GET /v2/NAME/manifests/REFERENCE`: a manifest or index, checked
+/// `GET` a [`manifest_url`](crate::RepositoryAddress::manifest_url): a
+/// manifest or index, checked
 /// against the digest that named it, and against the
 /// `Docker-Content-Digest` the registry gives (OCI-3).
 pub struct ManifestGoal {
@@ -384,7 +389,8 @@ impl Goal for ManifestGoal {
     }
 }
 
-/// `GET /v2/NAME/blobs/DIGEST`: streamed into a sink, its size and digest
+/// `GET` a [`blob_url`](crate::RepositoryAddress::blob_url): streamed into
+/// a sink, its size and digest
 /// checked as it arrives (OCI-3); a redirect to storage elsewhere is
 /// followed without the registry's credentials (D4).
 pub struct BlobGoal<S> {
@@ -518,10 +524,7 @@ impl Goal for TokenGoal {
     fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<TokenAnswer> {
         match status {
             StatusCode::OK => Next::ReadDocument,
-            status => Next::Finish(Err(Error::Status {
-                url: url.clone().into(),
-                status,
-            })),
+            status => Next::Finish(Err(status_error(url, status))),
         }
     }
 
@@ -538,8 +541,13 @@ impl Goal for TokenGoal {
 mod tests {
     use super::*;
 
+    fn address() -> crate::RepositoryAddress {
+        crate::RepositoryAddress::parse("r.example/a").expect("valid")
+    }
+
     fn link(value: &str) -> Result<Option<Url>, String> {
-        let url = Url::parse("https://r.example/v2/a/tags/list?n=2").expect("valid");
+        let mut url = address().tags_url();
+        url.set_query(Some("n=2"));
         let mut headers = HeaderMap::new();
         headers.insert(LINK, HeaderValue::from_str(value).expect("header"));
         next_link(&url, &headers)
@@ -547,9 +555,9 @@ mod tests {
 
     #[test]
     fn a_blob_checked_by_digest_or_by_size_only() {
-        let url = Url::parse("https://r.example/v2/a/blobs/x").expect("valid");
         let host = || Hostname::parse("r.example").expect("host");
         let digest = Digest::of(Algorithm::Sha256, b"abcd");
+        let url = address().blob_url(&digest);
         let run = |mut goal: BlobGoal<tfdisco_core::Contents>, chunks: &[&[u8]]| {
             for chunk in chunks {
                 goal.on_chunk(&url, chunk)?;
@@ -572,7 +580,7 @@ mod tests {
 
     #[test]
     fn what_a_refused_tag_list_means() {
-        let url = Url::parse("https://r.example/v2/a/tags/list").expect("valid");
+        let url = address().tags_url();
         let not_found = |status: u16, body: &str| {
             tag_list_refusal(
                 &url,

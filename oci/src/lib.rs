@@ -28,7 +28,7 @@
 //!
 //! let address = RepositoryAddress::parse("registry.example/providers/aws")?;
 //! let host = Hostname::parse(address.registry())?;
-//! let url = address.api_root().join("providers/aws/tags/list")?;
+//! let url = address.tags_url();
 //! let mut request = Authorized::new(
 //!     TagList::new(host),
 //!     url,

@@ -102,6 +102,104 @@ impl RepositoryAddress {
     pub fn api_root(&self) -> Url {
         self.api_root.clone()
     }
+
+    /// The URL of the manifest or index `reference` names:
+    /// `https://REGISTRY/v2/NAME/manifests/REFERENCE`.
+    ///
+    /// ```
+    /// use tfdisco_oci::{Reference, RepositoryAddress};
+    /// let a = RepositoryAddress::parse("ghcr.io/opentofu/aws")?;
+    /// let tag = Reference::Tag("1.0.0".parse()?);
+    /// assert_eq!(
+    ///     a.manifest_url(&tag).as_str(),
+    ///     "https://ghcr.io/v2/opentofu/aws/manifests/1.0.0"
+    /// );
+    /// # Ok::<(), tfdisco_oci::InvalidReference>(())
+    /// ```
+    pub fn manifest_url(&self, reference: &Reference) -> Url {
+        self.endpoint(&format!("manifests/{reference}"))
+    }
+
+    /// The URL of the blob `digest` names:
+    /// `https://REGISTRY/v2/NAME/blobs/DIGEST`.
+    ///
+    /// ```
+    /// use tfdisco_oci::{Algorithm, Digest, RepositoryAddress};
+    /// let a = RepositoryAddress::parse("ghcr.io/opentofu/aws")?;
+    /// let digest = Digest::of(Algorithm::Sha256, b"{}");
+    /// assert_eq!(
+    ///     a.blob_url(&digest).as_str(),
+    ///     format!("https://ghcr.io/v2/opentofu/aws/blobs/{digest}")
+    /// );
+    /// # Ok::<(), tfdisco_oci::InvalidReference>(())
+    /// ```
+    pub fn blob_url(&self, digest: &Digest) -> Url {
+        self.endpoint(&format!("blobs/{digest}"))
+    }
+
+    /// The URL of the repository's tag list (its first page):
+    /// `https://REGISTRY/v2/NAME/tags/list`.
+    ///
+    /// ```
+    /// use tfdisco_oci::RepositoryAddress;
+    /// let a = RepositoryAddress::parse("127.0.0.1:5000/p/q")?;
+    /// assert_eq!(a.tags_url().as_str(), "https://127.0.0.1:5000/v2/p/q/tags/list");
+    /// # Ok::<(), tfdisco_oci::InvalidReference>(())
+    /// ```
+    pub fn tags_url(&self) -> Url {
+        self.endpoint("tags/list")
+    }
+
+    /// The URL that opens a blob upload (a `POST`):
+    /// `https://REGISTRY/v2/NAME/blobs/uploads/`.
+    ///
+    /// ```
+    /// use tfdisco_oci::RepositoryAddress;
+    /// let a = RepositoryAddress::parse("ghcr.io/opentofu/aws")?;
+    /// assert_eq!(a.upload_url().as_str(), "https://ghcr.io/v2/opentofu/aws/blobs/uploads/");
+    /// # Ok::<(), tfdisco_oci::InvalidReference>(())
+    /// ```
+    pub fn upload_url(&self) -> Url {
+        self.endpoint("blobs/uploads/")
+    }
+
+    /// The upload URL asking to mount the blob `digest` from the
+    /// repository `from` of the same registry (`?mount=DIGEST&from=NAME`):
+    /// the registry answers `201` when it mounted the blob, else `202` and
+    /// an ordinary upload session. Only `from`'s repository is sent: the
+    /// caller checks that it is on this registry.
+    ///
+    /// ```
+    /// use tfdisco_oci::{Algorithm, Digest, RepositoryAddress};
+    /// let a = RepositoryAddress::parse("ghcr.io/opentofu/aws")?;
+    /// let from = RepositoryAddress::parse("ghcr.io/opentofu/base")?;
+    /// let digest = Digest::of(Algorithm::Sha256, b"{}");
+    /// assert_eq!(
+    ///     a.mount_url(&digest, &from).as_str(),
+    ///     format!(
+    ///         "https://ghcr.io/v2/opentofu/aws/blobs/uploads/?mount=sha256%3A{}&from=opentofu%2Fbase",
+    ///         digest.hex()
+    ///     )
+    /// );
+    /// # Ok::<(), tfdisco_oci::InvalidReference>(())
+    /// ```
+    pub fn mount_url(&self, digest: &Digest, from: &RepositoryAddress) -> Url {
+        let mut url = self.upload_url();
+        url.query_pairs_mut()
+            .append_pair("mount", &digest.to_string())
+            .append_pair("from", from.repository());
+        url
+    }
+
+    /// `https://REGISTRY/v2/NAME/` and `rest`.
+    fn endpoint(&self, rest: &str) -> Url {
+        // The repository's components, a tag and a digest have no
+        // character a URL path would read otherwise (`:` only after the
+        // first `/`), so the join cannot fail.
+        self.api_root
+            .join(&format!("{}/{rest}", self.repository))
+            .expect("a repository's path is a relative URL")
+    }
 }
 
 impl fmt::Display for RepositoryAddress {
@@ -284,9 +382,45 @@ mod tests {
     fn urls() {
         let a = RepositoryAddress::parse("127.0.0.1:5000/p/q").expect("valid");
         assert_eq!(a.api_root().as_str(), "https://127.0.0.1:5000/v2/");
+        let digest: Digest =
+            "sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+                .parse()
+                .expect("a digest");
+        let tag = Reference::Tag("1.0.0_rc-1".parse().expect("a tag"));
+        let from = RepositoryAddress::parse("127.0.0.1:5000/base/x").expect("valid");
+        for (url, want) in [
+            (a.tags_url(), "https://127.0.0.1:5000/v2/p/q/tags/list"),
+            (
+                a.manifest_url(&tag),
+                "https://127.0.0.1:5000/v2/p/q/manifests/1.0.0_rc-1",
+            ),
+            (
+                a.manifest_url(&Reference::Digest(digest.clone())),
+                "https://127.0.0.1:5000/v2/p/q/manifests/sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",
+            ),
+            (
+                a.blob_url(&digest),
+                "https://127.0.0.1:5000/v2/p/q/blobs/sha256:44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a",
+            ),
+            (
+                a.upload_url(),
+                "https://127.0.0.1:5000/v2/p/q/blobs/uploads/",
+            ),
+            (
+                a.mount_url(&digest, &from),
+                "https://127.0.0.1:5000/v2/p/q/blobs/uploads/?mount=sha256%3A44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a&from=base%2Fx",
+            ),
+        ] {
+            assert_eq!(url.as_str(), want);
+        }
+        // Every repository the grammar allows, and every tag, stays in the
+        // path: the separators and a leading digit are not read as a scheme,
+        // a host or a query.
+        let odd = RepositoryAddress::parse("[::1]:5000/a__b.c-d--e/0_g").expect("valid");
+        let tag = Reference::Tag("_x.y-z".parse().expect("a tag"));
         assert_eq!(
-            a.api_root().join("p/q/tags/list").expect("a URL").as_str(),
-            "https://127.0.0.1:5000/v2/p/q/tags/list"
+            odd.manifest_url(&tag).as_str(),
+            "https://[::1]:5000/v2/a__b.c-d--e/0_g/manifests/_x.y-z"
         );
     }
 

@@ -12,38 +12,46 @@ use tfdisco_core::{Body, Error, Goal, Hostname, Next, RegistryCall, RequestKind}
 use url::Url;
 
 use crate::Digest;
+use crate::goals::{invalid, status_error as status};
 
-fn status(url: &Url, status: StatusCode) -> Error {
-    Error::Status {
-        url: url.clone().into(),
-        status,
-    }
+/// An upload's bytes, as `application/octet-stream` (none for the `POST`
+/// that opens a session and the `PUT` that closes it).
+fn octets(bytes: Bytes) -> Option<Body> {
+    Some(Body {
+        content_type: HeaderValue::from_static("application/octet-stream"),
+        bytes,
+    })
+}
+
+/// A write's answer is all in its head: no `on_head` of these goals asks
+/// for the document, so a body reaching one is taken as the status that
+/// came with it.
+fn no_document<T>(url: &Url) -> Result<T, Error> {
+    Err(status(url, StatusCode::OK))
 }
 
 /// An upload session's next URL: the `Location` of the answer, resolved
 /// against the request's, on the same origin (the registry's credentials
 /// go to it).
 fn session_url(url: &Url, headers: &HeaderMap) -> Result<Url, Error> {
-    let invalid = |problem: String| Error::InvalidResponse {
-        url: url.clone().into(),
-        problem,
-    };
     let location = headers
         .get(LOCATION)
         .and_then(|v| v.to_str().ok())
-        .ok_or_else(|| invalid("the upload answer has no Location".to_owned()))?;
+        .ok_or_else(|| invalid(url, "the upload answer has no Location".to_owned()))?;
     let next = url
         .join(location)
-        .map_err(|e| invalid(format!("the upload's Location {location:?}: {e}")))?;
+        .map_err(|e| invalid(url, format!("the upload's Location {location:?}: {e}")))?;
     if next.origin() != url.origin() {
-        return Err(invalid(format!(
-            "the upload's Location {next} is on another host"
-        )));
+        return Err(invalid(
+            url,
+            format!("the upload's Location {next} is on another host"),
+        ));
     }
     Ok(next)
 }
 
-/// `HEAD /v2/NAME/blobs/DIGEST`: whether the repository has the blob.
+/// `HEAD` a [`blob_url`](crate::RepositoryAddress::blob_url): whether the
+/// repository has the blob.
 #[derive(Debug)]
 pub struct BlobExists {
     host: Hostname,
@@ -95,8 +103,11 @@ pub enum UploadStarted {
     Session(Url),
 }
 
-/// `POST /v2/NAME/blobs/uploads/` (with `?mount=DIGEST&from=REPO` to
-/// mount a blob another repository of the registry has).
+/// `POST` to the repository's
+/// [`upload_url`](crate::RepositoryAddress::upload_url), or to its
+/// [`mount_url`](crate::RepositoryAddress::mount_url) to mount a blob
+/// another repository of the registry has: `201` when the registry
+/// mounted it, else `202` and an ordinary session.
 #[derive(Debug)]
 pub struct UploadStart {
     host: Hostname,
@@ -106,17 +117,6 @@ impl UploadStart {
     /// The goal of opening an upload on `host`.
     pub fn new(host: Hostname) -> UploadStart {
         UploadStart { host }
-    }
-
-    /// The upload URL `start` (`…/blobs/uploads/`) asking to mount the blob
-    /// `digest` from the repository `from` of the same registry: `201` when
-    /// the registry mounted it, else `202` and an ordinary session.
-    pub fn mount_url(start: &Url, digest: &Digest, from: &str) -> Url {
-        let mut url = start.clone();
-        url.query_pairs_mut()
-            .append_pair("mount", &digest.to_string())
-            .append_pair("from", from);
-        url
     }
 }
 
@@ -134,10 +134,7 @@ impl Goal for UploadStart {
     }
 
     fn body(&self) -> Option<Body> {
-        Some(Body {
-            content_type: HeaderValue::from_static("application/octet-stream"),
-            bytes: Bytes::new(),
-        })
+        octets(Bytes::new())
     }
 
     fn on_head(&mut self, url: &Url, code: StatusCode, headers: &HeaderMap) -> Next<UploadStarted> {
@@ -149,7 +146,7 @@ impl Goal for UploadStart {
     }
 
     fn on_body(&mut self, url: &Url, _: Vec<u8>) -> Result<UploadStarted, Error> {
-        Err(status(url, StatusCode::OK))
+        no_document(url)
     }
 
     fn present_error(&self, error: Error) -> Error {
@@ -192,10 +189,7 @@ impl Goal for UploadChunk {
     }
 
     fn body(&self) -> Option<Body> {
-        Some(Body {
-            content_type: HeaderValue::from_static("application/octet-stream"),
-            bytes: self.chunk.clone(),
-        })
+        octets(self.chunk.clone())
     }
 
     fn request_headers(&self, headers: &mut HeaderMap) {
@@ -213,7 +207,7 @@ impl Goal for UploadChunk {
     }
 
     fn on_body(&mut self, url: &Url, _: Vec<u8>) -> Result<Url, Error> {
-        Err(status(url, StatusCode::OK))
+        no_document(url)
     }
 
     fn present_error(&self, error: Error) -> Error {
@@ -257,10 +251,7 @@ impl Goal for UploadFinish {
     }
 
     fn body(&self) -> Option<Body> {
-        Some(Body {
-            content_type: HeaderValue::from_static("application/octet-stream"),
-            bytes: Bytes::new(),
-        })
+        octets(Bytes::new())
     }
 
     fn on_head(&mut self, url: &Url, code: StatusCode, _: &HeaderMap) -> Next<()> {
@@ -271,7 +262,7 @@ impl Goal for UploadFinish {
     }
 
     fn on_body(&mut self, url: &Url, _: Vec<u8>) -> Result<(), Error> {
-        Err(status(url, StatusCode::OK))
+        no_document(url)
     }
 
     fn present_error(&self, error: Error) -> Error {
@@ -279,8 +270,8 @@ impl Goal for UploadFinish {
     }
 }
 
-/// `PUT /v2/NAME/manifests/REFERENCE`: a manifest or index, with its
-/// media type.
+/// `PUT` a [`manifest_url`](crate::RepositoryAddress::manifest_url): a
+/// manifest or index, with its media type.
 #[derive(Debug)]
 pub struct ManifestPut {
     host: Hostname,
@@ -330,7 +321,7 @@ impl Goal for ManifestPut {
     }
 
     fn on_body(&mut self, url: &Url, _: Vec<u8>) -> Result<(), Error> {
-        Err(status(url, StatusCode::OK))
+        no_document(url)
     }
 
     fn present_error(&self, error: Error) -> Error {
@@ -344,7 +335,8 @@ mod tests {
 
     #[test]
     fn session_urls_stay_on_the_registry() {
-        let url = Url::parse("https://r.example/v2/a/blobs/uploads/").expect("url");
+        let address = crate::RepositoryAddress::parse("r.example/a").expect("valid");
+        let url = address.upload_url();
         let mut headers = HeaderMap::new();
         headers.insert(
             LOCATION,

@@ -99,10 +99,7 @@ fn tags(credentials: Option<OciCredentials>) -> Authorized<TagList> {
     let address = address();
     Authorized::new(
         TagList::new(Hostname::parse(address.registry()).expect("host")),
-        address
-            .api_root()
-            .join("opentofu/aws/tags/list")
-            .expect("url"),
+        address.tags_url(),
         &address,
         Scope::new(address.repository(), Access::Pull),
         credentials,
@@ -294,10 +291,7 @@ fn refusals_end_the_request() {
 
 fn manifest(reference: Reference) -> Authorized<ManifestGoal> {
     let address = address();
-    let url = address
-        .api_root()
-        .join(&format!("opentofu/aws/manifests/{reference}"))
-        .expect("url");
+    let url = address.manifest_url(&reference);
     Authorized::new(
         ManifestGoal::new(
             Hostname::parse(address.registry()).expect("host"),
@@ -407,10 +401,7 @@ fn manifests_are_checked_against_the_digests_that_name_them() {
 
 fn blob(digest: Digest, size: u64) -> Authorized<BlobGoal<Contents>> {
     let address = address();
-    let url = address
-        .api_root()
-        .join(&format!("opentofu/aws/blobs/{digest}"))
-        .expect("url");
+    let url = address.blob_url(&digest);
     Authorized::new(
         BlobGoal::new(
             Hostname::parse(address.registry()).expect("host"),

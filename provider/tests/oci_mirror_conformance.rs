@@ -50,7 +50,7 @@ use tfdisco_core::{
 };
 use tfdisco_oci::{
     Access, Algorithm, AuthCache, Authorized, BlobGoal, Digest, ManifestGoal, RepositoryAddress,
-    Scope, Step, TagList, artifact_type, media_type,
+    Scope, Step, TagList, TagPage, artifact_type, media_type,
 };
 use tfdisco_provider::lock_plan::{
     ArchiveSink, InstallRules, Installed, InstalledPackages, Job, JobOutput, LockFailure, LockPlan,
@@ -432,15 +432,11 @@ fn request<G: Goal>(
     serve: &dyn Fn(&Request<()>) -> Result<Reply, TransportError>,
     address: &RepositoryAddress,
     goal: G,
-    rest: &str,
+    url: tfdisco_core::url::Url,
 ) -> Result<G::Output, Error> {
     let config = Config::new(DIALECT);
     let mut cache = AuthCache::new();
     let now = Instant::now();
-    let url = address
-        .api_root()
-        .join(&format!("{}/{rest}", address.repository()))
-        .expect("a URL");
     let scope = Scope::new(address.repository(), Access::Pull);
     let mut session = Authorized::new(goal, url, address, scope, None);
     for _ in 0..4 {
@@ -460,12 +456,25 @@ fn host(address: &RepositoryAddress) -> Hostname {
     Hostname::parse(address.registry()).expect("a host")
 }
 
-/// `GET /v2/NAME/tags/list` (one page: the fake registry never pages).
+/// The repository's tags (one page: the fake registry never pages).
 fn tags(registry: &Registry, address: &RepositoryAddress) -> Result<Vec<String>, Error> {
     let serve = |r: &Request<()>| registry.serve(r);
-    let page = request(&serve, address, TagList::new(host(address)), "tags/list")?;
+    let page = tag_page(&serve, address)?;
     assert!(page.next.is_none());
     Ok(page.tags)
+}
+
+/// One page of the repository's tags, from what `serve` answers.
+fn tag_page(
+    serve: &dyn Fn(&Request<()>) -> Result<Reply, TransportError>,
+    address: &RepositoryAddress,
+) -> Result<TagPage, Error> {
+    request(
+        serve,
+        address,
+        TagList::new(host(address)),
+        address.tags_url(),
+    )
 }
 
 // ---------------------------------------------------------------------------
@@ -579,7 +588,7 @@ impl<'a> Driver<'a> {
             } => {
                 let accept: Vec<&str> = accept.iter().map(String::as_str).collect();
                 let goal = ManifestGoal::new(host(&address), reference.clone(), &accept);
-                request(&serve, &address, goal, &format!("manifests/{reference}"))
+                request(&serve, &address, goal, address.manifest_url(&reference))
                     .map(|m| JobOutput::OciManifest(Box::new(m)))
             }
             Job::OciBlob {
@@ -590,18 +599,18 @@ impl<'a> Driver<'a> {
                 ..
             } => {
                 self.blobs.push((source.clone(), layer.digest.clone()));
-                let rest = format!("blobs/{}", layer.digest);
+                let url = address.blob_url(&layer.digest);
                 let (digest, size) = (layer.digest.clone(), layer.size);
                 if installing {
                     let goal = BlobGoal::new(host(&address), digest, size, MemoryStaging::new());
-                    let (digest, files) = request(&serve, &address, goal, &rest)?;
+                    let (digest, files) = request(&serve, &address, goal, url)?;
                     if let Some(files) = files {
                         self.staged.insert((source, version), files);
                     }
                     Ok(JobOutput::Archive(digest))
                 } else {
                     let goal = BlobGoal::new(host(&address), digest, size, ArchiveSink::new());
-                    request(&serve, &address, goal, &rest).map(JobOutput::Archive)
+                    request(&serve, &address, goal, url).map(JobOutput::Archive)
                 }
             }
             // Nothing is installed yet.
@@ -978,8 +987,7 @@ fn opentofu_err_represents_provider_not_found() {
                         message.clone(),
                     ))
                 };
-                request(&serve, &address, TagList::new(host(&address)), "tags/list")
-                    .map(|page| page.tags)
+                tag_page(&serve, &address).map(|page| page.tags)
             }
             // The registry's answer: the status, and the error body when
             // the case has one.
@@ -997,8 +1005,7 @@ fn opentofu_err_represents_provider_not_found() {
                         body: body.clone(),
                     })
                 };
-                request(&serve, &address, TagList::new(host(&address)), "tags/list")
-                    .map(|page| page.tags)
+                tag_page(&serve, &address).map(|page| page.tags)
             }
             // ORAS's sentinel from its local stores. tfdisco reads
             // registries only: what its store has no repository for, the

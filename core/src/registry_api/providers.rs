@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::time::Instant;
 
 use http::{HeaderMap, StatusCode};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::{RegistryCall, check_version, endpoint, read_ok};
@@ -20,8 +20,9 @@ const SERVICE: &str = "providers.v1";
 ///
 /// The words Terraform and OpenTofu build providers for are shared
 /// `&'static str`s, so the thousands of platforms of a versions document
-/// (API-9) take no allocation each; other words are owned.
-#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+/// (API-9) take no allocation each; other words are owned. Its JSON
+/// document is `{"os", "arch"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Hash, Serialize)]
 pub struct Platform {
     /// `linux`, `darwin`, `windows`, ….
     pub os: Cow<'static, str>,
@@ -224,8 +225,10 @@ pub struct ProviderVersions {
     pub warnings: Vec<String>,
 }
 
-/// One GPG key that may have signed a provider's checksums.
-#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
+/// One GPG key that may have signed a provider's checksums; its JSON
+/// document is `{"key_id", "ascii_armor", "trust_signature", "source",
+/// "source_url"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
 pub struct SigningKey {
     /// The key id.
     #[serde(default, deserialize_with = "super::nullable")]

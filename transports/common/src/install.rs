@@ -15,8 +15,7 @@ use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
 use tfdisco_config::{
-    DialectChoice, FilesystemMirror, LockFile, LockedProvider, ProvidersFolder,
-    oci_repository_address,
+    DialectChoice, FilesystemMirror, LockFile, ProvidersFolder, oci_repository_address,
 };
 use tfdisco_core::{Platform, ProviderSource};
 use tfdisco_provider::lock_plan::{
@@ -187,26 +186,7 @@ impl InstallRun {
     }
 
     fn record(&mut self, lock: &ProviderLock) -> Result<InstalledProvider, LockError> {
-        let version = lock.version.to_string();
-        let old: Vec<String> = match self.lock_file.provider(&lock.source) {
-            Some(old) if old.version() == version => old.hashes().to_vec(),
-            _ => Vec::new(),
-        };
-        let constraints = Some(lock.constraints.as_str()).filter(|c| !c.is_empty());
-        let locked = LockedProvider::new(
-            lock.source.clone(),
-            &version,
-            constraints,
-            lock.hashes.clone(),
-        )
-        .map_err(LockError::LockFile)?;
-        let recorded = self.lock_file.merge(locked);
-        let hashes_added = recorded
-            .hashes()
-            .iter()
-            .filter(|h| !old.contains(h))
-            .cloned()
-            .collect();
+        let hashes_added = crate::lock::record(&mut self.lock_file, lock)?;
         let bytes = lock.packages.first().map_or(0, |p| p.archive.size());
         Ok(InstalledProvider {
             source: lock.source.clone(),

@@ -186,3 +186,13 @@ pub mod reexports {
     #[cfg(feature = "cli-config")]
     pub use tfdisco_provider::{self, Trust};
 }
+
+/// A local file or folder at `path` that could not be read or written:
+/// the [`Error::LocalFile`](tfdisco_core::Error::LocalFile) every run
+/// (lock, install, mirror, OCI module download, push) reports it as.
+pub(crate) fn local_error(path: &std::path::Path, error: std::io::Error) -> tfdisco_core::Error {
+    tfdisco_core::Error::LocalFile {
+        path: path.to_owned(),
+        problem: error.to_string(),
+    }
+}

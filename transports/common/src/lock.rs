@@ -25,8 +25,8 @@ use crate::plan_jobs::Archives;
 use crate::{AsyncClient, BlockingClient, Cancel, Transport};
 
 pub use options::{DEFAULT_JOBS, LockOptions, ProvidersFrom, jobs};
-pub(crate) use report::Words;
 pub use report::{LockError, LockReport, ProviderReport, failure_exit_code};
+pub(crate) use report::{Words, path_text, text, trust_label, words};
 
 /// A lock run between reading and writing: the plan, and what it updates.
 #[derive(Debug)]
@@ -211,21 +211,7 @@ impl LockRun {
     }
 
     fn record(&mut self, lock: ProviderLock) -> Result<ProviderReport, LockError> {
-        let version = lock.version.to_string();
-        let old: Vec<String> = match self.lock_file.provider(&lock.source) {
-            Some(old) if old.version() == version => old.hashes().to_vec(),
-            _ => Vec::new(),
-        };
-        let constraints = Some(lock.constraints.as_str()).filter(|c| !c.is_empty());
-        let locked = LockedProvider::new(lock.source.clone(), &version, constraints, lock.hashes)
-            .map_err(LockError::LockFile)?;
-        let recorded = self.lock_file.merge(locked);
-        let hashes_added = recorded
-            .hashes()
-            .iter()
-            .filter(|h| !old.contains(h))
-            .cloned()
-            .collect();
+        let hashes_added = record(&mut self.lock_file, &lock)?;
         Ok(ProviderReport {
             source: lock.source,
             version: lock.version,
@@ -235,6 +221,36 @@ impl LockRun {
             key_id: lock.key_id,
         })
     }
+}
+
+/// Records a provider the plan locked in `lock_file` (merged with what the
+/// file held for it) and gives the hashes the file did not hold before for
+/// that version, in the order the file keeps them: every hash when the
+/// version is new to it.
+pub(crate) fn record(
+    lock_file: &mut LockFile,
+    lock: &ProviderLock,
+) -> Result<Vec<String>, LockError> {
+    let version = lock.version.to_string();
+    let old: Vec<String> = match lock_file.provider(&lock.source) {
+        Some(old) if old.version() == version => old.hashes().to_vec(),
+        _ => Vec::new(),
+    };
+    let constraints = Some(lock.constraints.as_str()).filter(|c| !c.is_empty());
+    let locked = LockedProvider::new(
+        lock.source.clone(),
+        &version,
+        constraints,
+        lock.hashes.clone(),
+    )
+    .map_err(LockError::LockFile)?;
+    let recorded = lock_file.merge(locked);
+    Ok(recorded
+        .hashes()
+        .iter()
+        .filter(|h| !old.contains(h))
+        .cloned()
+        .collect())
 }
 
 impl<T: Transport> AsyncClient<T> {

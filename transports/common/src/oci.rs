@@ -18,26 +18,21 @@ use crate::{AsyncClient, BlockingClient, Transport, drive};
 const MAX_TAG_PAGES: usize = 10_000;
 
 impl<T: Transport> AsyncClient<T> {
-    /// Every tag of the repository at `address` (`GET /v2/NAME/tags/list`,
-    /// following `Link` headers), with the client's credentials for it
+    /// Every tag of the repository at `address` (`GET` its
+    /// [`tags_url`](RepositoryAddress::tags_url), following `Link` headers), with the client's credentials for it
     /// ([`ClientBuilder::oci_credentials`](crate::ClientBuilder::oci_credentials))
     /// if the registry asks.
     pub async fn oci_tags(&self, address: &RepositoryAddress) -> Result<Vec<String>, Error> {
         let host = registry_host(address)?;
         let credentials = self.cache().oci_credentials(address)?;
-        let mut url = address
-            .api_root()
-            .join(&format!("{}/tags/list", address.repository()));
+        let mut url = address.tags_url();
         let mut tags = Vec::new();
         for _ in 0..MAX_TAG_PAGES {
-            let page_url = url.map_err(|e| Error::InvalidArgument {
-                message: format!("the tag list of {address}: {e}"),
-            })?;
             let goal = TagList::new(host.clone());
             let page = self
                 .oci_run(Authorized::new(
                     goal,
-                    page_url,
+                    url,
                     address,
                     Scope::new(address.repository(), Access::Pull),
                     credentials.clone(),
@@ -45,7 +40,7 @@ impl<T: Transport> AsyncClient<T> {
                 .await?;
             tags.extend(page.tags);
             match page.next {
-                Some(next) => url = Ok(next),
+                Some(next) => url = next,
                 None => return Ok(tags),
             }
         }
@@ -65,12 +60,7 @@ impl<T: Transport> AsyncClient<T> {
     ) -> Result<FetchedManifest, Error> {
         let host = registry_host(address)?;
         let credentials = self.cache().oci_credentials(address)?;
-        let url = address
-            .api_root()
-            .join(&format!("{}/manifests/{reference}", address.repository()))
-            .map_err(|e| Error::InvalidArgument {
-                message: format!("the manifest {reference} of {address}: {e}"),
-            })?;
+        let url = address.manifest_url(reference);
         let goal = ManifestGoal::new(host, reference.clone(), accept);
         self.oci_run(Authorized::new(
             goal,
@@ -133,16 +123,7 @@ impl<T: Transport> AsyncClient<T> {
         S::Output: Send,
     {
         let credentials = self.cache().oci_credentials(address)?;
-        let url = address
-            .api_root()
-            .join(&format!(
-                "{}/blobs/{}",
-                address.repository(),
-                descriptor.digest
-            ))
-            .map_err(|e| Error::InvalidArgument {
-                message: format!("the blob {} of {address}: {e}", descriptor.digest),
-            })?;
+        let url = address.blob_url(&descriptor.digest);
         self.oci_run(Authorized::new(
             goal,
             url,

@@ -13,12 +13,11 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
 use tfdisco_config::StagedPackage;
-use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, Error, ErrorKind, RegistryCall};
 use tfdisco_oci::module::{MANIFEST_ACCEPT, OciModuleSource, not_found, package_layer};
 use tfdisco_oci::{Descriptor, Digest, Reference, RepositoryAddress};
 
-use crate::{AsyncClient, BlockingClient, Transport};
+use crate::{AsyncClient, BlockingClient, Transport, local_error};
 
 /// What a module source's tag or digest selects (OCIMOD-4 to OCIMOD-6):
 /// the manifest, checked, and the layer that is the package.
@@ -189,7 +188,7 @@ impl<T: Transport> AsyncClient<T> {
     ) -> Result<ResolvedModule, Error> {
         let address = source.address();
         let reference = source.reference();
-        let url = manifest_url(address, reference)?;
+        let url = address.manifest_url(reference);
         let fetched = match self.oci_manifest(address, reference, MANIFEST_ACCEPT).await {
             Ok(fetched) => fetched,
             Err(e) if e.kind() == ErrorKind::NotFound => {
@@ -240,7 +239,7 @@ impl<T: Transport> AsyncClient<T> {
         check_destination(into)?;
         let resolved = self.oci_module_resolve(source).await?;
         let mut staging = Staging::make(into)?;
-        let blob_url = blob_url(&resolved.address, &resolved.layer)?;
+        let blob_url = resolved.address.blob_url(&resolved.layer.digest);
         let sink = StagedPackage::new(staging.path.clone(), into.to_owned());
         let staged = self
             .oci_blob(&resolved.address, &resolved.layer, sink)
@@ -263,7 +262,7 @@ impl<T: Transport> AsyncClient<T> {
         };
         staged
             .apply_modes()
-            .map_err(|e| local_error(&staging.path, &e))?;
+            .map_err(|e| local_error(&staging.path, e))?;
         let subdir = source.subdir().trim_start_matches('/');
         if !subdir.is_empty() && !staging.path.join(subdir).is_dir() {
             return Err(wrap(Error::NotFound {
@@ -328,38 +327,13 @@ fn wrap(error: Error) -> Error {
     RegistryCall::OciModule.wrap(error)
 }
 
-fn manifest_url(address: &RepositoryAddress, reference: &Reference) -> Result<Url, Error> {
-    address
-        .api_root()
-        .join(&format!("{}/manifests/{reference}", address.repository()))
-        .map_err(|e| Error::InvalidArgument {
-            message: format!("the manifest {reference} of {address}: {e}"),
-        })
-}
-
-fn blob_url(address: &RepositoryAddress, layer: &Descriptor) -> Result<Url, Error> {
-    address
-        .api_root()
-        .join(&format!("{}/blobs/{}", address.repository(), layer.digest))
-        .map_err(|e| Error::InvalidArgument {
-            message: format!("the blob {} of {address}: {e}", layer.digest),
-        })
-}
-
-fn local_error(path: &Path, error: &io::Error) -> Error {
-    Error::LocalFile {
-        path: path.to_owned(),
-        problem: error.to_string(),
-    }
-}
-
 /// `into` must be free: absent, or an empty folder.
 fn check_destination(into: &Path) -> Result<(), Error> {
     match fs::symlink_metadata(into) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(local_error(into, &e)),
+        Err(e) => Err(local_error(into, e)),
         Ok(meta) if meta.is_dir() => {
-            let mut entries = fs::read_dir(into).map_err(|e| local_error(into, &e))?;
+            let mut entries = fs::read_dir(into).map_err(|e| local_error(into, e))?;
             match entries.next() {
                 None => Ok(()),
                 Some(_) => Err(Error::LocalFile {
@@ -401,7 +375,7 @@ impl Staging {
             made,
             placed: false,
         };
-        fs::create_dir_all(&parent).map_err(|e| local_error(&parent, &e))?;
+        fs::create_dir_all(&parent).map_err(|e| local_error(&parent, e))?;
         let name = into
             .file_name()
             .map_or_else(|| "module".into(), |n| n.to_string_lossy());
@@ -417,7 +391,7 @@ impl Staging {
         }
         let path = builder
             .tempdir_in(&parent)
-            .map_err(|e| local_error(&parent, &e))?
+            .map_err(|e| local_error(&parent, e))?
             .keep();
         staging.path = path;
         Ok(staging)
@@ -427,9 +401,9 @@ impl Staging {
     /// removed first).
     fn place(&mut self, into: &Path) -> Result<(), Error> {
         if fs::symlink_metadata(into).is_ok_and(|m| m.is_dir()) {
-            fs::remove_dir(into).map_err(|e| local_error(into, &e))?;
+            fs::remove_dir(into).map_err(|e| local_error(into, e))?;
         }
-        fs::rename(&self.path, into).map_err(|e| local_error(into, &e))?;
+        fs::rename(&self.path, into).map_err(|e| local_error(into, e))?;
         self.placed = true;
         Ok(())
     }

@@ -16,7 +16,7 @@ use tfdisco_oci::{
 };
 
 use crate::oci::registry_host;
-use crate::{AsyncClient, BlockingClient, Transport};
+use crate::{AsyncClient, BlockingClient, Transport, local_error};
 
 /// The largest chunk of a blob one `PATCH` sends: 8 MiB.
 pub const UPLOAD_CHUNK: usize = 8 * 1024 * 1024;
@@ -157,13 +157,6 @@ impl Chunks<'_> {
     }
 }
 
-fn local_error(path: &Path, e: std::io::Error) -> Error {
-    Error::LocalFile {
-        path: path.to_owned(),
-        problem: e.to_string(),
-    }
-}
-
 impl<T: Transport> AsyncClient<T> {
     /// Whether the repository at `address` has the blob `digest`.
     pub async fn oci_blob_exists(
@@ -171,7 +164,7 @@ impl<T: Transport> AsyncClient<T> {
         address: &RepositoryAddress,
         digest: &Digest,
     ) -> Result<bool, Error> {
-        let url = blob_url(address, digest)?;
+        let url = address.blob_url(digest);
         self.push_step(address, BlobExists::new(registry_host(address)?), url)
             .await
     }
@@ -207,20 +200,20 @@ impl<T: Transport> AsyncClient<T> {
             return Ok(pushed(false, false));
         }
         let host = registry_host(address)?;
-        let start = address
-            .api_root()
-            .join(&format!("{}/blobs/uploads/", address.repository()))
-            .map_err(|e| invalid(address, e))?;
         let started = match mount_from {
             Some(from) => {
-                let url = UploadStart::mount_url(&start, &blob.digest, from.repository());
+                let url = address.mount_url(&blob.digest, from);
                 let scope = Scope::mount(address.repository(), from.repository());
                 self.write(address, UploadStart::new(host.clone()), url, scope)
                     .await?
             }
             None => {
-                self.push_step(address, UploadStart::new(host.clone()), start)
-                    .await?
+                self.push_step(
+                    address,
+                    UploadStart::new(host.clone()),
+                    address.upload_url(),
+                )
+                .await?
             }
         };
         let mut session = match started {
@@ -251,10 +244,7 @@ impl<T: Transport> AsyncClient<T> {
         manifest: Bytes,
     ) -> Result<Digest, Error> {
         let digest = Digest::of(Algorithm::Sha256, &manifest);
-        let url = address
-            .api_root()
-            .join(&format!("{}/manifests/{reference}", address.repository()))
-            .map_err(|e| invalid(address, e))?;
+        let url = address.manifest_url(reference);
         let goal = ManifestPut::new(registry_host(address)?, media_type, manifest)?;
         self.push_step(address, goal, url).await?;
         Ok(digest)
@@ -344,19 +334,6 @@ pub(crate) fn check_mount(
             address.registry()
         ),
     })
-}
-
-fn blob_url(address: &RepositoryAddress, digest: &Digest) -> Result<tfdisco_core::url::Url, Error> {
-    address
-        .api_root()
-        .join(&format!("{}/blobs/{digest}", address.repository()))
-        .map_err(|e| invalid(address, e))
-}
-
-fn invalid(address: &RepositoryAddress, e: impl std::fmt::Display) -> Error {
-    Error::InvalidArgument {
-        message: format!("the OCI repository {address}: {e}"),
-    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,6 @@
 //! disk. The lock, install and mirror runs drive their plans with these.
 
 use std::num::NonZeroUsize;
-use std::path::Path;
 use std::pin::Pin;
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::task::Poll;
@@ -19,7 +18,7 @@ use tfdisco_oci::{Descriptor, RepositoryAddress};
 use tfdisco_provider::LocalPackage;
 use tfdisco_provider::lock_plan::{ArchiveSink, Job, JobId, JobOutput, LockPlan};
 
-use crate::{AsyncClient, BlockingClient, Transport};
+use crate::{AsyncClient, BlockingClient, Transport, local_error};
 
 impl<T: Transport> AsyncClient<T> {
     /// Runs a plan's jobs, at most `jobs` at once, until it is finished.
@@ -247,13 +246,6 @@ fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
 }
 
 /// A local file that could not be written: [`Error::LocalFile`].
-fn local_error(path: &Path, error: std::io::Error) -> Error {
-    Error::LocalFile {
-        path: path.to_owned(),
-        problem: error.to_string(),
-    }
-}
-
 impl<T: Transport> BlockingClient<T> {
     /// Runs a plan's jobs on `jobs` threads of this call until it is
     /// finished, the archives going where `archives` says.

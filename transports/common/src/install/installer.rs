@@ -19,7 +19,7 @@ use tfdisco_provider::{LocalLocation, LocalPackage};
 
 use super::options::{Cancel, InstallEvent, InstallEvents};
 use crate::plan_jobs::{ArchiveAt, Archives};
-use crate::{AsyncClient, Transport};
+use crate::{AsyncClient, Transport, local_error};
 
 /// How long a run waits between two tries of a busy plugin cache entry's
 /// lock.
@@ -430,10 +430,6 @@ fn unpack_file(file: &Path, mut sink: StagedPackage) -> Result<Staged, Error> {
 }
 
 /// A local file that could not be read or written: [`Error::LocalFile`].
-pub(crate) fn local_error(path: &Path, error: std::io::Error) -> Error {
-    local_problem(path, error.to_string())
-}
-
 fn local_problem(path: &Path, problem: String) -> Error {
     Error::LocalFile {
         path: path.to_owned(),

@@ -7,21 +7,27 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use serde::ser::{SerializeStruct, Serializer};
+use serde::ser::Serializer;
 
 use tfdisco_config::DialectChoice;
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
 use tfdisco_provider::lock_plan::Installed;
 
-/// What an install run did.
-#[derive(Clone, Debug)]
+use crate::lock::{path_text, text, trust_label};
+
+/// What an install run did: `{"lock_file", "changed", "platform",
+/// "providers": [{"source", "version", "installed", "from", "bytes",
+/// "hashes_added", "trust", "key_id"}], "warnings", "dialect"}`.
+#[derive(Clone, Debug, Serialize)]
 pub struct InstallReport {
     /// The lock file.
+    #[serde(rename = "lock_file", serialize_with = "path_text")]
     pub path: PathBuf,
     /// True when its bytes changed (and it was written).
     pub changed: bool,
     /// The platform installed for (the one this program runs on).
+    #[serde(serialize_with = "text")]
     pub platform: Platform,
     /// Each provider, in address order.
     pub providers: Vec<InstalledProvider>,
@@ -33,13 +39,16 @@ pub struct InstallReport {
 }
 
 /// One provider of an [`InstallReport`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct InstalledProvider {
     /// The provider.
+    #[serde(serialize_with = "text")]
     pub source: ProviderSource,
     /// The version installed.
+    #[serde(serialize_with = "text")]
     pub version: Version,
     /// Kept, linked from the plugin cache, or fetched.
+    #[serde(serialize_with = "installed_word")]
     pub installed: Installed,
     /// The installation method its package came from, of those that may
     /// install it (INSTALL-13): `registry`, a network mirror's URL, a
@@ -51,6 +60,7 @@ pub struct InstalledProvider {
     /// The hashes the lock file did not hold before, sorted.
     pub hashes_added: Vec<String>,
     /// How the package is trusted.
+    #[serde(serialize_with = "trust_label")]
     pub trust: Trust,
     /// The id of the key that signed its checksums, if one did.
     pub key_id: Option<String>,
@@ -66,33 +76,7 @@ pub fn install_word(installed: Installed) -> &'static str {
     }
 }
 
-/// `{"lock_file", "changed", "platform", "providers": [{"source", "version",
-/// "installed", "from", "bytes", "hashes_added", "trust", "key_id"}],
-/// "warnings"}`.
-impl Serialize for InstallReport {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_struct("InstallReport", 6)?;
-        map.serialize_field("lock_file", &self.path.display().to_string())?;
-        map.serialize_field("changed", &self.changed)?;
-        map.serialize_field("platform", &self.platform.to_string())?;
-        map.serialize_field("providers", &self.providers)?;
-        map.serialize_field("warnings", &self.warnings)?;
-        map.serialize_field("dialect", &self.dialect)?;
-        map.end()
-    }
-}
-
-impl Serialize for InstalledProvider {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_struct("InstalledProvider", 8)?;
-        map.serialize_field("source", &self.source.to_string())?;
-        map.serialize_field("version", &self.version.to_string())?;
-        map.serialize_field("installed", install_word(self.installed))?;
-        map.serialize_field("from", &self.from)?;
-        map.serialize_field("bytes", &self.bytes)?;
-        map.serialize_field("hashes_added", &self.hashes_added)?;
-        map.serialize_field("trust", self.trust.label())?;
-        map.serialize_field("key_id", &self.key_id)?;
-        map.end()
-    }
+/// [`install_word`], for `#[serde(serialize_with)]`.
+fn installed_word<S: Serializer>(installed: &Installed, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(install_word(*installed))
 }

@@ -4,7 +4,7 @@
 //! packages return.
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
@@ -14,14 +14,18 @@ use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
 use tfdisco_provider::lock_plan::LockFailure;
 
-/// What a lock run did.
-#[derive(Clone, Debug)]
+/// What a lock run did: `{"lock_file", "changed", "platforms",
+/// "providers": [{"source", "version", "constraints", "hashes_added",
+/// "trust", "key_id"}], "dialect": {"name", "chosen_by", "why"}}`.
+#[derive(Clone, Debug, Serialize)]
 pub struct LockReport {
     /// The lock file.
+    #[serde(rename = "lock_file", serialize_with = "path_text")]
     pub path: PathBuf,
     /// True when its bytes changed (and it was written).
     pub changed: bool,
     /// The platforms locked.
+    #[serde(serialize_with = "words")]
     pub platforms: Vec<Platform>,
     /// Each provider locked, in address order.
     pub providers: Vec<ProviderReport>,
@@ -30,17 +34,20 @@ pub struct LockReport {
 }
 
 /// One provider of a [`LockReport`].
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, Serialize)]
 pub struct ProviderReport {
     /// The provider.
+    #[serde(serialize_with = "text")]
     pub source: ProviderSource,
     /// The version locked.
+    #[serde(serialize_with = "text")]
     pub version: Version,
     /// Its constraints as the lock file writes them (empty: none).
     pub constraints: String,
     /// The hashes the lock file did not hold before, sorted.
     pub hashes_added: Vec<String>,
     /// How the key that signed its checksums is trusted.
+    #[serde(serialize_with = "trust_label")]
     pub trust: Trust,
     /// That key's id (none when OpenTofu skipped the signature).
     pub key_id: Option<String>,
@@ -151,34 +158,6 @@ impl fmt::Display for LockError {
 
 impl std::error::Error for LockError {}
 
-/// `{"lock_file", "changed", "platforms", "providers": [{"source",
-/// "version", "constraints", "hashes_added", "trust", "key_id"}],
-/// "dialect": {"name", "chosen_by", "why"}}`.
-impl Serialize for LockReport {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_struct("LockReport", 5)?;
-        map.serialize_field("lock_file", &self.path.display().to_string())?;
-        map.serialize_field("changed", &self.changed)?;
-        map.serialize_field("platforms", &Words(&self.platforms))?;
-        map.serialize_field("providers", &self.providers)?;
-        map.serialize_field("dialect", &self.dialect)?;
-        map.end()
-    }
-}
-
-impl Serialize for ProviderReport {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_struct("ProviderReport", 6)?;
-        map.serialize_field("source", &self.source.to_string())?;
-        map.serialize_field("version", &self.version.to_string())?;
-        map.serialize_field("constraints", &self.constraints)?;
-        map.serialize_field("hashes_added", &self.hashes_added)?;
-        map.serialize_field("trust", self.trust.label())?;
-        map.serialize_field("key_id", &self.key_id)?;
-        map.end()
-    }
-}
-
 /// `{"error": {"kind", "message", "exit_code"}, "failures": [{"source",
 /// "version", "platform", "kind", "message", "exit_code"}]}`: the failures
 /// of [`LockError::Failed`], none for the others.
@@ -234,6 +213,35 @@ impl Serialize for Failures<'_> {
         }
         seq.end()
     }
+}
+
+/// A report's value as its text (`hashicorp/aws`, `5.0.0`,
+/// `linux_amd64`), for `#[serde(serialize_with)]`.
+pub(crate) fn text<T: fmt::Display, S: Serializer>(
+    value: &T,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&value.to_string())
+}
+
+/// A report's path as its text, for `#[serde(serialize_with)]`.
+pub(crate) fn path_text<S: Serializer>(path: &Path, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&path.display().to_string())
+}
+
+/// A report's platforms as their text, in a list, for
+/// `#[serde(serialize_with)]`.
+pub(crate) fn words<S: Serializer>(
+    platforms: &[Platform],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    Words(platforms).serialize(serializer)
+}
+
+/// How a package is trusted, as the CLI names it ([`Trust::label`]), for
+/// `#[serde(serialize_with)]`.
+pub(crate) fn trust_label<S: Serializer>(trust: &Trust, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(trust.label())
 }
 
 /// Values as their text (`linux_amd64`), in a list.

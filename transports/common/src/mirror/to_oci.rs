@@ -18,16 +18,20 @@ use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 
 use super::report::Selected;
 use super::{MirrorOptions, MirrorRun};
-use crate::lock::Words;
+use crate::lock::words;
 use crate::plan_jobs::Archives;
 use crate::{AsyncClient, BlobSource, BlockingClient, LockError, PushedRelease, Transport};
 
-/// What a mirror run into OCI repositories did.
-#[derive(Clone, Debug)]
+/// What a mirror run into OCI repositories did: `{"template", "platforms",
+/// "providers": [{"source", "version", "constraints", "locked", "trust",
+/// "key_id", "repository", "tag", "index", "packages": [{"platform",
+/// "digest"}], "blobs_sent", "blobs_mounted"}]}`.
+#[derive(Clone, Debug, Serialize)]
 pub struct OciMirrorReport {
     /// The repository template.
     pub template: String,
     /// The platforms mirrored.
+    #[serde(serialize_with = "words")]
     pub platforms: Vec<Platform>,
     /// Each provider pushed, in address order.
     pub providers: Vec<OciMirroredProvider>,
@@ -244,20 +248,6 @@ impl<T: Transport> BlockingClient<T> {
     }
 }
 
-/// `{"template", "platforms", "providers": [{"source", "version",
-/// "constraints", "locked", "trust", "key_id", "repository", "tag",
-/// "index", "packages": [{"platform", "digest"}], "blobs_sent",
-/// "blobs_mounted"}]}`.
-impl Serialize for OciMirrorReport {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_struct("OciMirrorReport", 3)?;
-        map.serialize_field("template", &self.template)?;
-        map.serialize_field("platforms", &Words(&self.platforms))?;
-        map.serialize_field("providers", &self.providers)?;
-        map.end()
-    }
-}
-
 impl Serialize for OciMirroredProvider {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_struct("OciMirroredProvider", 11)?;
@@ -272,5 +262,48 @@ impl Serialize for OciMirroredProvider {
         .write(&mut map)?;
         self.release.write(&mut map)?;
         map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use tfdisco_core::{Dialect, serde_json};
+    use tfdisco_oci::Algorithm;
+
+    use super::*;
+
+    /// The report's document, byte for byte: its members and their order
+    /// are what `tfdisco mirror --to-oci --json` and the packages give.
+    #[test]
+    fn the_report_json() {
+        let platform = Platform::parse("linux_amd64").expect("a platform");
+        let digest = Digest::of(Algorithm::Sha256, b"{}");
+        let report = OciMirrorReport {
+            template: "r.example/p/{type}".to_owned(),
+            platforms: vec![platform.clone()],
+            providers: vec![OciMirroredProvider {
+                source: ProviderSource::parse_argument("hashicorp/aws", Dialect::Terraform)
+                    .expect("a source"),
+                version: Version::parse("5.0.0", Dialect::Terraform).expect("a version"),
+                constraints: String::new(),
+                locked: true,
+                trust: Trust::Official,
+                key_id: Some("K".to_owned()),
+                release: PushedRelease {
+                    address: RepositoryAddress::parse("r.example/p/aws").expect("an address"),
+                    tag: "5.0.0".to_owned(),
+                    index: digest.clone(),
+                    packages: vec![(platform, digest.clone())],
+                    blobs_sent: 2,
+                    blobs_mounted: 1,
+                },
+            }],
+        };
+        assert_eq!(
+            serde_json::to_string(&report).expect("JSON"),
+            format!(
+                r#"{{"template":"r.example/p/{{type}}","platforms":["linux_amd64"],"providers":[{{"source":"registry.terraform.io/hashicorp/aws","version":"5.0.0","constraints":"","locked":true,"trust":"signed by HashiCorp","key_id":"K","repository":"r.example/p/aws","tag":"5.0.0","index":"{digest}","packages":[{{"platform":"linux_amd64","digest":"{digest}"}}],"blobs_sent":2,"blobs_mounted":1}}]}}"#
+            )
+        );
     }
 }
