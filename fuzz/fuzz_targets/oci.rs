@@ -77,7 +77,7 @@ fuzz_target!(|data: &[u8]| {
                 headers.insert(header::WWW_AUTHENTICATE, value);
             }
             for credentials in [None, Some(OciCredentials::basic("u", "p"))] {
-                let url = address.api_root().join("ns/aws/tags/list").expect("url");
+                let url = address.tags_url();
                 let scope = Scope::new(address.repository(), Access::Pull);
                 let request = Authorized::new(
                     TagList::new(host.clone()),
@@ -95,7 +95,7 @@ fuzz_target!(|data: &[u8]| {
             if let Ok(value) = HeaderValue::from_bytes(rest) {
                 headers.insert(header::LINK, value);
             }
-            let url = address.api_root().join("ns/aws/tags/list").expect("url");
+            let url = address.tags_url();
             let scope = Scope::new(address.repository(), Access::Pull);
             let request = Authorized::new(TagList::new(host.clone()), url, &address, scope, None);
             answer_once(request, StatusCode::OK, &headers, rest);
@@ -110,10 +110,7 @@ fuzz_target!(|data: &[u8]| {
             let mut headers = HeaderMap::new();
             headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(media));
             let reference = Reference::Tag("1.0.0".parse().expect("tag"));
-            let url = address
-                .api_root()
-                .join("ns/aws/manifests/1.0.0")
-                .expect("url");
+            let url = address.manifest_url(&reference);
             let scope = Scope::new(address.repository(), Access::Pull);
             let goal = ManifestGoal::new(host.clone(), reference, oci_mirror::INDEX_ACCEPT);
             answer_once(
@@ -149,7 +146,7 @@ fuzz_target!(|data: &[u8]| {
             let config = Config::new(Dialect::OpenTofu);
             let now = Instant::now();
             let mut cache = AuthCache::new();
-            let url = address.api_root().join("ns/aws/tags/list").expect("url");
+            let url = address.tags_url();
             let scope = Scope::new(address.repository(), Access::Pull);
             let mut request =
                 Authorized::new(TagList::new(host.clone()), url, &address, scope, None);
