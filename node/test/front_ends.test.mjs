@@ -21,7 +21,7 @@ import { OciServed } from './helpers/oci.mjs';
 import { REGISTRY, Served } from './helpers/serve.mjs';
 
 const PYTHON = process.env.TFDISCO_PYTHON;
-const FIXTURES = path.join(REPO, 'transports', 'testkit', 'fixtures');
+const FIXTURES = path.join(REPO, 'testkit', 'fixtures');
 const ALL = ['linux_amd64', 'darwin_arm64', 'windows_amd64'];
 
 let served;

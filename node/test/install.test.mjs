@@ -1,5 +1,5 @@
 // Provider installation: `client.install` against every case of the install
-// goldens (transports/testkit/fixtures/install-goldens/, what the real
+// goldens (testkit/fixtures/install-goldens/, what the real
 // `terraform init` did with the same input): `tfdisco serve
 // --golden-install CASE` sets each case up on its signed registry (or
 // mirror) with the testkit's own `Case::setup` and judges what the run left
@@ -19,7 +19,7 @@ import { CASES, Golden } from './helpers/golden.mjs';
 import { REGISTRY, Served } from './helpers/serve.mjs';
 
 const { Client, LockError, InvalidOptionError, InvalidSourceError, TfdiscoError } = tfdisco;
-const FIXTURES = path.join(REPO, 'transports', 'testkit', 'fixtures');
+const FIXTURES = path.join(REPO, 'testkit', 'fixtures');
 const SIGNED = path.join(FIXTURES, 'signed-registry');
 const LOCK_FILE = '.terraform.lock.hcl';
 const PLATFORM = 'linux_amd64';

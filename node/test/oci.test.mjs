@@ -31,7 +31,7 @@ const {
   NotFoundError,
   StatusError,
 } = tfdisco;
-const GOLDENS = path.join(REPO, 'transports', 'testkit', 'fixtures', 'lock-goldens');
+const GOLDENS = path.join(REPO, 'testkit', 'fixtures', 'lock-goldens');
 const LOCK_FILE = '.terraform.lock.hcl';
 const ALL = ['linux_amd64', 'darwin_arm64', 'windows_amd64'];
 /** The providers' host in the configuration: never asked, the mirror has them. */

@@ -236,7 +236,7 @@ def registry_served(serve: Callable[..., Served]) -> Served:
 
 class Golden:
     """``tfdisco serve --golden-install CASE``: a case of the install
-    goldens (transports/testkit/src/install_goldens.rs, what the real
+    goldens (testkit/src/install_goldens.rs, what the real
     ``terraform init`` did) set up on the server by the testkit's own
     ``Case::setup``, and the run judged by its ``Expected::check`` (the exit
     code, ``.terraform/providers`` and the plugin cache byte for byte, the
@@ -419,7 +419,7 @@ class OciServed:
 
 class AnyRegistry:
     """``tfdisco serve --any-registry DIR``: the registry that answers for
-    any provider (transports/testkit/src/any_registry.rs: every namespace
+    any provider (testkit/src/any_registry.rs: every namespace
     and type, a long list of versions, signed packages for five platforms),
     on a loopback port of its own, and beside it a network mirror of the
     tree Terraform's ``providers mirror`` wrote for the signed registry
@@ -632,7 +632,7 @@ def sample_services() -> Dict[str, object]:
 
 def registry_services() -> Dict[str, object]:
     """A document pointing at the sample registry ``tfdisco serve`` serves
-    next to any document (transports/testkit/src/sample.rs): modules under
+    next to any document (testkit/src/sample.rs): modules under
     ``/v1/modules/``, providers under ``/v1/providers/``."""
     return {"modules.v1": "/v1/modules/", "providers.v1": "/v1/providers/"}
 

@@ -1,6 +1,6 @@
 """Provider installation: ``tfdisco.install``, ``Client.install``
 and ``AsyncClient.install``, against every case of the install goldens
-(transports/testkit/fixtures/install-goldens/, what the real ``terraform
+(testkit/fixtures/install-goldens/, what the real ``terraform
 init`` did with the same input): ``tfdisco serve --golden-install CASE``
 sets each case up on its signed registry (or mirror) with the testkit's
 own ``Case::setup`` and judges what the run left with its
@@ -31,8 +31,8 @@ import tfdisco
 from conftest import REPO, AnyRegistry, Golden, Served
 from test_lock import KEY_ID, LOCK_FILE, client_for, prepare
 
-GOLDENS = REPO / "transports" / "testkit" / "fixtures" / "install-goldens"
-SIGNED = REPO / "transports" / "testkit" / "fixtures" / "signed-registry"
+GOLDENS = REPO / "testkit" / "fixtures" / "install-goldens"
+SIGNED = REPO / "testkit" / "fixtures" / "signed-registry"
 #: Every case, by its folder (the testkit checks the folders are its cases).
 CASES = sorted(p.name for p in GOLDENS.iterdir() if p.is_dir())
 PLATFORM = "linux_amd64"

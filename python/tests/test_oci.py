@@ -26,7 +26,7 @@ import pytest
 import tfdisco
 from conftest import REPO, OciServed, Served
 
-GOLDENS = REPO / "transports" / "testkit" / "fixtures" / "lock-goldens"
+GOLDENS = REPO / "testkit" / "fixtures" / "lock-goldens"
 LOCK_FILE = ".terraform.lock.hcl"
 ALL = ["linux_amd64", "darwin_arm64", "windows_amd64"]
 #: The providers' host in the configuration: never asked, the mirror has them.

@@ -1,5 +1,5 @@
 // `tfdisco serve --any-registry DIR`: the registry that answers for any
-// provider (transports/testkit/src/any_registry.rs: every namespace and
+// provider (testkit/src/any_registry.rs: every namespace and
 // type, a long list of versions, signed packages for five platforms) on a
 // loopback port of its own, and beside it a network mirror of the tree
 // Terraform's `providers mirror` wrote for the signed registry

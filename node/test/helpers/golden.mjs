@@ -1,5 +1,5 @@
 // `tfdisco serve --golden-install CASE`: a case of the install goldens
-// (transports/testkit/src/install_goldens.rs, what the real `terraform
+// (testkit/src/install_goldens.rs, what the real `terraform
 // init` did) set up on the server by the testkit's own `Case::setup`, and a
 // run judged by its `Expected::check` (the exit code, `.terraform/providers`
 // and the plugin cache byte for byte, the lock file, the downloads), as the
@@ -10,7 +10,7 @@ import path from 'node:path';
 import readline from 'node:readline';
 import { REPO, tempDir, tfdiscoBin } from './env.mjs';
 
-export const GOLDENS = path.join(REPO, 'transports', 'testkit', 'fixtures', 'install-goldens');
+export const GOLDENS = path.join(REPO, 'testkit', 'fixtures', 'install-goldens');
 
 /** Every case, by its folder (the testkit checks the folders are its cases). */
 export const CASES = fs

@@ -306,7 +306,7 @@ pub fn corpus_dir() -> Option<PathBuf> {
     if let Some(dir) = std::env::var_os(CORPUS_VAR) {
         return Some(PathBuf::from(dir));
     }
-    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/real-configurations");
+    let beside = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/real-configurations");
     beside.is_dir().then_some(beside)
 }
 
