@@ -1,4 +1,4 @@
-//! `tfdisco demo`: the built-in server, discovered through every transport,
+//! `tfdisco-dev demo`: the built-in server, discovered through every transport,
 //! step by step. Works offline.
 
 use std::fmt::Write as _;
@@ -7,10 +7,10 @@ use tfdisco_core::{Error, Hostname, ModuleSource, Platform, ProviderSource, Serv
 use tfdisco_testkit::{Reply, TestServer, dev_pki, sample, signed_registry};
 use tfdisco_transport::{Event, ExchangeReport, LockOptions};
 
-use crate::exit;
-use crate::failure::Failure;
-use crate::net::{self, Client, TransportKind};
-use crate::report::Report;
+use tfdisco_cli_common::client::{Client, TransportKind, client_with};
+use tfdisco_cli_common::exit;
+use tfdisco_cli_common::failure::{Failure, option_failure};
+use tfdisco_cli_common::report::Report;
 use tfdisco_core::Env;
 use tfdisco_transport::{ClientOptions, CredentialsChoice};
 
@@ -43,14 +43,14 @@ pub(crate) fn run() -> Result<u8, Failure> {
     options.cli_config = false;
     options.credentials = CredentialsChoice::Nothing;
     options.env = Some(Env::empty());
-    let setup = options.load().map_err(crate::setup::option_failure)?;
+    let setup = options.load().map_err(option_failure)?;
     let mut first: Option<Services> = None;
     let mut first_walk: Option<Vec<String>> = None;
     let mut first_lock: Option<String> = None;
     let mut all_agree = true;
     for kind in TransportKind::ALL {
         println!("\n== {} transport", kind.name());
-        let client = net::client_with(kind, &setup, |b| {
+        let client = client_with(kind, &setup, |b| {
             b.add_root_certificate_pem(pki.ca_pem.as_bytes())
         })?;
         let mut steps = String::new();

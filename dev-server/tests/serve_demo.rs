@@ -1,4 +1,4 @@
-//! `tfdisco serve` and `tfdisco demo`, end to end.
+//! `tfdisco-dev serve` and `tfdisco-dev demo`, end to end.
 
 mod common;
 
@@ -6,12 +6,12 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use common::tfdisco;
+use common::{tfdisco, tfdisco_dev};
 
 #[test]
 fn demo_discovers_through_every_transport() {
     let home = tempfile::tempdir().expect("temp dir");
-    let r = tfdisco(home.path(), &[], &["demo"]);
+    let r = tfdisco_dev(home.path(), &[], &["demo"]);
     assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
     assert_eq!(
         r.stdout.matches("<- 301 Moved Permanently").count(),
@@ -49,7 +49,7 @@ fn serve_prints_how_to_discover_it_and_serves_the_document() {
     std::fs::write(&doc, r#"{"modules.v1": "/my/modules/"}"#).expect("write doc");
     let ca = dir.path().join("ca.pem");
     let mut child = Child(
-        Command::new(env!("CARGO_BIN_EXE_tfdisco"))
+        Command::new(env!("CARGO_BIN_EXE_tfdisco-dev"))
             .args(["serve", "--listen", "127.0.0.1:0", "--doc"])
             .arg(&doc)
             .arg("--ca-out")
@@ -98,7 +98,7 @@ fn serve_refuses_a_busy_address() {
     let addr = taken.local_addr().expect("bound").to_string();
     let home = tempfile::tempdir().expect("temp dir");
     let ca = home.path().join("ca.pem");
-    let r = tfdisco(
+    let r = tfdisco_dev(
         home.path(),
         &[],
         &[

@@ -1,14 +1,14 @@
-//! `tfdisco serve --help` lists the sample registry from the data it is
+//! `tfdisco-dev serve --help` lists the sample registry from the data it is
 //! served from, and the README shows the same list.
 
 mod common;
 
-use common::tfdisco;
+use common::tfdisco_dev;
 use tfdisco_testkit::sample::{MODULES, PROVIDERS};
 
 fn help() -> String {
     let home = tempfile::tempdir().expect("temp dir");
-    let r = tfdisco(home.path(), &[], &["serve", "--help"]);
+    let r = tfdisco_dev(home.path(), &[], &["serve", "--help"]);
     assert_eq!(r.code, Some(0), "{}", r.stderr);
     r.stdout
 }
@@ -54,7 +54,7 @@ fn the_help_lists_every_provider_and_module_the_sample_serves() {
     assert!(section.contains(r#"{"errors":["Not Found"]}"#), "{section}");
     // `-h` points at it.
     let home = tempfile::tempdir().expect("temp dir");
-    let short = tfdisco(home.path(), &[], &["serve", "-h"]).stdout;
+    let short = tfdisco_dev(home.path(), &[], &["serve", "-h"]).stdout;
     assert!(
         short.contains("The sample registry: see --help."),
         "{short}"
@@ -81,7 +81,7 @@ fn the_readme_shows_the_same_list() {
         .collect();
     assert!(
         readme.contains(&block.join("\n")),
-        "README.md's `serve` item should hold `tfdisco serve --help`'s sample registry \
+        "README.md's `serve` item should hold `tfdisco-dev serve --help`'s sample registry \
          text as it is now, indented by two:\n{section}"
     );
 }

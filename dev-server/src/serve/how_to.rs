@@ -1,4 +1,4 @@
-//! What `tfdisco serve` prints once it listens: where, and commands that
+//! What `tfdisco-dev serve` prints once it listens: where, and commands that
 //! reach it as they are (the address it listens on, the CA to trust).
 
 use std::fmt::Write as _;
@@ -89,7 +89,7 @@ pub(crate) fn text(address: SocketAddr, trust: &Trust<'_>, sample_document: bool
                 .map_or(host.as_str(), |(name, _)| name);
             let _ = writeln!(
                 out,
-                "{THEIR_CA} below stands for the file of the CA that signed --cert (tfdisco \
+                "{THEIR_CA} below stands for the file of the CA that signed --cert (tfdisco-dev \
                  cannot know it),\nand the certificate must name {name}"
             );
             THEIR_CA.to_owned()
@@ -100,7 +100,7 @@ pub(crate) fn text(address: SocketAddr, trust: &Trust<'_>, sample_document: bool
     if sample_document {
         let _ = writeln!(
             out,
-            "ask its sample registry (tfdisco serve --help lists it):"
+            "ask its sample registry (tfdisco-dev serve --help lists it):"
         );
         if let Some(provider) = PROVIDERS.first() {
             let _ = writeln!(

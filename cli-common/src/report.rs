@@ -7,11 +7,11 @@ use tfdisco_core::{Error, OAuthClient, Resolved, ServicesReport};
 
 /// The services of one discovery, restricted to the ids asked for when
 /// any are given (the library's report, shown to people).
-pub(crate) struct Report<'a>(pub(crate) ServicesReport<'a>);
+pub struct Report<'a>(pub ServicesReport<'a>);
 
 impl Report<'_> {
     /// The first error among the requested ids, which decides the exit code.
-    pub(crate) fn first_error(&self) -> Option<Error> {
+    pub fn first_error(&self) -> Option<Error> {
         if !self.0.is_restricted() {
             return None;
         }
@@ -23,7 +23,7 @@ impl Report<'_> {
     }
 
     /// The table for people.
-    pub(crate) fn human(&self) -> String {
+    pub fn human(&self) -> String {
         let s = self.0.services();
         let mut rows: Vec<(String, String)> = vec![
             ("host".into(), s.host().display().into_owned()),

@@ -1,25 +1,31 @@
 //! A command's failure: one line for people, an exit code for scripts.
 
 use std::fmt;
+use std::process::ExitCode;
+
+use tfdisco_transport::{OptionError, kinds};
 
 use crate::exit;
 
 /// What went wrong, and the exit code it means: a failure of the tool
 /// itself (a bad option, say), or a discovery or registry error.
 #[derive(Debug)]
-pub(crate) struct Failure {
-    pub(crate) code: u8,
-    pub(crate) message: String,
+pub struct Failure {
+    /// The exit code (`crate::exit`).
+    pub code: u8,
+    /// The line for people.
+    pub message: String,
     /// The `kind` shown in `--json` output.
-    pub(crate) kind: &'static str,
+    pub kind: &'static str,
     /// A suggestion for people, printed after the message.
-    pub(crate) hint: Option<&'static str>,
+    pub hint: Option<&'static str>,
     /// The core error behind it, which `--json` reports on stdout.
-    pub(crate) error: Option<Box<tfdisco_core::Error>>,
+    pub error: Option<Box<tfdisco_core::Error>>,
 }
 
 impl Failure {
-    pub(crate) fn new(code: u8, kind: &'static str, message: impl fmt::Display) -> Failure {
+    /// A failure of `kind` with `message`, exiting with `code`.
+    pub fn new(code: u8, kind: &'static str, message: impl fmt::Display) -> Failure {
         Failure {
             code,
             message: message.to_string(),
@@ -40,7 +46,7 @@ impl From<tfdisco_core::Error> for Failure {
 }
 
 /// What to try next, for the failures people hit most.
-pub(crate) fn hint(e: &tfdisco_core::Error) -> Option<&'static str> {
+pub fn hint(e: &tfdisco_core::Error) -> Option<&'static str> {
     use tfdisco_core::{Error, TransportErrorKind};
     match e {
         Error::Transport { error, .. }
@@ -71,12 +77,12 @@ impl From<std::io::Error> for Failure {
 }
 
 /// The kind of a failure that is not worth a message.
-pub(crate) const BROKEN_PIPE: &str = "broken_pipe";
+pub const BROKEN_PIPE: &str = "broken_pipe";
 
 /// Runs a command; with `json`, a failure that carries a core error is
 /// printed as JSON on stdout, `{"error": {kind, message}}` (the library's
 /// serialization of the error). The exit code is the same either way.
-pub(crate) fn report(json: bool, result: Result<u8, Failure>) -> Result<u8, Failure> {
+pub fn report(json: bool, result: Result<u8, Failure>) -> Result<u8, Failure> {
     match result {
         Err(Failure {
             code,
@@ -92,8 +98,29 @@ pub(crate) fn report(json: bool, result: Result<u8, Failure>) -> Result<u8, Fail
 
 /// A report as the library serializes it (one line of JSON): what every
 /// `--json` prints.
-pub(crate) fn json_text(report: &impl serde::Serialize) -> String {
+pub fn json_text(report: &impl serde::Serialize) -> String {
     serde_json::to_string(report).unwrap_or_else(|e| {
         serde_json::json!({ "error": { "kind": "json", "message": e.to_string() } }).to_string()
     })
+}
+
+/// An option that cannot be used: a usage error (exit 2).
+pub fn option_failure(e: impl Into<OptionError>) -> Failure {
+    Failure::new(exit::USAGE, kinds::INVALID_OPTION, e.into())
+}
+
+/// The exit code of a command's `result`; a failure is printed on stderr
+/// first, as `PROGRAM: message` and its hint (a closed stdout quietly).
+pub fn exit_code(program: &str, result: Result<u8, Failure>) -> ExitCode {
+    match result {
+        Ok(code) => ExitCode::from(code),
+        Err(f) if f.kind == BROKEN_PIPE => ExitCode::SUCCESS,
+        Err(f) => {
+            eprintln!("{program}: {}", f.message);
+            if let Some(hint) = f.hint {
+                eprintln!("hint: {hint}");
+            }
+            ExitCode::from(f.code)
+        }
+    }
 }

@@ -1,4 +1,4 @@
-//! `tfdisco serve --any-registry DIR` (hidden): the registry that answers
+//! `tfdisco-dev serve --any-registry DIR` (hidden): the registry that answers
 //! for any provider (`tfdisco_testkit::any_registry`), for the Python and
 //! Node packages' tests of configurations read as Terraform reads them
 //! (the edges of the corpus of real configurations,

@@ -1,4 +1,4 @@
-//! `tfdisco serve --oci-registry MODE` (hidden): a real OCI registry for
+//! `tfdisco-dev serve --oci-registry MODE` (hidden): a real OCI registry for
 //! the Python and Node packages' tests of OpenTofu's OCI features, started
 //! beside the discovery server: the testkit's
 //! [`OciRegistry`](tfdisco_testkit::oci_registry::OciRegistry) (Debian's

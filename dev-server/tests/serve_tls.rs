@@ -1,4 +1,4 @@
-//! What `tfdisco serve` prints to reach it works as printed (the address it
+//! What `tfdisco-dev serve` prints to reach it works as printed (the address it
 //! listens on, the CA to trust), and each `serve` has a CA of its own.
 
 mod common;

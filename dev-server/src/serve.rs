@@ -1,4 +1,4 @@
-//! `tfdisco serve`: a development discovery server on loopback.
+//! `tfdisco-dev serve`: a development discovery server on loopback.
 
 mod any_registry;
 mod golden;
@@ -20,7 +20,7 @@ use crate::failure::Failure;
 pub(crate) use help::{HEADING as HELP_HEADING, sample_registry as sample_registry_help};
 use how_to::{Trust, reachable};
 
-/// Options of `tfdisco serve`.
+/// Options of `tfdisco-dev serve`.
 #[derive(Args, Debug)]
 pub(crate) struct ServeOpts {
     /// The discovery document to serve [default: a sample document].
@@ -89,7 +89,7 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
         serde_json::from_slice::<serde_json::Value>(&doc),
         Ok(serde_json::Value::Object(_) | serde_json::Value::Null)
     ) {
-        eprintln!("tfdisco: warning: the document is not a JSON object; clients will refuse it");
+        eprintln!("tfdisco-dev: warning: the document is not a JSON object; clients will refuse it");
     }
     let (tls, ca_file) = match (&opts.cert, &opts.key) {
         (Some(cert), Some(key)) => {
@@ -182,7 +182,7 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
         std::thread::sleep(Duration::from_millis(100));
         if let Some(why) = oci.as_ref().and_then(oci::OciFixture::stopping) {
             drop(oci);
-            eprintln!("tfdisco: serve stopped ({why}); the OCI registry with it");
+            eprintln!("tfdisco-dev: serve stopped ({why}); the OCI registry with it");
             return Ok(exit::SUCCESS);
         }
         let requests = server.requests();

@@ -1,29 +1,29 @@
-//! `tfdisco provider …` and `tfdisco module …` against a running
-//! `tfdisco serve`: its sample registry answers what it does not have with a
-//! registry's 404, so the CLI says `not_found` and exits 3.
+//! `tfdisco provider …` and `tfdisco module …` against the sample registry
+//! `tfdisco-dev serve` serves, here on the test kit's loopback server: it
+//! answers what it does not have with a registry's 404, so the CLI says
+//! `not_found` and exits 3.
 
 mod common;
 
-use common::{Run, Serve, tfdisco};
-use tfdisco_testkit::sample;
+use common::{Run, ca_file, tfdisco};
+use tfdisco_testkit::{TestServer, sample};
 
 struct Served {
     home: tempfile::TempDir,
     ca: String,
     /// `127.0.0.1:PORT`: module registry hosts need a dot.
     host: String,
-    _serve: Serve,
+    _server: TestServer,
 }
 
 fn served() -> Served {
-    let home = tempfile::tempdir().expect("temp dir");
-    let ca = home.path().join("ca.pem").to_string_lossy().into_owned();
-    let serve = Serve::start(home.path(), &["--ca-out", &ca]);
+    let server = TestServer::start();
+    sample::install(&server, sample::DOCUMENT.as_bytes());
     Served {
-        host: format!("127.0.0.1:{}", serve.port()),
-        home,
-        ca,
-        _serve: serve,
+        home: tempfile::tempdir().expect("temp dir"),
+        ca: ca_file(),
+        host: format!("127.0.0.1:{}", server.port()),
+        _server: server,
     }
 }
 

@@ -1,4 +1,4 @@
-//! `tfdisco serve --golden-install CASE --golden-scratch DIR` (hidden): a
+//! `tfdisco-dev serve --golden-install CASE --golden-scratch DIR` (hidden): a
 //! case of the install goldens set up on the server, for the Python and
 //! Node packages' tests, which run their own `install` against it and let
 //! the testkit judge the result, exactly as the conformance suite does

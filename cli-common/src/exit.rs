@@ -1,21 +1,21 @@
-//! The exit codes of `tfdisco`.
+//! The exit codes of `tfdisco` and `tfdisco-dev`.
 
 use tfdisco_core::ErrorKind;
 
 /// Everything worked.
-pub(crate) const SUCCESS: u8 = 0;
+pub const SUCCESS: u8 = 0;
 /// Discovery failed: network, TLS, status, content type, JSON, size,
 /// redirects, timeout.
-pub(crate) const DISCOVERY_FAILED: u8 = 1;
+pub const DISCOVERY_FAILED: u8 = 1;
 /// Bad usage, or an invalid hostname, service id, source address, version
 /// or platform.
-pub(crate) const USAGE: u8 = 2;
+pub const USAGE: u8 = 2;
 /// A requested service is not provided, or not in that version; or the
 /// registry has no such provider, module, version or platform (404).
-pub(crate) const NOT_PROVIDED: u8 = 3;
+pub const NOT_PROVIDED: u8 = 3;
 
 /// The exit code for a failure of `kind`.
-pub(crate) fn for_kind(kind: ErrorKind) -> u8 {
+pub fn for_kind(kind: ErrorKind) -> u8 {
     match kind {
         ErrorKind::InvalidHostname
         | ErrorKind::InvalidServiceId

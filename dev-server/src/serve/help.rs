@@ -1,4 +1,4 @@
-//! What `tfdisco serve --help` says about the sample registry, made from the
+//! What `tfdisco-dev serve --help` says about the sample registry, made from the
 //! data the registry is served from (`tfdisco_testkit::sample`).
 
 use std::fmt::Write as _;
