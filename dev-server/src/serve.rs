@@ -89,7 +89,9 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
         serde_json::from_slice::<serde_json::Value>(&doc),
         Ok(serde_json::Value::Object(_) | serde_json::Value::Null)
     ) {
-        eprintln!("tfdisco-dev: warning: the document is not a JSON object; clients will refuse it");
+        eprintln!(
+            "tfdisco-dev: warning: the document is not a JSON object; clients will refuse it"
+        );
     }
     let (tls, ca_file) = match (&opts.cert, &opts.key) {
         (Some(cert), Some(key)) => {

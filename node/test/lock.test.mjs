@@ -1,5 +1,5 @@
 // Lock files: `client.lock` against the signed provider registry
-// `tfdisco serve` serves next to its document (ns/alpha and ns/beta with
+// `tfdisco-dev serve` serves next to its document (ns/alpha and ns/beta with
 // real packages, each version's SHA256SUMS signed by a test key), the
 // results byte-identical to the lock files Terraform wrote for it
 // (testkit/fixtures/lock-goldens/); and `hashPackage`.

@@ -55,7 +55,7 @@ function prepare(root, name, host) {
 
 const expectedLock = (name, host) => fs.readFileSync(path.join(GOLDENS, name, 'terraform.lock.hcl'), 'utf8').replaceAll('{HOST}', host);
 
-describe('against tfdisco serve', () => {
+describe('against tfdisco-dev serve', () => {
   let served;
   before(async () => {
     served = await Served.start(REGISTRY);

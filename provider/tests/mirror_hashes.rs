@@ -13,8 +13,7 @@ const T: Dialect = Dialect::Terraform;
 /// `h1_zip` and `h1` differ).
 #[test]
 fn the_archive_h1_is_hash_zip() {
-    let root =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/fixtures");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/fixtures");
     let tree = root.join("mirror-goldens/mirror-fresh/tree/{HOST}/ns");
     for (name, version) in [("alpha", "1.1.0"), ("beta", "0.10.0")] {
         let listed =

@@ -1078,8 +1078,7 @@ fn signed_registry_packages_give_the_golden_h1() {
 /// Every package of the signed registry unpacks.
 #[test]
 fn every_signed_registry_package_unpacks() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../testkit/fixtures/signed-registry/ns");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/fixtures/signed-registry/ns");
     let mut count = 0;
     for provider in std::fs::read_dir(&root).expect("ns") {
         for version in std::fs::read_dir(provider.expect("a provider").path()).expect("versions") {

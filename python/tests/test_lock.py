@@ -1,6 +1,6 @@
 """Lock files: ``tfdisco.lock``, ``Client.lock``,
 ``AsyncClient.lock`` and ``tfdisco.hash_package``, against the signed
-provider registry ``tfdisco serve`` serves next to its document
+provider registry ``tfdisco-dev serve`` serves next to its document
 (testkit/src/signed_registry.rs: ``ns/alpha`` and ``ns/beta``
 with real packages, each version's ``SHA256SUMS`` signed by a test key),
 compared with the lock files real Terraform wrote for the same registry

@@ -1,7 +1,7 @@
 //! Loopback HTTPS discovery servers for tests and development: a scripted
 //! scenario server, a CONNECT proxy, test and development PKIs, and the one
-//! conformance suite every tfdisco transport runs unchanged. `tfdisco serve`
-//! and `tfdisco demo` run on it too.
+//! conformance suite every tfdisco transport runs unchanged. `tfdisco-dev serve`
+//! and `tfdisco-dev demo` run on it too.
 //!
 //! A transport's test file expands [`conformance_suite!`] with its
 //! [`Transport`](tfdisco_transport::Transport) type, which defines one

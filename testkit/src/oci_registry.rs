@@ -129,7 +129,7 @@ impl OciRegistry {
     }
 
     /// [`OciRegistry::start`], telling why it could not start rather than
-    /// panicking (`tfdisco serve --oci-registry` reports it).
+    /// panicking (`tfdisco-dev serve --oci-registry` reports it).
     pub fn try_start(auth: OciAuth) -> Result<OciRegistry, String> {
         let dir = tempfile::Builder::new()
             .prefix("tfdisco-oci-registry-")

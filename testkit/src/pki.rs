@@ -80,7 +80,7 @@ impl Pki {
     }
 }
 
-/// A fresh CA and a leaf it signed, for a development server (`tfdisco serve`).
+/// A fresh CA and a leaf it signed, for a development server (`tfdisco-dev serve`).
 pub struct DevPki {
     /// The CA certificate, PEM: what clients must trust. Its subject names
     /// this CA alone (`tfdisco development CA <id>`).

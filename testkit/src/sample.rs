@@ -1,7 +1,7 @@
 //! A small sample registry: a discovery document and the module and provider
-//! registry answers behind it, as `tfdisco serve` and `tfdisco demo` serve
+//! registry answers behind it, as `tfdisco-dev serve` and `tfdisco-dev demo` serve
 //! them (and the Python package's tests read them). [`PROVIDERS`] and
-//! [`MODULES`] are what it serves: the routes and `tfdisco serve --help` are
+//! [`MODULES`] are what it serves: the routes and `tfdisco-dev serve --help` are
 //! both made from them.
 
 mod install;

@@ -193,7 +193,7 @@ impl TestServer {
     }
 
     /// A server with one listener on `addr` (port 0 picks one): HTTPS with
-    /// `tls`, plain http without. This is what `tfdisco serve` runs; for it
+    /// `tls`, plain http without. This is what `tfdisco-dev serve` runs; for it
     /// [`TestServer::port`], [`TestServer::other_port`] and
     /// [`TestServer::http_port`] are all the one listener's port.
     pub fn bind(addr: SocketAddr, tls: Option<Arc<ServerConfig>>) -> io::Result<TestServer> {

@@ -4,7 +4,7 @@
 //! test key whose public half the package answers carry. The packages were
 //! written by Go's `archive/zip`, as release tools write them; one has a
 //! folder entry. `fixtures/make-signed-registry.sh` makes them (the private
-//! key is never kept); they are compiled in, so `tfdisco serve` serves them
+//! key is never kept); they are compiled in, so `tfdisco-dev serve` serves them
 //! too (under its sample document).
 //!
 //! ```no_run

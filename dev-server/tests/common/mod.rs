@@ -43,7 +43,12 @@ fn run(program: &Path, home: &Path, vars: &[(&str, &str)], args: &[&str]) -> Run
 
 /// `tfdisco-dev args…`, as [`run`] runs it.
 pub fn tfdisco_dev(home: &Path, vars: &[(&str, &str)], args: &[&str]) -> Run {
-    run(Path::new(env!("CARGO_BIN_EXE_tfdisco-dev")), home, vars, args)
+    run(
+        Path::new(env!("CARGO_BIN_EXE_tfdisco-dev")),
+        home,
+        vars,
+        args,
+    )
 }
 
 /// `tfdisco args…` (the command-line tool), as [`run`] runs it.
@@ -70,7 +75,9 @@ fn cli() -> &'static Path {
             None => panic!("no profile in {}", exe.display()),
         };
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "--locked", "-p", "tfdisco", "--bin", "tfdisco"])
+            .args([
+                "build", "--quiet", "--locked", "-p", "tfdisco", "--bin", "tfdisco",
+            ])
             .arg("--profile")
             .arg(profile)
             .arg("--target-dir")
