@@ -37,7 +37,7 @@ enum Command {
         after_help = format!("{}: see --help.", serve::HELP_HEADING),
         after_long_help = serve::sample_registry_help(),
     )]
-    Serve(ServeOpts),
+    Serve(Box<ServeOpts>),
     /// Start the built-in server with a sample document and discover it
     /// through every transport, step by step. Works offline.
     Demo,

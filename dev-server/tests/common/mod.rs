@@ -74,7 +74,8 @@ fn cli() -> &'static Path {
             Some(name) => name,
             None => panic!("no profile in {}", exe.display()),
         };
-        let status = Command::new(env!("CARGO"))
+        let mut build = Command::new(env!("CARGO"));
+        build
             .args([
                 "build", "--quiet", "--locked", "-p", "tfdisco", "--bin", "tfdisco",
             ])
@@ -82,9 +83,26 @@ fn cli() -> &'static Path {
             .arg(profile)
             .arg("--target-dir")
             .arg(target_dir)
-            .current_dir(env!("CARGO_MANIFEST_DIR"))
-            .status()
-            .expect("cargo runs");
+            .current_dir(env!("CARGO_MANIFEST_DIR"));
+        // Not the variables cargo sets for this test (the package's): build
+        // scripts that read them would be built again, here and then again
+        // by the next `cargo build`.
+        for (name, _) in std::env::vars_os() {
+            let name = name.to_string_lossy();
+            if [
+                "CARGO_PKG_",
+                "CARGO_BIN_",
+                "CARGO_MANIFEST_",
+                "CARGO_CRATE_",
+            ]
+            .iter()
+            .any(|prefix| name.starts_with(prefix))
+                || ["CARGO_PRIMARY_PACKAGE", "CARGO_TARGET_TMPDIR"].contains(&&*name)
+            {
+                build.env_remove(&*name);
+            }
+        }
+        let status = build.status().expect("cargo runs");
         assert!(status.success(), "cargo build -p tfdisco: {status}");
         let cli = profile_dir.join("tfdisco");
         assert!(cli.is_file(), "no {}", cli.display());
