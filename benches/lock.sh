@@ -1,6 +1,6 @@
 #!/bin/sh
 # The lock benchmark: `tfdisco lock` against `terraform providers
-# lock`, as processes, on the same loopback registry (`tfdisco serve`'s
+# lock`, as processes, on the same loopback registry (`tfdisco-dev serve`'s
 # signed sample providers ns/alpha and ns/beta), 2 providers × 3 platforms.
 # Runs alternate (which tool goes first swaps every pair); every cold run
 # starts without a lock file, every warm run from the lock file the cold run
@@ -26,12 +26,13 @@ rm -rf "$work"
 mkdir -p "$work/terraform" "$work/tfdisco"
 
 command -v terraform >/dev/null || { echo "terraform is not on the PATH" >&2; exit 1; }
-CARGO_INCREMENTAL=0 cargo build -q --release -p tfdisco
+CARGO_INCREMENTAL=0 cargo build -q --release -p tfdisco -p tfdisco-dev-server
 tfdisco=$PWD/target/release/tfdisco
+tfdisco_dev=$PWD/target/release/tfdisco-dev
 ${CC:-cc} -O2 -o "$work/timed" benches/c/timed.c
 
 # The server, on a free port; its log lists every request ("GET /path").
-"$tfdisco" serve --listen 127.0.0.1:0 --ca-out "$work/ca.pem" >"$work/serve.log" 2>&1 &
+"$tfdisco_dev" serve --listen 127.0.0.1:0 --ca-out "$work/ca.pem" >"$work/serve.log" 2>&1 &
 server=$!
 trap 'kill "$server" 2>/dev/null || :' EXIT
 trap 'exit 130' INT TERM

@@ -3,7 +3,7 @@
 //
 // - normalize the benchmarks' 10 000-name corpus: tfdisco.normalize against
 //   url.domainToASCII (WHATWG/UTS #46 in Node's ICU);
-// - one discovery against a loopback `tfdisco serve`: client.discover
+// - one discovery against a loopback `tfdisco-dev serve`: client.discover
 //   (after forgetAll, on the reused connection) against a bare fetch() +
 //   JSON.parse of the well-known URL (undici's pool, reused connection);
 //   and a new Client (new connection) each time;
@@ -117,7 +117,7 @@ async function child() {
 }
 
 async function parent() {
-  const defaultBin = path.join(process.env.CARGO_TARGET_DIR ?? path.join(here, '..', 'target'), 'release', 'tfdisco');
+  const defaultBin = path.join(process.env.CARGO_TARGET_DIR ?? path.join(here, '..', 'target'), 'release', 'tfdisco-dev');
   const bin = option('--serve-bin', defaultBin);
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfdisco-bench-'));
   const ca = path.join(dir, 'ca.pem');

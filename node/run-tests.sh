@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # The Node package's test command, from a fresh clone: the Rust side linted,
 # npm ci (the napi CLI, TypeScript), the native module built (napi build,
-# Cargo.lock as committed), the `tfdisco` CLI and the core's `normalize`
-# example the tests run, then node --test, tsc over the typed examples, and
-# `npm pack` installed into an empty project with no build.
+# Cargo.lock as committed), the `tfdisco` CLI, the development server
+# `tfdisco-dev` and the core's `normalize` example the tests run, then node
+# --test, tsc over the typed examples, and `npm pack` installed into an
+# empty project with no build.
 #
 #   node/run-tests.sh [NODE_TEST_ARGS...]
 #
@@ -32,11 +33,13 @@ case "${TFDISCO_NODE_BUILD:-release}" in
   *) echo "TFDISCO_NODE_BUILD must be release or debug" >&2; exit 2 ;;
 esac
 
-echo "== the tfdisco CLI (tfdisco serve) and the core's normalize example"
-(cd "$repo" && cargo build --locked -p tfdisco --bin tfdisco -p tfdisco-core --example normalize)
+echo "== the tfdisco CLI, its development server (tfdisco-dev serve) and the core's normalize example"
+(cd "$repo" && cargo build --locked -p tfdisco --bin tfdisco -p tfdisco-dev-server --bin tfdisco-dev \
+    -p tfdisco-core --example normalize)
 target="$(cd "$repo" && cargo metadata --locked --format-version 1 --no-deps \
     | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => console.log(JSON.parse(s).target_directory))')"
 export TFDISCO_BIN="$target/debug/tfdisco"
+export TFDISCO_DEV_BIN="$target/debug/tfdisco-dev"
 export TFDISCO_NORMALIZE_BIN="$target/debug/examples/normalize"
 
 echo "== node --test"

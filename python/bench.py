@@ -6,7 +6,7 @@
    (the Rust benchmarks' corpus, ``tests/corpus.py``). Neither result is
    checked here (the parity test does that for tfdisco); ``idna`` refuses
    names with ports, which tfdisco accepts.
-2. One discovery against a loopback ``tfdisco serve``: ``Client.discover``
+2. One discovery against a loopback ``tfdisco-dev serve``: ``Client.discover``
    against ``requests`` (or ``urllib`` without it) + ``json`` doing the bare
    ``GET /.well-known/terraform.json``, on a reused connection ("warm") and
    with a new client and connection each time ("cold").
@@ -18,9 +18,9 @@ Prints the median of each. Usage::
 
     python bench.py [--runs N] [--serve-bin PATH]
 
-``--serve-bin`` (default ``$TFDISCO_BIN``, else ``target/release`` or
+``--serve-bin`` (default ``$TFDISCO_DEV_BIN``, else ``target/release`` or
 ``target/debug`` of the repository or ``$CARGO_TARGET_DIR``) is the
-``tfdisco`` CLI whose ``serve`` command is the server.
+development server ``tfdisco-dev`` whose ``serve`` command is the server.
 """
 
 from __future__ import annotations
@@ -121,15 +121,15 @@ def bench_normalize(runs: int) -> None:
 def find_serve_binary(given: Optional[str]) -> Path:
     if given:
         return Path(given)
-    if os.environ.get("TFDISCO_BIN"):
-        return Path(os.environ["TFDISCO_BIN"])
+    if os.environ.get("TFDISCO_DEV_BIN"):
+        return Path(os.environ["TFDISCO_DEV_BIN"])
     roots = [Path(os.environ["CARGO_TARGET_DIR"])] if os.environ.get("CARGO_TARGET_DIR") else []
     roots.append(HERE.parent / "target")
     for profile in ("release", "debug"):
         for root in roots:
-            if (root / profile / "tfdisco").exists():
-                return root / profile / "tfdisco"
-    sys.exit("tfdisco CLI not found: build it (cargo build --release -p tfdisco) or pass --serve-bin")
+            if (root / profile / "tfdisco-dev").exists():
+                return root / profile / "tfdisco-dev"
+    sys.exit("tfdisco-dev not found: build it (cargo build --release -p tfdisco-dev-server) or pass --serve-bin")
 
 
 def bench_discovery(runs: int, binary: Path) -> None:
@@ -150,7 +150,7 @@ def bench_discovery(runs: int, binary: Path) -> None:
                     port = int(found.group(1))
                 if line.startswith("press Ctrl-C"):
                     break
-            assert port is not None, "tfdisco serve did not start"
+            assert port is not None, "tfdisco-dev serve did not start"
             # Keep the server's request log from filling the pipe.
             import threading
 
@@ -174,7 +174,7 @@ def run_discovery(runs: int, port: int, ca: Path, binary: Path) -> None:
     def cold_tfdisco() -> None:
         tfdisco.Client(**options).discover(host)
 
-    print(f"one discovery of {host} over loopback HTTPS ({binary.parent.name} tfdisco serve; median of {runs} runs)")
+    print(f"one discovery of {host} over loopback HTTPS ({binary.parent.name} tfdisco-dev serve; median of {runs} runs)")
     results = {
         "tfdisco Client.discover, warm": median_seconds(warm_tfdisco, runs, warmup=5),
         "tfdisco Client.discover, cold": median_seconds(cold_tfdisco, max(runs // 4, 5)),
@@ -261,7 +261,7 @@ def run_cached(runs: int, host: str, options: dict) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--runs", type=int, default=21, help="timed runs of each (default 21)")
-    parser.add_argument("--serve-bin", help="the tfdisco CLI to serve with")
+    parser.add_argument("--serve-bin", help="the tfdisco-dev server to serve with")
     parser.add_argument("--skip-discovery", action="store_true")
     args = parser.parse_args()
     print(f"tfdisco {tfdisco.__version__}, Python {sys.version.split()[0]}")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The Python package's test command, from a fresh machine: a virtual
 # environment, `pip install ./python` (maturin builds the extension from the
-# Rust sources), the `tfdisco` CLI and the core's `normalize` example the
-# tests run, then pytest.
+# Rust sources), the `tfdisco` CLI, the development server `tfdisco-dev`
+# and the core's `normalize` example the tests run, then pytest.
 #
 #   python/run-tests.sh [VENV_DIR [PYTEST_ARGS...]]   (default: python/.venv)
 #
@@ -30,12 +30,13 @@ echo "== pip install ./python (maturin, Cargo.lock as committed)"
 (cd "$repo" && MATURIN_PEP517_ARGS="--locked ${TFDISCO_MATURIN_ARGS:-}" \
     "$venv/bin/python" -m pip install --disable-pip-version-check --force-reinstall ./python)
 
-echo "== the tfdisco CLI (tfdisco serve) and the core's normalize example"
-(cd "$repo" && cargo build --locked -p tfdisco --bin tfdisco \
+echo "== the tfdisco CLI, its development server (tfdisco-dev serve) and the core's normalize example"
+(cd "$repo" && cargo build --locked -p tfdisco --bin tfdisco -p tfdisco-dev-server --bin tfdisco-dev \
     && cargo build --locked -p tfdisco-core --example normalize)
 target="$(cd "$repo" && cargo metadata --locked --format-version 1 --no-deps \
     | "$venv/bin/python" -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
 export TFDISCO_BIN="$target/debug/tfdisco"
+export TFDISCO_DEV_BIN="$target/debug/tfdisco-dev"
 export TFDISCO_NORMALIZE_BIN="$target/debug/examples/normalize"
 
 echo "== pytest"

@@ -58,6 +58,12 @@ if cargo tree -p tfdisco-config -e normal --prefix none --locked \
   exit 1
 fi
 
+echo "== the tfdisco CLI is shipped without the test kit (serve and demo are tfdisco-dev's)"
+if cargo tree -p tfdisco -e normal --prefix none --locked | grep -E '^tfdisco-(testkit|dev-server) '; then
+  echo "tfdisco must not depend on the crates above" >&2
+  exit 1
+fi
+
 echo "== the Python package (python/run-tests.sh: a venv, pip install ./python, pytest)"
 # A debug build of the extension in the workspace's target directory, so the
 # dependencies the workspace build compiled are reused.

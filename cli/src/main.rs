@@ -4,10 +4,7 @@
 
 mod check;
 mod credentials;
-mod demo;
 mod discover;
-mod exit;
-mod failure;
 mod install;
 mod interrupt;
 mod lock;
@@ -18,20 +15,18 @@ mod oci_module;
 mod oci_push;
 mod provider_source;
 mod registry;
-mod report;
-mod serve;
 mod setup;
 
 use std::process::ExitCode;
 
 use clap::{ArgAction, CommandFactory, Parser, Subcommand};
 use clap_complete::Shell;
+use tfdisco_cli_common::{exit, failure, report, verbose};
 use tfdisco_core::Dialect;
 
 use failure::Failure;
 use net::NetOpts;
 use registry::{ModuleCommand, ProviderCommand};
-use serve::ServeOpts;
 
 /// Terraform/OpenTofu service discovery, registries, lock files and mirrors.
 // No long text here, nor on a global option: then `tfdisco --help` is the
@@ -161,21 +156,6 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-    /// Serve a discovery document on loopback HTTPS, for development.
-    ///
-    /// Without --doc it serves a sample document whose module and provider
-    /// registries it serves too (listed below); without --cert it makes a CA
-    /// and a certificate. It prints the commands that reach it.
-    #[command(
-        after_help = format!("{}: see --help.", serve::HELP_HEADING),
-        after_long_help = serve::sample_registry_help(),
-    )]
-    Serve(ServeOpts),
-    /// Discover a built-in sample server, step by step, offline.
-    ///
-    /// Starts the built-in server with a sample document and discovers it
-    /// through every transport, step by step. Works offline.
-    Demo,
     /// Say which source supplies credentials for a host.
     ///
     /// The sources: TF_TOKEN_* variables, CLI config files,
@@ -203,7 +183,7 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    init_tracing(cli.verbose);
+    verbose::init(cli.verbose);
     if let Some(value) = std::env::var_os(tfdisco_config::DIALECT_VAR).filter(|v| !v.is_empty())
         && let Err(e) = value.to_string_lossy().parse::<tfdisco_core::Dialect>()
     {
@@ -234,8 +214,6 @@ fn main() -> ExitCode {
             Ok(exit::SUCCESS)
         }
         Command::Normalize { hosts, json } => normalize::run(hosts, *json).map_err(Failure::from),
-        Command::Serve(opts) => serve::run(opts),
-        Command::Demo => demo::run(),
         Command::Credentials {
             host,
             dialect,
@@ -248,31 +226,5 @@ fn main() -> ExitCode {
             *json,
         ),
     };
-    match result {
-        Ok(code) => ExitCode::from(code),
-        Err(f) if f.kind == failure::BROKEN_PIPE => ExitCode::SUCCESS,
-        Err(f) => {
-            eprintln!("tfdisco: {}", f.message);
-            if let Some(hint) = f.hint {
-                eprintln!("hint: {hint}");
-            }
-            ExitCode::from(f.code)
-        }
-    }
-}
-
-/// `-v` shows the core's discovery events, `-vv` everything, on stderr.
-fn init_tracing(verbose: u8) {
-    let level = match verbose {
-        0 => return,
-        1 => tracing::Level::DEBUG,
-        _ => tracing::Level::TRACE,
-    };
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(level)
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .without_time()
-        .finish();
-    let _ = tracing::subscriber::set_global_default(subscriber);
+    failure::exit_code("tfdisco", result)
 }

@@ -1,48 +1,20 @@
-//! The options every command that talks to servers takes, and the one
-//! client type, over whichever transport was chosen.
+//! The options every command that talks to servers takes, and the client
+//! they make.
 
 use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use tfdisco_config::DialectChoice;
 use tfdisco_core::{Dialect, Env};
-use tfdisco_transport::{
-    AnyTransport, Blocking, BlockingClient, BuildError, ClientBuilder, ClientOptions, ClientSetup,
-    CredentialsChoice, FromSettings, Settings, Transport, timeout_from_secs,
-};
+use tfdisco_transport::{ClientOptions, CredentialsChoice, timeout_from_secs};
 
 use crate::failure::Failure;
 use crate::setup;
 
-/// Which transport moves the bytes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
-pub(crate) enum TransportKind {
-    /// tokio + hyper + rustls
-    Tokio,
-    /// async-std (futures-io, async-io, futures-rustls, hyper)
-    AsyncStd,
-    /// the system libcurl
-    Curl,
-}
-
-impl TransportKind {
-    pub(crate) const ALL: [TransportKind; 3] = [
-        TransportKind::Tokio,
-        TransportKind::AsyncStd,
-        TransportKind::Curl,
-    ];
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            TransportKind::Tokio => "tokio",
-            TransportKind::AsyncStd => "async-std",
-            TransportKind::Curl => "curl",
-        }
-    }
-}
+pub(crate) use tfdisco_cli_common::client::{Client, TransportKind, client_with};
 
 /// Network options shared by `discover` and `check`.
 #[derive(Args, Debug)]
@@ -201,38 +173,11 @@ fn parse_resolve(s: &str) -> Result<(String, SocketAddr), String> {
     Ok((host.to_owned(), SocketAddr::new(ip, port)))
 }
 
-/// The CLI's one client type, whichever transport moves the bytes.
-pub(crate) type Client = BlockingClient<AnyTransport>;
-
 /// A client for `opts`: the environment and CLI configuration read (its
 /// problems printed as warnings), then the options applied.
 pub(crate) fn client(opts: &NetOpts) -> Result<Client, Failure> {
     let setup = setup::load(&opts.client_options()?)?;
     client_with(opts.transport, &setup, |b| b)
-}
-
-/// A client over the transport `kind` for what `setup` read, with extra
-/// builder settings.
-pub(crate) fn client_with(
-    kind: TransportKind,
-    setup: &ClientSetup,
-    extra: impl FnOnce(ClientBuilder<Settings>) -> ClientBuilder<Settings>,
-) -> Result<Client, Failure> {
-    let settings = extra(setup.builder())
-        .build()
-        .map_err(setup::option_failure)?;
-    let transport = match kind {
-        TransportKind::Tokio => any(tfdisco_tokio::Http::from_settings(settings.clone())),
-        TransportKind::AsyncStd => any(tfdisco_async_std::Http::from_settings(settings.clone())),
-        TransportKind::Curl => any(Blocking::<tfdisco_curl::Http>::from_settings(
-            settings.clone(),
-        )),
-    }?;
-    Ok(Client::new(settings.new_cache(), transport))
-}
-
-fn any<T: Transport>(built: Result<T, BuildError>) -> Result<AnyTransport, Failure> {
-    built.map(AnyTransport::new).map_err(setup::option_failure)
 }
 
 #[cfg(test)]

@@ -4,10 +4,11 @@
 
 use tfdisco_config::Severity;
 use tfdisco_core::{Dialect, Hostname};
-use tfdisco_transport::{ClientOptions, ClientSetup, OptionError, kinds};
+use tfdisco_transport::{ClientOptions, ClientSetup};
 
-use crate::exit;
 use crate::failure::Failure;
+
+pub(crate) use tfdisco_cli_common::failure::option_failure;
 
 /// Reads what `options` ask for; problems in the CLI configuration are
 /// printed as warnings (they never stop a command, as in Terraform).
@@ -26,11 +27,6 @@ pub(crate) fn load(options: &ClientOptions) -> Result<ClientSetup, Failure> {
 /// The process environment and the CLI configuration of `dialect`.
 pub(crate) fn load_dialect(dialect: Dialect) -> Result<ClientSetup, Failure> {
     load(&ClientOptions::new(dialect))
-}
-
-/// An option that cannot be used: a usage error (exit 2).
-pub(crate) fn option_failure(e: impl Into<OptionError>) -> Failure {
-    Failure::new(exit::USAGE, kinds::INVALID_OPTION, e.into())
 }
 
 /// Parses a hostname argument; an invalid one is a usage error (exit 2).

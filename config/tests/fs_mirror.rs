@@ -12,7 +12,7 @@ use tfdisco_core::{Dialect, Platform, ProviderSource, Version};
 use tfdisco_provider::LocalLocation;
 
 fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../transports/testkit/fixtures")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/fixtures")
 }
 
 /// A package archive of the testkit's signed registry (written by Go's

@@ -1,4 +1,4 @@
-// The client against real loopback HTTPS servers: `tfdisco serve` and a
+// The client against real loopback HTTPS servers: `tfdisco-dev serve` and a
 // recording server of the tests' own. Discovery, the cache, every error
 // kind a discovery can end in, credentials, options, and many hosts at once.
 import assert from 'node:assert/strict';

@@ -19,7 +19,7 @@ import { REGISTRY, Served } from './helpers/serve.mjs';
 
 const { Client, InvalidOptionError } = tfdisco;
 const LOCK_FILE = '.terraform.lock.hcl';
-const GOLDENS = path.join(REPO, 'transports', 'testkit', 'fixtures', 'lock-goldens');
+const GOLDENS = path.join(REPO, 'testkit', 'fixtures', 'lock-goldens');
 const TERRAFORM_HEADER =
   '# This file is maintained automatically by "terraform init".\n# Manual edits may be lost in future updates.\n';
 const TOFU_HEADER =

@@ -2,7 +2,7 @@
 // mirror and install calls, and the OCI ones (a lock from an OCI mirror,
 // an `oci://` module resolved and downloaded, the signed registry's
 // providers copied with `mirror --to-oci` and a release pushed with `oci
-// push-provider`, against `tfdisco serve --oci-registry anonymous`), through the `tfdisco` CLI (`--json`), the
+// push-provider`, against `tfdisco-dev serve --oci-registry anonymous`), through the `tfdisco` CLI (`--json`), the
 // Python package (`to_json()`) and this package (`JSON.stringify`) give
 // equal JSON documents. The Python interpreter with the package installed is
 // TFDISCO_PYTHON (scripts/test.sh sets it to the venv python/run-tests.sh
@@ -21,7 +21,7 @@ import { OciServed } from './helpers/oci.mjs';
 import { REGISTRY, Served } from './helpers/serve.mjs';
 
 const PYTHON = process.env.TFDISCO_PYTHON;
-const FIXTURES = path.join(REPO, 'transports', 'testkit', 'fixtures');
+const FIXTURES = path.join(REPO, 'testkit', 'fixtures');
 const ALL = ['linux_amd64', 'darwin_arm64', 'windows_amd64'];
 
 let served;
@@ -110,7 +110,7 @@ function calls(dirs) {
 }
 
 /**
- * The OCI calls against `oci` (a registry `tfdisco serve --oci-registry`
+ * The OCI calls against `oci` (a registry `tfdisco-dev serve --oci-registry`
  * started). The publishing calls push once first (`warmUp`), as a second
  * run sends no blob: each front end then reports the same run.
  */

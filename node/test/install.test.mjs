@@ -1,6 +1,6 @@
 // Provider installation: `client.install` against every case of the install
-// goldens (transports/testkit/fixtures/install-goldens/, what the real
-// `terraform init` did with the same input): `tfdisco serve
+// goldens (testkit/fixtures/install-goldens/, what the real
+// `terraform init` did with the same input): `tfdisco-dev serve
 // --golden-install CASE` sets each case up on its signed registry (or
 // mirror) with the testkit's own `Case::setup` and judges what the run left
 // with its `Expected::check`, as the Rust conformance suite judges the
@@ -19,7 +19,7 @@ import { CASES, Golden } from './helpers/golden.mjs';
 import { REGISTRY, Served } from './helpers/serve.mjs';
 
 const { Client, LockError, InvalidOptionError, InvalidSourceError, TfdiscoError } = tfdisco;
-const FIXTURES = path.join(REPO, 'transports', 'testkit', 'fixtures');
+const FIXTURES = path.join(REPO, 'testkit', 'fixtures');
 const SIGNED = path.join(FIXTURES, 'signed-registry');
 const LOCK_FILE = '.terraform.lock.hcl';
 const PLATFORM = 'linux_amd64';
@@ -235,7 +235,7 @@ describe('what the report says', () => {
   });
 
   // OpenTofu's `network_mirror { trust_all_hashes = true }` (MIRROR-14),
-  // from the mirror `tfdisco serve --any-registry` serves (the tree
+  // from the mirror `tfdisco-dev serve --any-registry` serves (the tree
   // Terraform's `providers mirror` wrote): for a provider of
   // registry.opentofu.org the lock file records the hashes the mirror lists
   // for every platform; without the setting only the installed platform's;

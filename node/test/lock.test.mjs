@@ -1,8 +1,8 @@
 // Lock files: `client.lock` against the signed provider registry
-// `tfdisco serve` serves next to its document (ns/alpha and ns/beta with
+// `tfdisco-dev serve` serves next to its document (ns/alpha and ns/beta with
 // real packages, each version's SHA256SUMS signed by a test key), the
 // results byte-identical to the lock files Terraform wrote for it
-// (transports/testkit/fixtures/lock-goldens/); and `hashPackage`.
+// (testkit/fixtures/lock-goldens/); and `hashPackage`.
 import assert from 'node:assert/strict';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
@@ -16,7 +16,7 @@ import { AnyRegistry } from './helpers/any_registry.mjs';
 import { REGISTRY, Served } from './helpers/serve.mjs';
 
 const { Client, LockError } = tfdisco;
-const FIXTURES = path.join(REPO, 'transports', 'testkit', 'fixtures');
+const FIXTURES = path.join(REPO, 'testkit', 'fixtures');
 const GOLDENS = path.join(FIXTURES, 'lock-goldens');
 const SIGNED = path.join(FIXTURES, 'signed-registry');
 const LOCK_FILE = '.terraform.lock.hcl';
@@ -229,7 +229,7 @@ describe('through the plugin cache (enablePluginCache, LOCKRUN-10)', () => {
 
   /**
    * What `cache` holds, one line per entry sorted by path, as the testkit's
-   * `tree_manifest` writes it (transports/testkit/src/install_goldens/tree.rs),
+   * `tree_manifest` writes it (testkit/src/install_goldens/tree.rs),
    * without the entries' lock files (`HOST/NS/TYPE/VERSION/OS_ARCH.lock`,
    * which Terraform does not write).
    */
@@ -356,7 +356,7 @@ describe('configurations read as Terraform reads them (TFCFG-8, LOCKRUN-9)', () 
   const REAL_PLATFORMS = ['linux_amd64', 'darwin_arm64'];
 
   // Two edges of the corpus of real configurations
-  // (transports/testkit/src/real_configurations.rs), the ones the old
+  // (testkit/src/real_configurations.rs), the ones the old
   // parser refused: a type 17 brackets deep and one resource of 250 dynamic
   // blocks with conditionals (96 kB). Locked in the Terraform dialect
   // against the registry that answers for any provider, which the client's

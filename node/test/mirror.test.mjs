@@ -1,6 +1,6 @@
 // Mirrors: `client.mirror`, `client.lock({ netMirror | fsMirror })` and
 // `installationMethods`, compared with what Terraform 1.11.4 wrote for the
-// same input (transports/testkit/fixtures/mirror-goldens/ and lock-goldens/):
+// same input (testkit/fixtures/mirror-goldens/ and lock-goldens/):
 // the folder `providers mirror` wrote, and the lock files `providers lock
 // -net-mirror` / `-fs-mirror` wrote.
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ import { Recorder } from './helpers/recorder.mjs';
 import { REGISTRY, Served } from './helpers/serve.mjs';
 
 const { Client, LockError } = tfdisco;
-const FIXTURES = path.join(REPO, 'transports', 'testkit', 'fixtures');
+const FIXTURES = path.join(REPO, 'testkit', 'fixtures');
 const MIRRORS = path.join(FIXTURES, 'mirror-goldens');
 const GOLDENS = path.join(FIXTURES, 'lock-goldens');
 const LOCK_FILE = '.terraform.lock.hcl';
@@ -55,7 +55,7 @@ function prepare(root, name, host) {
 
 const expectedLock = (name, host) => fs.readFileSync(path.join(GOLDENS, name, 'terraform.lock.hcl'), 'utf8').replaceAll('{HOST}', host);
 
-describe('against tfdisco serve', () => {
+describe('against tfdisco-dev serve', () => {
   let served;
   before(async () => {
     served = await Served.start(REGISTRY);

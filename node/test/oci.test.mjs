@@ -1,7 +1,7 @@
 // OCI registries as OpenTofu uses them: `lock({ ociMirror })`,
 // `moduleResolve(source)` and `moduleDownload(source, { into })` for
 // `oci://` sources, and publishing to them (`mirrorToOci`, `pushProvider`),
-// against a real registry (`tfdisco serve --oci-registry
+// against a real registry (`tfdisco-dev serve --oci-registry
 // MODE`: Debian's `docker-registry`, anonymous or with Basic credentials,
 // holding a module package and the signed registry's providers as an OCI
 // mirror), with the OCI credentials of the CLI configuration
@@ -31,7 +31,7 @@ const {
   NotFoundError,
   StatusError,
 } = tfdisco;
-const GOLDENS = path.join(REPO, 'transports', 'testkit', 'fixtures', 'lock-goldens');
+const GOLDENS = path.join(REPO, 'testkit', 'fixtures', 'lock-goldens');
 const LOCK_FILE = '.terraform.lock.hcl';
 const ALL = ['linux_amd64', 'darwin_arm64', 'windows_amd64'];
 /** The providers' host in the configuration: never asked, the mirror has them. */
@@ -328,7 +328,7 @@ describe('oci:// module sources', () => {
 
 // --- Publishing: mirrorToOci and pushProvider ----------------------------------
 //
-// The signed registry `tfdisco serve` serves next to its document (the
+// The signed registry `tfdisco-dev serve` serves next to its document (the
 // providers' host) is copied into the real OCI registry (`basic`, its own
 // CA): the clients trust both.
 

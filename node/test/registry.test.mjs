@@ -1,4 +1,4 @@
-// The four registry calls against the sample registry `tfdisco serve`
+// The four registry calls against the sample registry `tfdisco-dev serve`
 // serves next to its document (asked as 127.0.0.1:PORT: module registry
 // hosts need a dot), compared with the `tfdisco` CLI's --json output for
 // the same questions; and against the recording server for what the sample

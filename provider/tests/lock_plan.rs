@@ -23,7 +23,7 @@ const T: Dialect = Dialect::Terraform;
 const HOST: &str = "registry.example.com";
 
 fn fixture() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../transports/testkit/fixtures/signed-registry")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../testkit/fixtures/signed-registry")
 }
 
 fn read(path: PathBuf) -> Vec<u8> {
@@ -437,7 +437,7 @@ fn shared_signature_checks_follow_their_inputs() {
 }
 
 /// A network mirror serving the tree Terraform 1.11.4's `providers mirror`
-/// wrote (`transports/testkit/fixtures/mirror-goldens/mirror-fresh`), its
+/// wrote (`testkit/fixtures/mirror-goldens/mirror-fresh`), its
 /// documents read by the real goals on the socket-free harness.
 mod mirror {
     use tfdisco_core::url::Url;
@@ -452,7 +452,7 @@ mod mirror {
 
     fn tree() -> std::path::PathBuf {
         std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../transports/testkit/fixtures/mirror-goldens/mirror-fresh/tree/{HOST}")
+            .join("../testkit/fixtures/mirror-goldens/mirror-fresh/tree/{HOST}")
     }
 
     /// A file of the tree, by its path under the host's folder's parent.
@@ -548,7 +548,7 @@ mod mirror {
         let locks = plan.finish().expect("locked");
         let golden = std::fs::read_to_string(
             std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../transports/testkit/fixtures/lock-goldens/net-mirror/terraform.lock.hcl"),
+                .join("../testkit/fixtures/lock-goldens/net-mirror/terraform.lock.hcl"),
         )
         .expect("the golden");
         for lock in &locks {

@@ -13,8 +13,7 @@ const T: Dialect = Dialect::Terraform;
 /// `h1_zip` and `h1` differ).
 #[test]
 fn the_archive_h1_is_hash_zip() {
-    let root =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../transports/testkit/fixtures");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/fixtures");
     let tree = root.join("mirror-goldens/mirror-fresh/tree/{HOST}/ns");
     for (name, version) in [("alpha", "1.1.0"), ("beta", "0.10.0")] {
         let listed =
@@ -41,7 +40,7 @@ fn the_archive_h1_is_hash_zip() {
 fn mirror_hashes_vouch_for_an_archive() {
     let zip = std::fs::read(
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
-            "../transports/testkit/fixtures/signed-registry/ns/beta/0.10.0/terraform-provider-beta_0.10.0_linux_amd64.zip",
+            "../testkit/fixtures/signed-registry/ns/beta/0.10.0/terraform-provider-beta_0.10.0_linux_amd64.zip",
         ),
     )
     .expect("zip");

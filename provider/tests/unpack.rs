@@ -1027,7 +1027,7 @@ fn every_entry_layout_unpacks_alike() {
 /// providers lock` recorded in the golden lock file (UNPACK-8).
 #[test]
 fn signed_registry_packages_give_the_golden_h1() {
-    let testkit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../transports/testkit/fixtures");
+    let testkit = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/fixtures");
     let golden = std::fs::read_to_string(testkit.join("lock-goldens/fresh/terraform.lock.hcl"))
         .expect("the golden lock file");
     let mut checked = 0;
@@ -1078,8 +1078,7 @@ fn signed_registry_packages_give_the_golden_h1() {
 /// Every package of the signed registry unpacks.
 #[test]
 fn every_signed_registry_package_unpacks() {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../transports/testkit/fixtures/signed-registry/ns");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../testkit/fixtures/signed-registry/ns");
     let mut count = 0;
     for provider in std::fs::read_dir(&root).expect("ns") {
         for version in std::fs::read_dir(provider.expect("a provider").path()).expect("versions") {

@@ -1,10 +1,11 @@
-"""Fixtures: the ``tfdisco serve`` loopback HTTPS server, a recording HTTPS
+"""Fixtures: the ``tfdisco-dev serve`` loopback HTTPS server, a recording HTTPS
 server of our own, and a hermetic environment.
 
-The ``tfdisco`` CLI binary and the core's ``normalize`` example are found
-through ``TFDISCO_BIN`` / ``TFDISCO_NORMALIZE_BIN``, else under
+The ``tfdisco`` CLI binary, the development server ``tfdisco-dev`` and the
+core's ``normalize`` example are found through ``TFDISCO_BIN`` /
+``TFDISCO_DEV_BIN`` / ``TFDISCO_NORMALIZE_BIN``, else under
 ``$CARGO_TARGET_DIR`` (or the repository's ``target/``) ``/debug``.
-``run-tests.sh`` builds both.
+``run-tests.sh`` builds all three.
 """
 
 from __future__ import annotations
@@ -71,6 +72,12 @@ def tfdisco_bin() -> Path:
 
 
 @pytest.fixture(scope="session")
+def tfdisco_dev_bin() -> Path:
+    """The development server ``tfdisco-dev`` (``tfdisco-dev serve``)."""
+    return _binary("TFDISCO_DEV_BIN", "tfdisco-dev")
+
+
+@pytest.fixture(scope="session")
 def normalize_bin() -> Path:
     """The core's ``normalize`` example."""
     return _binary("TFDISCO_NORMALIZE_BIN", "examples/normalize")
@@ -115,7 +122,7 @@ _MARK = "/.tfdisco-test-marker/"
 
 
 class Served:
-    """A running ``tfdisco serve``: its port, CA file and request log."""
+    """A running ``tfdisco-dev serve``: its port, CA file and request log."""
 
     def __init__(self, process: subprocess.Popen, port: int, ca: Path) -> None:
         self.process = process
@@ -140,7 +147,7 @@ class Served:
         """Every request line logged so far (``GET /path``, with
         `` (with credentials)`` when a token was sent), exactly.
 
-        ``tfdisco serve`` prints the requests it received every 100 ms, in
+        ``tfdisco-dev serve`` prints the requests it received every 100 ms, in
         the order they arrived. Rather than sleep and hope, this makes a
         request of its own (a marker path) and waits for its line: every
         request made before it (by every call that has returned) is logged
@@ -156,7 +163,7 @@ class Served:
             connection.close()
         with self._changed:
             if not self._changed.wait_for(lambda: f"GET {mark}" in self._lines, timeout=30):
-                pytest.fail(f"tfdisco serve did not log the marker request {mark}", pytrace=False)
+                pytest.fail(f"tfdisco-dev serve did not log the marker request {mark}", pytrace=False)
             lines = self._lines[: self._lines.index(f"GET {mark}")]
         return [line for line in lines if line.startswith("GET ") and not line.startswith(f"GET {_MARK}")]
 
@@ -170,7 +177,7 @@ class Served:
 
 
 def start_serve(binary: Path, directory: Path, doc: Optional[str] = None) -> Served:
-    """Starts ``tfdisco serve`` on a free loopback port."""
+    """Starts ``tfdisco-dev serve`` on a free loopback port."""
     directory.mkdir(parents=True, exist_ok=True)
     ca = directory / "ca.pem"
     args = [str(binary), "serve", "--listen", "127.0.0.1:0", "--ca-out", str(ca)]
@@ -198,18 +205,18 @@ def start_serve(binary: Path, directory: Path, doc: Optional[str] = None) -> Ser
             break
     if port is None:
         process.kill()
-        pytest.fail("tfdisco serve did not start", pytrace=False)
+        pytest.fail("tfdisco-dev serve did not start", pytrace=False)
     return Served(process, port, ca)
 
 
 @pytest.fixture
-def serve(tfdisco_bin: Path, tmp_path: Path) -> Iterator[Callable[..., Served]]:
-    """Starts ``tfdisco serve`` servers: ``serve()`` for the tests' sample
+def serve(tfdisco_dev_bin: Path, tmp_path: Path) -> Iterator[Callable[..., Served]]:
+    """Starts ``tfdisco-dev serve`` servers: ``serve()`` for the tests' sample
     document (``sample_services()``), ``serve(doc=text)`` for another one."""
     started: List[Served] = []
 
     def start(doc: Optional[str] = None) -> Served:
-        server = start_serve(tfdisco_bin, tmp_path / f"serve{len(started)}", doc)
+        server = start_serve(tfdisco_dev_bin, tmp_path / f"serve{len(started)}", doc)
         started.append(server)
         return server
 
@@ -220,23 +227,23 @@ def serve(tfdisco_bin: Path, tmp_path: Path) -> Iterator[Callable[..., Served]]:
 
 @pytest.fixture
 def served(serve: Callable[..., Served]) -> Served:
-    """One ``tfdisco serve`` with the tests' sample document."""
+    """One ``tfdisco-dev serve`` with the tests' sample document."""
     return serve()
 
 
 @pytest.fixture
 def registry_served(serve: Callable[..., Served]) -> Served:
-    """One ``tfdisco serve`` whose document points at the sample registry
+    """One ``tfdisco-dev serve`` whose document points at the sample registry
     it serves next to it (``registry_services()``)."""
     return serve(doc=json.dumps(registry_services()))
 
 
-# --- A case of the install goldens, set up and judged by `tfdisco serve` ---
+# --- A case of the install goldens, set up and judged by `tfdisco-dev serve` ---
 
 
 class Golden:
-    """``tfdisco serve --golden-install CASE``: a case of the install
-    goldens (transports/testkit/src/install_goldens.rs, what the real
+    """``tfdisco-dev serve --golden-install CASE``: a case of the install
+    goldens (testkit/src/install_goldens.rs, what the real
     ``terraform init`` did) set up on the server by the testkit's own
     ``Case::setup``, and the run judged by its ``Expected::check`` (the exit
     code, ``.terraform/providers`` and the plugin cache byte for byte, the
@@ -274,7 +281,7 @@ class Golden:
                 break
         if described is None:
             self.stop()
-            pytest.fail(f"tfdisco serve did not set up the install golden {case}", pytrace=False)
+            pytest.fail(f"tfdisco-dev serve did not set up the install golden {case}", pytrace=False)
         self.dir = Path(described["dir"])
         self.cache = Path(described["cache"]) if described["cache"] else None
         self.host: str = described["host"]
@@ -298,7 +305,7 @@ class Golden:
                 if not answer["ok"]:
                     pytest.fail(f"{self.case}: {answer['problems']}", pytrace=False)
                 return
-        pytest.fail(f"{self.case}: tfdisco serve ended without judging the run", pytrace=False)
+        pytest.fail(f"{self.case}: tfdisco-dev serve ended without judging the run", pytrace=False)
 
     def stop(self) -> None:
         self.process.terminate()
@@ -310,13 +317,13 @@ class Golden:
 
 
 @pytest.fixture
-def golden(tfdisco_bin: Path, tmp_path: Path) -> Iterator[Callable[[str], Golden]]:
+def golden(tfdisco_dev_bin: Path, tmp_path: Path) -> Iterator[Callable[[str], Golden]]:
     """Sets up cases of the install goldens: ``golden("fresh")``, each on a
-    ``tfdisco serve`` of its own."""
+    ``tfdisco-dev serve`` of its own."""
     started: List[Golden] = []
 
     def start(case: str) -> Golden:
-        server = Golden(tfdisco_bin, case, tmp_path / f"golden{len(started)}-{case}")
+        server = Golden(tfdisco_dev_bin, case, tmp_path / f"golden{len(started)}-{case}")
         started.append(server)
         return server
 
@@ -325,15 +332,15 @@ def golden(tfdisco_bin: Path, tmp_path: Path) -> Iterator[Callable[[str], Golden
         server.stop()
 
 
-# --- A real OCI registry, started by `tfdisco serve --oci-registry MODE` ---
+# --- A real OCI registry, started by `tfdisco-dev serve --oci-registry MODE` ---
 
 
 class OciServed:
-    """``tfdisco serve --oci-registry MODE`` (``anonymous`` or ``basic``): a
+    """``tfdisco-dev serve --oci-registry MODE`` (``anonymous`` or ``basic``): a
     real OCI registry (the testkit's ``OciRegistry``: Debian's
     ``docker-registry`` as a child of the serve process), holding a module
     package and the signed registry's providers as an OCI mirror
-    (cli/src/serve/oci.rs).
+    (dev-server/src/serve/oci.rs).
 
     Attributes: ``mode``, ``host`` (``127.0.0.1:PORT``), ``ca`` (the CA file
     to trust), ``username`` and ``password`` (None when anonymous),
@@ -367,7 +374,7 @@ class OciServed:
         if described is None:
             self.stop()
             assert self.process.stderr is not None
-            pytest.fail(f"tfdisco serve --oci-registry {mode} did not start: {self.process.stderr.read()}", pytrace=False)
+            pytest.fail(f"tfdisco-dev serve --oci-registry {mode} did not start: {self.process.stderr.read()}", pytrace=False)
         # Nothing more is read from it: its request lines must not fill the pipe.
         threading.Thread(target=self.process.stdout.read, daemon=True).start()
         self.mode: str = described["mode"]
@@ -414,18 +421,18 @@ class OciServed:
                 self.process.wait()
 
 
-# --- The registry that answers for any provider, `tfdisco serve --any-registry` ---
+# --- The registry that answers for any provider, `tfdisco-dev serve --any-registry` ---
 
 
 class AnyRegistry:
-    """``tfdisco serve --any-registry DIR``: the registry that answers for
-    any provider (transports/testkit/src/any_registry.rs: every namespace
+    """``tfdisco-dev serve --any-registry DIR``: the registry that answers for
+    any provider (testkit/src/any_registry.rs: every namespace
     and type, a long list of versions, signed packages for five platforms),
     on a loopback port of its own, and beside it a network mirror of the
     tree Terraform's ``providers mirror`` wrote for the signed registry
     (``mirror-fresh``: ``ns/alpha`` 1.1.0 and ``ns/beta`` 0.10.0), under
     ``registry.terraform.io`` and ``registry.opentofu.org``
-    (cli/src/serve/any_registry.rs).
+    (dev-server/src/serve/any_registry.rs).
 
     Attributes: ``host`` (``localhost:PORT``), ``ca`` (the CA file to
     trust), ``cli_config`` (a CLI configuration whose ``host`` blocks send
@@ -456,7 +463,7 @@ class AnyRegistry:
         if described is None:
             self.stop()
             assert self.process.stderr is not None
-            pytest.fail(f"tfdisco serve --any-registry did not start: {self.process.stderr.read()}", pytrace=False)
+            pytest.fail(f"tfdisco-dev serve --any-registry did not start: {self.process.stderr.read()}", pytrace=False)
         # Nothing more is read from it: its request lines must not fill the pipe.
         threading.Thread(target=self.process.stdout.read, daemon=True).start()
         self.host: str = described["host"]
@@ -478,9 +485,9 @@ class AnyRegistry:
 
 
 @pytest.fixture
-def any_registry(tfdisco_bin: Path, tmp_path: Path) -> Iterator[AnyRegistry]:
-    """One ``tfdisco serve --any-registry``."""
-    server = AnyRegistry(tfdisco_bin, tmp_path / "any-registry")
+def any_registry(tfdisco_dev_bin: Path, tmp_path: Path) -> Iterator[AnyRegistry]:
+    """One ``tfdisco-dev serve --any-registry``."""
+    server = AnyRegistry(tfdisco_dev_bin, tmp_path / "any-registry")
     yield server
     server.stop()
 
@@ -631,8 +638,8 @@ def sample_services() -> Dict[str, object]:
 
 
 def registry_services() -> Dict[str, object]:
-    """A document pointing at the sample registry ``tfdisco serve`` serves
-    next to any document (transports/testkit/src/sample.rs): modules under
+    """A document pointing at the sample registry ``tfdisco-dev serve`` serves
+    next to any document (testkit/src/sample.rs): modules under
     ``/v1/modules/``, providers under ``/v1/providers/``."""
     return {"modules.v1": "/v1/modules/", "providers.v1": "/v1/providers/"}
 

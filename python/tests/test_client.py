@@ -1,4 +1,4 @@
-"""The blocking client against real loopback HTTPS servers: ``tfdisco serve``
+"""The blocking client against real loopback HTTPS servers: ``tfdisco-dev serve``
 and a recording server of our own."""
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Provider installation: ``tfdisco.install``, ``Client.install``
 and ``AsyncClient.install``, against every case of the install goldens
-(transports/testkit/fixtures/install-goldens/, what the real ``terraform
-init`` did with the same input): ``tfdisco serve --golden-install CASE``
+(testkit/fixtures/install-goldens/, what the real ``terraform
+init`` did with the same input): ``tfdisco-dev serve --golden-install CASE``
 sets each case up on its signed registry (or mirror) with the testkit's
 own ``Case::setup`` and judges what the run left with its
 ``Expected::check``, as the Rust conformance suite judges the library
@@ -31,8 +31,8 @@ import tfdisco
 from conftest import REPO, AnyRegistry, Golden, Served
 from test_lock import KEY_ID, LOCK_FILE, client_for, prepare
 
-GOLDENS = REPO / "transports" / "testkit" / "fixtures" / "install-goldens"
-SIGNED = REPO / "transports" / "testkit" / "fixtures" / "signed-registry"
+GOLDENS = REPO / "testkit" / "fixtures" / "install-goldens"
+SIGNED = REPO / "testkit" / "fixtures" / "signed-registry"
 #: Every case, by its folder (the testkit checks the folders are its cases).
 CASES = sorted(p.name for p in GOLDENS.iterdir() if p.is_dir())
 PLATFORM = "linux_amd64"
@@ -272,7 +272,7 @@ def test_filesystem_mirror(golden: GoldenFactory) -> None:
 
 def test_trust_all_hashes_records_every_platforms_listed_hashes(any_registry: AnyRegistry, tmp_path: Path) -> None:
     """OpenTofu's ``network_mirror { trust_all_hashes = true }``
-    (MIRROR-14), from the mirror ``tfdisco serve --any-registry`` serves
+    (MIRROR-14), from the mirror ``tfdisco-dev serve --any-registry`` serves
     (the tree Terraform's ``providers mirror`` wrote): for a provider of
     ``registry.opentofu.org`` the lock file records the hashes the mirror
     lists for every platform; without the setting only the installed

@@ -1,10 +1,10 @@
 """Lock files: ``tfdisco.lock``, ``Client.lock``,
 ``AsyncClient.lock`` and ``tfdisco.hash_package``, against the signed
-provider registry ``tfdisco serve`` serves next to its document
-(transports/testkit/src/signed_registry.rs: ``ns/alpha`` and ``ns/beta``
+provider registry ``tfdisco-dev serve`` serves next to its document
+(testkit/src/signed_registry.rs: ``ns/alpha`` and ``ns/beta``
 with real packages, each version's ``SHA256SUMS`` signed by a test key),
 compared with the lock files real Terraform wrote for the same registry
-(transports/testkit/fixtures/lock-goldens/, transports/testkit/src/lock_goldens.rs).
+(testkit/fixtures/lock-goldens/, testkit/src/lock_goldens.rs).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ import pytest
 import tfdisco
 from conftest import REPO, AnyRegistry, Served
 
-FIXTURES = REPO / "transports" / "testkit" / "fixtures"
+FIXTURES = REPO / "testkit" / "fixtures"
 GOLDENS = FIXTURES / "lock-goldens"
 SIGNED = FIXTURES / "signed-registry"
 LOCK_FILE = ".terraform.lock.hcl"
@@ -324,7 +324,7 @@ def umask() -> int:
 
 def cache_manifest(cache: Path) -> str:
     """What ``cache`` holds, one line per entry sorted by path, as the
-    testkit's ``tree_manifest`` writes it (transports/testkit/src/
+    testkit's ``tree_manifest`` writes it (testkit/src/
     install_goldens/tree.rs), without the entries' lock files
     (``HOST/NS/TYPE/VERSION/OS_ARCH.lock``, which Terraform does not write)."""
     lines = []
@@ -463,7 +463,7 @@ REAL_PLATFORMS = ["linux_amd64", "darwin_arm64"]
 
 def test_real_configurations_lock_as_terraform_locks_them(any_registry: AnyRegistry, tmp_path: Path) -> None:
     """Two edges of the corpus of real configurations
-    (transports/testkit/src/real_configurations.rs), the ones the old
+    (testkit/src/real_configurations.rs), the ones the old
     parser refused: a type 17 brackets deep and one resource of 250
     dynamic blocks with conditionals (96 kB). Locked in the Terraform
     dialect against the registry that answers for any provider, which the

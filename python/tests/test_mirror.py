@@ -1,8 +1,8 @@
 """Mirrors: ``tfdisco.mirror``, ``Client.mirror``,
 ``AsyncClient.mirror`` and ``lock(net_mirror=…, fs_mirror=…)``, compared
 with what real Terraform 1.11.4 wrote for the same input
-(transports/testkit/fixtures/mirror-goldens/ and lock-goldens/,
-transports/testkit/src/mirror_goldens.rs): the mirror folder
+(testkit/fixtures/mirror-goldens/ and lock-goldens/,
+testkit/src/mirror_goldens.rs): the mirror folder
 ``providers mirror`` wrote, and the lock files ``providers lock
 -net-mirror`` / ``-fs-mirror`` wrote.
 """
@@ -19,7 +19,7 @@ import tfdisco
 from conftest import REPO, Recorder, Reply, Served
 from test_lock import ALL, KEY_ID, LOCK_FILE, client_for, expected, prepare
 
-MIRRORS = REPO / "transports" / "testkit" / "fixtures" / "mirror-goldens"
+MIRRORS = REPO / "testkit" / "fixtures" / "mirror-goldens"
 MIRROR_HOST = "registry.example.test"
 
 

@@ -2,7 +2,7 @@
 ``module_resolve`` and ``module_download(source, into=…)`` for ``oci://``
 sources, and publishing to them (``mirror_to_oci``, ``push_provider``), on
 ``Client`` and ``AsyncClient``, against a real registry
-(``tfdisco serve --oci-registry MODE``: Debian's ``docker-registry``,
+(``tfdisco-dev serve --oci-registry MODE``: Debian's ``docker-registry``,
 anonymous or with Basic credentials, holding a module package and the
 signed registry's providers as an OCI mirror), with the OCI credentials of
 the CLI configuration (``oci_credentials`` blocks, ``TF_CLI_CONFIG_FILE``
@@ -26,7 +26,7 @@ import pytest
 import tfdisco
 from conftest import REPO, OciServed, Served
 
-GOLDENS = REPO / "transports" / "testkit" / "fixtures" / "lock-goldens"
+GOLDENS = REPO / "testkit" / "fixtures" / "lock-goldens"
 LOCK_FILE = ".terraform.lock.hcl"
 ALL = ["linux_amd64", "darwin_arm64", "windows_amd64"]
 #: The providers' host in the configuration: never asked, the mirror has them.
@@ -35,15 +35,15 @@ WRONG = "not-the-oci-secret"
 
 
 @pytest.fixture(scope="module")
-def anonymous(tfdisco_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[OciServed]:
-    server = OciServed(tfdisco_bin, "anonymous", tmp_path_factory.mktemp("oci-anonymous"))
+def anonymous(tfdisco_dev_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[OciServed]:
+    server = OciServed(tfdisco_dev_bin, "anonymous", tmp_path_factory.mktemp("oci-anonymous"))
     yield server
     server.stop()
 
 
 @pytest.fixture(scope="module")
-def basic(tfdisco_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[OciServed]:
-    server = OciServed(tfdisco_bin, "basic", tmp_path_factory.mktemp("oci-basic"))
+def basic(tfdisco_dev_bin: Path, tmp_path_factory: pytest.TempPathFactory) -> Iterator[OciServed]:
+    server = OciServed(tfdisco_dev_bin, "basic", tmp_path_factory.mktemp("oci-basic"))
     yield server
     server.stop()
 
@@ -380,7 +380,7 @@ def test_wrong_or_no_oci_credentials_give_the_status_kind_and_no_secret(
 
 # --- publishing: mirror_to_oci and push_provider -------------------------------------
 #
-# The signed registry `tfdisco serve` serves next to its document (the
+# The signed registry `tfdisco-dev serve` serves next to its document (the
 # `registry_served` fixture: the providers' host) is copied into the real OCI
 # registry (`basic`, its own CA): the client trusts both.
 

@@ -1,7 +1,7 @@
 """The registry calls (``provider_versions``, ``provider_package``,
 ``module_versions``, ``module_download``) of both clients, and the source,
 platform and answer classes, against real loopback HTTPS servers: the
-sample registry ``tfdisco serve`` serves (transports/testkit/src/sample.rs)
+sample registry ``tfdisco-dev serve`` serves (testkit/src/sample.rs)
 and the tests' recording server.
 
 Module registry hostnames must contain a dot, so the servers are addressed
@@ -22,7 +22,7 @@ from conftest import Recorder, Reply, Served, registry_services
 TOKEN = "s3cret-registry-token-5678"
 WELL_KNOWN = "/.well-known/terraform.json"
 
-# The sample registry of `tfdisco serve` (transports/testkit/src/sample.rs).
+# The sample registry of `tfdisco-dev serve` (testkit/src/sample.rs).
 PROVIDER = "hashicorp/random"
 PROVIDER_VERSIONS = ["3.5.1", "3.6.0"]
 PLATFORMS = ["linux_amd64", "darwin_arm64", "windows_amd64"]

@@ -1,15 +1,15 @@
-// `tfdisco serve --any-registry DIR`: the registry that answers for any
-// provider (transports/testkit/src/any_registry.rs: every namespace and
+// `tfdisco-dev serve --any-registry DIR`: the registry that answers for any
+// provider (testkit/src/any_registry.rs: every namespace and
 // type, a long list of versions, signed packages for five platforms) on a
 // loopback port of its own, and beside it a network mirror of the tree
 // Terraform's `providers mirror` wrote for the signed registry
 // (`mirror-fresh`: ns/alpha 1.1.0 and ns/beta 0.10.0), under
 // registry.terraform.io and registry.opentofu.org
-// (cli/src/serve/any_registry.rs).
+// (dev-server/src/serve/any_registry.rs).
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import readline from 'node:readline';
-import { tempDir, tfdiscoBin } from './env.mjs';
+import { tempDir, tfdiscoDevBin } from './env.mjs';
 
 export class AnyRegistry {
   /**
@@ -24,7 +24,7 @@ export class AnyRegistry {
   static async start() {
     const dir = tempDir('tfdisco-any-registry-');
     const child = spawn(
-      tfdiscoBin(),
+      tfdiscoDevBin(),
       ['serve', '--listen', '127.0.0.1:0', '--ca-out', path.join(dir, 'ca.pem'), '--any-registry', path.join(dir, 'config')],
       { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
     );
@@ -39,7 +39,7 @@ export class AnyRegistry {
     child.stderr.on('data', (d) => (stderr += d));
     const lines = readline.createInterface({ input: child.stdout });
     this.ready = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('tfdisco serve --any-registry did not start')), 30_000);
+      const timer = setTimeout(() => reject(new Error('tfdisco-dev serve --any-registry did not start')), 30_000);
       lines.on('line', (line) => {
         if (line.startsWith('any-registry ')) {
           const d = JSON.parse(line.slice('any-registry '.length));
@@ -55,13 +55,13 @@ export class AnyRegistry {
           });
         } else if (line.startsWith('press Ctrl-C')) {
           clearTimeout(timer);
-          if (this.host === undefined) reject(new Error(`tfdisco serve did not describe the any registry: ${stderr}`));
+          if (this.host === undefined) reject(new Error(`tfdisco-dev serve did not describe the any registry: ${stderr}`));
           else resolve();
         }
       });
       child.once('exit', (code) => {
         clearTimeout(timer);
-        reject(new Error(`tfdisco serve --any-registry exited (${code}): ${stderr}`));
+        reject(new Error(`tfdisco-dev serve --any-registry exited (${code}): ${stderr}`));
       });
     });
     // Unhandled once started: the exit that `stop` causes is no failure.

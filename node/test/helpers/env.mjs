@@ -1,5 +1,6 @@
-// Where the tests find the repository, the `tfdisco` CLI and the core's
-// `normalize` example, and the hermetic environment every client gets.
+// Where the tests find the repository, the `tfdisco` CLI, the development
+// server `tfdisco-dev` and the core's `normalize` example, and the hermetic
+// environment every client gets.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -9,9 +10,9 @@ export const NODE_DIR = path.resolve(path.dirname(fileURLToPath(import.meta.url)
 export const REPO = path.dirname(NODE_DIR);
 
 /**
- * A binary the tests run: from `variable` (TFDISCO_BIN,
+ * A binary the tests run: from `variable` (TFDISCO_BIN, TFDISCO_DEV_BIN,
  * TFDISCO_NORMALIZE_BIN), else under $CARGO_TARGET_DIR or the repository's
- * target/, debug then release. run-tests.sh builds both.
+ * target/, debug then release. run-tests.sh builds all three.
  */
 export function binary(variable, relative) {
   const given = process.env[variable];
@@ -27,6 +28,7 @@ export function binary(variable, relative) {
 }
 
 export const tfdiscoBin = () => binary('TFDISCO_BIN', 'tfdisco');
+export const tfdiscoDevBin = () => binary('TFDISCO_DEV_BIN', 'tfdisco-dev');
 export const normalizeBin = () => binary('TFDISCO_NORMALIZE_BIN', path.join('examples', 'normalize'));
 
 /** A fresh temporary directory, removed when the process exits. */

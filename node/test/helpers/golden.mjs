@@ -1,5 +1,5 @@
-// `tfdisco serve --golden-install CASE`: a case of the install goldens
-// (transports/testkit/src/install_goldens.rs, what the real `terraform
+// `tfdisco-dev serve --golden-install CASE`: a case of the install goldens
+// (testkit/src/install_goldens.rs, what the real `terraform
 // init` did) set up on the server by the testkit's own `Case::setup`, and a
 // run judged by its `Expected::check` (the exit code, `.terraform/providers`
 // and the plugin cache byte for byte, the lock file, the downloads), as the
@@ -8,9 +8,9 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { REPO, tempDir, tfdiscoBin } from './env.mjs';
+import { REPO, tempDir, tfdiscoDevBin } from './env.mjs';
 
-export const GOLDENS = path.join(REPO, 'transports', 'testkit', 'fixtures', 'install-goldens');
+export const GOLDENS = path.join(REPO, 'testkit', 'fixtures', 'install-goldens');
 
 /** Every case, by its folder (the testkit checks the folders are its cases). */
 export const CASES = fs
@@ -21,7 +21,7 @@ export const CASES = fs
 
 export class Golden {
   /**
-   * Starts `tfdisco serve` with case `name` set up. The case's members:
+   * Starts `tfdisco-dev serve` with case `name` set up. The case's members:
    * `dir` (the working directory), `cache` (the plugin cache or null),
    * `host` (the providers'), `serverHost` (`localhost:PORT`), `env` (the
    * variables of the run: the CLI configuration, the home folder,
@@ -34,7 +34,7 @@ export class Golden {
     const dir = tempDir(`tfdisco-golden-${name}-`);
     const ca = path.join(dir, 'ca.pem');
     const child = spawn(
-      tfdiscoBin(),
+      tfdiscoDevBin(),
       ['serve', '--listen', '127.0.0.1:0', '--ca-out', ca, '--golden-install', name, '--golden-scratch', path.join(dir, 'scratch')],
       { stdio: ['pipe', 'pipe', 'ignore'], env: { ...process.env, NO_COLOR: '1' } },
     );
@@ -51,7 +51,7 @@ export class Golden {
     this.waiting = [];
     const lines = readline.createInterface({ input: child.stdout });
     this.ready = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`tfdisco serve did not set up ${name}`)), 30_000);
+      const timer = setTimeout(() => reject(new Error(`tfdisco-dev serve did not set up ${name}`)), 30_000);
       lines.on('line', (line) => {
         if (line.startsWith('golden-install ')) {
           const d = JSON.parse(line.slice('golden-install '.length));
@@ -69,7 +69,7 @@ export class Golden {
           });
         } else if (line.startsWith('press Ctrl-C')) {
           clearTimeout(timer);
-          if (this.dir === undefined) reject(new Error(`tfdisco serve did not describe ${name}`));
+          if (this.dir === undefined) reject(new Error(`tfdisco-dev serve did not describe ${name}`));
           else resolve();
         } else if (line.startsWith('golden-check ')) {
           const answer = JSON.parse(line.slice('golden-check '.length));
@@ -78,7 +78,7 @@ export class Golden {
           else this.answers.push(answer);
         }
       });
-      child.once('exit', () => reject(new Error('tfdisco serve exited')));
+      child.once('exit', () => reject(new Error('tfdisco-dev serve exited')));
     });
   }
 

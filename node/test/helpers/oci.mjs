@@ -1,13 +1,13 @@
-// `tfdisco serve --oci-registry MODE` (`anonymous` or `basic`): a real OCI
+// `tfdisco-dev serve --oci-registry MODE` (`anonymous` or `basic`): a real OCI
 // registry (the testkit's OciRegistry: Debian's `docker-registry` as a
 // child of the serve process) holding a module package and the signed
-// registry's providers as an OCI mirror (cli/src/serve/oci.rs). Closing
+// registry's providers as an OCI mirror (dev-server/src/serve/oci.rs). Closing
 // the serve process's stdin stops it, and the registry with it.
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import readline from 'node:readline';
-import { tempDir, tfdiscoBin } from './env.mjs';
+import { tempDir, tfdiscoDevBin } from './env.mjs';
 
 export class OciServed {
   /**
@@ -21,7 +21,7 @@ export class OciServed {
   static async start(mode) {
     const dir = tempDir(`tfdisco-oci-${mode}-`);
     const child = spawn(
-      tfdiscoBin(),
+      tfdiscoDevBin(),
       ['serve', '--listen', '127.0.0.1:0', '--ca-out', path.join(dir, 'serve-ca.pem'), '--oci-registry', mode],
       { stdio: ['pipe', 'pipe', 'pipe'], env: { ...process.env, NO_COLOR: '1' } },
     );
@@ -36,7 +36,7 @@ export class OciServed {
     child.stderr.on('data', (d) => (stderr += d));
     const lines = readline.createInterface({ input: child.stdout });
     this.ready = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`tfdisco serve --oci-registry ${mode} did not start`)), 120_000);
+      const timer = setTimeout(() => reject(new Error(`tfdisco-dev serve --oci-registry ${mode} did not start`)), 120_000);
       lines.on('line', (line) => {
         if (line.startsWith('oci-registry ')) {
           const d = JSON.parse(line.slice('oci-registry '.length));
@@ -61,13 +61,13 @@ export class OciServed {
           });
         } else if (line.startsWith('press Ctrl-C')) {
           clearTimeout(timer);
-          if (this.host === undefined) reject(new Error(`tfdisco serve did not describe its registry: ${stderr}`));
+          if (this.host === undefined) reject(new Error(`tfdisco-dev serve did not describe its registry: ${stderr}`));
           else resolve();
         }
       });
       child.once('exit', (code) => {
         clearTimeout(timer);
-        reject(new Error(`tfdisco serve --oci-registry ${mode} exited (${code}): ${stderr}`));
+        reject(new Error(`tfdisco-dev serve --oci-registry ${mode} exited (${code}): ${stderr}`));
       });
     });
     // Unhandled once started: the exit that `stop` causes is no failure.

@@ -1,6 +1,6 @@
 // A loopback HTTPS server of the tests' own (certificate from pki.mjs) that
 // records each request's host, path and headers and answers from routes:
-// what `tfdisco serve` cannot show or do (headers, held answers, bad answers).
+// what `tfdisco-dev serve` cannot show or do (headers, held answers, bad answers).
 import { EventEmitter } from 'node:events';
 import https from 'node:https';
 import { pki } from './pki.mjs';

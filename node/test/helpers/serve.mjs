@@ -1,4 +1,4 @@
-// `tfdisco serve` on a free loopback port, with a CA of its own: the
+// `tfdisco-dev serve` on a free loopback port, with a CA of its own: the
 // document given (or the tests' sample), the sample registry and the
 // signed registry it serves next to any document.
 import { spawn } from 'node:child_process';
@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import https from 'node:https';
 import path from 'node:path';
 import readline from 'node:readline';
-import { tempDir, tfdiscoBin } from './env.mjs';
+import { tempDir, tfdiscoDevBin } from './env.mjs';
 
 export const SAMPLE = {
   'modules.v1': '/api/modules/v1/',
@@ -21,20 +21,20 @@ export const SAMPLE = {
   },
 };
 
-/** A document pointing at the sample registry `tfdisco serve` serves. */
+/** A document pointing at the sample registry `tfdisco-dev serve` serves. */
 export const REGISTRY = { 'modules.v1': '/v1/modules/', 'providers.v1': '/v1/providers/' };
 
 /** The path of the marker requests `Served.requests` makes. */
 const MARK = '/.tfdisco-test-marker/';
 
 export class Served {
-  /** Starts `tfdisco serve` with `doc` (an object or JSON text). */
+  /** Starts `tfdisco-dev serve` with `doc` (an object or JSON text). */
   static async start(doc = SAMPLE) {
     const dir = tempDir('tfdisco-serve-');
     const ca = path.join(dir, 'ca.pem');
     const docFile = path.join(dir, 'doc.json');
     fs.writeFileSync(docFile, typeof doc === 'string' ? doc : JSON.stringify(doc, null, 2));
-    const child = spawn(tfdiscoBin(), ['serve', '--listen', '127.0.0.1:0', '--ca-out', ca, '--doc', docFile], {
+    const child = spawn(tfdiscoDevBin(), ['serve', '--listen', '127.0.0.1:0', '--ca-out', ca, '--doc', docFile], {
       stdio: ['ignore', 'pipe', 'ignore'],
       env: { ...process.env, NO_COLOR: '1' },
     });
@@ -50,7 +50,7 @@ export class Served {
     this.events = new EventEmitter();
     const lines = readline.createInterface({ input: child.stdout });
     this.ready = new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error('tfdisco serve did not start')), 30_000);
+      const timer = setTimeout(() => reject(new Error('tfdisco-dev serve did not start')), 30_000);
       lines.on('line', (line) => {
         const found = /^serving https:\/\/127\.0\.0\.1:(\d+)\//.exec(line);
         if (found) this.port = Number(found[1]);
@@ -66,13 +66,13 @@ export class Served {
           this.events.emit('line');
         }
       });
-      child.once('exit', () => reject(new Error('tfdisco serve exited')));
+      child.once('exit', () => reject(new Error('tfdisco-dev serve exited')));
     });
   }
 
   /**
    * Every request line logged so far (`GET /path`, with ` (with
-   * credentials)` when a token was sent), exactly. `tfdisco serve` prints
+   * credentials)` when a token was sent), exactly. `tfdisco-dev serve` prints
    * the requests it received every 100 ms, in arrival order: rather than
    * sleep and hope, this makes a request of its own (a marker path) and
    * waits for its line; every request made before it (by every call that
@@ -97,7 +97,7 @@ export class Served {
   /** Settles once `line` is logged (rejects after 30 s). */
   logged(line) {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`tfdisco serve did not log ${line}`)), 30_000);
+      const timer = setTimeout(() => reject(new Error(`tfdisco-dev serve did not log ${line}`)), 30_000);
       const check = () => {
         if (!this.lines.includes(line)) return;
         clearTimeout(timer);
