@@ -1,7 +1,7 @@
 // Type definitions for tfdisco: Terraform/OpenTofu remote service discovery,
 // registry calls and lock files, from the tfdisco Rust crates.
 
-/** The package's version (`0.1.0`). */
+/** The package's version (`0.2.0`). */
 export declare const version: string;
 
 // --- Hostnames ------------------------------------------------------------
