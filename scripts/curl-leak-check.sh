@@ -14,14 +14,20 @@ command -v valgrind >/dev/null || {
   echo "valgrind is needed (apt-get install valgrind; .ci/run installs it)" >&2
   exit 1
 }
-cargo build --locked -q -p tfdisco-curl --example handshakes
-target="$(cargo metadata --locked --format-version 1 --no-deps \
-  | python3 -c 'import json, sys; print(json.load(sys.stdin)["target_directory"])')"
+# The program is the curl crate's test `handshakes` (no test harness):
+# cargo names its executable on the build's JSON line.
+program="$(cargo test --locked -q -p tfdisco-curl --test handshakes --no-run --message-format=json \
+  | python3 -c 'import json, sys
+for line in sys.stdin:
+    m = json.loads(line)
+    if m.get("reason") == "compiler-artifact" and m["target"]["name"] == "handshakes" and m.get("executable"):
+        print(m["executable"])')"
+[ -x "$program" ] || { echo "cargo gave no handshakes executable" >&2; exit 1; }
 log="$(mktemp)"
 trap 'rm -f "$log"' EXIT
 if ! valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect \
     --show-leak-kinds=definite,indirect --error-exitcode=99 \
-    "$target/debug/examples/handshakes" "${1:-40}" >"$log" 2>&1; then
+    "$program" "${1:-40}" >"$log" 2>&1; then
   cat "$log" >&2
   echo "the curl transport lost memory or misused it (valgrind above)" >&2
   exit 1

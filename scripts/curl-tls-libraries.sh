@@ -60,7 +60,7 @@ suite="$(link_against gnutls --test conformance)"
 "$suite" -q
 
 echo "-- NSS: refused"
-example="$(link_against nss --example handshakes)"
+example="$(link_against nss --test handshakes)"
 if output="$("$example" 2 2>&1)"; then
   echo "a client was built on libcurl with NSS" >&2
   exit 1

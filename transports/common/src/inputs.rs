@@ -1,12 +1,13 @@
 //! What a lock, install or mirror run reads before it asks anything
 //! (docs/behaviour.md, LOCKRUN-1): the configuration's required providers
-//! with their merged constraints, and the lock file.
+//! with their merged constraints, and the lock file; and how a lock or
+//! install run records in that lock file what its plan locked.
 
 use std::path::{Path, PathBuf};
 
-use tfdisco_config::{Configuration, LOCK_FILE_NAME, LockFile};
+use tfdisco_config::{Configuration, LOCK_FILE_NAME, LockFile, LockedProvider};
 use tfdisco_core::{Dialect, ProviderSource, Version, VersionConstraints};
-use tfdisco_provider::lock_plan::{Recorded, Requirement};
+use tfdisco_provider::lock_plan::{ProviderLock, Recorded, Requirement};
 
 use crate::LockError;
 
@@ -83,4 +84,34 @@ impl Inputs {
             requirements,
         })
     }
+}
+
+/// Records a provider the plan locked in `lock_file` (merged with what the
+/// file held for it) and gives the hashes the file did not hold before for
+/// that version, in the order the file keeps them: every hash when the
+/// version is new to it.
+pub(crate) fn record(
+    lock_file: &mut LockFile,
+    lock: &ProviderLock,
+) -> Result<Vec<String>, LockError> {
+    let version = lock.version.to_string();
+    let old: Vec<String> = match lock_file.provider(&lock.source) {
+        Some(old) if old.version() == version => old.hashes().to_vec(),
+        _ => Vec::new(),
+    };
+    let constraints = Some(lock.constraints.as_str()).filter(|c| !c.is_empty());
+    let locked = LockedProvider::new(
+        lock.source.clone(),
+        &version,
+        constraints,
+        lock.hashes.clone(),
+    )
+    .map_err(LockError::LockFile)?;
+    let recorded = lock_file.merge(locked);
+    Ok(recorded
+        .hashes()
+        .iter()
+        .filter(|h| !old.contains(h))
+        .cloned()
+        .collect())
 }

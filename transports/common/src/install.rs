@@ -23,7 +23,7 @@ use tfdisco_provider::lock_plan::{
 };
 use tfdisco_provider::{MethodKind, SignatureCheck};
 
-use crate::inputs::Inputs;
+use crate::inputs::{Inputs, record};
 use crate::{AsyncClient, BlockingClient, LockError, Transport};
 
 pub(crate) use installer::Installer;
@@ -186,7 +186,7 @@ impl InstallRun {
     }
 
     fn record(&mut self, lock: &ProviderLock) -> Result<InstalledProvider, LockError> {
-        let hashes_added = crate::lock::record(&mut self.lock_file, lock)?;
+        let hashes_added = record(&mut self.lock_file, lock)?;
         let bytes = lock.packages.first().map_or(0, |p| p.archive.size());
         Ok(InstalledProvider {
             source: lock.source.clone(),

@@ -14,12 +14,12 @@ mod report;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use tfdisco_config::{DialectChoice, FilesystemMirror, LockFile, LockedProvider, ProvidersFolder};
+use tfdisco_config::{DialectChoice, FilesystemMirror, LockFile, ProvidersFolder};
 use tfdisco_core::{Dialect, Platform};
 use tfdisco_provider::SignatureCheck;
 use tfdisco_provider::lock_plan::{CacheRules, LockPlan, Origin, ProviderLock, Requirement};
 
-use crate::inputs::Inputs;
+use crate::inputs::{Inputs, record};
 use crate::install::Installer;
 use crate::plan_jobs::Archives;
 use crate::{AsyncClient, BlockingClient, Cancel, Transport};
@@ -221,36 +221,6 @@ impl LockRun {
             key_id: lock.key_id,
         })
     }
-}
-
-/// Records a provider the plan locked in `lock_file` (merged with what the
-/// file held for it) and gives the hashes the file did not hold before for
-/// that version, in the order the file keeps them: every hash when the
-/// version is new to it.
-pub(crate) fn record(
-    lock_file: &mut LockFile,
-    lock: &ProviderLock,
-) -> Result<Vec<String>, LockError> {
-    let version = lock.version.to_string();
-    let old: Vec<String> = match lock_file.provider(&lock.source) {
-        Some(old) if old.version() == version => old.hashes().to_vec(),
-        _ => Vec::new(),
-    };
-    let constraints = Some(lock.constraints.as_str()).filter(|c| !c.is_empty());
-    let locked = LockedProvider::new(
-        lock.source.clone(),
-        &version,
-        constraints,
-        lock.hashes.clone(),
-    )
-    .map_err(LockError::LockFile)?;
-    let recorded = lock_file.merge(locked);
-    Ok(recorded
-        .hashes()
-        .iter()
-        .filter(|h| !old.contains(h))
-        .cloned()
-        .collect())
 }
 
 impl<T: Transport> AsyncClient<T> {

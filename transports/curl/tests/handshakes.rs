@@ -10,9 +10,8 @@
 //! (src/issuer.rs) to the roots read from the bundle, and each discovery
 //! opens a new connection (a new TLS context and store).
 //!
-//! ```text
-//! cargo run -p tfdisco-curl --example handshakes -- [HANDSHAKES]   # default 40
-//! ```
+//! `cargo test -p tfdisco-curl --test handshakes` runs it once without
+//! valgrind (40 handshakes); the script passes the count as its argument.
 
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
