@@ -17,7 +17,12 @@ use serve::ServeOpts;
 /// tfdisco's development server: a discovery document and sample
 /// registries over HTTPS on loopback, and the demo of every transport.
 #[derive(Parser)]
-#[command(name = "tfdisco-dev", version, about, propagate_version = true)]
+#[command(
+    name = "tfdisco-dev",
+    version,
+    about = "tfdisco's development server: sample registries on loopback HTTPS, and the demo",
+    propagate_version = true
+)]
 struct Cli {
     /// Show what happens (-v: discovery steps, -vv: transport details).
     #[arg(short, long, global = true, action = ArgAction::Count)]
