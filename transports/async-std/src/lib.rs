@@ -1,47 +1,4 @@
-//! Terraform/OpenTofu remote service discovery for async-std, smol and any
-//! other executor: a [`Client`] that discovers hosts, caches results, and
-//! shares one request among concurrent discoveries of a host.
-//!
-//! It is written against the `futures-io` traits and the `async-io` reactor
-//! (TCP from `async-net`, timers from `async-io`, TLS from `futures-rustls`,
-//! HTTP/1.1 from hyper's connection API) and spawns no task, so it runs
-//! under async-std, under smol (which async-std's last release recommends,
-//! async-std being discontinued), or under a plain `block_on`.
-//!
-//! **In scope**: the transport for [`tfdisco_core`]: HTTP/1.1 connections
-//! kept for reuse, TLS with the system roots plus your own CA certificates,
-//! HTTP proxies (`CONNECT`), `curl --resolve`-style address overrides. Every
-//! option is on [`ClientBuilder`], shared with the other tfdisco transports.
-//!
-//! **Out of scope**: discovery decisions (the core makes them). Terraform's
-//! CLI configuration, read by `tfdisco-config`, is applied with
-//! [`ClientBuilder::cli_config`](tfdisco_transport::ClientBuilder::cli_config).
-//!
-//! # Example
-//!
-//! ```no_run
-//! use std::time::Duration;
-//! use tfdisco_async_std::{Client, Credentials, Hostname, StaticCredentials};
-//!
-//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
-//! async_io::block_on(async {
-//!     let host = Hostname::parse("registry.example.com")?;
-//!     let client = Client::builder()
-//!         .timeout(Duration::from_secs(5))
-//!         .credentials(StaticCredentials::new().with(host.clone(), Credentials::token("s3cret")?))
-//!         .build()?;
-//!     let modules = client.service_url(&host, "modules.v1").await?;
-//!     println!("modules live at {modules}");
-//!     Ok(())
-//! })
-//! # }
-//! ```
-//!
-//! [`Client`] is [`AsyncClient<Http>`](AsyncClient): its
-//! methods (`discover`, `discover_observed`, `service_url`, `cache`,
-//! `drive`) are documented there. [`BlockingClient`] offers them to blocking
-//! code (on `async_io::block_on`).
-
+#![doc = include_str!("../README.md")]
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
