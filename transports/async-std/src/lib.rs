@@ -6,11 +6,6 @@ mod connect;
 mod io;
 mod pool;
 
-/// The README's examples, compiled as doctests.
-#[doc = include_str!("../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;
-
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;

@@ -8,11 +8,6 @@ mod issuer;
 mod transfer;
 mod trust;
 
-/// The README's examples, compiled as doctests.
-#[doc = include_str!("../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;
-
 use std::sync::{Mutex, PoisonError};
 
 use curl::easy::{Easy, HttpVersion, List};

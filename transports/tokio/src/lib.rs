@@ -4,11 +4,6 @@
 
 mod connect;
 
-/// The README's examples, compiled as doctests.
-#[doc = include_str!("../README.md")]
-#[cfg(doctest)]
-pub struct ReadmeDoctests;
-
 use std::future::Future;
 use std::sync::Arc;
 use std::time::Instant;
