@@ -88,8 +88,8 @@ impl DialectChoice {
         if let Some(file) = tofu_file(dir) {
             return choice(Dialect::OpenTofu, DialectClue::TofuFile(file));
         }
-        let terraform = on_path(env, "terraform");
-        let tofu = on_path(env, "tofu");
+        let terraform = on_path(env, Dialect::Terraform.command());
+        let tofu = on_path(env, Dialect::OpenTofu.command());
         match (terraform, tofu) {
             (Some(program), None) => choice(Dialect::Terraform, DialectClue::Program(program)),
             (None, Some(program)) => choice(Dialect::OpenTofu, DialectClue::Program(program)),
@@ -127,12 +127,9 @@ impl DialectChoice {
             DialectClue::Given => "given".to_owned(),
             DialectClue::Variable => format!("{DIALECT_VAR} names it"),
             DialectClue::LockFileHeader(path) => format!(
-                "the lock file {} was written by {}",
+                "the lock file {} was written by {} init",
                 path.display(),
-                match self.dialect {
-                    Dialect::Terraform => "terraform init",
-                    Dialect::OpenTofu => "tofu init",
-                }
+                self.dialect.command()
             ),
             DialectClue::LockFileHosts(path) => format!(
                 "every provider of the lock file {} is from {}",
@@ -146,9 +143,10 @@ impl DialectChoice {
                 "{} is on the PATH, and {} is not",
                 path.display(),
                 match self.dialect {
-                    Dialect::Terraform => "tofu",
-                    Dialect::OpenTofu => "terraform",
+                    Dialect::Terraform => Dialect::OpenTofu,
+                    Dialect::OpenTofu => Dialect::Terraform,
                 }
+                .command()
             ),
             DialectClue::Default => {
                 "nothing tells otherwise: neither TFDISCO_DIALECT, a lock file, a .tofu file \
