@@ -29,6 +29,7 @@ pub mod lock_goldens;
 pub mod mirror_goldens;
 pub mod oci_registry;
 mod pki;
+pub mod program;
 mod proxy;
 pub mod real_configurations;
 mod reply;

@@ -2,41 +2,12 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::path::Path;
-use std::process::{Command, Output};
 
-pub struct Run {
-    pub code: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Run {
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(self.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
-    }
-}
-
-impl From<Output> for Run {
-    fn from(o: Output) -> Run {
-        Run {
-            code: o.status.code(),
-            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-        }
-    }
-}
+pub use tfdisco_testkit::program::Run;
 
 /// `tfdisco args…` with only `HOME`, `PATH` and `vars` in the environment.
 pub fn tfdisco(home: &Path, vars: &[(&str, &str)], args: &[&str]) -> Run {
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_tfdisco"));
-    cmd.args(args)
-        .env_clear()
-        .env("HOME", home)
-        .env("PATH", "/usr/bin:/bin");
-    for (k, v) in vars {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("the binary runs").into()
+    tfdisco_testkit::program::run(Path::new(env!("CARGO_BIN_EXE_tfdisco")), home, vars, args)
 }
 
 pub fn ca_file() -> String {

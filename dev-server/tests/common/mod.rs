@@ -3,43 +3,11 @@
 #![allow(dead_code, unreachable_pub)]
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::Command;
 use std::sync::OnceLock;
 
-pub struct Run {
-    pub code: Option<i32>,
-    pub stdout: String,
-    pub stderr: String,
-}
-
-impl Run {
-    pub fn json(&self) -> serde_json::Value {
-        serde_json::from_str(self.stdout.trim()).unwrap_or_else(|e| panic!("{e}: {}", self.stdout))
-    }
-}
-
-impl From<Output> for Run {
-    fn from(o: Output) -> Run {
-        Run {
-            code: o.status.code(),
-            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
-            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
-        }
-    }
-}
-
-/// `program args…` with only `HOME`, `PATH` and `vars` in the environment.
-fn run(program: &Path, home: &Path, vars: &[(&str, &str)], args: &[&str]) -> Run {
-    let mut cmd = Command::new(program);
-    cmd.args(args)
-        .env_clear()
-        .env("HOME", home)
-        .env("PATH", "/usr/bin:/bin");
-    for (k, v) in vars {
-        cmd.env(k, v);
-    }
-    cmd.output().expect("the binary runs").into()
-}
+pub use tfdisco_testkit::program::Run;
+use tfdisco_testkit::program::run;
 
 /// `tfdisco-dev args…`, as [`run`] runs it.
 pub fn tfdisco_dev(home: &Path, vars: &[(&str, &str)], args: &[&str]) -> Run {
