@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-crates="tfdisco-core tfdisco-provider tfdisco-config tfdisco-transport tfdisco-tokio tfdisco-async-std tfdisco-curl"
+crates="tfdisco-core tfdisco-provider tfdisco-config tfdisco-transport tfdisco-runs tfdisco-tokio tfdisco-async-std tfdisco-curl"
 docs="$(mktemp -d)"
 trap 'rm -rf "$docs"' EXIT
 status=0

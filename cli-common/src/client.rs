@@ -1,9 +1,10 @@
 //! The one client type, over whichever transport was chosen.
 
 use clap::ValueEnum;
+use tfdisco_runs::ClientSetup;
 use tfdisco_transport::{
-    AnyTransport, Blocking, BlockingClient, BuildError, ClientBuilder, ClientSetup, FromSettings,
-    Settings, Transport,
+    AnyTransport, Blocking, BlockingClient, BuildError, ClientBuilder, FromSettings, Settings,
+    Transport,
 };
 
 use crate::failure::{Failure, option_failure};

@@ -3,7 +3,7 @@
 use std::fmt;
 use std::process::ExitCode;
 
-use tfdisco_transport::{OptionError, kinds};
+use tfdisco_runs::{OptionError, kinds};
 
 use crate::exit;
 

@@ -2,7 +2,7 @@
 
 use serde_json::json;
 use tfdisco_core::Dialect;
-use tfdisco_transport::{CredentialsLookupError, kinds};
+use tfdisco_runs::{CredentialsLookupError, kinds};
 
 use crate::exit;
 use crate::failure::Failure;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
 use tfdisco_core::ProviderSource;
-use tfdisco_transport::{Cancel, InstallEvent, InstallOptions, InstallReport};
+use tfdisco_runs::{BlockingRuns, Cancel, InstallEvent, InstallOptions, InstallReport};
 
 use crate::failure::Failure;
 use crate::interrupt;
@@ -51,7 +51,7 @@ pub(crate) struct InstallOpts {
     #[arg(long, value_name = "DIR")]
     plugin_cache: Option<PathBuf>,
     /// How many requests to make at once (at least 1).
-    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
+    #[arg(long, value_name = "N", default_value_t = tfdisco_runs::DEFAULT_JOBS, value_parser = jobs_arg)]
     jobs: NonZeroUsize,
     /// JSON output.
     ///
@@ -145,7 +145,7 @@ fn human(report: &InstallReport) -> String {
     }
     let mut out = String::new();
     for provider in &report.providers {
-        let how = match tfdisco_transport::install_word(provider.installed) {
+        let how = match tfdisco_runs::install_word(provider.installed) {
             "reused" => "using the one already installed".to_owned(),
             "cached" => "from the plugin cache".to_owned(),
             _ => format!(

@@ -3,7 +3,7 @@
 //! removes what it staged; a second one ends the process at once (exit
 //! 130, what a shell reports for Ctrl-C).
 
-use tfdisco_transport::Cancel;
+use tfdisco_runs::Cancel;
 
 /// Cancels `cancel` at the first interrupt, from a thread of its own.
 pub(crate) fn cancel_on_interrupt(cancel: Cancel) {

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 use tfdisco_core::{Platform, ProviderSource};
-use tfdisco_transport::{LockError, LockOptions, LockReport};
+use tfdisco_runs::{BlockingRuns, LockError, LockOptions, LockReport};
 
 use crate::exit;
 use crate::failure::{Failure, json_text};
@@ -65,7 +65,7 @@ pub(crate) struct LockOpts {
     #[arg(long, value_name = "DIR", requires = "enable_plugin_cache")]
     plugin_cache: Option<PathBuf>,
     /// How many requests to make at once (at least 1).
-    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
+    #[arg(long, value_name = "N", default_value_t = tfdisco_runs::DEFAULT_JOBS, value_parser = jobs_arg)]
     jobs: NonZeroUsize,
     /// JSON output.
     ///
@@ -117,7 +117,7 @@ pub(crate) fn jobs_arg(given: &str) -> Result<NonZeroUsize, String> {
     let n: u64 = given
         .parse()
         .map_err(|_| format!("{given:?} is not a number"))?;
-    tfdisco_transport::jobs(n).map_err(|e| e.to_string())
+    tfdisco_runs::jobs(n).map_err(|e| e.to_string())
 }
 
 /// How a lock or mirror run ends: its report on stdout (`--json` or for

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 
 use clap::Args;
 use tfdisco_core::{Error, Platform, ProviderSource, Version};
-use tfdisco_transport::reexports::Trust;
-use tfdisco_transport::reexports::tfdisco_provider::oci_mirror::OciMirrorTemplate;
-use tfdisco_transport::{MirrorOptions, MirrorReport, OciMirrorReport};
+use tfdisco_runs::Trust;
+use tfdisco_runs::tfdisco_provider::oci_mirror::OciMirrorTemplate;
+use tfdisco_runs::{BlockingRuns, MirrorOptions, MirrorReport, OciMirrorReport};
 
 use crate::failure::Failure;
 use crate::lock::{finish, jobs_arg};
@@ -43,7 +43,7 @@ pub(crate) struct MirrorOpts {
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     lock_file: bool,
     /// How many requests to make at once (at least 1).
-    #[arg(long, value_name = "N", default_value_t = tfdisco_transport::DEFAULT_JOBS, value_parser = jobs_arg)]
+    #[arg(long, value_name = "N", default_value_t = tfdisco_runs::DEFAULT_JOBS, value_parser = jobs_arg)]
     jobs: NonZeroUsize,
     /// JSON output.
     ///

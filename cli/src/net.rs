@@ -9,7 +9,7 @@ use std::time::Duration;
 use clap::Args;
 use tfdisco_config::DialectChoice;
 use tfdisco_core::{Dialect, Env};
-use tfdisco_transport::{ClientOptions, CredentialsChoice, timeout_from_secs};
+use tfdisco_runs::{ClientOptions, CredentialsChoice, timeout_from_secs};
 
 use crate::failure::Failure;
 use crate::setup;

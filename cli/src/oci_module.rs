@@ -7,8 +7,8 @@
 
 use std::path::Path;
 
+use tfdisco_runs::{BlockingRuns, ResolvedModule, oci_module_source};
 use tfdisco_transport::reexports::tfdisco_oci::OciModuleSource;
-use tfdisco_transport::{ResolvedModule, oci_module_source};
 
 use crate::exit;
 use crate::failure::{Failure, json_text};

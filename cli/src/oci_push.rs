@@ -5,7 +5,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
-use tfdisco_transport::ReleaseFiles;
+use tfdisco_runs::{BlockingRuns, ReleaseFiles};
 
 use crate::exit;
 use crate::failure::{self, Failure};

@@ -1,10 +1,10 @@
 //! What every command that talks about hosts reads first: the environment and
 //! the CLI configuration files of the chosen dialect, through the set-up the
-//! Python and Node packages share (`tfdisco_transport::ClientOptions`).
+//! Python and Node packages share (`tfdisco_runs::ClientOptions`).
 
 use tfdisco_config::Severity;
 use tfdisco_core::{Dialect, Hostname};
-use tfdisco_transport::{ClientOptions, ClientSetup};
+use tfdisco_runs::{ClientOptions, ClientSetup};
 
 use crate::failure::Failure;
 

@@ -35,6 +35,7 @@ use tfdisco_transport::reexports::tfdisco_oci::{Algorithm, Digest, OciModuleSour
 use tfdisco_transport::{BlockingClient, ClientBuilder};
 
 use results::{Results, table};
+use tfdisco_runs::BlockingRuns;
 
 fn expected_differences(prefix: &str) -> BTreeMap<String, String> {
     results::expected_differences_with(prefix, &["fixture"])

@@ -467,6 +467,16 @@ impl fmt::Display for Error {
 }
 
 impl Error {
+    /// A local file or folder at `path` that could not be read or written:
+    /// the [`Error::LocalFile`] every driver (lock, install, mirror, OCI
+    /// module download, push) reports it as.
+    pub fn local_file(path: &std::path::Path, error: std::io::Error) -> Error {
+        Error::LocalFile {
+            path: path.to_owned(),
+            problem: error.to_string(),
+        }
+    }
+
     fn describe(&self, f: &mut fmt::Formatter<'_>, subject: Subject) -> fmt::Result {
         let failed = RequestFailed(subject.request);
         let Subject {

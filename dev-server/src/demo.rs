@@ -4,15 +4,16 @@
 use std::fmt::Write as _;
 
 use tfdisco_core::{Error, Hostname, ModuleSource, Platform, ProviderSource, Services};
+use tfdisco_runs::LockOptions;
 use tfdisco_testkit::{Reply, TestServer, dev_pki, sample, signed_registry};
-use tfdisco_transport::{Event, ExchangeReport, LockOptions};
+use tfdisco_transport::{Event, ExchangeReport};
 
 use tfdisco_cli_common::client::{Client, TransportKind, client_with};
 use tfdisco_cli_common::exit;
 use tfdisco_cli_common::failure::{Failure, option_failure};
 use tfdisco_cli_common::report::Report;
 use tfdisco_core::Env;
-use tfdisco_transport::{ClientOptions, CredentialsChoice};
+use tfdisco_runs::{BlockingRuns, ClientOptions, CredentialsChoice};
 
 const MOVED_TO: &str = "/terraform/discovery.json";
 

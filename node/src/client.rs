@@ -1,6 +1,6 @@
 //! The native client under `lib/client.js`'s `Client`: the tokio client of
 //! `tfdisco-tokio`, set up as the `tfdisco` CLI and the Python package set
-//! up theirs (`tfdisco_transport::ClientOptions` → `ClientOptions::load` →
+//! up theirs (`tfdisco_runs::ClientOptions` → `ClientOptions::load` →
 //! `ClientSetup::builder`), every network call a promise of a future run on
 //! napi's one tokio runtime.
 //!
@@ -20,8 +20,8 @@ use tfdisco_config::DialectChoice;
 use tfdisco_core::{
     Dialect, Error, ModuleSource, Platform, ProviderSource, Services, check_version,
 };
+use tfdisco_runs::{ClientSetup, CredentialsLookup, LockError, Runs, oci_module_source};
 use tfdisco_transport::reexports::tfdisco_oci::OciModuleSource;
-use tfdisco_transport::{ClientSetup, CredentialsLookup, LockError, oci_module_source};
 
 use crate::errors::{Failure, OrThrow};
 use crate::hostname::{HostArg, host_arg};

@@ -12,7 +12,7 @@ use napi::{Env, Status};
 use napi_derive::napi;
 use tfdisco_config::MirrorError;
 use tfdisco_provider::lock_plan::LockFailure;
-use tfdisco_transport::{CredentialsLookupError, LockError, OptionError, failure_exit_code, kinds};
+use tfdisco_runs::{CredentialsLookupError, LockError, OptionError, failure_exit_code, kinds};
 /// Not a tfdisco kind: an argument of the wrong type, which becomes a
 /// `TypeError`.
 const TYPE: &str = "type";
@@ -26,7 +26,7 @@ const OS: &str = "os";
 #[napi(object)]
 #[derive(Default)]
 pub struct ErrorSpec {
-    /// The kind: an `ErrorKind` name, one of `tfdisco_transport::kinds`, or
+    /// The kind: an `ErrorKind` name, one of `tfdisco_runs::kinds`, or
     /// a lock run's kind (`configuration`, `lock_file`, `usage`, `failed`).
     pub kind: String,
     /// The Rust message.

@@ -1,6 +1,6 @@
 //! Provider installation: what `client.install` takes (providers,
 //! `upgrade`, `lockfile`, `pluginCache`, `jobs` →
-//! `tfdisco_transport::InstallOptions`, on top of what the client's CLI
+//! `tfdisco_runs::InstallOptions`, on top of what the client's CLI
 //! configuration says, as the CLI takes them; `onEvent` and `signal`, which
 //! `lib/client.js` turns into [`EventsFn`] and [`NativeCancel`]). What it
 //! gives is the library's report (`crate::report`), or a `LockError` as
@@ -14,7 +14,7 @@ use napi_derive::napi;
 use serde::Serialize;
 use tfdisco_config::DialectChoice;
 use tfdisco_core::{ProviderSource, serde_json};
-use tfdisco_transport::{Cancel, DEFAULT_JOBS, InstallEvent, InstallOptions};
+use tfdisco_runs::{Cancel, DEFAULT_JOBS, InstallEvent, InstallOptions};
 
 use crate::errors::Failure;
 
@@ -27,7 +27,7 @@ pub(crate) type EventsFn = ThreadsafeFunction<Option<String>, (), Option<String>
 
 /// What stops a run: `lib/client.js` makes one per call with a `signal` or
 /// an `onEvent`, and cancels it when the signal aborts or `onEvent` throws
-/// (`tfdisco_transport::Cancel`).
+/// (`tfdisco_runs::Cancel`).
 #[napi(js_name = "NativeCancel")]
 pub struct NativeCancel {
     pub(crate) cancel: Cancel,
@@ -188,7 +188,7 @@ pub(crate) fn options(
         }
     };
     let jobs = match given.jobs {
-        Some(jobs) => tfdisco_transport::jobs(u64::from(jobs))?,
+        Some(jobs) => tfdisco_runs::jobs(u64::from(jobs))?,
         None => DEFAULT_JOBS,
     };
     let mut options = InstallOptions::new()

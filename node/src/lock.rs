@@ -1,6 +1,6 @@
 //! Lock files and mirrors: what `client.lock` takes (platforms, providers,
-//! jobs, a mirror, the plugin cache → `tfdisco_transport::LockOptions`),
-//! what `client.mirror` takes (`tfdisco_transport::MirrorOptions`) and what
+//! jobs, a mirror, the plugin cache → `tfdisco_runs::LockOptions`),
+//! what `client.mirror` takes (`tfdisco_runs::MirrorOptions`) and what
 //! `client.mirrorToOci` takes (a repository template and the same
 //! options). What they give is the library's report (`crate::report`).
 
@@ -10,7 +10,7 @@ use napi_derive::napi;
 use tfdisco_config::DialectChoice;
 use tfdisco_core::{Error, Platform, ProviderSource};
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
-use tfdisco_transport::{ClientSetup, LockOptions, MirrorOptions, OptionError};
+use tfdisco_runs::{ClientSetup, LockOptions, MirrorOptions, OptionError};
 
 use crate::errors::Failure;
 
@@ -75,9 +75,9 @@ pub(crate) fn oci_template(given: &str) -> Result<OciMirrorTemplate, Failure> {
 }
 
 /// `options.jobs`, read by the rule every front end shares
-/// (`tfdisco_transport::jobs`): 0 is an `InvalidOptionError`.
+/// (`tfdisco_runs::jobs`): 0 is an `InvalidOptionError`.
 fn jobs_arg(given: u32) -> Result<std::num::NonZeroUsize, Failure> {
-    tfdisco_transport::jobs(u64::from(given)).map_err(Failure::from)
+    tfdisco_runs::jobs(u64::from(given)).map_err(Failure::from)
 }
 
 /// The `LockOptions` of a lock call, the sources parsed in the client's

@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use napi::bindgen_prelude::spawn_blocking;
-use tfdisco_transport::ReleaseFiles;
+use tfdisco_runs::{ReleaseFiles, Runs};
 
 use crate::errors::Failure;
 use crate::report;

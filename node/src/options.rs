@@ -1,6 +1,6 @@
 //! The client's options as `lib/options.js` hands them over (types already
 //! checked, names already camelCase → snake_case), read into
-//! `tfdisco_transport::ClientOptions`, shared with the CLI and Python: only
+//! `tfdisco_runs::ClientOptions`, shared with the CLI and Python: only
 //! the JavaScript syntax is read here (credentials, `resolve`, `env`,
 //! seconds), the meaning is the shared set-up's. No `dialect` is the one
 //! the current working directory and the environment mean
@@ -11,7 +11,7 @@ use std::path::PathBuf;
 
 use tfdisco_config::{DIALECT_VAR, DialectChoice};
 use tfdisco_core::{Credentials, Dialect, Env, Hostname, StaticCredentials};
-use tfdisco_transport::{ClientOptions, CredentialsChoice, address_override, timeout_from_secs};
+use tfdisco_runs::{ClientOptions, CredentialsChoice, address_override, timeout_from_secs};
 
 use crate::errors::Failure;
 
@@ -55,7 +55,7 @@ pub struct NativeClientOptions {
     pub env: Option<HashMap<String, String>>,
 }
 
-/// The options as `tfdisco_transport::ClientOptions`, and the dialect's
+/// The options as `tfdisco_runs::ClientOptions`, and the dialect's
 /// choice; or the error an unusable one gives: `InvalidOptionError` (also
 /// for a `TFDISCO_DIALECT` that names no dialect), or
 /// `InvalidHostnameError` for a host that does not parse.

@@ -1,5 +1,5 @@
 //! `tfdisco.Client`: the tokio client of `tfdisco-tokio`, set up as the
-//! `tfdisco` CLI sets up its own (`tfdisco_transport::ClientOptions` →
+//! `tfdisco` CLI sets up its own (`tfdisco_runs::ClientOptions` →
 //! `ClientSetup` → the client builder), with blocking methods (the GIL
 //! released) and the awaitables `tfdisco.AsyncClient` awaits.
 //!
@@ -12,9 +12,9 @@
 //! wrapper's coroutine. The registry calls check their arguments (sources
 //! parsed in the client's dialect, versions, platforms) before anything
 //! goes out, so bad ones raise at once. `lock`, `mirror` and
-//! `mirror_to_oci` (`AsyncClient::lock` / `mirror` / `mirror_to_oci` over
+//! `mirror_to_oci` (`Runs::lock` / `mirror` / `mirror_to_oci` over
 //! the same client) live in [`crate::lock`], `install` in
-//! [`crate::install`], `push_provider` (`AsyncClient::oci_push_provider`)
+//! [`crate::install`], `push_provider` (`Runs::oci_push_provider`)
 //! in [`crate::oci_push`], but for their two methods each; `install` also
 //! takes the client's [`ClientSetup`] (its CLI configuration's
 //! `provider_installation` and plugin cache), kept for it.
@@ -27,7 +27,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyMapping;
 use tfdisco_config::DialectChoice;
 use tfdisco_core::{Dialect, Error, Hostname, Platform, ProviderSource, Services, check_version};
-use tfdisco_transport::{ClientOptions, ClientSetup, CredentialsLookup, oci_module_source};
+use tfdisco_runs::{ClientOptions, ClientSetup, CredentialsLookup, Runs, oci_module_source};
 
 use crate::answers::{PyModuleVersions, PyProviderPackage, PyProviderVersions};
 use crate::dialect::{self, PyDialectChoice};
@@ -72,6 +72,8 @@ mod lookups {
 mod ops {
     use tfdisco_core::{Error, ModuleSource, Platform, ProviderSource};
     use tfdisco_transport::reexports::tfdisco_oci::OciModuleSource;
+
+    use tfdisco_runs::Runs;
 
     use super::Inner;
     use crate::answers::{

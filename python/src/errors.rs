@@ -5,10 +5,10 @@
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use tfdisco_config::Diagnostic;
-use tfdisco_transport::kinds;
+use tfdisco_runs::kinds;
 
 /// The exception for an error of `kind` (a Rust `ErrorKind` name or one of
-/// `tfdisco_transport::kinds`), with `message` and, when known, the URL and
+/// `tfdisco_runs::kinds`), with `message` and, when known, the URL and
 /// status at fault.
 pub(crate) fn new_error(
     py: Python<'_>,
@@ -45,10 +45,7 @@ pub(crate) fn invalid_option(py: Python<'_>, message: impl ToString) -> PyErr {
 }
 
 /// A `CredentialsError` exception: a credentials source failed for a host.
-pub(crate) fn credentials(
-    py: Python<'_>,
-    error: &tfdisco_transport::CredentialsLookupError,
-) -> PyErr {
+pub(crate) fn credentials(py: Python<'_>, error: &tfdisco_runs::CredentialsLookupError) -> PyErr {
     new_error(py, kinds::CREDENTIALS, error.to_string(), None, None)
 }
 

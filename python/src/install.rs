@@ -1,6 +1,6 @@
 //! Provider installation: what `Client.install` /
 //! `AsyncClient.install` take (providers, `upgrade`, `lockfile`,
-//! `plugin_cache`, `jobs` → `tfdisco_transport::InstallOptions`, on top of
+//! `plugin_cache`, `jobs` → `tfdisco_runs::InstallOptions`, on top of
 //! what the client's CLI configuration says, as the CLI takes them; and
 //! `on_event`, [`Events`]) and give (`InstallReport` of
 //! `InstalledProvider`s, or `tfdisco.LockError` as `lock` raises it, or
@@ -15,7 +15,7 @@ use std::task::{Context, Poll};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tfdisco_config::DialectChoice;
-use tfdisco_transport::{
+use tfdisco_runs::{
     Cancel, InstallEvent, InstallOptions, InstallReport, InstalledProvider, LockError, install_word,
 };
 
@@ -172,7 +172,7 @@ pub(crate) fn report(
 /// GIL taken, from the thread that runs the job (the thread blocked in
 /// `Client.install`, or a thread of the module's runtime for
 /// `AsyncClient.install`), and the run waits for it. When it raises, the
-/// run is cancelled (`tfdisco_transport::Cancel`: no new request, the
+/// run is cancelled (`tfdisco_runs::Cancel`: no new request, the
 /// downloads and waits stopped, nothing placed), it is not called again,
 /// and `install` raises that exception once the run has stopped.
 #[derive(Clone)]

@@ -1,7 +1,7 @@
 //! Lock files and mirrors: what `Client.lock` /
 //! `AsyncClient.lock` take (platforms, providers, jobs, a network,
 //! filesystem or OCI mirror, the plugin cache →
-//! `tfdisco_transport::LockOptions`) and give
+//! `tfdisco_runs::LockOptions`) and give
 //! (`LockReport` of `LockedProvider`s, or `tfdisco.LockError` with its
 //! `LockFailure`s); what `Client.mirror` takes (`MirrorOptions`) and gives
 //! (`MirrorReport` of `MirroredProvider`s); what `Client.mirror_to_oci`
@@ -18,7 +18,7 @@ use tfdisco_config::DialectChoice;
 use tfdisco_core::Platform;
 use tfdisco_provider::lock_plan::LockFailure;
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
-use tfdisco_transport::{
+use tfdisco_runs::{
     ClientSetup, DEFAULT_JOBS, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
     MirroredProvider, OciMirrorReport, OciMirroredProvider, ProviderReport, failure_exit_code,
 };
@@ -49,9 +49,9 @@ fn platforms_arg(platforms: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Platform>
 }
 
 /// The `jobs` argument, read by the rule every front end shares
-/// (`tfdisco_transport::jobs`): 0 raises `InvalidOption`, a `ValueError`.
+/// (`tfdisco_runs::jobs`): 0 raises `InvalidOption`, a `ValueError`.
 pub(crate) fn jobs_arg(jobs: u64) -> PyResult<NonZeroUsize> {
-    tfdisco_transport::jobs(jobs).map_err(|e| Python::attach(|py| errors::invalid_option(py, e)))
+    tfdisco_runs::jobs(jobs).map_err(|e| Python::attach(|py| errors::invalid_option(py, e)))
 }
 
 /// Where a lock run takes the providers from: `net_mirror` (an `https:`

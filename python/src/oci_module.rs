@@ -12,8 +12,8 @@ use std::path::PathBuf;
 use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use tfdisco_core::{Dialect, Error, ModuleSource, check_version};
+use tfdisco_runs::{DownloadedModule, ResolvedModule, oci_module_source};
 use tfdisco_transport::reexports::tfdisco_oci::{Descriptor, OciModuleSource, Reference};
-use tfdisco_transport::{DownloadedModule, ResolvedModule, oci_module_source};
 
 use crate::answers::PyModuleLocation;
 use crate::errors::IntoPyResult;

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 
 use pyo3::prelude::*;
 use tfdisco_core::Error;
-use tfdisco_transport::{PushedRelease, ReleaseFiles};
+use tfdisco_runs::{PushedRelease, ReleaseFiles, Runs};
 
 use crate::errors::IntoPyResult;
 use crate::options::items;

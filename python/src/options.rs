@@ -2,7 +2,7 @@
 //! (`"cli"`, None or a mapping of host to token), the `resolve` mapping,
 //! the `env` mapping and the `timeout` in seconds; and the calls' list
 //! arguments (`items`). Everything else about
-//! the options is `tfdisco_transport::ClientOptions`, shared with the CLI.
+//! the options is `tfdisco_runs::ClientOptions`, shared with the CLI.
 
 use std::net::SocketAddr;
 use std::time::Duration;
@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::types::PyMapping;
 use tfdisco_core::{Credentials, Env, StaticCredentials};
-use tfdisco_transport::{CredentialsChoice, address_override, timeout_from_secs};
+use tfdisco_runs::{CredentialsChoice, address_override, timeout_from_secs};
 
 use crate::errors;
 use crate::hostname::HostArg;
@@ -92,7 +92,7 @@ pub(crate) fn parse_timeout(seconds: f64) -> PyResult<Duration> {
 }
 
 /// The `resolve` mapping: `{"host:port": "ip"}`, the addresses as
-/// `tfdisco_transport::address_override` reads them (shared with Node).
+/// `tfdisco_runs::address_override` reads them (shared with Node).
 pub(crate) fn parse_resolve(map: &Bound<'_, PyMapping>) -> PyResult<Vec<(String, SocketAddr)>> {
     let mut out = Vec::new();
     for item in map.items()?.iter() {

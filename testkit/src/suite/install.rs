@@ -5,7 +5,7 @@
 //! expects of tfdisco (Terraform's, or a documented difference).
 
 use tfdisco_core::{Dialect, Env};
-use tfdisco_transport::{ClientOptions, CredentialsChoice, InstallOptions, LockError};
+use tfdisco_runs::{BlockingRuns, ClientOptions, CredentialsChoice, InstallOptions, LockError};
 
 use super::{Client, GENEROUS, Subject};
 use crate::install_goldens::{CASES, Case};

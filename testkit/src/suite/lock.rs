@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tfdisco_config::PluginCache;
 use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, NetworkMirror, Platform, ProviderSource, StaticCredentials};
-use tfdisco_transport::{LockError, LockOptions, LockReport};
+use tfdisco_runs::{BlockingRuns, LockError, LockOptions, LockReport};
 
 use super::{Subject, bearer, build, builder, token};
 use crate::lock_goldens::{CASES, Case, From, LOCK_FILE, Outcome};
@@ -261,7 +261,7 @@ pub fn each_file_is_fetched_once<T: Subject>() {
     let dir = Scratch::new(case.name);
     case.prepare(&dir.0, server.host().as_ref());
     let client = build::<T>(builder::<T>().dialect(Dialect::Terraform));
-    let mut options = LockOptions::new().jobs(tfdisco_transport::jobs(3).expect("3 jobs"));
+    let mut options = LockOptions::new().jobs(tfdisco_runs::jobs(3).expect("3 jobs"));
     for platform in case.platforms {
         options = options.platform(Platform::parse(platform).expect("a platform"));
     }

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use tfdisco_core::{Dialect, Platform};
-use tfdisco_transport::{LockError, MirrorOptions, MirrorReport};
+use tfdisco_runs::{BlockingRuns, LockError, MirrorOptions, MirrorReport};
 
 use super::lock::Scratch;
 use super::{Subject, build, builder};

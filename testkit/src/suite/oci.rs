@@ -14,7 +14,9 @@ use tfdisco_oci::{
 use tfdisco_core::Env;
 use tfdisco_core::{Dialect, Platform};
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
-use tfdisco_transport::{ClientOptions, CredentialsChoice, InstallOptions, LockError, LockOptions};
+use tfdisco_runs::{
+    BlockingRuns, ClientOptions, CredentialsChoice, InstallOptions, LockError, LockOptions,
+};
 
 use super::lock::Scratch;
 use super::{Client, Subject, build, builder};

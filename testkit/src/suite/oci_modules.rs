@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use tfdisco_core::{Error, ErrorKind};
 use tfdisco_oci::{OciCredentials, OciModuleSource, RegistryCredentials, media_type};
+use tfdisco_runs::BlockingRuns;
 
 use super::lock::Scratch;
 use super::{Client, Subject, build, builder};

@@ -11,7 +11,7 @@ use tfdisco_core::bytes::Bytes;
 use tfdisco_core::{Dialect, Platform};
 use tfdisco_oci::{OciCredentials, Reference, RegistryCredentials, RepositoryAddress};
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
-use tfdisco_transport::LockOptions;
+use tfdisco_runs::{BlockingRuns, LockOptions};
 
 use super::lock::Scratch;
 use super::{Client, Subject, build, builder};

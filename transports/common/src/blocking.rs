@@ -268,10 +268,7 @@ impl<T: Transport> BlockingClient<T> {
 
     /// Runs a call on the transport's [`Transport::block_on`]; a transport
     /// that cannot block here (inside an async runtime) fails the call.
-    pub(crate) fn block_on<O>(
-        &self,
-        call: impl Future<Output = Result<O, Error>>,
-    ) -> Result<O, Error> {
+    pub fn block_on<O>(&self, call: impl Future<Output = Result<O, Error>>) -> Result<O, Error> {
         self.inner.transport().block_on(call)?
     }
 }

@@ -90,13 +90,11 @@ impl<T: Transport> AsyncClient<T> {
         self.oci_blob_goal(address, descriptor, goal).await
     }
 
-    /// A provider package's blob for a job of the lock plan
-    /// ([`Job::OciBlob`](tfdisco_provider::lock_plan::Job::OciBlob)): its
-    /// size checked as it arrives, its digest by the plan, against the
-    /// `zh:` the layer's digest is, from the hashes the sink computes
-    /// (OCIMIRROR-5): the archive is hashed once.
-    #[cfg(feature = "cli-config")]
-    pub(crate) async fn oci_package_blob<S>(
+    /// A provider package's blob for a job of the provider crate's plan
+    /// (`Job::OciBlob`): its size checked as it arrives, its digest by the
+    /// plan, against the `zh:` the layer's digest is, from the hashes the
+    /// sink computes (OCIMIRROR-5): the archive is hashed once.
+    pub async fn oci_package_blob<S>(
         &self,
         address: &RepositoryAddress,
         descriptor: &Descriptor,

@@ -16,7 +16,7 @@ use tfdisco_oci::{
 };
 
 use crate::oci::registry_host;
-use crate::{AsyncClient, BlockingClient, Transport, local_error};
+use crate::{AsyncClient, BlockingClient, Transport};
 
 /// The largest chunk of a blob one `PATCH` sends: 8 MiB.
 pub const UPLOAD_CHUNK: usize = 8 * 1024 * 1024;
@@ -67,7 +67,7 @@ impl BlobSource {
         let path = path.into();
         let (digest, size) = File::open(&path)
             .and_then(|file| Digest::of_reader(Algorithm::Sha256, file))
-            .map_err(|e| local_error(&path, e))?;
+            .map_err(|e| Error::local_file(&path, e))?;
         Ok(BlobSource {
             content: Content::File(path),
             digest,
@@ -102,7 +102,7 @@ impl BlobSource {
             Content::Bytes(bytes) => Chunks::Bytes(bytes.clone()),
             Content::File(path) => Chunks::File {
                 path,
-                file: File::open(path).map_err(|e| local_error(path, e))?,
+                file: File::open(path).map_err(|e| Error::local_file(path, e))?,
                 left: self.size,
             },
         })
@@ -320,10 +320,7 @@ impl<T: Transport> BlockingClient<T> {
 }
 
 /// A mount into `address` may come only from a repository of its registry.
-pub(crate) fn check_mount(
-    address: &RepositoryAddress,
-    from: &RepositoryAddress,
-) -> Result<(), Error> {
+pub fn check_mount(address: &RepositoryAddress, from: &RepositoryAddress) -> Result<(), Error> {
     if from.registry() == address.registry() {
         return Ok(());
     }

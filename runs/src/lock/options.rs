@@ -21,11 +21,11 @@ pub const DEFAULT_JOBS: NonZeroUsize = NonZeroUsize::new(8).expect("8 is not zer
 /// [`OptionError`], not quietly 1.
 ///
 /// ```
-/// use tfdisco_transport::jobs;
+/// use tfdisco_runs::jobs;
 ///
 /// assert_eq!(jobs(4)?.get(), 4);
 /// assert_eq!(jobs(0).unwrap_err().to_string(), "jobs must be at least 1");
-/// # Ok::<(), tfdisco_transport::OptionError>(())
+/// # Ok::<(), tfdisco_runs::OptionError>(())
 /// ```
 pub fn jobs(given: u64) -> Result<NonZeroUsize, OptionError> {
     usize::try_from(given)
@@ -60,7 +60,7 @@ pub enum ProvidersFrom {
 /// What to lock, and for which platforms.
 ///
 /// ```
-/// use tfdisco_transport::{LockOptions, ProvidersFrom, jobs};
+/// use tfdisco_runs::{LockOptions, ProvidersFrom, jobs};
 /// use tfdisco_core::Platform;
 ///
 /// let options = LockOptions::new()
@@ -94,7 +94,7 @@ impl Default for LockOptions {
 
 impl LockOptions {
     /// Every provider the configuration requires, from its registry, for
-    /// the platform this program runs on ([`Platform::current`]),
+    /// the platform this program runs on ([`Platform::current`](tfdisco_core::Platform::current)),
     /// [`DEFAULT_JOBS`] jobs at once.
     pub fn new() -> LockOptions {
         LockOptions {
@@ -145,7 +145,7 @@ impl LockOptions {
     /// ```
     /// use std::path::Path;
     /// use tfdisco_config::PluginCache;
-    /// use tfdisco_transport::LockOptions;
+    /// use tfdisco_runs::LockOptions;
     ///
     /// assert!(LockOptions::new().plugin_cache().is_none());
     /// let options = LockOptions::new()
@@ -196,10 +196,10 @@ impl LockOptions {
     /// `oci_mirror`, a repository template (OpenTofu's `-oci-mirror`,
     /// checked by `OciMirrorTemplate::parse`); at most one of them
     /// (LOCKRUN-7, LOCKRUN-8, OCIMIRROR-6). Each refusal is
-    /// [`Error::InvalidArgument`].
+    /// [`Error::InvalidArgument`](tfdisco_core::Error::InvalidArgument).
     ///
     /// ```
-    /// use tfdisco_transport::{LockOptions, ProvidersFrom};
+    /// use tfdisco_runs::{LockOptions, ProvidersFrom};
     ///
     /// assert!(LockOptions::new().mirrors(Some("http://mirror.example.com/"), None, None).is_err());
     /// assert!(LockOptions::new().mirrors(Some("https://m.example/"), Some("/srv/m".into()), None).is_err());

@@ -14,8 +14,9 @@ use tfdisco_oci::{Descriptor, Digest, Reference, RepositoryAddress, media_type};
 use tfdisco_provider::oci_mirror::{EMPTY_CONFIG, package_manifest, release_index, tag_for};
 use tfdisco_provider::package_file_platform;
 
-use crate::oci_push::check_mount;
+use crate::On;
 use crate::{AsyncClient, BlobSource, BlockingClient, PushedBlob, Transport};
+use tfdisco_transport::check_mount;
 
 /// What pushing a release did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -46,7 +47,7 @@ pub struct PushedRelease {
 /// Nothing is read but the names.
 ///
 /// ```
-/// use tfdisco_transport::ReleaseFiles;
+/// use tfdisco_runs::ReleaseFiles;
 ///
 /// let release = ReleaseFiles::parse(
 ///     "ghcr.io/acme/providers/null",
@@ -73,7 +74,7 @@ pub struct ReleaseFiles {
 
 impl ReleaseFiles {
     /// The release the arguments describe; a bad one is
-    /// [`Error::InvalidArgument`], with the CLI's message.
+    /// [`Error::InvalidArgument`](tfdisco_core::Error::InvalidArgument), with the CLI's message.
     pub fn parse(
         repository: &str,
         version: &str,
@@ -118,9 +119,9 @@ impl ReleaseFiles {
         self.zips.iter().map(|(_, path)| path.clone()).collect()
     }
 
-    /// Each zip as a [`BlobSource::file`]: every file read once for its
+    /// Each zip as a [`BlobSource::file`](tfdisco_transport::BlobSource::file): every file read once for its
     /// digest, here (blocking: an async caller runs this on a blocking
-    /// pool). A file that cannot be read is [`Error::LocalFile`].
+    /// pool). A file that cannot be read is [`Error::LocalFile`](tfdisco_core::Error::LocalFile).
     pub fn blobs(&self) -> Result<Vec<(Platform, BlobSource)>, Error> {
         self.zips
             .iter()
@@ -165,14 +166,9 @@ impl Serialize for PushedRelease {
     }
 }
 
-impl<T: Transport> AsyncClient<T> {
-    /// Pushes a provider release, `version` for each platform's zip (in
-    /// memory or a `BlobSource::file`, read a chunk at a time), to the
-    /// repository at `address`, in OpenTofu's layout (OCI-8). With
-    /// `mount_from`, blobs the repository lacks are first asked to be
-    /// mounted from that repository of the same registry (a release
-    /// promoted from one repository to another sends no blob).
-    pub async fn oci_push_provider(
+impl<T: Transport> On<'_, AsyncClient<T>> {
+    /// [`Runs::oci_push_provider`](crate::Runs::oci_push_provider).
+    pub(crate) async fn oci_push_provider(
         &self,
         address: &RepositoryAddress,
         version: &Version,
@@ -232,18 +228,15 @@ impl<T: Transport> AsyncClient<T> {
     }
 }
 
-impl<T: Transport> BlockingClient<T> {
-    /// [`AsyncClient::oci_push_provider`] for blocking code.
-    pub fn oci_push_provider(
+impl<T: Transport> On<'_, BlockingClient<T>> {
+    /// [`BlockingRuns::oci_push_provider`](crate::BlockingRuns::oci_push_provider).
+    pub(crate) fn oci_push_provider(
         &self,
         address: &RepositoryAddress,
         version: &Version,
         zips: Vec<(Platform, BlobSource)>,
         mount_from: Option<&RepositoryAddress>,
     ) -> Result<PushedRelease, Error> {
-        self.block_on(
-            self.as_async()
-                .oci_push_provider(address, version, zips, mount_from),
-        )
+        self.block_on(On(self.as_async()).oci_push_provider(address, version, zips, mount_from))
     }
 }

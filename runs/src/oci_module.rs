@@ -17,7 +17,8 @@ use tfdisco_core::{Dialect, Error, ErrorKind, RegistryCall};
 use tfdisco_oci::module::{MANIFEST_ACCEPT, OciModuleSource, not_found, package_layer};
 use tfdisco_oci::{Descriptor, Digest, Reference, RepositoryAddress};
 
-use crate::{AsyncClient, BlockingClient, Transport, local_error};
+use crate::On;
+use crate::{AsyncClient, BlockingClient, Transport};
 
 /// What a module source's tag or digest selects (OCIMOD-4 to OCIMOD-6):
 /// the manifest, checked, and the layer that is the package.
@@ -68,12 +69,12 @@ pub struct DownloadedModule {
 /// An `oci://` module source as the front ends take it (`tfdisco module
 /// resolve SOURCE`, the packages' `module_resolve` / `moduleResolve`):
 /// read as OpenTofu reads it (OCIMOD-1 to OCIMOD-3). `oci://` is
-/// OpenTofu's alone: in [`Dialect::Terraform`] it is refused. Either
-/// refusal is [`Error::InvalidArgument`], before anything is asked.
+/// OpenTofu's alone: in [`Dialect::Terraform`](tfdisco_core::Dialect::Terraform) it is refused. Either
+/// refusal is [`Error::InvalidArgument`](tfdisco_core::Error::InvalidArgument), before anything is asked.
 ///
 /// ```
 /// use tfdisco_core::{Dialect, ErrorKind};
-/// use tfdisco_transport::oci_module_source;
+/// use tfdisco_runs::oci_module_source;
 ///
 /// let source = oci_module_source("oci://ghcr.io/acme/vpc?tag=1.2.0", Dialect::OpenTofu)?;
 /// assert_eq!(source.address().repository(), "acme/vpc");
@@ -169,20 +170,9 @@ impl Serialize for DownloadedModule {
     }
 }
 
-impl<T: Transport> AsyncClient<T> {
-    /// The manifest `source` selects (its tag, `latest` by default, or its
-    /// digest), with the client's credentials for the repository if the
-    /// registry asks: checked as OpenTofu checks it (an OCI image manifest
-    /// of artifact type `application/vnd.opentofu.modulepkg` with one
-    /// `archive/zip` layer), and its digest, which
-    /// [`ResolvedModule::pinned`] pins the source to. Nothing is written.
-    ///
-    /// Errors are [`Error::Registry`] of `RegistryCall::OciModule`
-    /// (`tfdisco_core::RegistryCall`): a tag or digest the repository does not
-    /// have is [`Error::NotFound`] with OpenTofu's `resolving tag:
-    /// REGISTRY/REPOSITORY:TAG: not found`; a manifest OpenTofu refuses is
-    /// [`Error::InvalidResponse`] with its message.
-    pub async fn oci_module_resolve(
+impl<T: Transport> On<'_, AsyncClient<T>> {
+    /// [`Runs::oci_module_resolve`](crate::Runs::oci_module_resolve).
+    pub(crate) async fn oci_module_resolve(
         &self,
         source: &OciModuleSource,
     ) -> Result<ResolvedModule, Error> {
@@ -216,22 +206,8 @@ impl<T: Transport> AsyncClient<T> {
         })
     }
 
-    /// The module package `source` selects, downloaded into the folder
-    /// `into` ([`AsyncClient::oci_module_resolve`], then the layer): its
-    /// bytes streamed through the size and digest check into the
-    /// unpacker (which refuses what provider packages refuse: absolute
-    /// names, `..`, links, duplicates), written to a staging folder beside
-    /// `into`, which is renamed to `into` only once the blob was verified,
-    /// the zip unpacked whole and the source's `//subdir` found in it.
-    ///
-    /// `into` must not exist, or be an empty folder (which is replaced);
-    /// its missing parent folders are made. On any failure nothing is left
-    /// behind: no staging folder, no parent made, `into` as it was. A blob
-    /// that is not what its descriptor says is OpenTofu's `invalid blob
-    /// returned from registry: …`; a zip the unpacker refuses, its
-    /// `decompressing package into DIR: …`; a folder that cannot be
-    /// written, [`Error::LocalFile`].
-    pub async fn oci_module_download(
+    /// [`Runs::oci_module_download`](crate::Runs::oci_module_download).
+    pub(crate) async fn oci_module_download(
         &self,
         source: &OciModuleSource,
         into: &Path,
@@ -262,7 +238,7 @@ impl<T: Transport> AsyncClient<T> {
         };
         staged
             .apply_modes()
-            .map_err(|e| local_error(&staging.path, e))?;
+            .map_err(|e| Error::local_file(&staging.path, e))?;
         let subdir = source.subdir().trim_start_matches('/');
         if !subdir.is_empty() && !staging.path.join(subdir).is_dir() {
             return Err(wrap(Error::NotFound {
@@ -291,33 +267,22 @@ impl<T: Transport> AsyncClient<T> {
     }
 }
 
-impl<T: Transport> BlockingClient<T> {
-    /// [`AsyncClient::oci_module_resolve`] for blocking code.
-    pub fn oci_module_resolve(&self, source: &OciModuleSource) -> Result<ResolvedModule, Error> {
-        self.block_on(self.as_async().oci_module_resolve(source))
+impl<T: Transport> On<'_, BlockingClient<T>> {
+    /// [`BlockingRuns::oci_module_resolve`](crate::BlockingRuns::oci_module_resolve).
+    pub(crate) fn oci_module_resolve(
+        &self,
+        source: &OciModuleSource,
+    ) -> Result<ResolvedModule, Error> {
+        self.block_on(On(self.as_async()).oci_module_resolve(source))
     }
 
-    /// [`AsyncClient::oci_module_download`] for blocking code.
-    ///
-    /// ```no_run
-    /// use std::path::Path;
-    /// use tfdisco_transport::{BlockingClient, Transport};
-    /// use tfdisco_transport::reexports::tfdisco_oci::OciModuleSource;
-    ///
-    /// fn fetch<T: Transport>(client: &BlockingClient<T>) -> Result<(), Box<dyn std::error::Error>> {
-    ///     let source = OciModuleSource::parse("oci://ghcr.io/acme/vpc//subnet?tag=1.2.0")?;
-    ///     let module = client.oci_module_download(&source, Path::new(".terraform/modules/vpc"))?;
-    ///     println!("{} files, pinned as {}", module.files, module.resolved.pinned());
-    ///     println!("the module is in {}", module.module_dir.display());
-    ///     Ok(())
-    /// }
-    /// ```
-    pub fn oci_module_download(
+    /// [`BlockingRuns::oci_module_download`](crate::BlockingRuns::oci_module_download).
+    pub(crate) fn oci_module_download(
         &self,
         source: &OciModuleSource,
         into: &Path,
     ) -> Result<DownloadedModule, Error> {
-        self.block_on(self.as_async().oci_module_download(source, into))
+        self.block_on(On(self.as_async()).oci_module_download(source, into))
     }
 }
 
@@ -331,9 +296,9 @@ fn wrap(error: Error) -> Error {
 fn check_destination(into: &Path) -> Result<(), Error> {
     match fs::symlink_metadata(into) {
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(()),
-        Err(e) => Err(local_error(into, e)),
+        Err(e) => Err(Error::local_file(into, e)),
         Ok(meta) if meta.is_dir() => {
-            let mut entries = fs::read_dir(into).map_err(|e| local_error(into, e))?;
+            let mut entries = fs::read_dir(into).map_err(|e| Error::local_file(into, e))?;
             match entries.next() {
                 None => Ok(()),
                 Some(_) => Err(Error::LocalFile {
@@ -375,7 +340,7 @@ impl Staging {
             made,
             placed: false,
         };
-        fs::create_dir_all(&parent).map_err(|e| local_error(&parent, e))?;
+        fs::create_dir_all(&parent).map_err(|e| Error::local_file(&parent, e))?;
         let name = into
             .file_name()
             .map_or_else(|| "module".into(), |n| n.to_string_lossy());
@@ -391,7 +356,7 @@ impl Staging {
         }
         let path = builder
             .tempdir_in(&parent)
-            .map_err(|e| local_error(&parent, e))?
+            .map_err(|e| Error::local_file(&parent, e))?
             .keep();
         staging.path = path;
         Ok(staging)
@@ -401,9 +366,9 @@ impl Staging {
     /// removed first).
     fn place(&mut self, into: &Path) -> Result<(), Error> {
         if fs::symlink_metadata(into).is_ok_and(|m| m.is_dir()) {
-            fs::remove_dir(into).map_err(|e| local_error(into, e))?;
+            fs::remove_dir(into).map_err(|e| Error::local_file(into, e))?;
         }
-        fs::rename(&self.path, into).map_err(|e| local_error(into, e))?;
+        fs::rename(&self.path, into).map_err(|e| Error::local_file(into, e))?;
         self.placed = true;
         Ok(())
     }

@@ -16,6 +16,7 @@ use tfdisco_provider::SignatureCheck;
 use tfdisco_provider::lock_plan::{LockPlan, ProviderLock};
 use tfdisco_provider::mirror_folder;
 
+use crate::On;
 use crate::inputs::Inputs;
 use crate::lock::platforms_or_current;
 use crate::plan_jobs::Archives;
@@ -50,6 +51,7 @@ impl MirrorRun {
         folder: &Path,
         dialect: Dialect,
         options: &MirrorOptions,
+        now: SystemTime,
     ) -> Result<(MirrorRun, LockPlan), LockError> {
         let Inputs {
             lock_file,
@@ -65,7 +67,7 @@ impl MirrorRun {
         .map_err(|e| LockError::Usage(e.to_string()))?;
         let platforms = platforms_or_current(&options.platforms);
         let sources = requirements.iter().map(|r| r.source.clone()).collect();
-        let check = SignatureCheck::new(dialect, SystemTime::now());
+        let check = SignatureCheck::new(dialect, now);
         let plan = LockPlan::new(requirements, platforms.clone(), check);
         Ok((
             MirrorRun {
@@ -152,55 +154,36 @@ impl MirrorRun {
     }
 }
 
-impl<T: Transport> AsyncClient<T> {
-    /// `terraform providers mirror FOLDER` for the configuration in `dir`:
-    /// each provider it requires, at the version its lock file holds (or
-    /// the newest its constraints allow), for every platform, downloaded
-    /// from its registry and verified as [`AsyncClient::lock`] verifies;
-    /// written into `folder` as `HOST/NAMESPACE/TYPE/terraform-provider-
-    /// TYPE_VERSION_OS_ARCH.zip` with each provider's `index.json` and
-    /// `<version>.json`, byte for byte as the dialect's CLI writes them.
-    /// Nothing gets its final name until every package passed; on a
-    /// failure the folder is left as it was.
-    pub async fn mirror(
+impl<T: Transport> On<'_, AsyncClient<T>> {
+    /// [`Runs::mirror`](crate::Runs::mirror).
+    pub(crate) async fn mirror(
         &self,
         dir: impl AsRef<Path>,
         folder: impl AsRef<Path>,
         options: &MirrorOptions,
+        now: SystemTime,
     ) -> Result<MirrorReport, LockError> {
         let dialect = self.cache().config().dialect();
-        let (run, mut plan) = MirrorRun::prepare(dir.as_ref(), folder.as_ref(), dialect, options)?;
+        let (run, mut plan) =
+            MirrorRun::prepare(dir.as_ref(), folder.as_ref(), dialect, options, now)?;
         self.run_plan_into(&mut plan, options.jobs, Archives::Staged(&run.folder))
             .await;
         run.apply(plan)
     }
 }
 
-impl<T: Transport> BlockingClient<T> {
-    /// [`AsyncClient::mirror`] for blocking code: the jobs run on
-    /// [`MirrorOptions::jobs`] threads of this call.
-    ///
-    /// ```no_run
-    /// use tfdisco_core::Platform;
-    /// use tfdisco_transport::{BlockingClient, MirrorOptions, Transport};
-    ///
-    /// fn mirror<T: Transport>(client: &BlockingClient<T>) -> Result<(), Box<dyn std::error::Error>> {
-    ///     let options = MirrorOptions::new().platform(Platform::parse("linux_amd64")?);
-    ///     let report = client.mirror("infra/", "/srv/mirror", &options)?;
-    ///     for p in &report.providers {
-    ///         println!("{} {}: {} archives", p.source, p.version, p.archives.len());
-    ///     }
-    ///     Ok(())
-    /// }
-    /// ```
-    pub fn mirror(
+impl<T: Transport> On<'_, BlockingClient<T>> {
+    /// [`BlockingRuns::mirror`](crate::BlockingRuns::mirror).
+    pub(crate) fn mirror(
         &self,
         dir: impl AsRef<Path>,
         folder: impl AsRef<Path>,
         options: &MirrorOptions,
+        now: SystemTime,
     ) -> Result<MirrorReport, LockError> {
         let dialect = self.cache().config().dialect();
-        let (run, mut plan) = MirrorRun::prepare(dir.as_ref(), folder.as_ref(), dialect, options)?;
+        let (run, mut plan) =
+            MirrorRun::prepare(dir.as_ref(), folder.as_ref(), dialect, options, now)?;
         self.run_plan_into(&mut plan, options.jobs, Archives::Staged(&run.folder));
         run.apply(plan)
     }

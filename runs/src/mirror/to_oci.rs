@@ -1,12 +1,13 @@
 //! `tfdisco mirror --to-oci TEMPLATE` (docs/behaviour.md, OCI-9): the
 //! providers a mirror run selects, downloaded and verified against their
-//! registry's signatures as [`AsyncClient::mirror`] verifies them, into a
+//! registry's signatures as [`Runs::mirror`] verifies them, into a
 //! private staging folder; once every package passed, each provider's
 //! release pushed to the repository the template names for it, in
-//! OpenTofu's layout ([`AsyncClient::oci_push_provider`]: blobs the
+//! OpenTofu's layout ([`Runs::oci_push_provider`]: blobs the
 //! repository has are not sent again, the tag is written last).
 
 use std::path::Path;
+use std::time::SystemTime;
 
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
@@ -18,6 +19,7 @@ use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 
 use super::report::Selected;
 use super::{MirrorOptions, MirrorRun};
+use crate::On;
 use crate::lock::words;
 use crate::plan_jobs::Archives;
 use crate::{AsyncClient, BlobSource, BlockingClient, LockError, PushedRelease, Transport};
@@ -75,6 +77,7 @@ impl Pushes {
         template: &OciMirrorTemplate,
         dialect: tfdisco_core::Dialect,
         options: &MirrorOptions,
+        now: SystemTime,
     ) -> Result<(Pushes, LockPlan), LockError> {
         let staging = tempfile::Builder::new()
             .prefix("tfdisco-mirror-")
@@ -83,7 +86,7 @@ impl Pushes {
                 path: std::env::temp_dir(),
                 error: error.into(),
             })?;
-        let (run, plan) = MirrorRun::prepare(dir, staging.path(), dialect, options)?;
+        let (run, plan) = MirrorRun::prepare(dir, staging.path(), dialect, options, now)?;
         let mut addresses: Vec<(ProviderSource, RepositoryAddress)> =
             Vec::with_capacity(run.sources.len());
         for source in &run.sources {
@@ -130,7 +133,7 @@ impl Pushes {
     /// Pushes every provider the plan verified, one after the other.
     async fn push<T: Transport>(
         self,
-        client: &AsyncClient<T>,
+        client: &On<'_, AsyncClient<T>>,
         plan: LockPlan,
     ) -> Result<OciMirrorReport, LockError> {
         let locks = plan.finish().map_err(LockError::Failed)?;
@@ -180,26 +183,17 @@ impl Pushes {
     }
 }
 
-impl<T: Transport> AsyncClient<T> {
-    /// `terraform providers mirror` into OCI repositories: each provider
-    /// the configuration in `dir` requires, at the version its lock file
-    /// holds (or the newest its constraints allow), for every platform of
-    /// `options`, downloaded from its registry and verified as
-    /// [`AsyncClient::mirror`] verifies; then, once every package passed,
-    /// pushed to the repository `template` names for it, in OpenTofu's
-    /// `oci_mirror` layout ([`AsyncClient::oci_push_provider`]), so that
-    /// [`LockOptions::mirrors`](crate::LockOptions::mirrors) with the same
-    /// template locks what the registry would lock. Nothing is pushed when
-    /// a package fails; the packages wait in a private temporary folder,
-    /// removed when the call returns.
-    pub async fn mirror_to_oci(
+impl<T: Transport> On<'_, AsyncClient<T>> {
+    /// [`Runs::mirror_to_oci`](crate::Runs::mirror_to_oci).
+    pub(crate) async fn mirror_to_oci(
         &self,
         dir: impl AsRef<Path>,
         template: &OciMirrorTemplate,
         options: &MirrorOptions,
+        now: SystemTime,
     ) -> Result<OciMirrorReport, LockError> {
         let dialect = self.cache().config().dialect();
-        let (pushes, mut plan) = Pushes::prepare(dir.as_ref(), template, dialect, options)?;
+        let (pushes, mut plan) = Pushes::prepare(dir.as_ref(), template, dialect, options, now)?;
         self.run_plan_into(
             &mut plan,
             options.jobs,
@@ -210,40 +204,24 @@ impl<T: Transport> AsyncClient<T> {
     }
 }
 
-impl<T: Transport> BlockingClient<T> {
-    /// [`AsyncClient::mirror_to_oci`] for blocking code: the downloads run
-    /// on [`MirrorOptions::jobs`] threads of this call.
-    ///
-    /// ```no_run
-    /// use tfdisco_core::Platform;
-    /// use tfdisco_transport::reexports::tfdisco_provider::oci_mirror::OciMirrorTemplate;
-    /// use tfdisco_transport::{BlockingClient, MirrorOptions, Transport};
-    ///
-    /// fn copy<T: Transport>(client: &BlockingClient<T>) -> Result<(), Box<dyn std::error::Error>> {
-    ///     let template = OciMirrorTemplate::parse("ghcr.io/acme/providers/{namespace}/{type}")?;
-    ///     let options = MirrorOptions::new().platform(Platform::parse("linux_amd64")?);
-    ///     let report = client.mirror_to_oci("infra/", &template, &options)?;
-    ///     for p in &report.providers {
-    ///         println!("{}:{} {}", p.release.address, p.release.tag, p.release.index);
-    ///     }
-    ///     Ok(())
-    /// }
-    /// ```
-    pub fn mirror_to_oci(
+impl<T: Transport> On<'_, BlockingClient<T>> {
+    /// [`BlockingRuns::mirror_to_oci`](crate::BlockingRuns::mirror_to_oci).
+    pub(crate) fn mirror_to_oci(
         &self,
         dir: impl AsRef<Path>,
         template: &OciMirrorTemplate,
         options: &MirrorOptions,
+        now: SystemTime,
     ) -> Result<OciMirrorReport, LockError> {
         let dialect = self.cache().config().dialect();
-        let (pushes, mut plan) = Pushes::prepare(dir.as_ref(), template, dialect, options)?;
+        let (pushes, mut plan) = Pushes::prepare(dir.as_ref(), template, dialect, options, now)?;
         self.run_plan_into(
             &mut plan,
             options.jobs,
             Archives::Staged(&pushes.run.folder),
         );
         // A transport that cannot block here failed every download already.
-        self.block_on(async { Ok(pushes.push(self.as_async(), plan).await) })
+        self.block_on(async { Ok(pushes.push(&On(self.as_async()), plan).await) })
             .unwrap_or_else(|error| Err(LockError::Usage(error.to_string())))
     }
 }

@@ -79,7 +79,8 @@ pub enum CredentialsChoice {
 ///
 /// ```
 /// use tfdisco_core::{Dialect, Env};
-/// use tfdisco_transport::{ClientOptions, Settings};
+/// use tfdisco_runs::ClientOptions;
+/// use tfdisco_transport::Settings;
 ///
 /// let mut options = ClientOptions::new(Dialect::Terraform);
 /// options.env = Some(Env::empty().with_var("TF_APPEND_USER_AGENT", "my-tool/1.0"));
@@ -402,8 +403,8 @@ pub fn address_override(key: &str, addr: &str) -> Result<(String, SocketAddr), S
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Settings;
     use tfdisco_core::{Credentials, CredentialsSource};
+    use tfdisco_transport::Settings;
 
     fn home_with(rc: &str) -> (tempfile::TempDir, Env) {
         let home = tempfile::tempdir().expect("a temporary directory");

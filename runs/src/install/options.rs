@@ -64,7 +64,7 @@ pub enum InstallEvent<'a> {
 /// install's future cancels it too.)
 ///
 /// ```
-/// use tfdisco_transport::{Cancel, InstallOptions};
+/// use tfdisco_runs::{Cancel, InstallOptions};
 ///
 /// let cancel = Cancel::new();
 /// let options = InstallOptions::new().cancel_on(cancel.clone());
@@ -101,7 +101,7 @@ pub type InstallEvents = Arc<dyn Fn(InstallEvent<'_>) + Send + Sync>;
 ///
 /// ```
 /// use std::path::Path;
-/// use tfdisco_transport::{InstallOptions, jobs};
+/// use tfdisco_runs::{InstallOptions, jobs};
 ///
 /// let options = InstallOptions::new()
 ///     .upgrade(true)
@@ -113,7 +113,7 @@ pub type InstallEvents = Arc<dyn Fn(InstallEvent<'_>) + Send + Sync>;
 /// );
 /// // Then, for a run: `options.with_setup(&setup, dir)` adds what the CLI
 /// // configuration says (the folder given above still wins).
-/// # Ok::<(), tfdisco_transport::OptionError>(())
+/// # Ok::<(), tfdisco_runs::OptionError>(())
 /// ```
 #[derive(Clone)]
 pub struct InstallOptions {

@@ -18,8 +18,9 @@ use tfdisco_provider::lock_plan::{CACHE_WAIT_REPORTED_AFTER, Job, JobOutput};
 use tfdisco_provider::{LocalLocation, LocalPackage};
 
 use super::options::{Cancel, InstallEvent, InstallEvents};
+use crate::On;
 use crate::plan_jobs::{ArchiveAt, Archives};
-use crate::{AsyncClient, Transport, local_error};
+use crate::{AsyncClient, Transport};
 
 /// How long a run waits between two tries of a busy plugin cache entry's
 /// lock.
@@ -135,7 +136,9 @@ impl Installer {
         let taken = self
             .folder
             .try_lock_cache_entry(source, version, platform)
-            .map_err(|e| local_error(self.folder.cache().unwrap_or(self.folder.target()), e))?;
+            .map_err(|e| {
+                Error::local_file(self.folder.cache().unwrap_or(self.folder.target()), e)
+            })?;
         if !taken {
             let transport = client.transport();
             let now = transport.now();
@@ -162,7 +165,7 @@ impl Installer {
             Some(staged) => self
                 .folder
                 .place(&staged)
-                .map_err(|e| local_error(staged.final_path(), e)),
+                .map_err(|e| Error::local_file(staged.final_path(), e)),
             // An unpacked filesystem mirror's folder is linked at the end.
             None => Ok(()),
         };
@@ -230,7 +233,7 @@ impl Installer {
         };
         self.folder
             .stage(source, version, platform, into)
-            .map_err(|e| local_error(self.folder.target(), e))
+            .map_err(|e| Error::local_file(self.folder.target(), e))
     }
 
     /// Tells the caller's events function, if any.
@@ -290,7 +293,7 @@ impl Installer {
     }
 }
 
-impl<T: Transport> AsyncClient<T> {
+impl<T: Transport> On<'_, AsyncClient<T>> {
     /// Runs one job of a plan with install rules: its own (what is
     /// installed, a package placed in the cache or a cache entry released,
     /// an archive unpacked as it downloads); any other as a lock run runs
@@ -413,14 +416,14 @@ impl Sink for Cancellable {
 /// A filesystem mirror's archive unpacked through `sink`.
 fn unpack_file(file: &Path, mut sink: StagedPackage) -> Result<Staged, Error> {
     use std::io::Read;
-    let mut reader = std::fs::File::open(file).map_err(|e| local_error(file, e))?;
+    let mut reader = std::fs::File::open(file).map_err(|e| Error::local_file(file, e))?;
     let mut buf = vec![0; 64 * 1024];
     loop {
         let n = match reader.read(&mut buf) {
             Ok(0) => break,
             Ok(n) => n,
             Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(local_error(file, e)),
+            Err(e) => return Err(Error::local_file(file, e)),
         };
         sink.write(&buf[..n])
             .map_err(|problem| local_problem(file, problem))?;
@@ -429,7 +432,7 @@ fn unpack_file(file: &Path, mut sink: StagedPackage) -> Result<Staged, Error> {
         .map_err(|problem| local_problem(file, problem))
 }
 
-/// A local file that could not be read or written: [`Error::LocalFile`].
+/// A local file that could not be read or written: [`Error::LocalFile`](tfdisco_core::Error::LocalFile).
 fn local_problem(path: &Path, problem: String) -> Error {
     Error::LocalFile {
         path: path.to_owned(),

@@ -12,7 +12,7 @@ use crate::DEFAULT_JOBS;
 ///
 /// ```
 /// use tfdisco_core::Platform;
-/// use tfdisco_transport::{MirrorOptions, jobs};
+/// use tfdisco_runs::{MirrorOptions, jobs};
 ///
 /// let options = MirrorOptions::new()
 ///     .platform(Platform::parse("linux_amd64")?)

@@ -18,15 +18,16 @@ use tfdisco_oci::{Descriptor, RepositoryAddress};
 use tfdisco_provider::LocalPackage;
 use tfdisco_provider::lock_plan::{ArchiveSink, Job, JobId, JobOutput, LockPlan};
 
-use crate::{AsyncClient, BlockingClient, Transport, local_error};
+use crate::On;
+use crate::{AsyncClient, BlockingClient, Transport};
 
-impl<T: Transport> AsyncClient<T> {
-    /// Runs a plan's jobs, at most `jobs` at once, until it is finished.
-    pub async fn run_plan(&self, plan: &mut LockPlan, jobs: NonZeroUsize) {
+impl<T: Transport> On<'_, AsyncClient<T>> {
+    /// [`Runs::run_plan`](crate::Runs::run_plan).
+    pub(crate) async fn run_plan(&self, plan: &mut LockPlan, jobs: NonZeroUsize) {
         self.run_plan_into(plan, jobs, Archives::Hashed).await;
     }
 
-    /// [`AsyncClient::run_plan`], the archives going where `archives` says.
+    /// Runs a plan's jobs, the archives going where `archives` says.
     pub(crate) async fn run_plan_into(
         &self,
         plan: &mut LockPlan,
@@ -77,14 +78,10 @@ impl<T: Transport> AsyncClient<T> {
         }
     }
 
-    /// Makes one request of a `tfdisco_provider::lock_plan::LockPlan`: the registry calls with this
-    /// client's discovery and credentials, the downloads without a token,
-    /// a filesystem mirror's packages hashed from disk.
-    pub async fn run_job(&self, job: Job) -> Result<JobOutput, Error> {
-        self.run_job_into(job, Archives::Hashed).await
-    }
-
-    /// [`AsyncClient::run_job`], an archive going where `archives` says.
+    /// Makes one request of a plan (the registry calls with the client's
+    /// discovery and credentials, the downloads without a token, a
+    /// filesystem mirror's packages hashed from disk), an archive going
+    /// where `archives` says.
     pub(crate) async fn run_job_into(
         &self,
         job: Job,
@@ -165,7 +162,7 @@ impl<T: Transport> AsyncClient<T> {
     }
 }
 
-impl<T: Transport> AsyncClient<T> {
+impl<T: Transport> On<'_, AsyncClient<T>> {
     /// An archive downloaded into the sink `archives` gives: hashed, or
     /// staged in a mirror folder.
     async fn archive_into(
@@ -179,9 +176,9 @@ impl<T: Transport> AsyncClient<T> {
         match archives {
             Archives::Hashed => self.fetch_archive(at, ArchiveSink::new()).await,
             Archives::Staged(folder) => {
-                let sink = folder
-                    .stage(source, version, platform)
-                    .map_err(|e| local_error(&folder.staging_path(source, version, platform), e))?;
+                let sink = folder.stage(source, version, platform).map_err(|e| {
+                    Error::local_file(&folder.staging_path(source, version, platform), e)
+                })?;
                 self.fetch_archive(at, sink).await
             }
         }
@@ -227,7 +224,7 @@ pub(crate) enum Archives<'a> {
 
 /// A filesystem mirror's package hashed from disk (LOCKRUN-8): an archive
 /// read through the hasher, a directory's files into their `h1:`. A file
-/// that cannot be read, or is no package, is [`Error::LocalFile`].
+/// that cannot be read, or is no package, is [`Error::LocalFile`](tfdisco_core::Error::LocalFile).
 fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
     let hashes = match hash_local_package(package) {
         Ok(hashes) => hashes,
@@ -245,8 +242,8 @@ fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
     })
 }
 
-/// A local file that could not be written: [`Error::LocalFile`].
-impl<T: Transport> BlockingClient<T> {
+/// A local file that could not be written: [`Error::LocalFile`](tfdisco_core::Error::LocalFile).
+impl<T: Transport> On<'_, BlockingClient<T>> {
     /// Runs a plan's jobs on `jobs` threads of this call until it is
     /// finished, the archives going where `archives` says.
     pub(crate) fn run_plan_into(
@@ -256,7 +253,7 @@ impl<T: Transport> BlockingClient<T> {
         archives: Archives<'_>,
     ) {
         self.run_plan_with(plan, jobs, |job| {
-            self.block_on(self.as_async().run_job_into(job, archives))
+            self.block_on(On(self.as_async()).run_job_into(job, archives))
         });
     }
 

@@ -23,6 +23,7 @@ use tfdisco_provider::lock_plan::{
 };
 use tfdisco_provider::{MethodKind, SignatureCheck};
 
+use crate::On;
 use crate::inputs::{Inputs, record};
 use crate::{AsyncClient, BlockingClient, LockError, Transport};
 
@@ -68,6 +69,7 @@ impl InstallRun {
         dir: &Path,
         dialect: tfdisco_core::Dialect,
         options: &InstallOptions,
+        now: SystemTime,
     ) -> Result<(InstallRun, LockPlan), LockError> {
         if options.upgrade && options.readonly {
             return Err(LockError::Usage(
@@ -114,7 +116,7 @@ impl InstallRun {
             }),
         };
         let platform = Platform::current();
-        let check = SignatureCheck::new(dialect, SystemTime::now());
+        let check = SignatureCheck::new(dialect, now);
         let plan = LockPlan::install(with_origins, platform.clone(), check, rules);
         let before = lock_file.to_bytes();
         Ok((
@@ -339,21 +341,16 @@ fn method_origin(
     })
 }
 
-impl<T: Transport> AsyncClient<T> {
-    /// `terraform init`'s provider installation in `dir`: reads the
-    /// configuration, its lock file and the installation methods; keeps
-    /// what is installed and vouched for by the lock file; fetches,
-    /// verifies and unpacks the rest (at most [`InstallOptions::jobs`]
-    /// requests at once) into `.terraform/providers` (or the plugin cache,
-    /// linked); then replaces the lock file atomically when it changes. On
-    /// any failure nothing is placed and the lock file is as it was.
-    pub async fn install(
+impl<T: Transport> On<'_, AsyncClient<T>> {
+    /// [`Runs::install`](crate::Runs::install).
+    pub(crate) async fn install(
         &self,
         dir: impl AsRef<Path>,
         options: &InstallOptions,
+        now: SystemTime,
     ) -> Result<InstallReport, LockError> {
         let dialect = self.cache().config().dialect();
-        let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options)?;
+        let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options, now)?;
         self.run_plan_with(&mut plan, options.jobs, |job| {
             self.install_job(&run.installer, job)
         })
@@ -362,18 +359,18 @@ impl<T: Transport> AsyncClient<T> {
     }
 }
 
-impl<T: Transport> BlockingClient<T> {
-    /// [`AsyncClient::install`] for blocking code: the jobs run on
-    /// [`InstallOptions::jobs`] threads of this call.
-    pub fn install(
+impl<T: Transport> On<'_, BlockingClient<T>> {
+    /// [`BlockingRuns::install`](crate::BlockingRuns::install).
+    pub(crate) fn install(
         &self,
         dir: impl AsRef<Path>,
         options: &InstallOptions,
+        now: SystemTime,
     ) -> Result<InstallReport, LockError> {
         let dialect = self.cache().config().dialect();
-        let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options)?;
+        let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options, now)?;
         self.run_plan_with(&mut plan, options.jobs, |job| {
-            self.block_on(self.as_async().install_job(&run.installer, job))
+            self.block_on(On(self.as_async()).install_job(&run.installer, job))
         });
         run.apply(plan)
     }

@@ -1,7 +1,6 @@
 //! The reports' JSON documents, byte for byte: the members and their
 //! order are what the CLI's `--json`, the Python and Node reports and the
 //! committed goldens read.
-#![cfg(feature = "cli-config")]
 
 use std::path::PathBuf;
 
@@ -10,7 +9,7 @@ use tfdisco_core::serde_json;
 use tfdisco_core::{Dialect, Platform, ProviderSource, SigningKey, Version};
 use tfdisco_provider::Trust;
 use tfdisco_provider::lock_plan::Installed;
-use tfdisco_transport::{InstallReport, InstalledProvider, LockReport, ProviderReport};
+use tfdisco_runs::{InstallReport, InstalledProvider, LockReport, ProviderReport};
 
 fn source() -> ProviderSource {
     ProviderSource::parse_argument("hashicorp/aws", Dialect::Terraform).expect("a source")

@@ -3,9 +3,9 @@
 //! provider crate's `LockPlan` run over a client, the lock file replaced
 //! atomically. With the plugin cache (`-enable-plugin-cache`, LOCKRUN-10)
 //! the plan's install jobs are an install run's, on a private, empty
-//! providers folder and the cache. [`AsyncClient::lock`](crate::AsyncClient::lock) runs the
+//! providers folder and the cache. [`Runs::lock`](crate::Runs::lock) runs the
 //! plan's jobs as concurrent futures,
-//! [`BlockingClient::lock`](crate::BlockingClient::lock) on as many threads;
+//! [`BlockingRuns::lock`](crate::BlockingRuns::lock) on as many threads;
 //! both at most [`LockOptions::jobs`] at once.
 
 mod options;
@@ -19,6 +19,7 @@ use tfdisco_core::{Dialect, Platform};
 use tfdisco_provider::SignatureCheck;
 use tfdisco_provider::lock_plan::{CacheRules, LockPlan, Origin, ProviderLock, Requirement};
 
+use crate::On;
 use crate::inputs::{Inputs, record};
 use crate::install::Installer;
 use crate::plan_jobs::Archives;
@@ -132,6 +133,7 @@ impl LockRun {
         dir: &Path,
         dialect: Dialect,
         options: &LockOptions,
+        now: SystemTime,
     ) -> Result<(LockRun, LockPlan), LockError> {
         let Inputs {
             path,
@@ -140,7 +142,7 @@ impl LockRun {
         } = Inputs::read(dir, dialect, &options.providers)?;
         let origins = origins(requirements, &options.from, dialect)?;
         let platforms = platforms_or_current(&options.platforms);
-        let check = SignatureCheck::new(dialect, SystemTime::now());
+        let check = SignatureCheck::new(dialect, now);
         // A cache whose folder does not exist is none, as for an install
         // (INSTALL-11).
         let cache = options.plugin_cache().and_then(|cache| {
@@ -223,20 +225,16 @@ impl LockRun {
     }
 }
 
-impl<T: Transport> AsyncClient<T> {
-    /// `terraform providers lock` in `dir`: reads the configuration and its
-    /// lock file, selects and verifies each provider's version for every
-    /// platform with this client's rules, then replaces the lock file
-    /// atomically when it changes. Jobs run as concurrent futures of this
-    /// call, at most [`LockOptions::jobs`] at once. On any failure the
-    /// lock file is left as it was.
-    pub async fn lock(
+impl<T: Transport> On<'_, AsyncClient<T>> {
+    /// [`Runs::lock`](crate::Runs::lock).
+    pub(crate) async fn lock(
         &self,
         dir: impl AsRef<Path>,
         options: &LockOptions,
+        now: SystemTime,
     ) -> Result<LockReport, LockError> {
         let dialect = self.cache().config().dialect();
-        let (run, mut plan) = LockRun::prepare(dir.as_ref(), dialect, options)?;
+        let (run, mut plan) = LockRun::prepare(dir.as_ref(), dialect, options, now)?;
         match run.installer() {
             Some(installer) => {
                 self.run_plan_with(&mut plan, options.jobs, |job| {
@@ -250,44 +248,19 @@ impl<T: Transport> AsyncClient<T> {
     }
 }
 
-impl<T: Transport> BlockingClient<T> {
-    /// [`AsyncClient::lock`] for blocking code: the jobs run on
-    /// [`LockOptions::jobs`] threads of this call.
-    ///
-    /// ```no_run
-    /// use tfdisco_core::Platform;
-    /// use tfdisco_transport::{BlockingClient, LockError, LockOptions, Transport};
-    ///
-    /// fn lock<T: Transport>(client: &BlockingClient<T>) -> Result<(), Box<dyn std::error::Error>> {
-    ///     let options = LockOptions::new()
-    ///         .platform(Platform::parse("linux_amd64")?)
-    ///         .platform(Platform::parse("darwin_arm64")?);
-    ///     match client.lock("infra/", &options) {
-    ///         Ok(report) => {
-    ///             for p in &report.providers {
-    ///                 println!("{} {}: {} hashes added", p.source, p.version, p.hashes_added.len());
-    ///             }
-    ///         }
-    ///         Err(LockError::Failed(failures)) => {
-    ///             for failure in &failures {
-    ///                 eprintln!("{failure}"); // provider, version, platform, what failed
-    ///             }
-    ///         }
-    ///         Err(other) => return Err(other.into()),
-    ///     }
-    ///     Ok(())
-    /// }
-    /// ```
-    pub fn lock(
+impl<T: Transport> On<'_, BlockingClient<T>> {
+    /// [`BlockingRuns::lock`](crate::BlockingRuns::lock).
+    pub(crate) fn lock(
         &self,
         dir: impl AsRef<Path>,
         options: &LockOptions,
+        now: SystemTime,
     ) -> Result<LockReport, LockError> {
         let dialect = self.cache().config().dialect();
-        let (run, mut plan) = LockRun::prepare(dir.as_ref(), dialect, options)?;
+        let (run, mut plan) = LockRun::prepare(dir.as_ref(), dialect, options, now)?;
         match run.installer() {
             Some(installer) => self.run_plan_with(&mut plan, options.jobs, |job| {
-                self.block_on(self.as_async().install_job(installer, job))
+                self.block_on(On(self.as_async()).install_job(installer, job))
             }),
             None => self.run_plan_into(&mut plan, options.jobs, Archives::Hashed),
         }

@@ -1,0 +1,40 @@
+#![doc = include_str!("../README.md")]
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod client_runs;
+mod inputs;
+mod install;
+pub mod kinds;
+mod lock;
+mod mirror;
+mod oci_module;
+mod oci_release;
+mod on;
+mod options;
+mod plan_jobs;
+
+pub use client_runs::{BlockingRuns, Runs};
+pub use install::{
+    Cancel, InstallEvent, InstallEvents, InstallOptions, InstallReport, InstalledProvider,
+    install_word,
+};
+pub use lock::{
+    DEFAULT_JOBS, LockError, LockOptions, LockReport, ProviderReport, ProvidersFrom,
+    failure_exit_code, jobs,
+};
+pub use mirror::{
+    MirrorOptions, MirrorReport, MirroredProvider, OciMirrorReport, OciMirroredProvider,
+};
+pub use oci_module::{DownloadedModule, ResolvedModule, oci_module_source};
+pub use oci_release::{PushedRelease, ReleaseFiles};
+pub use options::{
+    ClientOptions, ClientSetup, CredentialsChoice, CredentialsLookup, CredentialsLookupError,
+    OptionError, address_override, timeout_from_secs,
+};
+pub use tfdisco_provider::{self, Trust};
+
+use on::On;
+use tfdisco_transport::{
+    AsyncClient, BlobSource, BlockingClient, BuildError, ClientBuilder, PushedBlob, Transport,
+};
