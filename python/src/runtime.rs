@@ -1,8 +1,10 @@
 //! The one tokio runtime of the module, and the two ways Python waits for
-//! a discovery on it: blocking (the GIL released) and asyncio; and the
-//! awaitable of an answer that needed no waiting.
+//! a call on it: blocking (the GIL released) and asyncio; the awaitable of
+//! an answer that needed no waiting; and [`Call`], one call of a client
+//! method made ready for either way.
 
 use std::future::Future;
+use std::pin::Pin;
 use std::sync::OnceLock;
 use std::time::Duration;
 
@@ -10,6 +12,8 @@ use pyo3::IntoPyObjectExt;
 use pyo3::exceptions::{PyRuntimeError, PyStopIteration};
 use pyo3::prelude::*;
 use tokio::runtime::Runtime;
+
+use crate::errors;
 
 /// How long a blocking call waits before it looks for a pending signal
 /// (Ctrl-C) and waits again.
@@ -135,6 +139,62 @@ impl Ready {
             None => Err(PyRuntimeError::new_err(
                 "cannot reuse an answer already awaited",
             )),
+        }
+    }
+}
+
+/// One call of a client method, its arguments checked: its answer, when
+/// it needed no I/O (a host in the cache), or the future that finds it on
+/// the runtime, with Python's value or exception as its output. The
+/// blocking method waits for it ([`Call::wait`]); its `_NAME_async` twin,
+/// made from the same definition, hands it to asyncio ([`Call::later`]).
+pub(crate) enum Call<T> {
+    /// Answered at once.
+    Done(PyResult<T>),
+    /// To run on the runtime.
+    Run(Pin<Box<dyn Future<Output = PyResult<T>> + Send>>),
+}
+
+impl<T> Call<T>
+where
+    T: for<'a> IntoPyObject<'a> + Send + 'static,
+{
+    /// A future whose output is already Python's (exceptions made with
+    /// the GIL taken, `Python::attach`).
+    pub(crate) fn run<F>(future: F) -> Self
+    where
+        F: Future<Output = PyResult<T>> + Send + 'static,
+    {
+        Call::Run(Box::pin(future))
+    }
+
+    /// A future of the core: its error becomes its Python exception.
+    pub(crate) fn core<F>(future: F) -> Self
+    where
+        F: Future<Output = Result<T, tfdisco_core::Error>> + Send + 'static,
+    {
+        Call::run(async move {
+            future
+                .await
+                .map_err(|e| Python::attach(|py| errors::from_core(py, &e)))
+        })
+    }
+
+    /// The answer, waited for with the GIL released ([`block_on`]: Ctrl-C
+    /// cancels the call).
+    pub(crate) fn wait(self, py: Python<'_>) -> PyResult<T> {
+        match self {
+            Call::Done(answer) => answer,
+            Call::Run(future) => block_on(py, future)?,
+        }
+    }
+
+    /// The awaitable of the answer: one already done ([`ready`]), or an
+    /// asyncio future of the call ([`to_asyncio`]).
+    pub(crate) fn later(self, py: Python<'_>) -> PyResult<Bound<'_, PyAny>> {
+        match self {
+            Call::Done(answer) => ready(py, answer),
+            Call::Run(future) => to_asyncio(py, future),
         }
     }
 }

@@ -76,8 +76,24 @@ from __future__ import annotations
 
 import asyncio
 import collections.abc as _abc
+import inspect
 import os
-from typing import Any, Callable, Dict, Iterable, Mapping, Optional, Sequence, Union, overload
+import textwrap
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Awaitable,
+    Callable,
+    Coroutine,
+    Dict,
+    Iterable,
+    Mapping,
+    Optional,
+    Sequence,
+    TypeVar,
+    Union,
+    overload,
+)
 
 from ._errors import (
     ConfigWarning,
@@ -228,6 +244,131 @@ PlatformLike = Union[str, Platform]
 #: A path argument: a ``str`` or an ``os.PathLike`` (``pathlib.Path``).
 PathLike = Union[str, "os.PathLike[str]"]
 
+if TYPE_CHECKING:
+    # Only for type checkers (typing has them from Python 3.10).
+    from typing_extensions import Concatenate, ParamSpec
+
+    _P = ParamSpec("_P")
+_R = TypeVar("_R")
+_F = TypeVar("_F", bound=Callable[..., Any])
+
+
+def _coroutine(
+    method: Callable[Concatenate[Client, _P], _R],
+    doc: str,
+    *,
+    until_stopped: bool = False,
+) -> Callable[Concatenate[AsyncClient, _P], Coroutine[Any, Any, _R]]:
+    """The :class:`AsyncClient` method of ``method``, a :class:`Client` method
+    ``NAME``: a coroutine function with ``method``'s signature (for type
+    checkers, and for ``inspect`` and ``help()``) that awaits
+    ``Client._NAME_async``, the awaitable of the same call: its arguments
+    are checked by the native code that checks ``method``'s, when the
+    coroutine is awaited, and the call runs on the module's runtime. Its
+    documentation is ``doc``, what is particular to the coroutine, then
+    ``method``'s.
+
+    ``until_stopped``: the awaitable is given ``_stopped``, a callable the
+    runtime calls once the call's future is gone; when the awaiting task is
+    cancelled, the coroutine waits for that before it raises
+    ``CancelledError`` (``install``: so that the run's staging folders are
+    removed and its plugin cache locks released by then).
+    """
+    name = method.__name__
+    later = getattr(Client, f"_{name}_async")
+
+    if until_stopped:
+
+        async def call(self: AsyncClient, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+            answer: _R = await _until_stopped(later, self._client, *args, **kwargs)
+            return answer
+
+    else:
+
+        async def call(self: AsyncClient, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+            answer: _R = await later(self._client, *args, **kwargs)
+            return answer
+
+    call.__name__ = name
+    call.__qualname__ = f"AsyncClient.{name}"
+    call.__doc__ = _documented(
+        doc,
+        "The arguments (checked when the coroutine is awaited, before anything is"
+        f" asked), the answer and the errors are those of :meth:`Client.{name}`,"
+        " awaited where it blocks:",
+        method,
+    )
+    try:
+        setattr(call, "__signature__", inspect.signature(method))
+    except ValueError:  # no text signature: help() shows (*args, **kwargs)
+        pass
+    return call
+
+
+def _adds_to(method: Callable[..., Any]) -> Callable[[_F], _F]:
+    """Appends the documentation of the :class:`Client` method ``method`` to
+    the decorated function's, which says what the function adds to it."""
+
+    def decorate(function: _F) -> _F:
+        function.__doc__ = _documented(
+            function.__doc__ or "",
+            "The other arguments, the answer and the errors are those of"
+            f" :meth:`Client.{method.__name__}`:",
+            method,
+        )
+        return function
+
+    return decorate
+
+
+def _documented(doc: str, then: str, method: Callable[..., Any]) -> str:
+    """``doc``, then the sentence ``then`` and the documentation of the
+    :class:`Client` method ``method``, which ``doc`` adds to."""
+    then = textwrap.fill(then, 72)
+    return f"{inspect.cleandoc(doc)}\n\n{then}\n\n{inspect.cleandoc(method.__doc__ or '')}"
+
+
+async def _until_stopped(later: Callable[..., Awaitable[Any]], /, *args: Any, **kwargs: Any) -> Any:
+    """Awaits ``later(*args, **kwargs, _stopped=...)`` and, when the awaiting
+    task is cancelled, waits until ``_stopped`` was called (the call's
+    future dropped, on a thread of the runtime) before it raises
+    ``CancelledError``."""
+    loop = asyncio.get_running_loop()
+    stopped: "asyncio.Future[None]" = loop.create_future()
+
+    def told() -> None:
+        # Called from a thread of the runtime once the call's future is
+        # gone: ended, or dropped as the awaiting task was cancelled.
+        try:
+            loop.call_soon_threadsafe(_set_done, stopped)
+        except RuntimeError:  # the loop is closed: nobody waits
+            pass
+
+    running = later(*args, _stopped=told, **kwargs)
+    try:
+        return await running
+    except asyncio.CancelledError:
+        await _wait_uncancellable(stopped)
+        raise
+
+
+def _set_done(future: "asyncio.Future[None]") -> None:
+    if not future.done():
+        future.set_result(None)
+
+
+async def _wait_uncancellable(future: "asyncio.Future[None]") -> None:
+    """Waits for ``future``, even when the awaiting task is cancelled again
+    meanwhile (the cancellation is then raised once it is done)."""
+    cancelled = False
+    while not future.done():
+        try:
+            await asyncio.shield(future)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+
 
 class AsyncClient:
     """:class:`Client` for asyncio: the same options and the same methods
@@ -243,6 +384,11 @@ class AsyncClient:
     ``oauth_client`` then cost about what the blocking calls do).
     Concurrent discoveries of one host share one request. Use one client
     from any number of tasks, event loops or threads.
+
+    Each coroutine method is the :class:`Client` method of its name, awaited:
+    the same signature, the arguments checked by the same code (when the
+    coroutine is awaited, before anything is asked), the same answers and
+    errors.
 
     >>> async def main():                                        # doctest: +SKIP
     ...     client = tfdisco.AsyncClient()
@@ -319,224 +465,117 @@ class AsyncClient:
         :attr:`Client.dialect_choice`)."""
         return self._client.dialect_choice
 
-    async def discover(self, host: HostLike) -> Services:
-        """The services ``host`` offers (see :meth:`Client.discover`)."""
-        return await self._client._discover_async(host)
+    # The calls, each the coroutine of the Client method of that name, with
+    # its signature (see _coroutine): what is said here is what the
+    # coroutine adds to the method's documentation.
+    discover = _coroutine(Client.discover, "The services ``host`` offers.")
+    service_url = _coroutine(Client.service_url, "The base URL of service ``id`` on ``host``.")
+    oauth_client = _coroutine(
+        Client.oauth_client, "The OAuth client that service ``id`` of ``host`` describes."
+    )
+    provider_versions = _coroutine(
+        Client.provider_versions, "The versions of a provider, from its registry."
+    )
+    provider_package = _coroutine(
+        Client.provider_package,
+        """Where to download ``version`` of a provider for ``platform`` and how
+        to check it.""",
+    )
+    module_versions = _coroutine(
+        Client.module_versions, "The versions of a module package, from its registry."
+    )
+    if TYPE_CHECKING:
+        # Through a ParamSpec, type checkers keep one signature of an
+        # overloaded method, or not all: module_download's two are spelled
+        # out for them.
+        @overload
+        async def module_download(
+            self, source: ModuleSourceLike, version: str, *, into: None = None
+        ) -> ModuleLocation: ...
 
-    async def service_url(self, host: HostLike, id: str) -> str:
-        """The base URL of service ``id`` on ``host`` (see
-        :meth:`Client.service_url`)."""
-        return await self._client._service_url_async(host, id)
+        @overload
+        async def module_download(
+            self, source: str, version: None = None, *, into: PathLike
+        ) -> DownloadedModule: ...
 
-    async def oauth_client(self, host: HostLike, id: str) -> OAuthClient:
-        """The OAuth client that service ``id`` of ``host`` describes (see
-        :meth:`Client.oauth_client`)."""
-        return await self._client._oauth_client_async(host, id)
+        async def module_download(self, *args: Any, **kwargs: Any) -> Any: ...
 
-    async def provider_versions(self, source: ProviderSourceLike) -> ProviderVersions:
-        """The versions of a provider, from its registry (see
-        :meth:`Client.provider_versions`)."""
-        return await self._client._provider_versions_async(source)
+    else:
+        module_download = _coroutine(
+            Client.module_download,
+            """Where to download ``version`` of a registry module package from; or,
+            for an ``oci://`` source, its package downloaded, verified and unpacked
+            into the folder ``into``. Cancelling the awaiting task cancels the
+            download and leaves nothing behind.
 
-    async def provider_package(
-        self, source: ProviderSourceLike, version: str, platform: PlatformLike
-    ) -> ProviderPackage:
-        """Where to download ``version`` of a provider for ``platform`` and
-        how to check it (see :meth:`Client.provider_package`)."""
-        return await self._client._provider_package_async(source, version, platform)
+            >>> m = await client.module_download("oci://ghcr.io/acme/vpc", into="vpc")  # doctest: +SKIP
+            """,
+        )
 
-    async def module_versions(self, source: ModuleSourceLike) -> ModuleVersions:
-        """The versions of a module package, from its registry (see
-        :meth:`Client.module_versions`)."""
-        return await self._client._module_versions_async(source)
-
-    @overload
-    async def module_download(
-        self, source: ModuleSourceLike, version: str, *, into: None = None
-    ) -> ModuleLocation: ...
-
-    @overload
-    async def module_download(
-        self, source: str, version: None = None, *, into: PathLike
-    ) -> DownloadedModule: ...
-
-    async def module_download(
-        self,
-        source: ModuleSourceLike,
-        version: Optional[str] = None,
-        *,
-        into: Optional[PathLike] = None,
-    ) -> Union[ModuleLocation, DownloadedModule]:
-        """Where to download ``version`` of a registry module package from;
-        or, for an ``oci://`` source, its package downloaded, verified and
-        unpacked into the folder ``into`` (see
-        :meth:`Client.module_download`). The arguments are checked when the
-        coroutine is awaited, before anything is asked; cancelling the
-        awaiting task cancels the download and leaves nothing behind.
-
-        >>> m = await client.module_download("oci://ghcr.io/acme/vpc", into="vpc")  # doctest: +SKIP
-        """
-        return await self._client._module_download_async(source, version, into=into)
-
-    async def module_resolve(self, source: str) -> ResolvedModule:
+    module_resolve = _coroutine(
+        Client.module_resolve,
         """What an ``oci://`` module source's tag (``latest`` by default) or
         digest selects: the manifest, checked as OpenTofu checks it, and the
-        source pinned to its digest (see :meth:`Client.module_resolve`)."""
-        return await self._client._module_resolve_async(source)
-
-    async def lock(
-        self,
-        dir: PathLike,
-        platforms: Optional[Iterable[PlatformLike]] = None,
-        providers: Optional[Iterable[ProviderSourceLike]] = None,
-        *,
-        jobs: int = 8,
-        net_mirror: Optional[str] = None,
-        fs_mirror: Optional[PathLike] = None,
-        oci_mirror: Optional[str] = None,
-        enable_plugin_cache: bool = False,
-        plugin_cache: Optional[PathLike] = None,
-    ) -> LockReport:
-        """``terraform providers lock`` in ``dir`` (see :meth:`Client.lock`):
-        the jobs run as concurrent futures on the module's runtime, at most
-        ``jobs`` at once; cancelling the awaiting task cancels the run, and
-        the lock file is then as it was. Bad arguments raise when the
-        coroutine is awaited, before anything is read or asked.
+        source pinned to its digest.""",
+    )
+    lock = _coroutine(
+        Client.lock,
+        """``terraform providers lock`` in ``dir``: the jobs run as concurrent
+        futures on the module's runtime, at most ``jobs`` at once; cancelling
+        the awaiting task cancels the run, and the lock file is then as it
+        was.
 
         >>> report = await client.lock("infra", ["linux_amd64"])  # doctest: +SKIP
-        """
-        return await self._client._lock_async(
-            dir,
-            platforms,
-            providers,
-            jobs=jobs,
-            net_mirror=net_mirror,
-            fs_mirror=fs_mirror,
-            oci_mirror=oci_mirror,
-            enable_plugin_cache=enable_plugin_cache,
-            plugin_cache=plugin_cache,
-        )
-
-    async def mirror(
-        self,
-        dir: PathLike,
-        folder: PathLike,
-        platforms: Optional[Iterable[PlatformLike]] = None,
-        *,
-        jobs: int = 8,
-        lock_file: bool = True,
-    ) -> MirrorReport:
+        """,
+    )
+    mirror = _coroutine(
+        Client.mirror,
         """``terraform providers mirror folder`` for the configuration in
-        ``dir`` (see :meth:`Client.mirror`); cancelling the awaiting task
-        cancels the run, and the folder is then as it was.
+        ``dir``; cancelling the awaiting task cancels the run, and the folder
+        is then as it was.
 
         >>> report = await client.mirror("infra", "/srv/mirror", ["linux_amd64"])  # doctest: +SKIP
-        """
-        return await self._client._mirror_async(
-            dir, folder, platforms, jobs=jobs, lock_file=lock_file
-        )
-
-    async def mirror_to_oci(
-        self,
-        dir: PathLike,
-        template: str,
-        platforms: Optional[Iterable[PlatformLike]] = None,
-        *,
-        jobs: int = 8,
-        lock_file: bool = True,
-    ) -> OciMirrorReport:
+        """,
+    )
+    mirror_to_oci = _coroutine(
+        Client.mirror_to_oci,
         """``terraform providers mirror`` into the OCI repositories
-        ``template`` names, for the configuration in ``dir`` (see
-        :meth:`Client.mirror_to_oci`): the downloads run as concurrent
-        futures on the module's runtime, at most ``jobs`` at once, then the
-        pushes. Bad arguments raise when the coroutine is awaited, before
-        anything is read; cancelling the awaiting task cancels the run (a
+        ``template`` names, for the configuration in ``dir``: the downloads
+        run as concurrent futures on the module's runtime, at most ``jobs`` at
+        once, then the pushes; cancelling the awaiting task cancels the run (a
         release's tag is written last: a cancelled push tags nothing).
 
         >>> report = await client.mirror_to_oci("infra", "ghcr.io/acme/{namespace}/{type}")  # doctest: +SKIP
-        """
-        return await self._client._mirror_to_oci_async(
-            dir, template, platforms, jobs=jobs, lock_file=lock_file
-        )
-
-    async def push_provider(
-        self,
-        repository: str,
-        version: str,
-        zips: Sequence[PathLike],
-        *,
-        mount_from: Optional[str] = None,
-    ) -> PushedRelease:
+        """,
+    )
+    push_provider = _coroutine(
+        Client.push_provider,
         """Publishes a provider release's zips to the OCI repository
-        ``repository`` (``REGISTRY/NAME``), tagged ``version``, in the
-        layout OpenTofu's ``oci_mirror`` reads (see
-        :meth:`Client.push_provider`): the zips are read and sent on the
-        module's runtime. Bad arguments raise when the coroutine is awaited,
-        before anything is read or sent.
+        ``repository`` (``REGISTRY/NAME``), tagged ``version``, in the layout
+        OpenTofu's ``oci_mirror`` reads: the zips are read and sent on the
+        module's runtime.
 
         >>> pushed = await client.push_provider("ghcr.io/acme/providers/aws", "5.31.0", zips)  # doctest: +SKIP
-        """
-        return await self._client._push_provider_async(
-            repository, version, zips, mount_from=mount_from
-        )
+        """,
+    )
+    install = _coroutine(
+        Client.install,
+        """``terraform init``'s provider installation in ``dir``: the jobs run
+        as concurrent futures on the module's runtime, at most ``jobs``
+        requests at once; cancelling the awaiting task cancels the run
+        (``asyncio.CancelledError``, raised once the run has removed what it
+        staged and released its plugin cache locks), and the lock file and
+        ``.terraform/providers`` are then as they were.
 
-    async def install(
-        self,
-        dir: PathLike,
-        providers: Optional[Iterable[ProviderSourceLike]] = None,
-        *,
-        upgrade: bool = False,
-        lockfile: Optional[str] = None,
-        plugin_cache: Optional[PathLike] = None,
-        jobs: int = 8,
-        on_event: Optional[Callable[[Dict[str, Any]], object]] = None,
-    ) -> InstallReport:
-        """``terraform init``'s provider installation in ``dir`` (see
-        :meth:`Client.install`): the jobs run as concurrent futures on the
-        module's runtime, at most ``jobs`` requests at once; cancelling the
-        awaiting task cancels the run (``asyncio.CancelledError``), and the
-        lock file and ``.terraform/providers`` are then as they were. Bad
-        arguments raise when the coroutine is awaited, before anything is
-        read or asked.
-
-        ``on_event`` is given each event's dict as for
-        :meth:`Client.install`, called with the GIL taken from a thread of
-        the module's runtime, not the event loop's: it must not touch the
-        loop's objects but through ``loop.call_soon_threadsafe``. When it
-        raises, the run is cancelled and the coroutine raises that
-        exception.
+        ``on_event`` is called with the GIL taken from a thread of the
+        module's runtime, not the event loop's: it must not touch the loop's
+        objects but through ``loop.call_soon_threadsafe``. When it raises,
+        the run is cancelled and the coroutine raises that exception.
 
         >>> report = await client.install("infra", lockfile="readonly")  # doctest: +SKIP
-        """
-        loop = asyncio.get_running_loop()
-        stopped: "asyncio.Future[None]" = loop.create_future()
-
-        def told() -> None:
-            # Called from a thread of the runtime once the run's future is
-            # gone: ended, or dropped as the awaiting task was cancelled.
-            try:
-                loop.call_soon_threadsafe(_set_done, stopped)
-            except RuntimeError:  # the loop is closed: nobody waits
-                pass
-
-        running = self._client._install_async(
-            dir,
-            providers,
-            upgrade=upgrade,
-            lockfile=lockfile,
-            plugin_cache=plugin_cache,
-            jobs=jobs,
-            on_event=on_event,
-            _stopped=told,
-        )
-        try:
-            return await running
-        except asyncio.CancelledError:
-            # The run is dropped on a thread of the runtime: wait for it, so
-            # that its staging folders are removed and its plugin cache
-            # locks released when CancelledError reaches the caller.
-            await _wait_uncancellable(stopped)
-            raise
+        """,
+        until_stopped=True,
+    )
 
     async def credentials_source(self, host: HostLike) -> Optional[str]:
         """Where the token for ``host`` comes from (see
@@ -557,24 +596,7 @@ class AsyncClient:
         return "Async" + repr(self._client)
 
 
-def _set_done(future: "asyncio.Future[None]") -> None:
-    if not future.done():
-        future.set_result(None)
-
-
-async def _wait_uncancellable(future: "asyncio.Future[None]") -> None:
-    """Waits for ``future``, even when the awaiting task is cancelled again
-    meanwhile (the cancellation is then raised once it is done)."""
-    cancelled = False
-    while not future.done():
-        try:
-            await asyncio.shield(future)
-        except asyncio.CancelledError:
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError
-
-
+@_adds_to(Client.lock)
 def lock(
     dir: PathLike,
     platforms: Optional[Iterable[PlatformLike]] = None,
@@ -592,31 +614,9 @@ def lock(
     with a :class:`Client` made of the other keyword ``options``
     (``dialect``, ``ca_files``, ``credentials``, …: those of :class:`Client`;
     ``dialect`` decides whose rules apply; without it, the dialect ``dir``
-    and the environment mean, as ``tfdisco lock --chdir DIR`` chooses it):
-    see :meth:`Client.lock`. Use a client's ``lock`` to lock several
-    configurations with one cache and one set of connections.
-
-    ``platforms``: ``"OS_ARCH"`` strings or :class:`Platform` objects
-    (default: the platform this program runs on). ``providers``: lock only
-    these source addresses (default: every provider the configuration
-    requires). ``jobs``: how many requests at once. ``net_mirror`` (an
-    ``https:`` URL), ``fs_mirror`` (a folder) or ``oci_mirror`` (OpenTofu's
-    repository template, ``"ghcr.io/acme/{namespace}/{type}"``, with the OCI
-    credentials of the CLI configuration): take every provider from that
-    mirror instead of its registry, as ``-net-mirror`` / ``-fs-mirror`` /
-    ``-oci-mirror``; at most one of them (:class:`InvalidArgument`).
-    ``enable_plugin_cache=True``: use the plugin cache, as
-    ``-enable-plugin-cache`` (entries the lock file vouches for used without
-    a download, every other package unpacked into the cache), the one the
-    client's CLI configuration and environment name, or the folder
-    ``plugin_cache`` (only with ``enable_plugin_cache=True``, else
-    :class:`InvalidOption`).
-
-    Returns a :class:`LockReport`; raises :class:`LockError` (``exit_code``,
-    ``failures``) when the run fails, leaving the lock file as it was, and
-    :class:`InvalidArgument`, :class:`InvalidSource`, :class:`InvalidOption`,
-    ``TypeError`` or ``ValueError`` for bad arguments, before anything is
-    read.
+    and the environment mean, as ``tfdisco lock --chdir DIR`` chooses it).
+    Use a client's ``lock`` to lock several configurations with one cache
+    and one set of connections.
 
     >>> report = tfdisco.lock(                                   # doctest: +SKIP
     ...     "infra", ["linux_amd64", "darwin_arm64"], dialect="terraform")
@@ -639,6 +639,7 @@ def lock(
     )
 
 
+@_adds_to(Client.mirror)
 def mirror(
     dir: PathLike,
     folder: PathLike,
@@ -652,10 +653,7 @@ def mirror(
     the configuration in ``dir``, with a :class:`Client` made of the other
     keyword ``options`` (``dialect``, ``ca_files``, ``credentials``, …: those
     of :class:`Client`; without ``dialect``, the one ``dir`` and the
-    environment mean): see :meth:`Client.mirror`.
-
-    Returns a :class:`MirrorReport`; raises :class:`LockError` when the run
-    fails, leaving the folder as it was.
+    environment mean).
 
     >>> report = tfdisco.mirror(                                  # doctest: +SKIP
     ...     "infra", "/srv/mirror", ["linux_amd64"], dialect="terraform")
@@ -665,6 +663,7 @@ def mirror(
     return _client_in(dir, options).mirror(dir, folder, platforms, jobs=jobs, lock_file=lock_file)
 
 
+@_adds_to(Client.install)
 def install(
     dir: PathLike,
     providers: Optional[Iterable[ProviderSourceLike]] = None,
@@ -681,26 +680,7 @@ def install(
     the other keyword ``options`` (``dialect``, ``ca_files``, ``env``, …:
     those of :class:`Client`; without ``dialect``, the one ``dir`` and the
     environment mean, as ``tfdisco install --chdir DIR`` chooses it; its
-    CLI configuration gives the installation methods and the plugin cache):
-    see :meth:`Client.install`.
-
-    ``providers``: install only these source addresses (default: every
-    provider the configuration requires). ``upgrade``: re-select every
-    version within the constraints (``-upgrade``). ``lockfile="readonly"``:
-    the lock file must not change (``-lockfile=readonly``: a run that would
-    change it installs nothing and raises :class:`LockError` with kind
-    ``"readonly"`` and exit code 3). ``plugin_cache``: this plugin cache
-    folder instead of the CLI configuration's and ``TF_PLUGIN_CACHE_DIR``.
-    ``jobs``: how many requests at once. ``on_event``: a callable given a
-    dict per event of the run (``"downloading"``, ``"downloaded"``,
-    ``"waiting_for_cache"``: see :meth:`Client.install`); when it raises,
-    the run is cancelled and that exception is raised.
-
-    Returns an :class:`InstallReport`; raises :class:`LockError`
-    (``kind``, ``exit_code``, ``failures``) when the run fails, leaving the
-    lock file and ``.terraform/providers`` as they were, and
-    :class:`InvalidSource`, :class:`InvalidOption`, ``TypeError`` or
-    ``ValueError`` for bad arguments, before anything is read.
+    CLI configuration gives the installation methods and the plugin cache).
 
     >>> report = tfdisco.install("infra", dialect="terraform")    # doctest: +SKIP
     >>> for p in report.providers:                                # doctest: +SKIP

@@ -5,7 +5,6 @@ from collections.abc import ItemsView, Iterable, Iterator, KeysView, Mapping, Se
 from pathlib import Path
 from typing import (
     Any,
-    Awaitable,
     Callable,
     Dict,
     FrozenSet,
@@ -992,73 +991,7 @@ class Client:
         """Drops the whole cache (``host`` blocks stay)."""
     def credentials_source(self, host: _HostLike) -> Optional[str]:
         """Where the token sent to ``host`` comes from; never the token."""
-    # asyncio futures; awaitables already done when the host is in the cache.
-    def _discover_async(self, host: _HostLike) -> Awaitable[Services]: ...
-    def _service_url_async(self, host: _HostLike, id: str) -> Awaitable[str]: ...
-    def _oauth_client_async(self, host: _HostLike, id: str) -> Awaitable[OAuthClient]: ...
-    def _provider_versions_async(
-        self, source: _ProviderSourceLike
-    ) -> Awaitable[ProviderVersions]: ...
-    def _provider_package_async(
-        self, source: _ProviderSourceLike, version: str, platform: _PlatformLike
-    ) -> Awaitable[ProviderPackage]: ...
-    def _module_versions_async(self, source: _ModuleSourceLike) -> Awaitable[ModuleVersions]: ...
-    def _module_download_async(
-        self,
-        source: _ModuleSourceLike,
-        version: Optional[str] = None,
-        *,
-        into: Optional[_PathLike] = None,
-    ) -> Awaitable[Union[ModuleLocation, DownloadedModule]]: ...
-    def _module_resolve_async(self, source: str) -> Awaitable[ResolvedModule]: ...
-    def _lock_async(
-        self,
-        dir: _PathLike,
-        platforms: Optional[Iterable[_PlatformLike]] = None,
-        providers: Optional[Iterable[_ProviderSourceLike]] = None,
-        *,
-        jobs: int = 8,
-        net_mirror: Optional[str] = None,
-        fs_mirror: Optional[_PathLike] = None,
-        oci_mirror: Optional[str] = None,
-        enable_plugin_cache: bool = False,
-        plugin_cache: Optional[_PathLike] = None,
-    ) -> Awaitable[LockReport]: ...
-    def _mirror_async(
-        self,
-        dir: _PathLike,
-        folder: _PathLike,
-        platforms: Optional[Iterable[_PlatformLike]] = None,
-        *,
-        jobs: int = 8,
-        lock_file: bool = True,
-    ) -> Awaitable[MirrorReport]: ...
-    def _mirror_to_oci_async(
-        self,
-        dir: _PathLike,
-        template: str,
-        platforms: Optional[Iterable[_PlatformLike]] = None,
-        *,
-        jobs: int = 8,
-        lock_file: bool = True,
-    ) -> Awaitable[OciMirrorReport]: ...
-    def _push_provider_async(
-        self,
-        repository: str,
-        version: str,
-        zips: Sequence[_PathLike],
-        *,
-        mount_from: Optional[str] = None,
-    ) -> Awaitable[PushedRelease]: ...
-    def _install_async(
-        self,
-        dir: _PathLike,
-        providers: Optional[Iterable[_ProviderSourceLike]] = None,
-        *,
-        upgrade: bool = False,
-        lockfile: Optional[str] = None,
-        plugin_cache: Optional[_PathLike] = None,
-        jobs: int = 8,
-        on_event: Optional[_OnEvent] = None,
-        _stopped: Optional[Callable[[], object]] = None,
-    ) -> Awaitable[InstallReport]: ...
+    # Each method NAME above also has its private twin _NAME_async, the
+    # awaitable of the same call (an asyncio future, or one already done when
+    # the host is in the cache): tfdisco.AsyncClient.NAME awaits it, typed from
+    # NAME's signature here.
