@@ -82,7 +82,7 @@ fn discover(client: &Client, host: &Hostname) -> (Result<Services, Error>, Obser
         )),
         _ => {}
     };
-    let result = client.discover_observed(host, Some(&mut observer));
+    let result = client.wait(client.as_async().discover(host).observe(&mut observer));
     (result, observed)
 }
 

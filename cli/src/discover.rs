@@ -22,7 +22,8 @@ fn discover(host: &str, ids: &[String], json: bool, opts: &NetOpts) -> Result<u8
         ServiceId::parse(id, opts.dialect()).map_err(Error::from)?;
     }
     let client = net::client(opts)?;
-    let services = client.discover_observed(&host, Some(&mut credentials_warnings()))?;
+    let call = client.as_async().discover(&host);
+    let services = client.wait(call.observe(&mut credentials_warnings()))?;
     let report = Report(services.report(ids));
     if json {
         println!("{}", json_text(&services.report(ids)));

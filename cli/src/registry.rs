@@ -271,8 +271,9 @@ fn print(json: bool, answer: &impl Serialize, human: impl FnOnce() -> String) {
 
 fn provider_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Failure> {
     let source = ProviderSource::parse_argument(given, opts.dialect())?;
-    let answer =
-        client(opts)?.provider_versions_observed(&source, Some(&mut credentials_warnings()))?;
+    let client = client(opts)?;
+    let call = client.as_async().provider_versions(&source);
+    let answer = client.wait(call.observe(&mut credentials_warnings()))?;
     for warning in &answer.warnings {
         eprintln!("tfdisco: warning from the registry: {warning}");
     }
@@ -306,12 +307,11 @@ fn provider_package(
     let source = ProviderSource::parse_argument(given, opts.dialect())?;
     check_version(version)?;
     let platform = Platform::parse(os_arch)?;
-    let package = client(opts)?.provider_package_observed(
-        &source,
-        version,
-        &platform,
-        Some(&mut credentials_warnings()),
-    )?;
+    let client = client(opts)?;
+    let call = client
+        .as_async()
+        .provider_package(&source, version, &platform);
+    let package = client.wait(call.observe(&mut credentials_warnings()))?;
     print(json, &package, || {
         let keys: Vec<&str> = package
             .signing_keys
@@ -335,8 +335,9 @@ fn provider_package(
 
 fn module_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Failure> {
     let source = module_source(given, opts)?;
-    let answer =
-        client(opts)?.module_versions_observed(&source, Some(&mut credentials_warnings()))?;
+    let client = client(opts)?;
+    let call = client.as_async().module_versions(&source);
+    let answer = client.wait(call.observe(&mut credentials_warnings()))?;
     print(json, &answer, || {
         let mut out = format!(
             "{source}: {} versions (from {})\n",
@@ -354,11 +355,9 @@ fn module_versions(given: &str, json: bool, opts: &NetOpts) -> Result<u8, Failur
 fn module_download(given: &str, version: &str, json: bool, opts: &NetOpts) -> Result<u8, Failure> {
     let source = module_source(given, opts)?;
     check_version(version)?;
-    let location = client(opts)?.module_download_observed(
-        &source,
-        version,
-        Some(&mut credentials_warnings()),
-    )?;
+    let client = client(opts)?;
+    let call = client.as_async().module_download(&source, version);
+    let location = client.wait(call.observe(&mut credentials_warnings()))?;
     let module_subdir = location.module_subdir();
     print(json, &location, || {
         let mut out = format!("{source} {version}: {}\n", location.location);

@@ -60,7 +60,7 @@ pub(crate) fn run() -> Result<u8, Failure> {
                 describe(&mut steps, report);
             }
         };
-        let result = client.discover_observed(&host, Some(&mut step));
+        let result = client.wait(client.as_async().discover(&host).observe(&mut step));
         print!("{steps}");
         match result {
             Ok(services) => match &first {

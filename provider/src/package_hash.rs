@@ -127,7 +127,7 @@ impl PackageHasher {
     /// archive as it is read (the unpacker, `crate::unpack`). An error does
     /// not make the hasher fail for later calls: the observer's owner stops
     /// at it.
-    pub(crate) fn update_observed<O: Observer>(
+    pub(crate) fn update_with<O: Observer>(
         &mut self,
         chunk: &[u8],
         observer: &mut O,

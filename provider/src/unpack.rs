@@ -287,7 +287,7 @@ impl Unpacker {
             out: &mut out,
         };
         self.hasher
-            .update_observed(chunk, &mut sink)
+            .update_with(chunk, &mut sink)
             .inspect_err(|e| self.failed = Some(e.repeat()))
     }
 

@@ -370,7 +370,7 @@ impl<T: Transport> On<'_, BlockingClient<T>> {
         let dialect = self.cache().config().dialect();
         let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options, now)?;
         self.run_plan_with(&mut plan, options.jobs, |job| {
-            self.block_on(On(self.as_async()).install_job(&run.installer, job))
+            self.wait(On(self.as_async()).install_job(&run.installer, job))
         });
         run.apply(plan)
     }

@@ -260,7 +260,7 @@ impl<T: Transport> On<'_, BlockingClient<T>> {
         let (run, mut plan) = LockRun::prepare(dir.as_ref(), dialect, options, now)?;
         match run.installer() {
             Some(installer) => self.run_plan_with(&mut plan, options.jobs, |job| {
-                self.block_on(On(self.as_async()).install_job(installer, job))
+                self.wait(On(self.as_async()).install_job(installer, job))
             }),
             None => self.run_plan_into(&mut plan, options.jobs, Archives::Hashed),
         }

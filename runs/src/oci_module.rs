@@ -273,7 +273,7 @@ impl<T: Transport> On<'_, BlockingClient<T>> {
         &self,
         source: &OciModuleSource,
     ) -> Result<ResolvedModule, Error> {
-        self.block_on(On(self.as_async()).oci_module_resolve(source))
+        self.wait(On(self.as_async()).oci_module_resolve(source))
     }
 
     /// [`BlockingRuns::oci_module_download`](crate::BlockingRuns::oci_module_download).
@@ -282,7 +282,7 @@ impl<T: Transport> On<'_, BlockingClient<T>> {
         source: &OciModuleSource,
         into: &Path,
     ) -> Result<DownloadedModule, Error> {
-        self.block_on(On(self.as_async()).oci_module_download(source, into))
+        self.wait(On(self.as_async()).oci_module_download(source, into))
     }
 }
 

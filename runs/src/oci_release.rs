@@ -237,6 +237,6 @@ impl<T: Transport> On<'_, BlockingClient<T>> {
         zips: Vec<(Platform, BlobSource)>,
         mount_from: Option<&RepositoryAddress>,
     ) -> Result<PushedRelease, Error> {
-        self.block_on(On(self.as_async()).oci_push_provider(address, version, zips, mount_from))
+        self.wait(On(self.as_async()).oci_push_provider(address, version, zips, mount_from))
     }
 }

@@ -253,7 +253,7 @@ impl<T: Transport> On<'_, BlockingClient<T>> {
         archives: Archives<'_>,
     ) {
         self.run_plan_with(plan, jobs, |job| {
-            self.block_on(On(self.as_async()).run_job_into(job, archives))
+            self.wait(On(self.as_async()).run_job_into(job, archives))
         });
     }
 

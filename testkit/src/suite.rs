@@ -331,7 +331,7 @@ macro_rules! __with_scenarios {
             registry_api::registry_api_on_plain_http_gets_no_token,
             registry_api::redirect_inside_the_registry_api,
             registry_api::registry_not_found_and_not_a_registry,
-            registry_api::registry_calls_are_observed,
+            registry_api::registry_calls_tell_their_observer,
             registry_api::registry_requests_as_terraform_makes_them,
             registry_api::registry_headers_as_opentofu_sends_them,
             registry_api::registry_answers_of_any_content_type,

@@ -221,7 +221,7 @@ impl<T: Transport> On<'_, BlockingClient<T>> {
             Archives::Staged(&pushes.run.folder),
         );
         // A transport that cannot block here failed every download already.
-        self.block_on(async { Ok(pushes.push(&On(self.as_async()), plan).await) })
+        self.wait(async { Ok(pushes.push(&On(self.as_async()), plan).await) })
             .unwrap_or_else(|error| Err(LockError::Usage(error.to_string())))
     }
 }

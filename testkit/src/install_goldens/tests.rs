@@ -233,7 +233,7 @@ fn every_expectation_resolves() {
 }
 
 /// Terraform's own result, as an observation.
-fn terraform_observed(case: &Case, host: &str) -> Observed {
+fn terraform_observation(case: &Case, host: &str) -> Observed {
     Observed {
         exit: case.terraform_exit(),
         tree: case.expected_tree(host),
@@ -248,7 +248,7 @@ fn terraform_passes_the_checks_of_the_cases_it_shares() {
         let host = host_of(case);
         let result = case
             .expected_for_tfdisco(host)
-            .check(&terraform_observed(case, host));
+            .check(&terraform_observation(case, host));
         match case.tfdisco {
             Expect::Same => {
                 result.unwrap_or_else(|e| panic!("{}: {e}", case.name));
@@ -266,7 +266,7 @@ fn checks_say_what_differs() {
     let kept = case("kept");
     let expected = kept.expected_for_tfdisco(host);
     assert_eq!(expected.requests, ExpectedRequests::None);
-    let mut observed = terraform_observed(kept, host);
+    let mut observed = terraform_observation(kept, host);
     observed.requests.clear();
     assert_eq!(expected.check(&observed), Ok(()));
 
@@ -312,7 +312,7 @@ fn checks_say_what_differs() {
         panic!("fresh downloads");
     };
     assert_eq!(archives.len(), 2, "{archives:?}");
-    let mut twice = terraform_observed(fresh, host);
+    let mut twice = terraform_observation(fresh, host);
     twice.requests.push(format!("GET {}", archives[0]));
     let error = expected.check(&twice).expect_err("a second download");
     assert!(error.contains("downloads"), "{error}");

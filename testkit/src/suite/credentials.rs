@@ -156,7 +156,8 @@ pub fn failing_credentials_source_means_anonymous<T: Subject>() {
             failures.push(format!("{host}: {error}"));
         }
     };
-    services::<T>(client.discover_observed(&server.host(), Some(&mut observer)));
+    let host = server.host();
+    services::<T>(client.wait(client.as_async().discover(&host).observe(&mut observer)));
     let seen = server.requests();
     assert_eq!(seen.len(), 1, "{}", T::NAME);
     assert_eq!(seen[0].authorization(), None);

@@ -207,7 +207,7 @@ pub fn registry_not_found_and_not_a_registry<T: Subject>() {
 /// Registry calls are observed as discovery is: the discovery's exchanges
 /// when one is made, the request's, and each failed credentials lookup
 /// (CRED-3: the request then goes without a token).
-pub fn registry_calls_are_observed<T: Subject>() {
+pub fn registry_calls_tell_their_observer<T: Subject>() {
     let server = TestServer::start();
     sample::install(&server, sample::DOCUMENT.as_bytes());
     let host = hostname(&format!("127.0.0.1:{}", server.port()));
@@ -222,8 +222,9 @@ pub fn registry_calls_are_observed<T: Subject>() {
             other => format!("{other:?}"),
         });
     };
-    ok::<T, _>(client.provider_versions_observed(&source, Some(&mut observer)));
-    ok::<T, _>(client.module_versions_observed(&consul, Some(&mut observer)));
+    let calls = client.as_async();
+    ok::<T, _>(client.wait(calls.provider_versions(&source).observe(&mut observer)));
+    ok::<T, _>(client.wait(calls.module_versions(&consul).observe(&mut observer)));
     let failed = format!("no credentials for {host}");
     assert_eq!(
         events,
@@ -276,7 +277,12 @@ pub fn registry_requests_as_terraform_makes_them<T: Subject>() {
     let source = provider(&format!("{}/ns/type", server.host()));
     let mut reports = Vec::new();
     let versions = ok::<T, _>(
-        client.provider_versions_observed(&source, Some(&mut super::record(&mut reports))),
+        client.wait(
+            client
+                .as_async()
+                .provider_versions(&source)
+                .observe(&mut super::record(&mut reports)),
+        ),
     );
     assert_eq!(versions.versions.len(), 1);
     let seen = server.requests();
@@ -363,7 +369,12 @@ pub fn a_failed_handshake_is_retried_a_refused_certificate_is_not<T: Subject>() 
     let source = provider(&format!("{}/ns/type", server.host()));
     let mut reports = Vec::new();
     let e = failed::<T, _>(
-        client.provider_versions_observed(&source, Some(&mut super::record(&mut reports))),
+        client.wait(
+            client
+                .as_async()
+                .provider_versions(&source)
+                .observe(&mut super::record(&mut reports)),
+        ),
         ErrorKind::Tls,
     );
     let attempts: Vec<_> = reports
@@ -388,7 +399,12 @@ pub fn a_failed_handshake_is_retried_a_refused_certificate_is_not<T: Subject>() 
     client.cache().forget_all();
     let mut reports = Vec::new();
     failed::<T, _>(
-        client.provider_versions_observed(&source, Some(&mut super::record(&mut reports))),
+        client.wait(
+            client
+                .as_async()
+                .provider_versions(&source)
+                .observe(&mut super::record(&mut reports)),
+        ),
         ErrorKind::Tls,
     );
     let attempts: Vec<_> = reports

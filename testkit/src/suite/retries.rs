@@ -30,7 +30,13 @@ fn discover<T: Subject>(
     server: &TestServer,
 ) -> (Result<tfdisco_core::Services, Error>, Vec<ExchangeReport>) {
     let mut reports = Vec::new();
-    let result = client.discover_observed(&server.host(), Some(&mut record(&mut reports)));
+    let host = server.host();
+    let result = client.wait(
+        client
+            .as_async()
+            .discover(&host)
+            .observe(&mut record(&mut reports)),
+    );
     (result, reports)
 }
 

@@ -26,23 +26,23 @@ use crate::pool::Pool;
 /// A discovery client for async-std, smol or any executor: the discovery cache in
 /// front of [`Http`]. Clones share the cache and the idle connections.
 ///
-/// Methods (documented on [`AsyncClient`]): [`builder`](AsyncClient::builder),
-/// [`discover`](AsyncClient::discover) and
-/// [`discover_observed`](AsyncClient::discover_observed),
-/// [`service_url`](AsyncClient::service_url), the registry calls
+/// Methods (documented on [`AsyncClient`]): [`builder`](AsyncClient::builder);
+/// [`discover`](AsyncClient::discover),
+/// [`service_url`](AsyncClient::service_url) and the registry calls
 /// ([`provider_versions`](AsyncClient::provider_versions),
 /// [`provider_package`](AsyncClient::provider_package),
 /// [`module_versions`](AsyncClient::module_versions),
-/// [`module_download`](AsyncClient::module_download), each with an
-/// `_observed` form), [`cache`](AsyncClient::cache) and
-/// [`drive`](AsyncClient::drive).
+/// [`module_download`](AsyncClient::module_download)), each a [`Call`] to
+/// await, or to observe first ([`Call::observe`]);
+/// [`cache`](AsyncClient::cache) and [`drive`](AsyncClient::drive).
 pub type Client = tfdisco_transport::AsyncClient<Http>;
 
 /// The same client for blocking code (on `async_io::block_on`).
 ///
 /// Methods: [`AsyncClient`]'s, each run to completion on the calling thread
 /// and returning its result instead of a future: `builder`, `discover`,
-/// `discover_observed`, `service_url`, the registry calls, `cache`, `drive`.
+/// `service_url`, the registry calls, `cache`, `drive`; and `wait`, which
+/// runs any [`Call`] of its async client (an observed one, say).
 pub type BlockingClient = tfdisco_transport::BlockingClient<Http>;
 
 /// The HTTP side of a [`Client`]: connections, the pool, the timer.

@@ -1,7 +1,8 @@
 //! The same client for blocking code: each call runs the async client's
-//! method to completion with the transport's [`Transport::block_on`].
+//! [`Call`](crate::Call) to completion with the transport's [`Transport::block_on`].
 
 use std::fmt;
+use std::future::IntoFuture;
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
@@ -16,7 +17,8 @@ use crate::{
 };
 
 /// A client for blocking code: [`AsyncClient`]'s methods, each run to
-/// completion on the calling thread. Clones share the cache and the
+/// completion on the calling thread; [`BlockingClient::wait`] runs any
+/// other [`Call`](crate::Call) of its async client, an observed one say. Clones share the cache and the
 /// connections; use it from as many threads as you like (threads that
 /// discover one host at the same time share one request).
 ///
@@ -88,36 +90,17 @@ impl<T: Transport> BlockingClient<T> {
     /// a discovery another thread has under way (this thread waits for it),
     /// or discovered now.
     pub fn discover(&self, host: &Hostname) -> Result<Services, Error> {
-        self.block_on(self.inner.discover(host))
-    }
-
-    /// [`BlockingClient::discover`], telling `observer` what happens (see
-    /// [`AsyncClient::discover_observed`]).
-    pub fn discover_observed(
-        &self,
-        host: &Hostname,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<Services, Error> {
-        self.block_on(self.inner.discover_observed(host, observer))
+        self.wait(self.inner.discover(host))
     }
 
     /// The base URL of service `id` (`modules.v1`, say) on `host`.
     pub fn service_url(&self, host: &Hostname, id: &str) -> Result<Url, Error> {
-        self.block_on(self.inner.service_url(host, id))
+        self.wait(self.inner.service_url(host, id))
     }
 
     /// The versions of a provider (see [`AsyncClient::provider_versions`]).
     pub fn provider_versions(&self, source: &ProviderSource) -> Result<ProviderVersions, Error> {
-        self.provider_versions_observed(source, None)
-    }
-
-    /// [`BlockingClient::provider_versions`], telling `observer` what happens.
-    pub fn provider_versions_observed(
-        &self,
-        source: &ProviderSource,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<ProviderVersions, Error> {
-        self.block_on(self.inner.provider_versions_observed(source, observer))
+        self.wait(self.inner.provider_versions(source))
     }
 
     /// A provider package (see [`AsyncClient::provider_package`]).
@@ -127,35 +110,12 @@ impl<T: Transport> BlockingClient<T> {
         version: &str,
         platform: &Platform,
     ) -> Result<ProviderPackage, Error> {
-        self.provider_package_observed(source, version, platform, None)
-    }
-
-    /// [`BlockingClient::provider_package`], telling `observer` what happens.
-    pub fn provider_package_observed(
-        &self,
-        source: &ProviderSource,
-        version: &str,
-        platform: &Platform,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<ProviderPackage, Error> {
-        self.block_on(
-            self.inner
-                .provider_package_observed(source, version, platform, observer),
-        )
+        self.wait(self.inner.provider_package(source, version, platform))
     }
 
     /// The versions of a module (see [`AsyncClient::module_versions`]).
     pub fn module_versions(&self, source: &ModuleSource) -> Result<ModuleVersions, Error> {
-        self.module_versions_observed(source, None)
-    }
-
-    /// [`BlockingClient::module_versions`], telling `observer` what happens.
-    pub fn module_versions_observed(
-        &self,
-        source: &ModuleSource,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<ModuleVersions, Error> {
-        self.block_on(self.inner.module_versions_observed(source, observer))
+        self.wait(self.inner.module_versions(source))
     }
 
     /// A module's download location (see [`AsyncClient::module_download`]).
@@ -164,20 +124,7 @@ impl<T: Transport> BlockingClient<T> {
         source: &ModuleSource,
         version: &str,
     ) -> Result<ModuleLocation, Error> {
-        self.module_download_observed(source, version, None)
-    }
-
-    /// [`BlockingClient::module_download`], telling `observer` what happens.
-    pub fn module_download_observed(
-        &self,
-        source: &ModuleSource,
-        version: &str,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<ModuleLocation, Error> {
-        self.block_on(
-            self.inner
-                .module_download_observed(source, version, observer),
-        )
+        self.wait(self.inner.module_download(source, version))
     }
 
     /// A network mirror's versions of a provider (see
@@ -187,20 +134,7 @@ impl<T: Transport> BlockingClient<T> {
         mirror: &NetworkMirror,
         source: &ProviderSource,
     ) -> Result<MirrorVersions, Error> {
-        self.mirror_versions_observed(mirror, source, None)
-    }
-
-    /// [`BlockingClient::mirror_versions`], telling `observer` what happens.
-    pub fn mirror_versions_observed(
-        &self,
-        mirror: &NetworkMirror,
-        source: &ProviderSource,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<MirrorVersions, Error> {
-        self.block_on(
-            self.inner
-                .mirror_versions_observed(mirror, source, observer),
-        )
+        self.wait(self.inner.mirror_versions(mirror, source))
     }
 
     /// A network mirror's archives of a version (see
@@ -211,21 +145,7 @@ impl<T: Transport> BlockingClient<T> {
         source: &ProviderSource,
         version: &Version,
     ) -> Result<MirrorArchives, Error> {
-        self.mirror_archives_observed(mirror, source, version, None)
-    }
-
-    /// [`BlockingClient::mirror_archives`], telling `observer` what happens.
-    pub fn mirror_archives_observed(
-        &self,
-        mirror: &NetworkMirror,
-        source: &ProviderSource,
-        version: &Version,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<MirrorArchives, Error> {
-        self.block_on(
-            self.inner
-                .mirror_archives_observed(mirror, source, version, observer),
-        )
+        self.wait(self.inner.mirror_archives(mirror, source, version))
     }
 
     /// A download (see [`AsyncClient::download`]).
@@ -234,22 +154,40 @@ impl<T: Transport> BlockingClient<T> {
         S: Sink,
         S::Output: Send,
     {
-        self.download_observed(url, sink, about, None)
+        self.wait(self.inner.download(url, sink, about))
     }
 
-    /// [`BlockingClient::download`], telling `observer` about each exchange.
-    pub fn download_observed<S>(
-        &self,
-        url: Url,
-        sink: S,
-        about: &Hostname,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<S::Output, Error>
-    where
-        S: Sink,
-        S::Output: Send,
-    {
-        self.block_on(self.inner.download_observed(url, sink, about, observer))
+    /// Runs `call`, one of this client's async calls (made with
+    /// [`as_async`](BlockingClient::as_async)), to completion on the calling
+    /// thread: how an observed call runs in blocking code.
+    ///
+    /// ```no_run
+    /// # fn example<T: tfdisco_transport::Transport>(
+    /// #     client: &tfdisco_transport::BlockingClient<T>,
+    /// #     host: &tfdisco_core::Hostname,
+    /// # ) -> Result<(), tfdisco_core::Error> {
+    /// use tfdisco_transport::Event;
+    ///
+    /// let mut exchanges = 0;
+    /// let mut observer = |event: &Event<'_>| {
+    ///     if let Event::Exchange(_) = event {
+    ///         exchanges += 1;
+    ///     }
+    /// };
+    /// let services = client.wait(client.as_async().discover(host).observe(&mut observer))?;
+    /// println!("{} after {exchanges} exchanges", services.discovery_url());
+    /// # Ok(())
+    /// # }
+    /// ```
+    ///
+    /// A transport that cannot block here (tokio's, inside a tokio runtime)
+    /// fails the call with [`Error::InvalidArgument`], as every blocking
+    /// call does.
+    ///
+    /// Any future of this client's calls runs the same way (the runs of
+    /// `tfdisco-runs` wait for theirs here).
+    pub fn wait<O>(&self, call: impl IntoFuture<Output = Result<O, Error>>) -> Result<O, Error> {
+        self.inner.transport().block_on(call.into_future())?
     }
 
     /// Runs one fetch you made yourself over this client's connections,
@@ -263,12 +201,6 @@ impl<T: Transport> BlockingClient<T> {
         G: Goal + Send,
         G::Output: Send,
     {
-        self.block_on(self.inner.drive(fetch, observer))
-    }
-
-    /// Runs a call on the transport's [`Transport::block_on`]; a transport
-    /// that cannot block here (inside an async runtime) fails the call.
-    pub fn block_on<O>(&self, call: impl Future<Output = Result<O, Error>>) -> Result<O, Error> {
-        self.inner.transport().block_on(call)?
+        self.wait(self.inner.drive(fetch, observer))
     }
 }

@@ -14,7 +14,7 @@ use tfdisco_core::{
 
 use crate::cache::Begin;
 use crate::{BuildError, ClientBuilder, Event, FromSettings, Observer, Settings, SharedCache};
-use crate::{Transport, drive};
+use crate::{Call, Transport, drive};
 
 /// A client over the transport `T`, for async code: the discovery cache
 /// (aliases, forced services, coalescing of concurrent discoveries of one
@@ -25,7 +25,8 @@ use crate::{Transport, drive};
 /// [`BlockingClient`](crate::BlockingClient) offers the same methods to
 /// blocking code.
 ///
-/// Every call has an `_observed` form that tells an [`Observer`] what
+/// Each call is a [`Call`]: awaited, it gives its result;
+/// `.observe(&mut observer)` first makes it tell an [`Observer`] what
 /// happens: each exchange (of the discovery, when one is made, and of the
 /// registry request), and a credentials lookup that failed.
 pub struct AsyncClient<T> {
@@ -107,15 +108,17 @@ impl<T> AsyncClient<T> {
 impl<T: Transport> AsyncClient<T> {
     /// The services `host` offers: from the cache (or a `host` block), from
     /// a discovery already under way for it, or discovered now.
-    pub async fn discover(&self, host: &Hostname) -> Result<Services, Error> {
-        self.discover_observed(host, None).await
+    ///
+    /// Observed ([`Call::observe`]), it tells the observer of each exchange
+    /// of a discovery made now, and of a credentials lookup that failed. A
+    /// result from the cache or from another caller's discovery comes
+    /// without events.
+    pub fn discover<'a>(&'a self, host: &'a Hostname) -> Call<'a, Services> {
+        Call::new(move |observer| self.discover_with(host, observer))
     }
 
-    /// [`AsyncClient::discover`], telling `observer` what happens: each
-    /// exchange of a discovery made now, and a credentials lookup that failed.
-    /// A result from the cache or from another caller's discovery comes
-    /// without events.
-    pub async fn discover_observed(
+    /// [`AsyncClient::discover`], run with `observer`.
+    async fn discover_with(
         &self,
         host: &Hostname,
         mut observer: Option<&mut dyn Observer>,
@@ -144,192 +147,131 @@ impl<T: Transport> AsyncClient<T> {
     }
 
     /// The base URL of service `id` (`modules.v1`, say) on `host`.
-    pub async fn service_url(&self, host: &Hostname, id: &str) -> Result<Url, Error> {
-        self.discover(host).await?.service_url(id)
+    pub fn service_url<'a>(&'a self, host: &'a Hostname, id: &'a str) -> Call<'a, Url> {
+        Call::new(move |observer| async move {
+            self.discover_with(host, observer).await?.service_url(id)
+        })
     }
 
     /// The versions of a provider, from its registry: discovers the
     /// source's host (cached, coalesced), then asks its `providers.v1` API
     /// with the host's credentials (over https only, D9).
-    pub async fn provider_versions(
-        &self,
-        source: &ProviderSource,
-    ) -> Result<ProviderVersions, Error> {
-        self.provider_versions_observed(source, None).await
-    }
-
-    /// [`AsyncClient::provider_versions`], telling `observer` what happens.
-    pub async fn provider_versions_observed(
-        &self,
-        source: &ProviderSource,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<ProviderVersions, Error> {
-        source.require_qualified()?;
-        let start = |services: &Services, config: &Config, credentials, now| {
-            Fetch::provider_versions(services, source, config, credentials, now)
-        };
-        self.registry_request(source.host(), start, observer).await
+    pub fn provider_versions<'a>(
+        &'a self,
+        source: &'a ProviderSource,
+    ) -> Call<'a, ProviderVersions> {
+        Call::new(move |observer| async move {
+            source.require_qualified()?;
+            let start = |services: &Services, config: &Config, credentials, now| {
+                Fetch::provider_versions(services, source, config, credentials, now)
+            };
+            self.registry_request(source.host(), start, observer).await
+        })
     }
 
     /// Where to download `version` of a provider for `platform`, and how to
     /// check it.
-    pub async fn provider_package(
-        &self,
-        source: &ProviderSource,
-        version: &str,
-        platform: &Platform,
-    ) -> Result<ProviderPackage, Error> {
-        self.provider_package_observed(source, version, platform, None)
-            .await
-    }
-
-    /// [`AsyncClient::provider_package`], telling `observer` what happens.
-    pub async fn provider_package_observed(
-        &self,
-        source: &ProviderSource,
-        version: &str,
-        platform: &Platform,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<ProviderPackage, Error> {
-        // What needs no network is checked before the discovery.
-        source.require_qualified()?;
-        check_version(version)?;
-        platform.check()?;
-        let start = |services: &Services, config: &Config, credentials, now| {
-            Fetch::provider_package(
-                services,
-                source,
-                version,
-                platform,
-                config,
-                credentials,
-                now,
-            )
-        };
-        self.registry_request(source.host(), start, observer).await
+    pub fn provider_package<'a>(
+        &'a self,
+        source: &'a ProviderSource,
+        version: &'a str,
+        platform: &'a Platform,
+    ) -> Call<'a, ProviderPackage> {
+        Call::new(move |observer| async move {
+            // What needs no network is checked before the discovery.
+            source.require_qualified()?;
+            check_version(version)?;
+            platform.check()?;
+            let start = |services: &Services, config: &Config, credentials, now| {
+                Fetch::provider_package(
+                    services,
+                    source,
+                    version,
+                    platform,
+                    config,
+                    credentials,
+                    now,
+                )
+            };
+            self.registry_request(source.host(), start, observer).await
+        })
     }
 
     /// The versions of a module package, from its registry's `modules.v1`
     /// API.
-    pub async fn module_versions(&self, source: &ModuleSource) -> Result<ModuleVersions, Error> {
-        self.module_versions_observed(source, None).await
-    }
-
-    /// [`AsyncClient::module_versions`], telling `observer` what happens.
-    pub async fn module_versions_observed(
-        &self,
-        source: &ModuleSource,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<ModuleVersions, Error> {
-        let start = |services: &Services, config: &Config, credentials, now| {
-            Fetch::module_versions(services, source, config, credentials, now)
-        };
-        self.registry_request(source.host(), start, observer).await
+    pub fn module_versions<'a>(&'a self, source: &'a ModuleSource) -> Call<'a, ModuleVersions> {
+        Call::new(move |observer| {
+            let start = |services: &Services, config: &Config, credentials, now| {
+                Fetch::module_versions(services, source, config, credentials, now)
+            };
+            self.registry_request(source.host(), start, observer)
+        })
     }
 
     /// Where to download `version` of a module package from.
-    pub async fn module_download(
-        &self,
-        source: &ModuleSource,
-        version: &str,
-    ) -> Result<ModuleLocation, Error> {
-        self.module_download_observed(source, version, None).await
-    }
-
-    /// [`AsyncClient::module_download`], telling `observer` what happens.
-    pub async fn module_download_observed(
-        &self,
-        source: &ModuleSource,
-        version: &str,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<ModuleLocation, Error> {
-        check_version(version)?;
-        let start = |services: &Services, config: &Config, credentials, now| {
-            Fetch::module_download(services, source, version, config, credentials, now)
-        };
-        self.registry_request(source.host(), start, observer).await
+    pub fn module_download<'a>(
+        &'a self,
+        source: &'a ModuleSource,
+        version: &'a str,
+    ) -> Call<'a, ModuleLocation> {
+        Call::new(move |observer| async move {
+            check_version(version)?;
+            let start = |services: &Services, config: &Config, credentials, now| {
+                Fetch::module_download(services, source, version, config, credentials, now)
+            };
+            self.registry_request(source.host(), start, observer).await
+        })
     }
 
     /// Downloads `url` (a file a registry named: a package's `SHA256SUMS`,
     /// its signature, its archive) into `sink` as it arrives, without a
     /// token; `about` is the registry host it belongs to (DL-1).
-    pub async fn download<S>(&self, url: Url, sink: S, about: &Hostname) -> Result<S::Output, Error>
+    pub fn download<'a, S>(&'a self, url: Url, sink: S, about: &'a Hostname) -> Call<'a, S::Output>
     where
-        S: Sink,
+        S: Sink + 'a,
         S::Output: Send,
     {
-        self.download_observed(url, sink, about, None).await
-    }
-
-    /// [`AsyncClient::download`], telling `observer` about each exchange.
-    pub async fn download_observed<S>(
-        &self,
-        url: Url,
-        sink: S,
-        about: &Hostname,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<S::Output, Error>
-    where
-        S: Sink,
-        S::Output: Send,
-    {
-        let config = self.inner.cache.config();
-        let now = self.inner.transport.now();
-        self.run(
-            Fetch::download(url, sink, about.clone(), &config, now),
-            observer,
-        )
-        .await
+        Call::new(move |observer| async move {
+            let config = self.inner.cache.config();
+            let now = self.inner.transport.now();
+            self.run(
+                Fetch::download(url, sink, about.clone(), &config, now),
+                observer,
+            )
+            .await
+        })
     }
 
     /// The versions of a provider a network mirror lists (its `index.json`),
     /// asked with the mirror host's credentials, never over http
     /// (MIRROR-1 to MIRROR-5). No discovery is made.
-    pub async fn mirror_versions(
-        &self,
-        mirror: &NetworkMirror,
-        source: &ProviderSource,
-    ) -> Result<MirrorVersions, Error> {
-        self.mirror_versions_observed(mirror, source, None).await
-    }
-
-    /// [`AsyncClient::mirror_versions`], telling `observer` what happens.
-    pub async fn mirror_versions_observed(
-        &self,
-        mirror: &NetworkMirror,
-        source: &ProviderSource,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<MirrorVersions, Error> {
-        let start = |config: &Config, credentials, now| {
-            Fetch::mirror_versions(mirror, source, config, credentials, now)
-        };
-        self.mirror_request(mirror, start, observer).await
+    pub fn mirror_versions<'a>(
+        &'a self,
+        mirror: &'a NetworkMirror,
+        source: &'a ProviderSource,
+    ) -> Call<'a, MirrorVersions> {
+        Call::new(move |observer| {
+            let start = |config: &Config, credentials, now| {
+                Fetch::mirror_versions(mirror, source, config, credentials, now)
+            };
+            self.mirror_request(mirror, start, observer)
+        })
     }
 
     /// The archives a network mirror lists for `version` of a provider (its
     /// `<version>.json`); `MirrorArchives::archive` gives a platform's.
-    pub async fn mirror_archives(
-        &self,
-        mirror: &NetworkMirror,
-        source: &ProviderSource,
-        version: &Version,
-    ) -> Result<MirrorArchives, Error> {
-        self.mirror_archives_observed(mirror, source, version, None)
-            .await
-    }
-
-    /// [`AsyncClient::mirror_archives`], telling `observer` what happens.
-    pub async fn mirror_archives_observed(
-        &self,
-        mirror: &NetworkMirror,
-        source: &ProviderSource,
-        version: &Version,
-        observer: Option<&mut dyn Observer>,
-    ) -> Result<MirrorArchives, Error> {
-        let start = |config: &Config, credentials, now| {
-            Fetch::mirror_archives(mirror, source, version, config, credentials, now)
-        };
-        self.mirror_request(mirror, start, observer).await
+    pub fn mirror_archives<'a>(
+        &'a self,
+        mirror: &'a NetworkMirror,
+        source: &'a ProviderSource,
+        version: &'a Version,
+    ) -> Call<'a, MirrorArchives> {
+        Call::new(move |observer| {
+            let start = |config: &Config, credentials, now| {
+                Fetch::mirror_archives(mirror, source, version, config, credentials, now)
+            };
+            self.mirror_request(mirror, start, observer)
+        })
     }
 
     /// Runs the mirror request `start` makes, with the mirror host's
@@ -371,9 +313,7 @@ impl<T: Transport> AsyncClient<T> {
         G: Goal + Send,
         G::Output: Send,
     {
-        let services = self
-            .discover_observed(host, reborrow(&mut observer))
-            .await?;
+        let services = self.discover_with(host, reborrow(&mut observer)).await?;
         let (credentials, failure) = self.inner.cache.credentials(host);
         if let (Some(error), Some(observer)) = (&failure, observer.as_deref_mut()) {
             observer.event(&Event::CredentialsFailed { host, error });

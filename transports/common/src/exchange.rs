@@ -345,8 +345,9 @@ pub enum Event<'a> {
     },
 }
 
-/// Receives the [`Event`]s of an observed call, such as
-/// `discover_observed`: for reports like `tfdisco check`.
+/// Receives the [`Event`]s of an observed call
+/// (`client.discover(&host).observe(&mut observer)`, see
+/// [`Call::observe`](crate::Call::observe)): for reports like `tfdisco check`.
 ///
 /// Closures taking `&Event` are observers:
 ///

@@ -5,6 +5,7 @@
 mod async_http;
 mod blocking;
 mod cache;
+mod call;
 mod client;
 mod connect;
 mod drive;
@@ -25,6 +26,7 @@ pub mod tunnel;
 pub use async_http::{AsyncHttp, perform_async_http};
 pub use blocking::BlockingClient;
 pub use cache::{Begin, Lead, SharedCache, Wait};
+pub use call::Call;
 pub use client::AsyncClient;
 pub use connect::{AsyncNet, Stream, open};
 pub use drive::drive;
@@ -42,7 +44,7 @@ pub use transport::{AnyTransport, Blocking, BlockingTransport, Transport};
 /// `pub use tfdisco_transport::reexports::*;`.
 pub mod reexports {
     pub use crate::{
-        AnyTransport, AsyncClient, Blocking, BlockingClient, BlockingTransport, BuildError,
+        AnyTransport, AsyncClient, Blocking, BlockingClient, BlockingTransport, BuildError, Call,
         ClientBuilder, Event, Exchange, ExchangeReport, FromSettings, Observer, Settings,
         SharedCache, Transport,
     };

@@ -165,7 +165,7 @@ impl<T: Transport> AsyncClient<T> {
 impl<T: Transport> BlockingClient<T> {
     /// [`AsyncClient::oci_tags`] for blocking code.
     pub fn oci_tags(&self, address: &RepositoryAddress) -> Result<Vec<String>, Error> {
-        self.block_on(self.as_async().oci_tags(address))
+        self.wait(self.as_async().oci_tags(address))
     }
 
     /// [`AsyncClient::oci_manifest`] for blocking code.
@@ -175,7 +175,7 @@ impl<T: Transport> BlockingClient<T> {
         reference: &Reference,
         accept: &[&str],
     ) -> Result<FetchedManifest, Error> {
-        self.block_on(self.as_async().oci_manifest(address, reference, accept))
+        self.wait(self.as_async().oci_manifest(address, reference, accept))
     }
 
     /// [`AsyncClient::oci_blob`] for blocking code.
@@ -189,7 +189,7 @@ impl<T: Transport> BlockingClient<T> {
         S: Sink,
         S::Output: Send,
     {
-        self.block_on(self.as_async().oci_blob(address, descriptor, sink))
+        self.wait(self.as_async().oci_blob(address, descriptor, sink))
     }
 }
 

@@ -291,7 +291,7 @@ impl<T: Transport> BlockingClient<T> {
         address: &RepositoryAddress,
         digest: &Digest,
     ) -> Result<bool, Error> {
-        self.block_on(self.as_async().oci_blob_exists(address, digest))
+        self.wait(self.as_async().oci_blob_exists(address, digest))
     }
 
     /// [`AsyncClient::oci_push_blob`] for blocking code.
@@ -301,7 +301,7 @@ impl<T: Transport> BlockingClient<T> {
         blob: impl Into<BlobSource>,
         mount_from: Option<&RepositoryAddress>,
     ) -> Result<PushedBlob, Error> {
-        self.block_on(self.as_async().oci_push_blob(address, blob, mount_from))
+        self.wait(self.as_async().oci_push_blob(address, blob, mount_from))
     }
 
     /// [`AsyncClient::oci_push_manifest`] for blocking code.
@@ -312,7 +312,7 @@ impl<T: Transport> BlockingClient<T> {
         media_type: &str,
         manifest: Bytes,
     ) -> Result<Digest, Error> {
-        self.block_on(
+        self.wait(
             self.as_async()
                 .oci_push_manifest(address, reference, media_type, manifest),
         )

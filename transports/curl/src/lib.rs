@@ -21,15 +21,15 @@ pub use tfdisco_transport::reexports::*;
 ///
 /// Methods (documented on [`BlockingClient`]):
 /// [`builder`](BlockingClient::builder),
-/// [`discover`](BlockingClient::discover) and
-/// [`discover_observed`](BlockingClient::discover_observed),
+/// [`discover`](BlockingClient::discover),
 /// [`service_url`](BlockingClient::service_url), the registry calls
 /// ([`provider_versions`](BlockingClient::provider_versions),
 /// [`provider_package`](BlockingClient::provider_package),
 /// [`module_versions`](BlockingClient::module_versions),
-/// [`module_download`](BlockingClient::module_download), each with an
-/// `_observed` form), [`cache`](BlockingClient::cache) and
-/// [`drive`](BlockingClient::drive).
+/// [`module_download`](BlockingClient::module_download)),
+/// [`wait`](BlockingClient::wait), which runs an observed [`Call`] of
+/// [`as_async`](BlockingClient::as_async), [`cache`](BlockingClient::cache)
+/// and [`drive`](BlockingClient::drive).
 pub type Client = tfdisco_transport::BlockingClient<Blocking<Http>>;
 
 /// The libcurl side of a [`Client`]: the settings, how the trust anchors

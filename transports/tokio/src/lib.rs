@@ -23,16 +23,15 @@ use crate::connect::Connector;
 /// A discovery client on tokio: the discovery cache in front of [`Http`]. Clones
 /// share the cache and the connection pool.
 ///
-/// Methods (documented on [`AsyncClient`]): [`builder`](AsyncClient::builder),
-/// [`discover`](AsyncClient::discover) and
-/// [`discover_observed`](AsyncClient::discover_observed),
-/// [`service_url`](AsyncClient::service_url), the registry calls
+/// Methods (documented on [`AsyncClient`]): [`builder`](AsyncClient::builder);
+/// [`discover`](AsyncClient::discover),
+/// [`service_url`](AsyncClient::service_url) and the registry calls
 /// ([`provider_versions`](AsyncClient::provider_versions),
 /// [`provider_package`](AsyncClient::provider_package),
 /// [`module_versions`](AsyncClient::module_versions),
-/// [`module_download`](AsyncClient::module_download), each with an
-/// `_observed` form), [`cache`](AsyncClient::cache) and
-/// [`drive`](AsyncClient::drive).
+/// [`module_download`](AsyncClient::module_download)), each a [`Call`] to
+/// await, or to observe first ([`Call::observe`]);
+/// [`cache`](AsyncClient::cache) and [`drive`](AsyncClient::drive).
 pub type Client = tfdisco_transport::AsyncClient<Http>;
 
 /// The same client for blocking code, running on a tokio runtime of its own
@@ -40,7 +39,8 @@ pub type Client = tfdisco_transport::AsyncClient<Http>;
 ///
 /// Methods: [`AsyncClient`]'s, each run to completion on the calling thread
 /// and returning its result instead of a future: `builder`, `discover`,
-/// `discover_observed`, `service_url`, the registry calls, `cache`, `drive`.
+/// `service_url`, the registry calls, `cache`, `drive`; and `wait`, which
+/// runs any [`Call`] of its async client (an observed one, say).
 /// Called inside a tokio runtime they fail with [`Error::InvalidArgument`]
 /// rather than block it: use [`Client`] there.
 pub type BlockingClient = tfdisco_transport::BlockingClient<Http>;

@@ -79,7 +79,7 @@ fn a_client_built_outside_a_runtime_works_and_drops_inside_one() {
 /// runtime or inside one.
 #[test]
 fn a_blocking_client_inside_a_runtime_is_an_error_not_a_panic() {
-    use tfdisco_tokio::{BlockingClient, ErrorKind};
+    use tfdisco_tokio::{BlockingClient, ErrorKind, Event};
 
     let servers = servers(1);
     let host = servers[0].host();
@@ -96,13 +96,19 @@ fn a_blocking_client_inside_a_runtime_is_an_error_not_a_panic() {
         .expect("a runtime");
     let inside = runtime.block_on(async {
         for client in [&outside, &builder().build().expect("a client")] {
-            let e = client.discover(&host).expect_err("cannot block here");
-            assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
-            assert!(
-                e.to_string()
-                    .contains("cannot run inside a tokio runtime: use the async client"),
-                "{e}"
-            );
+            let mut observer = |_: &Event<'_>| {};
+            let observed = client.as_async().discover(&host).observe(&mut observer);
+            for e in [
+                client.discover(&host).expect_err("cannot block here"),
+                client.wait(observed).expect_err("cannot block here"),
+            ] {
+                assert_eq!(e.kind(), ErrorKind::InvalidArgument, "{e}");
+                assert!(
+                    e.to_string()
+                        .contains("cannot run inside a tokio runtime: use the async client"),
+                    "{e}"
+                );
+            }
         }
         builder().build().expect("a client")
     });
@@ -111,4 +117,48 @@ fn a_blocking_client_inside_a_runtime_is_an_error_not_a_panic() {
     outside.discover(&host).expect("discovered");
     drop(runtime);
     drop(inside);
+}
+
+/// An observed call is a future like any other, run here in a task of its
+/// own: its observer hears of each exchange of the discovery it makes, and
+/// of none when the answer is cached. What needs no network (a version
+/// that is not one) is checked when the call runs, before any request.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_call_with_an_observer_runs_in_a_task_and_checks_its_arguments_first() {
+    use tfdisco_tokio::{ErrorKind, Event, ModuleSource};
+
+    let servers = servers(1);
+    let host = servers[0].host();
+    let module = format!("127.0.0.1:{}/ns/name/system", servers[0].port());
+    let client = client();
+    let task = tokio::spawn(async move {
+        let mut paths = Vec::new();
+        let mut observer = |event: &Event<'_>| {
+            if let Event::Exchange(report) = event {
+                paths.push(report.url.path().to_owned());
+            }
+        };
+        let source = ModuleSource::parse(&module, Default::default()).expect("a module source");
+        let refused = client
+            .module_download(&source, "not a version")
+            .observe(&mut observer)
+            .await
+            .expect_err("an invalid version");
+        let first = client
+            .service_url(&host, "modules.v1")
+            .observe(&mut observer)
+            .await;
+        let cached = client
+            .service_url(&host, "modules.v1")
+            .observe(&mut observer)
+            .await;
+        (refused, first, cached, paths)
+    });
+    let (refused, first, cached, paths) = task.await.expect("no panic");
+    assert_eq!(refused.kind(), ErrorKind::InvalidArgument, "{refused}");
+    assert!(refused.to_string().contains("invalid version"), "{refused}");
+    assert!(first.expect("discovered").as_str().ends_with("/m0/"));
+    assert!(cached.expect("cached").as_str().ends_with("/m0/"));
+    assert_eq!(paths, [tfdisco_core::DISCOVERY_PATH]);
+    assert_eq!(servers[0].requests().len(), 1);
 }

@@ -89,8 +89,14 @@ fn waits_take_no_real_time_on_the_paused_clock() {
     );
     let started = Instant::now();
     let mut reports = Vec::new();
+    let host = server.host();
     client
-        .discover_observed(&server.host(), Some(&mut record(&mut reports)))
+        .wait(
+            client
+                .as_async()
+                .discover(&host)
+                .observe(&mut record(&mut reports)),
+        )
         .expect("discovered after the wait");
     let waited = reports[1]
         .started
