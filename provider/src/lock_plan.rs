@@ -51,11 +51,14 @@ use tfdisco_core::{
 };
 
 mod install;
+mod origins;
 
 pub use install::{
     CACHE_WAIT_REPORTED_AFTER, CacheRules, InstallRules, Installed, InstalledPackages,
-    OLD_STAGING_AGE, Recorded, cache_lock_path, package_dir, staging_prefix, stale_staging,
+    OLD_STAGING_AGE, Recorded, cache_lock_path, package_dir, readonly_refusal, staging_prefix,
+    stale_staging, unrequired,
 };
+pub use origins::OriginError;
 
 use crate::fs_mirror::{LocalPackage, LocalPackages};
 use crate::installation::{MethodError, MultiSourceError, available_versions};

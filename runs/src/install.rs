@@ -19,9 +19,10 @@ use tfdisco_config::{
 };
 use tfdisco_core::{Platform, ProviderSource};
 use tfdisco_provider::lock_plan::{
-    CacheRules, InstallRules, Installed, LockPlan, Origin, ProviderLock,
+    CacheRules, InstallRules, Installed, LockPlan, Origin, OriginError, ProviderLock,
+    readonly_refusal, unrequired,
 };
-use tfdisco_provider::{MethodKind, SignatureCheck};
+use tfdisco_provider::{LocalPackages, SignatureCheck};
 
 use crate::On;
 use crate::inputs::{Inputs, record};
@@ -82,7 +83,7 @@ impl InstallRun {
             mut requirements,
         } = Inputs::read(dir, dialect, &options.providers)?;
         let required = requirements.iter().map(|r| r.source.clone()).collect();
-        let mut folders: HashMap<PathBuf, Origin> = HashMap::new();
+        let mut folders: HashMap<PathBuf, LocalPackages> = HashMap::new();
         let mut from = HashMap::new();
         let mut with_origins = Vec::with_capacity(requirements.len());
         let mut warnings = options.warnings.clone();
@@ -151,23 +152,13 @@ impl InstallRun {
         for lock in &locks {
             providers.push(self.record(lock)?);
         }
-        // Providers the configuration no longer requires leave the lock
-        // file, as `init` removes them.
-        let gone: Vec<ProviderSource> = self
-            .lock_file
-            .providers()
-            .map(|locked| locked.source().clone())
-            .filter(|source| !self.required.contains(source))
-            .collect();
-        for source in &gone {
+        let locked = self.lock_file.providers().map(|locked| locked.source());
+        for source in &unrequired(locked, &self.required) {
             self.lock_file.remove(source);
         }
         let changed = self.lock_file.to_bytes() != self.before;
-        if changed && self.readonly {
-            return Err(LockError::ReadOnly(format!(
-                "the lock file {} would change, and it is read-only (--lockfile readonly)",
-                self.path.display()
-            )));
+        if let Some(refusal) = readonly_refusal(changed, self.readonly, &self.path) {
+            return Err(LockError::ReadOnly(refusal));
         }
         for lock in &locks {
             self.place(lock)?;
@@ -260,85 +251,40 @@ impl InstallRun {
     }
 }
 
-/// The origin of a provider's packages: the installation methods that may
-/// install it, in priority order, asked as `init` asks them
-/// ([`Origin::Methods`], INSTALL-13); and their names for the report.
+/// The origin of a provider's packages and its methods' names, as the
+/// provider crate chooses them (INSTALL-13), with each filesystem mirror
+/// scanned once per run and each OCI template's address for `source`.
 fn origin_for(
     source: &ProviderSource,
     options: &InstallOptions,
     dialect: tfdisco_core::Dialect,
-    folders: &mut HashMap<PathBuf, Origin>,
+    folders: &mut HashMap<PathBuf, LocalPackages>,
 ) -> Result<(Origin, Vec<String>), LockError> {
-    let methods: Vec<_> = options.installation.handling(source).collect();
-    if methods.is_empty() {
-        return Err(LockError::Usage(format!(
-            "no installation method of the CLI configuration may install {source}"
-        )));
-    }
-    let mut origins = Vec::with_capacity(methods.len());
-    let mut names = Vec::with_capacity(methods.len());
-    for method in methods {
-        let (origin, name) = method_origin(&method.kind, source, dialect, folders)?;
-        origins.push(origin);
-        names.push(name);
-    }
-    Ok((Origin::Methods(origins), names))
-}
-
-/// One installation method as the plan's origin, and its name for the
-/// report: `registry`, a network mirror's URL, a filesystem mirror's
-/// folder (scanned once per run), an OCI repository.
-fn method_origin(
-    kind: &MethodKind,
-    source: &ProviderSource,
-    dialect: tfdisco_core::Dialect,
-    folders: &mut HashMap<PathBuf, Origin>,
-) -> Result<(Origin, String), LockError> {
-    Ok(match kind {
-        MethodKind::Direct { .. } => (Origin::Registry, "registry".to_owned()),
-        MethodKind::NetworkMirror {
-            mirror,
-            trust_all_hashes,
-            ..
-        } => {
-            // OpenTofu's `trust_all_hashes` (MIRROR-14); the CLI
-            // configuration reads it only for OpenTofu.
-            let origin = if *trust_all_hashes == Some(true) {
-                Origin::TrustedNetworkMirror(mirror.clone())
-            } else {
-                Origin::NetworkMirror(mirror.clone())
-            };
-            (origin, mirror.base().to_string())
+    let packages = |path: &Path| -> Result<LocalPackages, LockError> {
+        if let Some(packages) = folders.get(path) {
+            return Ok(packages.clone());
         }
-        MethodKind::FilesystemMirror { path } => {
-            let origin = match folders.get(path) {
-                Some(origin) => origin.clone(),
-                None => {
-                    let scan = FilesystemMirror::scan(path, dialect).map_err(|error| {
-                        LockError::Folder {
-                            path: path.clone(),
-                            error: error.into(),
-                        }
-                    })?;
-                    let origin = Origin::Filesystem(scan.packages().clone());
-                    folders.insert(path.clone(), origin.clone());
-                    origin
-                }
-            };
-            (origin, path.display().to_string())
-        }
-        MethodKind::OciMirror {
-            repository_template,
-        } => {
-            let address = oci_repository_address(repository_template, source).map_err(|e| {
-                LockError::Usage(format!(
-                    "selecting OCI repository address for {source}: {e}"
-                ))
-            })?;
-            let name = address.to_string();
-            (Origin::OciMirror(address), name)
-        }
-    })
+        let scan = FilesystemMirror::scan(path, dialect).map_err(|error| LockError::Folder {
+            path: path.to_owned(),
+            error: error.into(),
+        })?;
+        folders.insert(path.to_owned(), scan.packages().clone());
+        Ok(scan.packages().clone())
+    };
+    let address = |template: &str| {
+        oci_repository_address(template, source).map_err(|e| {
+            LockError::Usage(format!(
+                "selecting OCI repository address for {source}: {e}"
+            ))
+        })
+    };
+    options
+        .installation
+        .origin_for(source, packages, address)
+        .map_err(|error| match error {
+            OriginError::NoMethod(message) => LockError::Usage(message),
+            OriginError::Caller(error) => error,
+        })
 }
 
 impl<T: Transport> On<'_, AsyncClient<T>> {

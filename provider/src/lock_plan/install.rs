@@ -7,13 +7,38 @@
 //! cache (`providers lock -enable-plugin-cache`, LOCKRUN-10) looks at each
 //! platform's cache entry by the same rules, and refuses no package.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use tfdisco_core::{Platform, ProviderSource, Version};
 
 use crate::fs_mirror::provider_dir;
 use crate::package_hash::PackageHashes;
+
+/// What an install run's lock file loses (INSTALL-5): the providers it
+/// holds that the configuration no longer requires leave it, as `init`
+/// removes them.
+pub fn unrequired<'a>(
+    locked: impl IntoIterator<Item = &'a ProviderSource>,
+    required: &[ProviderSource],
+) -> Vec<ProviderSource> {
+    locked
+        .into_iter()
+        .filter(|source| !required.contains(source))
+        .cloned()
+        .collect()
+}
+
+/// The read-only rule (`-lockfile=readonly`, INSTALL-5): a lock file that
+/// would change is refused, with this message, and nothing is placed.
+pub fn readonly_refusal(changed: bool, readonly: bool, path: &Path) -> Option<String> {
+    (changed && readonly).then(|| {
+        format!(
+            "the lock file {} would change, and it is read-only (--lockfile readonly)",
+            path.display()
+        )
+    })
+}
 
 /// Where a package is unpacked in a providers folder (`.terraform/providers`)
 /// or the plugin cache, relative to it: `HOST/NAMESPACE/TYPE/VERSION/OS_ARCH`,
