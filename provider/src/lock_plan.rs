@@ -52,6 +52,7 @@ use tfdisco_core::{
 
 mod install;
 mod origins;
+mod requirements;
 
 pub use install::{
     CACHE_WAIT_REPORTED_AFTER, CacheRules, InstallRules, Installed, InstalledPackages,
@@ -59,6 +60,7 @@ pub use install::{
     stale_staging, unrequired,
 };
 pub use origins::OriginError;
+pub use requirements::{Required, requirements};
 
 use crate::fs_mirror::{LocalPackage, LocalPackages};
 use crate::installation::{MethodError, MultiSourceError, available_versions};

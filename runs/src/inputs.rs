@@ -6,8 +6,8 @@
 use std::path::{Path, PathBuf};
 
 use tfdisco_config::{Configuration, LOCK_FILE_NAME, LockFile, LockedProvider};
-use tfdisco_core::{Dialect, ProviderSource, Version, VersionConstraints};
-use tfdisco_provider::lock_plan::{ProviderLock, Recorded, Requirement};
+use tfdisco_core::{Dialect, ProviderSource};
+use tfdisco_provider::lock_plan::{ProviderLock, Required, Requirement, requirements};
 
 use crate::LockError;
 
@@ -35,49 +35,27 @@ impl Inputs {
             .map_err(LockError::Configuration)?;
         let path = dir.join(LOCK_FILE_NAME);
         let lock_file = LockFile::read(&path, dialect).map_err(LockError::LockFile)?;
-        for named in named {
-            if !configuration
-                .provider(named)
-                .is_some_and(|p| p.is_lockable())
-            {
-                return Err(LockError::Usage(format!(
-                    "Invalid provider argument: The provider {named} is not required by the \
-                     current configuration."
-                )));
-            }
-        }
-        let mut requirements = Vec::new();
-        for provider in configuration.providers() {
-            let wanted = named.is_empty() || named.contains(provider.source());
-            if !provider.is_lockable() || !wanted {
-                continue;
-            }
-            let mut constraints = VersionConstraints::new();
-            for given in provider.constraints() {
-                let parsed =
-                    VersionConstraints::parse(given.constraints(), dialect).map_err(|e| {
-                        LockError::Usage(format!(
-                            "{}:{}: invalid version constraint for {}: {e}",
-                            given.file().display(),
-                            given.line().map_or(String::new(), |l| l.to_string()),
-                            provider.source()
-                        ))
-                    })?;
-                constraints.merge(&parsed);
-            }
-            let recorded = lock_file.provider(provider.source()).and_then(|entry| {
-                Some(Recorded {
-                    version: Version::parse(entry.version(), dialect).ok()?,
-                    hashes: entry.hashes().to_vec(),
+        let required = configuration.providers().map(|provider| Required {
+            source: provider.source(),
+            lockable: provider.is_lockable(),
+            constraints: provider
+                .constraints()
+                .iter()
+                .map(|given| {
+                    let line = given.line().map_or(String::new(), |l| l.to_string());
+                    (
+                        given.constraints(),
+                        format!("{}:{line}", given.file().display()),
+                    )
                 })
-            });
-            requirements.push(Requirement {
-                source: provider.source().clone(),
-                constraints,
-                locked: recorded.as_ref().map(|r| r.version.clone()),
-                recorded,
-            });
-        }
+                .collect(),
+        });
+        let recorded = |source: &ProviderSource| {
+            let entry = lock_file.provider(source)?;
+            Some((entry.version().to_owned(), entry.hashes().to_vec()))
+        };
+        let requirements =
+            requirements(required, named, recorded, dialect).map_err(LockError::Usage)?;
         Ok(Inputs {
             path,
             lock_file,

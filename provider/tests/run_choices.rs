@@ -1,6 +1,7 @@
-//! Which origin an install run gives each provider (INSTALL-13) and what
-//! its lock file loses and refuses (INSTALL-5): the provider crate's
-//! choices, made without I/O; the tests supply what the run would read.
+//! The runs' choices, made by the provider crate without I/O: what a run
+//! asks of its plan (LOCKRUN-1), which origin an install run gives each
+//! provider (INSTALL-13), what its lock file loses and refuses (INSTALL-5).
+//! The tests supply what the run would read.
 
 use std::path::{Path, PathBuf};
 
@@ -143,7 +144,7 @@ fn providers_no_longer_required_leave_the_lock_file() {
     let locked = [aws.clone(), google.clone(), random.clone()];
     assert_eq!(
         unrequired(&locked, &[aws.clone(), random.clone()]),
-        [google.clone()]
+        [google]
     );
     assert!(unrequired(&locked, &locked).is_empty());
 }
@@ -160,4 +161,91 @@ fn a_read_only_lock_file_that_would_change_is_refused() {
     );
     assert_eq!(readonly_refusal(false, true, path), None);
     assert_eq!(readonly_refusal(true, false, path), None);
+}
+
+mod requirements {
+    use tfdisco_core::{Dialect, ProviderSource};
+    use tfdisco_provider::lock_plan::{Required, requirements};
+
+    use super::source;
+
+    fn required<'a>(source: &'a ProviderSource, constraints: &[(&'a str, &str)]) -> Required<'a> {
+        Required {
+            source,
+            lockable: true,
+            constraints: constraints
+                .iter()
+                .map(|(given, at)| (*given, (*at).to_owned()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn constraints_merge_and_the_lock_files_version_is_kept() {
+        let aws = source("hashicorp/aws");
+        let given = [required(
+            &aws,
+            &[(">= 4.0", "main.tf:3"), ("< 6.0", "modules/vpc/main.tf:9")],
+        )];
+        let recorded = |_: &ProviderSource| Some(("5.1.0".to_owned(), vec!["h1:abc=".to_owned()]));
+        let found = requirements(given, &[], recorded, Dialect::OpenTofu).expect("requirements");
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].constraints.to_string(), ">= 4.0.0, < 6.0.0");
+        assert_eq!(
+            found[0].locked.as_ref().map(ToString::to_string).as_deref(),
+            Some("5.1.0")
+        );
+        assert_eq!(
+            found[0].recorded.as_ref().map(|r| r.hashes.clone()),
+            Some(vec!["h1:abc=".to_owned()])
+        );
+    }
+
+    #[test]
+    fn a_bad_constraint_names_where_it_stands() {
+        let aws = source("hashicorp/aws");
+        let error = requirements(
+            [required(&aws, &[("~> banana", "main.tf:3")])],
+            &[],
+            |_: &ProviderSource| None,
+            Dialect::OpenTofu,
+        )
+        .expect_err("a bad constraint");
+        assert!(
+            error.starts_with(
+                "main.tf:3: invalid version constraint for registry.opentofu.org/hashicorp/aws: "
+            ),
+            "{error}"
+        );
+    }
+
+    #[test]
+    fn a_named_provider_must_be_required_and_only_the_named_are_asked() {
+        let (aws, random) = (source("hashicorp/aws"), source("hashicorp/random"));
+        let given = || [required(&aws, &[]), required(&random, &[])];
+        let none = |_: &ProviderSource| None;
+        let found = requirements(
+            given(),
+            std::slice::from_ref(&random),
+            none,
+            Dialect::OpenTofu,
+        )
+        .expect("random alone");
+        assert_eq!(
+            found.iter().map(|r| &r.source).collect::<Vec<_>>(),
+            [&random]
+        );
+        let error = requirements(
+            given(),
+            &[source("hashicorp/google")],
+            none,
+            Dialect::OpenTofu,
+        )
+        .expect_err("google is not required");
+        assert_eq!(
+            error,
+            "Invalid provider argument: The provider registry.opentofu.org/hashicorp/google is not \
+             required by the current configuration."
+        );
+    }
 }
