@@ -26,11 +26,14 @@ use tfdisco_provider::lock_plan::LockPlan;
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 use tfdisco_transport::{AsyncClient, BlobSource, BlockingClient, Transport};
 
-use crate::plan_jobs::Archives;
+use futures_lite::future::block_on;
+
+use crate::plan_jobs::{Archives, Futures, Threads, run_plan_into};
 use crate::{
     DownloadedModule, InstallOptions, InstallReport, LockError, LockOptions, LockReport,
     MirrorOptions, MirrorReport, OciMirrorReport, On, PushedRelease, ResolvedModule,
 };
+use crate::{install, lock, mirror};
 
 /// The runs of an async client: each reads and writes the local files it
 /// names, makes its requests with the client's rules (discovery,
@@ -159,7 +162,7 @@ impl<T: Transport> Runs for AsyncClient<T> {
         options: &InstallOptions,
     ) -> impl Future<Output = Result<InstallReport, LockError>> + Send {
         let dir = dir.as_ref().to_owned();
-        async move { On(self).install(&dir, options, clock()).await }
+        async move { install::install(&Futures(self), &dir, options, clock()).await }
     }
 
     fn lock(
@@ -168,7 +171,7 @@ impl<T: Transport> Runs for AsyncClient<T> {
         options: &LockOptions,
     ) -> impl Future<Output = Result<LockReport, LockError>> + Send {
         let dir = dir.as_ref().to_owned();
-        async move { On(self).lock(&dir, options, clock()).await }
+        async move { lock::lock(&Futures(self), &dir, options, clock()).await }
     }
 
     fn mirror(
@@ -179,7 +182,7 @@ impl<T: Transport> Runs for AsyncClient<T> {
     ) -> impl Future<Output = Result<MirrorReport, LockError>> + Send {
         let dir = dir.as_ref().to_owned();
         let folder = folder.as_ref().to_owned();
-        async move { On(self).mirror(&dir, &folder, options, clock()).await }
+        async move { mirror::mirror(&Futures(self), &dir, &folder, options, clock()).await }
     }
 
     fn mirror_to_oci(
@@ -190,9 +193,9 @@ impl<T: Transport> Runs for AsyncClient<T> {
     ) -> impl Future<Output = Result<OciMirrorReport, LockError>> + Send {
         let dir = dir.as_ref().to_owned();
         async move {
-            On(self)
-                .mirror_to_oci(&dir, template, options, clock())
-                .await
+            let (pushes, plan) =
+                mirror::stage_for_oci(&Futures(self), &dir, template, options, clock()).await?;
+            pushes.push(On(self), plan).await
         }
     }
 
@@ -221,7 +224,7 @@ impl<T: Transport> Runs for AsyncClient<T> {
     }
 
     async fn run_plan(&self, plan: &mut LockPlan, jobs: NonZeroUsize) {
-        On(self).run_plan(plan, jobs).await
+        run_plan_into(&Futures(self), plan, jobs, Archives::Hashed).await
     }
 }
 
@@ -361,11 +364,16 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
         dir: impl AsRef<Path>,
         options: &InstallOptions,
     ) -> Result<InstallReport, LockError> {
-        On(self).install(dir, options, clock())
+        block_on(install::install(
+            &Threads(self),
+            dir.as_ref(),
+            options,
+            clock(),
+        ))
     }
 
     fn lock(&self, dir: impl AsRef<Path>, options: &LockOptions) -> Result<LockReport, LockError> {
-        On(self).lock(dir, options, clock())
+        block_on(lock::lock(&Threads(self), dir.as_ref(), options, clock()))
     }
 
     fn mirror(
@@ -374,7 +382,13 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
         folder: impl AsRef<Path>,
         options: &MirrorOptions,
     ) -> Result<MirrorReport, LockError> {
-        On(self).mirror(dir, folder, options, clock())
+        block_on(mirror::mirror(
+            &Threads(self),
+            dir.as_ref(),
+            folder.as_ref(),
+            options,
+            clock(),
+        ))
     }
 
     fn mirror_to_oci(
@@ -383,11 +397,21 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
         template: &OciMirrorTemplate,
         options: &MirrorOptions,
     ) -> Result<OciMirrorReport, LockError> {
-        On(self).mirror_to_oci(dir, template, options, clock())
+        let jobs = Threads(self);
+        let (pushes, plan) = block_on(mirror::stage_for_oci(
+            &jobs,
+            dir.as_ref(),
+            template,
+            options,
+            clock(),
+        ))?;
+        // A transport that cannot block here failed every download already.
+        self.wait(async { Ok(pushes.push(On(self.as_async()), plan).await) })
+            .unwrap_or_else(|error| Err(LockError::Usage(error.to_string())))
     }
 
     fn oci_module_resolve(&self, source: &OciModuleSource) -> Result<ResolvedModule, Error> {
-        On(self).oci_module_resolve(source)
+        self.wait(On(self.as_async()).oci_module_resolve(source))
     }
 
     fn oci_module_download(
@@ -395,7 +419,7 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
         source: &OciModuleSource,
         into: &Path,
     ) -> Result<DownloadedModule, Error> {
-        On(self).oci_module_download(source, into)
+        self.wait(On(self.as_async()).oci_module_download(source, into))
     }
 
     fn oci_push_provider(
@@ -405,11 +429,11 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
         zips: Vec<(Platform, BlobSource)>,
         mount_from: Option<&RepositoryAddress>,
     ) -> Result<PushedRelease, Error> {
-        On(self).oci_push_provider(address, version, zips, mount_from)
+        self.wait(On(self.as_async()).oci_push_provider(address, version, zips, mount_from))
     }
 
     fn run_plan(&self, plan: &mut LockPlan, jobs: NonZeroUsize) {
-        On(self).run_plan_into(plan, jobs, Archives::Hashed);
+        block_on(run_plan_into(&Threads(self), plan, jobs, Archives::Hashed));
     }
 }
 

@@ -24,9 +24,10 @@ use tfdisco_provider::lock_plan::{
 };
 use tfdisco_provider::{LocalPackages, SignatureCheck};
 
+use crate::LockError;
 use crate::On;
 use crate::inputs::{Inputs, record};
-use crate::{AsyncClient, BlockingClient, LockError, Transport};
+use crate::plan_jobs::{JobFuture, Jobs};
 
 pub(crate) use installer::Installer;
 pub use options::{Cancel, InstallEvent, InstallEvents, InstallOptions};
@@ -287,37 +288,19 @@ fn origin_for(
         })
 }
 
-impl<T: Transport> On<'_, AsyncClient<T>> {
-    /// [`Runs::install`](crate::Runs::install).
-    pub(crate) async fn install(
-        &self,
-        dir: impl AsRef<Path>,
-        options: &InstallOptions,
-        now: SystemTime,
-    ) -> Result<InstallReport, LockError> {
-        let dialect = self.cache().config().dialect();
-        let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options, now)?;
-        self.run_plan_with(&mut plan, options.jobs, |job| {
-            self.install_job(&run.installer, job)
-        })
-        .await;
-        run.apply(plan)
-    }
-}
-
-impl<T: Transport> On<'_, BlockingClient<T>> {
-    /// [`BlockingRuns::install`](crate::BlockingRuns::install).
-    pub(crate) fn install(
-        &self,
-        dir: impl AsRef<Path>,
-        options: &InstallOptions,
-        now: SystemTime,
-    ) -> Result<InstallReport, LockError> {
-        let dialect = self.cache().config().dialect();
-        let (run, mut plan) = InstallRun::prepare(dir.as_ref(), dialect, options, now)?;
-        self.run_plan_with(&mut plan, options.jobs, |job| {
-            self.wait(On(self.as_async()).install_job(&run.installer, job))
-        });
-        run.apply(plan)
-    }
+/// [`Runs::install`](crate::Runs::install) and
+/// [`BlockingRuns::install`](crate::BlockingRuns::install).
+pub(crate) async fn install(
+    jobs: &impl Jobs,
+    dir: &Path,
+    options: &InstallOptions,
+    now: SystemTime,
+) -> Result<InstallReport, LockError> {
+    let client = jobs.client();
+    let dialect = client.cache().config().dialect();
+    let (run, mut plan) = InstallRun::prepare(dir, dialect, options, now)?;
+    let installer = &run.installer;
+    let each = |job| -> JobFuture<'_> { Box::pin(On(client).install_job(installer, job)) };
+    jobs.run(&mut plan, options.jobs, &each).await;
+    run.apply(plan)
 }

@@ -19,11 +19,11 @@ use tfdisco_core::{Dialect, Platform};
 use tfdisco_provider::SignatureCheck;
 use tfdisco_provider::lock_plan::{CacheRules, LockPlan, Origin, ProviderLock, Requirement};
 
+use crate::Cancel;
 use crate::On;
 use crate::inputs::{Inputs, record};
 use crate::install::Installer;
-use crate::plan_jobs::Archives;
-use crate::{AsyncClient, BlockingClient, Cancel, Transport};
+use crate::plan_jobs::{Archives, JobFuture, Jobs, run_plan_into};
 
 pub use options::{DEFAULT_JOBS, LockOptions, ProvidersFrom, jobs};
 pub use report::{LockError, LockReport, ProviderReport, failure_exit_code};
@@ -225,45 +225,23 @@ impl LockRun {
     }
 }
 
-impl<T: Transport> On<'_, AsyncClient<T>> {
-    /// [`Runs::lock`](crate::Runs::lock).
-    pub(crate) async fn lock(
-        &self,
-        dir: impl AsRef<Path>,
-        options: &LockOptions,
-        now: SystemTime,
-    ) -> Result<LockReport, LockError> {
-        let dialect = self.cache().config().dialect();
-        let (run, mut plan) = LockRun::prepare(dir.as_ref(), dialect, options, now)?;
-        match run.installer() {
-            Some(installer) => {
-                self.run_plan_with(&mut plan, options.jobs, |job| {
-                    self.install_job(installer, job)
-                })
-                .await
-            }
-            None => self.run_plan(&mut plan, options.jobs).await,
+/// [`Runs::lock`](crate::Runs::lock) and
+/// [`BlockingRuns::lock`](crate::BlockingRuns::lock).
+pub(crate) async fn lock(
+    jobs: &impl Jobs,
+    dir: &Path,
+    options: &LockOptions,
+    now: SystemTime,
+) -> Result<LockReport, LockError> {
+    let client = jobs.client();
+    let dialect = client.cache().config().dialect();
+    let (run, mut plan) = LockRun::prepare(dir, dialect, options, now)?;
+    match run.installer() {
+        Some(installer) => {
+            let each = |job| -> JobFuture<'_> { Box::pin(On(client).install_job(installer, job)) };
+            jobs.run(&mut plan, options.jobs, &each).await
         }
-        run.apply(plan)
+        None => run_plan_into(jobs, &mut plan, options.jobs, Archives::Hashed).await,
     }
-}
-
-impl<T: Transport> On<'_, BlockingClient<T>> {
-    /// [`BlockingRuns::lock`](crate::BlockingRuns::lock).
-    pub(crate) fn lock(
-        &self,
-        dir: impl AsRef<Path>,
-        options: &LockOptions,
-        now: SystemTime,
-    ) -> Result<LockReport, LockError> {
-        let dialect = self.cache().config().dialect();
-        let (run, mut plan) = LockRun::prepare(dir.as_ref(), dialect, options, now)?;
-        match run.installer() {
-            Some(installer) => self.run_plan_with(&mut plan, options.jobs, |job| {
-                self.wait(On(self.as_async()).install_job(installer, job))
-            }),
-            None => self.run_plan_into(&mut plan, options.jobs, Archives::Hashed),
-        }
-        run.apply(plan)
-    }
+    run.apply(plan)
 }

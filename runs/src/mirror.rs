@@ -16,11 +16,10 @@ use tfdisco_provider::SignatureCheck;
 use tfdisco_provider::lock_plan::{LockPlan, ProviderLock};
 use tfdisco_provider::mirror_folder;
 
-use crate::On;
+use crate::LockError;
 use crate::inputs::Inputs;
 use crate::lock::platforms_or_current;
-use crate::plan_jobs::Archives;
-use crate::{AsyncClient, BlockingClient, LockError, Transport};
+use crate::plan_jobs::{Archives, Jobs, run_plan_into};
 
 mod options;
 mod report;
@@ -28,6 +27,7 @@ mod to_oci;
 
 pub use options::MirrorOptions;
 pub use report::{MirrorReport, MirroredProvider};
+pub(crate) use to_oci::stage as stage_for_oci;
 pub use to_oci::{OciMirrorReport, OciMirroredProvider};
 
 /// A mirror run between reading and writing.
@@ -154,37 +154,17 @@ impl MirrorRun {
     }
 }
 
-impl<T: Transport> On<'_, AsyncClient<T>> {
-    /// [`Runs::mirror`](crate::Runs::mirror).
-    pub(crate) async fn mirror(
-        &self,
-        dir: impl AsRef<Path>,
-        folder: impl AsRef<Path>,
-        options: &MirrorOptions,
-        now: SystemTime,
-    ) -> Result<MirrorReport, LockError> {
-        let dialect = self.cache().config().dialect();
-        let (run, mut plan) =
-            MirrorRun::prepare(dir.as_ref(), folder.as_ref(), dialect, options, now)?;
-        self.run_plan_into(&mut plan, options.jobs, Archives::Staged(&run.folder))
-            .await;
-        run.apply(plan)
-    }
-}
-
-impl<T: Transport> On<'_, BlockingClient<T>> {
-    /// [`BlockingRuns::mirror`](crate::BlockingRuns::mirror).
-    pub(crate) fn mirror(
-        &self,
-        dir: impl AsRef<Path>,
-        folder: impl AsRef<Path>,
-        options: &MirrorOptions,
-        now: SystemTime,
-    ) -> Result<MirrorReport, LockError> {
-        let dialect = self.cache().config().dialect();
-        let (run, mut plan) =
-            MirrorRun::prepare(dir.as_ref(), folder.as_ref(), dialect, options, now)?;
-        self.run_plan_into(&mut plan, options.jobs, Archives::Staged(&run.folder));
-        run.apply(plan)
-    }
+/// [`Runs::mirror`](crate::Runs::mirror) and
+/// [`BlockingRuns::mirror`](crate::BlockingRuns::mirror).
+pub(crate) async fn mirror(
+    jobs: &impl Jobs,
+    dir: &Path,
+    folder: &Path,
+    options: &MirrorOptions,
+    now: SystemTime,
+) -> Result<MirrorReport, LockError> {
+    let dialect = jobs.client().cache().config().dialect();
+    let (run, mut plan) = MirrorRun::prepare(dir, folder, dialect, options, now)?;
+    run_plan_into(jobs, &mut plan, options.jobs, Archives::Staged(&run.folder)).await;
+    run.apply(plan)
 }

@@ -18,7 +18,7 @@ use tfdisco_oci::module::{MANIFEST_ACCEPT, OciModuleSource, not_found, package_l
 use tfdisco_oci::{Descriptor, Digest, Reference, RepositoryAddress};
 
 use crate::On;
-use crate::{AsyncClient, BlockingClient, Transport};
+use crate::Transport;
 
 /// What a module source's tag or digest selects (OCIMOD-4 to OCIMOD-6):
 /// the manifest, checked, and the layer that is the package.
@@ -170,7 +170,7 @@ impl Serialize for DownloadedModule {
     }
 }
 
-impl<T: Transport> On<'_, AsyncClient<T>> {
+impl<T: Transport> On<'_, T> {
     /// [`Runs::oci_module_resolve`](crate::Runs::oci_module_resolve).
     pub(crate) async fn oci_module_resolve(
         &self,
@@ -264,25 +264,6 @@ impl<T: Transport> On<'_, AsyncClient<T>> {
             files: unpacked.files,
             bytes: unpacked.bytes,
         })
-    }
-}
-
-impl<T: Transport> On<'_, BlockingClient<T>> {
-    /// [`BlockingRuns::oci_module_resolve`](crate::BlockingRuns::oci_module_resolve).
-    pub(crate) fn oci_module_resolve(
-        &self,
-        source: &OciModuleSource,
-    ) -> Result<ResolvedModule, Error> {
-        self.wait(On(self.as_async()).oci_module_resolve(source))
-    }
-
-    /// [`BlockingRuns::oci_module_download`](crate::BlockingRuns::oci_module_download).
-    pub(crate) fn oci_module_download(
-        &self,
-        source: &OciModuleSource,
-        into: &Path,
-    ) -> Result<DownloadedModule, Error> {
-        self.wait(On(self.as_async()).oci_module_download(source, into))
     }
 }
 

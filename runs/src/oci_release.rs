@@ -15,7 +15,7 @@ use tfdisco_provider::oci_mirror::{EMPTY_CONFIG, package_manifest, release_index
 use tfdisco_provider::package_file_platform;
 
 use crate::On;
-use crate::{AsyncClient, BlobSource, BlockingClient, PushedBlob, Transport};
+use crate::{BlobSource, PushedBlob, Transport};
 use tfdisco_transport::check_mount;
 
 /// What pushing a release did.
@@ -166,7 +166,7 @@ impl Serialize for PushedRelease {
     }
 }
 
-impl<T: Transport> On<'_, AsyncClient<T>> {
+impl<T: Transport> On<'_, T> {
     /// [`Runs::oci_push_provider`](crate::Runs::oci_push_provider).
     pub(crate) async fn oci_push_provider(
         &self,
@@ -225,18 +225,5 @@ impl<T: Transport> On<'_, AsyncClient<T>> {
             blobs_sent,
             blobs_mounted,
         })
-    }
-}
-
-impl<T: Transport> On<'_, BlockingClient<T>> {
-    /// [`BlockingRuns::oci_push_provider`](crate::BlockingRuns::oci_push_provider).
-    pub(crate) fn oci_push_provider(
-        &self,
-        address: &RepositoryAddress,
-        version: &Version,
-        zips: Vec<(Platform, BlobSource)>,
-        mount_from: Option<&RepositoryAddress>,
-    ) -> Result<PushedRelease, Error> {
-        self.wait(On(self.as_async()).oci_push_provider(address, version, zips, mount_from))
     }
 }

@@ -1,11 +1,13 @@
 //! How a plan's jobs are run over a client (docs/behaviour.md, LOCKRUN-2):
-//! at most `jobs` at once, as concurrent futures of one call
-//! ([`AsyncClient`]) or on as many threads of it ([`BlockingClient`]); each
-//! request with the client's rules (discovery, credentials, retries,
+//! at most `jobs` at once, as concurrent futures of one call on an async
+//! client ([`Futures`]) or on as many threads of it on a blocking one
+//! ([`Threads`]), both behind [`Jobs`], so that each run is written once;
+//! each request with the client's rules (discovery, credentials, retries,
 //! limits), downloads without a token, an archive hashed as it streams or
 //! staged in a mirror folder, a filesystem mirror's package hashed from
-//! disk. The lock, install and mirror runs drive their plans with these.
+//! disk.
 
+use std::future::Future;
 use std::num::NonZeroUsize;
 use std::pin::Pin;
 use std::sync::{Condvar, Mutex, PoisonError};
@@ -21,69 +23,113 @@ use tfdisco_provider::lock_plan::{ArchiveSink, Job, JobId, JobOutput, LockPlan};
 use crate::On;
 use crate::{AsyncClient, BlockingClient, Transport};
 
-impl<T: Transport> On<'_, AsyncClient<T>> {
-    /// [`Runs::run_plan`](crate::Runs::run_plan).
-    pub(crate) async fn run_plan(&self, plan: &mut LockPlan, jobs: NonZeroUsize) {
-        self.run_plan_into(plan, jobs, Archives::Hashed).await;
-    }
+/// How a run's jobs run: the one difference between a run on an async
+/// client and on a blocking one.
+pub(crate) trait Jobs: Sync {
+    /// The client's transport.
+    type T: Transport;
 
-    /// Runs a plan's jobs, the archives going where `archives` says.
-    pub(crate) async fn run_plan_into(
-        &self,
-        plan: &mut LockPlan,
-        jobs: NonZeroUsize,
-        archives: Archives<'_>,
-    ) {
-        self.run_plan_with(plan, jobs, |job| self.run_job_into(job, archives))
-            .await;
-    }
+    /// The async client every request goes through.
+    fn client(&self) -> &AsyncClient<Self::T>;
 
-    /// Runs a plan's jobs with `run`, at most `jobs` at once, until it is
+    /// Runs `plan`'s jobs with `run`, at most `jobs` at once, until it is
     /// finished.
-    pub(crate) async fn run_plan_with<'a, F, R>(
+    fn run<'a>(
         &'a self,
-        plan: &mut LockPlan,
+        plan: &'a mut LockPlan,
         jobs: NonZeroUsize,
-        run: R,
-    ) where
-        R: Fn(Job) -> F,
-        F: Future<Output = Result<JobOutput, Error>> + Send + 'a,
-    {
-        type Running<'a> = Pin<Box<dyn Future<Output = Result<JobOutput, Error>> + Send + 'a>>;
-        let mut running: Vec<(JobId, Running<'_>)> = Vec::new();
-        loop {
-            while running.len() < jobs.get() {
-                let Some((id, job)) = plan.next_job() else {
-                    break;
-                };
-                running.push((id, Box::pin(run(job))));
-            }
-            if running.is_empty() {
-                break;
-            }
-            let (id, result) = std::future::poll_fn(|cx| {
-                let done = running.iter_mut().enumerate().find_map(|(i, (_, job))| {
-                    match job.as_mut().poll(cx) {
-                        Poll::Ready(result) => Some((i, result)),
-                        Poll::Pending => None,
-                    }
-                });
-                match done {
-                    Some((i, result)) => Poll::Ready((running.swap_remove(i).0, result)),
-                    None => Poll::Pending,
-                }
-            })
-            .await;
-            plan.complete(id, result);
-        }
+        run: &'a RunJob<'a>,
+    ) -> impl Future<Output = ()> + Send + 'a;
+}
+
+/// One job of a plan, as a future.
+pub(crate) type JobFuture<'a> = Pin<Box<dyn Future<Output = Result<JobOutput, Error>> + Send + 'a>>;
+
+/// How a run makes each job of its plan.
+pub(crate) type RunJob<'a> = dyn Fn(Job) -> JobFuture<'a> + Send + Sync + 'a;
+
+/// An async client's jobs: concurrent futures of the run's own future.
+pub(crate) struct Futures<'c, T>(pub(crate) &'c AsyncClient<T>);
+
+/// A blocking client's jobs: on threads of the run's call, each job's
+/// future run to completion on its thread.
+pub(crate) struct Threads<'c, T>(pub(crate) &'c BlockingClient<T>);
+
+impl<T: Transport> Jobs for Futures<'_, T> {
+    type T = T;
+
+    fn client(&self) -> &AsyncClient<T> {
+        self.0
     }
 
+    async fn run<'a>(&'a self, plan: &'a mut LockPlan, jobs: NonZeroUsize, run: &'a RunJob<'a>) {
+        run_concurrently(plan, jobs, run).await;
+    }
+}
+
+impl<T: Transport> Jobs for Threads<'_, T> {
+    type T = T;
+
+    fn client(&self) -> &AsyncClient<T> {
+        self.0.as_async()
+    }
+
+    async fn run<'a>(&'a self, plan: &'a mut LockPlan, jobs: NonZeroUsize, run: &'a RunJob<'a>) {
+        run_on_threads(plan, jobs, |job| self.0.wait(run(job)));
+    }
+}
+
+/// Runs `plan`'s jobs over `jobs`, the archives going where `archives`
+/// says.
+pub(crate) async fn run_plan_into(
+    jobs: &impl Jobs,
+    plan: &mut LockPlan,
+    count: NonZeroUsize,
+    archives: Archives<'_>,
+) {
+    let client = jobs.client();
+    let run = |job| -> JobFuture<'_> { Box::pin(On(client).run_job_into(job, archives)) };
+    jobs.run(plan, count, &run).await;
+}
+
+/// Runs a plan's jobs with `run` as concurrent futures of this one, at
+/// most `jobs` at once, until it is finished.
+async fn run_concurrently<'a>(plan: &mut LockPlan, jobs: NonZeroUsize, run: &RunJob<'a>) {
+    let mut running: Vec<(JobId, JobFuture<'a>)> = Vec::new();
+    loop {
+        while running.len() < jobs.get() {
+            let Some((id, job)) = plan.next_job() else {
+                break;
+            };
+            running.push((id, run(job)));
+        }
+        if running.is_empty() {
+            break;
+        }
+        let (id, result) = std::future::poll_fn(|cx| {
+            let done = running.iter_mut().enumerate().find_map(|(i, (_, job))| {
+                match job.as_mut().poll(cx) {
+                    Poll::Ready(result) => Some((i, result)),
+                    Poll::Pending => None,
+                }
+            });
+            match done {
+                Some((i, result)) => Poll::Ready((running.swap_remove(i).0, result)),
+                None => Poll::Pending,
+            }
+        })
+        .await;
+        plan.complete(id, result);
+    }
+}
+
+impl<T: Transport> On<'_, T> {
     /// Makes one request of a plan (the registry calls with the client's
     /// discovery and credentials, the downloads without a token, a
     /// filesystem mirror's packages hashed from disk), an archive going
     /// where `archives` says.
     pub(crate) async fn run_job_into(
-        &self,
+        self,
         job: Job,
         archives: Archives<'_>,
     ) -> Result<JobOutput, Error> {
@@ -162,11 +208,11 @@ impl<T: Transport> On<'_, AsyncClient<T>> {
     }
 }
 
-impl<T: Transport> On<'_, AsyncClient<T>> {
+impl<T: Transport> On<'_, T> {
     /// An archive downloaded into the sink `archives` gives: hashed, or
     /// staged in a mirror folder.
     async fn archive_into(
-        &self,
+        self,
         at: ArchiveAt,
         archives: Archives<'_>,
         source: &ProviderSource,
@@ -186,7 +232,7 @@ impl<T: Transport> On<'_, AsyncClient<T>> {
     }
 
     /// An archive from where the plan found it, into `sink`.
-    pub(crate) async fn fetch_archive<S>(&self, at: ArchiveAt, sink: S) -> Result<S::Output, Error>
+    pub(crate) async fn fetch_archive<S>(self, at: ArchiveAt, sink: S) -> Result<S::Output, Error>
     where
         S: Sink,
         S::Output: Send,
@@ -242,55 +288,38 @@ fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
     })
 }
 
-/// A local file that could not be written: [`Error::LocalFile`](tfdisco_core::Error::LocalFile).
-impl<T: Transport> On<'_, BlockingClient<T>> {
-    /// Runs a plan's jobs on `jobs` threads of this call until it is
-    /// finished, the archives going where `archives` says.
-    pub(crate) fn run_plan_into(
-        &self,
-        plan: &mut LockPlan,
-        jobs: NonZeroUsize,
-        archives: Archives<'_>,
-    ) {
-        self.run_plan_with(plan, jobs, |job| {
-            self.wait(On(self.as_async()).run_job_into(job, archives))
-        });
-    }
-
-    /// Runs a plan's jobs with `run` on `jobs` threads of this call until
-    /// it is finished.
-    pub(crate) fn run_plan_with(
-        &self,
-        plan: &mut LockPlan,
-        jobs: NonZeroUsize,
-        run: impl Fn(Job) -> Result<JobOutput, Error> + Sync,
-    ) {
-        let plan = Mutex::new(plan);
-        let changed = Condvar::new();
-        let lock = || plan.lock().unwrap_or_else(PoisonError::into_inner);
-        std::thread::scope(|scope| {
-            for _ in 0..jobs.get() {
-                scope.spawn(|| {
-                    loop {
-                        let (id, job) = {
-                            let mut guard = lock();
-                            loop {
-                                if let Some(next) = guard.next_job() {
-                                    break next;
-                                }
-                                if guard.is_finished() {
-                                    changed.notify_all();
-                                    return;
-                                }
-                                guard = changed.wait(guard).unwrap_or_else(PoisonError::into_inner);
+/// Runs a plan's jobs with `run` on `jobs` threads of this call until it
+/// is finished.
+fn run_on_threads(
+    plan: &mut LockPlan,
+    jobs: NonZeroUsize,
+    run: impl Fn(Job) -> Result<JobOutput, Error> + Sync,
+) {
+    let plan = Mutex::new(plan);
+    let changed = Condvar::new();
+    let lock = || plan.lock().unwrap_or_else(PoisonError::into_inner);
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.get() {
+            scope.spawn(|| {
+                loop {
+                    let (id, job) = {
+                        let mut guard = lock();
+                        loop {
+                            if let Some(next) = guard.next_job() {
+                                break next;
                             }
-                        };
-                        let result = run(job);
-                        lock().complete(id, result);
-                        changed.notify_all();
-                    }
-                });
-            }
-        });
-    }
+                            if guard.is_finished() {
+                                changed.notify_all();
+                                return;
+                            }
+                            guard = changed.wait(guard).unwrap_or_else(PoisonError::into_inner);
+                        }
+                    };
+                    let result = run(job);
+                    lock().complete(id, result);
+                    changed.notify_all();
+                }
+            });
+        }
+    });
 }

@@ -293,13 +293,13 @@ impl Installer {
     }
 }
 
-impl<T: Transport> On<'_, AsyncClient<T>> {
+impl<T: Transport> On<'_, T> {
     /// Runs one job of a plan with install rules: its own (what is
     /// installed, a package placed in the cache or a cache entry released,
     /// an archive unpacked as it downloads); any other as a lock run runs
     /// it.
     pub(crate) async fn install_job(
-        &self,
+        self,
         installer: &Installer,
         job: Job,
     ) -> Result<JobOutput, Error> {
@@ -311,7 +311,7 @@ impl<T: Transport> On<'_, AsyncClient<T>> {
                 platform,
             } => {
                 installer
-                    .installed(self, &source, &version, &platform)
+                    .installed(&self, &source, &version, &platform)
                     .await
             }
             Job::Place {
@@ -364,7 +364,7 @@ impl<T: Transport> On<'_, AsyncClient<T>> {
     /// An archive of the plan, unpacked as it downloads into its staging
     /// folder, kept for placement.
     async fn install_archive(
-        &self,
+        self,
         installer: &Installer,
         at: ArchiveAt,
         source: ProviderSource,

@@ -21,8 +21,8 @@ use super::report::Selected;
 use super::{MirrorOptions, MirrorRun};
 use crate::On;
 use crate::lock::words;
-use crate::plan_jobs::Archives;
-use crate::{AsyncClient, BlobSource, BlockingClient, LockError, PushedRelease, Transport};
+use crate::plan_jobs::{Archives, Jobs, run_plan_into};
+use crate::{BlobSource, LockError, PushedRelease, Transport};
 
 /// What a mirror run into OCI repositories did: `{"template", "platforms",
 /// "providers": [{"source", "version", "constraints", "locked", "trust",
@@ -60,7 +60,7 @@ pub struct OciMirroredProvider {
 }
 
 /// A run between its downloads and its pushes.
-struct Pushes {
+pub(crate) struct Pushes {
     run: MirrorRun,
     addresses: Vec<(ProviderSource, RepositoryAddress)>,
     template: String,
@@ -131,9 +131,9 @@ impl Pushes {
     }
 
     /// Pushes every provider the plan verified, one after the other.
-    async fn push<T: Transport>(
+    pub(crate) async fn push<T: Transport>(
         self,
-        client: &On<'_, AsyncClient<T>>,
+        client: On<'_, T>,
         plan: LockPlan,
     ) -> Result<OciMirrorReport, LockError> {
         let locks = plan.finish().map_err(LockError::Failed)?;
@@ -183,47 +183,22 @@ impl Pushes {
     }
 }
 
-impl<T: Transport> On<'_, AsyncClient<T>> {
-    /// [`Runs::mirror_to_oci`](crate::Runs::mirror_to_oci).
-    pub(crate) async fn mirror_to_oci(
-        &self,
-        dir: impl AsRef<Path>,
-        template: &OciMirrorTemplate,
-        options: &MirrorOptions,
-        now: SystemTime,
-    ) -> Result<OciMirrorReport, LockError> {
-        let dialect = self.cache().config().dialect();
-        let (pushes, mut plan) = Pushes::prepare(dir.as_ref(), template, dialect, options, now)?;
-        self.run_plan_into(
-            &mut plan,
-            options.jobs,
-            Archives::Staged(&pushes.run.folder),
-        )
-        .await;
-        pushes.push(self, plan).await
-    }
-}
-
-impl<T: Transport> On<'_, BlockingClient<T>> {
-    /// [`BlockingRuns::mirror_to_oci`](crate::BlockingRuns::mirror_to_oci).
-    pub(crate) fn mirror_to_oci(
-        &self,
-        dir: impl AsRef<Path>,
-        template: &OciMirrorTemplate,
-        options: &MirrorOptions,
-        now: SystemTime,
-    ) -> Result<OciMirrorReport, LockError> {
-        let dialect = self.cache().config().dialect();
-        let (pushes, mut plan) = Pushes::prepare(dir.as_ref(), template, dialect, options, now)?;
-        self.run_plan_into(
-            &mut plan,
-            options.jobs,
-            Archives::Staged(&pushes.run.folder),
-        );
-        // A transport that cannot block here failed every download already.
-        self.wait(async { Ok(pushes.push(&On(self.as_async()), plan).await) })
-            .unwrap_or_else(|error| Err(LockError::Usage(error.to_string())))
-    }
+/// The first half of [`Runs::mirror_to_oci`](crate::Runs::mirror_to_oci)
+/// and [`BlockingRuns::mirror_to_oci`](crate::BlockingRuns::mirror_to_oci):
+/// every package downloaded and verified into the private staging folder;
+/// then [`Pushes::push`], once the plan finished.
+pub(crate) async fn stage(
+    jobs: &impl Jobs,
+    dir: &Path,
+    template: &OciMirrorTemplate,
+    options: &MirrorOptions,
+    now: SystemTime,
+) -> Result<(Pushes, LockPlan), LockError> {
+    let dialect = jobs.client().cache().config().dialect();
+    let (pushes, mut plan) = Pushes::prepare(dir, template, dialect, options, now)?;
+    let staged = Archives::Staged(&pushes.run.folder);
+    run_plan_into(jobs, &mut plan, options.jobs, staged).await;
+    Ok((pushes, plan))
 }
 
 impl Serialize for OciMirroredProvider {
