@@ -9,8 +9,8 @@ use std::time::Instant;
 use http::{HeaderMap, StatusCode};
 use url::Url;
 
-use crate::fetch::{Fetch, Goal, Next};
 use crate::registry_api::{RegistryCall, wrap};
+use crate::transfer::{Goal, Next, Transfer};
 use crate::{Config, Error, Hostname, RequestKind, StartError};
 
 /// Where a download's bytes go, as they arrive: nothing is kept by the
@@ -85,7 +85,7 @@ impl<S> fmt::Debug for Download<S> {
     }
 }
 
-impl<S: Sink> Fetch<Download<S>> {
+impl<S: Sink> Transfer<Download<S>> {
     /// Starts downloading `url` into `sink` at time `now`. `about` is the
     /// registry host the file belongs to, named in traces. No credentials
     /// are sent (DL-1); only http and https URLs can be downloaded.
@@ -95,13 +95,13 @@ impl<S: Sink> Fetch<Download<S>> {
         about: Hostname,
         config: &Config,
         now: Instant,
-    ) -> Result<Fetch<Download<S>>, StartError> {
+    ) -> Result<Transfer<Download<S>>, StartError> {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(StartError::new(Error::InvalidArgument {
                 message: format!("cannot download {url}: only http and https URLs can be"),
             }));
         }
-        Fetch::get(Download { about, sink }, url, config, None, now)
+        Transfer::get(Download { about, sink }, url, config, None, now)
     }
 }
 

@@ -10,7 +10,6 @@ mod discovery;
 mod download;
 mod env;
 mod error;
-mod fetch;
 mod go_clean;
 mod go_quote;
 pub mod hostname;
@@ -20,6 +19,7 @@ mod report;
 mod service_id;
 mod services;
 mod source;
+mod transfer;
 mod url_rules;
 mod version;
 
@@ -43,9 +43,6 @@ pub use discovery::{DISCOVERY_PATH, Discovery, DiscoveryRequest};
 pub use download::{Contents, Download, Sink};
 pub use env::Env;
 pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, TransportErrorKind};
-pub use fetch::{
-    Action, Body, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Retry, RetryPolicy,
-};
 pub use go_clean::go_clean;
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
@@ -65,6 +62,9 @@ pub use services::{JsonType, OAuthClient, Resolved, Services};
 pub use source::{
     Getter, ModuleAddress, ModulePackage, ModuleSource, PackageDetector, ProviderSource,
     SourceError,
+};
+pub use transfer::{
+    Action, Body, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Goal, Next, Retry, RetryPolicy, Transfer,
 };
 pub use version::{
     Constraint, Operator, SelectionError, Version, VersionConstraints, VersionError, newest, select,

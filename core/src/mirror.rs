@@ -1,4 +1,4 @@
-//! The provider network mirror protocol, a fourth use of the fetch engine
+//! The provider network mirror protocol, a fourth use of the transfer engine
 //! (docs/behaviour.md, MIRROR-1 to MIRROR-9): a provider's versions from
 //! `<base>/<host>/<namespace>/<type>/index.json`, a version's archives from
 //! `<base>/<host>/<namespace>/<type>/<version>.json`, as Terraform's and
@@ -33,8 +33,8 @@ use serde::Deserialize;
 use url::Url;
 
 use crate::config::plain_http_allowed;
-use crate::fetch::{Fetch, Goal, Next};
 use crate::registry_api::{Extent, RegistryCall, nullable, parse_json, wrap};
+use crate::transfer::{Goal, Next, Transfer};
 use crate::version::Version;
 use crate::{
     Config, Credentials, Dialect, Error, Hostname, Platform, ProviderSource, RequestKind,
@@ -386,7 +386,7 @@ pub struct MirrorVersionsRequest {
     dialect: Dialect,
 }
 
-impl Fetch<MirrorVersionsRequest> {
+impl Transfer<MirrorVersionsRequest> {
     /// Starts asking `mirror` for `source`'s versions, sending
     /// `credentials` (the mirror host's) only over https.
     pub fn mirror_versions(
@@ -395,14 +395,14 @@ impl Fetch<MirrorVersionsRequest> {
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Result<Fetch<MirrorVersionsRequest>, StartError> {
+    ) -> Result<Transfer<MirrorVersionsRequest>, StartError> {
         source.require_qualified().map_err(StartError::new)?;
         let goal = MirrorVersionsRequest {
             source: source.clone(),
             mirror: mirror.clone(),
             dialect: config.dialect(),
         };
-        Fetch::get(goal, mirror.versions_url(source), config, credentials, now)
+        Transfer::get(goal, mirror.versions_url(source), config, credentials, now)
     }
 }
 
@@ -474,7 +474,7 @@ pub struct MirrorArchivesRequest {
     plain_http_hosts: Vec<Hostname>,
 }
 
-impl Fetch<MirrorArchivesRequest> {
+impl Transfer<MirrorArchivesRequest> {
     /// Starts asking `mirror` for the archives of `source`'s `version`.
     pub fn mirror_archives(
         mirror: &NetworkMirror,
@@ -483,7 +483,7 @@ impl Fetch<MirrorArchivesRequest> {
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Result<Fetch<MirrorArchivesRequest>, StartError> {
+    ) -> Result<Transfer<MirrorArchivesRequest>, StartError> {
         source.require_qualified().map_err(StartError::new)?;
         let goal = MirrorArchivesRequest {
             source: source.clone(),
@@ -492,7 +492,7 @@ impl Fetch<MirrorArchivesRequest> {
             plain_http_hosts: config.plain_http_hosts().to_vec(),
         };
         let url = mirror.archives_url(source, version);
-        Fetch::get(goal, url, config, credentials, now)
+        Transfer::get(goal, url, config, credentials, now)
     }
 }
 

@@ -6,8 +6,8 @@ mod common;
 use common::{Net, Reply};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Config, Credentials, Dialect, Error, ErrorKind, Fetch, Hostname, MirrorArchives,
-    MirrorVersions, NetworkMirror, Platform, ProviderSource, Version,
+    Config, Credentials, Dialect, Error, ErrorKind, Hostname, MirrorArchives, MirrorVersions,
+    NetworkMirror, Platform, ProviderSource, Transfer, Version,
 };
 
 const BASE: &str = "https://mirror.example.net/providers/";
@@ -31,7 +31,7 @@ fn token() -> Option<Credentials> {
 
 fn versions(net: &mut Net, config: &Config) -> Result<MirrorVersions, Error> {
     let now = net.now();
-    net.run(Fetch::mirror_versions(
+    net.run(Transfer::mirror_versions(
         &mirror(BASE),
         &source("example.com/ns/alpha"),
         config,
@@ -42,7 +42,7 @@ fn versions(net: &mut Net, config: &Config) -> Result<MirrorVersions, Error> {
 
 fn archives(net: &mut Net) -> Result<MirrorArchives, Error> {
     let now = net.now();
-    net.run(Fetch::mirror_archives(
+    net.run(Transfer::mirror_archives(
         &mirror(BASE),
         &source("example.com/ns/alpha"),
         &version("1.1.0"),
@@ -364,7 +364,7 @@ fn unusable_archive_entries() {
     let config =
         Config::new(T).with_plain_http_host(Hostname::parse("mirror.example.net").expect("host"));
     let got = net
-        .run(Fetch::mirror_archives(
+        .run(Transfer::mirror_archives(
             &mirror(BASE),
             &source("example.com/ns/alpha"),
             &version("1.1.0"),
@@ -408,7 +408,7 @@ fn a_redirect_to_http_is_refused() {
     );
     let now = net.now();
     let error = net
-        .run(Fetch::download(
+        .run(Transfer::download(
             Url::parse(archive).expect("URL"),
             tfdisco_core::Contents::default(),
             Hostname::parse("mirror.example.net").expect("host"),

@@ -30,29 +30,29 @@ fn answer_once<G: tfdisco_core::Goal>(
     let config = Config::new(Dialect::OpenTofu);
     let now = Instant::now();
     let mut cache = AuthCache::new();
-    let Step::Request(mut fetch) = request.next(&cache, &config, now) else {
+    let Step::Request(mut transfer) = request.next(&cache, &config, now) else {
         return;
     };
-    let Action::Send(_) = fetch.poll() else {
+    let Action::Send(_) = transfer.poll() else {
         return;
     };
-    fetch.handle_head(status, headers, now);
-    if matches!(fetch.poll(), Action::Receive) {
+    transfer.handle_head(status, headers, now);
+    if matches!(transfer.poll(), Action::Receive) {
         let (a, b) = body.split_at(body.len() / 2);
-        fetch.handle_body(a, now);
-        fetch.handle_body(b, now);
-        fetch.handle_end(now);
+        transfer.handle_body(a, now);
+        transfer.handle_body(b, now);
+        transfer.handle_end(now);
     }
-    let Action::Done(result) = fetch.poll() else {
-        panic!("one answer ends a fetch")
+    let Action::Done(result) = transfer.poll() else {
+        panic!("one answer ends a transfer")
     };
     if let Ok(Answer::Done(_)) = &result {
         assert_eq!(status, StatusCode::OK);
     }
-    request.answered(fetch, result, &mut cache);
+    request.answered(transfer, result, &mut cache);
     match request.next(&cache, &config, now) {
-        Step::Token(fetch) => {
-            let url = fetch.url();
+        Step::Token(transfer) => {
+            let url = transfer.url();
             assert!(matches!(url.scheme(), "http" | "https"), "{url}");
         }
         Step::Request(_) | Step::Done(_) => {}
@@ -150,15 +150,15 @@ fuzz_target!(|data: &[u8]| {
             let scope = Scope::new(address.repository(), Access::Pull);
             let mut request =
                 Authorized::new(TagList::new(host.clone()), url, &address, scope, None);
-            let Step::Request(mut fetch) = request.next(&cache, &config, now) else {
+            let Step::Request(mut transfer) = request.next(&cache, &config, now) else {
                 return;
             };
-            let _ = fetch.poll();
-            fetch.handle_head(StatusCode::UNAUTHORIZED, &headers, now);
-            let Action::Done(result) = fetch.poll() else {
+            let _ = transfer.poll();
+            transfer.handle_head(StatusCode::UNAUTHORIZED, &headers, now);
+            let Action::Done(result) = transfer.poll() else {
                 return;
             };
-            request.answered(fetch, result, &mut cache);
+            request.answered(transfer, result, &mut cache);
             let Step::Token(mut token) = request.next(&cache, &config, now) else {
                 panic!("a Bearer challenge asks for a token")
             };

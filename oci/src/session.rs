@@ -1,12 +1,12 @@
 //! One request to a repository, authorized (OCI-5): sent with what the
 //! [`AuthCache`] knows; on a 401, the challenge answered (the token
 //! service asked, or `Basic` learned) and the request sent once more. A
-//! second 401 is the answer. No I/O: a driver runs the fetches each
+//! second 401 is the answer. No I/O: a driver runs the transfers each
 //! [`Step`] hands out.
 
 use std::time::Instant;
 
-use tfdisco_core::{Config, Error, Fetch, Goal, Hostname};
+use tfdisco_core::{Config, Error, Goal, Hostname, Transfer};
 use url::Url;
 
 use crate::auth::{AfterChallenge, TokenRequest};
@@ -16,10 +16,10 @@ use crate::{AuthCache, OciCredentials, RepositoryAddress, Scope, TokenAnswer};
 /// What the driver of an [`Authorized`] request does next.
 #[derive(Debug)]
 pub enum Step<G: Goal> {
-    /// Run this fetch and report it with [`Authorized::answered`].
-    Request(Fetch<Challenged<G>>),
+    /// Run this transfer and report it with [`Authorized::answered`].
+    Request(Transfer<Challenged<G>>),
     /// Run this token request and report it with [`Authorized::token`].
-    Token(Fetch<TokenGoal>),
+    Token(Transfer<TokenGoal>),
     /// The request is over.
     Done(Result<G::Output, Error>),
 }
@@ -76,8 +76,8 @@ impl<G: Goal> Authorized<G> {
         }
         if let Some(request) = self.token.take() {
             let goal = TokenGoal::new(self.host.clone());
-            return match Fetch::get(goal, request.url, config, request.credentials, now) {
-                Ok(fetch) => Step::Token(fetch),
+            return match Transfer::get(goal, request.url, config, request.credentials, now) {
+                Ok(transfer) => Step::Token(transfer),
                 Err(e) => Step::Done(Err(e.into())),
             };
         }
@@ -92,22 +92,22 @@ impl<G: Goal> Authorized<G> {
             self.credentials.as_ref(),
             now,
         );
-        match Fetch::get(
+        match Transfer::get(
             Challenged(goal),
             self.url.clone(),
             config,
             authorization,
             now,
         ) {
-            Ok(fetch) => Step::Request(fetch),
+            Ok(transfer) => Step::Request(transfer),
             Err(e) => Step::Done(Err(e.into())),
         }
     }
 
-    /// The outcome of the [`Step::Request`] fetch, which is handed back.
+    /// The outcome of the [`Step::Request`] transfer, which is handed back.
     pub fn answered(
         &mut self,
-        fetch: Fetch<Challenged<G>>,
+        transfer: Transfer<Challenged<G>>,
         result: Result<Answer<G::Output>, Error>,
         cache: &mut AuthCache,
     ) {
@@ -116,16 +116,16 @@ impl<G: Goal> Authorized<G> {
             Err(e) => return self.done = Some(Err(e)),
             Ok(Answer::Challenged(challenge)) => challenge,
         };
-        let url = fetch.url().clone();
+        let url = transfer.url().clone();
         if self.challenged {
             let refused = Error::Status {
                 url: url.into(),
                 status: tfdisco_core::http::StatusCode::UNAUTHORIZED,
             };
-            return self.done = Some(Err(fetch.goal().present_error(refused)));
+            return self.done = Some(Err(transfer.goal().present_error(refused)));
         }
         self.challenged = true;
-        let goal = fetch.into_goal().0;
+        let goal = transfer.into_goal().0;
         match cache.challenged(
             self.address.registry(),
             challenge.as_ref(),
@@ -140,7 +140,7 @@ impl<G: Goal> Authorized<G> {
         self.goal = Some(goal);
     }
 
-    /// The outcome of the [`Step::Token`] fetch, at `now`.
+    /// The outcome of the [`Step::Token`] transfer, at `now`.
     pub fn token(
         &mut self,
         result: Result<TokenAnswer, Error>,

@@ -5,7 +5,7 @@
 //!
 //! - The mirror source's calls: the test's HTTPS handler becomes the
 //!   socket-free harness's routes at `https://127.0.0.1:8443`, asked by the
-//!   real goals (`Fetch::mirror_versions`, `Fetch::mirror_archives`) with
+//!   real goals (`Transfer::mirror_versions`, `Transfer::mirror_archives`) with
 //!   OpenTofu's rules and the mirror host's token; a request that does not
 //!   carry the token is one the handler answers 401. `AvailableVersions` is
 //!   the versions read; `PackageMeta` the platform's archive
@@ -38,8 +38,8 @@ use std::time::SystemTime;
 use serde_json::Value;
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Config, Credentials, Dialect, Error, ErrorKind, Fetch, NetworkMirror, Platform, ProviderSource,
-    Sink, Version,
+    Config, Credentials, Dialect, Error, ErrorKind, NetworkMirror, Platform, ProviderSource, Sink,
+    Transfer, Version,
 };
 use tfdisco_provider::lock_plan::ArchiveSink;
 use tfdisco_provider::{SignatureCheck, Trust, authenticate_mirror_archive, trusted_mirror_hashes};
@@ -158,7 +158,7 @@ fn mirror_source_case(fixture: &Value, case: &Value) -> Result<(), String> {
             if !has_route(fixture, &url) && with_credentials {
                 net.on(url.as_str(), otherwise);
             }
-            net.run(Fetch::mirror_versions(
+            net.run(Transfer::mirror_versions(
                 &mirror,
                 &source,
                 &config,
@@ -184,7 +184,7 @@ fn mirror_source_case(fixture: &Value, case: &Value) -> Result<(), String> {
             if !has_route(fixture, &url) && with_credentials {
                 net.on(url.as_str(), otherwise);
             }
-            match net.run(Fetch::mirror_archives(
+            match net.run(Transfer::mirror_archives(
                 &mirror,
                 &source,
                 &version,

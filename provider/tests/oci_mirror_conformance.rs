@@ -45,8 +45,8 @@ use sha2::{Digest as _, Sha256};
 use tfdisco_core::http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
 use tfdisco_core::http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode};
 use tfdisco_core::{
-    Action, Config, Dialect, Error, ErrorKind, Fetch, Goal, Hostname, Platform, ProviderSource,
-    Sink, TransportError, TransportErrorKind, Version, VersionConstraints,
+    Action, Config, Dialect, Error, ErrorKind, Goal, Hostname, Platform, ProviderSource, Sink,
+    Transfer, TransportError, TransportErrorKind, Version, VersionConstraints,
 };
 use tfdisco_oci::{
     Access, Algorithm, AuthCache, Authorized, BlobGoal, Digest, ManifestGoal, RepositoryAddress,
@@ -393,36 +393,36 @@ fn scramble(len: usize) -> Vec<u8> {
         .collect()
 }
 
-/// Runs one fetch against `serve`: its request answered, its body handed
+/// Runs one transfer against `serve`: its request answered, its body handed
 /// over in small chunks.
 fn answer<G: Goal>(
-    fetch: &mut Fetch<G>,
+    transfer: &mut Transfer<G>,
     serve: &dyn Fn(&Request<()>) -> Result<Reply, TransportError>,
     now: Instant,
 ) -> Result<G::Output, Error> {
-    let Action::Send(request) = fetch.poll() else {
+    let Action::Send(request) = transfer.poll() else {
         panic!("a request to send")
     };
     match serve(&request) {
-        Err(e) => fetch.handle_error(e, now),
+        Err(e) => transfer.handle_error(e, now),
         Ok(reply) => {
             let mut headers = HeaderMap::new();
             for (name, value) in &reply.headers {
                 headers.append(name, HeaderValue::from_str(value).expect("a header value"));
             }
             let status = StatusCode::from_u16(reply.status).expect("a status");
-            fetch.handle_head(status, &headers, now);
-            if matches!(fetch.poll(), Action::Receive) {
+            transfer.handle_head(status, &headers, now);
+            if matches!(transfer.poll(), Action::Receive) {
                 for chunk in reply.body.chunks(17) {
-                    fetch.handle_body(chunk, now);
+                    transfer.handle_body(chunk, now);
                 }
-                fetch.handle_end(now);
+                transfer.handle_end(now);
             }
         }
     }
-    match fetch.poll() {
+    match transfer.poll() {
         Action::Done(result) => result,
-        other => panic!("the fetch should be over: {other:?}"),
+        other => panic!("the transfer should be over: {other:?}"),
     }
 }
 
@@ -441,9 +441,9 @@ fn request<G: Goal>(
     let mut session = Authorized::new(goal, url, address, scope, None);
     for _ in 0..4 {
         match session.next(&cache, &config, now) {
-            Step::Request(mut fetch) => {
-                let result = answer(&mut fetch, serve, now);
-                session.answered(fetch, result, &mut cache);
+            Step::Request(mut transfer) => {
+                let result = answer(&mut transfer, serve, now);
+                session.answered(transfer, result, &mut cache);
             }
             Step::Token(_) => panic!("an anonymous registry asks for no token"),
             Step::Done(result) => return result,

@@ -6,9 +6,9 @@ use std::future::IntoFuture;
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Error, Fetch, Goal, Hostname, MirrorArchives, MirrorVersions, ModuleLocation, ModuleSource,
+    Error, Goal, Hostname, MirrorArchives, MirrorVersions, ModuleLocation, ModuleSource,
     ModuleVersions, NetworkMirror, Platform, ProviderPackage, ProviderSource, ProviderVersions,
-    Services, Sink, Version,
+    Services, Sink, Transfer, Version,
 };
 
 use crate::{
@@ -190,17 +190,17 @@ impl<T: Transport> BlockingClient<T> {
         self.inner.transport().block_on(call.into_future())?
     }
 
-    /// Runs one fetch you made yourself over this client's connections,
+    /// Runs one transfer you made yourself over this client's connections,
     /// telling `observer` about each exchange.
     pub fn drive<G>(
         &self,
-        fetch: &mut Fetch<G>,
+        transfer: &mut Transfer<G>,
         observer: Option<&mut dyn Observer>,
     ) -> Result<G::Output, Error>
     where
         G: Goal + Send,
         G::Output: Send,
     {
-        self.wait(self.inner.drive(fetch, observer))
+        self.wait(self.inner.drive(transfer, observer))
     }
 }

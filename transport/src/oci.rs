@@ -132,7 +132,7 @@ impl<T: Transport> AsyncClient<T> {
         .await
     }
 
-    /// Runs an authorized OCI request: each step's fetch over the
+    /// Runs an authorized OCI request: each step's transfer over the
     /// transport, the client's token cache locked only between steps.
     pub(crate) async fn oci_run<G>(&self, mut request: Authorized<G>) -> Result<G::Output, Error>
     where
@@ -143,17 +143,17 @@ impl<T: Transport> AsyncClient<T> {
         let transport = self.transport();
         loop {
             let step = request.next(&self.oci_auth(), &config, transport.now());
-            // The fetches live on the heap: this future stays small inside
+            // The transfers live on the heap: this future stays small inside
             // the lock and install runs' job futures.
             match step {
-                Step::Request(fetch) => {
-                    let mut fetch = Box::new(fetch);
-                    let result = Box::pin(drive(transport, &mut *fetch, None)).await;
-                    request.answered(*fetch, result, &mut self.oci_auth());
+                Step::Request(transfer) => {
+                    let mut transfer = Box::new(transfer);
+                    let result = Box::pin(drive(transport, &mut *transfer, None)).await;
+                    request.answered(*transfer, result, &mut self.oci_auth());
                 }
-                Step::Token(fetch) => {
-                    let mut fetch = Box::new(fetch);
-                    let result = Box::pin(drive(transport, &mut *fetch, None)).await;
+                Step::Token(transfer) => {
+                    let mut transfer = Box::new(transfer);
+                    let result = Box::pin(drive(transport, &mut *transfer, None)).await;
                     request.token(result, &mut self.oci_auth(), transport.now());
                 }
                 Step::Done(result) => return result,
@@ -193,7 +193,7 @@ impl<T: Transport> BlockingClient<T> {
     }
 }
 
-/// The registry as the host fetches are about.
+/// The registry as the host its transfers are about.
 pub(crate) fn registry_host(address: &RepositoryAddress) -> Result<Hostname, Error> {
     Hostname::parse(address.registry()).map_err(|e| Error::InvalidArgument {
         message: format!("the OCI registry {}: {e}", address.registry()),
