@@ -40,7 +40,7 @@ pub use credentials::{
 };
 pub use dialect::{Dialect, UnknownDialect};
 pub use discovery::{DISCOVERY_PATH, Discovery, DiscoveryRequest};
-pub use download::{Contents, Download, Sink};
+pub use download::{Contents, DownloadRequest, Sink};
 pub use env::Env;
 pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, TransportErrorKind};
 pub use go_clean::go_clean;

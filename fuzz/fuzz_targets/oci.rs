@@ -14,8 +14,8 @@ use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
 use tfdisco_core::{Action, Config, Dialect, Hostname, Platform, ProviderSource};
 use tfdisco_oci::{
     Access, Algorithm, Answer, AuthCache, Authorized, Challenge, Digest, FetchedManifest,
-    ManifestGoal, OciCredentials, Reference, RepositoryAddress, Scope, Step, Tag, TagList,
-    media_type,
+    ManifestRequest, OciCredentials, Reference, RepositoryAddress, Scope, Step, Tag,
+    TagListRequest, media_type,
 };
 use tfdisco_provider::oci_mirror;
 
@@ -80,7 +80,7 @@ fuzz_target!(|data: &[u8]| {
                 let url = address.tags_url();
                 let scope = Scope::new(address.repository(), Access::Pull);
                 let request = Authorized::new(
-                    TagList::new(host.clone()),
+                    TagListRequest::new(host.clone()),
                     url,
                     &address,
                     scope,
@@ -97,7 +97,8 @@ fuzz_target!(|data: &[u8]| {
             }
             let url = address.tags_url();
             let scope = Scope::new(address.repository(), Access::Pull);
-            let request = Authorized::new(TagList::new(host.clone()), url, &address, scope, None);
+            let goal = TagListRequest::new(host.clone());
+            let request = Authorized::new(goal, url, &address, scope, None);
             answer_once(request, StatusCode::OK, &headers, rest);
         }
         2 => {
@@ -112,7 +113,7 @@ fuzz_target!(|data: &[u8]| {
             let reference = Reference::Tag("1.0.0".parse().expect("tag"));
             let url = address.manifest_url(&reference);
             let scope = Scope::new(address.repository(), Access::Pull);
-            let goal = ManifestGoal::new(host.clone(), reference, oci_mirror::INDEX_ACCEPT);
+            let goal = ManifestRequest::new(host.clone(), reference, oci_mirror::INDEX_ACCEPT);
             answer_once(
                 Authorized::new(goal, url, &address, scope, None),
                 StatusCode::OK,
@@ -148,8 +149,8 @@ fuzz_target!(|data: &[u8]| {
             let mut cache = AuthCache::new();
             let url = address.tags_url();
             let scope = Scope::new(address.repository(), Access::Pull);
-            let mut request =
-                Authorized::new(TagList::new(host.clone()), url, &address, scope, None);
+            let goal = TagListRequest::new(host.clone());
+            let mut request = Authorized::new(goal, url, &address, scope, None);
             let Step::Request(mut transfer) = request.next(&cache, &config, now) else {
                 return;
             };

@@ -9,8 +9,8 @@ use std::time::Instant;
 use tfdisco_core::{Config, Error, Goal, Hostname, Transfer};
 use url::Url;
 
-use crate::auth::{AfterChallenge, TokenRequest};
-use crate::goals::{Answer, Challenged, TokenGoal};
+use crate::auth::{AfterChallenge, TokenService};
+use crate::goals::{Answer, Challenged, TokenRequest};
 use crate::{AuthCache, OciCredentials, RepositoryAddress, Scope, TokenAnswer};
 
 /// What the driver of an [`Authorized`] request does next.
@@ -19,7 +19,7 @@ pub enum Step<G: Goal> {
     /// Run this transfer and report it with [`Authorized::answered`].
     Request(Transfer<Challenged<G>>),
     /// Run this token request and report it with [`Authorized::token`].
-    Token(Transfer<TokenGoal>),
+    Token(Transfer<TokenRequest>),
     /// The request is over.
     Done(Result<G::Output, Error>),
 }
@@ -42,7 +42,7 @@ pub struct Authorized<G: Goal> {
     url: Url,
     goal: Option<G>,
     challenged: bool,
-    token: Option<TokenRequest>,
+    token: Option<TokenService>,
     done: Option<Result<G::Output, Error>>,
 }
 
@@ -75,7 +75,7 @@ impl<G: Goal> Authorized<G> {
             return Step::Done(done);
         }
         if let Some(request) = self.token.take() {
-            let goal = TokenGoal::new(self.host.clone());
+            let goal = TokenRequest::new(self.host.clone());
             return match Transfer::get(goal, request.url, config, request.credentials, now) {
                 Ok(transfer) => Step::Token(transfer),
                 Err(e) => Step::Done(Err(e.into())),

@@ -7,8 +7,8 @@ use tfdisco_core::http::header::{AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use tfdisco_core::http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode};
 use tfdisco_core::{Action, Config, Contents, Dialect, Error, Goal, Hostname, Transfer};
 use tfdisco_oci::{
-    Access, Algorithm, AuthCache, Authorized, BlobGoal, Digest, ManifestGoal, OciCredentials,
-    Reference, RepositoryAddress, Scope, Step, TagList, media_type,
+    Access, Algorithm, AuthCache, Authorized, BlobRequest, Digest, ManifestRequest, OciCredentials,
+    Reference, RepositoryAddress, Scope, Step, TagListRequest, media_type,
 };
 
 /// A canned response: status, headers, body.
@@ -95,10 +95,10 @@ fn address() -> RepositoryAddress {
     RepositoryAddress::parse("registry.example/opentofu/aws").expect("valid")
 }
 
-fn tags(credentials: Option<OciCredentials>) -> Authorized<TagList> {
+fn tags(credentials: Option<OciCredentials>) -> Authorized<TagListRequest> {
     let address = address();
     Authorized::new(
-        TagList::new(Hostname::parse(address.registry()).expect("host")),
+        TagListRequest::new(Hostname::parse(address.registry()).expect("host")),
         address.tags_url(),
         &address,
         Scope::new(address.repository(), Access::Pull),
@@ -289,11 +289,11 @@ fn refusals_end_the_request() {
     );
 }
 
-fn manifest(reference: Reference) -> Authorized<ManifestGoal> {
+fn manifest(reference: Reference) -> Authorized<ManifestRequest> {
     let address = address();
     let url = address.manifest_url(&reference);
     Authorized::new(
-        ManifestGoal::new(
+        ManifestRequest::new(
             Hostname::parse(address.registry()).expect("host"),
             reference,
             &[media_type::IMAGE_INDEX, media_type::IMAGE_MANIFEST],
@@ -399,11 +399,11 @@ fn manifests_are_checked_against_the_digests_that_name_them() {
     let _ = CONTENT_TYPE;
 }
 
-fn blob(digest: Digest, size: u64) -> Authorized<BlobGoal<Contents>> {
+fn blob(digest: Digest, size: u64) -> Authorized<BlobRequest<Contents>> {
     let address = address();
     let url = address.blob_url(&digest);
     Authorized::new(
-        BlobGoal::new(
+        BlobRequest::new(
             Hostname::parse(address.registry()).expect("host"),
             digest,
             size,

@@ -6,7 +6,7 @@
 //! store (its zips written with the test zip writer, its documents
 //! serialized with their `$ref`s resolved) and served by a fake registry
 //! that answers the requests tfdisco's own OCI sessions make
-//! (`tfdisco_oci::Authorized` with `TagList`, `ManifestGoal`, `BlobGoal`,
+//! (`tfdisco_oci::Authorized` with `TagListRequest`, `ManifestRequest`, `BlobRequest`,
 //! driven here as the transports drive them, without sockets). A call of
 //! OpenTofu's source is then a lock plan (`LockPlan`, a lock run or an
 //! install run) whose jobs this test runs against that registry:
@@ -49,8 +49,8 @@ use tfdisco_core::{
     Transfer, TransportError, TransportErrorKind, Version, VersionConstraints,
 };
 use tfdisco_oci::{
-    Access, Algorithm, AuthCache, Authorized, BlobGoal, Digest, ManifestGoal, RepositoryAddress,
-    Scope, Step, TagList, TagPage, artifact_type, media_type,
+    Access, Algorithm, AuthCache, Authorized, BlobRequest, Digest, ManifestRequest,
+    RepositoryAddress, Scope, Step, TagListRequest, TagPage, artifact_type, media_type,
 };
 use tfdisco_provider::lock_plan::{
     ArchiveSink, InstallRules, Installed, InstalledPackages, Job, JobOutput, LockFailure, LockPlan,
@@ -472,7 +472,7 @@ fn tag_page(
     request(
         serve,
         address,
-        TagList::new(host(address)),
+        TagListRequest::new(host(address)),
         address.tags_url(),
     )
 }
@@ -587,7 +587,7 @@ impl<'a> Driver<'a> {
                 accept,
             } => {
                 let accept: Vec<&str> = accept.iter().map(String::as_str).collect();
-                let goal = ManifestGoal::new(host(&address), reference.clone(), &accept);
+                let goal = ManifestRequest::new(host(&address), reference.clone(), &accept);
                 request(&serve, &address, goal, address.manifest_url(&reference))
                     .map(|m| JobOutput::OciManifest(Box::new(m)))
             }
@@ -602,14 +602,14 @@ impl<'a> Driver<'a> {
                 let url = address.blob_url(&layer.digest);
                 let (digest, size) = (layer.digest.clone(), layer.size);
                 if installing {
-                    let goal = BlobGoal::new(host(&address), digest, size, MemoryStaging::new());
+                    let goal = BlobRequest::new(host(&address), digest, size, MemoryStaging::new());
                     let (digest, files) = request(&serve, &address, goal, url)?;
                     if let Some(files) = files {
                         self.staged.insert((source, version), files);
                     }
                     Ok(JobOutput::Archive(digest))
                 } else {
-                    let goal = BlobGoal::new(host(&address), digest, size, ArchiveSink::new());
+                    let goal = BlobRequest::new(host(&address), digest, size, ArchiveSink::new());
                     request(&serve, &address, goal, url).map(JobOutput::Archive)
                 }
             }

@@ -7,8 +7,8 @@
 
 use tfdisco_core::{Error, Goal, Hostname, Sink};
 use tfdisco_oci::{
-    Access, Authorized, BlobGoal, Descriptor, FetchedManifest, ManifestGoal, Reference,
-    RepositoryAddress, Scope, Step, TagList,
+    Access, Authorized, BlobRequest, Descriptor, FetchedManifest, ManifestRequest, Reference,
+    RepositoryAddress, Scope, Step, TagListRequest,
 };
 
 use crate::{AsyncClient, BlockingClient, Transport, drive};
@@ -28,7 +28,7 @@ impl<T: Transport> AsyncClient<T> {
         let mut url = address.tags_url();
         let mut tags = Vec::new();
         for _ in 0..MAX_TAG_PAGES {
-            let goal = TagList::new(host.clone());
+            let goal = TagListRequest::new(host.clone());
             let page = self
                 .oci_run(Authorized::new(
                     goal,
@@ -61,7 +61,7 @@ impl<T: Transport> AsyncClient<T> {
         let host = registry_host(address)?;
         let credentials = self.cache().oci_credentials(address)?;
         let url = address.manifest_url(reference);
-        let goal = ManifestGoal::new(host, reference.clone(), accept);
+        let goal = ManifestRequest::new(host, reference.clone(), accept);
         self.oci_run(Authorized::new(
             goal,
             url,
@@ -86,7 +86,7 @@ impl<T: Transport> AsyncClient<T> {
         S::Output: Send,
     {
         let host = registry_host(address)?;
-        let goal = BlobGoal::new(host, descriptor.digest.clone(), descriptor.size, sink);
+        let goal = BlobRequest::new(host, descriptor.digest.clone(), descriptor.size, sink);
         self.oci_blob_goal(address, descriptor, goal).await
     }
 
@@ -104,7 +104,7 @@ impl<T: Transport> AsyncClient<T> {
         S: Sink,
         S::Output: Send,
     {
-        let goal = BlobGoal::size_checked(registry_host(address)?, descriptor.size, sink);
+        let goal = BlobRequest::size_checked(registry_host(address)?, descriptor.size, sink);
         self.oci_blob_goal(address, descriptor, goal).await
     }
 
@@ -114,7 +114,7 @@ impl<T: Transport> AsyncClient<T> {
         &self,
         address: &RepositoryAddress,
         descriptor: &Descriptor,
-        goal: BlobGoal<S>,
+        goal: BlobRequest<S>,
     ) -> Result<S::Output, Error>
     where
         S: Sink,
