@@ -13,7 +13,7 @@ mod error;
 mod go_clean;
 mod go_quote;
 pub mod hostname;
-mod mirror;
+mod network_mirror;
 mod registry_api;
 mod report;
 mod service_id;
@@ -46,9 +46,9 @@ pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, Tran
 pub use go_clean::go_clean;
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
-pub use mirror::{
-    MirrorArchive, MirrorArchives, MirrorArchivesRequest, MirrorUrlError, MirrorVersions,
-    MirrorVersionsRequest, NetworkMirror,
+pub use network_mirror::{
+    MirrorArchive, MirrorUrlError, NetworkMirror, NetworkMirrorArchives,
+    NetworkMirrorArchivesRequest, NetworkMirrorVersions, NetworkMirrorVersionsRequest,
 };
 pub use registry_api::PlatformPackage;
 pub use registry_api::{

@@ -130,8 +130,9 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         4 => {
-            let transfer = Transfer::mirror_versions(&mirror, &provider, &config, None, now)
-                .expect("these requests start");
+            let transfer =
+                Transfer::network_mirror_versions(&mirror, &provider, &config, None, now)
+                    .expect("these requests start");
             if let Ok(answer) = drive(transfer, redirect, status, body) {
                 check_url(&answer.url);
                 assert!(answer.versions.windows(2).all(|w| w[0] < w[1]));
@@ -140,7 +141,7 @@ fuzz_target!(|data: &[u8]| {
         5 => {
             let version = Version::parse("1.0.0", dialect).expect("valid");
             let transfer =
-                Transfer::mirror_archives(&mirror, &provider, &version, &config, None, now)
+                Transfer::network_mirror_archives(&mirror, &provider, &version, &config, None, now)
                     .expect("these requests start");
             if let Ok(answer) = drive(transfer, redirect, status, body) {
                 for key in answer.platforms().map(str::to_owned).collect::<Vec<_>>() {

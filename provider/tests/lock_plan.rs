@@ -490,7 +490,7 @@ mod mirror {
             Job::MirrorVersions { mirror, source } => {
                 let mut net = serve(&mirror.versions_url(&source), edit);
                 let now = net.now();
-                net.run(Transfer::mirror_versions(
+                net.run(Transfer::network_mirror_versions(
                     &mirror, &source, &config, None, now,
                 ))
                 .map(JobOutput::MirrorVersions)
@@ -502,7 +502,7 @@ mod mirror {
             } => {
                 let mut net = serve(&mirror.archives_url(&source, &version), edit);
                 let now = net.now();
-                net.run(Transfer::mirror_archives(
+                net.run(Transfer::network_mirror_archives(
                     &mirror, &source, &version, &config, None, now,
                 ))
                 .map(|a| JobOutput::MirrorArchives(Box::new(a)))
@@ -1230,7 +1230,7 @@ mod methods {
         let now = harness.now();
         match job {
             Job::MirrorVersions { mirror, source } => harness
-                .run(Transfer::mirror_versions(
+                .run(Transfer::network_mirror_versions(
                     &mirror, &source, &config, None, now,
                 ))
                 .map(JobOutput::MirrorVersions),
@@ -1239,7 +1239,7 @@ mod methods {
                 source,
                 version,
             } => harness
-                .run(Transfer::mirror_archives(
+                .run(Transfer::network_mirror_archives(
                     &mirror, &source, &version, &config, None, now,
                 ))
                 .map(|a| JobOutput::MirrorArchives(Box::new(a))),
@@ -1574,7 +1574,7 @@ mod trusted {
             let result = match job {
                 Job::Installed { .. } => Ok(JobOutput::Installed(InstalledPackages::default())),
                 Job::MirrorVersions { mirror, source } => net
-                    .run(Transfer::mirror_versions(
+                    .run(Transfer::network_mirror_versions(
                         &mirror, &source, &config, None, now,
                     ))
                     .map(JobOutput::MirrorVersions),
@@ -1583,7 +1583,7 @@ mod trusted {
                     source,
                     version,
                 } => net
-                    .run(Transfer::mirror_archives(
+                    .run(Transfer::network_mirror_archives(
                         &mirror, &source, &version, &config, None, now,
                     ))
                     .map(|a| JobOutput::MirrorArchives(Box::new(a))),

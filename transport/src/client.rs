@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Config, Credentials, Error, Goal, Hostname, MirrorArchives, MirrorVersions, ModuleLocation,
-    ModuleSource, ModuleVersions, NetworkMirror, Platform, ProviderPackage, ProviderSource,
-    ProviderVersions, Services, Sink, StartError, Transfer, Version, check_version,
+    Config, Credentials, Error, Goal, Hostname, ModuleLocation, ModuleSource, ModuleVersions,
+    NetworkMirror, NetworkMirrorArchives, NetworkMirrorVersions, Platform, ProviderPackage,
+    ProviderSource, ProviderVersions, Services, Sink, StartError, Transfer, Version, check_version,
 };
 
 use crate::cache::Begin;
@@ -245,30 +245,30 @@ impl<T: Transport> AsyncClient<T> {
     /// The versions of a provider a network mirror lists (its `index.json`),
     /// asked with the mirror host's credentials, never over http
     /// (MIRROR-1 to MIRROR-5). No discovery is made.
-    pub fn mirror_versions<'a>(
+    pub fn network_mirror_versions<'a>(
         &'a self,
         mirror: &'a NetworkMirror,
         source: &'a ProviderSource,
-    ) -> Call<'a, MirrorVersions> {
+    ) -> Call<'a, NetworkMirrorVersions> {
         Call::new(move |observer| {
             let start = |config: &Config, credentials, now| {
-                Transfer::mirror_versions(mirror, source, config, credentials, now)
+                Transfer::network_mirror_versions(mirror, source, config, credentials, now)
             };
             self.mirror_request(mirror, start, observer)
         })
     }
 
     /// The archives a network mirror lists for `version` of a provider (its
-    /// `<version>.json`); `MirrorArchives::archive` gives a platform's.
-    pub fn mirror_archives<'a>(
+    /// `<version>.json`); `NetworkMirrorArchives::archive` gives a platform's.
+    pub fn network_mirror_archives<'a>(
         &'a self,
         mirror: &'a NetworkMirror,
         source: &'a ProviderSource,
         version: &'a Version,
-    ) -> Call<'a, MirrorArchives> {
+    ) -> Call<'a, NetworkMirrorArchives> {
         Call::new(move |observer| {
             let start = |config: &Config, credentials, now| {
-                Transfer::mirror_archives(mirror, source, version, config, credentials, now)
+                Transfer::network_mirror_archives(mirror, source, version, config, credentials, now)
             };
             self.mirror_request(mirror, start, observer)
         })

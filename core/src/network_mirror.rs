@@ -204,7 +204,7 @@ impl From<MirrorUrlError> for Error {
 
 /// A provider's versions as a network mirror lists them.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MirrorVersions {
+pub struct NetworkMirrorVersions {
     /// The provider asked about.
     pub source: ProviderSource,
     /// The URL `index.json` was read from (after redirects).
@@ -217,9 +217,9 @@ pub struct MirrorVersions {
 
 /// A version's archives as a network mirror lists them in `<version>.json`.
 /// Only the entry of a platform asked for is checked
-/// ([`MirrorArchives::archive`]), as the CLIs read only that one.
+/// ([`NetworkMirrorArchives::archive`]), as the CLIs read only that one.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MirrorArchives {
+pub struct NetworkMirrorArchives {
     /// The provider asked about.
     pub source: ProviderSource,
     /// The version asked about.
@@ -254,7 +254,7 @@ struct RawArchive {
     hashes: Vec<String>,
 }
 
-impl MirrorArchives {
+impl NetworkMirrorArchives {
     /// The platforms the document has an entry for.
     pub fn platforms(&self) -> impl Iterator<Item = &str> {
         self.entries.keys().map(String::as_str)
@@ -323,9 +323,9 @@ impl MirrorArchives {
     }
 }
 
-impl MirrorArchives {
+impl NetworkMirrorArchives {
     /// The hashes listed for every platform, in the order of the
-    /// platforms' names, each checked as [`MirrorArchives::archive`]
+    /// platforms' names, each checked as [`NetworkMirrorArchives::archive`]
     /// checks those of one: what OpenTofu's `trust_all_hashes` takes
     /// (MIRROR-14). An entry that is `null` is an invalid answer (D20;
     /// OpenTofu crashes on one).
@@ -380,24 +380,24 @@ fn invalid_hash(hash: &str) -> String {
 
 /// The goal of a mirror's `index.json` request.
 #[derive(Clone, Debug)]
-pub struct MirrorVersionsRequest {
+pub struct NetworkMirrorVersionsRequest {
     source: ProviderSource,
     mirror: NetworkMirror,
     dialect: Dialect,
 }
 
-impl Transfer<MirrorVersionsRequest> {
+impl Transfer<NetworkMirrorVersionsRequest> {
     /// Starts asking `mirror` for `source`'s versions, sending
     /// `credentials` (the mirror host's) only over https.
-    pub fn mirror_versions(
+    pub fn network_mirror_versions(
         mirror: &NetworkMirror,
         source: &ProviderSource,
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Result<Transfer<MirrorVersionsRequest>, StartError> {
+    ) -> Result<Transfer<NetworkMirrorVersionsRequest>, StartError> {
         source.require_qualified().map_err(StartError::new)?;
-        let goal = MirrorVersionsRequest {
+        let goal = NetworkMirrorVersionsRequest {
             source: source.clone(),
             mirror: mirror.clone(),
             dialect: config.dialect(),
@@ -406,8 +406,8 @@ impl Transfer<MirrorVersionsRequest> {
     }
 }
 
-impl Goal for MirrorVersionsRequest {
-    type Output = MirrorVersions;
+impl Goal for NetworkMirrorVersionsRequest {
+    type Output = NetworkMirrorVersions;
     const NAME: &'static str = "provider mirror versions";
     const KIND: RequestKind = RequestKind::Mirror;
 
@@ -415,7 +415,12 @@ impl Goal for MirrorVersionsRequest {
         self.mirror.host()
     }
 
-    fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<MirrorVersions> {
+    fn on_head(
+        &mut self,
+        url: &Url,
+        status: StatusCode,
+        _: &HeaderMap,
+    ) -> Next<NetworkMirrorVersions> {
         let url_box = url.clone().into();
         match status {
             StatusCode::OK => Next::ReadDocument,
@@ -430,7 +435,7 @@ impl Goal for MirrorVersionsRequest {
         }
     }
 
-    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<MirrorVersions, Error> {
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<NetworkMirrorVersions, Error> {
         #[derive(Deserialize)]
         struct Document {
             #[serde(default, deserialize_with = "nullable")]
@@ -452,7 +457,7 @@ impl Goal for MirrorVersionsRequest {
         }
         versions.sort();
         versions.dedup();
-        Ok(MirrorVersions {
+        Ok(NetworkMirrorVersions {
             source: self.source.clone(),
             url: url.clone(),
             versions,
@@ -467,25 +472,25 @@ impl Goal for MirrorVersionsRequest {
 
 /// The goal of a mirror's `<version>.json` request.
 #[derive(Clone, Debug)]
-pub struct MirrorArchivesRequest {
+pub struct NetworkMirrorArchivesRequest {
     source: ProviderSource,
     version: Version,
     mirror: NetworkMirror,
     plain_http_hosts: Vec<Hostname>,
 }
 
-impl Transfer<MirrorArchivesRequest> {
+impl Transfer<NetworkMirrorArchivesRequest> {
     /// Starts asking `mirror` for the archives of `source`'s `version`.
-    pub fn mirror_archives(
+    pub fn network_mirror_archives(
         mirror: &NetworkMirror,
         source: &ProviderSource,
         version: &Version,
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Result<Transfer<MirrorArchivesRequest>, StartError> {
+    ) -> Result<Transfer<NetworkMirrorArchivesRequest>, StartError> {
         source.require_qualified().map_err(StartError::new)?;
-        let goal = MirrorArchivesRequest {
+        let goal = NetworkMirrorArchivesRequest {
             source: source.clone(),
             version: version.clone(),
             mirror: mirror.clone(),
@@ -496,8 +501,8 @@ impl Transfer<MirrorArchivesRequest> {
     }
 }
 
-impl Goal for MirrorArchivesRequest {
-    type Output = MirrorArchives;
+impl Goal for NetworkMirrorArchivesRequest {
+    type Output = NetworkMirrorArchives;
     const NAME: &'static str = "provider mirror archives";
     const KIND: RequestKind = RequestKind::Mirror;
 
@@ -505,7 +510,12 @@ impl Goal for MirrorArchivesRequest {
         self.mirror.host()
     }
 
-    fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<MirrorArchives> {
+    fn on_head(
+        &mut self,
+        url: &Url,
+        status: StatusCode,
+        _: &HeaderMap,
+    ) -> Next<NetworkMirrorArchives> {
         let url_box = url.clone().into();
         match status {
             StatusCode::OK => Next::ReadDocument,
@@ -526,7 +536,7 @@ impl Goal for MirrorArchivesRequest {
         }
     }
 
-    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<MirrorArchives, Error> {
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<NetworkMirrorArchives, Error> {
         #[derive(Deserialize)]
         struct Document {
             #[serde(default, deserialize_with = "nullable")]
@@ -535,7 +545,7 @@ impl Goal for MirrorArchivesRequest {
         let entries = parse_json::<Option<Document>>(url, &body, Extent::First)?
             .map(|d| d.archives)
             .unwrap_or_default();
-        Ok(MirrorArchives {
+        Ok(NetworkMirrorArchives {
             source: self.source.clone(),
             version: self.version.clone(),
             url: url.clone(),
