@@ -47,8 +47,8 @@ pub use go_clean::go_clean;
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
 pub use network_mirror::{
-    MirrorArchive, MirrorUrlError, NetworkMirror, NetworkMirrorArchives,
-    NetworkMirrorArchivesRequest, NetworkMirrorVersions, NetworkMirrorVersionsRequest,
+    NetworkMirror, NetworkMirrorArchive, NetworkMirrorArchives, NetworkMirrorArchivesRequest,
+    NetworkMirrorUrlError, NetworkMirrorVersions, NetworkMirrorVersionsRequest,
 };
 pub use registry_api::PlatformPackage;
 pub use registry_api::{

@@ -52,8 +52,8 @@ pub struct NetworkMirror {
 impl NetworkMirror {
     /// A mirror at `base`, which must be an `https:` URL with a host
     /// (MIRROR-1). Its credentials are those of that host, port included.
-    pub fn new(base: Url) -> Result<NetworkMirror, MirrorUrlError> {
-        let refused = || MirrorUrlError::NotHttps {
+    pub fn new(base: Url) -> Result<NetworkMirror, NetworkMirrorUrlError> {
+        let refused = || NetworkMirrorUrlError::NotHttps {
             given: base.to_string(),
         };
         if base.scheme() != "https" {
@@ -66,7 +66,7 @@ impl NetworkMirror {
             Some(port) => format!("{name}:{port}"),
             None => name.to_owned(),
         };
-        let host = Hostname::parse(&given).map_err(|e| MirrorUrlError::Hostname {
+        let host = Hostname::parse(&given).map_err(|e| NetworkMirrorUrlError::Hostname {
             given: base.to_string(),
             problem: e.kind().to_string(),
         })?;
@@ -87,8 +87,8 @@ impl NetworkMirror {
     ///     r#"Cannot use "http://mirror.example.com/" as a URL for a network provider mirror: the mirror must be at an https: URL"#
     /// );
     /// ```
-    pub fn parse(given: &str) -> Result<NetworkMirror, MirrorUrlError> {
-        let url = Url::parse(given).map_err(|e| MirrorUrlError::Parse {
+    pub fn parse(given: &str) -> Result<NetworkMirror, NetworkMirrorUrlError> {
+        let url = Url::parse(given).map_err(|e| NetworkMirrorUrlError::Parse {
             given: given.to_owned(),
             problem: e.to_string(),
         })?;
@@ -148,7 +148,7 @@ impl fmt::Display for NetworkMirror {
 /// words (the `provider_installation` block's diagnostics add a period).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum MirrorUrlError {
+pub enum NetworkMirrorUrlError {
     /// It is not a URL.
     Parse {
         /// What was given.
@@ -170,32 +170,32 @@ pub enum MirrorUrlError {
     },
 }
 
-impl fmt::Display for MirrorUrlError {
+impl fmt::Display for NetworkMirrorUrlError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            MirrorUrlError::Parse { given, problem } => write!(
+            NetworkMirrorUrlError::Parse { given, problem } => write!(
                 f,
                 "Cannot parse {} as a URL for a network provider mirror: {problem}",
                 go_quote(given)
             ),
-            MirrorUrlError::NotHttps { given } => write!(
+            NetworkMirrorUrlError::NotHttps { given } => write!(
                 f,
                 "Cannot use {} as a URL for a network provider mirror: the mirror must be at an \
                  https: URL",
                 go_quote(given)
             ),
-            MirrorUrlError::Hostname { given, problem } => {
+            NetworkMirrorUrlError::Hostname { given, problem } => {
                 write!(f, "invalid provider mirror base URL {given}: {problem}")
             }
         }
     }
 }
 
-impl std::error::Error for MirrorUrlError {}
+impl std::error::Error for NetworkMirrorUrlError {}
 
-impl From<MirrorUrlError> for Error {
+impl From<NetworkMirrorUrlError> for Error {
     /// [`Error::InvalidArgument`]: a mirror URL is an argument.
-    fn from(e: MirrorUrlError) -> Error {
+    fn from(e: NetworkMirrorUrlError) -> Error {
         Error::InvalidArgument {
             message: e.to_string(),
         }
@@ -234,7 +234,7 @@ pub struct NetworkMirrorArchives {
 
 /// One platform's archive in a mirror's `<version>.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MirrorArchive {
+pub struct NetworkMirrorArchive {
     /// The platform.
     pub platform: Platform,
     /// The archive, resolved against the document's URL.
@@ -264,7 +264,7 @@ impl NetworkMirrorArchives {
     /// when the mirror has none; [`Error::InvalidResponse`] when its entry
     /// is `null`, its `url` is empty, unusable or not https, or a hash has
     /// no scheme.
-    pub fn archive(&self, platform: &Platform) -> Result<MirrorArchive, Error> {
+    pub fn archive(&self, platform: &Platform) -> Result<NetworkMirrorArchive, Error> {
         let key = platform.to_string();
         let invalid = |problem: String| {
             wrap(
@@ -314,7 +314,7 @@ impl NetworkMirrorArchives {
             .and_then(|mut segments| segments.next_back())
             .unwrap_or_default()
             .to_owned();
-        Ok(MirrorArchive {
+        Ok(NetworkMirrorArchive {
             platform: platform.clone(),
             url,
             filename,

@@ -259,7 +259,7 @@ fn error_is(want: &Value, error: &Error, source: &ProviderSource) -> Result<(), 
 /// unauthenticated), or all of them listed, only those OpenTofu can check
 /// required (an archive matching none is refused naming the one required,
 /// or in the words for several).
-fn package_meta(want: &Value, archive: &tfdisco_core::MirrorArchive) -> Result<(), String> {
+fn package_meta(want: &Value, archive: &tfdisco_core::NetworkMirrorArchive) -> Result<(), String> {
     check(
         "filename",
         archive.filename.as_str(),
