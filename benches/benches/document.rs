@@ -19,7 +19,7 @@ use tfdisco_benches::documents::{
     provider_versions_request, url_texts,
 };
 use tfdisco_core::url::Url;
-use tfdisco_core::{Config, Dialect, Fetch, Hostname, Services};
+use tfdisco_core::{Config, Dialect, Hostname, Services, Transfer};
 
 fn document(c: &mut Criterion) {
     let host = Hostname::parse("registry.example.com").expect("valid");
@@ -83,9 +83,9 @@ fn document(c: &mut Criterion) {
     });
     g.bench_function("provider_versions", |b| {
         b.iter(|| {
-            let mut fetch =
-                Fetch::provider_versions(&services, &source, &config, None, now).expect("starts");
-            canned::run(&mut fetch, &answer, now).map(|v| v.versions.len())
+            let mut transfer = Transfer::provider_versions(&services, &source, &config, None, now)
+                .expect("starts");
+            canned::run(&mut transfer, &answer, now).map(|v| v.versions.len())
         })
     });
     g.finish();

@@ -14,7 +14,7 @@ use tfdisco_benches::canned::{self, Response};
 use tfdisco_benches::documents::TYPICAL;
 use tfdisco_core::http::StatusCode;
 use tfdisco_core::url::Url;
-use tfdisco_core::{Config, Credentials, DiscoveryCache, Fetch, Hostname, Lookup};
+use tfdisco_core::{Config, Credentials, DiscoveryCache, Hostname, Lookup, Transfer};
 
 fn machine(c: &mut Criterion) {
     let host = Hostname::parse("app.terraform.io").expect("valid");
@@ -37,7 +37,7 @@ fn machine(c: &mut Criterion) {
     g.bench_function("one_redirect_typical", |b| {
         b.iter(|| {
             let mut d =
-                Fetch::discovery(black_box(&host).clone(), &config, None, now).expect("starts");
+                Transfer::discovery(black_box(&host).clone(), &config, None, now).expect("starts");
             canned::run(&mut d, &redirect_then_document, now).is_ok()
         })
     });
@@ -45,7 +45,7 @@ fn machine(c: &mut Criterion) {
     g.bench_function("one_redirect_typical_with_token", |b| {
         b.iter(|| {
             let mut d =
-                Fetch::discovery(black_box(&host).clone(), &config, Some(token.clone()), now)
+                Transfer::discovery(black_box(&host).clone(), &config, Some(token.clone()), now)
                     .expect("starts");
             canned::run(&mut d, &redirect_then_document, now).is_ok()
         })
@@ -53,7 +53,7 @@ fn machine(c: &mut Criterion) {
     g.bench_function("no_redirect_typical", |b| {
         b.iter(|| {
             let mut d =
-                Fetch::discovery(black_box(&host).clone(), &config, None, now).expect("starts");
+                Transfer::discovery(black_box(&host).clone(), &config, None, now).expect("starts");
             canned::run(&mut d, &redirect_then_document[1..], now).is_ok()
         })
     });

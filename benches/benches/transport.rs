@@ -35,7 +35,7 @@ use hyper::client::conn::http1::{self, SendRequest};
 use hyper_util::rt::TokioIo;
 use tfdisco_benches::documents::TYPICAL;
 use tfdisco_core::http::{Request, header};
-use tfdisco_core::{Discovery, Fetch, Hostname};
+use tfdisco_core::{Discovery, Hostname, Transfer};
 use tfdisco_testkit::{Reply, TestServer, pki};
 use tfdisco_transport::{ClientBuilder, FromSettings};
 use tokio::net::TcpStream;
@@ -124,7 +124,7 @@ fn bench_discovery(
 }
 
 fn start(host: &Hostname, config: &tfdisco_core::Config) -> Discovery {
-    Fetch::discovery(black_box(host).clone(), config, None, Instant::now()).expect("starts")
+    Transfer::discovery(black_box(host).clone(), config, None, Instant::now()).expect("starts")
 }
 
 fn transports(g: &mut BenchmarkGroup<'_, criterion::measurement::WallTime>, rt: &Runtime) {

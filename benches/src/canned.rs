@@ -1,10 +1,10 @@
-//! A driver that runs a [`Fetch`] (a discovery, a registry request) against
+//! A driver that runs a [`Transfer`] (a discovery, a registry request) against
 //! canned responses, the way a transport would, without sockets.
 
 use std::time::Instant;
 
 use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
-use tfdisco_core::{Action, Error, Fetch, Goal, TransportError, TransportErrorKind};
+use tfdisco_core::{Action, Error, Goal, Transfer, TransportError, TransportErrorKind};
 
 /// How many body bytes a transport hands over at once (hyper's usual read).
 pub const CHUNK: usize = 16 * 1024;
@@ -55,12 +55,12 @@ impl Response {
     }
 }
 
-/// Drives `discovery` (any fetch) to its result: the n-th request gets the
+/// Drives `discovery` (any transfer) to its result: the n-th request gets the
 /// n-th response (a request past the last one fails as a refused
 /// connection), bodies arrive in [`CHUNK`]-sized pieces, and the clock stands
 /// still at `now`.
 pub fn run<G: Goal>(
-    discovery: &mut Fetch<G>,
+    discovery: &mut Transfer<G>,
     responses: &[Response],
     now: Instant,
 ) -> Result<G::Output, Error> {
@@ -96,7 +96,7 @@ pub fn run<G: Goal>(
 mod tests {
     use super::*;
     use crate::documents::TYPICAL;
-    use tfdisco_core::{Config, Fetch, Hostname};
+    use tfdisco_core::{Config, Hostname, Transfer};
 
     #[test]
     fn one_redirect_then_the_typical_document() {
@@ -106,7 +106,7 @@ mod tests {
             Response::json(TYPICAL.as_bytes(), true),
         ];
         let now = Instant::now();
-        let mut d = Fetch::discovery(host, &Config::default(), None, now).expect("starts");
+        let mut d = Transfer::discovery(host, &Config::default(), None, now).expect("starts");
         let services = run(&mut d, &responses, now).expect("discovered");
         assert_eq!(d.redirects(), 1);
         assert_eq!(
@@ -117,14 +117,15 @@ mod tests {
 
     #[test]
     fn the_provider_versions_document_reads_completely() {
-        use tfdisco_core::Fetch;
+        use tfdisco_core::Transfer;
         let body = crate::documents::provider_versions();
         assert!(body.len() > 300 * 1024, "{} bytes", body.len());
         let (services, source) = crate::documents::provider_versions_request();
         let now = Instant::now();
-        let mut fetch = Fetch::provider_versions(&services, &source, &Config::default(), None, now)
-            .expect("starts");
-        let answer = run(&mut fetch, &[Response::json(&body, true)], now).expect("versions");
+        let mut transfer =
+            Transfer::provider_versions(&services, &source, &Config::default(), None, now)
+                .expect("starts");
+        let answer = run(&mut transfer, &[Response::json(&body, true)], now).expect("versions");
         assert_eq!(answer.versions.len(), 700);
         assert!(answer.versions.iter().all(|v| v.platforms.len() == 14));
         assert!(answer.warnings.is_empty(), "null warnings read as none");

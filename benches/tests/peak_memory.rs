@@ -17,7 +17,7 @@ use tfdisco_benches::documents::{TYPICAL, of_size, resolve_all};
 use flate2::Compression;
 use flate2::write::GzEncoder;
 use tfdisco_core::http::{StatusCode, header};
-use tfdisco_core::{Config, Error, Fetch, Hostname, Services};
+use tfdisco_core::{Config, Error, Hostname, Services, Transfer};
 
 /// The target: at most this much heap above the baseline, at any moment.
 const LIMIT: usize = 8 * 1024 * 1024;
@@ -93,7 +93,7 @@ fn measure<T>(f: impl FnOnce() -> T) -> (T, usize, usize) {
 fn discover(responses: &[Response]) -> Services {
     let host = Hostname::parse("registry.example.com").expect("valid");
     let now = Instant::now();
-    let mut d = Fetch::discovery(host, &Config::default(), None, now).expect("starts");
+    let mut d = Transfer::discovery(host, &Config::default(), None, now).expect("starts");
     let services = canned::run(&mut d, responses, now).expect("discovered");
     assert_eq!(resolve_all(&services), services.len());
     services
@@ -162,7 +162,7 @@ fn a_gzip_bomb_stops_at_the_limit_plus_a_small_constant() {
     let host = Hostname::parse("registry.example.com").expect("valid");
     let now = Instant::now();
     let (result, peak, _) = measure(|| {
-        let mut d = Fetch::discovery(host, &Config::default(), None, now).expect("starts");
+        let mut d = Transfer::discovery(host, &Config::default(), None, now).expect("starts");
         canned::run(&mut d, &replies, now)
     });
     eprintln!(
@@ -196,7 +196,7 @@ fn a_typical_discovery_allocates_little() {
     let replies = responses(TYPICAL.as_bytes(), true);
     let now = Instant::now();
     let (result, peak, count) = measure(|| {
-        let mut d = Fetch::discovery(host, &config, None, now).expect("starts");
+        let mut d = Transfer::discovery(host, &config, None, now).expect("starts");
         canned::run(&mut d, &replies, now)
     });
     eprintln!("typical document, one redirect: {count} allocations, peak {peak} bytes");

@@ -9,7 +9,7 @@
 use std::time::Instant;
 
 use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
-use tfdisco_core::{Action, Config, Credentials, Fetch, Hostname};
+use tfdisco_core::{Action, Config, Credentials, Hostname, Transfer};
 
 const DOCUMENT: &str = r#"{
   "modules.v1": "/api/modules/v1/",
@@ -33,7 +33,7 @@ fn main() -> Result<(), Box<dyn std::error::Error>> {
 
     let now = Instant::now();
     let credentials = Credentials::token("demo-token")?;
-    let mut discovery = Fetch::discovery(host, &Config::default(), Some(credentials), now)?;
+    let mut discovery = Transfer::discovery(host, &Config::default(), Some(credentials), now)?;
 
     let mut step = 2;
     let services = loop {

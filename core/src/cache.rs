@@ -7,7 +7,7 @@ use std::time::Instant;
 use serde_json::Value;
 use tracing::debug;
 
-use crate::{Config, Credentials, Discovery, Error, Fetch, Hostname, Services, StartError};
+use crate::{Config, Credentials, Discovery, Error, Hostname, Services, StartError, Transfer};
 
 /// What discovering a host takes, without any I/O: a cache of results,
 /// aliases and caller-given (forced) services.
@@ -111,7 +111,7 @@ impl DiscoveryCache {
         credentials: Option<Credentials>,
         now: Instant,
     ) -> Result<Discovery, StartError> {
-        Fetch::discovery(ticket.target.clone(), &self.config, credentials, now)
+        Transfer::discovery(ticket.target.clone(), &self.config, credentials, now)
     }
 
     /// Records the result of a ticket's discovery and returns it. A success is

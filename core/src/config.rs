@@ -1,4 +1,4 @@
-//! The settings every fetch starts with: one set for discovery and one for
+//! The settings every transfer starts with: one set for discovery and one for
 //! registry requests, as each CLI has one client for each
 //! (docs/behaviour.md, DISCO-12, API-2, RETRY-1, RETRY-8).
 
@@ -15,7 +15,7 @@ use crate::{Dialect, Error, Hostname, RetryPolicy};
 
 use user_agent::Agents;
 
-/// Which kind of request a fetch makes. Each kind has its own limits, retry
+/// Which kind of request a transfer makes. Each kind has its own limits, retry
 /// policy, `User-Agent` and checks, as `terraform` and `tofu` have one HTTP
 /// client for discovery and another for their registry clients.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -372,7 +372,7 @@ impl Config {
         self.timeout
     }
 
-    /// The time allowed for a whole fetch of `kind`, every attempt and wait
+    /// The time allowed for a whole transfer of `kind`, every attempt and wait
     /// included: a discovery's [`Config::timeout`]; for a registry request,
     /// every attempt at its timeout and every computed wait (21 s by
     /// default), or the discovery timeout per attempt when attempts have no
@@ -499,7 +499,7 @@ mod tests {
     }
 
     #[test]
-    fn a_registry_fetch_may_take_every_attempt_and_wait() {
+    fn a_registry_transfer_may_take_every_attempt_and_wait() {
         let config = Config::default();
         assert_eq!(
             config.timeout_for(RequestKind::Registry),

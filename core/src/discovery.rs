@@ -1,4 +1,4 @@
-//! Discovery as a goal of the fetch engine: the first URL is the host's
+//! Discovery as a goal of the transfer engine: the first URL is the host's
 //! well-known document, 404 means "no services", and the body becomes
 //! [`Services`] (docs/behaviour.md, "Discovery").
 
@@ -7,25 +7,25 @@ use std::time::Instant;
 use http::{HeaderMap, StatusCode};
 use url::Url;
 
-use crate::fetch::{Fetch, Goal, Next};
+use crate::transfer::{Goal, Next, Transfer};
 use crate::{Config, Credentials, Dialect, Error, Hostname, Services, StartError};
 
 /// Where every host keeps its discovery document.
 pub const DISCOVERY_PATH: &str = "/.well-known/terraform.json";
 
-/// One discovery of one host: a [`Fetch`] of its discovery document.
+/// One discovery of one host: a [`Transfer`] of its discovery document.
 ///
 /// ```
 /// use std::time::Instant;
-/// use tfdisco_core::{Action, Config, Fetch, Hostname};
+/// use tfdisco_core::{Action, Config, Transfer, Hostname};
 ///
 /// let host = Hostname::parse("Example.COM")?;
-/// let mut discovery = Fetch::discovery(host, &Config::default(), None, Instant::now())?;
+/// let mut discovery = Transfer::discovery(host, &Config::default(), None, Instant::now())?;
 /// let Action::Send(request) = discovery.poll() else { unreachable!("a request comes first") };
 /// assert_eq!(request.uri(), "https://example.com/.well-known/terraform.json");
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
-pub type Discovery = Fetch<DiscoveryRequest>;
+pub type Discovery = Transfer<DiscoveryRequest>;
 
 /// The goal of a [`Discovery`]: the services of a host
 /// (`GET https://<host>/.well-known/terraform.json`).
@@ -63,7 +63,7 @@ impl Goal for DiscoveryRequest {
     }
 }
 
-impl Fetch<DiscoveryRequest> {
+impl Transfer<DiscoveryRequest> {
     /// Starts discovering `host`'s services at time `now`.
     ///
     /// `credentials` are sent only as D4 allows. A host in
@@ -85,7 +85,7 @@ impl Fetch<DiscoveryRequest> {
             host,
             dialect: config.dialect(),
         };
-        Fetch::get(goal, url, config, credentials, now)
+        Transfer::get(goal, url, config, credentials, now)
     }
 
     /// The host being discovered.

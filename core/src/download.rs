@@ -9,8 +9,8 @@ use std::time::Instant;
 use http::{HeaderMap, StatusCode};
 use url::Url;
 
-use crate::fetch::{Fetch, Goal, Next};
 use crate::registry_api::{RegistryCall, wrap};
+use crate::transfer::{Goal, Next, Transfer};
 use crate::{Config, Error, Hostname, RequestKind, StartError};
 
 /// Where a download's bytes go, as they arrive: nothing is kept by the
@@ -72,20 +72,20 @@ impl Sink for Contents {
 /// The goal of a download: 200 is the file, streamed into the sink; 404 is
 /// [`Error::NotFound`]; any other status (not retried, not a redirect) an
 /// [`Error::Status`].
-pub struct Download<S> {
+pub struct DownloadRequest<S> {
     about: Hostname,
     sink: S,
 }
 
-impl<S> fmt::Debug for Download<S> {
+impl<S> fmt::Debug for DownloadRequest<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Download")
+        f.debug_struct("DownloadRequest")
             .field("about", &self.about)
             .finish_non_exhaustive()
     }
 }
 
-impl<S: Sink> Fetch<Download<S>> {
+impl<S: Sink> Transfer<DownloadRequest<S>> {
     /// Starts downloading `url` into `sink` at time `now`. `about` is the
     /// registry host the file belongs to, named in traces. No credentials
     /// are sent (DL-1); only http and https URLs can be downloaded.
@@ -95,17 +95,17 @@ impl<S: Sink> Fetch<Download<S>> {
         about: Hostname,
         config: &Config,
         now: Instant,
-    ) -> Result<Fetch<Download<S>>, StartError> {
+    ) -> Result<Transfer<DownloadRequest<S>>, StartError> {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(StartError::new(Error::InvalidArgument {
                 message: format!("cannot download {url}: only http and https URLs can be"),
             }));
         }
-        Fetch::get(Download { about, sink }, url, config, None, now)
+        Transfer::get(DownloadRequest { about, sink }, url, config, None, now)
     }
 }
 
-impl<S: Sink> Goal for Download<S> {
+impl<S: Sink> Goal for DownloadRequest<S> {
     type Output = S::Output;
     const NAME: &'static str = "download";
     const KIND: RequestKind = RequestKind::Download;

@@ -1,5 +1,5 @@
 //! The one error type of the core, the transport failures it wraps, and the
-//! failures that keep a fetch from starting.
+//! failures that keep a transfer from starting.
 
 mod start;
 
@@ -78,15 +78,15 @@ pub enum Error {
         /// What the transport reported.
         error: TransportError,
     },
-    /// The fetch, or one attempt of it, did not finish within the time
+    /// The transfer, or one attempt of it, did not finish within the time
     /// allowed.
     Timeout {
         /// The request under way when time ran out.
         url: Box<Url>,
-        /// The time allowed: for the whole fetch, or for each attempt.
+        /// The time allowed: for the whole transfer, or for each attempt.
         timeout: Duration,
         /// True when the time allowed for one attempt ran out (a registry
-        /// request's, RETRY-8); false for the whole fetch's.
+        /// request's, RETRY-8); false for the whole transfer's.
         per_attempt: bool,
     },
     /// The server answered with a status other than 200, 404 or a redirect.
@@ -237,7 +237,7 @@ pub enum Error {
     },
 }
 
-/// Why a fetch stopped retrying ([`Error::GaveUp`]).
+/// Why a transfer stopped retrying ([`Error::GaveUp`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum GiveUpReason {
@@ -249,7 +249,7 @@ pub enum GiveUpReason {
         wait: Option<Duration>,
         /// True when the wait was the server's `Retry-After`.
         from_retry_after: bool,
-        /// The time allowed for the whole fetch.
+        /// The time allowed for the whole transfer.
         timeout: Duration,
     },
 }
@@ -439,7 +439,7 @@ impl Error {
     }
 }
 
-/// What the request was for, in the messages of the errors every fetch
+/// What the request was for, in the messages of the errors every transfer
 /// can meet: Go's words for a discovery, the request's name for the others.
 #[derive(Clone, Copy)]
 pub(crate) struct Subject {
@@ -705,8 +705,8 @@ pub enum TransportErrorKind {
     Proxy,
     /// The connection broke while a response was being read.
     Io,
-    /// The transport's own timer, armed from [`crate::Fetch::poll_timeout`],
-    /// fired: the fetch's earliest timer fires (the deadline: [`Error::Timeout`]).
+    /// The transport's own timer, armed from [`crate::Transfer::poll_timeout`],
+    /// fired: the transfer's earliest timer fires (the deadline: [`Error::Timeout`]).
     Timeout,
     /// Anything else, including HTTP protocol violations.
     Other,

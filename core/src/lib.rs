@@ -10,16 +10,16 @@ mod discovery;
 mod download;
 mod env;
 mod error;
-mod fetch;
 mod go_clean;
 mod go_quote;
 pub mod hostname;
-mod mirror;
+mod network_mirror;
 mod registry_api;
 mod report;
 mod service_id;
 mod services;
 mod source;
+mod transfer;
 mod url_rules;
 mod version;
 
@@ -40,18 +40,15 @@ pub use credentials::{
 };
 pub use dialect::{Dialect, UnknownDialect};
 pub use discovery::{DISCOVERY_PATH, Discovery, DiscoveryRequest};
-pub use download::{Contents, Download, Sink};
+pub use download::{Contents, DownloadRequest, Sink};
 pub use env::Env;
 pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, TransportErrorKind};
-pub use fetch::{
-    Action, Body, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Fetch, Goal, Next, Retry, RetryPolicy,
-};
 pub use go_clean::go_clean;
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
-pub use mirror::{
-    MirrorArchive, MirrorArchives, MirrorArchivesRequest, MirrorUrlError, MirrorVersions,
-    MirrorVersionsRequest, NetworkMirror,
+pub use network_mirror::{
+    NetworkMirror, NetworkMirrorArchive, NetworkMirrorArchives, NetworkMirrorArchivesRequest,
+    NetworkMirrorUrlError, NetworkMirrorVersions, NetworkMirrorVersionsRequest,
 };
 pub use registry_api::PlatformPackage;
 pub use registry_api::{
@@ -65,6 +62,9 @@ pub use services::{JsonType, OAuthClient, Resolved, Services};
 pub use source::{
     Getter, ModuleAddress, ModulePackage, ModuleSource, PackageDetector, ProviderSource,
     SourceError,
+};
+pub use transfer::{
+    Action, Body, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Goal, Next, Retry, RetryPolicy, Transfer,
 };
 pub use version::{
     Constraint, Operator, SelectionError, Version, VersionConstraints, VersionError, newest, select,

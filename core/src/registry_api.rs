@@ -1,4 +1,4 @@
-//! Registry requests, the second use of the fetch engine: from a source
+//! Registry requests, the second use of the transfer engine: from a source
 //! address and its host's [`Services`] to the registry's answer, with every
 //! rule of the engine (redirects, D4–D6, deadline, retries, content type,
 //! size, gzip) unchanged (docs/behaviour.md, API-1 to API-12).
@@ -33,7 +33,7 @@ use serde::{Deserialize, Deserializer};
 use url::Url;
 
 use crate::error::Subject;
-use crate::fetch::Next;
+use crate::transfer::Next;
 use crate::{Dialect, Error, Services, Version};
 
 pub use modules::{ModuleDownloadRequest, ModuleLocation, ModuleVersions, ModuleVersionsRequest};
@@ -56,7 +56,7 @@ pub enum RegistryCall {
     /// `GET <providers.v1>/<namespace>/<type>/<version>/download/<os>/<arch>`
     ProviderPackage,
     /// A file the registry named: a package's `SHA256SUMS`, its signature,
-    /// its archive (`Fetch::download`).
+    /// its archive (`Transfer::download`).
     Download,
     /// `GET <mirror>/<host>/<namespace>/<type>/index.json`
     MirrorVersions,

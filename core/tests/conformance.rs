@@ -82,7 +82,7 @@ fn every_table_is_accounted_for() {
         // reader (config/tests/hcl_syntax.rs).
         "hcl_native_syntax.json",
         // OpenTofu's network mirror tests: the provider crate
-        // (provider/tests/mirror_conformance.rs).
+        // (provider/tests/network_mirror_conformance.rs).
         "network_mirror_source.json",
     ];
     let mut present: Vec<String> = std::fs::read_dir(conformance_dir())

@@ -8,7 +8,7 @@ mod common;
 use std::time::Duration;
 
 use tfdisco_core::url::Url;
-use tfdisco_core::{Config, Contents, Dialect, ErrorKind, Fetch, Hostname, Sink};
+use tfdisco_core::{Config, Contents, Dialect, ErrorKind, Hostname, Sink, Transfer};
 
 use common::{Net, Reply};
 
@@ -57,7 +57,7 @@ fn download<S: Sink>(
     config: &Config,
 ) -> Result<S::Output, tfdisco_core::Error> {
     let url = Url::parse(ZIP_URL).expect("valid");
-    net.run(Fetch::download(url, sink, about(), config, net.now()))
+    net.run(Transfer::download(url, sink, about(), config, net.now()))
 }
 
 #[test]
@@ -174,7 +174,7 @@ fn a_sink_that_refuses_ends_the_download() {
 #[test]
 fn only_http_and_https_are_downloaded() {
     let url = Url::parse("file:///etc/passwd").expect("valid");
-    let error = Fetch::download(
+    let error = Transfer::download(
         url,
         Contents::default(),
         about(),

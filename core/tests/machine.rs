@@ -5,7 +5,7 @@ use std::time::Instant;
 
 use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
 use tfdisco_core::{
-    Action, Config, Credentials, Discovery, Error, Fetch, Hostname, TransportError,
+    Action, Config, Credentials, Discovery, Error, Hostname, Transfer, TransportError,
     TransportErrorKind,
 };
 
@@ -13,7 +13,7 @@ fn start(host: &str) -> (Discovery, Instant) {
     let now = Instant::now();
     let creds = Credentials::token("t0k").expect("valid");
     (
-        Fetch::discovery(
+        Transfer::discovery(
             Hostname::parse(host).expect("valid"),
             &Config::default(),
             Some(creds),
@@ -91,7 +91,7 @@ fn a_redirect_is_another_send_and_a_redirect_body_is_not_read() {
 #[test]
 fn a_host_no_url_can_carry_cannot_start() {
     let host = Hostname::parse("foo.123").expect("a valid hostname");
-    let error = Fetch::discovery(host, &Config::default(), None, Instant::now())
+    let error = Transfer::discovery(host, &Config::default(), None, Instant::now())
         .expect_err("no URL can carry it");
     assert_eq!(error.kind(), tfdisco_core::ErrorKind::InvalidHostname);
     match error.into_error() {
@@ -113,7 +113,7 @@ fn a_transport_timeout_is_a_discovery_timeout() {
 }
 
 #[test]
-fn requests_counts_every_request_of_the_fetch() {
+fn requests_counts_every_request_of_the_transfer() {
     let (mut d, now) = start("example.com");
     assert_eq!(d.requests(), 1);
     let mut h = HeaderMap::new();

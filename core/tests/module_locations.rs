@@ -7,8 +7,8 @@ mod common;
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Config, Dialect, Error, ErrorKind, Fetch, Getter, Hostname, ModuleLocation, ModuleSource,
-    Services,
+    Config, Dialect, Error, ErrorKind, Getter, Hostname, ModuleLocation, ModuleSource, Services,
+    Transfer,
 };
 
 use common::{Net, Reply};
@@ -35,7 +35,7 @@ fn fetch_on(
     .expect("a valid document");
     let source = ModuleSource::parse(&format!("example.com/a/b/c{source_subdir}"), dialect)
         .expect("a valid source");
-    let fetch = Fetch::module_download(
+    let transfer = Transfer::module_download(
         &services,
         &source,
         "1.0.0",
@@ -43,7 +43,7 @@ fn fetch_on(
         None,
         net.now(),
     );
-    net.run(fetch)
+    net.run(transfer)
 }
 
 /// The module downloads from `location` (a 204 with `X-Terraform-Get`).

@@ -8,7 +8,7 @@ use proptest::prelude::*;
 use tfdisco_core::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Action, Config, Credentials, Dialect, Error, Fetch, Hostname, Services, TransportError,
+    Action, Config, Credentials, Dialect, Error, Hostname, Services, Transfer, TransportError,
     TransportErrorKind,
 };
 
@@ -205,7 +205,7 @@ proptest! {
         let start = Instant::now();
         let mut now = start;
         let creds = Credentials::token("secret").expect("valid");
-        let mut d = Fetch::discovery(Hostname::parse("example.com").expect("valid"), &config, Some(creds), now).expect("starts");
+        let mut d = Transfer::discovery(Hostname::parse("example.com").expect("valid"), &config, Some(creds), now).expect("starts");
         let mut requests = 0u32;
         let mut script = script.iter().cycle();
         let result = loop {

@@ -8,8 +8,8 @@ use std::time::{Duration, Instant};
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Config, Credentials, Dialect, Error, ErrorKind, Fetch, Hostname, ModuleSource, Platform,
-    ProviderSource, Services,
+    Config, Credentials, Dialect, Error, ErrorKind, Hostname, ModuleSource, Platform,
+    ProviderSource, Services, Transfer,
 };
 
 use common::{Net, Reply};
@@ -61,14 +61,14 @@ fn provider_versions(
     dialect: Dialect,
 ) -> Result<tfdisco_core::ProviderVersions, Error> {
     let config = Config::new(dialect);
-    let fetch = Fetch::provider_versions(
+    let transfer = Transfer::provider_versions(
         &services(dialect, document),
         &provider(source, dialect),
         &config,
         token(),
         net.now(),
     );
-    net.run(fetch)
+    net.run(transfer)
 }
 
 #[test]
@@ -147,8 +147,8 @@ fn the_cli_user_agent_keeps_appended_text_and_a_chosen_one_stays() {
     ] {
         let mut net = Net::new();
         net.on("https://example.com/m/a/b/c/versions", Reply::new(404));
-        let fetch = Fetch::module_versions(&disco, &source, &config, None, net.now());
-        let _ = net.run(fetch);
+        let transfer = Transfer::module_versions(&disco, &source, &config, None, net.now());
+        let _ = net.run(transfer);
         assert_eq!(net.seen[0].headers["user-agent"], want);
     }
 }
@@ -294,17 +294,18 @@ fn unqualified_sources_and_bad_arguments_send_nothing() {
     let config = Config::default();
     let now = Instant::now();
     let bare = provider("aws", Dialect::OpenTofu);
-    // Nothing is sent: the fetch does not start (a StartError, not a
-    // fetch that fails).
+    // Nothing is sent: the transfer does not start (a StartError, not a
+    // transfer that fails).
     let error =
-        Fetch::provider_versions(&disco, &bare, &config, None, now).expect_err("a bare type");
+        Transfer::provider_versions(&disco, &bare, &config, None, now).expect_err("a bare type");
     assert_eq!(error.kind(), ErrorKind::InvalidSource);
     let net = Net::new();
     let aws = provider("example.com/hashicorp/aws", Dialect::OpenTofu);
     let linux = Platform::parse("linux_amd64").expect("valid");
     for (version, platform) in [("1.0", linux.clone()), ("1.0.0/../x", linux)] {
-        let error = Fetch::provider_package(&disco, &aws, version, &platform, &config, None, now)
-            .expect_err("a bad version");
+        let error =
+            Transfer::provider_package(&disco, &aws, version, &platform, &config, None, now)
+                .expect_err("a bad version");
         assert_eq!(error.kind(), ErrorKind::InvalidArgument, "{version}");
     }
     // The message quotes the input as given.
@@ -334,7 +335,7 @@ fn provider_package(
     } else {
         net.on(first, body);
     }
-    let fetch = Fetch::provider_package(
+    let transfer = Transfer::provider_package(
         &services(Dialect::OpenTofu, r#"{"providers.v1": "/v1/providers/"}"#),
         &provider("example.com/hashicorp/aws", Dialect::OpenTofu),
         "2.0.0",
@@ -343,7 +344,7 @@ fn provider_package(
         token(),
         net.now(),
     );
-    net.run(fetch)
+    net.run(transfer)
 }
 
 #[test]
@@ -424,14 +425,14 @@ fn module_versions_add_the_trailing_slash_and_keep_case() {
         "https://example.com/api/modules/Acme/VPC/aws/versions",
         Reply::json(r#"{"modules": [{"versions": [{"version": "1.0.0"}, {"version": "1.1.0"}]}, {"versions": [{"version": "9.9.9"}]}]}"#),
     );
-    let fetch = Fetch::module_versions(
+    let transfer = Transfer::module_versions(
         &services(Dialect::Terraform, r#"{"modules.v1": "/api/modules?q=1"}"#),
         &module("example.com/Acme/VPC/aws//sub", Dialect::Terraform),
         &Config::new(Dialect::Terraform),
         token(),
         net.now(),
     );
-    let answer = net.run(fetch).expect("versions");
+    let answer = net.run(transfer).expect("versions");
     assert_eq!(answer.versions, ["1.0.0", "1.1.0"], "the first module only");
     assert_eq!(net.seen[0].headers["x-terraform-version"], "1.15.9");
 }
@@ -449,14 +450,14 @@ fn module_versions_errors() {
     ] {
         let mut net = Net::new();
         net.on("https://example.com/m/a/b/c/versions", reply);
-        let fetch = Fetch::module_versions(
+        let transfer = Transfer::module_versions(
             &services(Dialect::OpenTofu, r#"{"modules.v1": "/m/"}"#),
             &module("example.com/a/b/c", Dialect::OpenTofu),
             &Config::default(),
             None,
             net.now(),
         );
-        let error = net.run(fetch).expect_err("an error");
+        let error = net.run(transfer).expect_err("an error");
         assert_eq!(error.kind(), kind, "{error}");
     }
 }
@@ -472,7 +473,7 @@ fn module_download(
         Reply::redirect(307, "https://other.example.com/dl/a/b/c"),
     );
     net.on("https://other.example.com/dl/a/b/c", reply);
-    let fetch = Fetch::module_download(
+    let transfer = Transfer::module_download(
         &services(dialect, r#"{"modules.v1": "/m/"}"#),
         &module("example.com/a/b/c", dialect),
         "1.0.0",
@@ -480,7 +481,7 @@ fn module_download(
         None,
         net.now(),
     );
-    net.run(fetch)
+    net.run(transfer)
 }
 
 #[test]
@@ -579,14 +580,14 @@ fn registry_documents_may_pass_the_discovery_limit() {
     assert_eq!(answer.versions.len(), 30_000);
 
     let config = Config::default().with_registry_body_limit(1024);
-    let fetch = Fetch::provider_versions(
+    let transfer = Transfer::provider_versions(
         &services(Dialect::OpenTofu, r#"{"providers.v1": "/v1/providers/"}"#),
         &provider("example.com/hashicorp/aws", Dialect::OpenTofu),
         &config,
         None,
         net.now(),
     );
-    let error = net.run(fetch).expect_err("over the limit");
+    let error = net.run(transfer).expect_err("over the limit");
     assert_eq!(error.kind(), ErrorKind::TooLarge);
     assert!(
         error

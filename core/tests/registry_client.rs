@@ -10,8 +10,8 @@ use std::time::Duration;
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Config, Dialect, Error, ErrorKind, Fetch, GiveUpReason, Hostname, ModuleSource, ProviderSource,
-    Services, TransportErrorKind,
+    Config, Dialect, Error, ErrorKind, GiveUpReason, Hostname, ModuleSource, ProviderSource,
+    Services, Transfer, TransportErrorKind,
 };
 
 use common::{Net, Reply};
@@ -35,7 +35,7 @@ fn versions(net: &mut Net, config: &Config) -> Result<tfdisco_core::ProviderVers
     let dialect = config.dialect();
     let source =
         ProviderSource::parse("example.com/hashicorp/aws", dialect).expect("a valid source");
-    net.run(Fetch::provider_versions(
+    net.run(Transfer::provider_versions(
         &services(dialect),
         &source,
         config,
@@ -92,7 +92,7 @@ fn retry_after_on_429_and_503_and_its_limit() {
     versions(&mut net, &Config::default()).expect("versions after the wait");
     assert_eq!(times(&net), secs(&[0.0, 2.0]));
 
-    // Go would wait 40 s; a wait that ends past the fetch's 21 s is not
+    // Go would wait 40 s; a wait that ends past the transfer's 21 s is not
     // waited for (D12).
     let mut net = Net::new();
     net.on(VERSIONS_URL, Reply::new(503).header("Retry-After", "40"));
@@ -241,7 +241,7 @@ fn opentofu_reads_a_download_answer_whole() {
                 .header("Content-Type", "text/plain")
                 .body(body.as_bytes()),
         );
-        let result = net.run(Fetch::module_download(
+        let result = net.run(Transfer::module_download(
             &services(Dialect::OpenTofu),
             &source,
             "1.0.0",

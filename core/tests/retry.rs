@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use common::{Reply, Scenario, disco};
 use tfdisco_core::http::StatusCode;
 use tfdisco_core::{
-    Action, Config, Dialect, Error, ErrorKind, Fetch, GiveUpReason, Hostname, RetryPolicy,
+    Action, Config, Dialect, Error, ErrorKind, GiveUpReason, Hostname, RetryPolicy, Transfer,
     TransportErrorKind,
 };
 
@@ -317,7 +317,7 @@ fn the_machine_waits_with_nothing_in_flight() {
     let now = Instant::now();
     let config = Config::new(Dialect::Terraform);
     let host = Hostname::parse("example.com").expect("valid");
-    let mut d = Fetch::discovery(host, &config, None, now).expect("starts");
+    let mut d = Transfer::discovery(host, &config, None, now).expect("starts");
     assert!(matches!(d.poll(), Action::Send(_)));
     d.handle_head(StatusCode::BAD_GATEWAY, &Default::default(), now);
     let Action::Wait(until) = d.poll() else {
@@ -352,7 +352,7 @@ fn an_input_that_comes_with_a_timer_is_dropped() {
     let now = Instant::now();
     let config = Config::new(Dialect::Terraform);
     let host = Hostname::parse("example.com").expect("valid");
-    let mut d = Fetch::discovery(host, &config, None, now).expect("starts");
+    let mut d = Transfer::discovery(host, &config, None, now).expect("starts");
     d.handle_head(StatusCode::SERVICE_UNAVAILABLE, &Default::default(), now);
     assert!(d.is_waiting());
     let mut location = tfdisco_core::http::HeaderMap::new();

@@ -5,7 +5,7 @@ mod common;
 use std::time::Duration;
 
 use common::{Reply, Scenario};
-use tfdisco_core::{Config, DEFAULT_TIMEOUT, Error, Fetch, Hostname};
+use tfdisco_core::{Config, DEFAULT_TIMEOUT, Error, Hostname, Transfer};
 
 const DOC: &str = r#"{"modules.v1": "/m/"}"#;
 
@@ -83,7 +83,7 @@ fn the_timeout_is_configurable() {
 #[test]
 fn an_early_timer_is_ignored_and_a_late_one_is_not() {
     let start = std::time::Instant::now();
-    let mut d = Fetch::discovery(
+    let mut d = Transfer::discovery(
         Hostname::parse("example.com").expect("valid"),
         &Config::default(),
         None,
@@ -104,7 +104,7 @@ fn an_early_timer_is_ignored_and_a_late_one_is_not() {
 #[test]
 fn an_unrepresentable_timeout_means_no_deadline() {
     let config = Config::default().with_timeout(Duration::MAX);
-    let d = Fetch::discovery(
+    let d = Transfer::discovery(
         Hostname::parse("example.com").expect("valid"),
         &config,
         None,

@@ -9,7 +9,7 @@ use tfdisco_core::http::header::{CONTENT_LENGTH, CONTENT_TYPE, LOCATION};
 use tfdisco_core::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Action, Body, Config, Dialect, Error, Fetch, Goal, Hostname, Next, RequestKind,
+    Action, Body, Config, Dialect, Error, Goal, Hostname, Next, RequestKind, Transfer,
 };
 
 /// A write: `method` with a body; 201 is the answer.
@@ -53,13 +53,13 @@ impl Goal for Write {
     }
 }
 
-fn start(method: Method) -> Fetch<Write> {
+fn start(method: Method) -> Transfer<Write> {
     let goal = Write {
         host: Hostname::parse("registry.example").expect("host"),
         method,
     };
     let url = Url::parse("https://registry.example/v2/a/blobs/uploads/x").expect("url");
-    Fetch::get(
+    Transfer::get(
         goal,
         url,
         &Config::new(Dialect::OpenTofu),
@@ -69,25 +69,25 @@ fn start(method: Method) -> Fetch<Write> {
     .expect("starts")
 }
 
-fn redirect(fetch: &mut Fetch<Write>, status: StatusCode) {
+fn redirect(transfer: &mut Transfer<Write>, status: StatusCode) {
     let mut headers = HeaderMap::new();
     headers.insert(
         LOCATION,
         HeaderValue::from_static("https://storage.example/put"),
     );
-    fetch.handle_head(status, &headers, Instant::now());
+    transfer.handle_head(status, &headers, Instant::now());
 }
 
 #[test]
 fn the_first_request_sends_the_goals_method_and_body() {
-    let mut fetch = start(Method::PUT);
-    let Action::Send(request) = fetch.poll() else {
+    let mut transfer = start(Method::PUT);
+    let Action::Send(request) = transfer.poll() else {
         panic!("a request")
     };
     assert_eq!(request.method(), Method::PUT);
     assert_eq!(request.headers()[CONTENT_TYPE], "application/octet-stream");
     assert_eq!(request.headers()[CONTENT_LENGTH], "11");
-    let body = fetch.request_body().expect("a body");
+    let body = transfer.request_body().expect("a body");
     assert_eq!(&body.bytes[..], b"layer bytes");
 }
 
@@ -97,27 +97,27 @@ fn a_307_or_308_sends_it_again_a_303_makes_a_get() {
         StatusCode::TEMPORARY_REDIRECT,
         StatusCode::PERMANENT_REDIRECT,
     ] {
-        let mut fetch = start(Method::PUT);
-        redirect(&mut fetch, status);
-        let Action::Send(request) = fetch.poll() else {
+        let mut transfer = start(Method::PUT);
+        redirect(&mut transfer, status);
+        let Action::Send(request) = transfer.poll() else {
             panic!("the redirect is followed")
         };
         assert_eq!(request.method(), Method::PUT, "{status}");
-        assert!(fetch.request_body().is_some(), "{status}");
+        assert!(transfer.request_body().is_some(), "{status}");
     }
     for status in [
         StatusCode::SEE_OTHER,
         StatusCode::FOUND,
         StatusCode::MOVED_PERMANENTLY,
     ] {
-        let mut fetch = start(Method::POST);
-        redirect(&mut fetch, status);
-        let Action::Send(request) = fetch.poll() else {
+        let mut transfer = start(Method::POST);
+        redirect(&mut transfer, status);
+        let Action::Send(request) = transfer.poll() else {
             panic!("the redirect is followed")
         };
         assert_eq!(request.method(), Method::GET, "{status}");
         assert!(request.headers().get(CONTENT_TYPE).is_none(), "{status}");
-        assert!(fetch.request_body().is_none(), "{status}");
+        assert!(transfer.request_body().is_none(), "{status}");
     }
 }
 
@@ -138,19 +138,19 @@ fn only_idempotent_writes_are_retried() {
 #[test]
 fn a_retry_sends_the_first_request_again_with_its_body() {
     let now = Instant::now();
-    let mut fetch = start(Method::PUT);
-    redirect(&mut fetch, StatusCode::SEE_OTHER);
-    let _ = fetch.poll();
-    fetch.handle_head(StatusCode::SERVICE_UNAVAILABLE, &HeaderMap::new(), now);
+    let mut transfer = start(Method::PUT);
+    redirect(&mut transfer, StatusCode::SEE_OTHER);
+    let _ = transfer.poll();
+    transfer.handle_head(StatusCode::SERVICE_UNAVAILABLE, &HeaderMap::new(), now);
     // The GET the 303 made is retried as the goal's first request: a PUT.
-    let Action::Wait(at) = fetch.poll() else {
+    let Action::Wait(at) = transfer.poll() else {
         panic!("a retry")
     };
-    fetch.handle_timeout(at);
-    let Action::Send(request) = fetch.poll() else {
+    transfer.handle_timeout(at);
+    let Action::Send(request) = transfer.poll() else {
         panic!("the retry")
     };
     assert_eq!(request.method(), Method::PUT);
     assert_eq!(request.uri().host(), Some("registry.example"));
-    assert!(fetch.request_body().is_some());
+    assert!(transfer.request_body().is_some());
 }

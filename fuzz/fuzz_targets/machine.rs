@@ -23,7 +23,7 @@ use tfdisco_core::http::header::{
 use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Action, Config, Credentials, Discovery, Error, Fetch, Hostname, TransportError,
+    Action, Config, Credentials, Discovery, Error, Hostname, Transfer, TransportError,
     TransportErrorKind,
 };
 
@@ -313,7 +313,7 @@ fuzz_target!(|script: Script| {
         .then(|| Credentials::token(TOKEN).expect("valid token"));
     let start = Instant::now();
     let mut now = start;
-    let mut d = Fetch::discovery(host, &config, credentials, now).expect("these hosts start");
+    let mut d = Transfer::discovery(host, &config, credentials, now).expect("these hosts start");
     let mut seen = Observer {
         max_redirects: config.max_redirects(),
         limit: config.body_limit(),

@@ -14,8 +14,8 @@ use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
 use tfdisco_core::{Action, Config, Dialect, Hostname, Platform, ProviderSource};
 use tfdisco_oci::{
     Access, Algorithm, Answer, AuthCache, Authorized, Challenge, Digest, FetchedManifest,
-    ManifestGoal, OciCredentials, Reference, RepositoryAddress, Scope, Step, Tag, TagList,
-    media_type,
+    ManifestRequest, OciCredentials, Reference, RepositoryAddress, Scope, Step, Tag,
+    TagListRequest, media_type,
 };
 use tfdisco_provider::oci_mirror;
 
@@ -30,29 +30,29 @@ fn answer_once<G: tfdisco_core::Goal>(
     let config = Config::new(Dialect::OpenTofu);
     let now = Instant::now();
     let mut cache = AuthCache::new();
-    let Step::Request(mut fetch) = request.next(&cache, &config, now) else {
+    let Step::Request(mut transfer) = request.next(&cache, &config, now) else {
         return;
     };
-    let Action::Send(_) = fetch.poll() else {
+    let Action::Send(_) = transfer.poll() else {
         return;
     };
-    fetch.handle_head(status, headers, now);
-    if matches!(fetch.poll(), Action::Receive) {
+    transfer.handle_head(status, headers, now);
+    if matches!(transfer.poll(), Action::Receive) {
         let (a, b) = body.split_at(body.len() / 2);
-        fetch.handle_body(a, now);
-        fetch.handle_body(b, now);
-        fetch.handle_end(now);
+        transfer.handle_body(a, now);
+        transfer.handle_body(b, now);
+        transfer.handle_end(now);
     }
-    let Action::Done(result) = fetch.poll() else {
-        panic!("one answer ends a fetch")
+    let Action::Done(result) = transfer.poll() else {
+        panic!("one answer ends a transfer")
     };
     if let Ok(Answer::Done(_)) = &result {
         assert_eq!(status, StatusCode::OK);
     }
-    request.answered(fetch, result, &mut cache);
+    request.answered(transfer, result, &mut cache);
     match request.next(&cache, &config, now) {
-        Step::Token(fetch) => {
-            let url = fetch.url();
+        Step::Token(transfer) => {
+            let url = transfer.url();
             assert!(matches!(url.scheme(), "http" | "https"), "{url}");
         }
         Step::Request(_) | Step::Done(_) => {}
@@ -80,7 +80,7 @@ fuzz_target!(|data: &[u8]| {
                 let url = address.tags_url();
                 let scope = Scope::new(address.repository(), Access::Pull);
                 let request = Authorized::new(
-                    TagList::new(host.clone()),
+                    TagListRequest::new(host.clone()),
                     url,
                     &address,
                     scope,
@@ -97,7 +97,8 @@ fuzz_target!(|data: &[u8]| {
             }
             let url = address.tags_url();
             let scope = Scope::new(address.repository(), Access::Pull);
-            let request = Authorized::new(TagList::new(host.clone()), url, &address, scope, None);
+            let goal = TagListRequest::new(host.clone());
+            let request = Authorized::new(goal, url, &address, scope, None);
             answer_once(request, StatusCode::OK, &headers, rest);
         }
         2 => {
@@ -112,7 +113,7 @@ fuzz_target!(|data: &[u8]| {
             let reference = Reference::Tag("1.0.0".parse().expect("tag"));
             let url = address.manifest_url(&reference);
             let scope = Scope::new(address.repository(), Access::Pull);
-            let goal = ManifestGoal::new(host.clone(), reference, oci_mirror::INDEX_ACCEPT);
+            let goal = ManifestRequest::new(host.clone(), reference, oci_mirror::INDEX_ACCEPT);
             answer_once(
                 Authorized::new(goal, url, &address, scope, None),
                 StatusCode::OK,
@@ -148,17 +149,17 @@ fuzz_target!(|data: &[u8]| {
             let mut cache = AuthCache::new();
             let url = address.tags_url();
             let scope = Scope::new(address.repository(), Access::Pull);
-            let mut request =
-                Authorized::new(TagList::new(host.clone()), url, &address, scope, None);
-            let Step::Request(mut fetch) = request.next(&cache, &config, now) else {
+            let goal = TagListRequest::new(host.clone());
+            let mut request = Authorized::new(goal, url, &address, scope, None);
+            let Step::Request(mut transfer) = request.next(&cache, &config, now) else {
                 return;
             };
-            let _ = fetch.poll();
-            fetch.handle_head(StatusCode::UNAUTHORIZED, &headers, now);
-            let Action::Done(result) = fetch.poll() else {
+            let _ = transfer.poll();
+            transfer.handle_head(StatusCode::UNAUTHORIZED, &headers, now);
+            let Action::Done(result) = transfer.poll() else {
                 return;
             };
-            request.answered(fetch, result, &mut cache);
+            request.answered(transfer, result, &mut cache);
             let Step::Token(mut token) = request.next(&cache, &config, now) else {
                 panic!("a Bearer challenge asks for a token")
             };

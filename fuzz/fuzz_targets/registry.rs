@@ -16,8 +16,8 @@ use libfuzzer_sys::fuzz_target;
 use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Action, Config, Dialect, Error, Fetch, Goal, Hostname, ModuleSource, NetworkMirror, Platform,
-    ProviderSource, Services, Version,
+    Action, Config, Dialect, Error, Goal, Hostname, ModuleSource, NetworkMirror, Platform,
+    ProviderSource, Services, Transfer, Version,
 };
 
 fn check_url(url: &Url) {
@@ -26,7 +26,7 @@ fn check_url(url: &Url) {
 
 /// One response for each request: the head, then the body in two chunks.
 fn drive<G: Goal>(
-    mut fetch: Fetch<G>,
+    mut transfer: Transfer<G>,
     redirect: bool,
     status: StatusCode,
     body: &[u8],
@@ -34,12 +34,12 @@ fn drive<G: Goal>(
     let now = Instant::now();
     let mut redirected = false;
     loop {
-        match fetch.poll() {
+        match transfer.poll() {
             Action::Send(_) if redirect && !redirected => {
                 redirected = true;
                 let mut headers = HeaderMap::new();
                 headers.insert(header::LOCATION, HeaderValue::from_static("/moved/here"));
-                fetch.handle_head(StatusCode::FOUND, &headers, now);
+                transfer.handle_head(StatusCode::FOUND, &headers, now);
             }
             Action::Send(_) => {
                 let mut headers = HeaderMap::new();
@@ -50,17 +50,17 @@ fn drive<G: Goal>(
                 if let Ok(value) = HeaderValue::from_bytes(body) {
                     headers.insert("x-terraform-get", value);
                 }
-                fetch.handle_head(status, &headers, now);
+                transfer.handle_head(status, &headers, now);
                 let (a, b) = body.split_at(body.len() / 2);
                 for chunk in [a, b] {
-                    if fetch.is_receiving() {
-                        fetch.handle_body(chunk, now);
+                    if transfer.is_receiving() {
+                        transfer.handle_body(chunk, now);
                     }
                 }
-                fetch.handle_end(now);
+                transfer.handle_end(now);
             }
             Action::Receive => unreachable!("bodies are read right after their head"),
-            Action::Wait(until) => fetch.handle_timeout(until),
+            Action::Wait(until) => transfer.handle_timeout(until),
             Action::Done(result) => return result,
             _ => unreachable!("no other action"),
         }
@@ -99,18 +99,18 @@ fuzz_target!(|data: &[u8]| {
         .expect("https");
     match (selector >> 3) % 6 {
         0 => {
-            let fetch = Fetch::provider_versions(&services, &provider, &config, None, now)
+            let transfer = Transfer::provider_versions(&services, &provider, &config, None, now)
                 .expect("these requests start");
-            if let Ok(answer) = drive(fetch, redirect, status, body) {
+            if let Ok(answer) = drive(transfer, redirect, status, body) {
                 check_url(&answer.url);
             }
         }
         1 => {
-            let fetch = Fetch::provider_package(
+            let transfer = Transfer::provider_package(
                 &services, &provider, "1.0.0", &platform, &config, None, now,
             )
             .expect("these requests start");
-            if let Ok(package) = drive(fetch, redirect, status, body) {
+            if let Ok(package) = drive(transfer, redirect, status, body) {
                 for url in [
                     &package.download_url,
                     &package.shasums_url,
@@ -123,25 +123,27 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         2 => {
-            let fetch = Fetch::module_versions(&services, &module, &config, None, now)
+            let transfer = Transfer::module_versions(&services, &module, &config, None, now)
                 .expect("these requests start");
-            if let Ok(answer) = drive(fetch, redirect, status, body) {
+            if let Ok(answer) = drive(transfer, redirect, status, body) {
                 check_url(&answer.url);
             }
         }
         4 => {
-            let fetch = Fetch::mirror_versions(&mirror, &provider, &config, None, now)
-                .expect("these requests start");
-            if let Ok(answer) = drive(fetch, redirect, status, body) {
+            let transfer =
+                Transfer::network_mirror_versions(&mirror, &provider, &config, None, now)
+                    .expect("these requests start");
+            if let Ok(answer) = drive(transfer, redirect, status, body) {
                 check_url(&answer.url);
                 assert!(answer.versions.windows(2).all(|w| w[0] < w[1]));
             }
         }
         5 => {
             let version = Version::parse("1.0.0", dialect).expect("valid");
-            let fetch = Fetch::mirror_archives(&mirror, &provider, &version, &config, None, now)
-                .expect("these requests start");
-            if let Ok(answer) = drive(fetch, redirect, status, body) {
+            let transfer =
+                Transfer::network_mirror_archives(&mirror, &provider, &version, &config, None, now)
+                    .expect("these requests start");
+            if let Ok(answer) = drive(transfer, redirect, status, body) {
                 for key in answer.platforms().map(str::to_owned).collect::<Vec<_>>() {
                     let (os, arch) = key.split_once('_').unwrap_or((&key, ""));
                     if let Ok(archive) = answer.archive(&Platform::new(os, arch)) {
@@ -158,9 +160,10 @@ fuzz_target!(|data: &[u8]| {
             }
         }
         _ => {
-            let fetch = Fetch::module_download(&services, &module, "1.0.0", &config, None, now)
-                .expect("these requests start");
-            if let Ok(location) = drive(fetch, redirect, status, body) {
+            let transfer =
+                Transfer::module_download(&services, &module, "1.0.0", &config, None, now)
+                    .expect("these requests start");
+            if let Ok(location) = drive(transfer, redirect, status, body) {
                 assert!(!location.location.is_empty());
                 match (&location.use_registry_credentials, &location.package) {
                     (Some(_), None) => {

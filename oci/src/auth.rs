@@ -111,12 +111,13 @@ pub(crate) enum AfterChallenge {
     /// Send the request again: the cache now knows what to send.
     Retry,
     /// Ask the token service first.
-    Token(TokenRequest),
+    Token(TokenService),
 }
 
-/// A request to a registry's token service.
+/// The registry's token service as a challenge named it: where to ask,
+/// and with which credentials.
 #[derive(Debug)]
-pub(crate) struct TokenRequest {
+pub(crate) struct TokenService {
     pub(crate) url: Url,
     /// `Basic` with the username and password, when there are some.
     pub(crate) credentials: Option<Credentials>,
@@ -217,7 +218,7 @@ impl AuthCache {
                         query.append_pair("scope", s);
                     }
                 }
-                Ok(AfterChallenge::Token(TokenRequest {
+                Ok(AfterChallenge::Token(TokenService {
                     url: token_url,
                     credentials: credentials.and_then(OciCredentials::basic_authorization),
                 }))

@@ -134,17 +134,17 @@ pub struct TagPage {
 /// `GET` a [`tags_url`](crate::RepositoryAddress::tags_url) (or the next
 /// page's URL): one page.
 #[derive(Debug)]
-pub struct TagList {
+pub struct TagListRequest {
     host: Hostname,
     next: Option<Url>,
     /// A status other than 200, whose error body is read for its codes.
     refused: Option<StatusCode>,
 }
 
-impl TagList {
+impl TagListRequest {
     /// The goal of a tag page of a repository on `host`.
-    pub fn new(host: Hostname) -> TagList {
-        TagList {
+    pub fn new(host: Hostname) -> TagListRequest {
+        TagListRequest {
             host,
             next: None,
             refused: None,
@@ -184,7 +184,7 @@ fn tag_list_refusal(url: &Url, status: StatusCode, body: &[u8]) -> Error {
     }
 }
 
-impl Goal for TagList {
+impl Goal for TagListRequest {
     type Output = TagPage;
     const NAME: &'static str = "OCI tag list";
     const KIND: RequestKind = RequestKind::Oci;
@@ -274,7 +274,7 @@ fn next_link(url: &Url, headers: &HeaderMap) -> Result<Option<Url>, String> {
 /// manifest or index, checked
 /// against the digest that named it, and against the
 /// `Docker-Content-Digest` the registry gives (OCI-3).
-pub struct ManifestGoal {
+pub struct ManifestRequest {
     host: Hostname,
     reference: Reference,
     accept: HeaderValue,
@@ -282,22 +282,22 @@ pub struct ManifestGoal {
     registry_digest: Option<Digest>,
 }
 
-impl fmt::Debug for ManifestGoal {
+impl fmt::Debug for ManifestRequest {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ManifestGoal")
+        f.debug_struct("ManifestRequest")
             .field("host", &self.host)
             .field("reference", &self.reference)
             .finish_non_exhaustive()
     }
 }
 
-impl ManifestGoal {
+impl ManifestRequest {
     /// The goal of the manifest `reference` names on `host`, asking for
     /// the media types `accept` lists.
-    pub fn new(host: Hostname, reference: Reference, accept: &[&str]) -> ManifestGoal {
+    pub fn new(host: Hostname, reference: Reference, accept: &[&str]) -> ManifestRequest {
         let accept = HeaderValue::from_str(&accept.join(", "))
             .unwrap_or_else(|_| HeaderValue::from_static("*/*"));
-        ManifestGoal {
+        ManifestRequest {
             host,
             reference,
             accept,
@@ -307,7 +307,7 @@ impl ManifestGoal {
     }
 }
 
-impl Goal for ManifestGoal {
+impl Goal for ManifestRequest {
     type Output = FetchedManifest;
     const NAME: &'static str = "OCI manifest";
     const KIND: RequestKind = RequestKind::Oci;
@@ -393,13 +393,13 @@ impl Goal for ManifestGoal {
 /// a sink, its size and digest
 /// checked as it arrives (OCI-3); a redirect to storage elsewhere is
 /// followed without the registry's credentials (D4).
-pub struct BlobGoal<S> {
+pub struct BlobRequest<S> {
     host: Hostname,
     check: Check,
     sink: S,
 }
 
-/// What a [`BlobGoal`] checks of the content as it arrives.
+/// What a [`BlobRequest`] checks of the content as it arrives.
 #[derive(Debug)]
 enum Check {
     /// Its size and digest (boxed: the hasher's state is large).
@@ -410,19 +410,19 @@ enum Check {
     Done,
 }
 
-impl<S> fmt::Debug for BlobGoal<S> {
+impl<S> fmt::Debug for BlobRequest<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("BlobGoal")
+        f.debug_struct("BlobRequest")
             .field("host", &self.host)
             .field("check", &self.check)
             .finish_non_exhaustive()
     }
 }
 
-impl<S: Sink> BlobGoal<S> {
+impl<S: Sink> BlobRequest<S> {
     /// The goal of the blob of `digest` and `size` on `host`, into `sink`.
-    pub fn new(host: Hostname, digest: Digest, size: u64, sink: S) -> BlobGoal<S> {
-        BlobGoal {
+    pub fn new(host: Hostname, digest: Digest, size: u64, sink: S) -> BlobRequest<S> {
+        BlobRequest {
             host,
             check: Check::Digest(Box::new(Verifier::new(digest, size))),
             sink,
@@ -435,8 +435,8 @@ impl<S: Sink> BlobGoal<S> {
     /// digest (a provider package: its SHA-256 is the `zh:` the layer's
     /// digest gives, checked by the lock plan, OCIMIRROR-5), so that the
     /// content is hashed once.
-    pub fn size_checked(host: Hostname, size: u64, sink: S) -> BlobGoal<S> {
-        BlobGoal {
+    pub fn size_checked(host: Hostname, size: u64, sink: S) -> BlobRequest<S> {
+        BlobRequest {
             host,
             check: Check::Size { size, seen: 0 },
             sink,
@@ -444,7 +444,7 @@ impl<S: Sink> BlobGoal<S> {
     }
 }
 
-impl<S: Sink> Goal for BlobGoal<S> {
+impl<S: Sink> Goal for BlobRequest<S> {
     type Output = S::Output;
     const NAME: &'static str = "OCI blob";
     const KIND: RequestKind = RequestKind::Download;
@@ -501,18 +501,18 @@ impl<S: Sink> Goal for BlobGoal<S> {
 
 /// A token service's `GET REALM?service=…&scope=…`.
 #[derive(Debug)]
-pub struct TokenGoal {
+pub struct TokenRequest {
     host: Hostname,
 }
 
-impl TokenGoal {
+impl TokenRequest {
     /// The goal of a token request about the registry `host`.
-    pub fn new(host: Hostname) -> TokenGoal {
-        TokenGoal { host }
+    pub fn new(host: Hostname) -> TokenRequest {
+        TokenRequest { host }
     }
 }
 
-impl Goal for TokenGoal {
+impl Goal for TokenRequest {
     type Output = TokenAnswer;
     const NAME: &'static str = "OCI token";
     const KIND: RequestKind = RequestKind::Oci;
@@ -558,14 +558,14 @@ mod tests {
         let host = || Hostname::parse("r.example").expect("host");
         let digest = Digest::of(Algorithm::Sha256, b"abcd");
         let url = address().blob_url(&digest);
-        let run = |mut goal: BlobGoal<tfdisco_core::Contents>, chunks: &[&[u8]]| {
+        let run = |mut goal: BlobRequest<tfdisco_core::Contents>, chunks: &[&[u8]]| {
             for chunk in chunks {
                 goal.on_chunk(&url, chunk)?;
             }
             goal.on_stream_end(&url)
         };
-        let full = |size| BlobGoal::new(host(), digest.clone(), size, Default::default());
-        let sized = |size| BlobGoal::size_checked(host(), size, Default::default());
+        let full = |size| BlobRequest::new(host(), digest.clone(), size, Default::default());
+        let sized = |size| BlobRequest::size_checked(host(), size, Default::default());
         assert_eq!(run(full(4), &[b"ab", b"cd"]).expect("ok"), b"abcd");
         let wrong = run(full(4), &[b"abce"]).expect_err("digest");
         assert!(wrong.to_string().contains("digest"), "{wrong}");

@@ -16,7 +16,9 @@ pub use auth::{Access, AuthCache, Scope, TokenAnswer};
 pub use challenge::{Challenge, Scheme};
 pub use credentials::{OciCredentials, OciCredentialsSource, RegistryCredentials};
 pub use digest::{Algorithm, Digest, InvalidDigest, Mismatch, Verifier};
-pub use goals::{Answer, BlobGoal, Challenged, ManifestGoal, TagList, TagPage, TokenGoal};
+pub use goals::{
+    Answer, BlobRequest, Challenged, ManifestRequest, TagListRequest, TagPage, TokenRequest,
+};
 pub use manifest::{
     Descriptor, FetchedManifest, ImageIndex, ImageManifest, MANIFEST_LIMIT, Platform,
     artifact_type, media_type,
@@ -24,4 +26,7 @@ pub use manifest::{
 pub use module::{InvalidModuleSource, OciModuleSource};
 pub use reference::{InvalidReference, Reference, RepositoryAddress, Tag};
 pub use session::{Authorized, Step};
-pub use upload::{BlobExists, ManifestPut, UploadChunk, UploadFinish, UploadStart, UploadStarted};
+pub use upload::{
+    BlobExistsRequest, ManifestPutRequest, UploadChunkRequest, UploadFinishRequest,
+    UploadStartRequest, UploadStarted,
+};

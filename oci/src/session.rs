@@ -1,25 +1,25 @@
 //! One request to a repository, authorized (OCI-5): sent with what the
 //! [`AuthCache`] knows; on a 401, the challenge answered (the token
 //! service asked, or `Basic` learned) and the request sent once more. A
-//! second 401 is the answer. No I/O: a driver runs the fetches each
+//! second 401 is the answer. No I/O: a driver runs the transfers each
 //! [`Step`] hands out.
 
 use std::time::Instant;
 
-use tfdisco_core::{Config, Error, Fetch, Goal, Hostname};
+use tfdisco_core::{Config, Error, Goal, Hostname, Transfer};
 use url::Url;
 
-use crate::auth::{AfterChallenge, TokenRequest};
-use crate::goals::{Answer, Challenged, TokenGoal};
+use crate::auth::{AfterChallenge, TokenService};
+use crate::goals::{Answer, Challenged, TokenRequest};
 use crate::{AuthCache, OciCredentials, RepositoryAddress, Scope, TokenAnswer};
 
 /// What the driver of an [`Authorized`] request does next.
 #[derive(Debug)]
 pub enum Step<G: Goal> {
-    /// Run this fetch and report it with [`Authorized::answered`].
-    Request(Fetch<Challenged<G>>),
+    /// Run this transfer and report it with [`Authorized::answered`].
+    Request(Transfer<Challenged<G>>),
     /// Run this token request and report it with [`Authorized::token`].
-    Token(Fetch<TokenGoal>),
+    Token(Transfer<TokenRequest>),
     /// The request is over.
     Done(Result<G::Output, Error>),
 }
@@ -42,7 +42,7 @@ pub struct Authorized<G: Goal> {
     url: Url,
     goal: Option<G>,
     challenged: bool,
-    token: Option<TokenRequest>,
+    token: Option<TokenService>,
     done: Option<Result<G::Output, Error>>,
 }
 
@@ -75,9 +75,9 @@ impl<G: Goal> Authorized<G> {
             return Step::Done(done);
         }
         if let Some(request) = self.token.take() {
-            let goal = TokenGoal::new(self.host.clone());
-            return match Fetch::get(goal, request.url, config, request.credentials, now) {
-                Ok(fetch) => Step::Token(fetch),
+            let goal = TokenRequest::new(self.host.clone());
+            return match Transfer::get(goal, request.url, config, request.credentials, now) {
+                Ok(transfer) => Step::Token(transfer),
                 Err(e) => Step::Done(Err(e.into())),
             };
         }
@@ -92,22 +92,22 @@ impl<G: Goal> Authorized<G> {
             self.credentials.as_ref(),
             now,
         );
-        match Fetch::get(
+        match Transfer::get(
             Challenged(goal),
             self.url.clone(),
             config,
             authorization,
             now,
         ) {
-            Ok(fetch) => Step::Request(fetch),
+            Ok(transfer) => Step::Request(transfer),
             Err(e) => Step::Done(Err(e.into())),
         }
     }
 
-    /// The outcome of the [`Step::Request`] fetch, which is handed back.
+    /// The outcome of the [`Step::Request`] transfer, which is handed back.
     pub fn answered(
         &mut self,
-        fetch: Fetch<Challenged<G>>,
+        transfer: Transfer<Challenged<G>>,
         result: Result<Answer<G::Output>, Error>,
         cache: &mut AuthCache,
     ) {
@@ -116,16 +116,16 @@ impl<G: Goal> Authorized<G> {
             Err(e) => return self.done = Some(Err(e)),
             Ok(Answer::Challenged(challenge)) => challenge,
         };
-        let url = fetch.url().clone();
+        let url = transfer.url().clone();
         if self.challenged {
             let refused = Error::Status {
                 url: url.into(),
                 status: tfdisco_core::http::StatusCode::UNAUTHORIZED,
             };
-            return self.done = Some(Err(fetch.goal().present_error(refused)));
+            return self.done = Some(Err(transfer.goal().present_error(refused)));
         }
         self.challenged = true;
-        let goal = fetch.into_goal().0;
+        let goal = transfer.into_goal().0;
         match cache.challenged(
             self.address.registry(),
             challenge.as_ref(),
@@ -140,7 +140,7 @@ impl<G: Goal> Authorized<G> {
         self.goal = Some(goal);
     }
 
-    /// The outcome of the [`Step::Token`] fetch, at `now`.
+    /// The outcome of the [`Step::Token`] transfer, at `now`.
     pub fn token(
         &mut self,
         result: Result<TokenAnswer, Error>,

@@ -53,18 +53,18 @@ fn session_url(url: &Url, headers: &HeaderMap) -> Result<Url, Error> {
 /// `HEAD` a [`blob_url`](crate::RepositoryAddress::blob_url): whether the
 /// repository has the blob.
 #[derive(Debug)]
-pub struct BlobExists {
+pub struct BlobExistsRequest {
     host: Hostname,
 }
 
-impl BlobExists {
+impl BlobExistsRequest {
     /// The goal of asking `host` whether a blob is there.
-    pub fn new(host: Hostname) -> BlobExists {
-        BlobExists { host }
+    pub fn new(host: Hostname) -> BlobExistsRequest {
+        BlobExistsRequest { host }
     }
 }
 
-impl Goal for BlobExists {
+impl Goal for BlobExistsRequest {
     type Output = bool;
     const NAME: &'static str = "OCI blob check";
     const KIND: RequestKind = RequestKind::Oci;
@@ -109,18 +109,18 @@ pub enum UploadStarted {
 /// another repository of the registry has: `201` when the registry
 /// mounted it, else `202` and an ordinary session.
 #[derive(Debug)]
-pub struct UploadStart {
+pub struct UploadStartRequest {
     host: Hostname,
 }
 
-impl UploadStart {
+impl UploadStartRequest {
     /// The goal of opening an upload on `host`.
-    pub fn new(host: Hostname) -> UploadStart {
-        UploadStart { host }
+    pub fn new(host: Hostname) -> UploadStartRequest {
+        UploadStartRequest { host }
     }
 }
 
-impl Goal for UploadStart {
+impl Goal for UploadStartRequest {
     type Output = UploadStarted;
     const NAME: &'static str = "OCI upload";
     const KIND: RequestKind = RequestKind::Oci;
@@ -157,17 +157,17 @@ impl Goal for UploadStart {
 /// `PATCH SESSION`: one chunk, at `offset` (`Content-Range:
 /// START-END`); the answer names the session's next URL.
 #[derive(Debug)]
-pub struct UploadChunk {
+pub struct UploadChunkRequest {
     host: Hostname,
     chunk: Bytes,
     offset: u64,
 }
 
-impl UploadChunk {
+impl UploadChunkRequest {
     /// The goal of sending `chunk`, which starts at byte `offset` of the
     /// blob.
-    pub fn new(host: Hostname, chunk: Bytes, offset: u64) -> UploadChunk {
-        UploadChunk {
+    pub fn new(host: Hostname, chunk: Bytes, offset: u64) -> UploadChunkRequest {
+        UploadChunkRequest {
             host,
             chunk,
             offset,
@@ -175,7 +175,7 @@ impl UploadChunk {
     }
 }
 
-impl Goal for UploadChunk {
+impl Goal for UploadChunkRequest {
     type Output = Url;
     const NAME: &'static str = "OCI upload chunk";
     const KIND: RequestKind = RequestKind::Oci;
@@ -218,14 +218,14 @@ impl Goal for UploadChunk {
 /// `PUT SESSION?digest=DIGEST`: the upload closed, the registry checking
 /// the digest of what it was sent.
 #[derive(Debug)]
-pub struct UploadFinish {
+pub struct UploadFinishRequest {
     host: Hostname,
 }
 
-impl UploadFinish {
+impl UploadFinishRequest {
     /// The goal of closing an upload on `host`.
-    pub fn new(host: Hostname) -> UploadFinish {
-        UploadFinish { host }
+    pub fn new(host: Hostname) -> UploadFinishRequest {
+        UploadFinishRequest { host }
     }
 
     /// The session URL with `digest=` added.
@@ -237,7 +237,7 @@ impl UploadFinish {
     }
 }
 
-impl Goal for UploadFinish {
+impl Goal for UploadFinishRequest {
     type Output = ();
     const NAME: &'static str = "OCI upload end";
     const KIND: RequestKind = RequestKind::Oci;
@@ -273,19 +273,23 @@ impl Goal for UploadFinish {
 /// `PUT` a [`manifest_url`](crate::RepositoryAddress::manifest_url): a
 /// manifest or index, with its media type.
 #[derive(Debug)]
-pub struct ManifestPut {
+pub struct ManifestPutRequest {
     host: Hostname,
     media_type: HeaderValue,
     bytes: Bytes,
 }
 
-impl ManifestPut {
+impl ManifestPutRequest {
     /// The goal of putting `bytes`, of `media_type`, on `host`.
-    pub fn new(host: Hostname, media_type: &str, bytes: Bytes) -> Result<ManifestPut, Error> {
+    pub fn new(
+        host: Hostname,
+        media_type: &str,
+        bytes: Bytes,
+    ) -> Result<ManifestPutRequest, Error> {
         let media_type = HeaderValue::from_str(media_type).map_err(|_| Error::InvalidArgument {
             message: format!("{media_type:?} is no media type"),
         })?;
-        Ok(ManifestPut {
+        Ok(ManifestPutRequest {
             host,
             media_type,
             bytes,
@@ -293,7 +297,7 @@ impl ManifestPut {
     }
 }
 
-impl Goal for ManifestPut {
+impl Goal for ManifestPutRequest {
     type Output = ();
     const NAME: &'static str = "OCI manifest put";
     const KIND: RequestKind = RequestKind::Oci;
@@ -357,7 +361,7 @@ mod tests {
             .expect("digest");
         let session = Url::parse("https://r.example/v2/a/blobs/uploads/u1?_state=x").expect("url");
         assert_eq!(
-            UploadFinish::url(&session, &d).as_str(),
+            UploadFinishRequest::url(&session, &d).as_str(),
             "https://r.example/v2/a/blobs/uploads/u1?_state=x&digest=sha256%3A44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
         );
     }

@@ -1,14 +1,14 @@
 //! Authorized OCI requests driven by hand, no sockets (OCI-3 to OCI-6):
-//! each fetch a session hands out is answered from a canned response.
+//! each transfer a session hands out is answered from a canned response.
 
 use std::time::{Duration, Instant};
 
 use tfdisco_core::http::header::{AUTHORIZATION, CONTENT_TYPE, WWW_AUTHENTICATE};
 use tfdisco_core::http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode};
-use tfdisco_core::{Action, Config, Contents, Dialect, Error, Fetch, Goal, Hostname};
+use tfdisco_core::{Action, Config, Contents, Dialect, Error, Goal, Hostname, Transfer};
 use tfdisco_oci::{
-    Access, Algorithm, AuthCache, Authorized, BlobGoal, Digest, ManifestGoal, OciCredentials,
-    Reference, RepositoryAddress, Scope, Step, TagList, media_type,
+    Access, Algorithm, AuthCache, Authorized, BlobRequest, Digest, ManifestRequest, OciCredentials,
+    Reference, RepositoryAddress, Scope, Step, TagListRequest, media_type,
 };
 
 /// A canned response: status, headers, body.
@@ -26,9 +26,9 @@ fn reply(status: u16, headers: &[(&'static str, &str)], body: &[u8]) -> Reply {
     }
 }
 
-/// Runs one fetch to its end against `reply`; gives what was sent.
-fn answer<G: Goal>(fetch: &mut Fetch<G>, reply: &Reply, now: Instant) -> Request<()> {
-    let Action::Send(sent) = fetch.poll() else {
+/// Runs one transfer to its end against `reply`; gives what was sent.
+fn answer<G: Goal>(transfer: &mut Transfer<G>, reply: &Reply, now: Instant) -> Request<()> {
+    let Action::Send(sent) = transfer.poll() else {
         panic!("a request to send")
     };
     let mut headers = HeaderMap::new();
@@ -39,10 +39,10 @@ fn answer<G: Goal>(fetch: &mut Fetch<G>, reply: &Reply, now: Instant) -> Request
         );
     }
     let status = StatusCode::from_u16(reply.status).expect("status");
-    fetch.handle_head(status, &headers, now);
-    if matches!(fetch.poll(), Action::Receive) {
-        fetch.handle_body(&reply.body, now);
-        fetch.handle_end(now);
+    transfer.handle_head(status, &headers, now);
+    if matches!(transfer.poll(), Action::Receive) {
+        transfer.handle_body(&reply.body, now);
+        transfer.handle_end(now);
     }
     sent
 }
@@ -53,7 +53,7 @@ struct Run<T> {
     result: Result<T, Error>,
 }
 
-/// Drives `request` to its end, answering its fetches from `replies` in
+/// Drives `request` to its end, answering its transfers from `replies` in
 /// order (a bounded number of steps).
 fn run<G: Goal>(
     mut request: Authorized<G>,
@@ -66,18 +66,18 @@ fn run<G: Goal>(
     let mut replies = replies.iter();
     for _ in 0..10 {
         match request.next(cache, &config, now) {
-            Step::Request(mut fetch) => {
+            Step::Request(mut transfer) => {
                 let reply = replies.next().expect("a reply for each request");
-                sent.push(answer(&mut fetch, reply, now));
-                let Action::Done(result) = fetch.poll() else {
+                sent.push(answer(&mut transfer, reply, now));
+                let Action::Done(result) = transfer.poll() else {
                     panic!("done")
                 };
-                request.answered(fetch, result, cache);
+                request.answered(transfer, result, cache);
             }
-            Step::Token(mut fetch) => {
+            Step::Token(mut transfer) => {
                 let reply = replies.next().expect("a reply for each request");
-                sent.push(answer(&mut fetch, reply, now));
-                let Action::Done(result) = fetch.poll() else {
+                sent.push(answer(&mut transfer, reply, now));
+                let Action::Done(result) = transfer.poll() else {
                     panic!("done")
                 };
                 request.token(result, cache, now);
@@ -95,10 +95,10 @@ fn address() -> RepositoryAddress {
     RepositoryAddress::parse("registry.example/opentofu/aws").expect("valid")
 }
 
-fn tags(credentials: Option<OciCredentials>) -> Authorized<TagList> {
+fn tags(credentials: Option<OciCredentials>) -> Authorized<TagListRequest> {
     let address = address();
     Authorized::new(
-        TagList::new(Hostname::parse(address.registry()).expect("host")),
+        TagListRequest::new(Hostname::parse(address.registry()).expect("host")),
         address.tags_url(),
         &address,
         Scope::new(address.repository(), Access::Pull),
@@ -289,11 +289,11 @@ fn refusals_end_the_request() {
     );
 }
 
-fn manifest(reference: Reference) -> Authorized<ManifestGoal> {
+fn manifest(reference: Reference) -> Authorized<ManifestRequest> {
     let address = address();
     let url = address.manifest_url(&reference);
     Authorized::new(
-        ManifestGoal::new(
+        ManifestRequest::new(
             Hostname::parse(address.registry()).expect("host"),
             reference,
             &[media_type::IMAGE_INDEX, media_type::IMAGE_MANIFEST],
@@ -399,11 +399,11 @@ fn manifests_are_checked_against_the_digests_that_name_them() {
     let _ = CONTENT_TYPE;
 }
 
-fn blob(digest: Digest, size: u64) -> Authorized<BlobGoal<Contents>> {
+fn blob(digest: Digest, size: u64) -> Authorized<BlobRequest<Contents>> {
     let address = address();
     let url = address.blob_url(&digest);
     Authorized::new(
-        BlobGoal::new(
+        BlobRequest::new(
             Hostname::parse(address.registry()).expect("host"),
             digest,
             size,
@@ -482,23 +482,23 @@ fn a_blob_redirected_elsewhere_goes_without_the_registrys_authorization() {
     let now = Instant::now();
     let mut request = blob(digest, zip.len() as u64);
     // Learn Basic first.
-    let Step::Request(mut fetch) = request.next(&cache, &config, now) else {
+    let Step::Request(mut transfer) = request.next(&cache, &config, now) else {
         panic!("request")
     };
     answer(
-        &mut fetch,
+        &mut transfer,
         &reply(401, &[("www-authenticate", r#"Basic realm="r""#)], b""),
         now,
     );
-    let Action::Done(result) = fetch.poll() else {
+    let Action::Done(result) = transfer.poll() else {
         panic!("done")
     };
-    request.answered(fetch, result, &mut cache);
-    let Step::Request(mut fetch) = request.next(&cache, &config, now) else {
+    request.answered(transfer, result, &mut cache);
+    let Step::Request(mut transfer) = request.next(&cache, &config, now) else {
         panic!("request")
     };
     let sent = answer(
-        &mut fetch,
+        &mut transfer,
         &reply(
             307,
             &[("location", "https://storage.example/blob?sig=1")],
@@ -507,7 +507,7 @@ fn a_blob_redirected_elsewhere_goes_without_the_registrys_authorization() {
         now,
     );
     assert_eq!(authorization(&sent), Some("Basic dTpw"));
-    let Action::Send(redirected) = fetch.poll() else {
+    let Action::Send(redirected) = transfer.poll() else {
         panic!("the redirect is followed")
     };
     assert_eq!(redirected.uri().host(), Some("storage.example"));

@@ -45,9 +45,9 @@ use std::fmt;
 use url::Url;
 
 use tfdisco_core::{
-    Dialect, Error, ErrorKind, Hostname, MirrorArchives, MirrorVersions, NetworkMirror, Platform,
-    ProviderPackage, ProviderSource, ProviderVersions, SelectionError, Sink, Version,
-    VersionConstraints, select,
+    Dialect, Error, ErrorKind, Hostname, NetworkMirror, NetworkMirrorArchives,
+    NetworkMirrorVersions, Platform, ProviderPackage, ProviderSource, ProviderVersions,
+    SelectionError, Sink, Version, VersionConstraints, select,
 };
 
 mod install;
@@ -301,9 +301,9 @@ pub enum JobOutput {
     /// For [`Job::Archive`]: what its [`ArchiveSink`] read.
     Archive(ArchiveDigest),
     /// For [`Job::MirrorVersions`].
-    MirrorVersions(MirrorVersions),
+    MirrorVersions(NetworkMirrorVersions),
     /// For [`Job::MirrorArchives`].
-    MirrorArchives(Box<MirrorArchives>),
+    MirrorArchives(Box<NetworkMirrorArchives>),
     /// For [`Job::OciTags`]: every tag.
     OciTags(Vec<String>),
     /// For [`Job::OciManifest`].
@@ -582,7 +582,7 @@ enum VersionAnswer {
     /// Asked: the platforms at this method wait for it.
     Asked,
     /// A network mirror's `<version>.json`.
-    Archives(Box<MirrorArchives>),
+    Archives(Box<NetworkMirrorArchives>),
     /// An OCI mirror's index of the version.
     Index(Box<ImageIndex>),
 }
@@ -1366,7 +1366,7 @@ impl LockPlan {
         p: usize,
         i: usize,
         mirror: &NetworkMirror,
-        answer: &MirrorArchives,
+        answer: &NetworkMirrorArchives,
     ) -> Result<(), LockProblem> {
         let m = self.providers[p].platforms[i].method;
         // Terraform has no `trust_all_hashes`: such a mirror is a plain one.

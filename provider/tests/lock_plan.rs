@@ -441,7 +441,7 @@ fn shared_signature_checks_follow_their_inputs() {
 /// documents read by the real goals on the socket-free harness.
 mod mirror {
     use tfdisco_core::url::Url;
-    use tfdisco_core::{Config, Dialect, Error, Fetch, NetworkMirror};
+    use tfdisco_core::{Config, Dialect, Error, NetworkMirror, Transfer};
     use tfdisco_provider::SignatureCheck;
     use tfdisco_provider::lock_plan::{Job, JobOutput, LockPlan, Origin};
 
@@ -490,8 +490,10 @@ mod mirror {
             Job::MirrorVersions { mirror, source } => {
                 let mut net = serve(&mirror.versions_url(&source), edit);
                 let now = net.now();
-                net.run(Fetch::mirror_versions(&mirror, &source, &config, None, now))
-                    .map(JobOutput::MirrorVersions)
+                net.run(Transfer::network_mirror_versions(
+                    &mirror, &source, &config, None, now,
+                ))
+                .map(JobOutput::MirrorVersions)
             }
             Job::MirrorArchives {
                 mirror,
@@ -500,7 +502,7 @@ mod mirror {
             } => {
                 let mut net = serve(&mirror.archives_url(&source, &version), edit);
                 let now = net.now();
-                net.run(Fetch::mirror_archives(
+                net.run(Transfer::network_mirror_archives(
                     &mirror, &source, &version, &config, None, now,
                 ))
                 .map(|a| JobOutput::MirrorArchives(Box::new(a)))
@@ -1098,7 +1100,7 @@ mod filesystem {
 mod methods {
     use super::common::{Net, Reply};
     use super::*;
-    use tfdisco_core::{Config, Fetch};
+    use tfdisco_core::{Config, Transfer};
     use tfdisco_provider::lock_plan::{InstallRules, Installed, InstalledPackages, Origin};
     use tfdisco_provider::{LocalLocation, LocalPackage, LocalPackages, package_filename};
 
@@ -1228,14 +1230,16 @@ mod methods {
         let now = harness.now();
         match job {
             Job::MirrorVersions { mirror, source } => harness
-                .run(Fetch::mirror_versions(&mirror, &source, &config, None, now))
+                .run(Transfer::network_mirror_versions(
+                    &mirror, &source, &config, None, now,
+                ))
                 .map(JobOutput::MirrorVersions),
             Job::MirrorArchives {
                 mirror,
                 source,
                 version,
             } => harness
-                .run(Fetch::mirror_archives(
+                .run(Transfer::network_mirror_archives(
                     &mirror, &source, &version, &config, None, now,
                 ))
                 .map(|a| JobOutput::MirrorArchives(Box::new(a))),
@@ -1499,7 +1503,7 @@ mod methods {
 mod trusted {
     use super::common::{Net, Reply};
     use super::*;
-    use tfdisco_core::{Config, Fetch};
+    use tfdisco_core::{Config, Transfer};
     use tfdisco_provider::lock_plan::{InstallRules, InstalledPackages, Origin, ProviderLock};
 
     const O: Dialect = Dialect::OpenTofu;
@@ -1570,14 +1574,16 @@ mod trusted {
             let result = match job {
                 Job::Installed { .. } => Ok(JobOutput::Installed(InstalledPackages::default())),
                 Job::MirrorVersions { mirror, source } => net
-                    .run(Fetch::mirror_versions(&mirror, &source, &config, None, now))
+                    .run(Transfer::network_mirror_versions(
+                        &mirror, &source, &config, None, now,
+                    ))
                     .map(JobOutput::MirrorVersions),
                 Job::MirrorArchives {
                     mirror,
                     source,
                     version,
                 } => net
-                    .run(Fetch::mirror_archives(
+                    .run(Transfer::network_mirror_archives(
                         &mirror, &source, &version, &config, None, now,
                     ))
                     .map(|a| JobOutput::MirrorArchives(Box::new(a))),

@@ -6,7 +6,7 @@
 //! store (its zips written with the test zip writer, its documents
 //! serialized with their `$ref`s resolved) and served by a fake registry
 //! that answers the requests tfdisco's own OCI sessions make
-//! (`tfdisco_oci::Authorized` with `TagList`, `ManifestGoal`, `BlobGoal`,
+//! (`tfdisco_oci::Authorized` with `TagListRequest`, `ManifestRequest`, `BlobRequest`,
 //! driven here as the transports drive them, without sockets). A call of
 //! OpenTofu's source is then a lock plan (`LockPlan`, a lock run or an
 //! install run) whose jobs this test runs against that registry:
@@ -45,12 +45,12 @@ use sha2::{Digest as _, Sha256};
 use tfdisco_core::http::header::{ACCEPT, CONTENT_LENGTH, CONTENT_TYPE};
 use tfdisco_core::http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode};
 use tfdisco_core::{
-    Action, Config, Dialect, Error, ErrorKind, Fetch, Goal, Hostname, Platform, ProviderSource,
-    Sink, TransportError, TransportErrorKind, Version, VersionConstraints,
+    Action, Config, Dialect, Error, ErrorKind, Goal, Hostname, Platform, ProviderSource, Sink,
+    Transfer, TransportError, TransportErrorKind, Version, VersionConstraints,
 };
 use tfdisco_oci::{
-    Access, Algorithm, AuthCache, Authorized, BlobGoal, Digest, ManifestGoal, RepositoryAddress,
-    Scope, Step, TagList, TagPage, artifact_type, media_type,
+    Access, Algorithm, AuthCache, Authorized, BlobRequest, Digest, ManifestRequest,
+    RepositoryAddress, Scope, Step, TagListRequest, TagPage, artifact_type, media_type,
 };
 use tfdisco_provider::lock_plan::{
     ArchiveSink, InstallRules, Installed, InstalledPackages, Job, JobOutput, LockFailure, LockPlan,
@@ -393,36 +393,36 @@ fn scramble(len: usize) -> Vec<u8> {
         .collect()
 }
 
-/// Runs one fetch against `serve`: its request answered, its body handed
+/// Runs one transfer against `serve`: its request answered, its body handed
 /// over in small chunks.
 fn answer<G: Goal>(
-    fetch: &mut Fetch<G>,
+    transfer: &mut Transfer<G>,
     serve: &dyn Fn(&Request<()>) -> Result<Reply, TransportError>,
     now: Instant,
 ) -> Result<G::Output, Error> {
-    let Action::Send(request) = fetch.poll() else {
+    let Action::Send(request) = transfer.poll() else {
         panic!("a request to send")
     };
     match serve(&request) {
-        Err(e) => fetch.handle_error(e, now),
+        Err(e) => transfer.handle_error(e, now),
         Ok(reply) => {
             let mut headers = HeaderMap::new();
             for (name, value) in &reply.headers {
                 headers.append(name, HeaderValue::from_str(value).expect("a header value"));
             }
             let status = StatusCode::from_u16(reply.status).expect("a status");
-            fetch.handle_head(status, &headers, now);
-            if matches!(fetch.poll(), Action::Receive) {
+            transfer.handle_head(status, &headers, now);
+            if matches!(transfer.poll(), Action::Receive) {
                 for chunk in reply.body.chunks(17) {
-                    fetch.handle_body(chunk, now);
+                    transfer.handle_body(chunk, now);
                 }
-                fetch.handle_end(now);
+                transfer.handle_end(now);
             }
         }
     }
-    match fetch.poll() {
+    match transfer.poll() {
         Action::Done(result) => result,
-        other => panic!("the fetch should be over: {other:?}"),
+        other => panic!("the transfer should be over: {other:?}"),
     }
 }
 
@@ -441,9 +441,9 @@ fn request<G: Goal>(
     let mut session = Authorized::new(goal, url, address, scope, None);
     for _ in 0..4 {
         match session.next(&cache, &config, now) {
-            Step::Request(mut fetch) => {
-                let result = answer(&mut fetch, serve, now);
-                session.answered(fetch, result, &mut cache);
+            Step::Request(mut transfer) => {
+                let result = answer(&mut transfer, serve, now);
+                session.answered(transfer, result, &mut cache);
             }
             Step::Token(_) => panic!("an anonymous registry asks for no token"),
             Step::Done(result) => return result,
@@ -472,7 +472,7 @@ fn tag_page(
     request(
         serve,
         address,
-        TagList::new(host(address)),
+        TagListRequest::new(host(address)),
         address.tags_url(),
     )
 }
@@ -587,7 +587,7 @@ impl<'a> Driver<'a> {
                 accept,
             } => {
                 let accept: Vec<&str> = accept.iter().map(String::as_str).collect();
-                let goal = ManifestGoal::new(host(&address), reference.clone(), &accept);
+                let goal = ManifestRequest::new(host(&address), reference.clone(), &accept);
                 request(&serve, &address, goal, address.manifest_url(&reference))
                     .map(|m| JobOutput::OciManifest(Box::new(m)))
             }
@@ -602,14 +602,14 @@ impl<'a> Driver<'a> {
                 let url = address.blob_url(&layer.digest);
                 let (digest, size) = (layer.digest.clone(), layer.size);
                 if installing {
-                    let goal = BlobGoal::new(host(&address), digest, size, MemoryStaging::new());
+                    let goal = BlobRequest::new(host(&address), digest, size, MemoryStaging::new());
                     let (digest, files) = request(&serve, &address, goal, url)?;
                     if let Some(files) = files {
                         self.staged.insert((source, version), files);
                     }
                     Ok(JobOutput::Archive(digest))
                 } else {
-                    let goal = BlobGoal::new(host(&address), digest, size, ArchiveSink::new());
+                    let goal = BlobRequest::new(host(&address), digest, size, ArchiveSink::new());
                     request(&serve, &address, goal, url).map(JobOutput::Archive)
                 }
             }

@@ -12,8 +12,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Config, Dialect, Error, Fetch, Hostname, Platform, ProviderPackage, ProviderSource, Services,
-    SigningKey,
+    Config, Dialect, Error, Hostname, Platform, ProviderPackage, ProviderSource, Services,
+    SigningKey, Transfer,
 };
 use tfdisco_provider::{
     AuthenticationError, PackageCheck, PackageHashes, Sha256Sums, SignatureCheck, SignatureError,
@@ -290,7 +290,7 @@ fn answer(
         br#"{"providers.v1": "/v1/providers/"}"#,
     )
     .expect("a document");
-    let fetch = Fetch::provider_package(
+    let transfer = Transfer::provider_package(
         &services,
         &ProviderSource::parse(&format!("{host}/hashicorp/example"), dialect).expect("valid"),
         "1.0.0",
@@ -299,7 +299,7 @@ fn answer(
         None,
         net.now(),
     );
-    net.run(fetch)
+    net.run(transfer)
 }
 
 fn serde_json(s: &str) -> String {

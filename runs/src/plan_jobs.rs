@@ -189,7 +189,7 @@ impl<T: Transport> On<'_, T> {
             }
             Job::LocalPackage { package } => hash_local(&package),
             Job::MirrorVersions { mirror, source } => self
-                .mirror_versions(&mirror, &source)
+                .network_mirror_versions(&mirror, &source)
                 .await
                 .map(JobOutput::MirrorVersions),
             Job::MirrorArchives {
@@ -197,7 +197,7 @@ impl<T: Transport> On<'_, T> {
                 source,
                 version,
             } => self
-                .mirror_archives(&mirror, &source, &version)
+                .network_mirror_archives(&mirror, &source, &version)
                 .await
                 .map(|archives| JobOutput::MirrorArchives(Box::new(archives))),
             // A job of a kind this version does not know.

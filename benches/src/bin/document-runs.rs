@@ -28,7 +28,7 @@ use tfdisco_benches::documents::{
     provider_versions, provider_versions_request,
 };
 use tfdisco_core::url::Url;
-use tfdisco_core::{Config, Fetch, Hostname};
+use tfdisco_core::{Config, Hostname, Transfer};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -58,9 +58,9 @@ fn main() {
             Box::new(|| parse_and_resolve_each(&host, &url, black_box(&body)) > 0)
         }
         ("provider", "versions") => Box::new(|| {
-            let mut fetch =
-                Fetch::provider_versions(&services, &source, &config, None, now).expect("starts");
-            canned::run(&mut fetch, &answer, now).is_ok()
+            let mut transfer = Transfer::provider_versions(&services, &source, &config, None, now)
+                .expect("starts");
+            canned::run(&mut transfer, &answer, now).is_ok()
         }),
         _ => {
             eprintln!("unknown workload {workload:?}: see the module documentation");

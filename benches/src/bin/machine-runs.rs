@@ -15,7 +15,7 @@ use std::time::Instant;
 use tfdisco_benches::canned::{self, Response};
 use tfdisco_benches::documents::TYPICAL;
 use tfdisco_core::http::StatusCode;
-use tfdisco_core::{Config, Fetch, Hostname};
+use tfdisco_core::{Config, Hostname, Transfer};
 
 fn main() {
     let runs: u32 = std::env::args()
@@ -31,7 +31,8 @@ fn main() {
     ];
     let mut ok = 0u32;
     for _ in 0..runs {
-        let mut d = Fetch::discovery(black_box(&host).clone(), &config, None, now).expect("starts");
+        let mut d =
+            Transfer::discovery(black_box(&host).clone(), &config, None, now).expect("starts");
         ok += u32::from(canned::run(&mut d, &responses, now).is_ok());
     }
     assert_eq!(ok, runs);

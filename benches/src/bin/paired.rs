@@ -28,7 +28,7 @@ use tfdisco_benches::documents::{
 use tfdisco_benches::hostnames::{ASCII_NORMALIZED, IDN, MIXED_CASE_PORT_443};
 use tfdisco_core::http::StatusCode;
 use tfdisco_core::url::Url;
-use tfdisco_core::{Config, Fetch, Hostname};
+use tfdisco_core::{Config, Hostname, Transfer};
 
 /// One way of making a service URL from the base and its text.
 type MakeUrl = fn(&Url, &str) -> bool;
@@ -252,10 +252,11 @@ fn main() {
                 black_box(ignored_any(black_box(&body)));
             },
             &mut || {
-                let mut fetch = Fetch::provider_versions(&services, &source, &config, None, now)
-                    .expect("starts");
+                let mut transfer =
+                    Transfer::provider_versions(&services, &source, &config, None, now)
+                        .expect("starts");
                 black_box(
-                    canned::run(&mut fetch, &answer, now)
+                    canned::run(&mut transfer, &answer, now)
                         .map(|v| v.versions.len())
                         .ok(),
                 );
@@ -271,7 +272,8 @@ fn main() {
         Response::json(TYPICAL.as_bytes(), true),
     ];
     let (median, low, high) = alone(&mut || {
-        let mut d = Fetch::discovery(black_box(&host).clone(), &config, None, now).expect("starts");
+        let mut d =
+            Transfer::discovery(black_box(&host).clone(), &config, None, now).expect("starts");
         black_box(canned::run(&mut d, &responses, now).is_ok());
     });
     row(

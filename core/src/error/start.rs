@@ -1,15 +1,15 @@
-//! Why a fetch could not start ([`StartError`]), kept apart from what a
-//! running fetch fails with ([`Error`]).
+//! Why a transfer could not start ([`StartError`]), kept apart from what a
+//! running transfer fails with ([`Error`]).
 
 use std::fmt;
 
 use super::{Error, ErrorKind};
 
-/// Why a fetch could not start: what was asked for cannot be requested, and
+/// Why a transfer could not start: what was asked for cannot be requested, and
 /// nothing was sent.
 ///
-/// The `Fetch` constructors (`Fetch::discovery`, `Fetch::provider_versions`,
-/// …) return it; a fetch that started can only end in an [`Error`] of what
+/// The `Transfer` constructors (`Transfer::discovery`, `Transfer::provider_versions`,
+/// …) return it; a transfer that started can only end in an [`Error`] of what
 /// happened on the network and in the answer. It is one of:
 ///
 /// - [`Error::UnusableHostname`]: a valid hostname no URL can carry
@@ -24,14 +24,14 @@ use super::{Error, ErrorKind};
 ///
 /// It becomes that [`Error`] with `?` or [`StartError::into_error`], which
 /// is what the clients return (their calls discover a host, then start a
-/// fetch, then run it).
+/// transfer, then run it).
 ///
 /// ```
 /// use std::time::Instant;
-/// use tfdisco_core::{Config, ErrorKind, Fetch, Hostname};
+/// use tfdisco_core::{Config, ErrorKind, Transfer, Hostname};
 ///
 /// let host = Hostname::parse("foo.123")?;
-/// let error = Fetch::discovery(host, &Config::default(), None, Instant::now()).unwrap_err();
+/// let error = Transfer::discovery(host, &Config::default(), None, Instant::now()).unwrap_err();
 /// assert_eq!(error.kind(), ErrorKind::InvalidHostname);
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use url::Url;
 
 use super::{RegistryCall, check_version, endpoint, read_ok};
-use crate::fetch::{Fetch, Goal, Next};
+use crate::transfer::{Goal, Next, Transfer};
 use crate::{
     Config, Credentials, Dialect, Error, Hostname, ModulePackage, ModuleSource, Services,
     StartError,
@@ -68,7 +68,7 @@ pub struct ModuleVersionsRequest {
     source: ModuleSource,
 }
 
-impl Fetch<ModuleVersionsRequest> {
+impl Transfer<ModuleVersionsRequest> {
     /// Starts asking `source`'s registry, whose discovered services are
     /// `services`, for the module's versions, sending `credentials` (the
     /// source host's) only over https.
@@ -78,7 +78,7 @@ impl Fetch<ModuleVersionsRequest> {
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Result<Fetch<ModuleVersionsRequest>, StartError> {
+    ) -> Result<Transfer<ModuleVersionsRequest>, StartError> {
         // Checked by `ModuleSource::parse`: ASCII letters, digits, `-`, `_`.
         let package = source.package_path();
         let url =
@@ -86,7 +86,7 @@ impl Fetch<ModuleVersionsRequest> {
         let goal = ModuleVersionsRequest {
             source: source.clone(),
         };
-        Fetch::get(goal, url, config, credentials, now)
+        Transfer::get(goal, url, config, credentials, now)
     }
 }
 
@@ -151,7 +151,7 @@ pub struct ModuleDownloadRequest {
     header: Option<String>,
 }
 
-impl Fetch<ModuleDownloadRequest> {
+impl Transfer<ModuleDownloadRequest> {
     /// Starts asking `source`'s registry where to download `version` of the
     /// module from. `version` must be a semantic version.
     pub fn module_download(
@@ -161,7 +161,7 @@ impl Fetch<ModuleDownloadRequest> {
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Result<Fetch<ModuleDownloadRequest>, StartError> {
+    ) -> Result<Transfer<ModuleDownloadRequest>, StartError> {
         let package = source.package_path();
         let url = check_version(version)
             .and_then(|()| endpoint(services, SERVICE, true, &[&package, version, "download"]))
@@ -173,7 +173,7 @@ impl Fetch<ModuleDownloadRequest> {
             first: url.clone(),
             header: None,
         };
-        Fetch::get(goal, url, config, credentials, now)
+        Transfer::get(goal, url, config, credentials, now)
     }
 }
 

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use url::Url;
 
 use super::{RegistryCall, check_version, endpoint, read_ok};
-use crate::fetch::{Fetch, Goal, Next};
+use crate::transfer::{Goal, Next, Transfer};
 use crate::{
     Config, Credentials, Dialect, Error, Hostname, ProviderSource, Services, StartError, Version,
 };
@@ -307,7 +307,7 @@ pub struct ProviderVersionsRequest {
     dialect: Dialect,
 }
 
-impl Fetch<ProviderVersionsRequest> {
+impl Transfer<ProviderVersionsRequest> {
     /// Starts asking `source`'s registry, whose discovered services are
     /// `services`, for the provider's versions, sending `credentials` (the
     /// source host's) only over https. `source` must be fully qualified
@@ -318,7 +318,7 @@ impl Fetch<ProviderVersionsRequest> {
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Result<Fetch<ProviderVersionsRequest>, StartError> {
+    ) -> Result<Transfer<ProviderVersionsRequest>, StartError> {
         let url = source
             .require_qualified()
             .and_then(|()| {
@@ -334,7 +334,7 @@ impl Fetch<ProviderVersionsRequest> {
             source: source.clone(),
             dialect: config.dialect(),
         };
-        Fetch::get(goal, url, config, credentials, now)
+        Transfer::get(goal, url, config, credentials, now)
     }
 }
 
@@ -401,7 +401,7 @@ pub struct ProviderPackageRequest {
     dialect: Dialect,
 }
 
-impl Fetch<ProviderPackageRequest> {
+impl Transfer<ProviderPackageRequest> {
     /// Starts asking `source`'s registry for the package of `version` for
     /// `platform`. `version` must be a semantic version.
     pub fn provider_package(
@@ -412,7 +412,7 @@ impl Fetch<ProviderPackageRequest> {
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Result<Fetch<ProviderPackageRequest>, StartError> {
+    ) -> Result<Transfer<ProviderPackageRequest>, StartError> {
         let url = source
             .require_qualified()
             .and_then(|()| check_version(version))
@@ -439,7 +439,7 @@ impl Fetch<ProviderPackageRequest> {
             platform: platform.clone(),
             dialect: config.dialect(),
         };
-        Fetch::get(goal, url, config, credentials, now)
+        Transfer::get(goal, url, config, credentials, now)
     }
 }
 

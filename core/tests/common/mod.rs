@@ -10,8 +10,8 @@ use std::time::{Duration, Instant};
 use tfdisco_core::http::header::AUTHORIZATION;
 use tfdisco_core::http::{HeaderMap, HeaderName, HeaderValue, Request, StatusCode};
 use tfdisco_core::{
-    Action, Config, Credentials, CredentialsSource, DiscoveryCache, Error, Fetch, Goal, Hostname,
-    Lookup, Services, StartError, TransportError, TransportErrorKind,
+    Action, Config, Credentials, CredentialsSource, DiscoveryCache, Error, Goal, Hostname, Lookup,
+    Services, StartError, Transfer, TransportError, TransportErrorKind,
 };
 
 /// What a simulated server does with one request.
@@ -159,18 +159,18 @@ impl Net {
         }
     }
 
-    /// Starts a fetch and drives it to its result: a fetch that cannot
+    /// Starts a transfer and drives it to its result: a transfer that cannot
     /// start fails as the clients fail, with its [`StartError`] as an
     /// [`Error`].
     pub fn run<G: Goal>(
         &mut self,
-        start: Result<Fetch<G>, StartError>,
+        start: Result<Transfer<G>, StartError>,
     ) -> Result<G::Output, Error> {
         self.drive(&mut start?)
     }
 
     /// Drives `d` to its result, as a transport would.
-    pub fn drive<G: Goal>(&mut self, d: &mut Fetch<G>) -> Result<G::Output, Error> {
+    pub fn drive<G: Goal>(&mut self, d: &mut Transfer<G>) -> Result<G::Output, Error> {
         loop {
             match d.poll() {
                 Action::Send(request) => self.exchange(d, request),
@@ -185,7 +185,7 @@ impl Net {
         }
     }
 
-    fn exchange<G: Goal>(&mut self, d: &mut Fetch<G>, request: Request<()>) {
+    fn exchange<G: Goal>(&mut self, d: &mut Transfer<G>, request: Request<()>) {
         let url = request.uri().to_string();
         self.seen.push(Seen {
             url: url.clone(),
@@ -238,7 +238,7 @@ impl Net {
 
     /// Lets `by` pass, firing the machine's timer if it falls due first.
     /// Returns false when the discovery timed out.
-    fn advance<G: Goal>(&mut self, d: &mut Fetch<G>, by: Duration) -> bool {
+    fn advance<G: Goal>(&mut self, d: &mut Transfer<G>, by: Duration) -> bool {
         let target = self.now() + by;
         if let Some(deadline) = d.poll_timeout()
             && deadline <= target
@@ -251,7 +251,7 @@ impl Net {
         true
     }
 
-    fn wait_for_deadline<G: Goal>(&mut self, d: &mut Fetch<G>) {
+    fn wait_for_deadline<G: Goal>(&mut self, d: &mut Transfer<G>) {
         let deadline = d
             .poll_timeout()
             .expect("a stalled server needs a deadline to end");
@@ -336,7 +336,7 @@ impl Scenario {
 
     pub fn run(mut self) -> Outcome {
         let now = self.net.now();
-        let result = self.net.run(Fetch::discovery(
+        let result = self.net.run(Transfer::discovery(
             self.host,
             &self.config,
             self.credentials,

@@ -3,7 +3,7 @@
 
 use std::time::Duration;
 
-use tfdisco_core::{Config, Dialect, ErrorKind, Fetch, StaticCredentials};
+use tfdisco_core::{Config, Dialect, ErrorKind, StaticCredentials, Transfer};
 use tfdisco_transport::Transport;
 
 use super::{
@@ -55,7 +55,7 @@ pub fn observer_sees_each_exchange<T: Subject>() {
         .route("/next", Reply::json(doc));
     let client = build::<T>(builder::<T>());
     let now = client.transport().now();
-    let mut discovery = Fetch::discovery(
+    let mut discovery = Transfer::discovery(
         server.host(),
         &Config::default(),
         Some(token("observed")),

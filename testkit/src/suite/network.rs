@@ -4,7 +4,7 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use tfdisco_core::Env;
-use tfdisco_core::{Config, ErrorKind, Fetch, TransportErrorKind};
+use tfdisco_core::{Config, ErrorKind, Transfer, TransportErrorKind};
 use tfdisco_transport::Transport;
 
 use super::{
@@ -27,7 +27,7 @@ pub fn connection_reset_mid_body<T: Subject>() {
     let client = build::<T>(builder::<T>());
     let now = client.transport().now();
     let mut discovery =
-        Fetch::discovery(server.host(), &Config::default(), None, now).expect("starts");
+        Transfer::discovery(server.host(), &Config::default(), None, now).expect("starts");
     let mut exchanges = Vec::new();
     let result = client.drive(&mut discovery, Some(&mut record(&mut exchanges)));
     let e = error::<T>(result, ErrorKind::Network);

@@ -7,7 +7,7 @@ use std::time::Instant;
 use tfdisco_core::bytes::Bytes;
 use tfdisco_core::http::{HeaderMap, HeaderValue, Method, StatusCode};
 use tfdisco_core::url::Url;
-use tfdisco_core::{Body, Error, Fetch, Goal, Hostname, Next, RequestKind};
+use tfdisco_core::{Body, Error, Goal, Hostname, Next, RequestKind, Transfer};
 
 use super::{Subject, build, builder};
 use crate::{Reply, TestServer};
@@ -62,8 +62,8 @@ fn write<T: Subject>(
     };
     let url = Url::parse(&server.url(path)).expect("a URL");
     let config = client.cache().config();
-    let mut fetch = Fetch::get(goal, url, &config, None, Instant::now()).expect("starts");
-    match client.drive(&mut fetch, None) {
+    let mut transfer = Transfer::get(goal, url, &config, None, Instant::now()).expect("starts");
+    match client.drive(&mut transfer, None) {
         Ok(status) => status,
         Err(e) => panic!("{}: {e}", T::NAME),
     }

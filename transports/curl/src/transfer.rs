@@ -1,6 +1,7 @@
 //! One exchange on a libcurl easy handle. libcurl never follows redirects
 //! here; the callbacks report to the [`Exchange`] as data arrives and stop
-//! the transfer as soon as the fetch wants no more.
+//! libcurl's transfer as soon as the core's [`Transfer`](tfdisco_core::Transfer)
+//! wants no more.
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -52,8 +53,8 @@ impl Transfer<'_, '_> {
         }
     }
 
-    /// Reports how the transfer ended. Errors after the fetch stopped
-    /// wanting the response (we stopped the transfer) are ignored by the
+    /// Reports how the transfer ended. Errors after the core's transfer
+    /// stopped wanting the response (we stopped libcurl's) are ignored by the
     /// exchange.
     fn finish(self, result: Result<(), curl::Error>, proxied: bool) {
         let error = match (self.failure, result) {
@@ -154,7 +155,7 @@ fn prepare(
     easy.proxy(&proxy).map_err(other)?;
     easy.proxy_headers(proxy_headers).map_err(other)?;
     // libcurl counts whole elapsed milliseconds (0 means none): round up and
-    // add one, so that its timer never fires before the fetch's deadline.
+    // add one, so that its timer never fires before the core's deadline.
     let timeout_ms = timeout.map_or(0, |t| t.as_nanos().div_ceil(1_000_000) + 1);
     easy.timeout(Duration::from_millis(
         u64::try_from(timeout_ms).unwrap_or(u64::MAX),

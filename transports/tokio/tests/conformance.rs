@@ -17,7 +17,7 @@ use tokio::runtime::{Builder, Runtime};
 /// An exchange waits for real sockets, which tokio's paused clock cannot
 /// tell from idleness: while one is in flight a blocking task holds the
 /// clock still (tokio's way of waiting for I/O on a paused clock), so the
-/// fetch's deadline cannot fire early. A server that stalls would then stall
+/// transfer's deadline cannot fire early. A server that stalls would then stall
 /// the test: the stall scenarios run on [`Http`] and real time.
 struct Paused {
     runtime: Runtime,

@@ -50,12 +50,12 @@ pub mod reexports {
     };
     pub use tfdisco_core::{
         self, Action, Config, Contents, Credentials, CredentialsSource, Dialect, Discovery,
-        DiscoveryCache, DiscoveryRequest, Download, Env, Error, ErrorKind, Fetch, Getter, Goal,
+        DiscoveryCache, DiscoveryRequest, DownloadRequest, Env, Error, ErrorKind, Getter, Goal,
         Hostname, HostnameError, HostnameErrorKind, Lookup, ModuleLocation, ModulePackage,
         ModuleSource, ModuleVersions, Next, Platform, ProviderPackage, ProviderSource,
         ProviderVersion, ProviderVersions, RequestKind, Resolved, Retry, RetryPolicy, ServiceId,
-        Services, Sink, SourceError, StartError, StaticCredentials, Ticket, TransportError,
-        TransportErrorKind, credentials_for,
+        Services, Sink, SourceError, StartError, StaticCredentials, Ticket, Transfer,
+        TransportError, TransportErrorKind, credentials_for,
     };
     pub use tfdisco_oci;
 }

@@ -7,9 +7,9 @@ use std::time::Instant;
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Config, Credentials, Error, Fetch, Goal, Hostname, MirrorArchives, MirrorVersions,
-    ModuleLocation, ModuleSource, ModuleVersions, NetworkMirror, Platform, ProviderPackage,
-    ProviderSource, ProviderVersions, Services, Sink, StartError, Version, check_version,
+    Config, Credentials, Error, Goal, Hostname, ModuleLocation, ModuleSource, ModuleVersions,
+    NetworkMirror, NetworkMirrorArchives, NetworkMirrorVersions, Platform, ProviderPackage,
+    ProviderSource, ProviderVersions, Services, Sink, StartError, Transfer, Version, check_version,
 };
 
 use crate::cache::Begin;
@@ -163,7 +163,7 @@ impl<T: Transport> AsyncClient<T> {
         Call::new(move |observer| async move {
             source.require_qualified()?;
             let start = |services: &Services, config: &Config, credentials, now| {
-                Fetch::provider_versions(services, source, config, credentials, now)
+                Transfer::provider_versions(services, source, config, credentials, now)
             };
             self.registry_request(source.host(), start, observer).await
         })
@@ -183,7 +183,7 @@ impl<T: Transport> AsyncClient<T> {
             check_version(version)?;
             platform.check()?;
             let start = |services: &Services, config: &Config, credentials, now| {
-                Fetch::provider_package(
+                Transfer::provider_package(
                     services,
                     source,
                     version,
@@ -202,7 +202,7 @@ impl<T: Transport> AsyncClient<T> {
     pub fn module_versions<'a>(&'a self, source: &'a ModuleSource) -> Call<'a, ModuleVersions> {
         Call::new(move |observer| {
             let start = |services: &Services, config: &Config, credentials, now| {
-                Fetch::module_versions(services, source, config, credentials, now)
+                Transfer::module_versions(services, source, config, credentials, now)
             };
             self.registry_request(source.host(), start, observer)
         })
@@ -217,7 +217,7 @@ impl<T: Transport> AsyncClient<T> {
         Call::new(move |observer| async move {
             check_version(version)?;
             let start = |services: &Services, config: &Config, credentials, now| {
-                Fetch::module_download(services, source, version, config, credentials, now)
+                Transfer::module_download(services, source, version, config, credentials, now)
             };
             self.registry_request(source.host(), start, observer).await
         })
@@ -235,7 +235,7 @@ impl<T: Transport> AsyncClient<T> {
             let config = self.inner.cache.config();
             let now = self.inner.transport.now();
             self.run(
-                Fetch::download(url, sink, about.clone(), &config, now),
+                Transfer::download(url, sink, about.clone(), &config, now),
                 observer,
             )
             .await
@@ -245,30 +245,30 @@ impl<T: Transport> AsyncClient<T> {
     /// The versions of a provider a network mirror lists (its `index.json`),
     /// asked with the mirror host's credentials, never over http
     /// (MIRROR-1 to MIRROR-5). No discovery is made.
-    pub fn mirror_versions<'a>(
+    pub fn network_mirror_versions<'a>(
         &'a self,
         mirror: &'a NetworkMirror,
         source: &'a ProviderSource,
-    ) -> Call<'a, MirrorVersions> {
+    ) -> Call<'a, NetworkMirrorVersions> {
         Call::new(move |observer| {
             let start = |config: &Config, credentials, now| {
-                Fetch::mirror_versions(mirror, source, config, credentials, now)
+                Transfer::network_mirror_versions(mirror, source, config, credentials, now)
             };
             self.mirror_request(mirror, start, observer)
         })
     }
 
     /// The archives a network mirror lists for `version` of a provider (its
-    /// `<version>.json`); `MirrorArchives::archive` gives a platform's.
-    pub fn mirror_archives<'a>(
+    /// `<version>.json`); `NetworkMirrorArchives::archive` gives a platform's.
+    pub fn network_mirror_archives<'a>(
         &'a self,
         mirror: &'a NetworkMirror,
         source: &'a ProviderSource,
         version: &'a Version,
-    ) -> Call<'a, MirrorArchives> {
+    ) -> Call<'a, NetworkMirrorArchives> {
         Call::new(move |observer| {
             let start = |config: &Config, credentials, now| {
-                Fetch::mirror_archives(mirror, source, version, config, credentials, now)
+                Transfer::network_mirror_archives(mirror, source, version, config, credentials, now)
             };
             self.mirror_request(mirror, start, observer)
         })
@@ -279,7 +279,7 @@ impl<T: Transport> AsyncClient<T> {
     async fn mirror_request<G>(
         &self,
         mirror: &NetworkMirror,
-        start: impl FnOnce(&Config, Option<Credentials>, Instant) -> Result<Fetch<G>, StartError>,
+        start: impl FnOnce(&Config, Option<Credentials>, Instant) -> Result<Transfer<G>, StartError>,
         mut observer: Option<&mut dyn Observer>,
     ) -> Result<G::Output, Error>
     where
@@ -306,7 +306,7 @@ impl<T: Transport> AsyncClient<T> {
             &Config,
             Option<Credentials>,
             Instant,
-        ) -> Result<Fetch<G>, StartError>,
+        ) -> Result<Transfer<G>, StartError>,
         mut observer: Option<&mut dyn Observer>,
     ) -> Result<G::Output, Error>
     where
@@ -324,10 +324,10 @@ impl<T: Transport> AsyncClient<T> {
             .await
     }
 
-    /// Runs a fetch that started, or reports why it did not.
+    /// Runs a transfer that started, or reports why it did not.
     async fn run<G>(
         &self,
-        start: Result<Fetch<G>, StartError>,
+        start: Result<Transfer<G>, StartError>,
         observer: Option<&mut dyn Observer>,
     ) -> Result<G::Output, Error>
     where
@@ -337,20 +337,20 @@ impl<T: Transport> AsyncClient<T> {
         drive(&self.inner.transport, &mut start?, observer).await
     }
 
-    /// Runs one fetch you made yourself (a [`Discovery`](tfdisco_core::Discovery)
+    /// Runs one transfer you made yourself (a [`Discovery`](tfdisco_core::Discovery)
     /// that bypasses the cache, say) over this client's connections, telling
     /// `observer` about each exchange. Make its `now` with
     /// [`Transport::now`] (`client.transport().now()`).
     pub async fn drive<G>(
         &self,
-        fetch: &mut Fetch<G>,
+        transfer: &mut Transfer<G>,
         observer: Option<&mut dyn Observer>,
     ) -> Result<G::Output, Error>
     where
         G: Goal + Send,
         G::Output: Send,
     {
-        drive(&self.inner.transport, fetch, observer).await
+        drive(&self.inner.transport, transfer, observer).await
     }
 }
 

@@ -6,9 +6,9 @@ use std::future::IntoFuture;
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Error, Fetch, Goal, Hostname, MirrorArchives, MirrorVersions, ModuleLocation, ModuleSource,
-    ModuleVersions, NetworkMirror, Platform, ProviderPackage, ProviderSource, ProviderVersions,
-    Services, Sink, Version,
+    Error, Goal, Hostname, ModuleLocation, ModuleSource, ModuleVersions, NetworkMirror,
+    NetworkMirrorArchives, NetworkMirrorVersions, Platform, ProviderPackage, ProviderSource,
+    ProviderVersions, Services, Sink, Transfer, Version,
 };
 
 use crate::{
@@ -128,24 +128,24 @@ impl<T: Transport> BlockingClient<T> {
     }
 
     /// A network mirror's versions of a provider (see
-    /// [`AsyncClient::mirror_versions`]).
-    pub fn mirror_versions(
+    /// [`AsyncClient::network_mirror_versions`]).
+    pub fn network_mirror_versions(
         &self,
         mirror: &NetworkMirror,
         source: &ProviderSource,
-    ) -> Result<MirrorVersions, Error> {
-        self.wait(self.inner.mirror_versions(mirror, source))
+    ) -> Result<NetworkMirrorVersions, Error> {
+        self.wait(self.inner.network_mirror_versions(mirror, source))
     }
 
     /// A network mirror's archives of a version (see
-    /// [`AsyncClient::mirror_archives`]).
-    pub fn mirror_archives(
+    /// [`AsyncClient::network_mirror_archives`]).
+    pub fn network_mirror_archives(
         &self,
         mirror: &NetworkMirror,
         source: &ProviderSource,
         version: &Version,
-    ) -> Result<MirrorArchives, Error> {
-        self.wait(self.inner.mirror_archives(mirror, source, version))
+    ) -> Result<NetworkMirrorArchives, Error> {
+        self.wait(self.inner.network_mirror_archives(mirror, source, version))
     }
 
     /// A download (see [`AsyncClient::download`]).
@@ -190,17 +190,17 @@ impl<T: Transport> BlockingClient<T> {
         self.inner.transport().block_on(call.into_future())?
     }
 
-    /// Runs one fetch you made yourself over this client's connections,
+    /// Runs one transfer you made yourself over this client's connections,
     /// telling `observer` about each exchange.
     pub fn drive<G>(
         &self,
-        fetch: &mut Fetch<G>,
+        transfer: &mut Transfer<G>,
         observer: Option<&mut dyn Observer>,
     ) -> Result<G::Output, Error>
     where
         G: Goal + Send,
         G::Output: Send,
     {
-        self.wait(self.inner.drive(fetch, observer))
+        self.wait(self.inner.drive(transfer, observer))
     }
 }

@@ -2,7 +2,7 @@
 //! the requests that write (an OCI registry's blob uploads and manifests),
 //! a body. A goal says it once ([`Goal::method`](super::Goal::method),
 //! [`Goal::body`](super::Goal::body)); the engine decides what each request
-//! of the fetch sends: a redirect by 301, 302 or 303 turns a request that
+//! of the transfer sends: a redirect by 301, 302 or 303 turns a request that
 //! is not a GET or HEAD into a GET without a body (Go's client does the
 //! same), 307 and 308 send it again as it was; only idempotent methods are
 //! retried.
@@ -21,7 +21,7 @@ pub struct Body {
     pub bytes: Bytes,
 }
 
-/// The method and body of the fetch's current request.
+/// The method and body of the transfer's current request.
 #[derive(Clone, Debug)]
 pub(super) struct Outgoing {
     pub(super) method: Method,

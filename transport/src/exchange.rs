@@ -1,6 +1,6 @@
 //! One request/response exchange as a transport performs it ([`Exchange`]),
 //! what observers learn about it ([`ExchangeReport`], [`Event`]), and the
-//! object-safe view of a fetch that lets one [`Exchange`] type serve every
+//! object-safe view of a transfer that lets one [`Exchange`] type serve every
 //! goal.
 
 use std::future::{Future, poll_fn};
@@ -11,12 +11,12 @@ use std::time::{Duration, Instant};
 use tfdisco_core::http::{HeaderMap, StatusCode};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    CredentialsError, Fetch, Goal, Hostname, Retry, TransportError, TransportErrorKind,
+    CredentialsError, Goal, Hostname, Retry, Transfer, TransportError, TransportErrorKind,
 };
 
 use crate::Transport;
 
-/// What an exchange needs of a fetch, whatever its goal: the inputs and the
+/// What an exchange needs of a transfer, whatever its goal: the inputs and the
 /// few questions a transport may ask. Object-safe, so that [`Exchange`] and
 /// [`Transport`] need no type parameter for the goal.
 pub(crate) trait Feed: Send {
@@ -36,7 +36,7 @@ pub(crate) trait Feed: Send {
     fn retry(&self) -> Option<&Retry>;
 }
 
-impl<G> Feed for Fetch<G>
+impl<G> Feed for Transfer<G>
 where
     G: Goal + Send,
     G::Output: Send,
@@ -45,48 +45,48 @@ where
         G::NAME
     }
     fn handle_head(&mut self, status: StatusCode, headers: &HeaderMap, now: Instant) {
-        Fetch::handle_head(self, status, headers, now);
+        Transfer::handle_head(self, status, headers, now);
     }
     fn handle_body(&mut self, chunk: &[u8], now: Instant) {
-        Fetch::handle_body(self, chunk, now);
+        Transfer::handle_body(self, chunk, now);
     }
     fn handle_end(&mut self, now: Instant) {
-        Fetch::handle_end(self, now);
+        Transfer::handle_end(self, now);
     }
     fn handle_error(&mut self, error: TransportError, now: Instant) {
-        Fetch::handle_error(self, error, now);
+        Transfer::handle_error(self, error, now);
     }
     fn handle_timeout(&mut self, now: Instant) {
-        Fetch::handle_timeout(self, now);
+        Transfer::handle_timeout(self, now);
     }
     fn poll_timeout(&self) -> Option<Instant> {
-        Fetch::poll_timeout(self)
+        Transfer::poll_timeout(self)
     }
     fn requests(&self) -> u32 {
-        Fetch::requests(self)
+        Transfer::requests(self)
     }
     fn is_sending(&self) -> bool {
-        Fetch::is_sending(self)
+        Transfer::is_sending(self)
     }
     fn is_receiving(&self) -> bool {
-        Fetch::is_receiving(self)
+        Transfer::is_receiving(self)
     }
     fn url(&self) -> &Url {
-        Fetch::url(self)
+        Transfer::url(self)
     }
     fn sends_credentials(&self) -> bool {
-        Fetch::sends_credentials(self)
+        Transfer::sends_credentials(self)
     }
     fn attempt(&self) -> u32 {
-        Fetch::attempt(self)
+        Transfer::attempt(self)
     }
     fn retry(&self) -> Option<&Retry> {
-        Fetch::retry(self)
+        Transfer::retry(self)
     }
 }
 
-/// One request of a fetch being performed by a transport: where the
-/// transport reports the response, and where it learns whether the fetch
+/// One request of a transfer being performed by a transport: where the
+/// transport reports the response, and where it learns whether the transfer
 /// still wants it.
 ///
 /// The transport makes no decision of its own: it reports the head
@@ -94,13 +94,13 @@ where
 /// ([`Exchange::end`]), or a failure ([`Exchange::fail`]), and stops as soon
 /// as a report returns `false` (a redirect, an error status, the size limit
 /// passed, the deadline). While it waits for the network it races the wait
-/// against the fetch's timers with [`Exchange::race`] (async transports), or
+/// against the transfer's timers with [`Exchange::race`] (async transports), or
 /// arms its own timer for [`Exchange::deadline`] and reports
 /// [`TransportErrorKind::Timeout`] when that fires (blocking ones). The
 /// exchange reads the transport's clock ([`Transport::now`]) for every
 /// report, so the transport never bends the time.
 pub struct Exchange<'a> {
-    fetch: &'a mut dyn Feed,
+    transfer: &'a mut dyn Feed,
     clock: &'a Clock<'a>,
     request: u32,
     started: Instant,
@@ -111,20 +111,20 @@ pub struct Exchange<'a> {
 pub(crate) type Clock<'a> = dyn Fn() -> Instant + Sync + 'a;
 
 impl<'a> Exchange<'a> {
-    /// The exchange of `fetch`'s current request, timed by `clock`;
+    /// The exchange of `transfer`'s current request, timed by `clock`;
     /// `observed` keeps a report.
     pub(crate) fn new(
-        fetch: &'a mut dyn Feed,
+        transfer: &'a mut dyn Feed,
         clock: &'a Clock<'a>,
         observed: bool,
     ) -> Exchange<'a> {
         let started = clock();
         let report = observed.then(|| ExchangeReport {
-            goal: fetch.goal(),
+            goal: transfer.goal(),
             started,
-            url: fetch.url().clone(),
-            attempt: fetch.attempt(),
-            authorization_sent: fetch.sends_credentials(),
+            url: transfer.url().clone(),
+            attempt: transfer.attempt(),
+            authorization_sent: transfer.sends_credentials(),
             status: None,
             headers: HeaderMap::new(),
             time_to_head: None,
@@ -134,16 +134,16 @@ impl<'a> Exchange<'a> {
             elapsed: Duration::ZERO,
         });
         Exchange {
-            request: fetch.requests(),
+            request: transfer.requests(),
             started,
             clock,
-            fetch,
+            transfer,
             report,
         }
     }
 
     /// The time now on the transport's clock, as the exchange reports it
-    /// to the fetch: what a blocking transport measures its timer against
+    /// to the transfer: what a blocking transport measures its timer against
     /// ([`Exchange::deadline`]).
     pub fn now(&self) -> Instant {
         (self.clock)()
@@ -154,29 +154,29 @@ impl<'a> Exchange<'a> {
         if let Some(report) = &self.report {
             return &report.url;
         }
-        self.fetch.url()
+        self.transfer.url()
     }
 
-    /// True while the fetch still wants this exchange: its request is the
-    /// fetch's current one, and the fetch awaits its head or its body.
+    /// True while the transfer still wants this exchange: its request is the
+    /// transfer's current one, and the transfer awaits its head or its body.
     pub fn is_current(&self) -> bool {
-        self.fetch.requests() == self.request
-            && (self.fetch.is_sending() || self.fetch.is_receiving())
+        self.transfer.requests() == self.request
+            && (self.transfer.is_sending() || self.transfer.is_receiving())
     }
 
-    /// True while the fetch wants (more of) this exchange's response body.
+    /// True while the transfer wants (more of) this exchange's response body.
     pub fn wants_body(&self) -> bool {
-        self.is_current() && self.fetch.is_receiving()
+        self.is_current() && self.transfer.is_receiving()
     }
 
-    /// When the fetch's earliest timer fires: arm a timer for it (`None`:
+    /// When the transfer's earliest timer fires: arm a timer for it (`None`:
     /// there is none). When it fires, call [`Exchange::timer_fired`] or
     /// report [`TransportErrorKind::Timeout`].
     pub fn deadline(&self) -> Option<Instant> {
-        self.fetch.poll_timeout()
+        self.transfer.poll_timeout()
     }
 
-    /// Reports the response head. Returns true when the fetch wants the
+    /// Reports the response head. Returns true when the transfer wants the
     /// body; otherwise drop the response.
     pub fn head(&mut self, status: StatusCode, headers: &HeaderMap) -> bool {
         if !self.is_current() {
@@ -188,11 +188,11 @@ impl<'a> Exchange<'a> {
             report.headers = headers.clone();
             report.time_to_head = Some(now.saturating_duration_since(self.started));
         }
-        self.fetch.handle_head(status, headers, now);
+        self.transfer.handle_head(status, headers, now);
         self.wants_body()
     }
 
-    /// Reports a body chunk. Returns true when the fetch wants more.
+    /// Reports a body chunk. Returns true when the transfer wants more.
     pub fn body(&mut self, chunk: &[u8]) -> bool {
         if !self.wants_body() {
             return false;
@@ -201,7 +201,7 @@ impl<'a> Exchange<'a> {
             report.body_bytes += chunk.len() as u64;
         }
         let now = self.now();
-        self.fetch.handle_body(chunk, now);
+        self.transfer.handle_body(chunk, now);
         self.wants_body()
     }
 
@@ -209,12 +209,12 @@ impl<'a> Exchange<'a> {
     pub fn end(&mut self) {
         if self.wants_body() {
             let now = self.now();
-            self.fetch.handle_end(now);
+            self.transfer.handle_end(now);
         }
     }
 
     /// Reports that the request could not be performed or the response not
-    /// read. Ignored once the fetch no longer wants this exchange (a
+    /// read. Ignored once the transfer no longer wants this exchange (a
     /// transfer the transport stopped on purpose may end with an error).
     pub fn fail(&mut self, error: TransportError) {
         if !self.is_current() {
@@ -224,21 +224,21 @@ impl<'a> Exchange<'a> {
             report.error = Some(error.clone());
         }
         let now = self.now();
-        self.fetch.handle_error(error, now);
+        self.transfer.handle_error(error, now);
     }
 
     /// Reports that the transport's timer for [`Exchange::deadline`] fired.
-    /// The fetch fires whatever is due; a timer that woke the transport a
+    /// The transfer fires whatever is due; a timer that woke the transport a
     /// little early changes nothing, and the exchange goes on.
     pub fn timer_fired(&mut self) {
         if self.is_current() {
             let now = self.now();
-            self.fetch.handle_timeout(now);
+            self.transfer.handle_timeout(now);
         }
     }
 
     /// Runs `future` (a step of the exchange: sending, reading a chunk)
-    /// against the fetch's timers, which fire as they fall due. Returns its
+    /// against the transfer's timers, which fire as they fall due. Returns its
     /// output, or `None` when a timer ended the exchange first (the future
     /// is dropped then).
     pub async fn race<T, F>(&mut self, transport: &T, future: F) -> Option<F::Output>
@@ -267,7 +267,7 @@ impl<'a> Exchange<'a> {
                         if let Some(report) = &mut self.report {
                             report.error = Some(TransportError::new(
                                 TransportErrorKind::Timeout,
-                                "the fetch's timer ended the exchange",
+                                "the transfer's timer ended the exchange",
                             ));
                         }
                         return None;
@@ -278,7 +278,7 @@ impl<'a> Exchange<'a> {
     }
 
     /// Ends the exchange: a response the transport left unfinished while
-    /// the fetch still wanted it fails the fetch. Returns the report.
+    /// the transfer still wanted it fails the transfer. Returns the report.
     pub(crate) fn finish(mut self) -> Option<ExchangeReport> {
         if self.is_current() {
             self.fail(TransportError::new(
@@ -288,18 +288,18 @@ impl<'a> Exchange<'a> {
         }
         let mut report = self.report.take()?;
         report.elapsed = self.now().saturating_duration_since(self.started);
-        if self.fetch.requests() == self.request {
-            report.retry = self.fetch.retry().cloned();
+        if self.transfer.requests() == self.request {
+            report.retry = self.transfer.retry().cloned();
         }
         Some(report)
     }
 }
 
-/// One request of a fetch and what came back, for [`Observer`]s.
+/// One request of a transfer and what came back, for [`Observer`]s.
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct ExchangeReport {
-    /// What the fetch was for: `"discovery"`, `"provider versions"`, … (the
+    /// What the transfer was for: `"discovery"`, `"provider versions"`, … (the
     /// goal's [`Goal::NAME`](tfdisco_core::Goal::NAME)).
     pub goal: &'static str,
     /// When the request was handed to the transport, on the transport's

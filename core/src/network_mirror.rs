@@ -1,4 +1,4 @@
-//! The provider network mirror protocol, a fourth use of the fetch engine
+//! The provider network mirror protocol, a fourth use of the transfer engine
 //! (docs/behaviour.md, MIRROR-1 to MIRROR-9): a provider's versions from
 //! `<base>/<host>/<namespace>/<type>/index.json`, a version's archives from
 //! `<base>/<host>/<namespace>/<type>/<version>.json`, as Terraform's and
@@ -33,8 +33,8 @@ use serde::Deserialize;
 use url::Url;
 
 use crate::config::plain_http_allowed;
-use crate::fetch::{Fetch, Goal, Next};
 use crate::registry_api::{Extent, RegistryCall, nullable, parse_json, wrap};
+use crate::transfer::{Goal, Next, Transfer};
 use crate::version::Version;
 use crate::{
     Config, Credentials, Dialect, Error, Hostname, Platform, ProviderSource, RequestKind,
@@ -52,8 +52,8 @@ pub struct NetworkMirror {
 impl NetworkMirror {
     /// A mirror at `base`, which must be an `https:` URL with a host
     /// (MIRROR-1). Its credentials are those of that host, port included.
-    pub fn new(base: Url) -> Result<NetworkMirror, MirrorUrlError> {
-        let refused = || MirrorUrlError::NotHttps {
+    pub fn new(base: Url) -> Result<NetworkMirror, NetworkMirrorUrlError> {
+        let refused = || NetworkMirrorUrlError::NotHttps {
             given: base.to_string(),
         };
         if base.scheme() != "https" {
@@ -66,7 +66,7 @@ impl NetworkMirror {
             Some(port) => format!("{name}:{port}"),
             None => name.to_owned(),
         };
-        let host = Hostname::parse(&given).map_err(|e| MirrorUrlError::Hostname {
+        let host = Hostname::parse(&given).map_err(|e| NetworkMirrorUrlError::Hostname {
             given: base.to_string(),
             problem: e.kind().to_string(),
         })?;
@@ -87,8 +87,8 @@ impl NetworkMirror {
     ///     r#"Cannot use "http://mirror.example.com/" as a URL for a network provider mirror: the mirror must be at an https: URL"#
     /// );
     /// ```
-    pub fn parse(given: &str) -> Result<NetworkMirror, MirrorUrlError> {
-        let url = Url::parse(given).map_err(|e| MirrorUrlError::Parse {
+    pub fn parse(given: &str) -> Result<NetworkMirror, NetworkMirrorUrlError> {
+        let url = Url::parse(given).map_err(|e| NetworkMirrorUrlError::Parse {
             given: given.to_owned(),
             problem: e.to_string(),
         })?;
@@ -148,7 +148,7 @@ impl fmt::Display for NetworkMirror {
 /// words (the `provider_installation` block's diagnostics add a period).
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
-pub enum MirrorUrlError {
+pub enum NetworkMirrorUrlError {
     /// It is not a URL.
     Parse {
         /// What was given.
@@ -170,32 +170,32 @@ pub enum MirrorUrlError {
     },
 }
 
-impl fmt::Display for MirrorUrlError {
+impl fmt::Display for NetworkMirrorUrlError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            MirrorUrlError::Parse { given, problem } => write!(
+            NetworkMirrorUrlError::Parse { given, problem } => write!(
                 f,
                 "Cannot parse {} as a URL for a network provider mirror: {problem}",
                 go_quote(given)
             ),
-            MirrorUrlError::NotHttps { given } => write!(
+            NetworkMirrorUrlError::NotHttps { given } => write!(
                 f,
                 "Cannot use {} as a URL for a network provider mirror: the mirror must be at an \
                  https: URL",
                 go_quote(given)
             ),
-            MirrorUrlError::Hostname { given, problem } => {
+            NetworkMirrorUrlError::Hostname { given, problem } => {
                 write!(f, "invalid provider mirror base URL {given}: {problem}")
             }
         }
     }
 }
 
-impl std::error::Error for MirrorUrlError {}
+impl std::error::Error for NetworkMirrorUrlError {}
 
-impl From<MirrorUrlError> for Error {
+impl From<NetworkMirrorUrlError> for Error {
     /// [`Error::InvalidArgument`]: a mirror URL is an argument.
-    fn from(e: MirrorUrlError) -> Error {
+    fn from(e: NetworkMirrorUrlError) -> Error {
         Error::InvalidArgument {
             message: e.to_string(),
         }
@@ -204,7 +204,7 @@ impl From<MirrorUrlError> for Error {
 
 /// A provider's versions as a network mirror lists them.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MirrorVersions {
+pub struct NetworkMirrorVersions {
     /// The provider asked about.
     pub source: ProviderSource,
     /// The URL `index.json` was read from (after redirects).
@@ -217,9 +217,9 @@ pub struct MirrorVersions {
 
 /// A version's archives as a network mirror lists them in `<version>.json`.
 /// Only the entry of a platform asked for is checked
-/// ([`MirrorArchives::archive`]), as the CLIs read only that one.
+/// ([`NetworkMirrorArchives::archive`]), as the CLIs read only that one.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MirrorArchives {
+pub struct NetworkMirrorArchives {
     /// The provider asked about.
     pub source: ProviderSource,
     /// The version asked about.
@@ -234,7 +234,7 @@ pub struct MirrorArchives {
 
 /// One platform's archive in a mirror's `<version>.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct MirrorArchive {
+pub struct NetworkMirrorArchive {
     /// The platform.
     pub platform: Platform,
     /// The archive, resolved against the document's URL.
@@ -254,7 +254,7 @@ struct RawArchive {
     hashes: Vec<String>,
 }
 
-impl MirrorArchives {
+impl NetworkMirrorArchives {
     /// The platforms the document has an entry for.
     pub fn platforms(&self) -> impl Iterator<Item = &str> {
         self.entries.keys().map(String::as_str)
@@ -264,7 +264,7 @@ impl MirrorArchives {
     /// when the mirror has none; [`Error::InvalidResponse`] when its entry
     /// is `null`, its `url` is empty, unusable or not https, or a hash has
     /// no scheme.
-    pub fn archive(&self, platform: &Platform) -> Result<MirrorArchive, Error> {
+    pub fn archive(&self, platform: &Platform) -> Result<NetworkMirrorArchive, Error> {
         let key = platform.to_string();
         let invalid = |problem: String| {
             wrap(
@@ -314,7 +314,7 @@ impl MirrorArchives {
             .and_then(|mut segments| segments.next_back())
             .unwrap_or_default()
             .to_owned();
-        Ok(MirrorArchive {
+        Ok(NetworkMirrorArchive {
             platform: platform.clone(),
             url,
             filename,
@@ -323,9 +323,9 @@ impl MirrorArchives {
     }
 }
 
-impl MirrorArchives {
+impl NetworkMirrorArchives {
     /// The hashes listed for every platform, in the order of the
-    /// platforms' names, each checked as [`MirrorArchives::archive`]
+    /// platforms' names, each checked as [`NetworkMirrorArchives::archive`]
     /// checks those of one: what OpenTofu's `trust_all_hashes` takes
     /// (MIRROR-14). An entry that is `null` is an invalid answer (D20;
     /// OpenTofu crashes on one).
@@ -380,34 +380,34 @@ fn invalid_hash(hash: &str) -> String {
 
 /// The goal of a mirror's `index.json` request.
 #[derive(Clone, Debug)]
-pub struct MirrorVersionsRequest {
+pub struct NetworkMirrorVersionsRequest {
     source: ProviderSource,
     mirror: NetworkMirror,
     dialect: Dialect,
 }
 
-impl Fetch<MirrorVersionsRequest> {
+impl Transfer<NetworkMirrorVersionsRequest> {
     /// Starts asking `mirror` for `source`'s versions, sending
     /// `credentials` (the mirror host's) only over https.
-    pub fn mirror_versions(
+    pub fn network_mirror_versions(
         mirror: &NetworkMirror,
         source: &ProviderSource,
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Result<Fetch<MirrorVersionsRequest>, StartError> {
+    ) -> Result<Transfer<NetworkMirrorVersionsRequest>, StartError> {
         source.require_qualified().map_err(StartError::new)?;
-        let goal = MirrorVersionsRequest {
+        let goal = NetworkMirrorVersionsRequest {
             source: source.clone(),
             mirror: mirror.clone(),
             dialect: config.dialect(),
         };
-        Fetch::get(goal, mirror.versions_url(source), config, credentials, now)
+        Transfer::get(goal, mirror.versions_url(source), config, credentials, now)
     }
 }
 
-impl Goal for MirrorVersionsRequest {
-    type Output = MirrorVersions;
+impl Goal for NetworkMirrorVersionsRequest {
+    type Output = NetworkMirrorVersions;
     const NAME: &'static str = "provider mirror versions";
     const KIND: RequestKind = RequestKind::Mirror;
 
@@ -415,7 +415,12 @@ impl Goal for MirrorVersionsRequest {
         self.mirror.host()
     }
 
-    fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<MirrorVersions> {
+    fn on_head(
+        &mut self,
+        url: &Url,
+        status: StatusCode,
+        _: &HeaderMap,
+    ) -> Next<NetworkMirrorVersions> {
         let url_box = url.clone().into();
         match status {
             StatusCode::OK => Next::ReadDocument,
@@ -430,7 +435,7 @@ impl Goal for MirrorVersionsRequest {
         }
     }
 
-    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<MirrorVersions, Error> {
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<NetworkMirrorVersions, Error> {
         #[derive(Deserialize)]
         struct Document {
             #[serde(default, deserialize_with = "nullable")]
@@ -452,7 +457,7 @@ impl Goal for MirrorVersionsRequest {
         }
         versions.sort();
         versions.dedup();
-        Ok(MirrorVersions {
+        Ok(NetworkMirrorVersions {
             source: self.source.clone(),
             url: url.clone(),
             versions,
@@ -467,37 +472,37 @@ impl Goal for MirrorVersionsRequest {
 
 /// The goal of a mirror's `<version>.json` request.
 #[derive(Clone, Debug)]
-pub struct MirrorArchivesRequest {
+pub struct NetworkMirrorArchivesRequest {
     source: ProviderSource,
     version: Version,
     mirror: NetworkMirror,
     plain_http_hosts: Vec<Hostname>,
 }
 
-impl Fetch<MirrorArchivesRequest> {
+impl Transfer<NetworkMirrorArchivesRequest> {
     /// Starts asking `mirror` for the archives of `source`'s `version`.
-    pub fn mirror_archives(
+    pub fn network_mirror_archives(
         mirror: &NetworkMirror,
         source: &ProviderSource,
         version: &Version,
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Result<Fetch<MirrorArchivesRequest>, StartError> {
+    ) -> Result<Transfer<NetworkMirrorArchivesRequest>, StartError> {
         source.require_qualified().map_err(StartError::new)?;
-        let goal = MirrorArchivesRequest {
+        let goal = NetworkMirrorArchivesRequest {
             source: source.clone(),
             version: version.clone(),
             mirror: mirror.clone(),
             plain_http_hosts: config.plain_http_hosts().to_vec(),
         };
         let url = mirror.archives_url(source, version);
-        Fetch::get(goal, url, config, credentials, now)
+        Transfer::get(goal, url, config, credentials, now)
     }
 }
 
-impl Goal for MirrorArchivesRequest {
-    type Output = MirrorArchives;
+impl Goal for NetworkMirrorArchivesRequest {
+    type Output = NetworkMirrorArchives;
     const NAME: &'static str = "provider mirror archives";
     const KIND: RequestKind = RequestKind::Mirror;
 
@@ -505,7 +510,12 @@ impl Goal for MirrorArchivesRequest {
         self.mirror.host()
     }
 
-    fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<MirrorArchives> {
+    fn on_head(
+        &mut self,
+        url: &Url,
+        status: StatusCode,
+        _: &HeaderMap,
+    ) -> Next<NetworkMirrorArchives> {
         let url_box = url.clone().into();
         match status {
             StatusCode::OK => Next::ReadDocument,
@@ -526,7 +536,7 @@ impl Goal for MirrorArchivesRequest {
         }
     }
 
-    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<MirrorArchives, Error> {
+    fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<NetworkMirrorArchives, Error> {
         #[derive(Deserialize)]
         struct Document {
             #[serde(default, deserialize_with = "nullable")]
@@ -535,7 +545,7 @@ impl Goal for MirrorArchivesRequest {
         let entries = parse_json::<Option<Document>>(url, &body, Extent::First)?
             .map(|d| d.archives)
             .unwrap_or_default();
-        Ok(MirrorArchives {
+        Ok(NetworkMirrorArchives {
             source: self.source.clone(),
             version: self.version.clone(),
             url: url.clone(),

@@ -17,7 +17,7 @@ use crate::{BuildError, Exchange, FromSettings, Settings};
 /// A way to perform HTTP exchanges for the core: everything a client needs
 /// from a transport, and nothing that decides anything.
 ///
-/// [`drive`](crate::drive) runs a fetch over it: each request the fetch asks
+/// [`drive`](crate::drive) runs a transfer over it: each request the transfer asks
 /// for is handed to [`Transport::perform`], each wait to
 /// [`Transport::sleep_until`]. Transports on hyper implement
 /// [`AsyncHttp`](crate::AsyncHttp) and call
@@ -35,7 +35,7 @@ pub trait Transport: Send + Sync + 'static {
     /// the clock of [`Transport::now`].
     fn sleep_until(&self, deadline: Instant) -> impl Future<Output = ()> + Send;
 
-    /// The time now on the transport's clock: every reading the fetch gets
+    /// The time now on the transport's clock: every reading the transfer gets
     /// (each `now` of its inputs) comes from here, so its timers and
     /// [`Transport::sleep_until`] agree. The default is the system's
     /// monotonic clock; tokio's transport reads tokio's, which tests can

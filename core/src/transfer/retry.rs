@@ -8,7 +8,7 @@ use http::{HeaderMap, StatusCode};
 
 use crate::{Error, TransportErrorKind};
 
-/// How a fetch retries a failed attempt, and how long each attempt may take.
+/// How a transfer retries a failed attempt, and how long each attempt may take.
 ///
 /// An attempt is retried when it failed before a response head arrived
 /// (the connection was refused, reset or closed: [`TransportErrorKind::Connect`],
@@ -19,12 +19,12 @@ use crate::{Error, TransportErrorKind};
 /// response was 429 or a 5xx other than 501. A retry starts over from the
 /// first URL, with the same credentials decision. Refused certificates,
 /// other statuses, failures while the body is read, bad documents, the
-/// fetch's deadline and redirect loops are never retried (D8).
+/// transfer's deadline and redirect loops are never retried (D8).
 ///
 /// The wait before retry *n* (1-based) is `first_wait × factor^(n-1)`, at
 /// most `max_wait`; a `Retry-After` on 429 or 503, in seconds or as an HTTP
-/// date, replaces it. No wait ever ends past the fetch's deadline: a retry
-/// that cannot start in time ends the fetch with [`Error::GaveUp`].
+/// date, replaces it. No wait ever ends past the transfer's deadline: a retry
+/// that cannot start in time ends the transfer with [`Error::GaveUp`].
 ///
 /// Discovery and registry requests have policies of their own
 /// ([`Config::retry_policy`](crate::Config::retry_policy),
@@ -158,7 +158,7 @@ impl RetryPolicy {
     }
 
     /// How long each attempt may take, from its first request to the end of
-    /// its body, redirects included (`None`: only the fetch's deadline
+    /// its body, redirects included (`None`: only the transfer's deadline
     /// applies). An attempt that runs out of time before its response head
     /// is retried; one that runs out while its body is read is not.
     pub fn with_attempt_timeout(mut self, timeout: Option<Duration>) -> RetryPolicy {
@@ -197,7 +197,7 @@ impl RetryPolicy {
         self.attempt_timeout
     }
 
-    /// The longest a fetch under this policy can take when no
+    /// The longest a transfer under this policy can take when no
     /// `Retry-After` lengthens a wait: every attempt at its timeout and
     /// every computed wait; `None` without an attempt timeout.
     pub fn longest(&self) -> Option<Duration> {
@@ -230,7 +230,7 @@ impl Default for RetryPolicy {
     }
 }
 
-/// A retry a fetch is waiting to make ([`Fetch::retry`](crate::Fetch::retry)).
+/// A retry a transfer is waiting to make ([`Transfer::retry`](crate::Transfer::retry)).
 #[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct Retry {
@@ -238,7 +238,7 @@ pub struct Retry {
     pub attempt: u32,
     /// How many attempts the policy allows.
     pub attempts: u32,
-    /// How long the fetch waits before it.
+    /// How long the transfer waits before it.
     pub wait: Duration,
     /// True when the wait is the server's `Retry-After`.
     pub from_retry_after: bool,

@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 use tfdisco_core::Error;
 use tfdisco_core::bytes::Bytes;
 use tfdisco_oci::{
-    Access, Algorithm, Authorized, BlobExists, Digest, ManifestPut, Reference, RepositoryAddress,
-    Scope, UploadChunk, UploadFinish, UploadStart, UploadStarted,
+    Access, Algorithm, Authorized, BlobExistsRequest, Digest, ManifestPutRequest, Reference,
+    RepositoryAddress, Scope, UploadChunkRequest, UploadFinishRequest, UploadStartRequest,
+    UploadStarted,
 };
 
 use crate::oci::registry_host;
@@ -165,8 +166,12 @@ impl<T: Transport> AsyncClient<T> {
         digest: &Digest,
     ) -> Result<bool, Error> {
         let url = address.blob_url(digest);
-        self.push_step(address, BlobExists::new(registry_host(address)?), url)
-            .await
+        self.push_step(
+            address,
+            BlobExistsRequest::new(registry_host(address)?),
+            url,
+        )
+        .await
     }
 
     /// Puts `blob` (bytes, or a `BlobSource::file`) in the repository at
@@ -204,13 +209,13 @@ impl<T: Transport> AsyncClient<T> {
             Some(from) => {
                 let url = address.mount_url(&blob.digest, from);
                 let scope = Scope::mount(address.repository(), from.repository());
-                self.write(address, UploadStart::new(host.clone()), url, scope)
+                self.write(address, UploadStartRequest::new(host.clone()), url, scope)
                     .await?
             }
             None => {
                 self.push_step(
                     address,
-                    UploadStart::new(host.clone()),
+                    UploadStartRequest::new(host.clone()),
                     address.upload_url(),
                 )
                 .await?
@@ -224,12 +229,12 @@ impl<T: Transport> AsyncClient<T> {
         let mut offset = 0;
         while let Some(chunk) = chunks.next()? {
             let len = chunk.len() as u64;
-            let goal = UploadChunk::new(host.clone(), chunk, offset);
+            let goal = UploadChunkRequest::new(host.clone(), chunk, offset);
             session = self.push_step(address, goal, session).await?;
             offset += len;
         }
-        let finish = UploadFinish::url(&session, &blob.digest);
-        self.push_step(address, UploadFinish::new(host), finish)
+        let finish = UploadFinishRequest::url(&session, &blob.digest);
+        self.push_step(address, UploadFinishRequest::new(host), finish)
             .await?;
         Ok(pushed(true, false))
     }
@@ -245,7 +250,7 @@ impl<T: Transport> AsyncClient<T> {
     ) -> Result<Digest, Error> {
         let digest = Digest::of(Algorithm::Sha256, &manifest);
         let url = address.manifest_url(reference);
-        let goal = ManifestPut::new(registry_host(address)?, media_type, manifest)?;
+        let goal = ManifestPutRequest::new(registry_host(address)?, media_type, manifest)?;
         self.push_step(address, goal, url).await?;
         Ok(digest)
     }

@@ -33,8 +33,8 @@ pub trait AsyncHttp: Transport {
 }
 
 /// [`Transport::perform`] for an [`AsyncHttp`] client: sends, reports the
-/// head, reads chunks while the fetch wants them, each step raced against the
-/// fetch's timers. A body the fetch stops wanting is dropped unread.
+/// head, reads chunks while the transfer wants them, each step raced against the
+/// transfer's timers. A body the transfer stops wanting is dropped unread.
 pub async fn perform_async_http<H: AsyncHttp>(
     http: &H,
     request: Request<Bytes>,

@@ -6,8 +6,8 @@ mod common;
 use common::{Net, Reply};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Config, Credentials, Dialect, Error, ErrorKind, Fetch, Hostname, MirrorArchives,
-    MirrorVersions, NetworkMirror, Platform, ProviderSource, Version,
+    Config, Credentials, Dialect, Error, ErrorKind, Hostname, NetworkMirror, NetworkMirrorArchives,
+    NetworkMirrorVersions, Platform, ProviderSource, Transfer, Version,
 };
 
 const BASE: &str = "https://mirror.example.net/providers/";
@@ -29,9 +29,9 @@ fn token() -> Option<Credentials> {
     Some(Credentials::token("s3cret").expect("a token"))
 }
 
-fn versions(net: &mut Net, config: &Config) -> Result<MirrorVersions, Error> {
+fn versions(net: &mut Net, config: &Config) -> Result<NetworkMirrorVersions, Error> {
     let now = net.now();
-    net.run(Fetch::mirror_versions(
+    net.run(Transfer::network_mirror_versions(
         &mirror(BASE),
         &source("example.com/ns/alpha"),
         config,
@@ -40,9 +40,9 @@ fn versions(net: &mut Net, config: &Config) -> Result<MirrorVersions, Error> {
     ))
 }
 
-fn archives(net: &mut Net) -> Result<MirrorArchives, Error> {
+fn archives(net: &mut Net) -> Result<NetworkMirrorArchives, Error> {
     let now = net.now();
-    net.run(Fetch::mirror_archives(
+    net.run(Transfer::network_mirror_archives(
         &mirror(BASE),
         &source("example.com/ns/alpha"),
         &version("1.1.0"),
@@ -364,7 +364,7 @@ fn unusable_archive_entries() {
     let config =
         Config::new(T).with_plain_http_host(Hostname::parse("mirror.example.net").expect("host"));
     let got = net
-        .run(Fetch::mirror_archives(
+        .run(Transfer::network_mirror_archives(
             &mirror(BASE),
             &source("example.com/ns/alpha"),
             &version("1.1.0"),
@@ -408,7 +408,7 @@ fn a_redirect_to_http_is_refused() {
     );
     let now = net.now();
     let error = net
-        .run(Fetch::download(
+        .run(Transfer::download(
             Url::parse(archive).expect("URL"),
             tfdisco_core::Contents::default(),
             Hostname::parse("mirror.example.net").expect("host"),

@@ -1,5 +1,6 @@
-//! The engine every request runs on: GET a JSON document under the rules all
-//! of tfdisco's requests share, for a [`Goal`] that says what the answer
+//! The engine every request runs on: one request (a GET of a JSON document,
+//! a download streamed into a sink, a write with its body) under the rules
+//! all of tfdisco's requests share, for a [`Goal`] that says what the answer
 //! means. Discovery is one goal (`crate::discovery`); the rules themselves
 //! are listed, each with the test that pins it, in `docs/behaviour.md`.
 
@@ -37,7 +38,7 @@ use upload::Outgoing;
 /// The header registry requests announce the CLI version in.
 const X_TERRAFORM_VERSION: HeaderName = HeaderName::from_static("x-terraform-version");
 
-/// What a [`Fetch`] is for: which final responses are answers, and what the
+/// What a [`Transfer`] is for: which final responses are answers, and what the
 /// answer is.
 ///
 /// The engine applies every HTTP rule itself (redirects, where credentials
@@ -45,7 +46,7 @@ const X_TERRAFORM_VERSION: HeaderName = HeaderName::from_static("x-terraform-ver
 /// headers), with the settings of the goal's [`RequestKind`]; a goal only
 /// sees the final response, after redirects.
 pub trait Goal {
-    /// What a successful fetch gives. Cloned once, when the driver takes it.
+    /// What a successful transfer gives. Cloned once, when the driver takes it.
     type Output: Clone + fmt::Debug;
 
     /// What is being fetched, for traces: `"discovery"`, for example, gives
@@ -56,7 +57,7 @@ pub trait Goal {
     /// checks are the [`Config`]'s for that kind.
     const KIND: RequestKind = RequestKind::Discovery;
 
-    /// The host the fetch is about (the discovered host; a registry
+    /// The host the transfer is about (the discovered host; a registry
     /// address's host), named in traces.
     fn host(&self) -> &Hostname;
 
@@ -74,7 +75,7 @@ pub trait Goal {
 
     /// A piece of the body of a response [`Goal::on_head`] asked to stream
     /// ([`Next::Stream`]), decoded, in order, within the size limit; nothing
-    /// of it is kept by the engine. An error ends the fetch.
+    /// of it is kept by the engine. An error ends the transfer.
     fn on_chunk(&mut self, _url: &Url, _chunk: &[u8]) -> Result<(), Error> {
         Ok(())
     }
@@ -95,7 +96,7 @@ pub trait Goal {
 
     /// The body of the goal's first request, with its `Content-Type`:
     /// none unless the goal writes (UPLOAD). A driver sends it with the
-    /// request [`Fetch::request_body`] names.
+    /// request [`Transfer::request_body`] names.
     fn body(&self) -> Option<Body> {
         None
     }
@@ -111,7 +112,7 @@ pub trait Goal {
         None
     }
 
-    /// The failure [`Fetch::poll`] reports: registry goals wrap it so its
+    /// The failure [`Transfer::poll`] reports: registry goals wrap it so its
     /// message names their request. Unchanged by default.
     fn present_error(&self, error: Error) -> Error {
         error
@@ -127,46 +128,48 @@ pub enum Next<T> {
     /// Hand the body to [`Goal::on_chunk`] as it arrives, keeping nothing,
     /// then ask [`Goal::on_stream_end`] for the answer: a download.
     Stream,
-    /// The fetch is over, with this result.
+    /// The transfer is over, with this result.
     Finish(Result<T, Error>),
 }
 
-/// What the driver of a [`Fetch`] must do next.
+/// What the driver of a [`Transfer`] must do next.
 ///
-/// [`Fetch::poll`] returns the same action until the driver reports what
+/// [`Transfer::poll`] returns the same action until the driver reports what
 /// happened with one of the `handle_*` methods. More actions may be added;
 /// a driver that meets one it does not know should report
-/// [`Fetch::handle_error`] and poll again.
+/// [`Transfer::handle_error`] and poll again.
 #[derive(Debug)]
 #[must_use]
 #[non_exhaustive]
 pub enum Action<T> {
     /// Perform this request and report the response head with
-    /// [`Fetch::handle_head`] (or a failure with [`Fetch::handle_error`]).
+    /// [`Transfer::handle_head`] (or a failure with [`Transfer::handle_error`]).
     /// A redirect is just another `Send`.
     Send(Request<()>),
-    /// Read the response body: report each chunk with [`Fetch::handle_body`]
-    /// and its end with [`Fetch::handle_end`]. When `poll` stops returning
+    /// Read the response body: report each chunk with [`Transfer::handle_body`]
+    /// and its end with [`Transfer::handle_end`]. When `poll` stops returning
     /// `Receive`, stop reading and drop the body.
     Receive,
     /// Nothing is in flight: wait until this instant, then report the time
-    /// with [`Fetch::handle_timeout`].
+    /// with [`Transfer::handle_timeout`].
     Wait(Instant),
-    /// The fetch is over; drop any response still open.
+    /// The transfer is over; drop any response still open.
     Done(Result<T, Error>),
 }
 
-/// One GET of one JSON document, as a state machine without I/O: redirects,
-/// credentials, deadline, content type and size are decided here; what the
-/// answer means is the [`Goal`]'s.
+/// One request and its answer, as a state machine without I/O: a GET of a
+/// JSON document, a download streamed to the goal, a HEAD, or a write (PUT,
+/// PATCH, POST) with its body. Redirects, credentials, deadline, retries,
+/// content type and size are decided here; what the answer means is the
+/// [`Goal`]'s.
 ///
 /// It never reads a clock: every `now` comes from the driver, and
-/// [`Fetch::poll_timeout`] says when the driver must next call
-/// [`Fetch::handle_timeout`]. [`Discovery`](crate::Discovery) is a `Fetch`
+/// [`Transfer::poll_timeout`] says when the driver must next call
+/// [`Transfer::handle_timeout`]. [`Discovery`](crate::Discovery) is a `Transfer`
 /// whose goal is a host's discovery document.
 ///
 /// ```text
-///            Fetch::get / Fetch::discovery / …
+///            Transfer::get / Transfer::discovery / …
 ///                       │
 ///                       ▼
 ///        ┌──────────▶ Send ──────────────────────────┐ handle_error, deadline
@@ -200,7 +203,7 @@ pub enum Action<T> {
 /// the state accepts it. An input the state ignores changes
 /// nothing, so a driver can never put the machine in a wrong state.
 /// `handle_timeout` before the earliest timer does nothing.
-pub struct Fetch<G: Goal> {
+pub struct Transfer<G: Goal> {
     goal: G,
     config: Config,
     /// The first request's URL once a redirect moved away from it (`None`:
@@ -235,8 +238,8 @@ enum State<T> {
     Done(Result<T, Error>),
 }
 
-impl<G: Goal> Fetch<G> {
-    /// Starts fetching `url` for `goal` at time `now`.
+impl<G: Goal> Transfer<G> {
+    /// Starts a transfer for `goal`, its first request to `url`, at time `now`.
     ///
     /// `credentials` are sent only over https, and on redirects only as D4
     /// allows. The overall deadline is `now` plus [`Config::timeout`]. A URL
@@ -248,7 +251,7 @@ impl<G: Goal> Fetch<G> {
         config: &Config,
         credentials: Option<Credentials>,
         now: Instant,
-    ) -> Result<Fetch<G>, StartError> {
+    ) -> Result<Transfer<G>, StartError> {
         let uri = Uri::try_from(url.as_str()).map_err(|e| {
             StartError::new(Error::InvalidArgument {
                 message: format!("cannot request {url}: {e}"),
@@ -259,7 +262,7 @@ impl<G: Goal> Fetch<G> {
             method: goal.method(),
             body: goal.body(),
         };
-        let mut fetch = Fetch {
+        let mut transfer = Transfer {
             first_outgoing: outgoing.clone(),
             outgoing,
             goal,
@@ -275,15 +278,15 @@ impl<G: Goal> Fetch<G> {
             timers: Timers::default(),
             state: State::Send(uri),
         };
-        fetch.timers.set(
+        transfer.timers.set(
             Timer::Deadline,
             now.checked_add(config.timeout_for(G::KIND)),
         );
-        fetch.start_attempt(now);
-        Ok(fetch)
+        transfer.start_attempt(now);
+        Ok(transfer)
     }
 
-    /// The retry policy of this fetch's kind of request.
+    /// The retry policy of this transfer's kind of request.
     fn policy(&self) -> &RetryPolicy {
         self.config.retry_policy_for(G::KIND)
     }
@@ -312,9 +315,9 @@ impl<G: Goal> Fetch<G> {
         }
     }
 
-    /// When the driver must next call [`Fetch::handle_timeout`]: the
-    /// earliest of the fetch's timers (the end of the wait before a retry,
-    /// the end of the time allowed for the whole fetch). `None` once done,
+    /// When the driver must next call [`Transfer::handle_timeout`]: the
+    /// earliest of the transfer's timers (the end of the wait before a retry,
+    /// the end of the time allowed for the whole transfer). `None` once done,
     /// or when no timer is armed (a timeout too large to represent).
     pub fn poll_timeout(&self) -> Option<Instant> {
         match self.state {
@@ -339,12 +342,12 @@ impl<G: Goal> Fetch<G> {
         matches!(self.state, State::Receive(..))
     }
 
-    /// True while `poll` returns [`Action::Wait`]: the fetch waits to retry.
+    /// True while `poll` returns [`Action::Wait`]: the transfer waits to retry.
     pub fn is_waiting(&self) -> bool {
         matches!(self.state, State::Wait)
     }
 
-    /// The retry being waited for, while [`Fetch::is_waiting`].
+    /// The retry being waited for, while [`Transfer::is_waiting`].
     pub fn retry(&self) -> Option<&Retry> {
         self.retry.as_ref()
     }
@@ -354,14 +357,14 @@ impl<G: Goal> Fetch<G> {
         self.attempt
     }
 
-    /// What the fetch is for.
+    /// What the transfer is for.
     pub fn goal(&self) -> &G {
         &self.goal
     }
 
-    /// The goal back, the fetch dropped: a request that must be made again
+    /// The goal back, the transfer dropped: a request that must be made again
     /// with other credentials (an OCI registry's challenge) starts a new
-    /// fetch with it.
+    /// transfer with it.
     pub fn into_goal(self) -> G {
         self.goal
     }
@@ -381,7 +384,7 @@ impl<G: Goal> Fetch<G> {
         self.redirects
     }
 
-    /// How many requests the fetch has asked for so far, the current one
+    /// How many requests the transfer has asked for so far, the current one
     /// included. A driver can compare it before and after an input to tell
     /// whether the request it is performing is still the current one.
     pub fn requests(&self) -> u32 {
@@ -389,7 +392,7 @@ impl<G: Goal> Fetch<G> {
     }
 
     /// The body the current request sends (UPLOAD), while
-    /// [`Fetch::poll`] returns [`Action::Send`]; `None` for a request
+    /// [`Transfer::poll`] returns [`Action::Send`]; `None` for a request
     /// without one (every GET and HEAD, and a write a 301, 302 or 303 made
     /// a GET).
     pub fn request_body(&self) -> Option<&Body> {
@@ -435,7 +438,7 @@ impl<G: Goal> Fetch<G> {
     }
 
     /// Reports a chunk of the response body. Once the body passes the limit
-    /// the fetch fails (D6) and `poll` stops asking for more.
+    /// the transfer fails (D6) and `poll` stops asking for more.
     pub fn handle_body(&mut self, chunk: &[u8], now: Instant) {
         if self.expire(now) {
             return;
@@ -490,7 +493,7 @@ impl<G: Goal> Fetch<G> {
     }
 
     /// Reports the time: fires whatever timer is due. Before the earliest
-    /// timer ([`Fetch::poll_timeout`]) this does nothing.
+    /// timer ([`Transfer::poll_timeout`]) this does nothing.
     pub fn handle_timeout(&mut self, now: Instant) {
         self.expire(now);
     }
@@ -499,7 +502,7 @@ impl<G: Goal> Fetch<G> {
     /// response.
     ///
     /// A [`TransportErrorKind::Timeout`] means the transport's own timer,
-    /// armed from [`Fetch::poll_timeout`], ended the exchange: the earliest
+    /// armed from [`Transfer::poll_timeout`], ended the exchange: the earliest
     /// timer fires then, even if the transport's clock ran a little ahead.
     pub fn handle_error(&mut self, error: TransportError, now: Instant) {
         if self.expire(now) || self.is_done() || self.is_waiting() {
@@ -786,7 +789,7 @@ impl<G: Goal> Fetch<G> {
     }
 }
 
-impl<G: Goal + fmt::Debug> fmt::Debug for Fetch<G> {
+impl<G: Goal + fmt::Debug> fmt::Debug for Transfer<G> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let state = match &self.state {
             State::Send(_) => "Send",
@@ -795,7 +798,7 @@ impl<G: Goal + fmt::Debug> fmt::Debug for Fetch<G> {
             State::Done(Ok(_)) => "Done(Ok)",
             State::Done(Err(_)) => "Done(Err)",
         };
-        f.debug_struct("Fetch")
+        f.debug_struct("Transfer")
             .field("goal", &self.goal)
             .field("url", &self.url.as_str())
             .field("credentials", &self.credentials)

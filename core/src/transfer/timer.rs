@@ -1,4 +1,4 @@
-//! The fetch's named timers, in the manner of quinn-proto's timer table: each
+//! The transfer's named timers, in the manner of quinn-proto's timer table: each
 //! timer is an optional instant, the driver is told only the earliest one,
 //! and firing happens when the driver reports a time at or after it, so a
 //! driver whose timer wakes it a little early loses nothing.
@@ -11,7 +11,7 @@ pub(crate) enum Timer {
     /// The end of the time allowed for the current attempt, when attempts
     /// have a timeout of their own (`RetryPolicy::attempt_timeout`).
     Attempt,
-    /// The end of the time allowed for the whole fetch (`Config::timeout_for`).
+    /// The end of the time allowed for the whole transfer (`Config::timeout_for`).
     Deadline,
     /// The end of the wait before the next attempt.
     Retry,

@@ -5,11 +5,11 @@
 //!
 //! - The mirror source's calls: the test's HTTPS handler becomes the
 //!   socket-free harness's routes at `https://127.0.0.1:8443`, asked by the
-//!   real goals (`Fetch::mirror_versions`, `Fetch::mirror_archives`) with
+//!   real goals (`Transfer::network_mirror_versions`, `Transfer::network_mirror_archives`) with
 //!   OpenTofu's rules and the mirror host's token; a request that does not
 //!   carry the token is one the handler answers 401. `AvailableVersions` is
 //!   the versions read; `PackageMeta` the platform's archive
-//!   (`MirrorArchives::archive`), its listed hashes judged by
+//!   (`NetworkMirrorArchives::archive`), its listed hashes judged by
 //!   `authenticate_mirror_archive` (which ones are required shows in whom
 //!   the refusal of an archive that matches none names). Go's error types
 //!   are the error's kind: `ErrProviderNotFound` and
@@ -38,8 +38,8 @@ use std::time::SystemTime;
 use serde_json::Value;
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Config, Credentials, Dialect, Error, ErrorKind, Fetch, NetworkMirror, Platform, ProviderSource,
-    Sink, Version,
+    Config, Credentials, Dialect, Error, ErrorKind, NetworkMirror, Platform, ProviderSource, Sink,
+    Transfer, Version,
 };
 use tfdisco_provider::lock_plan::ArchiveSink;
 use tfdisco_provider::{SignatureCheck, Trust, authenticate_mirror_archive, trusted_mirror_hashes};
@@ -158,7 +158,7 @@ fn mirror_source_case(fixture: &Value, case: &Value) -> Result<(), String> {
             if !has_route(fixture, &url) && with_credentials {
                 net.on(url.as_str(), otherwise);
             }
-            net.run(Fetch::mirror_versions(
+            net.run(Transfer::network_mirror_versions(
                 &mirror,
                 &source,
                 &config,
@@ -184,7 +184,7 @@ fn mirror_source_case(fixture: &Value, case: &Value) -> Result<(), String> {
             if !has_route(fixture, &url) && with_credentials {
                 net.on(url.as_str(), otherwise);
             }
-            match net.run(Fetch::mirror_archives(
+            match net.run(Transfer::network_mirror_archives(
                 &mirror,
                 &source,
                 &version,
@@ -259,7 +259,7 @@ fn error_is(want: &Value, error: &Error, source: &ProviderSource) -> Result<(), 
 /// unauthenticated), or all of them listed, only those OpenTofu can check
 /// required (an archive matching none is refused naming the one required,
 /// or in the words for several).
-fn package_meta(want: &Value, archive: &tfdisco_core::MirrorArchive) -> Result<(), String> {
+fn package_meta(want: &Value, archive: &tfdisco_core::NetworkMirrorArchive) -> Result<(), String> {
     check(
         "filename",
         archive.filename.as_str(),

@@ -7,8 +7,8 @@
 
 use tfdisco_core::{Error, Goal, Hostname, Sink};
 use tfdisco_oci::{
-    Access, Authorized, BlobGoal, Descriptor, FetchedManifest, ManifestGoal, Reference,
-    RepositoryAddress, Scope, Step, TagList,
+    Access, Authorized, BlobRequest, Descriptor, FetchedManifest, ManifestRequest, Reference,
+    RepositoryAddress, Scope, Step, TagListRequest,
 };
 
 use crate::{AsyncClient, BlockingClient, Transport, drive};
@@ -28,7 +28,7 @@ impl<T: Transport> AsyncClient<T> {
         let mut url = address.tags_url();
         let mut tags = Vec::new();
         for _ in 0..MAX_TAG_PAGES {
-            let goal = TagList::new(host.clone());
+            let goal = TagListRequest::new(host.clone());
             let page = self
                 .oci_run(Authorized::new(
                     goal,
@@ -61,7 +61,7 @@ impl<T: Transport> AsyncClient<T> {
         let host = registry_host(address)?;
         let credentials = self.cache().oci_credentials(address)?;
         let url = address.manifest_url(reference);
-        let goal = ManifestGoal::new(host, reference.clone(), accept);
+        let goal = ManifestRequest::new(host, reference.clone(), accept);
         self.oci_run(Authorized::new(
             goal,
             url,
@@ -86,7 +86,7 @@ impl<T: Transport> AsyncClient<T> {
         S::Output: Send,
     {
         let host = registry_host(address)?;
-        let goal = BlobGoal::new(host, descriptor.digest.clone(), descriptor.size, sink);
+        let goal = BlobRequest::new(host, descriptor.digest.clone(), descriptor.size, sink);
         self.oci_blob_goal(address, descriptor, goal).await
     }
 
@@ -104,7 +104,7 @@ impl<T: Transport> AsyncClient<T> {
         S: Sink,
         S::Output: Send,
     {
-        let goal = BlobGoal::size_checked(registry_host(address)?, descriptor.size, sink);
+        let goal = BlobRequest::size_checked(registry_host(address)?, descriptor.size, sink);
         self.oci_blob_goal(address, descriptor, goal).await
     }
 
@@ -114,7 +114,7 @@ impl<T: Transport> AsyncClient<T> {
         &self,
         address: &RepositoryAddress,
         descriptor: &Descriptor,
-        goal: BlobGoal<S>,
+        goal: BlobRequest<S>,
     ) -> Result<S::Output, Error>
     where
         S: Sink,
@@ -132,7 +132,7 @@ impl<T: Transport> AsyncClient<T> {
         .await
     }
 
-    /// Runs an authorized OCI request: each step's fetch over the
+    /// Runs an authorized OCI request: each step's transfer over the
     /// transport, the client's token cache locked only between steps.
     pub(crate) async fn oci_run<G>(&self, mut request: Authorized<G>) -> Result<G::Output, Error>
     where
@@ -143,17 +143,17 @@ impl<T: Transport> AsyncClient<T> {
         let transport = self.transport();
         loop {
             let step = request.next(&self.oci_auth(), &config, transport.now());
-            // The fetches live on the heap: this future stays small inside
+            // The transfers live on the heap: this future stays small inside
             // the lock and install runs' job futures.
             match step {
-                Step::Request(fetch) => {
-                    let mut fetch = Box::new(fetch);
-                    let result = Box::pin(drive(transport, &mut *fetch, None)).await;
-                    request.answered(*fetch, result, &mut self.oci_auth());
+                Step::Request(transfer) => {
+                    let mut transfer = Box::new(transfer);
+                    let result = Box::pin(drive(transport, &mut *transfer, None)).await;
+                    request.answered(*transfer, result, &mut self.oci_auth());
                 }
-                Step::Token(fetch) => {
-                    let mut fetch = Box::new(fetch);
-                    let result = Box::pin(drive(transport, &mut *fetch, None)).await;
+                Step::Token(transfer) => {
+                    let mut transfer = Box::new(transfer);
+                    let result = Box::pin(drive(transport, &mut *transfer, None)).await;
                     request.token(result, &mut self.oci_auth(), transport.now());
                 }
                 Step::Done(result) => return result,
@@ -193,7 +193,7 @@ impl<T: Transport> BlockingClient<T> {
     }
 }
 
-/// The registry as the host fetches are about.
+/// The registry as the host its transfers are about.
 pub(crate) fn registry_host(address: &RepositoryAddress) -> Result<Hostname, Error> {
     Hostname::parse(address.registry()).map_err(|e| Error::InvalidArgument {
         message: format!("the OCI registry {}: {e}", address.registry()),
