@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use clap::Args;
 use serde::Serialize;
 use tfdisco_core::{Platform, ProviderSource};
-use tfdisco_runs::{BlockingRuns, LockError, LockOptions, LockReport};
+use tfdisco_runs::{BlockingRuns, LockOptions, LockReport, RunError};
 
 use crate::exit;
 use crate::failure::{Failure, json_text};
@@ -124,7 +124,7 @@ pub(crate) fn jobs_arg(given: &str) -> Result<NonZeroUsize, String> {
 /// people) and exit 0, or its failure and exit code (as JSON on stdout with
 /// `--json`).
 pub(crate) fn finish<R: Serialize>(
-    result: Result<R, LockError>,
+    result: Result<R, RunError>,
     json: bool,
     kind: &'static str,
     human: impl FnOnce(&R) -> String,

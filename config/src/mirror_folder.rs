@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 use std::sync::{Mutex, PoisonError};
 
 use tfdisco_core::{Dialect, Platform, ProviderSource, Sink, Version};
-use tfdisco_provider::lock_plan::ArchiveSink;
 use tfdisco_provider::mirror_folder::{self, MirrorIndexes};
+use tfdisco_provider::plan::ArchiveSink;
 use tfdisco_provider::{ArchiveDigest, LocalLocation};
 
 use crate::FilesystemMirror;

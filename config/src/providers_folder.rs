@@ -17,7 +17,7 @@ use std::sync::{Mutex, PoisonError};
 use std::time::SystemTime;
 
 use tfdisco_core::{Platform, ProviderSource, Version};
-use tfdisco_provider::lock_plan::{
+use tfdisco_provider::plan::{
     InstalledPackages, cache_lock_path, package_dir, staging_prefix, stale_staging,
 };
 

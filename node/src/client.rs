@@ -20,7 +20,7 @@ use tfdisco_config::DialectChoice;
 use tfdisco_core::{
     Dialect, Error, ModuleSource, Platform, ProviderSource, Services, check_version,
 };
-use tfdisco_runs::{ClientSetup, CredentialsLookup, LockError, Runs, oci_module_source};
+use tfdisco_runs::{ClientSetup, CredentialsLookup, RunError, Runs, oci_module_source};
 use tfdisco_transport::reexports::tfdisco_oci::OciModuleSource;
 
 use crate::errors::{Failure, OrThrow};
@@ -408,7 +408,7 @@ impl Client {
         };
         let options = match cancel {
             Some(handle) if handle.cancel.is_cancelled() => {
-                return promise::ready(env, Err(Failure::lock(LockError::Cancelled)));
+                return promise::ready(env, Err(Failure::lock(RunError::Cancelled)));
             }
             Some(handle) => options.cancel_on(handle.cancel.clone()),
             None => options,

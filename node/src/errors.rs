@@ -11,8 +11,8 @@ use napi::bindgen_prelude::{Function, FunctionRef, Unknown};
 use napi::{Env, Status};
 use napi_derive::napi;
 use tfdisco_config::MirrorError;
-use tfdisco_provider::lock_plan::LockFailure;
-use tfdisco_runs::{CredentialsLookupError, LockError, OptionError, failure_exit_code, kinds};
+use tfdisco_provider::plan::LockFailure;
+use tfdisco_runs::{CredentialsLookupError, OptionError, RunError, failure_exit_code, kinds};
 /// Not a tfdisco kind: an argument of the wrong type, which becomes a
 /// `TypeError`.
 const TYPE: &str = "type";
@@ -121,12 +121,12 @@ impl Failure {
     }
 
     /// A lock run that failed: its kind, message, exit code and failures.
-    pub(crate) fn lock(error: LockError) -> Failure {
+    pub(crate) fn lock(error: RunError) -> Failure {
         let message = error.to_string();
         let exit_code = error.exit_code();
         let kind = error.kind();
         let failures = match error {
-            LockError::Failed(failures) => failures,
+            RunError::Failed(failures) => failures,
             _ => Vec::new(),
         };
         Failure(Box::new(Spec {

@@ -433,7 +433,7 @@ impl<S: Sink> BlobRequest<S> {
     /// checked as it arrives but not its digest: for a sink that hashes
     /// what it is given, whose output the caller checks against the
     /// digest (a provider package: its SHA-256 is the `zh:` the layer's
-    /// digest gives, checked by the lock plan, OCIMIRROR-5), so that the
+    /// digest gives, checked by the provider plan, OCIMIRROR-5), so that the
     /// content is hashed once.
     pub fn size_checked(host: Hostname, size: u64, sink: S) -> BlobRequest<S> {
         BlobRequest {

@@ -4,10 +4,10 @@
 
 mod fs_mirror;
 mod installation;
-pub mod lock_plan;
 pub mod mirror_folder;
 pub mod oci_mirror;
 mod package_hash;
+pub mod plan;
 pub mod unpack;
 
 pub use fs_mirror::{

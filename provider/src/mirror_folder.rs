@@ -48,8 +48,8 @@ use std::path::PathBuf;
 use tfdisco_core::{Dialect, Platform, ProviderSource, Version};
 
 use crate::fs_mirror::{LocalPackage, package_filename, provider_dir};
-use crate::lock_plan::{LockedPackage, Requirement};
 use crate::package_hash::PackageHashes;
+use crate::plan::{LockedPackage, Requirement};
 
 pub use documents::{ArchiveEntry, mirror_archives_document, mirror_index_document};
 
@@ -77,7 +77,7 @@ pub fn staging_path(source: &ProviderSource, version: &Version, platform: &Platf
 ///
 /// ```
 /// use tfdisco_core::{Dialect, ProviderSource, VersionConstraints};
-/// use tfdisco_provider::lock_plan::Requirement;
+/// use tfdisco_provider::plan::Requirement;
 /// use tfdisco_provider::mirror_folder::mirrored_versions;
 ///
 /// let source = ProviderSource::parse("hashicorp/null", Dialect::OpenTofu)?;

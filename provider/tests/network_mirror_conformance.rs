@@ -41,7 +41,7 @@ use tfdisco_core::{
     Config, Credentials, Dialect, Error, ErrorKind, NetworkMirror, Platform, ProviderSource, Sink,
     Transfer, Version,
 };
-use tfdisco_provider::lock_plan::ArchiveSink;
+use tfdisco_provider::plan::ArchiveSink;
 use tfdisco_provider::{SignatureCheck, Trust, authenticate_mirror_archive, trusted_mirror_hashes};
 
 use common::{Net, Reply};

@@ -8,14 +8,14 @@
 //! that answers the requests tfdisco's own OCI sessions make
 //! (`tfdisco_oci::Authorized` with `TagListRequest`, `ManifestRequest`, `BlobRequest`,
 //! driven here as the transports drive them, without sockets). A call of
-//! OpenTofu's source is then a lock plan (`LockPlan`, a lock run or an
+//! OpenTofu's source is then a provider plan (`ProviderPlan`, a lock run or an
 //! install run) whose jobs this test runs against that registry:
 //!
 //! - `AvailableVersions`: the source as an `oci_mirror` installation method
 //!   (the fixture's "example.com only" mapping is its `include` pattern),
 //!   asked through `ProviderInstallation::available_versions` (Go's
 //!   `MultiSource`) for the repository's tags read as versions; a missing
-//!   repository is also run through a lock plan, which must fail with kind
+//!   repository is also run through a provider plan, which must fail with kind
 //!   `provider` (`LockProblem::Unknown`).
 //! - `PackageMeta`: a lock run of that version for that platform; OpenTofu's
 //!   `ErrPlatformNotSupported` is the failure of kind `platform`, its other
@@ -52,11 +52,11 @@ use tfdisco_oci::{
     Access, Algorithm, AuthCache, Authorized, BlobRequest, Digest, ManifestRequest,
     RepositoryAddress, Scope, Step, TagListRequest, TagPage, artifact_type, media_type,
 };
-use tfdisco_provider::lock_plan::{
-    ArchiveSink, InstallRules, Installed, InstalledPackages, Job, JobOutput, LockFailure, LockPlan,
-    LockProblem, Origin, ProviderLock, Recorded, Requirement, package_dir,
-};
 use tfdisco_provider::oci_mirror::versions_from_tags;
+use tfdisco_provider::plan::{
+    ArchiveSink, InstallRules, Installed, InstalledPackages, Job, JobOutput, LockFailure,
+    LockProblem, Origin, ProviderLock, ProviderPlan, Recorded, Requirement, package_dir,
+};
 use tfdisco_provider::{
     ArchiveDigest, InstallationMethod, MethodError, MethodKind, MultiSourceError, PackageHashError,
     ProviderInstallation, ProviderPattern, SignatureCheck, Trust, UnpackError, UnpackOp, Unpacker,
@@ -622,7 +622,7 @@ impl<'a> Driver<'a> {
     /// Runs `plan` to its end: the locks, or every failure.
     fn run_plan(
         &mut self,
-        mut plan: LockPlan,
+        mut plan: ProviderPlan,
         installing: bool,
     ) -> Result<Vec<ProviderLock>, Vec<LockFailure>> {
         while let Some((id, job)) = plan.next_job() {
@@ -660,7 +660,7 @@ fn lock_version(
     version: Version,
     platform: Platform,
 ) -> Result<Vec<ProviderLock>, Vec<LockFailure>> {
-    let plan = LockPlan::with_origin(
+    let plan = ProviderPlan::with_origin(
         vec![requirement(source, "", Some(version))],
         vec![platform],
         check_now(),
@@ -682,7 +682,7 @@ fn install(
     requirements: Vec<(Requirement, Origin)>,
     platform: &Platform,
 ) -> InstallRun {
-    let plan = LockPlan::install(
+    let plan = ProviderPlan::install(
         requirements,
         platform.clone(),
         check_now(),
@@ -816,7 +816,7 @@ impl MirrorSource {
                 // may install but the registry does not have is of kind
                 // `provider` (LockProblem::Unknown).
                 if self.installation.handling(&provider).next().is_some() {
-                    let plan = LockPlan::with_origin(
+                    let plan = ProviderPlan::with_origin(
                         vec![requirement(provider.clone(), "", None)],
                         vec![Platform::new("linux", "amd64")],
                         check_now(),

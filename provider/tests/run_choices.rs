@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use tfdisco_core::{Dialect, NetworkMirror, ProviderSource};
 use tfdisco_oci::RepositoryAddress;
 use tfdisco_provider::LocalPackages;
-use tfdisco_provider::lock_plan::{Origin, OriginError, readonly_refusal, unrequired};
+use tfdisco_provider::plan::{Origin, OriginError, readonly_refusal, unrequired};
 use tfdisco_provider::{InstallationMethod, MethodKind, ProviderInstallation, ProviderPattern};
 
 fn source(given: &str) -> ProviderSource {
@@ -165,7 +165,7 @@ fn a_read_only_lock_file_that_would_change_is_refused() {
 
 mod requirements {
     use tfdisco_core::{Dialect, ProviderSource};
-    use tfdisco_provider::lock_plan::{Required, requirements};
+    use tfdisco_provider::plan::{Required, requirements};
 
     use super::source;
 

@@ -16,7 +16,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use tfdisco_config::DialectChoice;
 use tfdisco_runs::{
-    Cancel, InstallEvent, InstallOptions, InstallReport, InstalledProvider, LockError, install_word,
+    Cancel, InstallEvent, InstallOptions, InstallReport, InstalledProvider, RunError, install_word,
 };
 
 use crate::dialect::PyDialectChoice;
@@ -158,7 +158,7 @@ record_methods! {
 /// `lockfile="readonly"` kept from changing).
 pub(crate) fn report(
     py: Python<'_>,
-    result: Result<InstallReport, LockError>,
+    result: Result<InstallReport, RunError>,
     events: Option<&Events>,
 ) -> PyResult<PyInstallReport> {
     if let Some(raised) = events.and_then(Events::raised) {

@@ -16,11 +16,12 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use tfdisco_config::DialectChoice;
 use tfdisco_core::Platform;
-use tfdisco_provider::lock_plan::LockFailure;
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
+use tfdisco_provider::plan::LockFailure;
 use tfdisco_runs::{
-    ClientSetup, DEFAULT_JOBS, LockError, LockOptions, LockReport, MirrorOptions, MirrorReport,
-    MirroredProvider, OciMirrorReport, OciMirroredProvider, ProviderReport, failure_exit_code,
+    ClientSetup, DEFAULT_JOBS, LockOptions, LockReport, MirrorOptions, MirrorReport,
+    MirroredProvider, OciMirrorReport, OciMirroredProvider, ProviderReport, RunError,
+    failure_exit_code,
 };
 
 use crate::dialect::PyDialectChoice;
@@ -217,12 +218,12 @@ record_methods! {
 /// The `tfdisco.LockError` for `error`: its message, its kind in the
 /// words of `tfdisco lock --json` (`configuration`, `lock_file`, `usage`,
 /// `failed`), its exit code and, when providers failed, every failure.
-pub(crate) fn lock_error(py: Python<'_>, error: LockError) -> PyErr {
+pub(crate) fn lock_error(py: Python<'_>, error: RunError) -> PyErr {
     let kind = error.kind();
     let message = error.to_string();
     let exit_code = error.exit_code();
     let failures: Vec<PyLockFailure> = match error {
-        LockError::Failed(failures) => failures.into_iter().map(PyLockFailure).collect(),
+        RunError::Failed(failures) => failures.into_iter().map(PyLockFailure).collect(),
         _ => Vec::new(),
     };
     static MAKE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
@@ -370,7 +371,7 @@ record_methods! {
 /// The result of a mirror run into OCI repositories as Python sees it.
 pub(crate) fn oci_mirror_report(
     py: Python<'_>,
-    result: Result<OciMirrorReport, LockError>,
+    result: Result<OciMirrorReport, RunError>,
 ) -> PyResult<PyOciMirrorReport> {
     result.map(PyOciMirrorReport).map_err(|e| lock_error(py, e))
 }
@@ -378,7 +379,7 @@ pub(crate) fn oci_mirror_report(
 /// The result of a mirror run as Python sees it.
 pub(crate) fn mirror_report(
     py: Python<'_>,
-    result: Result<MirrorReport, LockError>,
+    result: Result<MirrorReport, RunError>,
 ) -> PyResult<PyMirrorReport> {
     result.map(PyMirrorReport).map_err(|e| lock_error(py, e))
 }
@@ -386,7 +387,7 @@ pub(crate) fn mirror_report(
 /// The result of a lock run as Python sees it.
 pub(crate) fn report(
     py: Python<'_>,
-    result: Result<LockReport, LockError>,
+    result: Result<LockReport, RunError>,
 ) -> PyResult<PyLockReport> {
     result.map(PyLockReport).map_err(|e| lock_error(py, e))
 }

@@ -7,7 +7,7 @@
 //! use tfdisco_runs::{LockOptions, Runs};
 //! use tfdisco_transport::{AsyncClient, Transport};
 //!
-//! async fn lock<T: Transport>(client: &AsyncClient<T>) -> Result<(), tfdisco_runs::LockError> {
+//! async fn lock<T: Transport>(client: &AsyncClient<T>) -> Result<(), tfdisco_runs::RunError> {
 //!     let report = client.lock("infra/", &LockOptions::new()).await?;
 //!     println!("{} providers locked", report.providers.len());
 //!     Ok(())
@@ -22,16 +22,16 @@ use std::time::SystemTime;
 use tfdisco_core::{Error, Platform, Version};
 use tfdisco_oci::RepositoryAddress;
 use tfdisco_oci::module::OciModuleSource;
-use tfdisco_provider::lock_plan::LockPlan;
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
+use tfdisco_provider::plan::ProviderPlan;
 use tfdisco_transport::{AsyncClient, BlobSource, BlockingClient, Transport};
 
 use futures_lite::future::block_on;
 
 use crate::plan_jobs::{Archives, Futures, Threads, run_plan_into};
 use crate::{
-    DownloadedModule, InstallOptions, InstallReport, LockError, LockOptions, LockReport,
-    MirrorOptions, MirrorReport, OciMirrorReport, On, PushedRelease, ResolvedModule,
+    DownloadedModule, InstallOptions, InstallReport, LockOptions, LockReport, MirrorOptions,
+    MirrorReport, OciMirrorReport, On, PushedRelease, ResolvedModule, RunError,
 };
 use crate::{install, lock, mirror};
 
@@ -51,7 +51,7 @@ pub trait Runs {
         &self,
         dir: impl AsRef<Path>,
         options: &InstallOptions,
-    ) -> impl Future<Output = Result<InstallReport, LockError>> + Send;
+    ) -> impl Future<Output = Result<InstallReport, RunError>> + Send;
 
     /// `terraform providers lock` in `dir`: reads the configuration and its
     /// lock file, selects and verifies each provider's version for every
@@ -63,7 +63,7 @@ pub trait Runs {
         &self,
         dir: impl AsRef<Path>,
         options: &LockOptions,
-    ) -> impl Future<Output = Result<LockReport, LockError>> + Send;
+    ) -> impl Future<Output = Result<LockReport, RunError>> + Send;
 
     /// `terraform providers mirror FOLDER` for the configuration in `dir`:
     /// each provider it requires, at the version its lock file holds (or
@@ -79,7 +79,7 @@ pub trait Runs {
         dir: impl AsRef<Path>,
         folder: impl AsRef<Path>,
         options: &MirrorOptions,
-    ) -> impl Future<Output = Result<MirrorReport, LockError>> + Send;
+    ) -> impl Future<Output = Result<MirrorReport, RunError>> + Send;
 
     /// `terraform providers mirror` into OCI repositories: each provider
     /// the configuration in `dir` requires, at the version its lock file
@@ -97,7 +97,7 @@ pub trait Runs {
         dir: impl AsRef<Path>,
         template: &OciMirrorTemplate,
         options: &MirrorOptions,
-    ) -> impl Future<Output = Result<OciMirrorReport, LockError>> + Send;
+    ) -> impl Future<Output = Result<OciMirrorReport, RunError>> + Send;
 
     /// The manifest `source` selects (its tag, `latest` by default, or its
     /// digest), with the client's credentials for the repository if the
@@ -152,7 +152,11 @@ pub trait Runs {
     ) -> impl Future<Output = Result<PushedRelease, Error>> + Send;
 
     /// Runs a plan's jobs, at most `jobs` at once, until it is finished.
-    fn run_plan(&self, plan: &mut LockPlan, jobs: NonZeroUsize) -> impl Future<Output = ()> + Send;
+    fn run_plan(
+        &self,
+        plan: &mut ProviderPlan,
+        jobs: NonZeroUsize,
+    ) -> impl Future<Output = ()> + Send;
 }
 
 impl<T: Transport> Runs for AsyncClient<T> {
@@ -160,7 +164,7 @@ impl<T: Transport> Runs for AsyncClient<T> {
         &self,
         dir: impl AsRef<Path>,
         options: &InstallOptions,
-    ) -> impl Future<Output = Result<InstallReport, LockError>> + Send {
+    ) -> impl Future<Output = Result<InstallReport, RunError>> + Send {
         let dir = dir.as_ref().to_owned();
         async move { install::install(&Futures(self), &dir, options, clock()).await }
     }
@@ -169,7 +173,7 @@ impl<T: Transport> Runs for AsyncClient<T> {
         &self,
         dir: impl AsRef<Path>,
         options: &LockOptions,
-    ) -> impl Future<Output = Result<LockReport, LockError>> + Send {
+    ) -> impl Future<Output = Result<LockReport, RunError>> + Send {
         let dir = dir.as_ref().to_owned();
         async move { lock::lock(&Futures(self), &dir, options, clock()).await }
     }
@@ -179,7 +183,7 @@ impl<T: Transport> Runs for AsyncClient<T> {
         dir: impl AsRef<Path>,
         folder: impl AsRef<Path>,
         options: &MirrorOptions,
-    ) -> impl Future<Output = Result<MirrorReport, LockError>> + Send {
+    ) -> impl Future<Output = Result<MirrorReport, RunError>> + Send {
         let dir = dir.as_ref().to_owned();
         let folder = folder.as_ref().to_owned();
         async move { mirror::mirror(&Futures(self), &dir, &folder, options, clock()).await }
@@ -190,7 +194,7 @@ impl<T: Transport> Runs for AsyncClient<T> {
         dir: impl AsRef<Path>,
         template: &OciMirrorTemplate,
         options: &MirrorOptions,
-    ) -> impl Future<Output = Result<OciMirrorReport, LockError>> + Send {
+    ) -> impl Future<Output = Result<OciMirrorReport, RunError>> + Send {
         let dir = dir.as_ref().to_owned();
         async move {
             let (pushes, plan) =
@@ -223,7 +227,7 @@ impl<T: Transport> Runs for AsyncClient<T> {
             .await
     }
 
-    async fn run_plan(&self, plan: &mut LockPlan, jobs: NonZeroUsize) {
+    async fn run_plan(&self, plan: &mut ProviderPlan, jobs: NonZeroUsize) {
         run_plan_into(&Futures(self), plan, jobs, Archives::Hashed).await
     }
 }
@@ -237,14 +241,14 @@ pub trait BlockingRuns {
         &self,
         dir: impl AsRef<Path>,
         options: &InstallOptions,
-    ) -> Result<InstallReport, LockError>;
+    ) -> Result<InstallReport, RunError>;
 
     /// [`Runs::lock`] for blocking code: the jobs run on
     /// [`LockOptions::jobs`] threads of this call.
     ///
     /// ```no_run
     /// use tfdisco_core::Platform;
-    /// use tfdisco_runs::{BlockingRuns, LockError, LockOptions};
+    /// use tfdisco_runs::{BlockingRuns, RunError, LockOptions};
     /// use tfdisco_transport::{BlockingClient, Transport};
     ///
     /// fn lock<T: Transport>(client: &BlockingClient<T>) -> Result<(), Box<dyn std::error::Error>> {
@@ -257,7 +261,7 @@ pub trait BlockingRuns {
     ///                 println!("{} {}: {} hashes added", p.source, p.version, p.hashes_added.len());
     ///             }
     ///         }
-    ///         Err(LockError::Failed(failures)) => {
+    ///         Err(RunError::Failed(failures)) => {
     ///             for failure in &failures {
     ///                 eprintln!("{failure}"); // provider, version, platform, what failed
     ///             }
@@ -267,7 +271,7 @@ pub trait BlockingRuns {
     ///     Ok(())
     /// }
     /// ```
-    fn lock(&self, dir: impl AsRef<Path>, options: &LockOptions) -> Result<LockReport, LockError>;
+    fn lock(&self, dir: impl AsRef<Path>, options: &LockOptions) -> Result<LockReport, RunError>;
 
     /// [`Runs::mirror`] for blocking code: the jobs run on
     /// [`MirrorOptions::jobs`] threads of this call.
@@ -291,7 +295,7 @@ pub trait BlockingRuns {
         dir: impl AsRef<Path>,
         folder: impl AsRef<Path>,
         options: &MirrorOptions,
-    ) -> Result<MirrorReport, LockError>;
+    ) -> Result<MirrorReport, RunError>;
 
     /// [`Runs::mirror_to_oci`] for blocking code: the downloads run
     /// on [`MirrorOptions::jobs`] threads of this call.
@@ -317,7 +321,7 @@ pub trait BlockingRuns {
         dir: impl AsRef<Path>,
         template: &OciMirrorTemplate,
         options: &MirrorOptions,
-    ) -> Result<OciMirrorReport, LockError>;
+    ) -> Result<OciMirrorReport, RunError>;
 
     /// [`Runs::oci_module_resolve`] for blocking code.
     fn oci_module_resolve(&self, source: &OciModuleSource) -> Result<ResolvedModule, Error>;
@@ -355,7 +359,7 @@ pub trait BlockingRuns {
 
     /// [`Runs::run_plan`] for blocking code: the jobs on `jobs` threads of
     /// this call.
-    fn run_plan(&self, plan: &mut LockPlan, jobs: NonZeroUsize);
+    fn run_plan(&self, plan: &mut ProviderPlan, jobs: NonZeroUsize);
 }
 
 impl<T: Transport> BlockingRuns for BlockingClient<T> {
@@ -363,7 +367,7 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
         &self,
         dir: impl AsRef<Path>,
         options: &InstallOptions,
-    ) -> Result<InstallReport, LockError> {
+    ) -> Result<InstallReport, RunError> {
         block_on(install::install(
             &Threads(self),
             dir.as_ref(),
@@ -372,7 +376,7 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
         ))
     }
 
-    fn lock(&self, dir: impl AsRef<Path>, options: &LockOptions) -> Result<LockReport, LockError> {
+    fn lock(&self, dir: impl AsRef<Path>, options: &LockOptions) -> Result<LockReport, RunError> {
         block_on(lock::lock(&Threads(self), dir.as_ref(), options, clock()))
     }
 
@@ -381,7 +385,7 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
         dir: impl AsRef<Path>,
         folder: impl AsRef<Path>,
         options: &MirrorOptions,
-    ) -> Result<MirrorReport, LockError> {
+    ) -> Result<MirrorReport, RunError> {
         block_on(mirror::mirror(
             &Threads(self),
             dir.as_ref(),
@@ -396,7 +400,7 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
         dir: impl AsRef<Path>,
         template: &OciMirrorTemplate,
         options: &MirrorOptions,
-    ) -> Result<OciMirrorReport, LockError> {
+    ) -> Result<OciMirrorReport, RunError> {
         let jobs = Threads(self);
         let (pushes, plan) = block_on(mirror::stage_for_oci(
             &jobs,
@@ -407,7 +411,7 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
         ))?;
         // A transport that cannot block here failed every download already.
         self.wait(async { Ok(pushes.push(On(self.as_async()), plan).await) })
-            .unwrap_or_else(|error| Err(LockError::Usage(error.to_string())))
+            .unwrap_or_else(|error| Err(RunError::Usage(error.to_string())))
     }
 
     fn oci_module_resolve(&self, source: &OciModuleSource) -> Result<ResolvedModule, Error> {
@@ -432,7 +436,7 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
         self.wait(On(self.as_async()).oci_push_provider(address, version, zips, mount_from))
     }
 
-    fn run_plan(&self, plan: &mut LockPlan, jobs: NonZeroUsize) {
+    fn run_plan(&self, plan: &mut ProviderPlan, jobs: NonZeroUsize) {
         block_on(run_plan_into(&Threads(self), plan, jobs, Archives::Hashed));
     }
 }

@@ -7,9 +7,9 @@ use std::path::{Path, PathBuf};
 
 use tfdisco_config::{Configuration, LOCK_FILE_NAME, LockFile, LockedProvider};
 use tfdisco_core::{Dialect, ProviderSource};
-use tfdisco_provider::lock_plan::{ProviderLock, Required, Requirement, requirements};
+use tfdisco_provider::plan::{ProviderLock, Required, Requirement, requirements};
 
-use crate::LockError;
+use crate::RunError;
 
 /// What a run reads before it asks anything: the lock file, and what each
 /// provider the configuration requires needs.
@@ -28,13 +28,13 @@ impl Inputs {
         dir: &Path,
         dialect: Dialect,
         named: &[ProviderSource],
-    ) -> Result<Inputs, LockError> {
-        let configuration = Configuration::load(dialect, dir).map_err(LockError::Configuration)?;
+    ) -> Result<Inputs, RunError> {
+        let configuration = Configuration::load(dialect, dir).map_err(RunError::Configuration)?;
         configuration
             .require_complete()
-            .map_err(LockError::Configuration)?;
+            .map_err(RunError::Configuration)?;
         let path = dir.join(LOCK_FILE_NAME);
-        let lock_file = LockFile::read(&path, dialect).map_err(LockError::LockFile)?;
+        let lock_file = LockFile::read(&path, dialect).map_err(RunError::LockFile)?;
         let required = configuration.providers().map(|provider| Required {
             source: provider.source(),
             lockable: provider.is_lockable(),
@@ -55,7 +55,7 @@ impl Inputs {
             Some((entry.version().to_owned(), entry.hashes().to_vec()))
         };
         let requirements =
-            requirements(required, named, recorded, dialect).map_err(LockError::Usage)?;
+            requirements(required, named, recorded, dialect).map_err(RunError::Usage)?;
         Ok(Inputs {
             path,
             lock_file,
@@ -71,7 +71,7 @@ impl Inputs {
 pub(crate) fn record(
     lock_file: &mut LockFile,
     lock: &ProviderLock,
-) -> Result<Vec<String>, LockError> {
+) -> Result<Vec<String>, RunError> {
     let version = lock.version.to_string();
     let old: Vec<String> = match lock_file.provider(&lock.source) {
         Some(old) if old.version() == version => old.hashes().to_vec(),
@@ -84,7 +84,7 @@ pub(crate) fn record(
         constraints,
         lock.hashes.clone(),
     )
-    .map_err(LockError::LockFile)?;
+    .map_err(RunError::LockFile)?;
     let recorded = lock_file.merge(locked);
     Ok(recorded
         .hashes()

@@ -18,14 +18,14 @@ use tfdisco_config::{
     DialectChoice, FilesystemMirror, LockFile, ProvidersFolder, oci_repository_address,
 };
 use tfdisco_core::{Platform, ProviderSource};
-use tfdisco_provider::lock_plan::{
-    CacheRules, InstallRules, Installed, LockPlan, Origin, OriginError, ProviderLock,
+use tfdisco_provider::plan::{
+    CacheRules, InstallRules, Installed, Origin, OriginError, ProviderLock, ProviderPlan,
     readonly_refusal, unrequired,
 };
 use tfdisco_provider::{LocalPackages, SignatureCheck};
 
-use crate::LockError;
 use crate::On;
+use crate::RunError;
 use crate::inputs::{Inputs, record};
 use crate::plan_jobs::{JobFuture, Jobs};
 
@@ -72,9 +72,9 @@ impl InstallRun {
         dialect: tfdisco_core::Dialect,
         options: &InstallOptions,
         now: SystemTime,
-    ) -> Result<(InstallRun, LockPlan), LockError> {
+    ) -> Result<(InstallRun, ProviderPlan), RunError> {
         if options.upgrade && options.readonly {
-            return Err(LockError::Usage(
+            return Err(RunError::Usage(
                 "The -upgrade flag conflicts with -lockfile=readonly.".to_owned(),
             ));
         }
@@ -108,7 +108,7 @@ impl InstallRun {
         }
         let plugin_cache = options.plugin_cache();
         let cache = plugin_cache.dir().filter(|dir| dir.is_dir());
-        let folder = ProvidersFolder::new(dir, cache).map_err(|error| LockError::Folder {
+        let folder = ProvidersFolder::new(dir, cache).map_err(|error| RunError::Folder {
             path: dir.to_owned(),
             error: error.into(),
         })?;
@@ -119,7 +119,7 @@ impl InstallRun {
         };
         let platform = Platform::current();
         let check = SignatureCheck::new(dialect, now);
-        let plan = LockPlan::install(with_origins, platform.clone(), check, rules);
+        let plan = ProviderPlan::install(with_origins, platform.clone(), check, rules);
         let before = lock_file.to_bytes();
         Ok((
             InstallRun {
@@ -144,11 +144,11 @@ impl InstallRun {
     /// Records what the plan gave in the lock file (INSTALL-5); refuses a
     /// change under `--lockfile readonly`; places every package; replaces
     /// the lock file when its bytes change. A failed plan changes nothing.
-    pub(crate) fn apply(mut self, plan: LockPlan) -> Result<InstallReport, LockError> {
+    pub(crate) fn apply(mut self, plan: ProviderPlan) -> Result<InstallReport, RunError> {
         if self.installer.cancel.is_cancelled() {
-            return Err(LockError::Cancelled);
+            return Err(RunError::Cancelled);
         }
-        let locks = plan.finish().map_err(LockError::Failed)?;
+        let locks = plan.finish().map_err(RunError::Failed)?;
         let mut providers = Vec::with_capacity(locks.len());
         for lock in &locks {
             providers.push(self.record(lock)?);
@@ -159,7 +159,7 @@ impl InstallRun {
         }
         let changed = self.lock_file.to_bytes() != self.before;
         if let Some(refusal) = readonly_refusal(changed, self.readonly, &self.path) {
-            return Err(LockError::ReadOnly(refusal));
+            return Err(RunError::ReadOnly(refusal));
         }
         for lock in &locks {
             self.place(lock)?;
@@ -167,7 +167,7 @@ impl InstallRun {
         if changed {
             self.lock_file
                 .write_atomically(&self.path)
-                .map_err(LockError::LockFile)?;
+                .map_err(RunError::LockFile)?;
         }
         Ok(InstallReport {
             path: self.path,
@@ -179,7 +179,7 @@ impl InstallRun {
         })
     }
 
-    fn record(&mut self, lock: &ProviderLock) -> Result<InstalledProvider, LockError> {
+    fn record(&mut self, lock: &ProviderLock) -> Result<InstalledProvider, RunError> {
         let hashes_added = record(&mut self.lock_file, lock)?;
         let bytes = lock.packages.first().map_or(0, |p| p.archive.size());
         Ok(InstalledProvider {
@@ -217,10 +217,10 @@ impl InstallRun {
     /// the cache's entry (already placed there); without, the staged
     /// package renamed into place; a filesystem mirror's unpacked folder,
     /// a link to it.
-    fn place(&self, lock: &ProviderLock) -> Result<(), LockError> {
+    fn place(&self, lock: &ProviderLock) -> Result<(), RunError> {
         let (source, version, platform) = (&lock.source, &lock.version, &self.platform);
         let folder_error =
-            |path: &Path, error: Box<dyn std::error::Error + Send + Sync>| LockError::Folder {
+            |path: &Path, error: Box<dyn std::error::Error + Send + Sync>| RunError::Folder {
                 path: path.to_owned(),
                 error,
             };
@@ -260,12 +260,12 @@ fn origin_for(
     options: &InstallOptions,
     dialect: tfdisco_core::Dialect,
     folders: &mut HashMap<PathBuf, LocalPackages>,
-) -> Result<(Origin, Vec<String>), LockError> {
-    let packages = |path: &Path| -> Result<LocalPackages, LockError> {
+) -> Result<(Origin, Vec<String>), RunError> {
+    let packages = |path: &Path| -> Result<LocalPackages, RunError> {
         if let Some(packages) = folders.get(path) {
             return Ok(packages.clone());
         }
-        let scan = FilesystemMirror::scan(path, dialect).map_err(|error| LockError::Folder {
+        let scan = FilesystemMirror::scan(path, dialect).map_err(|error| RunError::Folder {
             path: path.to_owned(),
             error: error.into(),
         })?;
@@ -274,7 +274,7 @@ fn origin_for(
     };
     let address = |template: &str| {
         oci_repository_address(template, source).map_err(|e| {
-            LockError::Usage(format!(
+            RunError::Usage(format!(
                 "selecting OCI repository address for {source}: {e}"
             ))
         })
@@ -283,7 +283,7 @@ fn origin_for(
         .installation
         .origin_for(source, packages, address)
         .map_err(|error| match error {
-            OriginError::NoMethod(message) => LockError::Usage(message),
+            OriginError::NoMethod(message) => RunError::Usage(message),
             OriginError::Caller(error) => error,
         })
 }
@@ -295,7 +295,7 @@ pub(crate) async fn install(
     dir: &Path,
     options: &InstallOptions,
     now: SystemTime,
-) -> Result<InstallReport, LockError> {
+) -> Result<InstallReport, RunError> {
     let client = jobs.client();
     let dialect = client.cache().config().dialect();
     let (run, mut plan) = InstallRun::prepare(dir, dialect, options, now)?;

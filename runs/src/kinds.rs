@@ -1,6 +1,6 @@
 //! The kinds of error the front ends (the `tfdisco` CLI's `--json`, the
 //! Python and Node packages) report beside the core's `ErrorKind` names and
-//! a lock run's `LockError::kind`: one list, so that each names them alike.
+//! a lock run's `RunError::kind`: one list, so that each names them alike.
 
 /// An option that cannot be used ([`OptionError`](crate::OptionError), a
 /// client that does not build).

@@ -20,7 +20,7 @@ pub use install::{
     install_word,
 };
 pub use lock::{
-    DEFAULT_JOBS, LockError, LockOptions, LockReport, ProviderReport, ProvidersFrom,
+    DEFAULT_JOBS, LockOptions, LockReport, ProviderReport, ProvidersFrom, RunError,
     failure_exit_code, jobs,
 };
 pub use mirror::{

@@ -1,6 +1,6 @@
 //! `terraform providers lock` as a library call (docs/behaviour.md,
 //! LOCKRUN): a configuration's required providers, its lock file, the
-//! provider crate's `LockPlan` run over a client, the lock file replaced
+//! provider crate's `ProviderPlan` run over a client, the lock file replaced
 //! atomically. With the plugin cache (`-enable-plugin-cache`, LOCKRUN-10)
 //! the plan's install jobs are an install run's, on a private, empty
 //! providers folder and the cache. [`Runs::lock`](crate::Runs::lock) runs the
@@ -17,7 +17,7 @@ use std::time::SystemTime;
 use tfdisco_config::{DialectChoice, FilesystemMirror, LockFile, ProvidersFolder};
 use tfdisco_core::{Dialect, Platform};
 use tfdisco_provider::SignatureCheck;
-use tfdisco_provider::lock_plan::{CacheRules, LockPlan, Origin, ProviderLock, Requirement};
+use tfdisco_provider::plan::{CacheRules, Origin, ProviderLock, ProviderPlan, Requirement};
 
 use crate::Cancel;
 use crate::On;
@@ -26,7 +26,7 @@ use crate::install::Installer;
 use crate::plan_jobs::{Archives, JobFuture, Jobs, run_plan_into};
 
 pub use options::{DEFAULT_JOBS, LockOptions, ProvidersFrom, jobs};
-pub use report::{LockError, LockReport, ProviderReport, failure_exit_code};
+pub use report::{LockReport, ProviderReport, RunError, failure_exit_code};
 pub(crate) use report::{Words, path_text, text, trust_label, words};
 
 /// A lock run between reading and writing: the plan, and what it updates.
@@ -56,20 +56,19 @@ struct CachedRun {
 
 impl CachedRun {
     /// The jobs on the cache at `cache`, from a new empty folder.
-    fn new(cache: &Path) -> Result<CachedRun, LockError> {
+    fn new(cache: &Path) -> Result<CachedRun, RunError> {
         let target = tempfile::Builder::new()
             .prefix("tfdisco-providers-lock-")
             .tempdir()
-            .map_err(|error| LockError::Folder {
+            .map_err(|error| RunError::Folder {
                 path: std::env::temp_dir(),
                 error: error.into(),
             })?;
-        let folder = ProvidersFolder::new(target.path(), Some(cache)).map_err(|error| {
-            LockError::Folder {
+        let folder =
+            ProvidersFolder::new(target.path(), Some(cache)).map_err(|error| RunError::Folder {
                 path: cache.to_owned(),
                 error: error.into(),
-            }
-        })?;
+            })?;
         Ok(CachedRun {
             installer: Installer::new(folder, None, Cancel::new()),
             _target: target,
@@ -84,13 +83,13 @@ fn origins(
     requirements: Vec<Requirement>,
     from: &ProvidersFrom,
     dialect: Dialect,
-) -> Result<Vec<(Requirement, Origin)>, LockError> {
+) -> Result<Vec<(Requirement, Origin)>, RunError> {
     let shared = match from {
         ProvidersFrom::Registry => Origin::Registry,
         ProvidersFrom::NetworkMirror(mirror) => Origin::NetworkMirror(mirror.clone()),
         ProvidersFrom::FilesystemMirror(folder) => {
             let scan =
-                FilesystemMirror::scan(folder, dialect).map_err(|error| LockError::Folder {
+                FilesystemMirror::scan(folder, dialect).map_err(|error| RunError::Folder {
                     path: folder.clone(),
                     error: error.into(),
                 })?;
@@ -101,7 +100,7 @@ fn origins(
                 .into_iter()
                 .map(|requirement| {
                     let address = template.address_for(&requirement.source).map_err(|e| {
-                        LockError::Usage(format!(
+                        RunError::Usage(format!(
                             "selecting OCI repository address for {}: {e}",
                             requirement.source
                         ))
@@ -134,7 +133,7 @@ impl LockRun {
         dialect: Dialect,
         options: &LockOptions,
         now: SystemTime,
-    ) -> Result<(LockRun, LockPlan), LockError> {
+    ) -> Result<(LockRun, ProviderPlan), RunError> {
         let Inputs {
             path,
             lock_file,
@@ -154,11 +153,12 @@ impl LockRun {
         });
         let (plan, cached) = match cache {
             Some((folder, rules)) => {
-                let plan = LockPlan::with_plugin_cache(origins, platforms.clone(), check, rules);
+                let plan =
+                    ProviderPlan::with_plugin_cache(origins, platforms.clone(), check, rules);
                 (plan, Some(CachedRun::new(&folder)?))
             }
             None => (
-                LockPlan::with_origins(origins, platforms.clone(), check),
+                ProviderPlan::with_origins(origins, platforms.clone(), check),
                 None,
             ),
         };
@@ -191,8 +191,8 @@ impl LockRun {
 
     /// Records what the plan gave and replaces the lock file when its
     /// bytes change (LOCKRUN-5); a failed plan changes nothing.
-    pub(crate) fn apply(mut self, plan: LockPlan) -> Result<LockReport, LockError> {
-        let locks = plan.finish().map_err(LockError::Failed)?;
+    pub(crate) fn apply(mut self, plan: ProviderPlan) -> Result<LockReport, RunError> {
+        let locks = plan.finish().map_err(RunError::Failed)?;
         let mut providers = Vec::with_capacity(locks.len());
         for lock in locks {
             providers.push(self.record(lock)?);
@@ -201,7 +201,7 @@ impl LockRun {
         if changed {
             self.lock_file
                 .write_atomically(&self.path)
-                .map_err(LockError::LockFile)?;
+                .map_err(RunError::LockFile)?;
         }
         Ok(LockReport {
             path: self.path,
@@ -212,7 +212,7 @@ impl LockRun {
         })
     }
 
-    fn record(&mut self, lock: ProviderLock) -> Result<ProviderReport, LockError> {
+    fn record(&mut self, lock: ProviderLock) -> Result<ProviderReport, RunError> {
         let hashes_added = record(&mut self.lock_file, &lock)?;
         Ok(ProviderReport {
             source: lock.source,
@@ -232,7 +232,7 @@ pub(crate) async fn lock(
     dir: &Path,
     options: &LockOptions,
     now: SystemTime,
-) -> Result<LockReport, LockError> {
+) -> Result<LockReport, RunError> {
     let client = jobs.client();
     let dialect = client.cache().config().dialect();
     let (run, mut plan) = LockRun::prepare(dir, dialect, options, now)?;

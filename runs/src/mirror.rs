@@ -2,7 +2,7 @@
 //! MIRROR-9 to MIRROR-13): the providers a configuration requires, each at
 //! the version its lock file holds (or the newest its constraints allow),
 //! downloaded from its registry and verified as a lock run verifies them
-//! (the provider crate's `LockPlan`), written into a mirror folder under staging
+//! (the provider crate's `ProviderPlan`), written into a mirror folder under staging
 //! names, then given their final names and indexed only when every package
 //! passed.
 
@@ -13,10 +13,10 @@ use std::time::SystemTime;
 use tfdisco_config::{DialectChoice, MirrorFolder};
 use tfdisco_core::{Dialect, Platform, ProviderSource};
 use tfdisco_provider::SignatureCheck;
-use tfdisco_provider::lock_plan::{LockPlan, ProviderLock};
 use tfdisco_provider::mirror_folder;
+use tfdisco_provider::plan::{ProviderLock, ProviderPlan};
 
-use crate::LockError;
+use crate::RunError;
 use crate::inputs::Inputs;
 use crate::lock::platforms_or_current;
 use crate::plan_jobs::{Archives, Jobs, run_plan_into};
@@ -52,7 +52,7 @@ impl MirrorRun {
         dialect: Dialect,
         options: &MirrorOptions,
         now: SystemTime,
-    ) -> Result<(MirrorRun, LockPlan), LockError> {
+    ) -> Result<(MirrorRun, ProviderPlan), RunError> {
         let Inputs {
             lock_file,
             requirements,
@@ -64,11 +64,11 @@ impl MirrorRun {
             options.lock_file,
             lock_file.providers().len() > 0,
         )
-        .map_err(|e| LockError::Usage(e.to_string()))?;
+        .map_err(|e| RunError::Usage(e.to_string()))?;
         let platforms = platforms_or_current(&options.platforms);
         let sources = requirements.iter().map(|r| r.source.clone()).collect();
         let check = SignatureCheck::new(dialect, now);
-        let plan = LockPlan::new(requirements, platforms.clone(), check);
+        let plan = ProviderPlan::new(requirements, platforms.clone(), check);
         Ok((
             MirrorRun {
                 folder: MirrorFolder::new(folder),
@@ -88,12 +88,12 @@ impl MirrorRun {
     /// Places every verified package under its final name and writes the
     /// indexes (MIRROR-11, MIRROR-12); after a failure, removes what was
     /// staged and changes nothing.
-    fn apply(self, plan: LockPlan) -> Result<MirrorReport, LockError> {
+    fn apply(self, plan: ProviderPlan) -> Result<MirrorReport, RunError> {
         let locks = match plan.finish() {
             Ok(locks) => locks,
             Err(failures) => {
                 self.folder.discard_staged();
-                return Err(LockError::Failed(failures));
+                return Err(RunError::Failed(failures));
             }
         };
         let mut computed = HashMap::new();
@@ -104,7 +104,7 @@ impl MirrorRun {
         let indexes = self
             .folder
             .write_indexes(self.dialect, &computed)
-            .map_err(|error| LockError::Folder {
+            .map_err(|error| RunError::Folder {
                 path: self.folder.root().to_owned(),
                 error: error.into(),
             })?;
@@ -126,13 +126,13 @@ impl MirrorRun {
         &self,
         lock: ProviderLock,
         computed: &mut HashMap<PathBuf, Vec<String>>,
-    ) -> Result<MirroredProvider, LockError> {
+    ) -> Result<MirroredProvider, RunError> {
         let mut archives = Vec::with_capacity(lock.packages.len());
         for package in &lock.packages {
             let placed = self
                 .folder
                 .place(&lock.source, &lock.version, &package.platform)
-                .map_err(|error| LockError::Folder {
+                .map_err(|error| RunError::Folder {
                     path: self
                         .folder
                         .package_path(&lock.source, &lock.version, &package.platform),
@@ -162,7 +162,7 @@ pub(crate) async fn mirror(
     folder: &Path,
     options: &MirrorOptions,
     now: SystemTime,
-) -> Result<MirrorReport, LockError> {
+) -> Result<MirrorReport, RunError> {
     let dialect = jobs.client().cache().config().dialect();
     let (run, mut plan) = MirrorRun::prepare(dir, folder, dialect, options, now)?;
     run_plan_into(jobs, &mut plan, options.jobs, Archives::Staged(&run.folder)).await;

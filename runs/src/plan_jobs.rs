@@ -18,7 +18,7 @@ use tfdisco_core::url::Url;
 use tfdisco_core::{Contents, Error, Hostname, Platform, ProviderSource, Sink, Version};
 use tfdisco_oci::{Descriptor, RepositoryAddress};
 use tfdisco_provider::LocalPackage;
-use tfdisco_provider::lock_plan::{ArchiveSink, Job, JobId, JobOutput, LockPlan};
+use tfdisco_provider::plan::{ArchiveSink, Job, JobId, JobOutput, ProviderPlan};
 
 use crate::On;
 use crate::{AsyncClient, BlockingClient, Transport};
@@ -36,7 +36,7 @@ pub(crate) trait Jobs: Sync {
     /// finished.
     fn run<'a>(
         &'a self,
-        plan: &'a mut LockPlan,
+        plan: &'a mut ProviderPlan,
         jobs: NonZeroUsize,
         run: &'a RunJob<'a>,
     ) -> impl Future<Output = ()> + Send + 'a;
@@ -62,7 +62,12 @@ impl<T: Transport> Jobs for Futures<'_, T> {
         self.0
     }
 
-    async fn run<'a>(&'a self, plan: &'a mut LockPlan, jobs: NonZeroUsize, run: &'a RunJob<'a>) {
+    async fn run<'a>(
+        &'a self,
+        plan: &'a mut ProviderPlan,
+        jobs: NonZeroUsize,
+        run: &'a RunJob<'a>,
+    ) {
         run_concurrently(plan, jobs, run).await;
     }
 }
@@ -74,7 +79,12 @@ impl<T: Transport> Jobs for Threads<'_, T> {
         self.0.as_async()
     }
 
-    async fn run<'a>(&'a self, plan: &'a mut LockPlan, jobs: NonZeroUsize, run: &'a RunJob<'a>) {
+    async fn run<'a>(
+        &'a self,
+        plan: &'a mut ProviderPlan,
+        jobs: NonZeroUsize,
+        run: &'a RunJob<'a>,
+    ) {
         run_on_threads(plan, jobs, |job| self.0.wait(run(job)));
     }
 }
@@ -83,7 +93,7 @@ impl<T: Transport> Jobs for Threads<'_, T> {
 /// says.
 pub(crate) async fn run_plan_into(
     jobs: &impl Jobs,
-    plan: &mut LockPlan,
+    plan: &mut ProviderPlan,
     count: NonZeroUsize,
     archives: Archives<'_>,
 ) {
@@ -94,7 +104,7 @@ pub(crate) async fn run_plan_into(
 
 /// Runs a plan's jobs with `run` as concurrent futures of this one, at
 /// most `jobs` at once, until it is finished.
-async fn run_concurrently<'a>(plan: &mut LockPlan, jobs: NonZeroUsize, run: &RunJob<'a>) {
+async fn run_concurrently<'a>(plan: &mut ProviderPlan, jobs: NonZeroUsize, run: &RunJob<'a>) {
     let mut running: Vec<(JobId, JobFuture<'a>)> = Vec::new();
     loop {
         while running.len() < jobs.get() {
@@ -291,7 +301,7 @@ fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
 /// Runs a plan's jobs with `run` on `jobs` threads of this call until it
 /// is finished.
 fn run_on_threads(
-    plan: &mut LockPlan,
+    plan: &mut ProviderPlan,
     jobs: NonZeroUsize,
     run: impl Fn(Job) -> Result<JobOutput, Error> + Sync,
 ) {

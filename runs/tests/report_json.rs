@@ -8,7 +8,7 @@ use tfdisco_config::DialectChoice;
 use tfdisco_core::serde_json;
 use tfdisco_core::{Dialect, Platform, ProviderSource, SigningKey, Version};
 use tfdisco_provider::Trust;
-use tfdisco_provider::lock_plan::Installed;
+use tfdisco_provider::plan::Installed;
 use tfdisco_runs::{InstallReport, InstalledProvider, LockReport, ProviderReport};
 
 fn source() -> ProviderSource {

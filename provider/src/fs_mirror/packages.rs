@@ -1,6 +1,6 @@
 //! The packages a filesystem mirror holds, in Go's order, and which of them
 //! a lock run or an installation uses (docs/behaviour.md, FSM-4, FSM-5):
-//! the one choice `LockPlan` and `tfdisco_config::FilesystemMirror` share.
+//! the one choice `ProviderPlan` and `tfdisco_config::FilesystemMirror` share.
 
 use std::cmp::Ordering;
 

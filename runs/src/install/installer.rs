@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use tfdisco_config::{Destination, ProvidersFolder, Staged, StagedPackage};
 use tfdisco_core::{Error, Platform, ProviderSource, Sink, Version};
-use tfdisco_provider::lock_plan::{CACHE_WAIT_REPORTED_AFTER, Job, JobOutput};
+use tfdisco_provider::plan::{CACHE_WAIT_REPORTED_AFTER, Job, JobOutput};
 use tfdisco_provider::{LocalLocation, LocalPackage};
 
 use super::options::{Cancel, InstallEvent, InstallEvents};
@@ -78,7 +78,7 @@ impl Installer {
     }
 
     /// An error for a job of a cancelled run (what it says is not shown:
-    /// the run ends with `LockError::Cancelled`).
+    /// the run ends with `RunError::Cancelled`).
     pub(crate) fn check_cancelled(&self) -> Result<(), Error> {
         if self.cancel.is_cancelled() {
             return Err(local_problem(

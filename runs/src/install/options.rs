@@ -59,7 +59,7 @@ pub enum InstallEvent<'a> {
 /// Stops an install run from another thread or task: a Ctrl-C handler, a
 /// timeout, a client that gave up. The run then makes no new request,
 /// stops its downloads and its waits for a plugin cache entry, places
-/// nothing and fails with `LockError::Cancelled`, the lock file as it
+/// nothing and fails with `RunError::Cancelled`, the lock file as it
 /// was; the staging folders it made are removed. (Dropping an async
 /// install's future cancels it too.)
 ///

@@ -1,7 +1,7 @@
 //! What an install run reports ([`InstallReport`]): each provider, how its
 //! package was got, from where, how many bytes were downloaded; as the one
 //! JSON document the CLI's `--json` prints and the language packages
-//! return. Failures are [`LockError`](crate::LockError)s, with `lock`'s
+//! return. Failures are [`RunError`](crate::RunError)s, with `lock`'s
 //! exit codes.
 
 use std::path::PathBuf;
@@ -12,7 +12,7 @@ use serde::ser::Serializer;
 use tfdisco_config::DialectChoice;
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
-use tfdisco_provider::lock_plan::Installed;
+use tfdisco_provider::plan::Installed;
 
 use crate::lock::{path_text, text, trust_label};
 

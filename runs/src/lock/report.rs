@@ -1,5 +1,5 @@
 //! What a lock run reports: the providers locked ([`LockReport`]), or why
-//! the run failed ([`LockError`]) with the CLI's exit code for it; each as
+//! the run failed ([`RunError`]) with the CLI's exit code for it; each as
 //! the one JSON document the CLI's `--json` prints and the Python and Node
 //! packages return.
 
@@ -12,7 +12,7 @@ use serde::ser::{SerializeSeq, SerializeStruct, Serializer};
 use tfdisco_config::{ConfigurationError, DialectChoice, LockFileError};
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
-use tfdisco_provider::lock_plan::LockFailure;
+use tfdisco_provider::plan::LockFailure;
 
 /// What a lock run did: `{"lock_file", "changed", "platforms",
 /// "providers": [{"source", "version", "constraints", "hashes_added",
@@ -56,7 +56,7 @@ pub struct ProviderReport {
 /// Why a lock run failed; the lock file is then as it was.
 #[derive(Debug)]
 #[non_exhaustive]
-pub enum LockError {
+pub enum RunError {
     /// The configuration does not parse, or has modules not read.
     Configuration(ConfigurationError),
     /// The lock file cannot be read, or not written.
@@ -82,19 +82,19 @@ pub enum LockError {
     Cancelled,
 }
 
-impl LockError {
+impl RunError {
     /// What failed, in one word, as `tfdisco lock --json` and the language
     /// packages name it: `configuration`, `lock_file`, `usage`, `failed`,
     /// `readonly`, `folder` or `cancelled`.
     pub fn kind(&self) -> &'static str {
         match self {
-            LockError::Configuration(_) => "configuration",
-            LockError::LockFile(_) => "lock_file",
-            LockError::Usage(_) => "usage",
-            LockError::Failed(_) => "failed",
-            LockError::ReadOnly(_) => "readonly",
-            LockError::Folder { .. } => "folder",
-            LockError::Cancelled => "cancelled",
+            RunError::Configuration(_) => "configuration",
+            RunError::LockFile(_) => "lock_file",
+            RunError::Usage(_) => "usage",
+            RunError::Failed(_) => "failed",
+            RunError::ReadOnly(_) => "readonly",
+            RunError::Folder { .. } => "folder",
+            RunError::Cancelled => "cancelled",
         }
     }
 
@@ -106,12 +106,12 @@ impl LockError {
     /// write; 130 for a cancelled run (a shell's code for Ctrl-C).
     pub fn exit_code(&self) -> i32 {
         match self {
-            LockError::Cancelled => 130,
-            LockError::Configuration(_) | LockError::Usage(_) => 2,
-            LockError::ReadOnly(_) => 3,
-            LockError::LockFile(LockFileError::Io { .. }) | LockError::Folder { .. } => 1,
-            LockError::LockFile(_) => 2,
-            LockError::Failed(failures) => failures
+            RunError::Cancelled => 130,
+            RunError::Configuration(_) | RunError::Usage(_) => 2,
+            RunError::ReadOnly(_) => 3,
+            RunError::LockFile(LockFileError::Io { .. }) | RunError::Folder { .. } => 1,
+            RunError::LockFile(_) => 2,
+            RunError::Failed(failures) => failures
                 .iter()
                 .map(failure_exit_code)
                 .find(|code| *code != 3)
@@ -127,41 +127,41 @@ pub fn failure_exit_code(failure: &LockFailure) -> i32 {
     if failure.is_unavailable() { 3 } else { 1 }
 }
 
-impl fmt::Display for LockError {
+impl fmt::Display for RunError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            LockError::Configuration(e) => {
+            RunError::Configuration(e) => {
                 f.write_str("the configuration cannot be read:")?;
                 for diagnostic in e.diagnostics() {
                     write!(f, "\n- {}", diagnostic.located())?;
                 }
                 Ok(())
             }
-            LockError::LockFile(e) => write!(f, "{e}"),
-            LockError::Usage(message) | LockError::ReadOnly(message) => f.write_str(message),
-            LockError::Folder { path, error } => {
+            RunError::LockFile(e) => write!(f, "{e}"),
+            RunError::Usage(message) | RunError::ReadOnly(message) => f.write_str(message),
+            RunError::Folder { path, error } => {
                 write!(f, "cannot use {}: {error}", path.display())
             }
-            LockError::Failed(failures) => {
+            RunError::Failed(failures) => {
                 f.write_str("some providers could not be installed:")?;
                 for failure in failures {
                     write!(f, "\n- {failure}")?;
                 }
                 Ok(())
             }
-            LockError::Cancelled => f.write_str(
+            RunError::Cancelled => f.write_str(
                 "the install was cancelled: nothing was placed, and the lock file is as it was",
             ),
         }
     }
 }
 
-impl std::error::Error for LockError {}
+impl std::error::Error for RunError {}
 
 /// `{"error": {"kind", "message", "exit_code"}, "failures": [{"source",
 /// "version", "platform", "kind", "message", "exit_code"}]}`: the failures
-/// of [`LockError::Failed`], none for the others.
-impl Serialize for LockError {
+/// of [`RunError::Failed`], none for the others.
+impl Serialize for RunError {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
         struct Head {
@@ -170,10 +170,10 @@ impl Serialize for LockError {
             exit_code: i32,
         }
         let failures: &[LockFailure] = match self {
-            LockError::Failed(failures) => failures,
+            RunError::Failed(failures) => failures,
             _ => &[],
         };
-        let mut map = serializer.serialize_struct("LockError", 2)?;
+        let mut map = serializer.serialize_struct("RunError", 2)?;
         map.serialize_field(
             "error",
             &Head {

@@ -14,15 +14,15 @@ use serde::ser::{SerializeStruct, Serializer};
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_oci::{Digest, RepositoryAddress};
 use tfdisco_provider::Trust;
-use tfdisco_provider::lock_plan::{LockFailure, LockPlan, LockProblem, ProviderLock};
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
+use tfdisco_provider::plan::{LockFailure, LockProblem, ProviderLock, ProviderPlan};
 
 use super::report::Selected;
 use super::{MirrorOptions, MirrorRun};
 use crate::On;
 use crate::lock::words;
 use crate::plan_jobs::{Archives, Jobs, run_plan_into};
-use crate::{BlobSource, LockError, PushedRelease, Transport};
+use crate::{BlobSource, PushedRelease, RunError, Transport};
 
 /// What a mirror run into OCI repositories did: `{"template", "platforms",
 /// "providers": [{"source", "version", "constraints", "locked", "trust",
@@ -78,11 +78,11 @@ impl Pushes {
         dialect: tfdisco_core::Dialect,
         options: &MirrorOptions,
         now: SystemTime,
-    ) -> Result<(Pushes, LockPlan), LockError> {
+    ) -> Result<(Pushes, ProviderPlan), RunError> {
         let staging = tempfile::Builder::new()
             .prefix("tfdisco-mirror-")
             .tempdir()
-            .map_err(|error| LockError::Folder {
+            .map_err(|error| RunError::Folder {
                 path: std::env::temp_dir(),
                 error: error.into(),
             })?;
@@ -90,11 +90,11 @@ impl Pushes {
         let mut addresses: Vec<(ProviderSource, RepositoryAddress)> =
             Vec::with_capacity(run.sources.len());
         for source in &run.sources {
-            let address = template.address_for(source).map_err(LockError::Usage)?;
+            let address = template.address_for(source).map_err(RunError::Usage)?;
             // Two providers' releases in one repository would mix (and a
             // version of both would keep only the last one's tag).
             if let Some((other, _)) = addresses.iter().find(|(_, a)| *a == address) {
-                return Err(LockError::Usage(format!(
+                return Err(RunError::Usage(format!(
                     "the template {} gives {other} and {source} the same repository {address}: \
                      name each provider's with {{hostname}}, {{namespace}} and {{type}}",
                     template.as_str()
@@ -134,15 +134,15 @@ impl Pushes {
     pub(crate) async fn push<T: Transport>(
         self,
         client: On<'_, T>,
-        plan: LockPlan,
-    ) -> Result<OciMirrorReport, LockError> {
-        let locks = plan.finish().map_err(LockError::Failed)?;
+        plan: ProviderPlan,
+    ) -> Result<OciMirrorReport, RunError> {
+        let locks = plan.finish().map_err(RunError::Failed)?;
         let mut providers: Vec<OciMirroredProvider> = Vec::with_capacity(locks.len());
         for lock in locks {
             let Some((_, address)) = self.addresses.iter().find(|(s, _)| *s == lock.source) else {
                 // The plan locks only the configuration's providers, each
                 // given its repository by `prepare`.
-                return Err(LockError::Usage(format!(
+                return Err(RunError::Usage(format!(
                     "{}: no repository was named for it",
                     lock.source
                 )));
@@ -157,7 +157,7 @@ impl Pushes {
                 .oci_push_provider(address, &lock.version, self.zips(&lock), before)
                 .await
                 .map_err(|error| {
-                    LockError::Failed(vec![LockFailure::new(
+                    RunError::Failed(vec![LockFailure::new(
                         lock.source.clone(),
                         Some(lock.version.clone()),
                         None,
@@ -193,7 +193,7 @@ pub(crate) async fn stage(
     template: &OciMirrorTemplate,
     options: &MirrorOptions,
     now: SystemTime,
-) -> Result<(Pushes, LockPlan), LockError> {
+) -> Result<(Pushes, ProviderPlan), RunError> {
     let dialect = jobs.client().cache().config().dialect();
     let (pushes, mut plan) = Pushes::prepare(dir, template, dialect, options, now)?;
     let staged = Archives::Staged(&pushes.run.folder);

@@ -5,7 +5,7 @@
 //! expects of tfdisco (Terraform's, or a documented difference).
 
 use tfdisco_core::{Dialect, Env};
-use tfdisco_runs::{BlockingRuns, ClientOptions, CredentialsChoice, InstallOptions, LockError};
+use tfdisco_runs::{BlockingRuns, ClientOptions, CredentialsChoice, InstallOptions, RunError};
 
 use super::{Client, GENEROUS, Subject};
 use crate::install_goldens::{CASES, Case};
@@ -59,9 +59,9 @@ fn run_case<T: Subject>(case: &Case) -> Result<(), String> {
 
 /// An archive that cannot be unpacked fails its provider as no package
 /// (kind `package`), naming the entry.
-fn check_no_package(error: &LockError) -> Result<(), String> {
+fn check_no_package(error: &RunError) -> Result<(), String> {
     match error {
-        LockError::Failed(failures)
+        RunError::Failed(failures)
             if !failures.is_empty() && failures.iter().all(|f| f.kind() == "package") =>
         {
             Ok(())

@@ -10,7 +10,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use tfdisco_config::PluginCache;
 use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, NetworkMirror, Platform, ProviderSource, StaticCredentials};
-use tfdisco_runs::{BlockingRuns, LockError, LockOptions, LockReport};
+use tfdisco_runs::{BlockingRuns, LockOptions, LockReport, RunError};
 
 use super::{Subject, bearer, build, builder, token};
 use crate::lock_goldens::{CASES, Case, From, LOCK_FILE, Outcome};
@@ -45,7 +45,7 @@ impl Drop for Scratch {
 
 /// What a case's run gave and left.
 struct Ran {
-    result: Result<LockReport, LockError>,
+    result: Result<LockReport, RunError>,
     /// The lock file afterwards.
     after: Option<String>,
     /// The providers' host.

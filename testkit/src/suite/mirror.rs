@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use tfdisco_core::{Dialect, Platform};
-use tfdisco_runs::{BlockingRuns, LockError, MirrorOptions, MirrorReport};
+use tfdisco_runs::{BlockingRuns, MirrorOptions, MirrorReport, RunError};
 
 use super::lock::Scratch;
 use super::{Subject, build, builder};
@@ -22,7 +22,7 @@ type Tree = BTreeMap<String, Vec<u8>>;
 fn run_case<T: Subject>(
     case: &Case,
     spoil: impl FnOnce(&signed_registry::SignedRegistry<'_>),
-) -> (Result<MirrorReport, LockError>, Tree, Tree, String) {
+) -> (Result<MirrorReport, RunError>, Tree, Tree, String) {
     let server = TestServer::start();
     let registry = signed_registry::install(&server);
     spoil(&registry);
@@ -91,7 +91,7 @@ pub fn a_failed_mirror_leaves_the_folder_as_it_was<T: Subject>() {
     let (result, before, after, _) = run_case::<T>(case, |registry| {
         registry.corrupt("alpha", "1.0.0", "linux_amd64");
     });
-    let Err(LockError::Failed(failures)) = result else {
+    let Err(RunError::Failed(failures)) = result else {
         panic!(
             "{}: mirrored despite a corrupt archive: {result:?}",
             T::NAME

@@ -15,7 +15,7 @@ use tfdisco_core::Env;
 use tfdisco_core::{Dialect, Platform};
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 use tfdisco_runs::{
-    BlockingRuns, ClientOptions, CredentialsChoice, InstallOptions, LockError, LockOptions,
+    BlockingRuns, ClientOptions, CredentialsChoice, InstallOptions, LockOptions, RunError,
 };
 
 use super::lock::Scratch;
@@ -269,7 +269,7 @@ pub fn oci_a_spoiled_layer_fails_its_checksum<T: Subject>() {
         .platform(Platform::parse("linux_amd64").expect("a platform"))
         .oci_mirror(template);
     let failures = match client.lock(&dir, &options) {
-        Err(LockError::Failed(failures)) => failures,
+        Err(RunError::Failed(failures)) => failures,
         other => panic!("{}: a checksum failure, not {other:?}", T::NAME),
     };
     let [failure] = failures.as_slice() else {

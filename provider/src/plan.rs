@@ -1,10 +1,10 @@
 //! The plan of a lock run (docs/behaviour.md, LOCKRUN-1 to LOCKRUN-6): what
 //! `terraform providers lock` asks the registries, in which order, and what
 //! it makes of the answers, without doing any of it. A driver (the clients'
-//! `lock`) takes [`Job`]s from [`LockPlan::next_job`], runs each with the
+//! `lock`) takes [`Job`]s from [`ProviderPlan::next_job`], runs each with the
 //! engine's rules (discovery, credentials, retries, limits), as many at once
-//! as it likes, and hands each result to [`LockPlan::complete`]; then
-//! [`LockPlan::finish`] says what the lock file gets, or why not.
+//! as it likes, and hands each result to [`ProviderPlan::complete`]; then
+//! [`ProviderPlan::finish`] says what the lock file gets, or why not.
 //!
 //! For each provider, from its registry ([`Origin::Registry`]): its
 //! versions; the version selected (VER-11); for each platform its package
@@ -24,11 +24,11 @@
 //! use std::time::SystemTime;
 //! use tfdisco_core::{Dialect, Platform, ProviderSource, VersionConstraints};
 //! use tfdisco_provider::SignatureCheck;
-//! use tfdisco_provider::lock_plan::{Job, LockPlan, Requirement};
+//! use tfdisco_provider::plan::{Job, ProviderPlan, Requirement};
 //!
 //! let source = ProviderSource::parse("example.com/ns/alpha", Dialect::Terraform)?;
 //! let constraints = VersionConstraints::parse("~> 1.0", Dialect::Terraform)?;
-//! let mut plan = LockPlan::new(
+//! let mut plan = ProviderPlan::new(
 //!     vec![Requirement { source, constraints, locked: None, recorded: None }],
 //!     vec![Platform::new("linux", "amd64")],
 //!     SignatureCheck::new(Dialect::Terraform, SystemTime::now()),
@@ -143,7 +143,7 @@ impl Origin {
     }
 }
 
-/// Names a job handed out by [`LockPlan::next_job`].
+/// Names a job handed out by [`ProviderPlan::next_job`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct JobId(usize);
 
@@ -636,7 +636,7 @@ enum Document {
 
 /// The plan of one lock run: see the [module](self).
 #[derive(Debug)]
-pub struct LockPlan {
+pub struct ProviderPlan {
     providers: Vec<Provider>,
     platforms: Vec<Platform>,
     /// The rules of what is installed: an install run's, a lock run's with
@@ -657,7 +657,7 @@ pub struct LockPlan {
     next_id: usize,
 }
 
-impl LockPlan {
+impl ProviderPlan {
     /// A plan to lock `requirements` for `platforms` (each asked for once,
     /// in the order given) from their registries, checking packages as
     /// `check` says (its dialect, and the time signatures are judged at).
@@ -666,35 +666,35 @@ impl LockPlan {
         requirements: Vec<Requirement>,
         platforms: Vec<Platform>,
         check: SignatureCheck,
-    ) -> LockPlan {
-        LockPlan::with_origin(requirements, platforms, check, Origin::Registry)
+    ) -> ProviderPlan {
+        ProviderPlan::with_origin(requirements, platforms, check, Origin::Registry)
     }
 
-    /// [`LockPlan::new`], the providers taken from `origin`.
+    /// [`ProviderPlan::new`], the providers taken from `origin`.
     pub fn with_origin(
         requirements: Vec<Requirement>,
         platforms: Vec<Platform>,
         check: SignatureCheck,
         origin: Origin,
-    ) -> LockPlan {
+    ) -> ProviderPlan {
         let requirements = requirements
             .into_iter()
             .map(|r| (r, origin.clone()))
             .collect();
-        LockPlan::build(requirements, platforms, check, None, false)
+        ProviderPlan::build(requirements, platforms, check, None, false)
     }
 
-    /// [`LockPlan::new`], each provider taken from its own origin (an OCI
+    /// [`ProviderPlan::new`], each provider taken from its own origin (an OCI
     /// mirror's repository is each provider's own).
     pub fn with_origins(
         requirements: Vec<(Requirement, Origin)>,
         platforms: Vec<Platform>,
         check: SignatureCheck,
-    ) -> LockPlan {
-        LockPlan::build(requirements, platforms, check, None, false)
+    ) -> ProviderPlan {
+        ProviderPlan::build(requirements, platforms, check, None, false)
     }
 
-    /// [`LockPlan::with_origins`] with the plugin cache, as `providers lock
+    /// [`ProviderPlan::with_origins`] with the plugin cache, as `providers lock
     /// -enable-plugin-cache` uses it (LOCKRUN-10): once a provider's
     /// version is selected, each platform's cache entry is looked at
     /// ([`Job::Installed`], the entry's lock taken) and linked without a
@@ -710,9 +710,9 @@ impl LockPlan {
         platforms: Vec<Platform>,
         check: SignatureCheck,
         cache: CacheRules,
-    ) -> LockPlan {
+    ) -> ProviderPlan {
         let rules = InstallRules { cache: Some(cache) };
-        LockPlan::build(requirements, platforms, check, Some(rules), false)
+        ProviderPlan::build(requirements, platforms, check, Some(rules), false)
     }
 
     /// The plan of an install run (`init`; INSTALL-2 to INSTALL-4) for
@@ -730,8 +730,8 @@ impl LockPlan {
         platform: Platform,
         check: SignatureCheck,
         rules: InstallRules,
-    ) -> LockPlan {
-        LockPlan::build(requirements, vec![platform], check, Some(rules), true)
+    ) -> ProviderPlan {
+        ProviderPlan::build(requirements, vec![platform], check, Some(rules), true)
     }
 
     fn build(
@@ -740,7 +740,7 @@ impl LockPlan {
         check: SignatureCheck,
         install: Option<InstallRules>,
         init: bool,
-    ) -> LockPlan {
+    ) -> ProviderPlan {
         requirements.sort_by(|a, b| a.0.source.cmp(&b.0.source));
         requirements.dedup_by(|a, b| a.0.source == b.0.source);
         let mut seen = Vec::new();
@@ -749,7 +749,7 @@ impl LockPlan {
             seen.push(p.clone());
             new
         });
-        let mut plan = LockPlan {
+        let mut plan = ProviderPlan {
             providers: Vec::new(),
             platforms,
             install,
@@ -938,7 +938,7 @@ impl LockPlan {
     }
 
     /// The next job to run, if one is ready; `None` does not mean the plan
-    /// is over: see [`LockPlan::is_finished`]. After a failure no job is
+    /// is over: see [`ProviderPlan::is_finished`]. After a failure no job is
     /// handed out.
     pub fn next_job(&mut self) -> Option<(JobId, Job)> {
         if !self.failures.is_empty() {
@@ -1594,7 +1594,7 @@ impl LockPlan {
     }
 
     /// What the lock file gets for each provider, in address order; or
-    /// every failure. Call it once [`LockPlan::is_finished`].
+    /// every failure. Call it once [`ProviderPlan::is_finished`].
     pub fn finish(self) -> Result<Vec<ProviderLock>, Vec<LockFailure>> {
         if !self.failures.is_empty() {
             return Err(self.failures);

@@ -14,8 +14,8 @@ use tfdisco_core::{
     Dialect, Error, Platform, ProviderPackage, ProviderSource, ProviderVersion, ProviderVersions,
     SigningKey, Sink, Version, VersionConstraints,
 };
-use tfdisco_provider::lock_plan::{
-    ArchiveSink, Job, JobId, JobOutput, LockFailure, LockPlan, LockProblem, Requirement,
+use tfdisco_provider::plan::{
+    ArchiveSink, Job, JobId, JobOutput, LockFailure, LockProblem, ProviderPlan, Requirement,
 };
 use tfdisco_provider::{SignatureCheck, Trust};
 
@@ -53,8 +53,8 @@ fn platform(given: &str) -> Platform {
     Platform::parse(given).expect("a platform")
 }
 
-fn new_plan(requirements: Vec<Requirement>, platforms: &[&str]) -> LockPlan {
-    LockPlan::new(
+fn new_plan(requirements: Vec<Requirement>, platforms: &[&str]) -> ProviderPlan {
+    ProviderPlan::new(
         requirements,
         platforms.iter().map(|p| platform(p)).collect(),
         SignatureCheck::new(T, SystemTime::now()),
@@ -143,7 +143,7 @@ fn archive(bytes: &[u8]) -> JobOutput {
 
 /// Answers every job as the fixture's registry would, in the order they
 /// come, `spoil` changing a download's bytes; returns the jobs seen.
-fn run(plan: &mut LockPlan, spoil: impl Fn(&Url, &mut Vec<u8>)) -> Vec<Job> {
+fn run(plan: &mut ProviderPlan, spoil: impl Fn(&Url, &mut Vec<u8>)) -> Vec<Job> {
     let mut seen = Vec::new();
     while let Some((id, job)) = plan.next_job() {
         seen.push(job.clone());
@@ -203,7 +203,7 @@ fn kinds(jobs: &[Job]) -> Vec<&'static str> {
         .collect()
 }
 
-fn failures(plan: LockPlan) -> Vec<LockFailure> {
+fn failures(plan: ProviderPlan) -> Vec<LockFailure> {
     plan.finish().expect_err("a failure")
 }
 
@@ -443,7 +443,7 @@ mod mirror {
     use tfdisco_core::url::Url;
     use tfdisco_core::{Config, Dialect, Error, NetworkMirror, Transfer};
     use tfdisco_provider::SignatureCheck;
-    use tfdisco_provider::lock_plan::{Job, JobOutput, LockPlan, Origin};
+    use tfdisco_provider::plan::{Job, JobOutput, Origin, ProviderPlan};
 
     use super::common::{Net, Reply};
     use super::{HOST, T, platform, read, requirement};
@@ -511,8 +511,8 @@ mod mirror {
         }
     }
 
-    fn plan(platforms: &[&str]) -> LockPlan {
-        LockPlan::with_origin(
+    fn plan(platforms: &[&str]) -> ProviderPlan {
+        ProviderPlan::with_origin(
             vec![
                 requirement("alpha", "~> 1.0", None),
                 requirement("beta", ">= 0.9.0", None),
@@ -627,12 +627,12 @@ mod mirror {
 /// Install runs (INSTALL-2 to INSTALL-4, INSTALL-7): `init`'s plan for one platform.
 mod install {
     use super::*;
-    use tfdisco_provider::lock_plan::{
+    use tfdisco_provider::plan::{
         CacheRules, InstallRules, Installed, InstalledPackages, Origin, Recorded,
     };
 
-    fn install_plan(requirement: Requirement, rules: InstallRules) -> LockPlan {
-        LockPlan::install(
+    fn install_plan(requirement: Requirement, rules: InstallRules) -> ProviderPlan {
+        ProviderPlan::install(
             vec![(requirement, Origin::Registry)],
             platform("linux_amd64"),
             SignatureCheck::new(T, SystemTime::now()),
@@ -649,14 +649,14 @@ mod install {
 
     /// Runs the plan, answering `Installed` with `found` and every other
     /// job as the fixture's registry; the kinds of the jobs seen.
-    fn run_with(plan: &mut LockPlan, found: &InstalledPackages) -> Vec<&'static str> {
+    fn run_with(plan: &mut ProviderPlan, found: &InstalledPackages) -> Vec<&'static str> {
         run_busy(plan, found, 0)
     }
 
     /// [`run_with`], the cache entry's lock held by another run the first
     /// `busy` times it is asked for.
     fn run_busy(
-        plan: &mut LockPlan,
+        plan: &mut ProviderPlan,
         found: &InstalledPackages,
         mut busy: usize,
     ) -> Vec<&'static str> {
@@ -853,14 +853,12 @@ mod install {
 /// file records refuses a package.
 mod plugin_cache {
     use super::*;
-    use tfdisco_provider::lock_plan::{
-        CacheRules, InstalledPackages, Origin, ProviderLock, Recorded,
-    };
+    use tfdisco_provider::plan::{CacheRules, InstalledPackages, Origin, ProviderLock, Recorded};
 
     const TWO: [&str; 2] = ["linux_amd64", "darwin_arm64"];
 
-    fn cached_plan(requirement: Requirement, may_break: bool) -> LockPlan {
-        LockPlan::with_plugin_cache(
+    fn cached_plan(requirement: Requirement, may_break: bool) -> ProviderPlan {
+        ProviderPlan::with_plugin_cache(
             vec![(requirement, Origin::Registry)],
             TWO.iter().map(|p| platform(p)).collect(),
             SignatureCheck::new(T, SystemTime::now()),
@@ -890,7 +888,10 @@ mod plugin_cache {
     /// Runs the plan, the cache holding `cache(platform)`'s `h1:` for each
     /// platform, every other job answered as the fixture's registry; the
     /// jobs seen, each as a word and its platform.
-    fn run_cached(plan: &mut LockPlan, cache: impl Fn(&Platform) -> Option<String>) -> Vec<String> {
+    fn run_cached(
+        plan: &mut ProviderPlan,
+        cache: impl Fn(&Platform) -> Option<String>,
+    ) -> Vec<String> {
         let mut seen = Vec::new();
         while let Some((id, job)) = plan.next_job() {
             let (word, on) = match &job {
@@ -1020,7 +1021,7 @@ mod plugin_cache {
 /// (LOCKRUN-4, INSTALL-8).
 mod filesystem {
     use super::*;
-    use tfdisco_provider::lock_plan::{InstallRules, InstalledPackages, Origin};
+    use tfdisco_provider::plan::{InstallRules, InstalledPackages, Origin};
     use tfdisco_provider::{LocalLocation, LocalPackage, LocalPackages, package_filename};
 
     fn mirrored(name: &str, version: &str) -> Origin {
@@ -1038,8 +1039,8 @@ mod filesystem {
 
     /// Installs alpha from the mirror, the driver answering its package
     /// with `local`; the kinds of the jobs seen.
-    fn install(local: JobOutput) -> (LockPlan, Vec<&'static str>) {
-        let mut plan = LockPlan::install(
+    fn install(local: JobOutput) -> (ProviderPlan, Vec<&'static str>) {
+        let mut plan = ProviderPlan::install(
             vec![(
                 requirement("alpha", "~> 1.0", None),
                 mirrored("alpha", "1.1.0"),
@@ -1101,7 +1102,7 @@ mod methods {
     use super::common::{Net, Reply};
     use super::*;
     use tfdisco_core::{Config, Transfer};
-    use tfdisco_provider::lock_plan::{InstallRules, Installed, InstalledPackages, Origin};
+    use tfdisco_provider::plan::{InstallRules, Installed, InstalledPackages, Origin};
     use tfdisco_provider::{LocalLocation, LocalPackage, LocalPackages, package_filename};
 
     /// A packed filesystem mirror holding these packages of `name`.
@@ -1142,8 +1143,8 @@ mod methods {
     }
 
     /// An install plan of `requirement` for linux_amd64 from `methods`.
-    fn install_plan(requirement: Requirement, methods: Vec<Origin>) -> LockPlan {
-        LockPlan::install(
+    fn install_plan(requirement: Requirement, methods: Vec<Origin>) -> ProviderPlan {
+        ProviderPlan::install(
             vec![(requirement, Origin::Methods(methods))],
             platform("linux_amd64"),
             SignatureCheck::new(T, SystemTime::now()),
@@ -1154,7 +1155,7 @@ mod methods {
     /// Runs the plan: nothing installed, a filesystem mirror's packages
     /// hashed as `h1:mirrored`, the network mirror as `net` says, the rest
     /// as the fixture's registry; the kinds of the jobs seen.
-    fn run(plan: &mut LockPlan, net: Mirror) -> Vec<&'static str> {
+    fn run(plan: &mut ProviderPlan, net: Mirror) -> Vec<&'static str> {
         let mut seen = Vec::new();
         while let Some((id, job)) = plan.next_job() {
             seen.push(match &job {
@@ -1259,7 +1260,7 @@ mod methods {
         .any(|tail| path.ends_with(tail))
     }
 
-    fn the_lock(plan: LockPlan) -> tfdisco_provider::lock_plan::ProviderLock {
+    fn the_lock(plan: ProviderPlan) -> tfdisco_provider::plan::ProviderLock {
         plan.finish().expect("installed").remove(0)
     }
 
@@ -1457,7 +1458,7 @@ mod methods {
             )
         );
 
-        let mut plan = LockPlan::install(
+        let mut plan = ProviderPlan::install(
             vec![(
                 requirement("alpha", "~> 1.0", None),
                 Origin::Methods(vec![net_mirror(), Origin::Registry]),
@@ -1485,7 +1486,7 @@ mod methods {
             Origin::Methods(vec![filesystem("alpha", &[("1.0.0", "linux_amd64")])]),
             Origin::Methods(vec![Origin::Registry]),
         ]);
-        let mut plan = LockPlan::install(
+        let mut plan = ProviderPlan::install(
             vec![(requirement("alpha", "~> 1.0", None), nested)],
             platform("linux_amd64"),
             SignatureCheck::new(T, SystemTime::now()),
@@ -1504,7 +1505,7 @@ mod trusted {
     use super::common::{Net, Reply};
     use super::*;
     use tfdisco_core::{Config, Transfer};
-    use tfdisco_provider::lock_plan::{InstallRules, InstalledPackages, Origin, ProviderLock};
+    use tfdisco_provider::plan::{InstallRules, InstalledPackages, Origin, ProviderLock};
 
     const O: Dialect = Dialect::OpenTofu;
 
@@ -1541,7 +1542,7 @@ mod trusted {
             true => Origin::TrustedNetworkMirror(mirror::base()),
             false => Origin::NetworkMirror(mirror::base()),
         };
-        let mut plan = LockPlan::install(
+        let mut plan = ProviderPlan::install(
             vec![(alpha(host), Origin::Methods(vec![origin]))],
             platform("linux_amd64"),
             check,
