@@ -58,6 +58,12 @@ if cargo tree -p tfdisco-config -e normal --prefix none --locked \
   exit 1
 fi
 
+echo "== the transport crate decides nothing: it depends on neither the provider crate nor the runs"
+if cargo tree -p tfdisco-transport -e normal --depth 1 --prefix none --locked | grep -E '^tfdisco-(provider|runs) '; then
+  echo "tfdisco-transport must not depend on the crates above" >&2
+  exit 1
+fi
+
 echo "== the tfdisco CLI is shipped without the test kit (serve and demo are tfdisco-dev's)"
 if cargo tree -p tfdisco -e normal --prefix none --locked | grep -E '^tfdisco-(testkit|dev-server) '; then
   echo "tfdisco must not depend on the crates above" >&2
