@@ -18,9 +18,10 @@ use crate::{
 
 /// A client for blocking code: [`AsyncClient`]'s methods, each run to
 /// completion on the calling thread; [`BlockingClient::wait`] runs any
-/// other [`Call`](crate::Call) of its async client, an observed one say. Clones share the cache and the
-/// connections; use it from as many threads as you like (threads that
-/// discover one host at the same time share one request).
+/// other [`Call`](crate::Call) of its async client, an observed one say.
+/// Clones share the cache and the connections; use it from as many threads
+/// as you like (threads that discover one host at the same time share one
+/// request).
 ///
 /// `tfdisco_curl::Client` is one; the CLI holds one over whichever
 /// transport it was asked for. Inside an async runtime use the
