@@ -71,7 +71,7 @@ impl From<std::io::Error> for Failure {
         if e.kind() == std::io::ErrorKind::BrokenPipe {
             Failure::new(exit::SUCCESS, BROKEN_PIPE, "")
         } else {
-            Failure::new(exit::DISCOVERY_FAILED, "io", e)
+            Failure::new(exit::FAILED, "io", e)
         }
     }
 }

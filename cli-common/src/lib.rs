@@ -5,8 +5,10 @@
 
 #![forbid(unsafe_code)]
 
+/// The exit codes: the runs' one table.
+pub use tfdisco_runs::exit;
+
 pub mod client;
-pub mod exit;
 pub mod failure;
 pub mod report;
 pub mod verbose;

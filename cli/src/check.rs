@@ -44,7 +44,7 @@ pub(crate) fn run(host: &str, opts: &NetOpts) -> Result<u8, Failure> {
                 "\nverdict\n  terraform: would fail\n  opentofu:  would fail"
             );
             print!("{out}");
-            return Ok(exit::DISCOVERY_FAILED);
+            return Ok(exit::FAILED);
         }
     };
     if services.is_forced() {
@@ -56,11 +56,7 @@ pub(crate) fn run(host: &str, opts: &NetOpts) -> Result<u8, Failure> {
     services_section(&mut out, &services);
     let failing = verdict(&mut out, &services);
     print!("{out}");
-    Ok(if failing {
-        exit::DISCOVERY_FAILED
-    } else {
-        exit::SUCCESS
-    })
+    Ok(if failing { exit::FAILED } else { exit::SUCCESS })
 }
 
 /// What a discovery showed of itself.

@@ -24,7 +24,7 @@ pub(crate) fn run(
             host: host.clone(),
             error,
         };
-        Failure::new(exit::DISCOVERY_FAILED, kinds::CREDENTIALS, failed)
+        Failure::new(exit::FAILED, kinds::CREDENTIALS, failed)
     })?;
     let origin = found.as_ref().map(|f| f.origin().to_string());
     let token = found

@@ -21,7 +21,7 @@ pub(crate) fn cancel_on_interrupt(cancel: Cancel) {
             eprintln!("tfdisco: interrupted: stopping (interrupt again to quit at once)");
             cancel.cancel();
             interrupted().await;
-            std::process::exit(130);
+            std::process::exit(i32::from(tfdisco_cli_common::exit::CANCELLED));
         });
     });
 }

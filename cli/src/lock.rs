@@ -139,7 +139,7 @@ pub(crate) fn finish<R: Serialize>(
             Ok(exit::SUCCESS)
         }
         Err(error) => {
-            let code = u8::try_from(error.exit_code()).unwrap_or(exit::DISCOVERY_FAILED);
+            let code = u8::try_from(error.exit_code()).unwrap_or(exit::FAILED);
             if json {
                 println!("{}", json_text(&error));
                 Ok(code)

@@ -19,7 +19,7 @@ const MOVED_TO: &str = "/terraform/discovery.json";
 
 pub(crate) fn run() -> Result<u8, Failure> {
     let pki = dev_pki(&["localhost", "127.0.0.1", "::1"])
-        .map_err(|e| Failure::new(exit::DISCOVERY_FAILED, "tls", e))?;
+        .map_err(|e| Failure::new(exit::FAILED, "tls", e))?;
     let listen = "127.0.0.1:0".parse().expect("a constant socket address");
     let server = TestServer::bind(listen, Some(pki.server_config))?;
     server.route(tfdisco_core::DISCOVERY_PATH, Reply::redirect(301, MOVED_TO));
@@ -162,7 +162,7 @@ pub(crate) fn run() -> Result<u8, Failure> {
         Ok(exit::SUCCESS)
     } else {
         println!("The transports did not all succeed with the same answer.");
-        Ok(exit::DISCOVERY_FAILED)
+        Ok(exit::FAILED)
     }
 }
 

@@ -104,8 +104,7 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
         _ => {
             let names = how_to::certificate_names(opts.listen.ip());
             let names: Vec<&str> = names.iter().map(String::as_str).collect();
-            let pki =
-                dev_pki(&names).map_err(|e| Failure::new(exit::DISCOVERY_FAILED, "tls", e))?;
+            let pki = dev_pki(&names).map_err(|e| Failure::new(exit::FAILED, "tls", e))?;
             let path = opts
                 .ca_out
                 .clone()
@@ -146,7 +145,7 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
             let loopback = SocketAddr::from((std::net::Ipv4Addr::LOCALHOST, 0));
             let server = TestServer::bind(loopback, Some(tls)).map_err(|e| {
                 Failure::new(
-                    exit::DISCOVERY_FAILED,
+                    exit::FAILED,
                     "any_registry",
                     format!("--any-registry: cannot listen on {loopback}: {e}"),
                 )

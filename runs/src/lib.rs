@@ -3,6 +3,7 @@
 #![deny(missing_docs)]
 
 mod client_runs;
+pub mod exit;
 mod inputs;
 mod install;
 pub mod kinds;

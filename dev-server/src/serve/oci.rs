@@ -77,11 +77,7 @@ impl OciFixture {
         watch_signals(send.clone())?;
         watch_stdin(send);
         let registry = OciRegistry::try_start(auth).map_err(|e| {
-            Failure::new(
-                exit::DISCOVERY_FAILED,
-                "oci_registry",
-                format!("--oci-registry: {e}"),
-            )
+            Failure::new(exit::FAILED, "oci_registry", format!("--oci-registry: {e}"))
         })?;
         let zip = stored_zip(MODULE_FILES);
         let mut pushed = None;
@@ -100,7 +96,7 @@ impl OciFixture {
         let ca_file = registry.dir().join("ca.pem");
         std::fs::write(&ca_file, tfdisco_testkit::pki().ca_pem()).map_err(|e| {
             Failure::new(
-                exit::DISCOVERY_FAILED,
+                exit::FAILED,
                 "oci_registry",
                 format!("writing {}: {e}", ca_file.display()),
             )
@@ -168,7 +164,7 @@ fn watch_signals(stop: Sender<&'static str>) -> Result<(), Failure> {
     use tokio::signal::unix::{SignalKind, signal};
     let failed = |e: std::io::Error| {
         Failure::new(
-            exit::DISCOVERY_FAILED,
+            exit::FAILED,
             "oci_registry",
             format!("--oci-registry: watching for signals: {e}"),
         )

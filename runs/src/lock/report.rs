@@ -14,6 +14,8 @@ use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
 use tfdisco_provider::plan::LockFailure;
 
+use crate::exit;
+
 /// What a lock run did: `{"lock_file", "changed", "platforms",
 /// "providers": [{"source", "version", "constraints", "hashes_added",
 /// "trust", "key_id"}], "dialect": {"name", "chosen_by", "why"}}`.
@@ -105,18 +107,21 @@ impl RunError {
     /// `--lockfile readonly`; 1 for a failed request, verification or
     /// write; 130 for a cancelled run (a shell's code for Ctrl-C).
     pub fn exit_code(&self) -> i32 {
-        match self {
-            RunError::Cancelled => 130,
-            RunError::Configuration(_) | RunError::Usage(_) => 2,
-            RunError::ReadOnly(_) => 3,
-            RunError::LockFile(LockFileError::Io { .. }) | RunError::Folder { .. } => 1,
-            RunError::LockFile(_) => 2,
-            RunError::Failed(failures) => failures
-                .iter()
-                .map(failure_exit_code)
-                .find(|code| *code != 3)
-                .unwrap_or(3),
-        }
+        let code = match self {
+            RunError::Cancelled => exit::CANCELLED,
+            RunError::Configuration(_) | RunError::Usage(_) => exit::USAGE,
+            RunError::ReadOnly(_) => exit::NOT_PROVIDED,
+            RunError::LockFile(LockFileError::Io { .. }) | RunError::Folder { .. } => exit::FAILED,
+            RunError::LockFile(_) => exit::USAGE,
+            RunError::Failed(failures) => {
+                return failures
+                    .iter()
+                    .map(failure_exit_code)
+                    .find(|code| *code != i32::from(exit::NOT_PROVIDED))
+                    .unwrap_or(i32::from(exit::NOT_PROVIDED));
+            }
+        };
+        i32::from(code)
     }
 }
 
@@ -124,7 +129,11 @@ impl RunError {
 /// when nothing offered fits (`LockFailure::is_unavailable`), 1 for a failed
 /// request, download, local file or verification.
 pub fn failure_exit_code(failure: &LockFailure) -> i32 {
-    if failure.is_unavailable() { 3 } else { 1 }
+    i32::from(if failure.is_unavailable() {
+        exit::NOT_PROVIDED
+    } else {
+        exit::FAILED
+    })
 }
 
 impl fmt::Display for RunError {
