@@ -143,6 +143,10 @@ impl<T: Transport> On<'_, T> {
         job: Job,
         archives: Archives<'_>,
     ) -> Result<JobOutput, Error> {
+        let job = match ArchiveJob::of(job) {
+            Ok(archive) => return self.archive_into(archive, archives).await,
+            Err(job) => job,
+        };
         match job {
             Job::Versions { source } => self
                 .provider_versions(&source)
@@ -162,29 +166,6 @@ impl<T: Transport> On<'_, T> {
                 self.download(url, contents, &about)
                     .await
                     .map(JobOutput::Document)
-            }
-            Job::Archive {
-                url,
-                about,
-                source,
-                version,
-                platform,
-                ..
-            } => {
-                let at = ArchiveAt::Url { url, about };
-                self.archive_into(at, archives, &source, &version, &platform)
-                    .await
-            }
-            Job::OciBlob {
-                address,
-                layer,
-                source,
-                version,
-                platform,
-            } => {
-                let at = ArchiveAt::Oci { address, layer };
-                self.archive_into(at, archives, &source, &version, &platform)
-                    .await
             }
             Job::OciTags { address, .. } => self.oci_tags(&address).await.map(JobOutput::OciTags),
             Job::OciManifest {
@@ -223,17 +204,20 @@ impl<T: Transport> On<'_, T> {
     /// staged in a mirror folder.
     async fn archive_into(
         self,
-        at: ArchiveAt,
+        job: ArchiveJob,
         archives: Archives<'_>,
-        source: &ProviderSource,
-        version: &Version,
-        platform: &Platform,
     ) -> Result<JobOutput, Error> {
+        let ArchiveJob {
+            at,
+            source,
+            version,
+            platform,
+        } = job;
         match archives {
             Archives::Hashed => self.fetch_archive(at, ArchiveSink::new()).await,
             Archives::Staged(folder) => {
-                let sink = folder.stage(source, version, platform).map_err(|e| {
-                    Error::local_file(&folder.staging_path(source, version, platform), e)
+                let sink = folder.stage(&source, &version, &platform).map_err(|e| {
+                    Error::local_file(&folder.staging_path(&source, &version, &platform), e)
                 })?;
                 self.fetch_archive(at, sink).await
             }
@@ -266,6 +250,46 @@ pub(crate) enum ArchiveAt {
         address: RepositoryAddress,
         layer: Descriptor,
     },
+}
+
+/// A job that downloads a package archive ([`Job::Archive`] from a URL,
+/// [`Job::OciBlob`] from an OCI layer): where its bytes are and what they
+/// are the package of.
+pub(crate) struct ArchiveJob {
+    pub(crate) at: ArchiveAt,
+    pub(crate) source: ProviderSource,
+    pub(crate) version: Version,
+    pub(crate) platform: Platform,
+}
+
+impl ArchiveJob {
+    /// The archive `job` downloads, or `job` itself when it downloads none.
+    pub(crate) fn of(job: Job) -> Result<ArchiveJob, Job> {
+        let (at, source, version, platform) = match job {
+            Job::Archive {
+                url,
+                about,
+                source,
+                version,
+                platform,
+                ..
+            } => (ArchiveAt::Url { url, about }, source, version, platform),
+            Job::OciBlob {
+                address,
+                layer,
+                source,
+                version,
+                platform,
+            } => (ArchiveAt::Oci { address, layer }, source, version, platform),
+            other => return Err(other),
+        };
+        Ok(ArchiveJob {
+            at,
+            source,
+            version,
+            platform,
+        })
+    }
 }
 
 /// Where a run's archives go as they download.

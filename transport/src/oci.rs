@@ -5,6 +5,7 @@
 //! gives for the repository; the tokens the client learns are shared by
 //! its requests. What is sent, and why, is decided by `tfdisco-oci`.
 
+use tfdisco_core::url::Url;
 use tfdisco_core::{Error, Goal, Hostname, Sink};
 use tfdisco_oci::{
     Access, Authorized, BlobRequest, Descriptor, FetchedManifest, ManifestRequest, Reference,
@@ -34,7 +35,7 @@ impl<T: Transport> AsyncClient<T> {
                     goal,
                     url,
                     address,
-                    Scope::new(address.repository(), Access::Pull),
+                    pull(address),
                     credentials.clone(),
                 ))
                 .await?;
@@ -58,18 +59,9 @@ impl<T: Transport> AsyncClient<T> {
         reference: &Reference,
         accept: &[&str],
     ) -> Result<FetchedManifest, Error> {
-        let host = registry_host(address)?;
-        let credentials = self.cache().oci_credentials(address)?;
+        let goal = ManifestRequest::new(registry_host(address)?, reference.clone(), accept);
         let url = address.manifest_url(reference);
-        let goal = ManifestRequest::new(host, reference.clone(), accept);
-        self.oci_run(Authorized::new(
-            goal,
-            url,
-            address,
-            Scope::new(address.repository(), Access::Pull),
-            credentials,
-        ))
-        .await
+        self.oci_request(address, goal, url, pull(address)).await
     }
 
     /// The blob `descriptor` names in the repository at `address`,
@@ -87,7 +79,8 @@ impl<T: Transport> AsyncClient<T> {
     {
         let host = registry_host(address)?;
         let goal = BlobRequest::new(host, descriptor.digest.clone(), descriptor.size, sink);
-        self.oci_blob_goal(address, descriptor, goal).await
+        let url = address.blob_url(&descriptor.digest);
+        self.oci_request(address, goal, url, pull(address)).await
     }
 
     /// A provider package's blob for a job of the provider crate's plan
@@ -105,31 +98,26 @@ impl<T: Transport> AsyncClient<T> {
         S::Output: Send,
     {
         let goal = BlobRequest::size_checked(registry_host(address)?, descriptor.size, sink);
-        self.oci_blob_goal(address, descriptor, goal).await
+        let url = address.blob_url(&descriptor.digest);
+        self.oci_request(address, goal, url, pull(address)).await
     }
 
-    /// A blob goal run in the repository at `address`, with its
-    /// credentials and a pull scope.
-    async fn oci_blob_goal<S>(
+    /// One OCI request to `url` in the repository at `address`, with the
+    /// repository's credentials and `scope`.
+    pub(crate) async fn oci_request<G>(
         &self,
         address: &RepositoryAddress,
-        descriptor: &Descriptor,
-        goal: BlobRequest<S>,
-    ) -> Result<S::Output, Error>
+        goal: G,
+        url: Url,
+        scope: Scope,
+    ) -> Result<G::Output, Error>
     where
-        S: Sink,
-        S::Output: Send,
+        G: Goal + Send,
+        G::Output: Send,
     {
         let credentials = self.cache().oci_credentials(address)?;
-        let url = address.blob_url(&descriptor.digest);
-        self.oci_run(Authorized::new(
-            goal,
-            url,
-            address,
-            Scope::new(address.repository(), Access::Pull),
-            credentials,
-        ))
-        .await
+        self.oci_run(Authorized::new(goal, url, address, scope, credentials))
+            .await
     }
 
     /// Runs an authorized OCI request: each step's transfer over the
@@ -198,4 +186,9 @@ pub(crate) fn registry_host(address: &RepositoryAddress) -> Result<Hostname, Err
     Hostname::parse(address.registry()).map_err(|e| Error::InvalidArgument {
         message: format!("the OCI registry {}: {e}", address.registry()),
     })
+}
+
+/// The scope of a read of the repository at `address`.
+fn pull(address: &RepositoryAddress) -> Scope {
+    Scope::new(address.repository(), Access::Pull)
 }

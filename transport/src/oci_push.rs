@@ -11,9 +11,8 @@ use std::path::{Path, PathBuf};
 use tfdisco_core::Error;
 use tfdisco_core::bytes::Bytes;
 use tfdisco_oci::{
-    Access, Algorithm, Authorized, BlobExistsRequest, Digest, ManifestPutRequest, Reference,
-    RepositoryAddress, Scope, UploadChunkRequest, UploadFinishRequest, UploadStartRequest,
-    UploadStarted,
+    Access, Algorithm, BlobExistsRequest, Digest, ManifestPutRequest, Reference, RepositoryAddress,
+    Scope, UploadChunkRequest, UploadFinishRequest, UploadStartRequest, UploadStarted,
 };
 
 use crate::oci::registry_host;
@@ -209,7 +208,7 @@ impl<T: Transport> AsyncClient<T> {
             Some(from) => {
                 let url = address.mount_url(&blob.digest, from);
                 let scope = Scope::mount(address.repository(), from.repository());
-                self.write(address, UploadStartRequest::new(host.clone()), url, scope)
+                self.oci_request(address, UploadStartRequest::new(host.clone()), url, scope)
                     .await?
             }
             None => {
@@ -268,24 +267,7 @@ impl<T: Transport> AsyncClient<T> {
         G::Output: Send,
     {
         let scope = Scope::new(address.repository(), Access::Push);
-        self.write(address, goal, url, scope).await
-    }
-
-    /// One write of a push, with the repository's credentials and `scope`.
-    async fn write<G>(
-        &self,
-        address: &RepositoryAddress,
-        goal: G,
-        url: tfdisco_core::url::Url,
-        scope: Scope,
-    ) -> Result<G::Output, Error>
-    where
-        G: tfdisco_core::Goal + Send,
-        G::Output: Send,
-    {
-        let credentials = self.cache().oci_credentials(address)?;
-        self.oci_run(Authorized::new(goal, url, address, scope, credentials))
-            .await
+        self.oci_request(address, goal, url, scope).await
     }
 }
 

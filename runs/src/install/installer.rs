@@ -19,7 +19,7 @@ use tfdisco_provider::{LocalLocation, LocalPackage};
 
 use super::options::{Cancel, InstallEvent, InstallEvents};
 use crate::On;
-use crate::plan_jobs::{ArchiveAt, Archives};
+use crate::plan_jobs::{ArchiveJob, Archives};
 use crate::{AsyncClient, Transport};
 
 /// How long a run waits between two tries of a busy plugin cache entry's
@@ -304,6 +304,10 @@ impl<T: Transport> On<'_, T> {
         job: Job,
     ) -> Result<JobOutput, Error> {
         installer.check_cancelled()?;
+        let job = match ArchiveJob::of(job) {
+            Ok(archive) => return self.install_archive(installer, archive).await,
+            Err(job) => job,
+        };
         match job {
             Job::Installed {
                 source,
@@ -327,29 +331,6 @@ impl<T: Transport> On<'_, T> {
                 installer.release(&source, &version, &platform);
                 Ok(JobOutput::Done)
             }
-            Job::Archive {
-                url,
-                about,
-                source,
-                version,
-                platform,
-                ..
-            } => {
-                let at = ArchiveAt::Url { url, about };
-                self.install_archive(installer, at, source, version, platform)
-                    .await
-            }
-            Job::OciBlob {
-                address,
-                layer,
-                source,
-                version,
-                platform,
-            } => {
-                let at = ArchiveAt::Oci { address, layer };
-                self.install_archive(installer, at, source, version, platform)
-                    .await
-            }
             Job::LocalPackage { package } => match installer.local_package(&package)? {
                 Some(output) => Ok(output),
                 None => {
@@ -366,11 +347,14 @@ impl<T: Transport> On<'_, T> {
     async fn install_archive(
         self,
         installer: &Installer,
-        at: ArchiveAt,
-        source: ProviderSource,
-        version: Version,
-        platform: Platform,
+        job: ArchiveJob,
     ) -> Result<JobOutput, Error> {
+        let ArchiveJob {
+            at,
+            source,
+            version,
+            platform,
+        } = job;
         let sink = Cancellable {
             sink: installer.stage(&source, &version, &platform)?,
             cancel: installer.cancel.clone(),
