@@ -108,10 +108,7 @@ impl InstallRun {
         }
         let plugin_cache = options.plugin_cache();
         let cache = plugin_cache.dir().filter(|dir| dir.is_dir());
-        let folder = ProvidersFolder::new(dir, cache).map_err(|error| RunError::Folder {
-            path: dir.to_owned(),
-            error: error.into(),
-        })?;
+        let folder = ProvidersFolder::new(dir, cache).map_err(RunError::in_folder(dir))?;
         let rules = InstallRules {
             cache: folder.cache().map(|_| CacheRules {
                 may_break_lock_file: plugin_cache.may_break_dependency_lock_file(),
@@ -219,11 +216,6 @@ impl InstallRun {
     /// a link to it.
     fn place(&self, lock: &ProviderLock) -> Result<(), RunError> {
         let (source, version, platform) = (&lock.source, &lock.version, &self.platform);
-        let folder_error =
-            |path: &Path, error: Box<dyn std::error::Error + Send + Sync>| RunError::Folder {
-                path: path.to_owned(),
-                error,
-            };
         let (installer, folder) = (&self.installer, &self.installer.folder);
         let target = folder.target_path(source, version, platform);
         match (
@@ -233,18 +225,18 @@ impl InstallRun {
             (Some(Installed::Reused) | None, _) => Ok(()),
             (_, Some(dir)) => folder
                 .link_to_folder(source, version, platform, &dir)
-                .map_err(|e| folder_error(&target, e.into())),
+                .map_err(RunError::in_folder(&target)),
             _ if folder.cache().is_some() => folder
                 .link_to_cache(source, version, platform)
-                .map_err(|e| folder_error(&target, e.into())),
+                .map_err(RunError::in_folder(&target)),
             _ => {
                 let staged = installer
                     .take_staged(source, version, platform)
-                    .map_err(|e| folder_error(&target, e.to_string().into()))?;
+                    .map_err(|e| RunError::in_folder(&target)(e.to_string()))?;
                 match staged {
                     Some(staged) => folder
                         .place(&staged)
-                        .map_err(|e| folder_error(staged.final_path(), e.into())),
+                        .map_err(RunError::in_folder(staged.final_path())),
                     None => Ok(()),
                 }
             }
@@ -265,10 +257,7 @@ fn origin_for(
         if let Some(packages) = folders.get(path) {
             return Ok(packages.clone());
         }
-        let scan = FilesystemMirror::scan(path, dialect).map_err(|error| RunError::Folder {
-            path: path.to_owned(),
-            error: error.into(),
-        })?;
+        let scan = FilesystemMirror::scan(path, dialect).map_err(RunError::in_folder(path))?;
         folders.insert(path.to_owned(), scan.packages().clone());
         Ok(scan.packages().clone())
     };

@@ -57,18 +57,9 @@ struct CachedRun {
 impl CachedRun {
     /// The jobs on the cache at `cache`, from a new empty folder.
     fn new(cache: &Path) -> Result<CachedRun, RunError> {
-        let target = tempfile::Builder::new()
-            .prefix("tfdisco-providers-lock-")
-            .tempdir()
-            .map_err(|error| RunError::Folder {
-                path: std::env::temp_dir(),
-                error: error.into(),
-            })?;
+        let target = private_temp_dir("tfdisco-providers-lock-")?;
         let folder =
-            ProvidersFolder::new(target.path(), Some(cache)).map_err(|error| RunError::Folder {
-                path: cache.to_owned(),
-                error: error.into(),
-            })?;
+            ProvidersFolder::new(target.path(), Some(cache)).map_err(RunError::in_folder(cache))?;
         Ok(CachedRun {
             installer: Installer::new(folder, None, Cancel::new()),
             _target: target,
@@ -89,10 +80,7 @@ fn origins(
         ProvidersFrom::NetworkMirror(mirror) => Origin::NetworkMirror(mirror.clone()),
         ProvidersFrom::FilesystemMirror(folder) => {
             let scan =
-                FilesystemMirror::scan(folder, dialect).map_err(|error| RunError::Folder {
-                    path: folder.clone(),
-                    error: error.into(),
-                })?;
+                FilesystemMirror::scan(folder, dialect).map_err(RunError::in_folder(folder))?;
             Origin::Filesystem(scan.packages().clone())
         }
         ProvidersFrom::OciMirror(template) => {
@@ -244,4 +232,13 @@ pub(crate) async fn lock(
         None => run_plan_into(jobs, &mut plan, options.jobs, Archives::Hashed).await,
     }
     run.apply(plan)
+}
+
+/// A new private folder in the system's temporary folder, removed when
+/// dropped: where a run keeps what must not be seen before it is whole.
+pub(crate) fn private_temp_dir(prefix: &str) -> Result<tempfile::TempDir, RunError> {
+    tempfile::Builder::new()
+        .prefix(prefix)
+        .tempdir()
+        .map_err(RunError::in_folder(&std::env::temp_dir()))
 }

@@ -104,10 +104,7 @@ impl MirrorRun {
         let indexes = self
             .folder
             .write_indexes(self.dialect, &computed)
-            .map_err(|error| RunError::Folder {
-                path: self.folder.root().to_owned(),
-                error: error.into(),
-            })?;
+            .map_err(RunError::in_folder(self.folder.root()))?;
         Ok(MirrorReport {
             folder: self.folder.root().to_owned(),
             platforms: self.platforms.clone(),
@@ -132,12 +129,11 @@ impl MirrorRun {
             let placed = self
                 .folder
                 .place(&lock.source, &lock.version, &package.platform)
-                .map_err(|error| RunError::Folder {
-                    path: self
-                        .folder
-                        .package_path(&lock.source, &lock.version, &package.platform),
-                    error: error.into(),
-                })?;
+                .map_err(RunError::in_folder(&self.folder.package_path(
+                    &lock.source,
+                    &lock.version,
+                    &package.platform,
+                )))?;
             let hashes = mirror_folder::listed_hashes(self.dialect, package);
             computed.insert(placed.clone(), hashes);
             archives.push(placed);

@@ -85,6 +85,19 @@ pub enum RunError {
 }
 
 impl RunError {
+    /// How an error about the file or folder `path` becomes a
+    /// [`RunError::Folder`]: `.map_err(RunError::in_folder(path))`.
+    pub(crate) fn in_folder<E>(path: &std::path::Path) -> impl FnOnce(E) -> RunError + use<E>
+    where
+        E: Into<Box<dyn std::error::Error + Send + Sync>>,
+    {
+        let path = path.to_owned();
+        move |error| RunError::Folder {
+            path,
+            error: error.into(),
+        }
+    }
+
     /// What failed, in one word, as `tfdisco lock --json` and the language
     /// packages name it: `configuration`, `lock_file`, `usage`, `failed`,
     /// `readonly`, `folder` or `cancelled`.

@@ -79,13 +79,7 @@ impl Pushes {
         options: &MirrorOptions,
         now: SystemTime,
     ) -> Result<(Pushes, ProviderPlan), RunError> {
-        let staging = tempfile::Builder::new()
-            .prefix("tfdisco-mirror-")
-            .tempdir()
-            .map_err(|error| RunError::Folder {
-                path: std::env::temp_dir(),
-                error: error.into(),
-            })?;
+        let staging = crate::lock::private_temp_dir("tfdisco-mirror-")?;
         let (run, plan) = MirrorRun::prepare(dir, staging.path(), dialect, options, now)?;
         let mut addresses: Vec<(ProviderSource, RepositoryAddress)> =
             Vec::with_capacity(run.sources.len());
