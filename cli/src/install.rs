@@ -1,7 +1,6 @@
 //! `tfdisco install`: `terraform init`'s provider installation without
 //! Terraform, into `.terraform/providers` and the plugin cache.
 
-use std::num::NonZeroUsize;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -11,8 +10,8 @@ use tfdisco_runs::{BlockingRuns, Cancel, InstallEvent, InstallOptions, InstallRe
 
 use crate::failure::Failure;
 use crate::interrupt;
-use crate::lock::{finish, jobs_arg};
-use crate::net::{self, NetOpts};
+use crate::lock::{RunOpts, finish};
+use crate::net;
 use crate::setup;
 
 /// `--lockfile MODE`.
@@ -50,9 +49,6 @@ pub(crate) struct InstallOpts {
     /// plugin_cache_dir]
     #[arg(long, value_name = "DIR")]
     plugin_cache: Option<PathBuf>,
-    /// How many requests to make at once (at least 1).
-    #[arg(long, value_name = "N", default_value_t = tfdisco_runs::DEFAULT_JOBS, value_parser = jobs_arg)]
-    jobs: NonZeroUsize,
     /// JSON output.
     ///
     /// One object: lock_file, changed, platform, and per provider source,
@@ -61,18 +57,18 @@ pub(crate) struct InstallOpts {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    net: NetOpts,
+    run: RunOpts,
 }
 
 pub(crate) fn run(opts: &InstallOpts) -> Result<u8, Failure> {
-    let choice = opts.net.dialect_choice_in(&opts.chdir).clone();
-    let setup = setup::load(&opts.net.client_options()?)?;
-    let client = net::client_with(opts.net.transport, &setup, |b| b)?;
+    let choice = opts.run.net.dialect_choice_in(&opts.chdir).clone();
+    let setup = setup::load(&opts.run.net.client_options()?)?;
+    let client = net::client_with(opts.run.net.transport, &setup, |b| b)?;
     let mut options = InstallOptions::new()
         .with_setup(&setup, &opts.chdir)
         .upgrade(opts.upgrade)
         .readonly(opts.lockfile == Some(LockfileMode::Readonly))
-        .jobs(opts.jobs)
+        .jobs(opts.run.jobs)
         .dialect_choice(choice);
     if let Some(dir) = &opts.plugin_cache {
         options = options.plugin_cache_dir(dir);
@@ -83,7 +79,7 @@ pub(crate) fn run(opts: &InstallOpts) -> Result<u8, Failure> {
     interrupt::cancel_on_interrupt(cancel.clone());
     options = options.cancel_on(cancel);
     for given in &opts.providers {
-        options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect())?);
+        options = options.provider(ProviderSource::parse_argument(given, opts.run.net.dialect())?);
     }
     if let Some(dir) = options.plugin_cache().dir()
         && !dir.is_dir()

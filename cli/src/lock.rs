@@ -64,9 +64,6 @@ pub(crate) struct LockOpts {
     /// plugin_cache_dir]
     #[arg(long, value_name = "DIR", requires = "enable_plugin_cache")]
     plugin_cache: Option<PathBuf>,
-    /// How many requests to make at once (at least 1).
-    #[arg(long, value_name = "N", default_value_t = tfdisco_runs::DEFAULT_JOBS, value_parser = jobs_arg)]
-    jobs: NonZeroUsize,
     /// JSON output.
     ///
     /// One object: lock_file, changed, platforms, and per provider source,
@@ -75,12 +72,12 @@ pub(crate) struct LockOpts {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    net: NetOpts,
+    run: RunOpts,
 }
 
 pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
-    let choice = opts.net.dialect_choice_in(&opts.chdir).clone();
-    let mut options = LockOptions::new().jobs(opts.jobs).dialect_choice(choice);
+    let choice = opts.run.net.dialect_choice_in(&opts.chdir).clone();
+    let mut options = LockOptions::new().jobs(opts.run.jobs).dialect_choice(choice);
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);
     }
@@ -90,10 +87,10 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
         opts.oci_mirror.as_deref(),
     )?;
     for given in &opts.providers {
-        options = options.provider(ProviderSource::parse_argument(given, opts.net.dialect())?);
+        options = options.provider(ProviderSource::parse_argument(given, opts.run.net.dialect())?);
     }
-    let setup = setup::load(&opts.net.client_options()?)?;
-    let client = net::client_with(opts.net.transport, &setup, |b| b)?;
+    let setup = setup::load(&opts.run.net.client_options()?)?;
+    let client = net::client_with(opts.run.net.transport, &setup, |b| b)?;
     if opts.enable_plugin_cache {
         options = options.enable_plugin_cache(&setup);
         if let Some(dir) = &opts.plugin_cache {
@@ -110,6 +107,17 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
     }
     let result = client.lock(&opts.chdir, &options);
     finish(result, opts.json, "lock", human)
+}
+
+/// What every run takes besides its own options: how many requests at
+/// once, and the network options.
+#[derive(Args, Debug)]
+pub(crate) struct RunOpts {
+    /// How many requests to make at once (at least 1).
+    #[arg(long, value_name = "N", default_value_t = tfdisco_runs::DEFAULT_JOBS, value_parser = jobs_arg)]
+    pub(crate) jobs: NonZeroUsize,
+    #[command(flatten)]
+    pub(crate) net: NetOpts,
 }
 
 /// `--jobs N`, read by the rule every front end shares.

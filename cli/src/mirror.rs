@@ -1,6 +1,5 @@
 //! `tfdisco mirror`: `terraform providers mirror` without Terraform.
 
-use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -10,8 +9,8 @@ use tfdisco_runs::tfdisco_provider::oci_mirror::OciMirrorTemplate;
 use tfdisco_runs::{BlockingRuns, MirrorOptions, MirrorReport, OciMirrorReport};
 
 use crate::failure::Failure;
-use crate::lock::{finish, jobs_arg};
-use crate::net::{self, NetOpts};
+use crate::lock::{RunOpts, finish};
+use crate::net;
 
 /// `tfdisco mirror …`
 #[derive(Args, Debug)]
@@ -42,9 +41,6 @@ pub(crate) struct MirrorOpts {
     /// OpenTofu always reads it.
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
     lock_file: bool,
-    /// How many requests to make at once (at least 1).
-    #[arg(long, value_name = "N", default_value_t = tfdisco_runs::DEFAULT_JOBS, value_parser = jobs_arg)]
-    jobs: NonZeroUsize,
     /// JSON output.
     ///
     /// One object: folder, platforms, indexes, and per provider source,
@@ -54,19 +50,19 @@ pub(crate) struct MirrorOpts {
     #[arg(long)]
     json: bool,
     #[command(flatten)]
-    net: NetOpts,
+    run: RunOpts,
 }
 
 pub(crate) fn run(opts: &MirrorOpts) -> Result<u8, Failure> {
-    let choice = opts.net.dialect_choice_in(&opts.chdir).clone();
+    let choice = opts.run.net.dialect_choice_in(&opts.chdir).clone();
     let mut options = MirrorOptions::new()
-        .jobs(opts.jobs)
+        .jobs(opts.run.jobs)
         .lock_file(opts.lock_file)
         .dialect_choice(choice);
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);
     }
-    let client = net::client(&opts.net)?;
+    let client = net::client(&opts.run.net)?;
     let folder = match (&opts.folder, &opts.to_oci) {
         (_, Some(template)) => {
             let template = OciMirrorTemplate::parse_as(template, "--to-oci")
