@@ -8,7 +8,7 @@ use clap::{Args, ValueEnum};
 use tfdisco_core::ProviderSource;
 use tfdisco_runs::{BlockingRuns, Cancel, InstallEvent, InstallOptions, InstallReport};
 
-use crate::failure::Failure;
+use crate::failure::{Failure, json_text};
 use crate::interrupt;
 use crate::lock::{RunOpts, finish};
 use crate::net;
@@ -111,18 +111,10 @@ fn progress(event: InstallEvent<'_>, json: bool) {
             version,
             platform,
             lock_file,
-            waited,
+            ..
         } => {
             if json {
-                let line = serde_json::json!({
-                    "event": "waiting_for_cache",
-                    "source": source.to_string(),
-                    "version": version.to_string(),
-                    "platform": platform.to_string(),
-                    "lock_file": lock_file.display().to_string(),
-                    "waited_seconds": waited.as_secs_f64(),
-                });
-                eprintln!("{line}");
+                eprintln!("{}", json_text(&event));
             } else {
                 eprintln!(
                     "- Waiting for the plugin cache entry of {source} v{version} for {platform}: \

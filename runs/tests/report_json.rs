@@ -9,7 +9,7 @@ use tfdisco_core::serde_json;
 use tfdisco_core::{Dialect, Platform, ProviderSource, SigningKey, Version};
 use tfdisco_provider::Trust;
 use tfdisco_provider::plan::Installed;
-use tfdisco_runs::{InstallReport, InstalledProvider, LockReport, ProviderReport};
+use tfdisco_runs::{InstallEvent, InstallReport, InstalledProvider, LockReport, ProviderReport};
 
 fn source() -> ProviderSource {
     ProviderSource::parse_argument("hashicorp/aws", Dialect::Terraform).expect("a source")
@@ -112,5 +112,37 @@ fn a_platform_and_a_signing_key() {
     assert_eq!(
         json(&key),
         r#"{"key_id":"K","ascii_armor":"-----BEGIN","trust_signature":"","source":"HashiCorp","source_url":null}"#
+    );
+}
+
+/// An install run's events as the CLI's `--json` lines and the language
+/// packages' event objects give them.
+#[test]
+fn install_events() {
+    let (source, version, platform) = (source(), version(), platform());
+    assert_eq!(
+        json(&InstallEvent::Downloading {
+            source: &source,
+            version: &version,
+        }),
+        r#"{"event":"downloading","source":"registry.terraform.io/hashicorp/aws","version":"5.0.0"}"#
+    );
+    assert_eq!(
+        json(&InstallEvent::Downloaded {
+            source: &source,
+            version: &version,
+            bytes: 42,
+        }),
+        r#"{"event":"downloaded","source":"registry.terraform.io/hashicorp/aws","version":"5.0.0","bytes":42}"#
+    );
+    assert_eq!(
+        json(&InstallEvent::WaitingForCache {
+            source: &source,
+            version: &version,
+            platform: &platform,
+            lock_file: std::path::Path::new("/c/5.0.0/linux_amd64.lock"),
+            waited: std::time::Duration::from_millis(1500),
+        }),
+        r#"{"event":"waiting_for_cache","source":"registry.terraform.io/hashicorp/aws","version":"5.0.0","platform":"linux_amd64","lock_file":"/c/5.0.0/linux_amd64.lock","waited_seconds":1.5}"#
     );
 }

@@ -15,25 +15,43 @@ use tfdisco_config::{DialectChoice, PluginCache};
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::ProviderInstallation;
 
+use serde::{Serialize, Serializer};
+
+use crate::lock::{path_text, text};
 use crate::{ClientSetup, DEFAULT_JOBS};
 
-/// What an install run is doing, as it does it (for a progress line).
-#[derive(Clone, Copy, Debug)]
+/// A duration as its seconds, for `#[serde(serialize_with)]`.
+fn seconds<S: Serializer>(duration: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_f64(duration.as_secs_f64())
+}
+
+/// What an install run is doing, as it does it (for a progress line). As
+/// JSON (the CLI's `--json` lines, the language packages' event objects):
+/// `{"event": "downloading", "source", "version"}`, `{"event":
+/// "downloaded", "source", "version", "bytes"}`, `{"event":
+/// "waiting_for_cache", "source", "version", "platform", "lock_file",
+/// "waited_seconds"}`.
+#[derive(Clone, Copy, Debug, Serialize)]
+#[serde(tag = "event", rename_all = "snake_case")]
 #[non_exhaustive]
 pub enum InstallEvent<'a> {
     /// A package's download starts.
     Downloading {
         /// The provider.
+        #[serde(serialize_with = "text")]
         source: &'a ProviderSource,
         /// Its version.
+        #[serde(serialize_with = "text")]
         version: &'a Version,
     },
     /// A package was downloaded (and unpacked into its staging folder): it
     /// is placed once every package is verified.
     Downloaded {
         /// The provider.
+        #[serde(serialize_with = "text")]
         source: &'a ProviderSource,
         /// Its version.
+        #[serde(serialize_with = "text")]
         version: &'a Version,
         /// Bytes downloaded.
         bytes: u64,
@@ -44,14 +62,19 @@ pub enum InstallEvent<'a> {
     /// ([`InstallOptions::cancel_on`]) to stop waiting.
     WaitingForCache {
         /// The provider.
+        #[serde(serialize_with = "text")]
         source: &'a ProviderSource,
         /// Its version.
+        #[serde(serialize_with = "text")]
         version: &'a Version,
         /// The platform of the entry.
+        #[serde(serialize_with = "text")]
         platform: &'a Platform,
         /// The entry's lock file (`…/VERSION/OS_ARCH.lock`).
+        #[serde(serialize_with = "path_text")]
         lock_file: &'a Path,
         /// How long this run has waited.
+        #[serde(rename = "waited_seconds", serialize_with = "seconds")]
         waited: Duration,
     },
 }
