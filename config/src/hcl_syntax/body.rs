@@ -2,79 +2,13 @@
 //! `ParseBodyItem`, `finishParsingBodyAttribute`, `finishParsingBodyBlock`,
 //! `parseSingleAttrBody`, `parseQuotedStringLiteral`).
 
-use std::collections::HashMap;
-
 use tfdisco_core::go_quote;
 
-use super::ast::{Body, Expr, Item};
-use super::error::{Detail, Mark};
-use super::expr::TernaryFrame;
-use super::parser::{Done, Frame, Next, Parser, Value, attribute_item, block_item};
-use super::token::{Kind, Span, Token};
-
-/// `ParseBody(end)`: items up to `end` (the end of the text, or `}`).
-pub(super) struct BodyFrame {
-    end: Kind,
-    /// The token before the body (its `{`), for "Unclosed configuration
-    /// block".
-    start: Span,
-    /// Each attribute's name and where it is, for "Attribute redefined".
-    names: HashMap<String, Span>,
-    items: Vec<Item>,
-    keep: bool,
-}
-
-impl BodyFrame {
-    pub(super) fn new(end: Kind, start: Span, keep: bool) -> BodyFrame {
-        BodyFrame {
-            end,
-            start,
-            names: HashMap::new(),
-            items: Vec::new(),
-            keep,
-        }
-    }
-}
-
-/// `finishParsingBodyAttribute`: `=` and the expression after a name.
-pub(super) struct AttributeFrame {
-    name: Token,
-    single_line: bool,
-    keep: bool,
-    started: bool,
-}
-
-impl AttributeFrame {
-    fn new(name: Token, single_line: bool, keep: bool) -> AttributeFrame {
-        AttributeFrame {
-            name,
-            single_line,
-            keep,
-            started: false,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BlockStage {
-    Labels,
-    /// In the body of a block written on several lines.
-    Body,
-    /// In the single attribute of a one-line block.
-    SingleLine,
-}
-
-/// `finishParsingBodyBlock`: labels, then the body, after a block's type.
-pub(super) struct BlockFrame {
-    ident: Token,
-    labels: Vec<String>,
-    stage: BlockStage,
-    open_brace: Span,
-    /// Where the one-line body's errors start: an error about how the block
-    /// ends is listed before them.
-    mark: Option<Mark>,
-    keep: bool,
-}
+use super::ast::{Attribute, Block, Body, Expr, Item};
+use super::error::Detail;
+use super::frame::{AttributeFrame, BlockFrame, BlockStage, BodyFrame, Done, Frame, Next, Value};
+use super::state::Parser;
+use super::token::{Kind, Span};
 
 const ITEM_REQUIRED: &str = "Argument or block definition required";
 
@@ -190,7 +124,7 @@ impl Parser<'_> {
         if !f.started {
             f.started = true;
             self.read(); // `=`
-            return Next::Call(Frame::Attribute(f), Frame::Ternary(TernaryFrame::new()));
+            return Next::Call(Frame::Attribute(f), Frame::expression());
         }
         let (value, errs) = match ret {
             Some(done) => {
@@ -470,4 +404,22 @@ impl Parser<'_> {
         }
         value
     }
+}
+
+/// An attribute and a block as a body item.
+fn attribute_item(name: String, name_span: Span, value: Expr) -> Item {
+    Item::Attribute(Attribute {
+        name,
+        name_span,
+        value,
+    })
+}
+
+fn block_item(kind: String, kind_span: Span, labels: Vec<String>, body: Body) -> Item {
+    Item::Block(Block {
+        kind,
+        kind_span,
+        labels,
+        body,
+    })
 }

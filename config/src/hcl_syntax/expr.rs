@@ -4,165 +4,16 @@
 
 use super::ast::{Expr, ExprKind, ObjectKey, Reference};
 use super::error::Detail;
+use super::frame::{
+    BinaryFrame, CallFrame, Done, ForFrame, ForStage, Frame, Next, ObjectFrame, ObjectStage,
+    OperandFrame, OperandStage, ParenFrame, TemplateFrame, TernaryFrame, TernaryStage, TupleFrame,
+    Value,
+};
 use super::literal::is_number;
-use super::parser::{Done, Frame, Next, Parser, Value};
-use super::template::TemplateFrame;
+use super::state::Parser;
 use super::token::{Kind, Span, Token};
 
-/// `parseTernaryConditional`: `cond ? true : false`, or just `cond`.
-pub(super) struct TernaryFrame {
-    stage: TernaryStage,
-    start: Span,
-    cond: Option<Expr>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum TernaryStage {
-    Start,
-    Cond,
-    True,
-    False,
-}
-
-impl TernaryFrame {
-    pub(super) fn new() -> TernaryFrame {
-        TernaryFrame {
-            stage: TernaryStage::Start,
-            start: Span::default(),
-            cond: None,
-        }
-    }
-}
-
-/// `parseBinaryOps` over all precedence levels at once: operands
-/// separated by binary operators. Which operators bind tighter does not
-/// change which tokens are read, and the values kept do not depend on it.
-pub(super) struct BinaryFrame {
-    lhs: Option<Expr>,
-}
-
-impl BinaryFrame {
-    fn new() -> BinaryFrame {
-        BinaryFrame { lhs: None }
-    }
-}
-
-/// `parseExpressionWithTraversals`: a term (`parseExpressionTerm`) and the
-/// attribute, index and splat steps after it.
-pub(super) struct OperandFrame {
-    stage: OperandStage,
-    /// The term, and then the term with its steps.
-    value: Option<Expr>,
-    /// Whether a traversal step was read.
-    stepped: bool,
-}
-
-#[derive(Clone, Copy)]
-enum OperandStage {
-    Term,
-    /// After the term's frame (parentheses, a collection, a call, a
-    /// template).
-    AfterTerm,
-    /// After the operand of `-` or `!`.
-    Unary(Span),
-    /// After the key of an index step `[key]`.
-    Index,
-}
-
-impl OperandFrame {
-    fn new() -> OperandFrame {
-        OperandFrame {
-            stage: OperandStage::Term,
-            value: None,
-            stepped: false,
-        }
-    }
-}
-
-/// `( expression )`.
-pub(super) struct ParenFrame {
-    open: Option<Span>,
-}
-
-/// `parseTupleCons`.
-pub(super) struct TupleFrame {
-    open: Span,
-    items: Vec<Expr>,
-    keep: bool,
-    /// The frame is waiting for a `for` expression.
-    for_expr: bool,
-}
-
-/// `parseObjectCons`.
-pub(super) struct ObjectFrame {
-    open: Span,
-    items: Vec<(ObjectKey, Expr)>,
-    keep: bool,
-    stage: ObjectStage,
-}
-
-enum ObjectStage {
-    Items,
-    Key { force_expression: bool },
-    Value(ObjectKey),
-    For,
-}
-
-/// `finishParsingForExpr`.
-pub(super) struct ForFrame {
-    open: Token,
-    object: bool,
-    stage: ForStage,
-    key: Option<(Expr, bool)>,
-    value: Option<(Expr, bool)>,
-    group: Option<Span>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum ForStage {
-    Start,
-    Collection,
-    Value,
-    ValueAfterKey,
-    Condition,
-}
-
-impl ForFrame {
-    fn new(open: Token) -> ForFrame {
-        ForFrame {
-            open,
-            object: open.kind == Kind::OBrace,
-            stage: ForStage::Start,
-            key: None,
-            value: None,
-            group: None,
-        }
-    }
-
-    fn close_kind(&self) -> Kind {
-        if self.object {
-            Kind::CBrace
-        } else {
-            Kind::CBrack
-        }
-    }
-}
-
-/// `finishParsingFunctionCall`.
-pub(super) struct CallFrame {
-    name: Token,
-    open: Option<Token>,
-}
-
 const INVALID_FOR: &str = "Invalid 'for' expression";
-
-fn ternary(f: TernaryFrame) -> Frame {
-    Frame::Ternary(f)
-}
-
-fn expression() -> Frame {
-    Frame::Ternary(TernaryFrame::new())
-}
 
 impl Parser<'_> {
     pub(super) fn ternary(&mut self, mut f: TernaryFrame, ret: Option<Done>) -> Next {
@@ -170,7 +21,7 @@ impl Parser<'_> {
             TernaryStage::Start => {
                 f.start = self.peek().span;
                 f.stage = TernaryStage::Cond;
-                Next::Call(ternary(f), Frame::Binary(BinaryFrame::new()))
+                Next::Call(Frame::Ternary(f), Frame::Binary(BinaryFrame::new()))
             }
             TernaryStage::Cond => {
                 let done = ret.expect("the condition's value");
@@ -185,7 +36,7 @@ impl Parser<'_> {
                 self.read();
                 f.cond = Some(cond);
                 f.stage = TernaryStage::True;
-                Next::Call(ternary(f), expression())
+                Next::Call(Frame::Ternary(f), Frame::expression())
             }
             TernaryStage::True => {
                 let errs = ret.is_some_and(|d| d.errs);
@@ -205,7 +56,7 @@ impl Parser<'_> {
                 self.read();
                 f.cond = Some(cond);
                 f.stage = TernaryStage::False;
-                Next::Call(ternary(f), expression())
+                Next::Call(Frame::Ternary(f), Frame::expression())
             }
             TernaryStage::False => {
                 let done = ret.expect("the false value");
@@ -449,7 +300,7 @@ impl Parser<'_> {
                         self.p.push_newlines(false);
                         f.stage = OperandStage::Index;
                         f.value = Some(value);
-                        return Next::Call(Frame::Operand(f), expression());
+                        return Next::Call(Frame::Operand(f), Frame::expression());
                     }
                 }
                 _ => break,
@@ -528,7 +379,7 @@ impl Parser<'_> {
         let Some(open) = f.open else {
             f.open = Some(self.read().span);
             self.p.push_newlines(false);
-            return Next::Call(Frame::Paren(f), expression());
+            return Next::Call(Frame::Paren(f), Frame::expression());
         };
         let done = ret.expect("the inner expression");
         let errs = done.errs;
@@ -626,7 +477,7 @@ impl Parser<'_> {
             let close = self.read();
             return self.finish_tuple(f, close.span);
         }
-        Next::Call(Frame::Tuple(f), expression())
+        Next::Call(Frame::Tuple(f), Frame::expression())
     }
 
     fn finish_tuple(&mut self, f: TupleFrame, close: Span) -> Next {
@@ -709,7 +560,7 @@ impl Parser<'_> {
                 }
                 self.read(); // `=` or `:`
                 f.stage = ObjectStage::Value(object_key(key, force_expression));
-                return Next::Call(Frame::Object(f), expression());
+                return Next::Call(Frame::Object(f), Frame::expression());
             }
             ObjectStage::Value(key) => {
                 let done = ret.expect("the value");
@@ -763,7 +614,7 @@ impl Parser<'_> {
                     f.stage = ObjectStage::Key {
                         force_expression: kind == Kind::OParen,
                     };
-                    return Next::Call(Frame::Object(f), expression());
+                    return Next::Call(Frame::Object(f), Frame::expression());
                 }
             }
         }
@@ -829,7 +680,7 @@ impl Parser<'_> {
                 }
                 self.read();
                 f.stage = ForStage::Collection;
-                Next::Call(Frame::For(f), expression())
+                Next::Call(Frame::For(f), Frame::expression())
             }
             ForStage::Collection => {
                 let errs = ret.is_some_and(|d| d.errs);
@@ -849,7 +700,7 @@ impl Parser<'_> {
                 }
                 self.read();
                 f.stage = ForStage::Value;
-                Next::Call(Frame::For(f), expression())
+                Next::Call(Frame::For(f), Frame::expression())
             }
             ForStage::Value => {
                 let done = ret.expect("the value");
@@ -859,7 +710,7 @@ impl Parser<'_> {
                     self.read();
                     f.key = Some((value, errs));
                     f.stage = ForStage::ValueAfterKey;
-                    return Next::Call(Frame::For(f), expression());
+                    return Next::Call(Frame::For(f), Frame::expression());
                 }
                 f.value = Some((value, errs));
                 self.for_after_values(f, close_kind)
@@ -907,7 +758,7 @@ impl Parser<'_> {
         if self.is_keyword(next, "if") {
             self.read();
             f.stage = ForStage::Condition;
-            return Next::Call(Frame::For(f), expression());
+            return Next::Call(Frame::For(f), Frame::expression());
         }
         self.for_close(&f, close_kind)
     }
@@ -1033,7 +884,7 @@ impl Parser<'_> {
             self.read();
             return self.close_call(name);
         }
-        Next::Call(Frame::Call(f), expression())
+        Next::Call(Frame::Call(f), Frame::expression())
     }
 
     fn call_argument(&mut self, f: CallFrame) -> Next {
@@ -1041,7 +892,7 @@ impl Parser<'_> {
             self.read();
             return self.close_call(f.name.span);
         }
-        Next::Call(Frame::Call(f), expression())
+        Next::Call(Frame::Call(f), Frame::expression())
     }
 
     fn close_call(&mut self, name: Span) -> Next {

@@ -7,65 +7,10 @@ use tfdisco_core::go_quote;
 
 use super::ast::{Expr, ExprKind};
 use super::error::Detail;
-use super::expr::TernaryFrame;
-use super::parser::{Done, Frame, Next, Parser, Value};
+use super::frame::{Done, Frame, Next, Part, TemplateFrame, TemplateStage, Value};
 use super::position::{clusters_len, graphemes};
+use super::state::Parser;
 use super::token::{Kind, Span, Token};
-
-/// One piece of a template, as `templateToken`s are.
-#[derive(Debug)]
-enum Part {
-    Literal(String),
-    Interp,
-    If(Span),
-    Else(Span),
-    EndIf(Span),
-    For(Span),
-    EndFor(Span),
-}
-
-#[derive(Clone, Copy)]
-enum Stage {
-    Parts,
-    /// After the expression of `${`.
-    Interp,
-    /// After the condition of `%{ if`.
-    If(Token),
-    /// After the collection of `%{ for`.
-    For(Token),
-}
-
-pub(super) struct TemplateFrame {
-    open: Token,
-    stage: Stage,
-    /// The token after the opening one, for errors about the whole
-    /// template.
-    start: Option<Span>,
-    parts: Vec<Part>,
-    ltrim_next: bool,
-    next_can_trim_prev: bool,
-}
-
-impl TemplateFrame {
-    pub(super) fn new(open: Token) -> TemplateFrame {
-        TemplateFrame {
-            open,
-            stage: Stage::Parts,
-            start: None,
-            parts: Vec::new(),
-            ltrim_next: false,
-            next_can_trim_prev: false,
-        }
-    }
-
-    fn end_kind(&self) -> Kind {
-        if self.open.kind == Kind::OHeredoc {
-            Kind::CHeredoc
-        } else {
-            Kind::CQuote
-        }
-    }
-}
 
 const CONTROL_KEYWORDS: [&str; 5] = ["if", "for", "else", "endif", "endfor"];
 
@@ -81,8 +26,8 @@ impl Parser<'_> {
         };
         let end_kind = f.end_kind();
         match f.stage {
-            Stage::Parts => {}
-            Stage::Interp => {
+            TemplateStage::Parts => {}
+            TemplateStage::Interp => {
                 let close = self.peek();
                 if close.kind != Kind::TemplateSeqEnd {
                     if !self.recovery {
@@ -119,18 +64,18 @@ impl Parser<'_> {
                 self.p.pop_newlines();
                 f.parts.push(Part::Interp);
             }
-            Stage::If(opener) => {
+            TemplateStage::If(opener) => {
                 let span = opener.span.to(self.peek().span);
                 f.parts.push(Part::If(span));
                 self.close_directive(&mut f, "if");
             }
-            Stage::For(opener) => {
+            TemplateStage::For(opener) => {
                 let span = opener.span.to(self.peek().span);
                 f.parts.push(Part::For(span));
                 self.close_directive(&mut f, "for");
             }
         }
-        f.stage = Stage::Parts;
+        f.stage = TemplateStage::Parts;
         let _ = ret;
         let end = loop {
             let next = self.read();
@@ -158,8 +103,8 @@ impl Parser<'_> {
                     }
                     self.p.push_newlines(false);
                     if next.kind == Kind::TemplateInterp {
-                        f.stage = Stage::Interp;
-                        return Next::Call(Frame::Template(f), Frame::Ternary(TernaryFrame::new()));
+                        f.stage = TemplateStage::Interp;
+                        return Next::Call(Frame::Template(f), Frame::expression());
                     }
                     if let Some(child) = self.directive(&mut f, next) {
                         return Next::Call(Frame::Template(f), child);
@@ -200,8 +145,8 @@ impl Parser<'_> {
         let word = self.token_text(keyword);
         match word {
             "if" => {
-                f.stage = Stage::If(opener);
-                Some(Frame::Ternary(TernaryFrame::new()))
+                f.stage = TemplateStage::If(opener);
+                Some(Frame::expression())
             }
             "else" | "endif" | "endfor" => {
                 let span = opener.span.to(self.peek().span);
@@ -242,8 +187,8 @@ impl Parser<'_> {
                     return failed(self, "For directive requires 'in' keyword after names.");
                 }
                 self.read();
-                f.stage = Stage::For(opener);
-                Some(Frame::Ternary(TernaryFrame::new()))
+                f.stage = TemplateStage::For(opener);
+                Some(Frame::expression())
             }
             given => {
                 if !self.recovery {
