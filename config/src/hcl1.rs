@@ -243,7 +243,25 @@ struct Lexer<'a> {
     column: usize,
 }
 
-impl Lexer<'_> {
+impl<'a> Lexer<'a> {
+    fn new(text: &'a str) -> Lexer<'a> {
+        Lexer {
+            chars: text.char_indices().peekable(),
+            text,
+            line: 1,
+            column: 0,
+        }
+    }
+
+    /// Skips white space: where the next token starts, and its first
+    /// character (`None` at the end of the text).
+    fn token_start(&mut self) -> (Pos, Option<char>) {
+        while self.peek().is_some_and(char::is_whitespace) {
+            self.next();
+        }
+        (self.pos(), self.peek())
+    }
+
     fn pos(&self) -> Pos {
         Pos {
             line: self.line,
@@ -293,19 +311,11 @@ fn is_ident(c: char) -> bool {
 }
 
 fn lex(text: &str) -> Result<Vec<(Tok, Pos)>, SyntaxError> {
-    let mut lx = Lexer {
-        chars: text.char_indices().peekable(),
-        text,
-        line: 1,
-        column: 0,
-    };
+    let mut lx = Lexer::new(text);
     let mut tokens = Vec::new();
     loop {
-        while lx.peek().is_some_and(char::is_whitespace) {
-            lx.next();
-        }
-        let pos = lx.pos();
-        let Some(c) = lx.peek() else {
+        let (pos, c) = lx.token_start();
+        let Some(c) = c else {
             tokens.push((Tok::Eof, pos));
             return Ok(tokens);
         };
@@ -832,19 +842,11 @@ enum JTok {
 }
 
 fn json_lex(text: &str) -> Result<Vec<(JTok, Pos)>, SyntaxError> {
-    let mut lx = Lexer {
-        chars: text.char_indices().peekable(),
-        text,
-        line: 1,
-        column: 0,
-    };
+    let mut lx = Lexer::new(text);
     let mut tokens = Vec::new();
     loop {
-        while lx.peek().is_some_and(char::is_whitespace) {
-            lx.next();
-        }
-        let pos = lx.pos();
-        let Some(c) = lx.peek() else {
+        let (pos, c) = lx.token_start();
+        let Some(c) = c else {
             tokens.push((JTok::Eof, pos));
             return Ok(tokens);
         };
