@@ -293,43 +293,8 @@ impl Parser<'_> {
                     }
                     None => self.unbalanced("else", span),
                 },
-                Part::EndIf(span) => match open.last() {
-                    Some((_, true, _)) => {
-                        open.pop();
-                    }
-                    Some(&(at, false, _)) => {
-                        self.error(
-                            "Unexpected endif directive",
-                            Detail::At {
-                                before: "Expecting an endfor directive corresponding to the for directive at ".into(),
-                                at,
-                                after: ".",
-                            },
-                            span,
-                        );
-                        open.pop();
-                    }
-                    None => self.unbalanced("endif", span),
-                },
-                Part::EndFor(span) => match open.last() {
-                    Some((_, false, _)) => {
-                        open.pop();
-                    }
-                    Some(&(at, true, _)) => {
-                        self.error(
-                            "Unexpected endfor directive",
-                            Detail::At {
-                                before: "Expecting an endif directive for the if started at "
-                                    .into(),
-                                at,
-                                after: ".",
-                            },
-                            span,
-                        );
-                        open.pop();
-                    }
-                    None => self.unbalanced("endfor", span),
-                },
+                Part::EndIf(span) => self.end_directive(&mut open, true, span),
+                Part::EndFor(span) => self.end_directive(&mut open, false, span),
             }
         }
         // Each directive still open is missing its end, innermost first.
@@ -355,6 +320,36 @@ impl Parser<'_> {
                 end,
             );
         }
+    }
+
+    /// An `endif` (`ends_if`) or an `endfor` at `span`: it ends the
+    /// innermost open directive, which must be of its kind.
+    fn end_directive(&mut self, open: &mut Vec<(Span, bool, bool)>, ends_if: bool, span: Span) {
+        let (name, expecting) = if ends_if {
+            (
+                "endif",
+                "Expecting an endfor directive corresponding to the for directive at ",
+            )
+        } else {
+            (
+                "endfor",
+                "Expecting an endif directive for the if started at ",
+            )
+        };
+        match open.last() {
+            Some(&(_, is_if, _)) if is_if == ends_if => {}
+            Some(&(at, _, _)) => self.error(
+                format!("Unexpected {name} directive"),
+                Detail::At {
+                    before: expecting.into(),
+                    at,
+                    after: ".",
+                },
+                span,
+            ),
+            None => return self.unbalanced(name, span),
+        }
+        open.pop();
     }
 
     fn unbalanced(&mut self, name: &str, span: Span) {
