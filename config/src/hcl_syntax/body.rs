@@ -11,6 +11,8 @@ use super::state::Parser;
 use super::token::{Kind, Span};
 
 const ITEM_REQUIRED: &str = "Argument or block definition required";
+const ITEM_REQUIRED_HERE: &str = "An argument or block definition is required here.";
+const ITEM_REQUIRED_EQUALS: &str = "An argument or block definition is required here. To set an argument, use the equals sign \"=\" to introduce the argument value.";
 
 impl Parser<'_> {
     pub(super) fn body(&mut self, mut f: BodyFrame, ret: Option<Done>) -> Next {
@@ -74,7 +76,7 @@ impl Parser<'_> {
                             ),
                             _ => self.error(
                                 ITEM_REQUIRED,
-                                "An argument or block definition is required here.",
+                                ITEM_REQUIRED_HERE,
                                 bad.span,
                             ),
                         }
@@ -84,6 +86,13 @@ impl Parser<'_> {
                 }
             }
         }
+    }
+
+    /// Skips the rest of the item (`recoverAfterBodyItem`), then reports
+    /// that an argument or block definition is required at `subject`.
+    fn item_required(&mut self, detail: &'static str, subject: Span) {
+        self.recover_after_body_item();
+        self.error(ITEM_REQUIRED, detail, subject);
     }
 
     fn finish_body(&mut self, f: BodyFrame) -> Next {
@@ -109,12 +118,7 @@ impl Parser<'_> {
                 keep,
             }))),
             _ => {
-                self.recover_after_body_item();
-                self.error(
-                    ITEM_REQUIRED,
-                    "An argument or block definition is required here. To set an argument, use the equals sign \"=\" to introduce the argument value.",
-                    ident.span,
-                );
+                self.item_required(ITEM_REQUIRED_EQUALS, ident.span);
                 None
             }
         }
@@ -250,12 +254,7 @@ impl Parser<'_> {
                 // `parseSingleAttrBody`.
                 let ident = self.read();
                 if ident.kind != Kind::Ident {
-                    self.recover_after_body_item();
-                    self.error(
-                        ITEM_REQUIRED,
-                        "An argument or block definition is required here.",
-                        ident.span,
-                    );
+                    self.item_required(ITEM_REQUIRED_HERE, ident.span);
                     return self.block(f, None);
                 }
                 let next = self.peek();
@@ -277,12 +276,7 @@ impl Parser<'_> {
                         self.block(f, None)
                     }
                     _ => {
-                        self.recover_after_body_item();
-                        self.error(
-                            ITEM_REQUIRED,
-                            "An argument or block definition is required here. To set an argument, use the equals sign \"=\" to introduce the argument value.",
-                            ident.span,
-                        );
+                        self.item_required(ITEM_REQUIRED_EQUALS, ident.span);
                         self.block(f, None)
                     }
                 }
