@@ -13,6 +13,43 @@ use super::literal::is_number;
 use super::state::Parser;
 use super::token::{Kind, Span, Token};
 
+/// What tells a tuple's items from an object's, for [`Parser::item_end`]:
+/// the closing bracket, the separators and the errors about them (a
+/// summary and a detail each).
+struct Collection {
+    close: Kind,
+    /// Whether a line break separates items too, as a comma does.
+    newline_separates: bool,
+    unterminated: (&'static str, &'static str),
+    missing_separator: (&'static str, &'static str),
+}
+
+const TUPLE: Collection = Collection {
+    close: Kind::CBrack,
+    newline_separates: false,
+    unterminated: (
+        "Unterminated tuple constructor expression",
+        "There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.",
+    ),
+    missing_separator: (
+        "Missing item separator",
+        "Expected a comma to mark the beginning of the next item.",
+    ),
+};
+
+const OBJECT: Collection = Collection {
+    close: Kind::CBrace,
+    newline_separates: true,
+    unterminated: (
+        "Unterminated object constructor expression",
+        "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
+    ),
+    missing_separator: (
+        "Missing attribute separator",
+        "Expected a newline or comma to mark the beginning of the next attribute.",
+    ),
+};
+
 const INVALID_FOR: &str = "Invalid 'for' expression";
 
 impl Parser<'_> {
@@ -442,35 +479,9 @@ impl Parser<'_> {
                 if f.keep {
                     f.items.push(item);
                 }
-                if self.recovery && errs {
-                    let close = self.recover(Kind::CBrack);
-                    return self.finish_tuple(f, close.span);
+                if let Some(close) = self.item_end(&TUPLE, f.open, errs) {
+                    return self.finish_tuple(f, close);
                 }
-                let next = self.peek();
-                if next.kind == Kind::CBrack {
-                    let close = self.read();
-                    return self.finish_tuple(f, close.span);
-                }
-                if next.kind != Kind::Comma {
-                    if !self.recovery {
-                        if next.kind == Kind::Eof {
-                            self.error(
-                                "Unterminated tuple constructor expression",
-                                "There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.",
-                                f.open,
-                            );
-                        } else {
-                            self.error(
-                                "Missing item separator",
-                                "Expected a comma to mark the beginning of the next item.",
-                                next.span,
-                            );
-                        }
-                    }
-                    let close = self.recover(Kind::CBrack);
-                    return self.finish_tuple(f, close.span);
-                }
-                self.read(); // `,`
             }
         }
         if self.peek().kind == Kind::CBrack {
@@ -478,6 +489,32 @@ impl Parser<'_> {
             return self.finish_tuple(f, close.span);
         }
         Next::Call(Frame::Tuple(f), Frame::expression())
+    }
+
+    /// After an item of a tuple or an object (`errs`: whether errors were
+    /// found in it): the closing bracket, where the collection ends (after
+    /// skipping to it on an error), or `None` after a separator.
+    fn item_end(&mut self, c: &Collection, open: Span, errs: bool) -> Option<Span> {
+        if self.recovery && errs {
+            return Some(self.recover(c.close).span);
+        }
+        let next = self.peek();
+        if next.kind == c.close {
+            return Some(self.read().span);
+        }
+        if next.kind != Kind::Comma && !(c.newline_separates && next.kind == Kind::Newline) {
+            if !self.recovery {
+                let ((summary, detail), subject) = if next.kind == Kind::Eof {
+                    (c.unterminated, open)
+                } else {
+                    (c.missing_separator, next.span)
+                };
+                self.error(summary, detail, subject);
+            }
+            return Some(self.recover(c.close).span);
+        }
+        self.read(); // the separator
+        None
     }
 
     fn finish_tuple(&mut self, f: TupleFrame, close: Span) -> Next {
@@ -543,11 +580,10 @@ impl Parser<'_> {
                                 "Expected an equals sign (\"=\") to mark the beginning of the attribute value. If you intended to given an attribute name containing periods or spaces, write the name in quotes to create a string literal.",
                                 next.span,
                             ),
-                            Kind::Eof => self.error(
-                                "Unterminated object constructor expression",
-                                "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
-                                f.open,
-                            ),
+                            Kind::Eof => {
+                                let (summary, detail) = OBJECT.unterminated;
+                                self.error(summary, detail, f.open);
+                            }
                             _ => self.error(
                                 "Missing key/value separator",
                                 "Expected an equals sign (\"=\") to mark the beginning of the attribute value.",
@@ -566,38 +602,12 @@ impl Parser<'_> {
                 let done = ret.expect("the value");
                 let errs = done.errs;
                 let value = done.expr();
-                if self.recovery && errs {
-                    let close = self.recover(Kind::CBrace);
-                    return self.finish_object(*f, close.span);
-                }
                 if f.keep {
                     f.items.push((key, value));
                 }
-                let next = self.peek();
-                if next.kind == Kind::CBrace {
-                    let close = self.read();
-                    return self.finish_object(*f, close.span);
+                if let Some(close) = self.item_end(&OBJECT, f.open, errs) {
+                    return self.finish_object(*f, close);
                 }
-                if next.kind != Kind::Comma && next.kind != Kind::Newline {
-                    if !self.recovery {
-                        if next.kind == Kind::Eof {
-                            self.error(
-                                "Unterminated object constructor expression",
-                                "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
-                                f.open,
-                            );
-                        } else {
-                            self.error(
-                                "Missing attribute separator",
-                                "Expected a newline or comma to mark the beginning of the next attribute.",
-                                next.span,
-                            );
-                        }
-                    }
-                    let close = self.recover(Kind::CBrace);
-                    return self.finish_object(*f, close.span);
-                }
-                self.read(); // `,` or a line break
             }
         }
         loop {
