@@ -152,6 +152,27 @@ impl Literal {
             Literal::Null => None,
         }
     }
+
+    /// Go's `strconv.ParseBool`, as HCL 1 decodes a string into a bool.
+    pub(crate) fn parse_bool(text: &str) -> Option<bool> {
+        match text {
+            "1" | "t" | "T" | "true" | "TRUE" | "True" => Some(true),
+            "0" | "f" | "F" | "false" | "FALSE" | "False" => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// A list's items as HCL 1 decodes them into a list of strings (see
+/// [`Literal::as_text`]); `None` when one is not a string, number or bool.
+pub(crate) fn strings(items: &[Node]) -> Option<Vec<String>> {
+    items
+        .iter()
+        .map(|i| match i {
+            Node::Literal(lit, _) => lit.as_text(),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Why the text is not HCL 1, and where. The message names the kind of

@@ -11,7 +11,7 @@ use tfdisco_provider::{
 };
 
 use crate::Diagnostic;
-use crate::hcl1::{Item, Literal, Node, Pos};
+use crate::hcl1::{self, Item, Literal, Node, Pos};
 use crate::oci_template;
 use crate::registry_settings::{go_atoi, saturating_u32};
 
@@ -478,15 +478,9 @@ impl Args<'_> {
     fn strings(&self, key: &str) -> Result<Option<Vec<String>>, String> {
         match self.get(key) {
             None => Ok(None),
-            Some(Node::List(items, _)) => items
-                .iter()
-                .map(|i| match i {
-                    Node::Literal(lit, _) => lit.as_text().ok_or(()),
-                    _ => Err(()),
-                })
-                .collect::<Result<Vec<_>, ()>>()
+            Some(Node::List(items, _)) => hcl1::strings(items)
                 .map(Some)
-                .map_err(|()| format!("{key} must be a list of strings")),
+                .ok_or_else(|| format!("{key} must be a list of strings")),
             Some(other) => Err(format!(
                 "{key} must be a list of strings, not {}",
                 other.kind()
@@ -511,11 +505,9 @@ impl Args<'_> {
         match self.get(key) {
             None => Ok(None),
             Some(Node::Literal(Literal::Bool(b), _)) => Ok(Some(*b)),
-            Some(Node::Literal(Literal::String(s), _)) => match s.as_str() {
-                "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(Some(true)),
-                "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(Some(false)),
-                _ => Err(format!("{key} must be a bool")),
-            },
+            Some(Node::Literal(Literal::String(s), _)) => Literal::parse_bool(s)
+                .map(Some)
+                .ok_or_else(|| format!("{key} must be a bool")),
             Some(_) => Err(format!("{key} must be a bool")),
         }
     }

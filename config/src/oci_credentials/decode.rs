@@ -12,7 +12,7 @@ use super::blocks::{
 };
 use super::matching::parse_prefix;
 use crate::Diagnostic;
-use crate::hcl1::{Item, Literal, Node, Pos};
+use crate::hcl1::{self, Item, Literal, Node, Pos};
 
 /// The top-level block names read here.
 pub(crate) const CREDENTIALS: &str = "oci_credentials";
@@ -454,15 +454,9 @@ impl Args<'_> {
                 keys,
                 value: Node::List(items, _),
                 ..
-            }) if keys.len() == 1 => items
-                .iter()
-                .map(|i| match i {
-                    Node::Literal(lit, _) => lit.as_text().ok_or(()),
-                    _ => Err(()),
-                })
-                .collect::<Result<Vec<_>, ()>>()
+            }) if keys.len() == 1 => hcl1::strings(items)
                 .map(Some)
-                .map_err(|()| format!("{key} must be a list of strings")),
+                .ok_or_else(|| format!("{key} must be a list of strings")),
             Some(item) => Err(format!(
                 "{key} must be a list of strings, not {}",
                 kind(item)
@@ -480,11 +474,9 @@ impl Args<'_> {
             }) if keys.len() == 1 => match lit {
                 Literal::Null => Ok(None),
                 Literal::Bool(b) => Ok(Some(*b)),
-                Literal::String(s) => match s.as_str() {
-                    "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(Some(true)),
-                    "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(Some(false)),
-                    _ => Err(format!("{key} must be a bool")),
-                },
+                Literal::String(s) => Literal::parse_bool(s)
+                    .map(Some)
+                    .ok_or_else(|| format!("{key} must be a bool")),
                 _ => Err(format!("{key} must be a bool")),
             },
             Some(_) => Err(format!("{key} must be a bool")),
