@@ -82,6 +82,22 @@ pub struct CliConfig {
     pub(crate) oci: OciBlocks,
 }
 
+/// The `file` and `line` accessors of a block (in the fields of those
+/// names).
+macro_rules! file_and_line_accessors {
+    () => {
+        /// The file the block is in.
+        pub fn file(&self) -> &Path {
+            &self.file
+        }
+
+        /// The line the block starts on, when known (HCL syntax only).
+        pub fn line(&self) -> Option<usize> {
+            self.line
+        }
+    };
+}
+
 /// A `credentials "<host>" { token = "…" }` block. `Debug` does not show
 /// the token.
 #[derive(Clone, Debug)]
@@ -104,15 +120,7 @@ impl CredentialsBlock {
         &self.name
     }
 
-    /// The file the block is in.
-    pub fn file(&self) -> &Path {
-        &self.file
-    }
-
-    /// The line the block starts on, when known (HCL syntax only).
-    pub fn line(&self) -> Option<usize> {
-        self.line
-    }
+    file_and_line_accessors!();
 
     /// The credentials, or `None` when the block has no string `token`
     /// attribute (Go ignores other attributes). Such a block still hides
@@ -148,15 +156,7 @@ impl HostBlock {
         &self.name
     }
 
-    /// The file the block is in.
-    pub fn file(&self) -> &Path {
-        &self.file
-    }
-
-    /// The line the block starts on, when known (HCL syntax only).
-    pub fn line(&self) -> Option<usize> {
-        self.line
-    }
+    file_and_line_accessors!();
 
     /// The services, in the order written, ready for
     /// [`DiscoveryCache::force`](tfdisco_core::DiscoveryCache::force).
@@ -186,15 +186,7 @@ impl HelperBlock {
         &self.args
     }
 
-    /// The file the block is in.
-    pub fn file(&self) -> &Path {
-        &self.file
-    }
-
-    /// The line the block starts on, when known (HCL syntax only).
-    pub fn line(&self) -> Option<usize> {
-        self.line
-    }
+    file_and_line_accessors!();
 
     /// The program found for it in the plugin directories (newest version),
     /// when [`CliConfig::load`] found one.
