@@ -602,29 +602,24 @@ pub(crate) fn explicit(
                 }
             },
         };
-        let include =
-            match ProviderPattern::parse_all(method.include().unwrap_or_default(), dialect) {
-                Ok(p) => p,
-                Err(e) => {
-                    diags.push(problem(
-                        "Invalid provider source inclusion patterns",
-                        format!("CLI config specifies invalid provider inclusion patterns: {e}."),
-                    ));
-                    continue;
-                }
-            };
-        let exclude =
-            match ProviderPattern::parse_all(method.exclude().unwrap_or_default(), dialect) {
-                Ok(p) => p,
-                Err(e) => {
-                    diags.push(problem(
-                        "Invalid provider source exclusion patterns",
-                        format!("CLI config specifies invalid provider exclusion patterns: {e}."),
-                    ));
-                    continue;
-                }
-            };
-        methods.push(InstallationMethod::new(kind, include, exclude));
+        // `include`, then `exclude` (`what`: "inclusion", "exclusion").
+        let patterns = |list: Option<&[String]>, what: &str| {
+            ProviderPattern::parse_all(list.unwrap_or_default(), dialect).map_err(|e| {
+                problem(
+                    &format!("Invalid provider source {what} patterns"),
+                    format!("CLI config specifies invalid provider {what} patterns: {e}."),
+                )
+            })
+        };
+        let parsed = patterns(method.include(), "inclusion").and_then(|include| {
+            patterns(method.exclude(), "exclusion").map(|exclude| (include, exclude))
+        });
+        match parsed {
+            Ok((include, exclude)) => {
+                methods.push(InstallationMethod::new(kind, include, exclude));
+            }
+            Err(diag) => diags.push(diag),
+        }
     }
     ProviderInstallation {
         methods,
