@@ -28,40 +28,9 @@ impl Parser<'_> {
         match f.stage {
             TemplateStage::Parts => {}
             TemplateStage::Interp => {
-                let close = self.peek();
-                if close.kind != Kind::TemplateSeqEnd {
-                    if !self.recovery {
-                        match close.kind {
-                            Kind::Eof => self.error(
-                                "Unclosed template interpolation sequence",
-                                "There is no closing brace for this interpolation sequence before the end of the file. This might be caused by incorrect nesting inside the given expression.",
-                                start,
-                            ),
-                            Kind::Colon => self.error(
-                                "Extra characters after interpolation expression",
-                                "Template interpolation doesn't expect a colon at this location. Did you intend this to be a literal sequence to be processed as part of another language? If so, you can escape it by starting with \"$${\" instead of just \"${\".",
-                                close.span,
-                            ),
-                            Kind::CQuote | Kind::OQuote if end_kind == Kind::CQuote => self.error(
-                                "Unclosed template interpolation sequence",
-                                "There is no closing brace for this interpolation sequence before the end of the quoted template. This might be caused by incorrect nesting inside the given expression.",
-                                start,
-                            ),
-                            _ => self.error(
-                                "Extra characters after interpolation expression",
-                                "Expected a closing brace to end the interpolation expression, but found extra characters.\n\nThis can happen when you include interpolation syntax for another language, such as shell scripting, but forget to escape the interpolation start token. If this is an embedded sequence for another language, escape it by starting with \"$${\" instead of just \"${\".",
-                                close.span,
-                            ),
-                        }
-                    }
-                    self.recover(Kind::TemplateSeqEnd);
-                } else {
-                    self.read();
-                    if self.token_text(close).starts_with('~') {
-                        f.ltrim_next = true;
-                    }
-                }
-                self.p.pop_newlines();
+                self.close_sequence(&mut f, |parser, close| {
+                    parser.unclosed_interpolation(close, start, end_kind);
+                });
                 f.parts.push(Part::Interp);
             }
             TemplateStage::If(opener) => {
@@ -214,14 +183,22 @@ impl Parser<'_> {
 
     /// The `}` (or `~}`) that ends a directive.
     fn close_directive(&mut self, f: &mut TemplateFrame, keyword: &str) {
+        self.close_sequence(f, |parser, close| {
+            parser.error(
+                format!("Extra characters in {keyword} marker"),
+                "Expected a closing brace to end the sequence, but found extra characters.",
+                close.span,
+            );
+        });
+    }
+
+    /// The `}` (or `~}`) that ends a `${` or `%{` sequence: anything else
+    /// is reported by `extra` (outside recovery mode) and skipped.
+    fn close_sequence(&mut self, f: &mut TemplateFrame, extra: impl FnOnce(&mut Self, Token)) {
         let close = self.peek();
         if close.kind != Kind::TemplateSeqEnd {
             if !self.recovery {
-                self.error(
-                    format!("Extra characters in {keyword} marker"),
-                    "Expected a closing brace to end the sequence, but found extra characters.",
-                    close.span,
-                );
+                extra(self, close);
             }
             self.recover(Kind::TemplateSeqEnd);
         } else {
@@ -231,6 +208,34 @@ impl Parser<'_> {
             }
         }
         self.p.pop_newlines();
+    }
+
+    /// The error for `close`, which stands where a `${` sequence's `}`
+    /// should (`start`: the template's first token, `end_kind`: what ends
+    /// the template).
+    fn unclosed_interpolation(&mut self, close: Token, start: Span, end_kind: Kind) {
+        match close.kind {
+            Kind::Eof => self.error(
+                "Unclosed template interpolation sequence",
+                "There is no closing brace for this interpolation sequence before the end of the file. This might be caused by incorrect nesting inside the given expression.",
+                start,
+            ),
+            Kind::Colon => self.error(
+                "Extra characters after interpolation expression",
+                "Template interpolation doesn't expect a colon at this location. Did you intend this to be a literal sequence to be processed as part of another language? If so, you can escape it by starting with \"$${\" instead of just \"${\".",
+                close.span,
+            ),
+            Kind::CQuote | Kind::OQuote if end_kind == Kind::CQuote => self.error(
+                "Unclosed template interpolation sequence",
+                "There is no closing brace for this interpolation sequence before the end of the quoted template. This might be caused by incorrect nesting inside the given expression.",
+                start,
+            ),
+            _ => self.error(
+                "Extra characters after interpolation expression",
+                "Expected a closing brace to end the interpolation expression, but found extra characters.\n\nThis can happen when you include interpolation syntax for another language, such as shell scripting, but forget to escape the interpolation start token. If this is an embedded sequence for another language, escape it by starting with \"$${\" instead of just \"${\".",
+                close.span,
+            ),
+        }
     }
 
     fn finish_template(&mut self, mut f: TemplateFrame, end: Span) -> Next {
