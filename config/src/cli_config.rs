@@ -939,36 +939,27 @@ pub(crate) fn merge(
         .first()
         .map(|first| provider_installation::explicit(first, dialect, &mut diagnostics));
     config.installation_blocks = installation_blocks;
-    let mut merged_hosts = Merged::new();
-    for entry in hosts.items {
-        let Some(host) = valid_host("host", &entry, &mut diagnostics) else {
-            continue;
-        };
-        let block = HostBlock {
+    config.hosts = merge_by_host("host", hosts.items, &mut diagnostics, |host, entry| {
+        HostBlock {
             host,
             name: entry.name,
             file: entry.file,
             line: entry.line,
             services: entry.value,
-        };
-        merged_hosts.put(block.host.clone(), block);
-    }
-    config.hosts = merged_hosts.items;
-    let mut merged_credentials = Merged::new();
-    for entry in credentials.items {
-        let Some(host) = valid_host("credentials", &entry, &mut diagnostics) else {
-            continue;
-        };
-        let block = CredentialsBlock {
+        }
+    });
+    config.credentials = merge_by_host(
+        "credentials",
+        credentials.items,
+        &mut diagnostics,
+        |host, entry| CredentialsBlock {
             host,
             name: entry.name,
             file: entry.file,
             line: entry.line,
             token: entry.value,
-        };
-        merged_credentials.put(block.host.clone(), block);
-    }
-    config.credentials = merged_credentials.items;
+        },
+    );
     let helpers = helpers.items;
     if let Some(second) = helpers.get(1) {
         diagnostics.push(
@@ -987,6 +978,24 @@ pub(crate) fn merge(
     config.oci = oci;
     config.diagnostics = diagnostics;
     config
+}
+
+/// The `kind` blocks whose label is a valid host, each made by `block`,
+/// merged by host.
+fn merge_by_host<T, B>(
+    kind: &str,
+    entries: Vec<Located<T>>,
+    diags: &mut Vec<Diagnostic>,
+    block: impl Fn(Hostname, Located<T>) -> B,
+) -> Vec<B> {
+    let mut merged = Merged::new();
+    for entry in entries {
+        let Some(host) = valid_host(kind, &entry, diags) else {
+            continue;
+        };
+        merged.put(host.clone(), block(host, entry));
+    }
+    merged.items
 }
 
 fn valid_host<T>(kind: &str, entry: &Located<T>, diags: &mut Vec<Diagnostic>) -> Option<Hostname> {
