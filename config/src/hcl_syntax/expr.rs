@@ -518,16 +518,24 @@ impl Parser<'_> {
     }
 
     fn finish_tuple(&mut self, f: TupleFrame, close: Span) -> Next {
+        let open = f.open;
+        let kept = f.keep.then(|| ExprKind::Tuple(f.items));
+        self.finish_collection(kept, open, close)
+    }
+
+    /// The end of a tuple or an object (`kept`: its value, when kept).
+    fn finish_collection(&mut self, kept: Option<ExprKind>, open: Span, close: Span) -> Next {
         self.p.pop_newlines();
-        let kind = if f.keep {
-            self.kept_depth -= 1;
-            ExprKind::Tuple(f.items)
-        } else {
-            ExprKind::Other
+        let kind = match kept {
+            Some(kind) => {
+                self.kept_depth -= 1;
+                kind
+            }
+            None => ExprKind::Other,
         };
         Next::Return(Value::Expr(Expr {
             kind,
-            span: f.open.to(close),
+            span: open.to(close),
         }))
     }
 
@@ -631,17 +639,9 @@ impl Parser<'_> {
     }
 
     fn finish_object(&mut self, f: ObjectFrame, close: Span) -> Next {
-        self.p.pop_newlines();
-        let kind = if f.keep {
-            self.kept_depth -= 1;
-            ExprKind::Object(f.items)
-        } else {
-            ExprKind::Other
-        };
-        Next::Return(Value::Expr(Expr {
-            kind,
-            span: f.open.to(close),
-        }))
+        let open = f.open;
+        let kept = f.keep.then(|| ExprKind::Object(f.items));
+        self.finish_collection(kept, open, close)
     }
 
     pub(super) fn for_expr(&mut self, mut f: Box<ForFrame>, ret: Option<Done>) -> Next {
@@ -652,41 +652,35 @@ impl Parser<'_> {
                 self.read(); // `for`
                 let next = self.peek();
                 if next.kind != Kind::Ident {
-                    if !self.recovery {
-                        self.error(
-                            INVALID_FOR,
-                            "For expression requires variable name after 'for'.",
-                            next.span,
-                        );
-                    }
-                    return self.for_failed(&f, close_kind);
+                    return self.invalid_for(
+                        &f,
+                        close_kind,
+                        "For expression requires variable name after 'for'.",
+                        next.span,
+                    );
                 }
                 self.read();
                 if self.peek().kind == Kind::Comma {
                     self.read();
                     let next = self.peek();
                     if next.kind != Kind::Ident {
-                        if !self.recovery {
-                            self.error(
-                                INVALID_FOR,
-                                "For expression requires value variable name after comma.",
-                                next.span,
-                            );
-                        }
-                        return self.for_failed(&f, close_kind);
+                        return self.invalid_for(
+                            &f,
+                            close_kind,
+                            "For expression requires value variable name after comma.",
+                            next.span,
+                        );
                     }
                     self.read();
                 }
                 let next = self.peek();
                 if !self.is_keyword(next, "in") {
-                    if !self.recovery {
-                        self.error(
-                            INVALID_FOR,
-                            "For expression requires the 'in' keyword after its name declarations.",
-                            next.span,
-                        );
-                    }
-                    return self.for_failed(&f, close_kind);
+                    return self.invalid_for(
+                        &f,
+                        close_kind,
+                        "For expression requires the 'in' keyword after its name declarations.",
+                        next.span,
+                    );
                 }
                 self.read();
                 f.stage = ForStage::Collection;
@@ -699,14 +693,12 @@ impl Parser<'_> {
                 }
                 let next = self.peek();
                 if next.kind != Kind::Colon {
-                    if !self.recovery {
-                        self.error(
-                            INVALID_FOR,
-                            "For expression requires a colon after the collection expression.",
-                            next.span,
-                        );
-                    }
-                    return self.for_failed(&f, close_kind);
+                    return self.invalid_for(
+                        &f,
+                        close_kind,
+                        "For expression requires a colon after the collection expression.",
+                        next.span,
+                    );
                 }
                 self.read();
                 f.stage = ForStage::Value;
@@ -744,6 +736,21 @@ impl Parser<'_> {
                 self.for_close(&f, close_kind)
             }
         }
+    }
+
+    /// An invalid `for` expression: `detail` at `subject` (outside
+    /// recovery mode), the rest skipped.
+    fn invalid_for(
+        &mut self,
+        f: &ForFrame,
+        close_kind: Kind,
+        detail: &'static str,
+        subject: Span,
+    ) -> Next {
+        if !self.recovery {
+            self.error(INVALID_FOR, detail, subject);
+        }
+        self.for_failed(f, close_kind)
     }
 
     fn for_failed(&mut self, f: &ForFrame, close_kind: Kind) -> Next {
