@@ -519,7 +519,7 @@ impl Parser<'_> {
 
     fn finish_tuple(&mut self, f: TupleFrame, close: Span) -> Next {
         let open = f.open;
-        let kept = f.keep.then(|| ExprKind::Tuple(f.items));
+        let kept = f.keep.then_some(ExprKind::Tuple(f.items));
         self.finish_collection(kept, open, close)
     }
 
@@ -640,7 +640,7 @@ impl Parser<'_> {
 
     fn finish_object(&mut self, f: ObjectFrame, close: Span) -> Next {
         let open = f.open;
-        let kept = f.keep.then(|| ExprKind::Object(f.items));
+        let kept = f.keep.then_some(ExprKind::Object(f.items));
         self.finish_collection(kept, open, close)
     }
 
