@@ -142,21 +142,18 @@ impl Parser<'_> {
         } else if !f.single_line {
             let end = self.peek();
             if end.kind != Kind::Newline && end.kind != Kind::Eof {
-                if !self.recovery {
-                    if end.kind == Kind::Comma {
-                        self.error(
-                            "Unexpected comma after argument",
-                            "Argument definitions must be separated by newlines, not commas. An argument definition must end with a newline.",
-                            end.span,
-                        );
-                    } else {
-                        self.error(
-                            "Missing newline after argument",
-                            "An argument definition must end with a newline.",
-                            end.span,
-                        );
-                    }
-                }
+                let (summary, detail) = if end.kind == Kind::Comma {
+                    (
+                        "Unexpected comma after argument",
+                        "Argument definitions must be separated by newlines, not commas. An argument definition must end with a newline.",
+                    )
+                } else {
+                    (
+                        "Missing newline after argument",
+                        "An argument definition must end with a newline.",
+                    )
+                };
+                self.error_outside_recovery(summary, detail, end.span);
                 self.recover_after_body_item();
             } else {
                 self.read();
@@ -331,13 +328,11 @@ impl Parser<'_> {
         if eol.kind == Kind::Newline || eol.kind == Kind::Eof {
             self.read();
         } else {
-            if !self.recovery {
-                self.error(
-                    "Missing newline after block definition",
-                    "A block definition must end with a newline.",
-                    eol.span,
-                );
-            }
+            self.error_outside_recovery(
+                "Missing newline after block definition",
+                "A block definition must end with a newline.",
+                eol.span,
+            );
             self.recover_after_body_item();
         }
         let kind = self.token_text(f.ident).to_owned();

@@ -243,21 +243,18 @@ impl Parser<'_> {
                 stage: ObjectStage::Items,
             }))),
             _ => {
-                if !self.recovery {
-                    if start.kind == Kind::Eof {
-                        self.error(
-                            "Missing expression",
-                            "Expected the start of an expression, but found the end of the file.",
-                            start.span,
-                        );
-                    } else {
-                        self.error(
-                            "Invalid expression",
-                            "Expected the start of an expression, but found an invalid expression token.",
-                            start.span,
-                        );
-                    }
-                }
+                let (summary, detail) = if start.kind == Kind::Eof {
+                    (
+                        "Missing expression",
+                        "Expected the start of an expression, but found the end of the file.",
+                    )
+                } else {
+                    (
+                        "Invalid expression",
+                        "Expected the start of an expression, but found an invalid expression token.",
+                    )
+                };
+                self.error_outside_recovery(summary, detail, start.span);
                 self.recovery = true;
                 f.value = Some(Expr::other(start.span));
                 None
@@ -503,14 +500,12 @@ impl Parser<'_> {
             return Some(self.read().span);
         }
         if next.kind != Kind::Comma && !(c.newline_separates && next.kind == Kind::Newline) {
-            if !self.recovery {
-                let ((summary, detail), subject) = if next.kind == Kind::Eof {
-                    (c.unterminated, open)
-                } else {
-                    (c.missing_separator, next.span)
-                };
-                self.error(summary, detail, subject);
-            }
+            let ((summary, detail), subject) = if next.kind == Kind::Eof {
+                (c.unterminated, open)
+            } else {
+                (c.missing_separator, next.span)
+            };
+            self.error_outside_recovery(summary, detail, subject);
             return Some(self.recover(c.close).span);
         }
         self.read(); // the separator
@@ -747,9 +742,7 @@ impl Parser<'_> {
         detail: &'static str,
         subject: Span,
     ) -> Next {
-        if !self.recovery {
-            self.error(INVALID_FOR, detail, subject);
-        }
+        self.error_outside_recovery(INVALID_FOR, detail, subject);
         self.for_failed(f, close_kind)
     }
 
@@ -785,13 +778,11 @@ impl Parser<'_> {
         let close = if next.kind == close_kind {
             self.read()
         } else {
-            if !self.recovery {
-                self.error(
-                    INVALID_FOR,
-                    "Extra characters after the end of the 'for' expression.",
-                    next.span,
-                );
-            }
+            self.error_outside_recovery(
+                INVALID_FOR,
+                "Extra characters after the end of the 'for' expression.",
+                next.span,
+            );
             self.recover(close_kind)
         };
         if !f.object {
@@ -864,13 +855,11 @@ impl Parser<'_> {
             Kind::CParen => return self.close_call(name),
             Kind::Ellipsis => {
                 if self.peek().kind != Kind::CParen {
-                    if !self.recovery {
-                        self.error(
-                            "Missing closing parenthesis",
-                            "An expanded function argument (with ...) must be immediately followed by closing parentheses.",
-                            sep.span,
-                        );
-                    }
+                    self.error_outside_recovery(
+                        "Missing closing parenthesis",
+                        "An expanded function argument (with ...) must be immediately followed by closing parentheses.",
+                        sep.span,
+                    );
                     self.recover(Kind::CParen);
                 } else {
                     self.read();

@@ -95,6 +95,19 @@ impl<'t> Parser<'t> {
         self.mark_error();
     }
 
+    /// An error, unless in recovery mode, which silences most errors
+    /// (hclsyntax's `if !p.recovery { diags = append(diags, …) }`).
+    pub(super) fn error_outside_recovery(
+        &mut self,
+        summary: impl Into<Cow<'static, str>>,
+        detail: impl Into<Detail>,
+        subject: Span,
+    ) {
+        if !self.recovery {
+            self.error(summary, detail, subject);
+        }
+    }
+
     pub(super) fn mark_error(&mut self) {
         if let Some(mark) = self.marks.last_mut() {
             mark.errs = true;

@@ -80,13 +80,11 @@ impl Parser<'_> {
                     }
                 }
                 _ => {
-                    if !self.recovery {
-                        self.error(
-                            "Unterminated template string",
-                            "No closing marker was found for the string.",
-                            next.span,
-                        );
-                    }
+                    self.error_outside_recovery(
+                        "Unterminated template string",
+                        "No closing marker was found for the string.",
+                        next.span,
+                    );
                     break self.recover(end_kind).span;
                 }
             }
@@ -99,13 +97,11 @@ impl Parser<'_> {
     fn directive(&mut self, f: &mut TemplateFrame, opener: Token) -> Option<Frame> {
         let keyword = self.peek();
         if keyword.kind != Kind::Ident {
-            if !self.recovery {
-                self.error(
-                    "Invalid template directive",
-                    "A template directive keyword (\"if\", \"for\", etc) is expected at the beginning of a %{ sequence.",
-                    keyword.span,
-                );
-            }
+            self.error_outside_recovery(
+                "Invalid template directive",
+                "A template directive keyword (\"if\", \"for\", etc) is expected at the beginning of a %{ sequence.",
+                keyword.span,
+            );
             self.recover(Kind::TemplateSeqEnd);
             self.p.pop_newlines();
             return None;
