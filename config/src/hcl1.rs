@@ -163,6 +163,17 @@ impl Literal {
     }
 }
 
+/// The last of `items` whose first key is `name`, compared without case,
+/// as HCL 1's decoder picks the item that sets a field.
+pub(crate) fn last_named<'a>(
+    items: impl DoubleEndedIterator<Item = &'a Item>,
+    name: &str,
+) -> Option<&'a Item> {
+    items
+        .rev()
+        .find(|i| i.keys[0].text.eq_ignore_ascii_case(name))
+}
+
 /// A list's items as HCL 1 decodes them into a list of strings (see
 /// [`Literal::as_text`]); `None` when one is not a string, number or bool.
 pub(crate) fn strings(items: &[Node]) -> Option<Vec<String>> {

@@ -459,11 +459,8 @@ struct Args<'a>(&'a [Item]);
 
 impl Args<'_> {
     fn get(&self, key: &str) -> Option<&Node> {
-        self.0
-            .iter()
-            .rev()
-            .find(|i| i.keys.len() == 1 && i.keys[0].text.eq_ignore_ascii_case(key))
-            .map(|i| &i.value)
+        let arguments = self.0.iter().filter(|i| i.keys.len() == 1);
+        hcl1::last_named(arguments, key).map(|i| &i.value)
     }
 
     /// A string; numbers and bools as written.
