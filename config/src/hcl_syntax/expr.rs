@@ -822,24 +822,22 @@ impl Parser<'_> {
             while open.kind == Kind::DoubleColon {
                 let next = self.read();
                 if next.kind != Kind::Ident {
-                    self.error(
+                    return self.unopened_call(
+                        name,
                         "Missing function name",
                         "Function scope resolution symbol :: must be followed by a function name in this scope.",
                         next.span,
                     );
-                    self.recover_over(Kind::OParen);
-                    return self.finish_call(name);
                 }
                 open = self.read();
             }
             if open.kind != Kind::OParen {
-                self.error(
+                return self.unopened_call(
+                    name,
                     "Missing open parenthesis",
                     "Function selector must be followed by an open parenthesis to begin the function call.",
                     open.span,
                 );
-                self.recover_over(Kind::OParen);
-                return self.finish_call(name);
             }
             f.open = Some(open);
             self.p.push_newlines(false);
@@ -891,6 +889,20 @@ impl Parser<'_> {
             return self.close_call(name);
         }
         Next::Call(Frame::Call(f), Frame::expression())
+    }
+
+    /// A call (its name at `name`) whose `(` does not follow: the error,
+    /// then the call skipped past the next parentheses.
+    fn unopened_call(
+        &mut self,
+        name: Span,
+        summary: &'static str,
+        detail: &'static str,
+        subject: Span,
+    ) -> Next {
+        self.error(summary, detail, subject);
+        self.recover_over(Kind::OParen);
+        self.finish_call(name)
     }
 
     fn call_argument(&mut self, f: CallFrame) -> Next {
