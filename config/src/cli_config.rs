@@ -82,6 +82,22 @@ pub struct CliConfig {
     pub(crate) oci: OciBlocks,
 }
 
+/// The `file` and `line` accessors of a block (in the fields of those
+/// names).
+macro_rules! file_and_line_accessors {
+    () => {
+        /// The file the block is in.
+        pub fn file(&self) -> &Path {
+            &self.file
+        }
+
+        /// The line the block starts on, when known (HCL syntax only).
+        pub fn line(&self) -> Option<usize> {
+            self.line
+        }
+    };
+}
+
 /// A `credentials "<host>" { token = "…" }` block. `Debug` does not show
 /// the token.
 #[derive(Clone, Debug)]
@@ -104,15 +120,7 @@ impl CredentialsBlock {
         &self.name
     }
 
-    /// The file the block is in.
-    pub fn file(&self) -> &Path {
-        &self.file
-    }
-
-    /// The line the block starts on, when known (HCL syntax only).
-    pub fn line(&self) -> Option<usize> {
-        self.line
-    }
+    file_and_line_accessors!();
 
     /// The credentials, or `None` when the block has no string `token`
     /// attribute (Go ignores other attributes). Such a block still hides
@@ -148,15 +156,7 @@ impl HostBlock {
         &self.name
     }
 
-    /// The file the block is in.
-    pub fn file(&self) -> &Path {
-        &self.file
-    }
-
-    /// The line the block starts on, when known (HCL syntax only).
-    pub fn line(&self) -> Option<usize> {
-        self.line
-    }
+    file_and_line_accessors!();
 
     /// The services, in the order written, ready for
     /// [`DiscoveryCache::force`](tfdisco_core::DiscoveryCache::force).
@@ -186,15 +186,7 @@ impl HelperBlock {
         &self.args
     }
 
-    /// The file the block is in.
-    pub fn file(&self) -> &Path {
-        &self.file
-    }
-
-    /// The line the block starts on, when known (HCL syntax only).
-    pub fn line(&self) -> Option<usize> {
-        self.line
-    }
+    file_and_line_accessors!();
 
     /// The program found for it in the plugin directories (newest version),
     /// when [`CliConfig::load`] found one.
@@ -947,36 +939,27 @@ pub(crate) fn merge(
         .first()
         .map(|first| provider_installation::explicit(first, dialect, &mut diagnostics));
     config.installation_blocks = installation_blocks;
-    let mut merged_hosts = Merged::new();
-    for entry in hosts.items {
-        let Some(host) = valid_host("host", &entry, &mut diagnostics) else {
-            continue;
-        };
-        let block = HostBlock {
+    config.hosts = merge_by_host("host", hosts.items, &mut diagnostics, |host, entry| {
+        HostBlock {
             host,
             name: entry.name,
             file: entry.file,
             line: entry.line,
             services: entry.value,
-        };
-        merged_hosts.put(block.host.clone(), block);
-    }
-    config.hosts = merged_hosts.items;
-    let mut merged_credentials = Merged::new();
-    for entry in credentials.items {
-        let Some(host) = valid_host("credentials", &entry, &mut diagnostics) else {
-            continue;
-        };
-        let block = CredentialsBlock {
+        }
+    });
+    config.credentials = merge_by_host(
+        "credentials",
+        credentials.items,
+        &mut diagnostics,
+        |host, entry| CredentialsBlock {
             host,
             name: entry.name,
             file: entry.file,
             line: entry.line,
             token: entry.value,
-        };
-        merged_credentials.put(block.host.clone(), block);
-    }
-    config.credentials = merged_credentials.items;
+        },
+    );
     let helpers = helpers.items;
     if let Some(second) = helpers.get(1) {
         diagnostics.push(
@@ -995,6 +978,24 @@ pub(crate) fn merge(
     config.oci = oci;
     config.diagnostics = diagnostics;
     config
+}
+
+/// The `kind` blocks whose label is a valid host, each made by `block`,
+/// merged by host.
+fn merge_by_host<T, B>(
+    kind: &str,
+    entries: Vec<Located<T>>,
+    diags: &mut Vec<Diagnostic>,
+    block: impl Fn(Hostname, Located<T>) -> B,
+) -> Vec<B> {
+    let mut merged = Merged::new();
+    for entry in entries {
+        let Some(host) = valid_host(kind, &entry, diags) else {
+            continue;
+        };
+        merged.put(host.clone(), block(host, entry));
+    }
+    merged.items
 }
 
 fn valid_host<T>(kind: &str, entry: &Located<T>, diags: &mut Vec<Diagnostic>) -> Option<Hostname> {

@@ -223,25 +223,24 @@ impl Configuration {
     /// [`require_installed`](Configuration::require_installed) refuses them
     /// as the CLIs do.
     pub fn require_complete(&self) -> Result<(), ConfigurationError> {
-        if self.unread.is_empty() {
-            Ok(())
-        } else {
-            Err(ConfigurationError {
-                diagnostics: self.unread.clone(),
-            })
-        }
+        refuse_any(&self.unread)
     }
 
     /// Refuses, as `terraform providers lock` does, a configuration with
     /// calls the module manifest does not list.
     pub fn require_installed(&self) -> Result<(), ConfigurationError> {
-        if self.uninstalled.is_empty() {
-            Ok(())
-        } else {
-            Err(ConfigurationError {
-                diagnostics: self.uninstalled.clone(),
-            })
-        }
+        refuse_any(&self.uninstalled)
+    }
+}
+
+/// `Ok` without diagnostics, else an error with them.
+fn refuse_any(diagnostics: &[Diagnostic]) -> Result<(), ConfigurationError> {
+    if diagnostics.is_empty() {
+        Ok(())
+    } else {
+        Err(ConfigurationError {
+            diagnostics: diagnostics.to_vec(),
+        })
     }
 }
 

@@ -4,19 +4,17 @@
 
 use std::collections::HashSet;
 use std::fs;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 
 use tfdisco_core::{Credentials, Dialect, Hostname, go_quote};
 
 use crate::cli_config::{self, CliConfig, ParsedFile, Reading};
 use crate::credentials_file::{self, CREDENTIALS_FILE_NAME};
+use crate::hcl_text::read_limited;
 use crate::locations::Locations;
 use crate::registry_settings::{self, RegistrySettings};
 use crate::{Diagnostic, Env, Error, plugins};
-
-/// Config files larger than this are not read (they are a mistake).
-const MAX_FILE_SIZE: u64 = 16 << 20;
 
 impl CliConfig {
     /// Reads the CLI configuration of `dialect` the way its CLI does: the
@@ -179,18 +177,6 @@ fn read_config_file(path: &Path, read: &Reading<'_>, diags: &mut Vec<Diagnostic>
             ParsedFile::empty(path.to_owned())
         }
     }
-}
-
-/// A text file of at most [`MAX_FILE_SIZE`] bytes.
-fn read_limited(path: &Path) -> io::Result<String> {
-    let mut bytes = Vec::new();
-    fs::File::open(path)?
-        .take(MAX_FILE_SIZE + 1)
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_FILE_SIZE {
-        return Err(io::Error::other("file is larger than 16 MiB"));
-    }
-    String::from_utf8(bytes).map_err(|_| io::Error::other("file is not valid UTF-8"))
 }
 
 /// The newest `terraform-credentials-<kind>` program in `dirs`, made

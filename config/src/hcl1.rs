@@ -152,6 +152,38 @@ impl Literal {
             Literal::Null => None,
         }
     }
+
+    /// Go's `strconv.ParseBool`, as HCL 1 decodes a string into a bool.
+    pub(crate) fn parse_bool(text: &str) -> Option<bool> {
+        match text {
+            "1" | "t" | "T" | "true" | "TRUE" | "True" => Some(true),
+            "0" | "f" | "F" | "false" | "FALSE" | "False" => Some(false),
+            _ => None,
+        }
+    }
+}
+
+/// The last of `items` whose first key is `name`, compared without case,
+/// as HCL 1's decoder picks the item that sets a field.
+pub(crate) fn last_named<'a>(
+    items: impl DoubleEndedIterator<Item = &'a Item>,
+    name: &str,
+) -> Option<&'a Item> {
+    items
+        .rev()
+        .find(|i| i.keys[0].text.eq_ignore_ascii_case(name))
+}
+
+/// A list's items as HCL 1 decodes them into a list of strings (see
+/// [`Literal::as_text`]); `None` when one is not a string, number or bool.
+pub(crate) fn strings(items: &[Node]) -> Option<Vec<String>> {
+    items
+        .iter()
+        .map(|i| match i {
+            Node::Literal(lit, _) => lit.as_text(),
+            _ => None,
+        })
+        .collect()
 }
 
 /// Why the text is not HCL 1, and where. The message names the kind of
@@ -243,7 +275,40 @@ struct Lexer<'a> {
     column: usize,
 }
 
-impl Lexer<'_> {
+impl<'a> Lexer<'a> {
+    fn new(text: &'a str) -> Lexer<'a> {
+        Lexer {
+            chars: text.char_indices().peekable(),
+            text,
+            line: 1,
+            column: 0,
+        }
+    }
+
+    /// Every token of the text, each read by `token` from its first
+    /// character and position (`None` for a comment), then `eof`. White
+    /// space between tokens is skipped.
+    fn tokens<T>(
+        mut self,
+        eof: T,
+        token: fn(&mut Lexer<'a>, char, Pos) -> Result<Option<T>, SyntaxError>,
+    ) -> Result<Vec<(T, Pos)>, SyntaxError> {
+        let mut tokens = Vec::new();
+        loop {
+            while self.peek().is_some_and(char::is_whitespace) {
+                self.next();
+            }
+            let pos = self.pos();
+            let Some(c) = self.peek() else {
+                tokens.push((eof, pos));
+                return Ok(tokens);
+            };
+            if let Some(tok) = token(&mut self, c, pos)? {
+                tokens.push((tok, pos));
+            }
+        }
+    }
+
     fn pos(&self) -> Pos {
         Pos {
             line: self.line,
@@ -293,95 +358,81 @@ fn is_ident(c: char) -> bool {
 }
 
 fn lex(text: &str) -> Result<Vec<(Tok, Pos)>, SyntaxError> {
-    let mut lx = Lexer {
-        chars: text.char_indices().peekable(),
-        text,
-        line: 1,
-        column: 0,
-    };
-    let mut tokens = Vec::new();
-    loop {
-        while lx.peek().is_some_and(char::is_whitespace) {
-            lx.next();
+    Lexer::new(text).tokens(Tok::Eof, hcl_token)
+}
+
+/// The HCL 1 token starting with `c` at `pos`; `None` for a comment.
+fn hcl_token(lx: &mut Lexer<'_>, c: char, pos: Pos) -> Result<Option<Tok>, SyntaxError> {
+    let tok = match c {
+        '#' => {
+            skip_line(lx);
+            return Ok(None);
         }
-        let pos = lx.pos();
-        let Some(c) = lx.peek() else {
-            tokens.push((Tok::Eof, pos));
-            return Ok(tokens);
-        };
-        let tok = match c {
-            '#' => {
-                skip_line(&mut lx);
-                continue;
-            }
-            '/' if lx.peek2() == Some('/') => {
-                skip_line(&mut lx);
-                continue;
-            }
-            '/' if lx.peek2() == Some('*') => {
-                lx.next();
-                lx.next();
-                loop {
-                    match lx.next() {
-                        None => return err(pos, "comment not terminated"),
-                        Some('*') if lx.peek() == Some('/') => {
-                            lx.next();
-                            break;
-                        }
-                        Some(_) => {}
+        '/' if lx.peek2() == Some('/') => {
+            skip_line(lx);
+            return Ok(None);
+        }
+        '/' if lx.peek2() == Some('*') => {
+            lx.next();
+            lx.next();
+            loop {
+                match lx.next() {
+                    None => return err(pos, "comment not terminated"),
+                    Some('*') if lx.peek() == Some('/') => {
+                        lx.next();
+                        break;
                     }
-                }
-                continue;
-            }
-            '{' | '}' | '[' | ']' | ',' | '=' => {
-                lx.next();
-                match c {
-                    '{' => Tok::LBrace,
-                    '}' => Tok::RBrace,
-                    '[' => Tok::LBrack,
-                    ']' => Tok::RBrack,
-                    ',' => Tok::Comma,
-                    _ => Tok::Assign,
+                    Some(_) => {}
                 }
             }
-            '"' => string(&mut lx, pos)?,
-            '<' if lx.peek2() == Some('<') => heredoc(&mut lx, pos)?,
-            c if c.is_ascii_digit()
-                || (c == '-' && lx.peek2().is_some_and(|d| d.is_ascii_digit())) =>
+            return Ok(None);
+        }
+        '{' | '}' | '[' | ']' | ',' | '=' => {
+            lx.next();
+            match c {
+                '{' => Tok::LBrace,
+                '}' => Tok::RBrace,
+                '[' => Tok::LBrack,
+                ']' => Tok::RBrack,
+                ',' => Tok::Comma,
+                _ => Tok::Assign,
+            }
+        }
+        '"' => string(lx, pos)?,
+        '<' if lx.peek2() == Some('<') => heredoc(lx, pos)?,
+        c if c.is_ascii_digit() || (c == '-' && lx.peek2().is_some_and(|d| d.is_ascii_digit())) => {
+            let start = lx.offset();
+            lx.next();
+            while lx
+                .peek()
+                .is_some_and(|d| d.is_ascii_alphanumeric() || d == '.')
+                || (lx.peek().is_some_and(|d| d == '+' || d == '-')
+                    && lx.text[start..lx.offset()].ends_with(['e', 'E']))
             {
-                let start = lx.offset();
                 lx.next();
-                while lx
-                    .peek()
-                    .is_some_and(|d| d.is_ascii_alphanumeric() || d == '.')
-                    || (lx.peek().is_some_and(|d| d == '+' || d == '-')
-                        && text[start..lx.offset()].ends_with(['e', 'E']))
-                {
-                    lx.next();
-                }
-                let end = lx.offset();
-                let word = &text[start..end];
-                if number(word).is_none() {
-                    return err(pos, "invalid number");
-                }
-                Tok::Number(word.to_owned())
             }
-            c if is_ident_start(c) => {
-                let start = lx.offset();
-                while lx.peek().is_some_and(is_ident) {
-                    lx.next();
-                }
-                let end = lx.offset();
-                match &text[start..end] {
-                    "true" => Tok::Bool(true),
-                    "false" => Tok::Bool(false),
-                    word => Tok::Ident(word.to_owned()),
-                }
+            let end = lx.offset();
+            let word = &lx.text[start..end];
+            if number(word).is_none() {
+                return err(pos, "invalid number");
             }
-            _ => return err(pos, "illegal char"),
-        };
-        tokens.push((tok, pos));
-    }
+            Tok::Number(word.to_owned())
+        }
+        c if is_ident_start(c) => {
+            let start = lx.offset();
+            while lx.peek().is_some_and(is_ident) {
+                lx.next();
+            }
+            let end = lx.offset();
+            match &lx.text[start..end] {
+                "true" => Tok::Bool(true),
+                "false" => Tok::Bool(false),
+                word => Tok::Ident(word.to_owned()),
+            }
+        }
+        _ => return err(pos, "illegal char"),
+    };
+    Ok(Some(tok))
 }
 
 fn skip_line(lx: &mut Lexer<'_>) {
@@ -832,75 +883,63 @@ enum JTok {
 }
 
 fn json_lex(text: &str) -> Result<Vec<(JTok, Pos)>, SyntaxError> {
-    let mut lx = Lexer {
-        chars: text.char_indices().peekable(),
-        text,
-        line: 1,
-        column: 0,
-    };
-    let mut tokens = Vec::new();
-    loop {
-        while lx.peek().is_some_and(char::is_whitespace) {
+    Lexer::new(text).tokens(JTok::Eof, json_token)
+}
+
+/// The JSON token starting with `c` at `pos`.
+fn json_token(lx: &mut Lexer<'_>, c: char, pos: Pos) -> Result<Option<JTok>, SyntaxError> {
+    let tok = match c {
+        '{' | '}' | '[' | ']' | ':' | ',' => {
             lx.next();
+            match c {
+                '{' => JTok::LBrace,
+                '}' => JTok::RBrace,
+                '[' => JTok::LBrack,
+                ']' => JTok::RBrack,
+                ':' => JTok::Colon,
+                _ => JTok::Comma,
+            }
         }
-        let pos = lx.pos();
-        let Some(c) = lx.peek() else {
-            tokens.push((JTok::Eof, pos));
-            return Ok(tokens);
-        };
-        let tok = match c {
-            '{' | '}' | '[' | ']' | ':' | ',' => {
-                lx.next();
-                match c {
-                    '{' => JTok::LBrace,
-                    '}' => JTok::RBrace,
-                    '[' => JTok::LBrack,
-                    ']' => JTok::RBrack,
-                    ':' => JTok::Colon,
-                    _ => JTok::Comma,
-                }
-            }
-            '"' => {
-                let start = lx.offset();
-                lx.next();
-                loop {
-                    match lx.next() {
-                        None => return err(pos, "literal not terminated"),
-                        Some('"') => break,
-                        Some('\\') => {
-                            lx.next();
-                        }
-                        Some(_) => {}
+        '"' => {
+            let start = lx.offset();
+            lx.next();
+            loop {
+                match lx.next() {
+                    None => return err(pos, "literal not terminated"),
+                    Some('"') => break,
+                    Some('\\') => {
+                        lx.next();
                     }
-                }
-                let raw = &text[start..lx.offset()];
-                // Not serde_json's message, whose position counts from the
-                // string's start: the token's own position says where.
-                let value: String = serde_json::from_str(raw).map_err(|_| SyntaxError {
-                    pos: Some(pos),
-                    message: "invalid string literal".to_owned(),
-                })?;
-                JTok::Str(value, raw.to_owned())
-            }
-            _ => {
-                let start = lx.offset();
-                while lx
-                    .peek()
-                    .is_some_and(|d| d.is_ascii_alphanumeric() || matches!(d, '.' | '-' | '+'))
-                {
-                    lx.next();
-                }
-                match &text[start..lx.offset()] {
-                    "true" => JTok::Bool(true),
-                    "false" => JTok::Bool(false),
-                    "null" => JTok::Null,
-                    "" => return err(pos, "illegal char"),
-                    word => JTok::Number(word.to_owned()),
+                    Some(_) => {}
                 }
             }
-        };
-        tokens.push((tok, pos));
-    }
+            let raw = &lx.text[start..lx.offset()];
+            // Not serde_json's message, whose position counts from the
+            // string's start: the token's own position says where.
+            let value: String = serde_json::from_str(raw).map_err(|_| SyntaxError {
+                pos: Some(pos),
+                message: "invalid string literal".to_owned(),
+            })?;
+            JTok::Str(value, raw.to_owned())
+        }
+        _ => {
+            let start = lx.offset();
+            while lx
+                .peek()
+                .is_some_and(|d| d.is_ascii_alphanumeric() || matches!(d, '.' | '-' | '+'))
+            {
+                lx.next();
+            }
+            match &lx.text[start..lx.offset()] {
+                "true" => JTok::Bool(true),
+                "false" => JTok::Bool(false),
+                "null" => JTok::Null,
+                "" => return err(pos, "illegal char"),
+                word => JTok::Number(word.to_owned()),
+            }
+        }
+    };
+    Ok(Some(tok))
 }
 
 struct JsonParser {

@@ -39,11 +39,13 @@ mod ast;
 mod body;
 mod error;
 mod expr;
+mod frame;
 mod lexer;
 mod literal;
 mod parser;
 mod peeker;
 mod position;
+mod state;
 mod template;
 mod token;
 mod unicode;
@@ -108,7 +110,7 @@ pub(crate) fn parse(text: &str, filename: &str) -> Result<Body, SyntaxError> {
 }
 
 fn run(text: &str, filename: &str) -> (Result<Body, SyntaxError>, u64) {
-    let mut parser = parser::Parser::new(text);
+    let mut parser = state::Parser::new(text);
     let body = parser.parse();
     let steps = parser.steps();
     match parser.errors.into_first(text, filename) {

@@ -1,5 +1,5 @@
 //! What the configuration and lock-file readers share: files read with a
-//! size limit, HCL native syntax parsed as Terraform parses it
+//! size limit (the CLI configuration's and OCI credentials' readers too), HCL native syntax parsed as Terraform parses it
 //! (docs/behaviour.md, TFCFG-8), and line numbers of byte offsets.
 
 use std::fs;
@@ -9,11 +9,19 @@ use std::path::Path;
 use crate::Diagnostic;
 use crate::hcl_syntax::{self, Body, Span};
 
-/// Files larger than this are not read, as for the CLI configuration.
+/// Files larger than this are not read (they are a mistake): CLI
+/// configuration files, `.tf` files, lock files and Docker-style
+/// credentials files.
 pub(crate) const MAX_FILE_SIZE: u64 = 16 << 20;
 
 /// A UTF-8 text file of at most [`MAX_FILE_SIZE`] bytes.
 pub(crate) fn read_limited(path: &Path) -> io::Result<String> {
+    let bytes = read_limited_bytes(path)?;
+    String::from_utf8(bytes).map_err(|_| io::Error::other("file is not valid UTF-8"))
+}
+
+/// A file of at most [`MAX_FILE_SIZE`] bytes.
+pub(crate) fn read_limited_bytes(path: &Path) -> io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
     fs::File::open(path)?
         .take(MAX_FILE_SIZE + 1)
@@ -21,7 +29,7 @@ pub(crate) fn read_limited(path: &Path) -> io::Result<String> {
     if bytes.len() as u64 > MAX_FILE_SIZE {
         return Err(io::Error::other("file is larger than 16 MiB"));
     }
-    String::from_utf8(bytes).map_err(|_| io::Error::other("file is not valid UTF-8"))
+    Ok(bytes)
 }
 
 /// Parses HCL native syntax as Terraform does. A syntax error is one

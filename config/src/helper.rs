@@ -169,8 +169,7 @@ impl HelperProgram {
         // for the exit without polling.
         let (Some(stdout), Some(stderr)) = (collect(stdout, deadline), collect(stderr, deadline))
         else {
-            let _ = child.kill();
-            let _ = child.wait();
+            stop(&mut child);
             return Err(self.timed_out());
         };
         let status = self.wait(&mut child, deadline)?;
@@ -197,31 +196,15 @@ impl HelperProgram {
         Ok(stdout.bytes)
     }
 
-    /// Waits for the child to exit, killing it at the deadline. (A program
-    /// that closed its output early may still run.)
+    /// Waits for the child to exit, killing it at the deadline.
     fn wait(&self, child: &mut Child, deadline: Instant) -> Result<ExitStatus, Error> {
-        let mut pause = Duration::from_micros(50);
-        loop {
-            match child.try_wait() {
-                Ok(Some(status)) => return Ok(status),
-                Ok(None) => {}
-                Err(source) => {
-                    let _ = child.kill();
-                    let _ = child.wait();
-                    return Err(Error::HelperStart {
-                        executable: self.executable.clone(),
-                        source,
-                    });
-                }
-            }
-            let now = Instant::now();
-            if now >= deadline {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(self.timed_out());
-            }
-            thread::sleep(pause.min(deadline - now));
-            pause = (pause * 2).min(Duration::from_millis(20));
+        match wait_until(child, deadline) {
+            Ok(Some(status)) => Ok(status),
+            Ok(None) => Err(self.timed_out()),
+            Err(source) => Err(Error::HelperStart {
+                executable: self.executable.clone(),
+                source,
+            }),
         }
     }
 
@@ -231,6 +214,36 @@ impl HelperProgram {
             timeout: self.timeout,
         }
     }
+}
+
+/// Waits for a helper program to exit, polling with a growing pause; stops
+/// it at `deadline` (`Ok(None)`) or when it cannot be waited for (`Err`).
+/// (A program that closed its output early may still run.)
+pub(crate) fn wait_until(child: &mut Child, deadline: Instant) -> io::Result<Option<ExitStatus>> {
+    let mut pause = Duration::from_micros(50);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Ok(Some(status)),
+            Ok(None) => {}
+            Err(e) => {
+                stop(child);
+                return Err(e);
+            }
+        }
+        let now = Instant::now();
+        if now >= deadline {
+            stop(child);
+            return Ok(None);
+        }
+        thread::sleep(pause.min(deadline - now));
+        pause = (pause * 2).min(Duration::from_millis(20));
+    }
+}
+
+/// Kills a helper program and waits for it to end.
+pub(crate) fn stop(child: &mut Child) {
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 impl CredentialsSource for HelperProgram {

@@ -5,7 +5,7 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use tfdisco_core::Dialect;
+use tfdisco_core::{Dialect, Platform};
 
 use crate::Env;
 use crate::credentials_file::CREDENTIALS_FILE_NAME;
@@ -93,7 +93,10 @@ impl Locations {
         let plugin_dirs = match data_dir {
             Some(dir) => {
                 let plugins = dir.join("plugins");
-                vec![plugins.clone(), plugins.join(machine_dir())]
+                vec![
+                    plugins.clone(),
+                    plugins.join(Platform::current().to_string()),
+                ]
             }
             None => Vec::new(),
         };
@@ -145,23 +148,6 @@ impl Locations {
     pub fn plugin_dirs(&self) -> &[PathBuf] {
         &self.plugin_dirs
     }
-}
-
-/// Go's `<GOOS>_<GOARCH>` for this machine.
-fn machine_dir() -> String {
-    let os = match std::env::consts::OS {
-        "macos" => "darwin",
-        other => other,
-    };
-    let arch = match std::env::consts::ARCH {
-        "x86_64" => "amd64",
-        "x86" => "386",
-        "aarch64" => "arm64",
-        "powerpc64" => "ppc64",
-        "loongarch64" => "loong64",
-        other => other,
-    };
-    format!("{os}_{arch}")
 }
 
 fn exists(path: &Path) -> bool {

@@ -11,7 +11,7 @@ use tfdisco_provider::{
 };
 
 use crate::Diagnostic;
-use crate::hcl1::{Item, Literal, Node, Pos};
+use crate::hcl1::{self, Item, Literal, Node, Pos};
 use crate::oci_template;
 use crate::registry_settings::{go_atoi, saturating_u32};
 
@@ -459,11 +459,8 @@ struct Args<'a>(&'a [Item]);
 
 impl Args<'_> {
     fn get(&self, key: &str) -> Option<&Node> {
-        self.0
-            .iter()
-            .rev()
-            .find(|i| i.keys.len() == 1 && i.keys[0].text.eq_ignore_ascii_case(key))
-            .map(|i| &i.value)
+        let arguments = self.0.iter().filter(|i| i.keys.len() == 1);
+        hcl1::last_named(arguments, key).map(|i| &i.value)
     }
 
     /// A string; numbers and bools as written.
@@ -478,15 +475,9 @@ impl Args<'_> {
     fn strings(&self, key: &str) -> Result<Option<Vec<String>>, String> {
         match self.get(key) {
             None => Ok(None),
-            Some(Node::List(items, _)) => items
-                .iter()
-                .map(|i| match i {
-                    Node::Literal(lit, _) => lit.as_text().ok_or(()),
-                    _ => Err(()),
-                })
-                .collect::<Result<Vec<_>, ()>>()
+            Some(Node::List(items, _)) => hcl1::strings(items)
                 .map(Some)
-                .map_err(|()| format!("{key} must be a list of strings")),
+                .ok_or_else(|| format!("{key} must be a list of strings")),
             Some(other) => Err(format!(
                 "{key} must be a list of strings, not {}",
                 other.kind()
@@ -511,11 +502,9 @@ impl Args<'_> {
         match self.get(key) {
             None => Ok(None),
             Some(Node::Literal(Literal::Bool(b), _)) => Ok(Some(*b)),
-            Some(Node::Literal(Literal::String(s), _)) => match s.as_str() {
-                "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(Some(true)),
-                "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(Some(false)),
-                _ => Err(format!("{key} must be a bool")),
-            },
+            Some(Node::Literal(Literal::String(s), _)) => Literal::parse_bool(s)
+                .map(Some)
+                .ok_or_else(|| format!("{key} must be a bool")),
             Some(_) => Err(format!("{key} must be a bool")),
         }
     }
@@ -610,29 +599,24 @@ pub(crate) fn explicit(
                 }
             },
         };
-        let include =
-            match ProviderPattern::parse_all(method.include().unwrap_or_default(), dialect) {
-                Ok(p) => p,
-                Err(e) => {
-                    diags.push(problem(
-                        "Invalid provider source inclusion patterns",
-                        format!("CLI config specifies invalid provider inclusion patterns: {e}."),
-                    ));
-                    continue;
-                }
-            };
-        let exclude =
-            match ProviderPattern::parse_all(method.exclude().unwrap_or_default(), dialect) {
-                Ok(p) => p,
-                Err(e) => {
-                    diags.push(problem(
-                        "Invalid provider source exclusion patterns",
-                        format!("CLI config specifies invalid provider exclusion patterns: {e}."),
-                    ));
-                    continue;
-                }
-            };
-        methods.push(InstallationMethod::new(kind, include, exclude));
+        // `include`, then `exclude` (`what`: "inclusion", "exclusion").
+        let patterns = |list: Option<&[String]>, what: &str| {
+            ProviderPattern::parse_all(list.unwrap_or_default(), dialect).map_err(|e| {
+                problem(
+                    &format!("Invalid provider source {what} patterns"),
+                    format!("CLI config specifies invalid provider {what} patterns: {e}."),
+                )
+            })
+        };
+        let parsed = patterns(method.include(), "inclusion").and_then(|include| {
+            patterns(method.exclude(), "exclusion").map(|exclude| (include, exclude))
+        });
+        match parsed {
+            Ok((include, exclude)) => {
+                methods.push(InstallationMethod::new(kind, include, exclude));
+            }
+            Err(diag) => diags.push(diag),
+        }
     }
     ProviderInstallation {
         methods,

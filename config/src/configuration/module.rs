@@ -4,6 +4,7 @@
 //! to TFCFG-5).
 
 use std::collections::HashMap;
+use std::hash::Hash;
 use std::path::{Path, PathBuf};
 
 use tfdisco_core::{Dialect, ProviderSource, go_quote};
@@ -119,9 +120,9 @@ pub(super) fn assemble(
         .map(|r| (r.item.0.clone(), r.item.1.source.clone()))
         .collect();
 
-    let providers = asm.providers(&primary, &overrides);
-    let resources = asm.resources(&primary, &overrides);
-    let calls = asm.calls(&primary, &overrides);
+    let providers = asm.merge(&primary, &overrides, |items| &items.providers);
+    let resources = asm.merge(&primary, &overrides, |items| &items.resources);
+    let calls = asm.merge(&primary, &overrides, |items| &items.module_calls);
 
     let mut requirements = Vec::new();
     for r in &required {
@@ -398,202 +399,216 @@ impl Assembler<'_> {
         })
     }
 
-    /// `provider` blocks, unique by name and alias; override files merge
-    /// into them (`version` replaced when given).
-    fn providers(
+    /// The items `items` of every file (`provider` blocks, resources or
+    /// module calls) merged as `NewModule` merges them: unique by key in
+    /// the primary files, then each override file's merged into them.
+    fn merge<T: Declared>(
         &mut self,
         primary: &[ParsedFile],
         overrides: &[ParsedFile],
-    ) -> Vec<At<ProviderBlock>> {
-        let mut out: Vec<At<ProviderBlock>> = Vec::new();
-        let mut index: HashMap<(String, Option<String>), usize> = HashMap::new();
+        items: fn(&Items) -> &[T],
+    ) -> Vec<At<T>> {
+        let mut out: Vec<At<T>> = Vec::new();
+        let mut index: HashMap<T::Key, usize> = HashMap::new();
+        let at = |file: &ParsedFile, item: &T| At {
+            file: file.path.clone(),
+            line: item.line(),
+            item: item.clone(),
+        };
         for file in primary {
-            for p in &file.items.providers {
-                let key = (p.name.clone(), p.alias.clone());
-                if let Some(existing) = index.get(&key).map(|&i| &out[i]) {
-                    let previous =
-                        format!("{}:{}", existing.file.display(), existing.line.unwrap_or(0));
-                    let detail = match &existing.item.alias {
-                        None => format!(
-                            "A default (non-aliased) provider configuration for {} was already given at {previous}. If multiple configurations are required, set the \"alias\" argument for alternative configurations.",
-                            go_quote(&p.name)
-                        ),
-                        Some(alias) => format!(
-                            "A provider configuration for {} with alias {} was already given at {previous}. Each configuration for the same provider must have a distinct alias.",
-                            go_quote(&p.name),
-                            go_quote(alias)
-                        ),
-                    };
-                    self.error(
-                        &file.path,
-                        p.line,
-                        "Duplicate provider configuration",
-                        detail,
-                    );
-                    continue;
-                }
-                index.insert(key, out.len());
-                out.push(At {
-                    file: file.path.clone(),
-                    line: p.line,
-                    item: p.clone(),
-                });
-            }
-        }
-        for file in overrides {
-            for p in &file.items.providers {
-                let key = (p.name.clone(), p.alias.clone());
-                match index.get(&key) {
-                    Some(&i) => {
-                        if p.version.is_some() {
-                            out[i].item.version = p.version.clone();
-                        }
-                    }
-                    None if p.alias.is_none() => {
-                        index.insert(key, out.len());
-                        out.push(At {
-                            file: file.path.clone(),
-                            line: p.line,
-                            item: p.clone(),
-                        });
-                    }
-                    None => {
-                        let detail = format!(
-                            "There is no {} provider configuration with the alias {}. An override file can only override an aliased provider configuration that was already defined in a primary configuration file.",
-                            p.name,
-                            go_quote(p.alias.as_deref().unwrap_or_default())
-                        );
-                        self.error(
-                            &file.path,
-                            p.line,
-                            "Missing base provider configuration for override",
-                            detail,
-                        );
-                    }
-                }
-            }
-        }
-        out
-    }
-
-    /// Resources, unique by mode, type and name; override files may change
-    /// their `provider`.
-    fn resources(
-        &mut self,
-        primary: &[ParsedFile],
-        overrides: &[ParsedFile],
-    ) -> Vec<At<ResourceBlock>> {
-        let mut out: Vec<At<ResourceBlock>> = Vec::new();
-        let mut index: HashMap<(Mode, String, String), usize> = HashMap::new();
-        for file in primary {
-            for r in &file.items.resources {
-                let key = (r.mode, r.type_name.clone(), r.name.clone());
+            for item in items(&file.items) {
+                let key = item.key();
                 if let Some(&i) = index.get(&key) {
-                    let e = &out[i];
-                    let (what, kind) = match r.mode {
-                        Mode::Managed => ("resource", "resource"),
-                        Mode::Data => ("data", "data resource"),
-                        Mode::Ephemeral => ("ephemeral", "ephemeral resource"),
-                    };
-                    let detail = format!(
-                        "A {} {kind} named {} was already declared at {}:{}. Resource names must be unique per type in each module.",
-                        r.type_name,
-                        go_quote(&r.name),
-                        e.file.display(),
-                        e.line.unwrap_or(0)
-                    );
-                    let summary =
-                        format!("Duplicate {what} {} configuration", go_quote(&r.type_name));
-                    self.error(&file.path, r.line, &summary, detail);
+                    let (summary, detail) = item.duplicate(&out[i]);
+                    self.error(&file.path, item.line(), &summary, detail);
                     continue;
                 }
                 index.insert(key, out.len());
-                out.push(At {
-                    file: file.path.clone(),
-                    line: r.line,
-                    item: r.clone(),
-                });
+                out.push(at(file, item));
             }
         }
         for file in overrides {
-            for r in &file.items.resources {
-                if r.mode == Mode::Ephemeral {
-                    continue;
-                }
-                let key = (r.mode, r.type_name.clone(), r.name.clone());
+            for item in items(&file.items).iter().filter(|i| i.overrides()) {
+                let key = item.key();
                 match index.get(&key) {
-                    Some(&i) => {
-                        if r.provider.is_some() {
-                            out[i].item.provider = r.provider.clone();
+                    Some(&i) => item.merge_into(&mut out[i].item),
+                    None => match item.missing_base() {
+                        Some((summary, detail)) => {
+                            self.error(&file.path, item.line(), summary, detail);
                         }
-                    }
-                    None => {
-                        let (summary, what, block) = match r.mode {
-                            Mode::Data => {
-                                ("Missing data resource to override", "data resource", "data")
-                            }
-                            _ => ("Missing resource to override", "resource", "resource"),
-                        };
-                        let detail = format!(
-                            "There is no {} {what} named {}. An override file can only override a {block} block defined in a primary configuration file.",
-                            r.type_name,
-                            go_quote(&r.name)
-                        );
-                        self.error(&file.path, r.line, summary, detail);
-                    }
+                        None => {
+                            index.insert(key, out.len());
+                            out.push(at(file, item));
+                        }
+                    },
                 }
             }
         }
         out
     }
+}
 
-    /// Module calls, unique by name; override files may change `source`.
-    fn calls(&mut self, primary: &[ParsedFile], overrides: &[ParsedFile]) -> Vec<At<ModuleCall>> {
-        let mut out: Vec<At<ModuleCall>> = Vec::new();
-        let mut index: HashMap<String, usize> = HashMap::new();
-        for file in primary {
-            for c in &file.items.module_calls {
-                if let Some(e) = index.get(&c.name).map(|&i| &out[i]) {
-                    let detail = format!(
-                        "A module call named {} was already defined at {}:{}. Module calls must have unique names within a module.",
-                        go_quote(&c.name),
-                        e.file.display(),
-                        e.line.unwrap_or(0)
-                    );
-                    self.error(&file.path, c.line, "Duplicate module call", detail);
-                    continue;
-                }
-                index.insert(c.name.clone(), out.len());
-                out.push(At {
-                    file: file.path.clone(),
-                    line: c.line,
-                    item: c.clone(),
-                });
-            }
+/// An item a module declares once in its primary files, by its key, and
+/// override files change (`provider` blocks, resources, module calls).
+trait Declared: Clone {
+    type Key: Eq + Hash;
+
+    fn key(&self) -> Self::Key;
+
+    fn line(&self) -> Line;
+
+    /// The error (summary, detail) of declaring it again, `first` being the
+    /// first declaration.
+    fn duplicate(&self, first: &At<Self>) -> (String, String);
+
+    /// Whether it is merged from override files at all.
+    fn overrides(&self) -> bool {
+        true
+    }
+
+    /// This override merged into the declaration it overrides.
+    fn merge_into(&self, base: &mut Self);
+
+    /// The error (summary, detail) of an override with nothing to
+    /// override; `None` when the override declares it instead.
+    fn missing_base(&self) -> Option<(&'static str, String)>;
+}
+
+/// Unique by name and alias; an override replaces `version` when given.
+impl Declared for ProviderBlock {
+    type Key = (String, Option<String>);
+
+    fn key(&self) -> Self::Key {
+        (self.name.clone(), self.alias.clone())
+    }
+
+    fn line(&self) -> Line {
+        self.line
+    }
+
+    fn duplicate(&self, first: &At<Self>) -> (String, String) {
+        let previous = format!("{}:{}", first.file.display(), first.line.unwrap_or(0));
+        let detail = match &first.item.alias {
+            None => format!(
+                "A default (non-aliased) provider configuration for {} was already given at {previous}. If multiple configurations are required, set the \"alias\" argument for alternative configurations.",
+                go_quote(&self.name)
+            ),
+            Some(alias) => format!(
+                "A provider configuration for {} with alias {} was already given at {previous}. Each configuration for the same provider must have a distinct alias.",
+                go_quote(&self.name),
+                go_quote(alias)
+            ),
+        };
+        ("Duplicate provider configuration".to_owned(), detail)
+    }
+
+    fn merge_into(&self, base: &mut Self) {
+        if self.version.is_some() {
+            base.version = self.version.clone();
         }
-        for file in overrides {
-            for c in &file.items.module_calls {
-                match index.get(&c.name) {
-                    Some(&i) => {
-                        if c.source.is_some() {
-                            out[i].item.source = c.source.clone();
-                        }
-                    }
-                    None => {
-                        let detail = format!(
-                            "There is no module call named {}. An override file can only override a module call that was defined in a primary configuration file.",
-                            go_quote(&c.name)
-                        );
-                        self.error(
-                            &file.path,
-                            c.line,
-                            "Missing module call to override",
-                            detail,
-                        );
-                    }
-                }
-            }
+    }
+
+    fn missing_base(&self) -> Option<(&'static str, String)> {
+        let alias = self.alias.as_deref()?;
+        let detail = format!(
+            "There is no {} provider configuration with the alias {}. An override file can only override an aliased provider configuration that was already defined in a primary configuration file.",
+            self.name,
+            go_quote(alias)
+        );
+        Some(("Missing base provider configuration for override", detail))
+    }
+}
+
+/// Unique by mode, type and name; an override replaces `provider` when
+/// given. Ephemeral resources are not overridden.
+impl Declared for ResourceBlock {
+    type Key = (Mode, String, String);
+
+    fn key(&self) -> Self::Key {
+        (self.mode, self.type_name.clone(), self.name.clone())
+    }
+
+    fn line(&self) -> Line {
+        self.line
+    }
+
+    fn duplicate(&self, first: &At<Self>) -> (String, String) {
+        let (what, kind) = match self.mode {
+            Mode::Managed => ("resource", "resource"),
+            Mode::Data => ("data", "data resource"),
+            Mode::Ephemeral => ("ephemeral", "ephemeral resource"),
+        };
+        let detail = format!(
+            "A {} {kind} named {} was already declared at {}:{}. Resource names must be unique per type in each module.",
+            self.type_name,
+            go_quote(&self.name),
+            first.file.display(),
+            first.line.unwrap_or(0)
+        );
+        let summary = format!(
+            "Duplicate {what} {} configuration",
+            go_quote(&self.type_name)
+        );
+        (summary, detail)
+    }
+
+    fn overrides(&self) -> bool {
+        self.mode != Mode::Ephemeral
+    }
+
+    fn merge_into(&self, base: &mut Self) {
+        if self.provider.is_some() {
+            base.provider = self.provider.clone();
         }
-        out
+    }
+
+    fn missing_base(&self) -> Option<(&'static str, String)> {
+        let (summary, what, block) = match self.mode {
+            Mode::Data => ("Missing data resource to override", "data resource", "data"),
+            _ => ("Missing resource to override", "resource", "resource"),
+        };
+        let detail = format!(
+            "There is no {} {what} named {}. An override file can only override a {block} block defined in a primary configuration file.",
+            self.type_name,
+            go_quote(&self.name)
+        );
+        Some((summary, detail))
+    }
+}
+
+/// Unique by name; an override replaces `source` when given.
+impl Declared for ModuleCall {
+    type Key = String;
+
+    fn key(&self) -> Self::Key {
+        self.name.clone()
+    }
+
+    fn line(&self) -> Line {
+        self.line
+    }
+
+    fn duplicate(&self, first: &At<Self>) -> (String, String) {
+        let detail = format!(
+            "A module call named {} was already defined at {}:{}. Module calls must have unique names within a module.",
+            go_quote(&self.name),
+            first.file.display(),
+            first.line.unwrap_or(0)
+        );
+        ("Duplicate module call".to_owned(), detail)
+    }
+
+    fn merge_into(&self, base: &mut Self) {
+        if self.source.is_some() {
+            base.source = self.source.clone();
+        }
+    }
+
+    fn missing_base(&self) -> Option<(&'static str, String)> {
+        let detail = format!(
+            "There is no module call named {}. An override file can only override a module call that was defined in a primary configuration file.",
+            go_quote(&self.name)
+        );
+        Some(("Missing module call to override", detail))
     }
 }

@@ -2,81 +2,17 @@
 //! `ParseBodyItem`, `finishParsingBodyAttribute`, `finishParsingBodyBlock`,
 //! `parseSingleAttrBody`, `parseQuotedStringLiteral`).
 
-use std::collections::HashMap;
-
 use tfdisco_core::go_quote;
 
-use super::ast::{Body, Expr, Item};
-use super::error::{Detail, Mark};
-use super::expr::TernaryFrame;
-use super::parser::{Done, Frame, Next, Parser, Value, attribute_item, block_item};
-use super::token::{Kind, Span, Token};
-
-/// `ParseBody(end)`: items up to `end` (the end of the text, or `}`).
-pub(super) struct BodyFrame {
-    end: Kind,
-    /// The token before the body (its `{`), for "Unclosed configuration
-    /// block".
-    start: Span,
-    /// Each attribute's name and where it is, for "Attribute redefined".
-    names: HashMap<String, Span>,
-    items: Vec<Item>,
-    keep: bool,
-}
-
-impl BodyFrame {
-    pub(super) fn new(end: Kind, start: Span, keep: bool) -> BodyFrame {
-        BodyFrame {
-            end,
-            start,
-            names: HashMap::new(),
-            items: Vec::new(),
-            keep,
-        }
-    }
-}
-
-/// `finishParsingBodyAttribute`: `=` and the expression after a name.
-pub(super) struct AttributeFrame {
-    name: Token,
-    single_line: bool,
-    keep: bool,
-    started: bool,
-}
-
-impl AttributeFrame {
-    fn new(name: Token, single_line: bool, keep: bool) -> AttributeFrame {
-        AttributeFrame {
-            name,
-            single_line,
-            keep,
-            started: false,
-        }
-    }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BlockStage {
-    Labels,
-    /// In the body of a block written on several lines.
-    Body,
-    /// In the single attribute of a one-line block.
-    SingleLine,
-}
-
-/// `finishParsingBodyBlock`: labels, then the body, after a block's type.
-pub(super) struct BlockFrame {
-    ident: Token,
-    labels: Vec<String>,
-    stage: BlockStage,
-    open_brace: Span,
-    /// Where the one-line body's errors start: an error about how the block
-    /// ends is listed before them.
-    mark: Option<Mark>,
-    keep: bool,
-}
+use super::ast::{Attribute, Block, Body, Expr, Item};
+use super::error::Detail;
+use super::frame::{AttributeFrame, BlockFrame, BlockStage, BodyFrame, Done, Frame, Next, Value};
+use super::state::Parser;
+use super::token::{Kind, Span};
 
 const ITEM_REQUIRED: &str = "Argument or block definition required";
+const ITEM_REQUIRED_HERE: &str = "An argument or block definition is required here.";
+const ITEM_REQUIRED_EQUALS: &str = "An argument or block definition is required here. To set an argument, use the equals sign \"=\" to introduce the argument value.";
 
 impl Parser<'_> {
     pub(super) fn body(&mut self, mut f: BodyFrame, ret: Option<Done>) -> Next {
@@ -140,7 +76,7 @@ impl Parser<'_> {
                             ),
                             _ => self.error(
                                 ITEM_REQUIRED,
-                                "An argument or block definition is required here.",
+                                ITEM_REQUIRED_HERE,
                                 bad.span,
                             ),
                         }
@@ -150,6 +86,13 @@ impl Parser<'_> {
                 }
             }
         }
+    }
+
+    /// Skips the rest of the item (`recoverAfterBodyItem`), then reports
+    /// that an argument or block definition is required at `subject`.
+    fn item_required(&mut self, detail: &'static str, subject: Span) {
+        self.recover_after_body_item();
+        self.error(ITEM_REQUIRED, detail, subject);
     }
 
     fn finish_body(&mut self, f: BodyFrame) -> Next {
@@ -175,12 +118,7 @@ impl Parser<'_> {
                 keep,
             }))),
             _ => {
-                self.recover_after_body_item();
-                self.error(
-                    ITEM_REQUIRED,
-                    "An argument or block definition is required here. To set an argument, use the equals sign \"=\" to introduce the argument value.",
-                    ident.span,
-                );
+                self.item_required(ITEM_REQUIRED_EQUALS, ident.span);
                 None
             }
         }
@@ -190,7 +128,7 @@ impl Parser<'_> {
         if !f.started {
             f.started = true;
             self.read(); // `=`
-            return Next::Call(Frame::Attribute(f), Frame::Ternary(TernaryFrame::new()));
+            return Next::Call(Frame::Attribute(f), Frame::expression());
         }
         let (value, errs) = match ret {
             Some(done) => {
@@ -204,21 +142,18 @@ impl Parser<'_> {
         } else if !f.single_line {
             let end = self.peek();
             if end.kind != Kind::Newline && end.kind != Kind::Eof {
-                if !self.recovery {
-                    if end.kind == Kind::Comma {
-                        self.error(
-                            "Unexpected comma after argument",
-                            "Argument definitions must be separated by newlines, not commas. An argument definition must end with a newline.",
-                            end.span,
-                        );
-                    } else {
-                        self.error(
-                            "Missing newline after argument",
-                            "An argument definition must end with a newline.",
-                            end.span,
-                        );
-                    }
-                }
+                let (summary, detail) = if end.kind == Kind::Comma {
+                    (
+                        "Unexpected comma after argument",
+                        "Argument definitions must be separated by newlines, not commas. An argument definition must end with a newline.",
+                    )
+                } else {
+                    (
+                        "Missing newline after argument",
+                        "An argument definition must end with a newline.",
+                    )
+                };
+                self.error_outside_recovery(summary, detail, end.span);
                 self.recover_after_body_item();
             } else {
                 self.read();
@@ -316,12 +251,7 @@ impl Parser<'_> {
                 // `parseSingleAttrBody`.
                 let ident = self.read();
                 if ident.kind != Kind::Ident {
-                    self.recover_after_body_item();
-                    self.error(
-                        ITEM_REQUIRED,
-                        "An argument or block definition is required here.",
-                        ident.span,
-                    );
+                    self.item_required(ITEM_REQUIRED_HERE, ident.span);
                     return self.block(f, None);
                 }
                 let next = self.peek();
@@ -343,12 +273,7 @@ impl Parser<'_> {
                         self.block(f, None)
                     }
                     _ => {
-                        self.recover_after_body_item();
-                        self.error(
-                            ITEM_REQUIRED,
-                            "An argument or block definition is required here. To set an argument, use the equals sign \"=\" to introduce the argument value.",
-                            ident.span,
-                        );
+                        self.item_required(ITEM_REQUIRED_EQUALS, ident.span);
                         self.block(f, None)
                     }
                 }
@@ -403,13 +328,11 @@ impl Parser<'_> {
         if eol.kind == Kind::Newline || eol.kind == Kind::Eof {
             self.read();
         } else {
-            if !self.recovery {
-                self.error(
-                    "Missing newline after block definition",
-                    "A block definition must end with a newline.",
-                    eol.span,
-                );
-            }
+            self.error_outside_recovery(
+                "Missing newline after block definition",
+                "A block definition must end with a newline.",
+                eol.span,
+            );
             self.recover_after_body_item();
         }
         let kind = self.token_text(f.ident).to_owned();
@@ -470,4 +393,22 @@ impl Parser<'_> {
         }
         value
     }
+}
+
+/// An attribute and a block as a body item.
+fn attribute_item(name: String, name_span: Span, value: Expr) -> Item {
+    Item::Attribute(Attribute {
+        name,
+        name_span,
+        value,
+    })
+}
+
+fn block_item(kind: String, kind_span: Span, labels: Vec<String>, body: Body) -> Item {
+    Item::Block(Block {
+        kind,
+        kind_span,
+        labels,
+        body,
+    })
 }

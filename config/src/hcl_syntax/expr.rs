@@ -4,165 +4,53 @@
 
 use super::ast::{Expr, ExprKind, ObjectKey, Reference};
 use super::error::Detail;
+use super::frame::{
+    BinaryFrame, CallFrame, Done, ForFrame, ForStage, Frame, Next, ObjectFrame, ObjectStage,
+    OperandFrame, OperandStage, ParenFrame, TemplateFrame, TernaryFrame, TernaryStage, TupleFrame,
+    Value,
+};
 use super::literal::is_number;
-use super::parser::{Done, Frame, Next, Parser, Value};
-use super::template::TemplateFrame;
+use super::state::Parser;
 use super::token::{Kind, Span, Token};
 
-/// `parseTernaryConditional`: `cond ? true : false`, or just `cond`.
-pub(super) struct TernaryFrame {
-    stage: TernaryStage,
-    start: Span,
-    cond: Option<Expr>,
+/// What tells a tuple's items from an object's, for [`Parser::item_end`]:
+/// the closing bracket, the separators and the errors about them (a
+/// summary and a detail each).
+struct Collection {
+    close: Kind,
+    /// Whether a line break separates items too, as a comma does.
+    newline_separates: bool,
+    unterminated: (&'static str, &'static str),
+    missing_separator: (&'static str, &'static str),
 }
 
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum TernaryStage {
-    Start,
-    Cond,
-    True,
-    False,
-}
+const TUPLE: Collection = Collection {
+    close: Kind::CBrack,
+    newline_separates: false,
+    unterminated: (
+        "Unterminated tuple constructor expression",
+        "There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.",
+    ),
+    missing_separator: (
+        "Missing item separator",
+        "Expected a comma to mark the beginning of the next item.",
+    ),
+};
 
-impl TernaryFrame {
-    pub(super) fn new() -> TernaryFrame {
-        TernaryFrame {
-            stage: TernaryStage::Start,
-            start: Span::default(),
-            cond: None,
-        }
-    }
-}
-
-/// `parseBinaryOps` over all precedence levels at once: operands
-/// separated by binary operators. Which operators bind tighter does not
-/// change which tokens are read, and the values kept do not depend on it.
-pub(super) struct BinaryFrame {
-    lhs: Option<Expr>,
-}
-
-impl BinaryFrame {
-    fn new() -> BinaryFrame {
-        BinaryFrame { lhs: None }
-    }
-}
-
-/// `parseExpressionWithTraversals`: a term (`parseExpressionTerm`) and the
-/// attribute, index and splat steps after it.
-pub(super) struct OperandFrame {
-    stage: OperandStage,
-    /// The term, and then the term with its steps.
-    value: Option<Expr>,
-    /// Whether a traversal step was read.
-    stepped: bool,
-}
-
-#[derive(Clone, Copy)]
-enum OperandStage {
-    Term,
-    /// After the term's frame (parentheses, a collection, a call, a
-    /// template).
-    AfterTerm,
-    /// After the operand of `-` or `!`.
-    Unary(Span),
-    /// After the key of an index step `[key]`.
-    Index,
-}
-
-impl OperandFrame {
-    fn new() -> OperandFrame {
-        OperandFrame {
-            stage: OperandStage::Term,
-            value: None,
-            stepped: false,
-        }
-    }
-}
-
-/// `( expression )`.
-pub(super) struct ParenFrame {
-    open: Option<Span>,
-}
-
-/// `parseTupleCons`.
-pub(super) struct TupleFrame {
-    open: Span,
-    items: Vec<Expr>,
-    keep: bool,
-    /// The frame is waiting for a `for` expression.
-    for_expr: bool,
-}
-
-/// `parseObjectCons`.
-pub(super) struct ObjectFrame {
-    open: Span,
-    items: Vec<(ObjectKey, Expr)>,
-    keep: bool,
-    stage: ObjectStage,
-}
-
-enum ObjectStage {
-    Items,
-    Key { force_expression: bool },
-    Value(ObjectKey),
-    For,
-}
-
-/// `finishParsingForExpr`.
-pub(super) struct ForFrame {
-    open: Token,
-    object: bool,
-    stage: ForStage,
-    key: Option<(Expr, bool)>,
-    value: Option<(Expr, bool)>,
-    group: Option<Span>,
-}
-
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum ForStage {
-    Start,
-    Collection,
-    Value,
-    ValueAfterKey,
-    Condition,
-}
-
-impl ForFrame {
-    fn new(open: Token) -> ForFrame {
-        ForFrame {
-            open,
-            object: open.kind == Kind::OBrace,
-            stage: ForStage::Start,
-            key: None,
-            value: None,
-            group: None,
-        }
-    }
-
-    fn close_kind(&self) -> Kind {
-        if self.object {
-            Kind::CBrace
-        } else {
-            Kind::CBrack
-        }
-    }
-}
-
-/// `finishParsingFunctionCall`.
-pub(super) struct CallFrame {
-    name: Token,
-    open: Option<Token>,
-}
+const OBJECT: Collection = Collection {
+    close: Kind::CBrace,
+    newline_separates: true,
+    unterminated: (
+        "Unterminated object constructor expression",
+        "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
+    ),
+    missing_separator: (
+        "Missing attribute separator",
+        "Expected a newline or comma to mark the beginning of the next attribute.",
+    ),
+};
 
 const INVALID_FOR: &str = "Invalid 'for' expression";
-
-fn ternary(f: TernaryFrame) -> Frame {
-    Frame::Ternary(f)
-}
-
-fn expression() -> Frame {
-    Frame::Ternary(TernaryFrame::new())
-}
 
 impl Parser<'_> {
     pub(super) fn ternary(&mut self, mut f: TernaryFrame, ret: Option<Done>) -> Next {
@@ -170,7 +58,7 @@ impl Parser<'_> {
             TernaryStage::Start => {
                 f.start = self.peek().span;
                 f.stage = TernaryStage::Cond;
-                Next::Call(ternary(f), Frame::Binary(BinaryFrame::new()))
+                Next::Call(Frame::Ternary(f), Frame::Binary(BinaryFrame::new()))
             }
             TernaryStage::Cond => {
                 let done = ret.expect("the condition's value");
@@ -185,7 +73,7 @@ impl Parser<'_> {
                 self.read();
                 f.cond = Some(cond);
                 f.stage = TernaryStage::True;
-                Next::Call(ternary(f), expression())
+                Next::Call(Frame::Ternary(f), Frame::expression())
             }
             TernaryStage::True => {
                 let errs = ret.is_some_and(|d| d.errs);
@@ -205,7 +93,7 @@ impl Parser<'_> {
                 self.read();
                 f.cond = Some(cond);
                 f.stage = TernaryStage::False;
-                Next::Call(ternary(f), expression())
+                Next::Call(Frame::Ternary(f), Frame::expression())
             }
             TernaryStage::False => {
                 let done = ret.expect("the false value");
@@ -355,21 +243,18 @@ impl Parser<'_> {
                 stage: ObjectStage::Items,
             }))),
             _ => {
-                if !self.recovery {
-                    if start.kind == Kind::Eof {
-                        self.error(
-                            "Missing expression",
-                            "Expected the start of an expression, but found the end of the file.",
-                            start.span,
-                        );
-                    } else {
-                        self.error(
-                            "Invalid expression",
-                            "Expected the start of an expression, but found an invalid expression token.",
-                            start.span,
-                        );
-                    }
-                }
+                let (summary, detail) = if start.kind == Kind::Eof {
+                    (
+                        "Missing expression",
+                        "Expected the start of an expression, but found the end of the file.",
+                    )
+                } else {
+                    (
+                        "Invalid expression",
+                        "Expected the start of an expression, but found an invalid expression token.",
+                    )
+                };
+                self.error_outside_recovery(summary, detail, start.span);
                 self.recovery = true;
                 f.value = Some(Expr::other(start.span));
                 None
@@ -449,7 +334,7 @@ impl Parser<'_> {
                         self.p.push_newlines(false);
                         f.stage = OperandStage::Index;
                         f.value = Some(value);
-                        return Next::Call(Frame::Operand(f), expression());
+                        return Next::Call(Frame::Operand(f), Frame::expression());
                     }
                 }
                 _ => break,
@@ -528,7 +413,7 @@ impl Parser<'_> {
         let Some(open) = f.open else {
             f.open = Some(self.read().span);
             self.p.push_newlines(false);
-            return Next::Call(Frame::Paren(f), expression());
+            return Next::Call(Frame::Paren(f), Frame::expression());
         };
         let done = ret.expect("the inner expression");
         let errs = done.errs;
@@ -591,55 +476,61 @@ impl Parser<'_> {
                 if f.keep {
                     f.items.push(item);
                 }
-                if self.recovery && errs {
-                    let close = self.recover(Kind::CBrack);
-                    return self.finish_tuple(f, close.span);
+                if let Some(close) = self.item_end(&TUPLE, f.open, errs) {
+                    return self.finish_tuple(f, close);
                 }
-                let next = self.peek();
-                if next.kind == Kind::CBrack {
-                    let close = self.read();
-                    return self.finish_tuple(f, close.span);
-                }
-                if next.kind != Kind::Comma {
-                    if !self.recovery {
-                        if next.kind == Kind::Eof {
-                            self.error(
-                                "Unterminated tuple constructor expression",
-                                "There is no corresponding closing bracket before the end of the file. This may be caused by incorrect bracket nesting elsewhere in this file.",
-                                f.open,
-                            );
-                        } else {
-                            self.error(
-                                "Missing item separator",
-                                "Expected a comma to mark the beginning of the next item.",
-                                next.span,
-                            );
-                        }
-                    }
-                    let close = self.recover(Kind::CBrack);
-                    return self.finish_tuple(f, close.span);
-                }
-                self.read(); // `,`
             }
         }
         if self.peek().kind == Kind::CBrack {
             let close = self.read();
             return self.finish_tuple(f, close.span);
         }
-        Next::Call(Frame::Tuple(f), expression())
+        Next::Call(Frame::Tuple(f), Frame::expression())
+    }
+
+    /// After an item of a tuple or an object (`errs`: whether errors were
+    /// found in it): the closing bracket, where the collection ends (after
+    /// skipping to it on an error), or `None` after a separator.
+    fn item_end(&mut self, c: &Collection, open: Span, errs: bool) -> Option<Span> {
+        if self.recovery && errs {
+            return Some(self.recover(c.close).span);
+        }
+        let next = self.peek();
+        if next.kind == c.close {
+            return Some(self.read().span);
+        }
+        if next.kind != Kind::Comma && !(c.newline_separates && next.kind == Kind::Newline) {
+            let ((summary, detail), subject) = if next.kind == Kind::Eof {
+                (c.unterminated, open)
+            } else {
+                (c.missing_separator, next.span)
+            };
+            self.error_outside_recovery(summary, detail, subject);
+            return Some(self.recover(c.close).span);
+        }
+        self.read(); // the separator
+        None
     }
 
     fn finish_tuple(&mut self, f: TupleFrame, close: Span) -> Next {
+        let open = f.open;
+        let kept = f.keep.then_some(ExprKind::Tuple(f.items));
+        self.finish_collection(kept, open, close)
+    }
+
+    /// The end of a tuple or an object (`kept`: its value, when kept).
+    fn finish_collection(&mut self, kept: Option<ExprKind>, open: Span, close: Span) -> Next {
         self.p.pop_newlines();
-        let kind = if f.keep {
-            self.kept_depth -= 1;
-            ExprKind::Tuple(f.items)
-        } else {
-            ExprKind::Other
+        let kind = match kept {
+            Some(kind) => {
+                self.kept_depth -= 1;
+                kind
+            }
+            None => ExprKind::Other,
         };
         Next::Return(Value::Expr(Expr {
             kind,
-            span: f.open.to(close),
+            span: open.to(close),
         }))
     }
 
@@ -692,11 +583,10 @@ impl Parser<'_> {
                                 "Expected an equals sign (\"=\") to mark the beginning of the attribute value. If you intended to given an attribute name containing periods or spaces, write the name in quotes to create a string literal.",
                                 next.span,
                             ),
-                            Kind::Eof => self.error(
-                                "Unterminated object constructor expression",
-                                "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
-                                f.open,
-                            ),
+                            Kind::Eof => {
+                                let (summary, detail) = OBJECT.unterminated;
+                                self.error(summary, detail, f.open);
+                            }
                             _ => self.error(
                                 "Missing key/value separator",
                                 "Expected an equals sign (\"=\") to mark the beginning of the attribute value.",
@@ -709,44 +599,18 @@ impl Parser<'_> {
                 }
                 self.read(); // `=` or `:`
                 f.stage = ObjectStage::Value(object_key(key, force_expression));
-                return Next::Call(Frame::Object(f), expression());
+                return Next::Call(Frame::Object(f), Frame::expression());
             }
             ObjectStage::Value(key) => {
                 let done = ret.expect("the value");
                 let errs = done.errs;
                 let value = done.expr();
-                if self.recovery && errs {
-                    let close = self.recover(Kind::CBrace);
-                    return self.finish_object(*f, close.span);
-                }
                 if f.keep {
                     f.items.push((key, value));
                 }
-                let next = self.peek();
-                if next.kind == Kind::CBrace {
-                    let close = self.read();
-                    return self.finish_object(*f, close.span);
+                if let Some(close) = self.item_end(&OBJECT, f.open, errs) {
+                    return self.finish_object(*f, close);
                 }
-                if next.kind != Kind::Comma && next.kind != Kind::Newline {
-                    if !self.recovery {
-                        if next.kind == Kind::Eof {
-                            self.error(
-                                "Unterminated object constructor expression",
-                                "There is no corresponding closing brace before the end of the file. This may be caused by incorrect brace nesting elsewhere in this file.",
-                                f.open,
-                            );
-                        } else {
-                            self.error(
-                                "Missing attribute separator",
-                                "Expected a newline or comma to mark the beginning of the next attribute.",
-                                next.span,
-                            );
-                        }
-                    }
-                    let close = self.recover(Kind::CBrace);
-                    return self.finish_object(*f, close.span);
-                }
-                self.read(); // `,` or a line break
             }
         }
         loop {
@@ -763,24 +627,16 @@ impl Parser<'_> {
                     f.stage = ObjectStage::Key {
                         force_expression: kind == Kind::OParen,
                     };
-                    return Next::Call(Frame::Object(f), expression());
+                    return Next::Call(Frame::Object(f), Frame::expression());
                 }
             }
         }
     }
 
     fn finish_object(&mut self, f: ObjectFrame, close: Span) -> Next {
-        self.p.pop_newlines();
-        let kind = if f.keep {
-            self.kept_depth -= 1;
-            ExprKind::Object(f.items)
-        } else {
-            ExprKind::Other
-        };
-        Next::Return(Value::Expr(Expr {
-            kind,
-            span: f.open.to(close),
-        }))
+        let open = f.open;
+        let kept = f.keep.then_some(ExprKind::Object(f.items));
+        self.finish_collection(kept, open, close)
     }
 
     pub(super) fn for_expr(&mut self, mut f: Box<ForFrame>, ret: Option<Done>) -> Next {
@@ -791,45 +647,39 @@ impl Parser<'_> {
                 self.read(); // `for`
                 let next = self.peek();
                 if next.kind != Kind::Ident {
-                    if !self.recovery {
-                        self.error(
-                            INVALID_FOR,
-                            "For expression requires variable name after 'for'.",
-                            next.span,
-                        );
-                    }
-                    return self.for_failed(&f, close_kind);
+                    return self.invalid_for(
+                        &f,
+                        close_kind,
+                        "For expression requires variable name after 'for'.",
+                        next.span,
+                    );
                 }
                 self.read();
                 if self.peek().kind == Kind::Comma {
                     self.read();
                     let next = self.peek();
                     if next.kind != Kind::Ident {
-                        if !self.recovery {
-                            self.error(
-                                INVALID_FOR,
-                                "For expression requires value variable name after comma.",
-                                next.span,
-                            );
-                        }
-                        return self.for_failed(&f, close_kind);
+                        return self.invalid_for(
+                            &f,
+                            close_kind,
+                            "For expression requires value variable name after comma.",
+                            next.span,
+                        );
                     }
                     self.read();
                 }
                 let next = self.peek();
                 if !self.is_keyword(next, "in") {
-                    if !self.recovery {
-                        self.error(
-                            INVALID_FOR,
-                            "For expression requires the 'in' keyword after its name declarations.",
-                            next.span,
-                        );
-                    }
-                    return self.for_failed(&f, close_kind);
+                    return self.invalid_for(
+                        &f,
+                        close_kind,
+                        "For expression requires the 'in' keyword after its name declarations.",
+                        next.span,
+                    );
                 }
                 self.read();
                 f.stage = ForStage::Collection;
-                Next::Call(Frame::For(f), expression())
+                Next::Call(Frame::For(f), Frame::expression())
             }
             ForStage::Collection => {
                 let errs = ret.is_some_and(|d| d.errs);
@@ -838,18 +688,16 @@ impl Parser<'_> {
                 }
                 let next = self.peek();
                 if next.kind != Kind::Colon {
-                    if !self.recovery {
-                        self.error(
-                            INVALID_FOR,
-                            "For expression requires a colon after the collection expression.",
-                            next.span,
-                        );
-                    }
-                    return self.for_failed(&f, close_kind);
+                    return self.invalid_for(
+                        &f,
+                        close_kind,
+                        "For expression requires a colon after the collection expression.",
+                        next.span,
+                    );
                 }
                 self.read();
                 f.stage = ForStage::Value;
-                Next::Call(Frame::For(f), expression())
+                Next::Call(Frame::For(f), Frame::expression())
             }
             ForStage::Value => {
                 let done = ret.expect("the value");
@@ -859,7 +707,7 @@ impl Parser<'_> {
                     self.read();
                     f.key = Some((value, errs));
                     f.stage = ForStage::ValueAfterKey;
-                    return Next::Call(Frame::For(f), expression());
+                    return Next::Call(Frame::For(f), Frame::expression());
                 }
                 f.value = Some((value, errs));
                 self.for_after_values(f, close_kind)
@@ -885,6 +733,19 @@ impl Parser<'_> {
         }
     }
 
+    /// An invalid `for` expression: `detail` at `subject` (outside
+    /// recovery mode), the rest skipped.
+    fn invalid_for(
+        &mut self,
+        f: &ForFrame,
+        close_kind: Kind,
+        detail: &'static str,
+        subject: Span,
+    ) -> Next {
+        self.error_outside_recovery(INVALID_FOR, detail, subject);
+        self.for_failed(f, close_kind)
+    }
+
     fn for_failed(&mut self, f: &ForFrame, close_kind: Kind) -> Next {
         let close = self.recover(close_kind);
         self.p.pop_newlines();
@@ -907,7 +768,7 @@ impl Parser<'_> {
         if self.is_keyword(next, "if") {
             self.read();
             f.stage = ForStage::Condition;
-            return Next::Call(Frame::For(f), expression());
+            return Next::Call(Frame::For(f), Frame::expression());
         }
         self.for_close(&f, close_kind)
     }
@@ -917,13 +778,11 @@ impl Parser<'_> {
         let close = if next.kind == close_kind {
             self.read()
         } else {
-            if !self.recovery {
-                self.error(
-                    INVALID_FOR,
-                    "Extra characters after the end of the 'for' expression.",
-                    next.span,
-                );
-            }
+            self.error_outside_recovery(
+                INVALID_FOR,
+                "Extra characters after the end of the 'for' expression.",
+                next.span,
+            );
             self.recover(close_kind)
         };
         if !f.object {
@@ -963,24 +822,22 @@ impl Parser<'_> {
             while open.kind == Kind::DoubleColon {
                 let next = self.read();
                 if next.kind != Kind::Ident {
-                    self.error(
+                    return self.unopened_call(
+                        name,
                         "Missing function name",
                         "Function scope resolution symbol :: must be followed by a function name in this scope.",
                         next.span,
                     );
-                    self.recover_over(Kind::OParen);
-                    return self.finish_call(name);
                 }
                 open = self.read();
             }
             if open.kind != Kind::OParen {
-                self.error(
+                return self.unopened_call(
+                    name,
                     "Missing open parenthesis",
                     "Function selector must be followed by an open parenthesis to begin the function call.",
                     open.span,
                 );
-                self.recover_over(Kind::OParen);
-                return self.finish_call(name);
             }
             f.open = Some(open);
             self.p.push_newlines(false);
@@ -996,13 +853,11 @@ impl Parser<'_> {
             Kind::CParen => return self.close_call(name),
             Kind::Ellipsis => {
                 if self.peek().kind != Kind::CParen {
-                    if !self.recovery {
-                        self.error(
-                            "Missing closing parenthesis",
-                            "An expanded function argument (with ...) must be immediately followed by closing parentheses.",
-                            sep.span,
-                        );
-                    }
+                    self.error_outside_recovery(
+                        "Missing closing parenthesis",
+                        "An expanded function argument (with ...) must be immediately followed by closing parentheses.",
+                        sep.span,
+                    );
                     self.recover(Kind::CParen);
                 } else {
                     self.read();
@@ -1033,7 +888,21 @@ impl Parser<'_> {
             self.read();
             return self.close_call(name);
         }
-        Next::Call(Frame::Call(f), expression())
+        Next::Call(Frame::Call(f), Frame::expression())
+    }
+
+    /// A call (its name at `name`) whose `(` does not follow: the error,
+    /// then the call skipped past the next parentheses.
+    fn unopened_call(
+        &mut self,
+        name: Span,
+        summary: &'static str,
+        detail: &'static str,
+        subject: Span,
+    ) -> Next {
+        self.error(summary, detail, subject);
+        self.recover_over(Kind::OParen);
+        self.finish_call(name)
     }
 
     fn call_argument(&mut self, f: CallFrame) -> Next {
@@ -1041,7 +910,7 @@ impl Parser<'_> {
             self.read();
             return self.close_call(f.name.span);
         }
-        Next::Call(Frame::Call(f), expression())
+        Next::Call(Frame::Call(f), Frame::expression())
     }
 
     fn close_call(&mut self, name: Span) -> Next {

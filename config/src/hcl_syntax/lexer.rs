@@ -364,15 +364,25 @@ impl<'t> Lexer<'t> {
         }
     }
 
+    /// What quoted strings and heredocs scan alike at `start`: the end of
+    /// the text, and `${` or `%{`; `None` for anything else.
+    fn template_start(&mut self, start: usize) -> Option<Token> {
+        let Some(b) = self.byte(start) else {
+            return Some(self.token(Kind::Eof, start, start));
+        };
+        match (b, self.byte(start + 1)) {
+            (b'$', Some(b'{')) => Some(self.open_sequence(start, Kind::TemplateInterp)),
+            (b'%', Some(b'{')) => Some(self.open_sequence(start, Kind::TemplateControl)),
+            _ => None,
+        }
+    }
+
     fn quoted(&mut self) -> Token {
         let start = self.pos;
-        let Some(b) = self.byte(start) else {
-            return self.token(Kind::Eof, start, start);
-        };
-        let next = self.byte(start + 1);
-        match b {
-            b'$' if next == Some(b'{') => self.open_sequence(start, Kind::TemplateInterp),
-            b'%' if next == Some(b'{') => self.open_sequence(start, Kind::TemplateControl),
+        if let Some(token) = self.template_start(start) {
+            return token;
+        }
+        match self.bytes[start] {
             b'$' | b'%' => match self.sign_literal_end(start) {
                 Some(end) => self.token(Kind::QuotedLit, start, end),
                 None => self.token(Kind::Invalid, start, start + 1),
@@ -415,13 +425,10 @@ impl<'t> Lexer<'t> {
 
     fn heredoc(&mut self) -> Token {
         let start = self.pos;
-        let Some(b) = self.byte(start) else {
-            return self.token(Kind::Eof, start, start);
-        };
-        let next = self.byte(start + 1);
-        match b {
-            b'$' if next == Some(b'{') => return self.open_sequence(start, Kind::TemplateInterp),
-            b'%' if next == Some(b'{') => return self.open_sequence(start, Kind::TemplateControl),
+        if let Some(token) = self.template_start(start) {
+            return token;
+        }
+        match self.bytes[start] {
             b'$' | b'%' => {
                 return match self.sign_literal_end(start) {
                     Some(end) => {

@@ -7,65 +7,10 @@ use tfdisco_core::go_quote;
 
 use super::ast::{Expr, ExprKind};
 use super::error::Detail;
-use super::expr::TernaryFrame;
-use super::parser::{Done, Frame, Next, Parser, Value};
+use super::frame::{Done, Frame, Next, Part, TemplateFrame, TemplateStage, Value};
 use super::position::{clusters_len, graphemes};
+use super::state::Parser;
 use super::token::{Kind, Span, Token};
-
-/// One piece of a template, as `templateToken`s are.
-#[derive(Debug)]
-enum Part {
-    Literal(String),
-    Interp,
-    If(Span),
-    Else(Span),
-    EndIf(Span),
-    For(Span),
-    EndFor(Span),
-}
-
-#[derive(Clone, Copy)]
-enum Stage {
-    Parts,
-    /// After the expression of `${`.
-    Interp,
-    /// After the condition of `%{ if`.
-    If(Token),
-    /// After the collection of `%{ for`.
-    For(Token),
-}
-
-pub(super) struct TemplateFrame {
-    open: Token,
-    stage: Stage,
-    /// The token after the opening one, for errors about the whole
-    /// template.
-    start: Option<Span>,
-    parts: Vec<Part>,
-    ltrim_next: bool,
-    next_can_trim_prev: bool,
-}
-
-impl TemplateFrame {
-    pub(super) fn new(open: Token) -> TemplateFrame {
-        TemplateFrame {
-            open,
-            stage: Stage::Parts,
-            start: None,
-            parts: Vec::new(),
-            ltrim_next: false,
-            next_can_trim_prev: false,
-        }
-    }
-
-    fn end_kind(&self) -> Kind {
-        if self.open.kind == Kind::OHeredoc {
-            Kind::CHeredoc
-        } else {
-            Kind::CQuote
-        }
-    }
-}
 
 const CONTROL_KEYWORDS: [&str; 5] = ["if", "for", "else", "endif", "endfor"];
 
@@ -81,56 +26,25 @@ impl Parser<'_> {
         };
         let end_kind = f.end_kind();
         match f.stage {
-            Stage::Parts => {}
-            Stage::Interp => {
-                let close = self.peek();
-                if close.kind != Kind::TemplateSeqEnd {
-                    if !self.recovery {
-                        match close.kind {
-                            Kind::Eof => self.error(
-                                "Unclosed template interpolation sequence",
-                                "There is no closing brace for this interpolation sequence before the end of the file. This might be caused by incorrect nesting inside the given expression.",
-                                start,
-                            ),
-                            Kind::Colon => self.error(
-                                "Extra characters after interpolation expression",
-                                "Template interpolation doesn't expect a colon at this location. Did you intend this to be a literal sequence to be processed as part of another language? If so, you can escape it by starting with \"$${\" instead of just \"${\".",
-                                close.span,
-                            ),
-                            Kind::CQuote | Kind::OQuote if end_kind == Kind::CQuote => self.error(
-                                "Unclosed template interpolation sequence",
-                                "There is no closing brace for this interpolation sequence before the end of the quoted template. This might be caused by incorrect nesting inside the given expression.",
-                                start,
-                            ),
-                            _ => self.error(
-                                "Extra characters after interpolation expression",
-                                "Expected a closing brace to end the interpolation expression, but found extra characters.\n\nThis can happen when you include interpolation syntax for another language, such as shell scripting, but forget to escape the interpolation start token. If this is an embedded sequence for another language, escape it by starting with \"$${\" instead of just \"${\".",
-                                close.span,
-                            ),
-                        }
-                    }
-                    self.recover(Kind::TemplateSeqEnd);
-                } else {
-                    self.read();
-                    if self.token_text(close).starts_with('~') {
-                        f.ltrim_next = true;
-                    }
-                }
-                self.p.pop_newlines();
+            TemplateStage::Parts => {}
+            TemplateStage::Interp => {
+                self.close_sequence(&mut f, |parser, close| {
+                    parser.unclosed_interpolation(close, start, end_kind);
+                });
                 f.parts.push(Part::Interp);
             }
-            Stage::If(opener) => {
+            TemplateStage::If(opener) => {
                 let span = opener.span.to(self.peek().span);
                 f.parts.push(Part::If(span));
                 self.close_directive(&mut f, "if");
             }
-            Stage::For(opener) => {
+            TemplateStage::For(opener) => {
                 let span = opener.span.to(self.peek().span);
                 f.parts.push(Part::For(span));
                 self.close_directive(&mut f, "for");
             }
         }
-        f.stage = Stage::Parts;
+        f.stage = TemplateStage::Parts;
         let _ = ret;
         let end = loop {
             let next = self.read();
@@ -158,21 +72,19 @@ impl Parser<'_> {
                     }
                     self.p.push_newlines(false);
                     if next.kind == Kind::TemplateInterp {
-                        f.stage = Stage::Interp;
-                        return Next::Call(Frame::Template(f), Frame::Ternary(TernaryFrame::new()));
+                        f.stage = TemplateStage::Interp;
+                        return Next::Call(Frame::Template(f), Frame::expression());
                     }
                     if let Some(child) = self.directive(&mut f, next) {
                         return Next::Call(Frame::Template(f), child);
                     }
                 }
                 _ => {
-                    if !self.recovery {
-                        self.error(
-                            "Unterminated template string",
-                            "No closing marker was found for the string.",
-                            next.span,
-                        );
-                    }
+                    self.error_outside_recovery(
+                        "Unterminated template string",
+                        "No closing marker was found for the string.",
+                        next.span,
+                    );
                     break self.recover(end_kind).span;
                 }
             }
@@ -185,13 +97,11 @@ impl Parser<'_> {
     fn directive(&mut self, f: &mut TemplateFrame, opener: Token) -> Option<Frame> {
         let keyword = self.peek();
         if keyword.kind != Kind::Ident {
-            if !self.recovery {
-                self.error(
-                    "Invalid template directive",
-                    "A template directive keyword (\"if\", \"for\", etc) is expected at the beginning of a %{ sequence.",
-                    keyword.span,
-                );
-            }
+            self.error_outside_recovery(
+                "Invalid template directive",
+                "A template directive keyword (\"if\", \"for\", etc) is expected at the beginning of a %{ sequence.",
+                keyword.span,
+            );
             self.recover(Kind::TemplateSeqEnd);
             self.p.pop_newlines();
             return None;
@@ -200,8 +110,8 @@ impl Parser<'_> {
         let word = self.token_text(keyword);
         match word {
             "if" => {
-                f.stage = Stage::If(opener);
-                Some(Frame::Ternary(TernaryFrame::new()))
+                f.stage = TemplateStage::If(opener);
+                Some(Frame::expression())
             }
             "else" | "endif" | "endfor" => {
                 let span = opener.span.to(self.peek().span);
@@ -242,8 +152,8 @@ impl Parser<'_> {
                     return failed(self, "For directive requires 'in' keyword after names.");
                 }
                 self.read();
-                f.stage = Stage::For(opener);
-                Some(Frame::Ternary(TernaryFrame::new()))
+                f.stage = TemplateStage::For(opener);
+                Some(Frame::expression())
             }
             given => {
                 if !self.recovery {
@@ -269,14 +179,22 @@ impl Parser<'_> {
 
     /// The `}` (or `~}`) that ends a directive.
     fn close_directive(&mut self, f: &mut TemplateFrame, keyword: &str) {
+        self.close_sequence(f, |parser, close| {
+            parser.error(
+                format!("Extra characters in {keyword} marker"),
+                "Expected a closing brace to end the sequence, but found extra characters.",
+                close.span,
+            );
+        });
+    }
+
+    /// The `}` (or `~}`) that ends a `${` or `%{` sequence: anything else
+    /// is reported by `extra` (outside recovery mode) and skipped.
+    fn close_sequence(&mut self, f: &mut TemplateFrame, extra: impl FnOnce(&mut Self, Token)) {
         let close = self.peek();
         if close.kind != Kind::TemplateSeqEnd {
             if !self.recovery {
-                self.error(
-                    format!("Extra characters in {keyword} marker"),
-                    "Expected a closing brace to end the sequence, but found extra characters.",
-                    close.span,
-                );
+                extra(self, close);
             }
             self.recover(Kind::TemplateSeqEnd);
         } else {
@@ -286,6 +204,34 @@ impl Parser<'_> {
             }
         }
         self.p.pop_newlines();
+    }
+
+    /// The error for `close`, which stands where a `${` sequence's `}`
+    /// should (`start`: the template's first token, `end_kind`: what ends
+    /// the template).
+    fn unclosed_interpolation(&mut self, close: Token, start: Span, end_kind: Kind) {
+        match close.kind {
+            Kind::Eof => self.error(
+                "Unclosed template interpolation sequence",
+                "There is no closing brace for this interpolation sequence before the end of the file. This might be caused by incorrect nesting inside the given expression.",
+                start,
+            ),
+            Kind::Colon => self.error(
+                "Extra characters after interpolation expression",
+                "Template interpolation doesn't expect a colon at this location. Did you intend this to be a literal sequence to be processed as part of another language? If so, you can escape it by starting with \"$${\" instead of just \"${\".",
+                close.span,
+            ),
+            Kind::CQuote | Kind::OQuote if end_kind == Kind::CQuote => self.error(
+                "Unclosed template interpolation sequence",
+                "There is no closing brace for this interpolation sequence before the end of the quoted template. This might be caused by incorrect nesting inside the given expression.",
+                start,
+            ),
+            _ => self.error(
+                "Extra characters after interpolation expression",
+                "Expected a closing brace to end the interpolation expression, but found extra characters.\n\nThis can happen when you include interpolation syntax for another language, such as shell scripting, but forget to escape the interpolation start token. If this is an embedded sequence for another language, escape it by starting with \"$${\" instead of just \"${\".",
+                close.span,
+            ),
+        }
     }
 
     fn finish_template(&mut self, mut f: TemplateFrame, end: Span) -> Next {
@@ -348,43 +294,8 @@ impl Parser<'_> {
                     }
                     None => self.unbalanced("else", span),
                 },
-                Part::EndIf(span) => match open.last() {
-                    Some((_, true, _)) => {
-                        open.pop();
-                    }
-                    Some(&(at, false, _)) => {
-                        self.error(
-                            "Unexpected endif directive",
-                            Detail::At {
-                                before: "Expecting an endfor directive corresponding to the for directive at ".into(),
-                                at,
-                                after: ".",
-                            },
-                            span,
-                        );
-                        open.pop();
-                    }
-                    None => self.unbalanced("endif", span),
-                },
-                Part::EndFor(span) => match open.last() {
-                    Some((_, false, _)) => {
-                        open.pop();
-                    }
-                    Some(&(at, true, _)) => {
-                        self.error(
-                            "Unexpected endfor directive",
-                            Detail::At {
-                                before: "Expecting an endif directive for the if started at "
-                                    .into(),
-                                at,
-                                after: ".",
-                            },
-                            span,
-                        );
-                        open.pop();
-                    }
-                    None => self.unbalanced("endfor", span),
-                },
+                Part::EndIf(span) => self.end_directive(&mut open, true, span),
+                Part::EndFor(span) => self.end_directive(&mut open, false, span),
             }
         }
         // Each directive still open is missing its end, innermost first.
@@ -410,6 +321,36 @@ impl Parser<'_> {
                 end,
             );
         }
+    }
+
+    /// An `endif` (`ends_if`) or an `endfor` at `span`: it ends the
+    /// innermost open directive, which must be of its kind.
+    fn end_directive(&mut self, open: &mut Vec<(Span, bool, bool)>, ends_if: bool, span: Span) {
+        let (name, expecting) = if ends_if {
+            (
+                "endif",
+                "Expecting an endfor directive corresponding to the for directive at ",
+            )
+        } else {
+            (
+                "endfor",
+                "Expecting an endif directive for the if started at ",
+            )
+        };
+        match open.last() {
+            Some(&(_, is_if, _)) if is_if == ends_if => {}
+            Some(&(at, _, _)) => self.error(
+                format!("Unexpected {name} directive"),
+                Detail::At {
+                    before: expecting.into(),
+                    at,
+                    after: ".",
+                },
+                span,
+            ),
+            None => return self.unbalanced(name, span),
+        }
+        open.pop();
     }
 
     fn unbalanced(&mut self, name: &str, span: Span) {

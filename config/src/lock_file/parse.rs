@@ -61,14 +61,8 @@ impl Reader<'_> {
             let (kind, label) = match block.kind.as_str() {
                 "provider" => ("provider", "source_addr"),
                 "module" => ("module", "path"),
-                other => {
-                    let detail =
-                        format!("Blocks of type {} are not expected here.", go_quote(other));
-                    self.error(
-                        self.lines.of(block.kind_span),
-                        "Unsupported block type",
-                        detail,
-                    );
+                _ => {
+                    self.unsupported_block(block);
                     continue;
                 }
             };
@@ -139,6 +133,18 @@ impl Reader<'_> {
         );
     }
 
+    fn unsupported_block(&mut self, block: &Block) {
+        let detail = format!(
+            "Blocks of type {} are not expected here.",
+            go_quote(&block.kind)
+        );
+        self.error(
+            self.lines.of(block.kind_span),
+            "Unsupported block type",
+            detail,
+        );
+    }
+
     /// One `provider` block, or `None` when it is unusable (its problems
     /// reported).
     fn provider(&mut self, block: &Block) -> Option<LockedProvider> {
@@ -179,17 +185,7 @@ impl Reader<'_> {
                     "hashes" => attrs[2] = Some(attr),
                     _ => self.unsupported_argument(attr),
                 },
-                Item::Block(inner) => {
-                    let detail = format!(
-                        "Blocks of type {} are not expected here.",
-                        go_quote(&inner.kind)
-                    );
-                    self.error(
-                        self.lines.of(inner.kind_span),
-                        "Unsupported block type",
-                        detail,
-                    );
-                }
+                Item::Block(inner) => self.unsupported_block(inner),
             }
         }
         let [version_attr, constraints_attr, hashes_attr] = attrs;

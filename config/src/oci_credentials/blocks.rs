@@ -58,6 +58,27 @@ pub(crate) struct Place {
     pub(crate) column: usize,
 }
 
+/// The `file`, `line` and `column` accessors of a block's [`Place`] (in
+/// the field `place`).
+macro_rules! place_accessors {
+    () => {
+        /// The file the block is in.
+        pub fn file(&self) -> &Path {
+            &self.place.file
+        }
+
+        /// The line the block starts on.
+        pub fn line(&self) -> usize {
+            self.place.line
+        }
+
+        /// The column the block starts at.
+        pub fn column(&self) -> usize {
+            self.place.column
+        }
+    };
+}
+
 /// An `oci_credentials "LABEL" { … }` block of the CLI configuration
 /// (OpenTofu only), checked (OCICRED-1, OCICRED-2).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -79,20 +100,7 @@ impl OciCredentialsBlock {
         &self.credentials
     }
 
-    /// The file the block is in.
-    pub fn file(&self) -> &Path {
-        &self.place.file
-    }
-
-    /// The line the block starts on.
-    pub fn line(&self) -> usize {
-        self.place.line
-    }
-
-    /// The column the block starts at.
-    pub fn column(&self) -> usize {
-        self.place.column
-    }
+    place_accessors!();
 
     /// How OpenTofu names the block in messages:
     /// `explicit oci_credentials "LABEL" block`.
@@ -135,20 +143,7 @@ impl OciDefaultCredentialsBlock {
         self.docker_credentials_helper.as_deref()
     }
 
-    /// The file the block is in.
-    pub fn file(&self) -> &Path {
-        &self.place.file
-    }
-
-    /// The line the block starts on.
-    pub fn line(&self) -> usize {
-        self.place.line
-    }
-
-    /// The column the block starts at.
-    pub fn column(&self) -> usize {
-        self.place.column
-    }
+    place_accessors!();
 }
 
 impl Default for OciDefaultCredentialsBlock {

@@ -12,7 +12,7 @@ use super::blocks::{
 };
 use super::matching::parse_prefix;
 use crate::Diagnostic;
-use crate::hcl1::{Item, Literal, Node, Pos};
+use crate::hcl1::{self, Item, Literal, Node, Pos};
 
 /// The top-level block names read here.
 pub(crate) const CREDENTIALS: &str = "oci_credentials";
@@ -422,80 +422,51 @@ pub(crate) fn validate(blocks: &OciBlocks, diags: &mut Vec<Diagnostic>) {
 struct Args<'a>(&'a [Item]);
 
 impl Args<'_> {
-    fn get(&self, key: &str) -> Option<&Item> {
-        self.0
-            .iter()
-            .rev()
-            .find(|i| i.keys[0].text.eq_ignore_ascii_case(key))
+    /// The value of the argument `key`, or (`Err`) what HCL 1 calls the
+    /// block of that name.
+    fn get(&self, key: &str) -> Option<Result<&Node, &'static str>> {
+        let item = hcl1::last_named(self.0.iter(), key)?;
+        Some(if item.keys.len() > 1 {
+            Err("a block")
+        } else {
+            Ok(&item.value)
+        })
     }
 
     /// A string; numbers and bools as written.
     fn string(&self, key: &str) -> Result<Option<String>, String> {
         match self.get(key) {
             None => Ok(None),
-            Some(Item {
-                keys,
-                value: Node::Literal(lit, _),
-                ..
-            }) if keys.len() == 1 => Ok(lit.as_text()),
-            Some(item) => Err(format!("{key} must be a string, not {}", kind(item))),
+            Some(Ok(Node::Literal(lit, _))) => Ok(lit.as_text()),
+            Some(other) => Err(format!("{key} must be a string, not {}", kind(other))),
         }
     }
 
     fn strings(&self, key: &str) -> Result<Option<Vec<String>>, String> {
         match self.get(key) {
-            None => Ok(None),
-            Some(Item {
-                keys,
-                value: Node::Literal(Literal::Null, _),
-                ..
-            }) if keys.len() == 1 => Ok(None),
-            Some(Item {
-                keys,
-                value: Node::List(items, _),
-                ..
-            }) if keys.len() == 1 => items
-                .iter()
-                .map(|i| match i {
-                    Node::Literal(lit, _) => lit.as_text().ok_or(()),
-                    _ => Err(()),
-                })
-                .collect::<Result<Vec<_>, ()>>()
+            None | Some(Ok(Node::Literal(Literal::Null, _))) => Ok(None),
+            Some(Ok(Node::List(items, _))) => hcl1::strings(items)
                 .map(Some)
-                .map_err(|()| format!("{key} must be a list of strings")),
-            Some(item) => Err(format!(
+                .ok_or_else(|| format!("{key} must be a list of strings")),
+            Some(other) => Err(format!(
                 "{key} must be a list of strings, not {}",
-                kind(item)
+                kind(other)
             )),
         }
     }
 
     fn boolean(&self, key: &str) -> Result<Option<bool>, String> {
         match self.get(key) {
-            None => Ok(None),
-            Some(Item {
-                keys,
-                value: Node::Literal(lit, _),
-                ..
-            }) if keys.len() == 1 => match lit {
-                Literal::Null => Ok(None),
-                Literal::Bool(b) => Ok(Some(*b)),
-                Literal::String(s) => match s.as_str() {
-                    "1" | "t" | "T" | "true" | "TRUE" | "True" => Ok(Some(true)),
-                    "0" | "f" | "F" | "false" | "FALSE" | "False" => Ok(Some(false)),
-                    _ => Err(format!("{key} must be a bool")),
-                },
-                _ => Err(format!("{key} must be a bool")),
-            },
+            None | Some(Ok(Node::Literal(Literal::Null, _))) => Ok(None),
+            Some(Ok(Node::Literal(Literal::Bool(b), _))) => Ok(Some(*b)),
+            Some(Ok(Node::Literal(Literal::String(s), _))) => Literal::parse_bool(s)
+                .map(Some)
+                .ok_or_else(|| format!("{key} must be a bool")),
             Some(_) => Err(format!("{key} must be a bool")),
         }
     }
 }
 
-fn kind(item: &Item) -> &'static str {
-    if item.keys.len() > 1 {
-        "a block"
-    } else {
-        item.value.kind()
-    }
+fn kind(value: Result<&Node, &'static str>) -> &'static str {
+    value.map_or_else(|block| block, Node::kind)
 }

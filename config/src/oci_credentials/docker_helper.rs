@@ -4,12 +4,13 @@
 use std::ffi::{OsStr, OsString};
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, ExitStatus, Stdio};
+use std::process::{Command, ExitStatus, Stdio};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::thread;
 use std::time::{Duration, Instant};
 
 use super::error::HelperProblem;
+use crate::helper::{stop, wait_until};
 use crate::literal::Lit;
 
 /// The most of a helper's stdout that is read (more is an error).
@@ -86,7 +87,10 @@ pub(crate) fn get(name: &str, server_url: &str, env: &HelperEnv) -> Result<Answe
             return Err(HelperProblem::TimedOut(env.timeout));
         }
     };
-    let status = wait(&mut child, deadline).ok_or(HelperProblem::TimedOut(env.timeout))?;
+    let status = wait_until(&mut child, deadline)
+        .ok()
+        .flatten()
+        .ok_or(HelperProblem::TimedOut(env.timeout))?;
     if output.len() > MAX_STDOUT {
         return Err(HelperProblem::MalformedOutput(
             "the output is larger than 1 MiB".into(),
@@ -223,33 +227,6 @@ fn is_executable(path: &Path) -> bool {
 #[cfg(not(unix))]
 fn is_executable(path: &Path) -> bool {
     std::fs::metadata(path).is_ok_and(|m| m.is_file())
-}
-
-/// Waits for the child until the deadline; kills it then (`None`).
-fn wait(child: &mut Child, deadline: Instant) -> Option<ExitStatus> {
-    let mut pause = Duration::from_micros(50);
-    loop {
-        match child.try_wait() {
-            Ok(Some(status)) => return Some(status),
-            Ok(None) => {}
-            Err(_) => {
-                stop(child);
-                return None;
-            }
-        }
-        let now = Instant::now();
-        if now >= deadline {
-            stop(child);
-            return None;
-        }
-        thread::sleep(pause.min(deadline - now));
-        pause = (pause * 2).min(Duration::from_millis(20));
-    }
-}
-
-fn stop(child: &mut Child) {
-    let _ = child.kill();
-    let _ = child.wait();
 }
 
 /// Go's words for an exit: `exit status N`, or `signal: N` for a program

@@ -2,9 +2,8 @@
 //! OpenTofu's order, and the choice of one for a repository
 //! (docs/behaviour.md, OCICRED-5 to OCICRED-9).
 
-use std::fs;
-use std::io::{self, Read};
-use std::path::{Path, PathBuf};
+use std::io;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use tfdisco_oci::OciCredentials;
@@ -15,10 +14,8 @@ use super::docker_helper::{self, HelperEnv};
 use super::error::OciCredentialsError;
 use super::matching::{OciSpecificity, oci_auths_key_specificity};
 use super::search::{OciHostOs, docker_style_search_locations};
+use crate::hcl_text::read_limited_bytes;
 use crate::{CliConfig, DEFAULT_HELPER_TIMEOUT, Env};
-
-/// Docker-style files larger than this are not read.
-const MAX_FILE_SIZE: u64 = 16 << 20;
 
 /// Where OCI registry credentials come from, as OpenTofu decides it
 /// (OCICRED-5): the `oci_credentials` blocks (in configuration order), then
@@ -245,7 +242,7 @@ impl OciCredentialsPolicy {
             let mut problems = Vec::new();
             for path in files {
                 self.searched.push(path.clone());
-                match read(path) {
+                match read_limited_bytes(path) {
                     Err(e) => problems.push(format!("reading {}: {e}", path.display())),
                     Ok(bytes) => match DockerStyleFile::parse(path, &bytes) {
                         Ok(file) => self.configs.push(PolicyConfig::DockerStyle(file)),
@@ -266,7 +263,7 @@ impl OciCredentialsPolicy {
             previous = Some(path.clone());
             self.searched.push(path.clone());
             tracing::trace!(path = %path.display(), "OCI credentials discovery reading");
-            let problem = match read(&path) {
+            let problem = match read_limited_bytes(&path) {
                 Err(e) if e.kind() == io::ErrorKind::NotFound => continue,
                 Err(e) => format!("reading {}: {e}", path.display()),
                 Ok(bytes) => match DockerStyleFile::parse(&path, &bytes) {
@@ -397,16 +394,4 @@ impl OciCredentialsPolicy {
             None => Ok(None),
         }
     }
-}
-
-/// A file of at most [`MAX_FILE_SIZE`] bytes.
-fn read(path: &Path) -> io::Result<Vec<u8>> {
-    let mut bytes = Vec::new();
-    fs::File::open(path)?
-        .take(MAX_FILE_SIZE + 1)
-        .read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > MAX_FILE_SIZE {
-        return Err(io::Error::other("file is larger than 16 MiB"));
-    }
-    Ok(bytes)
 }

@@ -72,6 +72,7 @@ impl Platform {
             "powerpc64" => "ppc64",
             "mips" if cfg!(target_endian = "little") => "mipsle",
             "mips64" if cfg!(target_endian = "little") => "mips64le",
+            "loongarch64" => "loong64",
             other => other,
         };
         Platform::new(os, arch)
