@@ -22,6 +22,7 @@
 
 pub mod any_registry;
 mod background;
+pub mod generator;
 mod golden_files;
 #[cfg(unix)]
 pub mod install_goldens;
@@ -38,6 +39,7 @@ pub mod sample;
 mod server;
 pub mod signed_registry;
 pub mod suite;
+pub mod terraform;
 mod trace;
 
 pub use pki::{
