@@ -41,6 +41,7 @@ pub mod signed_registry;
 pub mod suite;
 pub mod terraform;
 mod trace;
+mod zip_one;
 
 pub use pki::{
     CHAIN_NAMES, Cert, Chain, DevPki, LEAF_NAMES, Pki, WRONG_NAME, chain, dev_pki, pki,

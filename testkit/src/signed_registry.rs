@@ -25,7 +25,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::{Reply, TestServer};
+use crate::{Reply, TestServer, zip_one};
 
 /// The providers (types in namespace [`NAMESPACE`]) and their versions,
 /// oldest first.
@@ -452,48 +452,18 @@ pub fn zeros_package(entry: &str, mib: u32) -> Vec<u8> {
     let crc = crc.sum();
     let packed = first.len() + again.len() * (mib as usize - 1) + end.len();
     let packed = u32::try_from(packed).expect("under 4 GiB");
-    let size = mib << 20;
-    let name_len = u16::try_from(entry.len()).expect("a short name");
-    let header = |central: bool| {
-        let mut h = Vec::new();
-        h.extend_from_slice(if central {
-            b"PK\x01\x02"
-        } else {
-            b"PK\x03\x04"
-        });
-        if central {
-            h.extend_from_slice(&(3u16 << 8 | 20).to_le_bytes());
-        }
-        for field in [20u16, 0, 8, 0, 0] {
-            h.extend_from_slice(&field.to_le_bytes());
-        }
-        for field in [crc, packed, size] {
-            h.extend_from_slice(&field.to_le_bytes());
-        }
-        h.extend_from_slice(&name_len.to_le_bytes());
-        h.extend_from_slice(&0u16.to_le_bytes());
-        if central {
-            h.extend_from_slice(&[0; 6]);
-            h.extend_from_slice(&(0o100_755u32 << 16).to_le_bytes());
-            h.extend_from_slice(&0u32.to_le_bytes());
-        }
-        h.extend_from_slice(entry.as_bytes());
-        h
+    let entry = zip_one::Entry {
+        name: entry,
+        method: 8,
+        time: 0,
+        date: 0,
+        crc,
+        packed,
+        size: mib << 20,
     };
-    let mut out = header(false);
-    out.extend_from_slice(&first);
-    for _ in 1..mib {
-        out.extend_from_slice(&again);
-    }
-    out.extend_from_slice(&end);
-    let start = u32::try_from(out.len()).expect("under 4 GiB");
-    let central = header(true);
-    out.extend_from_slice(&central);
-    out.extend_from_slice(b"PK\x05\x06\0\0\0\0\x01\0\x01\0");
-    out.extend_from_slice(&u32::try_from(central.len()).expect("small").to_le_bytes());
-    out.extend_from_slice(&start.to_le_bytes());
-    out.extend_from_slice(&[0, 0]);
-    out
+    let repeats = std::iter::repeat_n(&again[..], mib as usize - 1);
+    let data = std::iter::once(&first[..]).chain(repeats).chain([&end[..]]);
+    zip_one::write(&entry, data)
 }
 
 #[cfg(test)]
