@@ -25,6 +25,7 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
+use crate::sample::version_entries;
 use crate::{Reply, TestServer, zip_one};
 
 /// The providers (types in namespace [`NAMESPACE`]) and their versions,
@@ -201,25 +202,13 @@ fn file_reply(bytes: &[u8]) -> Reply {
 }
 
 fn versions_document(versions: &[&str]) -> String {
-    let platforms: Vec<String> = PLATFORMS
+    let platforms: Vec<(&str, &str)> = PLATFORMS
         .iter()
-        .map(|p| {
-            let (os, arch) = p.split_once('_').expect("OS_ARCH");
-            format!(r#"{{"os": "{os}", "arch": "{arch}"}}"#)
-        })
-        .collect();
-    let entries: Vec<String> = versions
-        .iter()
-        .map(|v| {
-            format!(
-                r#"{{"version": "{v}", "protocols": ["5.0"], "platforms": [{}]}}"#,
-                platforms.join(", ")
-            )
-        })
+        .map(|p| p.split_once('_').expect("OS_ARCH"))
         .collect();
     format!(
         r#"{{"versions": [{}], "warnings": null}}"#,
-        entries.join(", ")
+        version_entries(versions, &platforms)
     )
 }
 
