@@ -29,7 +29,7 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
-use crate::zip_one;
+use crate::{signed_registry, zip_one};
 
 use crate::{Reply, TestServer};
 
@@ -160,8 +160,7 @@ struct Key {
 }
 
 fn key() -> &'static Key {
-    use pgp::composed::{ArmorOptions, KeyType, SecretKeyParamsBuilder};
-    use pgp::types::KeyDetails;
+    use pgp::composed::{KeyType, SecretKeyParamsBuilder};
     use rand::SeedableRng;
 
     static KEY: OnceLock<Key> = OnceLock::new();
@@ -177,17 +176,7 @@ fn key() -> &'static Key {
             .expect("key parameters")
             .generate(&mut rng)
             .expect("a key");
-        let id: String = secret
-            .primary_key
-            .legacy_key_id()
-            .as_ref()
-            .iter()
-            .map(|b| format!("{b:02X}"))
-            .collect();
-        let armor = secret
-            .to_public_key()
-            .to_armored_string(ArmorOptions::default())
-            .expect("armored");
+        let (id, armor) = signed_registry::id_and_armor(&secret);
         Key { id, armor, secret }
     })
 }

@@ -364,10 +364,10 @@ impl SignedRegistry<'_> {
 /// A detached signature of `data` by an Ed25519 key made for it: the key's
 /// id and armored public key, and the signature's bytes.
 fn sign(data: &[u8]) -> ((String, String), Vec<u8>) {
-    use pgp::composed::{ArmorOptions, DetachedSignature, KeyType, SecretKeyParamsBuilder};
+    use pgp::composed::{DetachedSignature, KeyType, SecretKeyParamsBuilder};
     use pgp::crypto::hash::HashAlgorithm;
     use pgp::ser::Serialize;
-    use pgp::types::{KeyDetails, Password};
+    use pgp::types::Password;
     use rand::SeedableRng;
 
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x7fd_15c0);
@@ -388,6 +388,16 @@ fn sign(data: &[u8]) -> ((String, String), Vec<u8>) {
         data,
     )
     .expect("a signature");
+    let bytes = signature.to_bytes().expect("its bytes");
+    (id_and_armor(&key), bytes)
+}
+
+/// A key's id (16 upper-case hex digits) and its armored public key, as a
+/// registry's package answers give them.
+pub(crate) fn id_and_armor(key: &pgp::composed::SignedSecretKey) -> (String, String) {
+    use pgp::composed::ArmorOptions;
+    use pgp::types::KeyDetails;
+
     let id: String = key
         .primary_key
         .legacy_key_id()
@@ -399,8 +409,7 @@ fn sign(data: &[u8]) -> ((String, String), Vec<u8>) {
         .to_public_key()
         .to_armored_string(ArmorOptions::default())
         .expect("armored");
-    let bytes = signature.to_bytes().expect("its bytes");
-    ((id, armor), bytes)
+    (id, armor)
 }
 
 /// A zip of one file `entry` (mode 0755, deflated) holding `mib` MiB of
