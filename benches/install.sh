@@ -21,16 +21,10 @@ set -eu
 cd "$(dirname "$0")/.."
 runs=${1:-7}
 [ $# -gt 0 ] && shift
-work=${TMPDIR:-/tmp}/tfdisco-install-bench
-target=${CARGO_TARGET_DIR:-$PWD/target}
+. benches/harness.sh
+harness install-bench terraform gpg
 
-command -v terraform >/dev/null || { echo "terraform is not on the PATH" >&2; exit 1; }
-command -v gpg >/dev/null || { echo "gpg is not on the PATH" >&2; exit 1; }
-CARGO_INCREMENTAL=0 cargo build -q --release -p tfdisco -p tfdisco-benches --bin tfdisco --bin install-bench
-mkdir -p "$work"
-${CC:-cc} -O2 -o "$work/../tfdisco-install-bench-timed" benches/c/timed.c
-
-set -- --tfdisco "$target/release/tfdisco" --timed "$work/../tfdisco-install-bench-timed" \
+set -- --tfdisco "$target/release/tfdisco" --timed "$timed" \
   --runs "$runs" --work "$work" "$@"
 if [ -n "${BEFORE:-}" ]; then
   set -- "$@" --before "$BEFORE"

@@ -28,15 +28,8 @@ set -eu
 cd "$(dirname "$0")/.."
 runs=${1:-7}
 [ $# -gt 0 ] && shift
-work=${TMPDIR:-/tmp}/tfdisco-oci-bench
-target=${CARGO_TARGET_DIR:-$PWD/target}
-
-for program in docker-registry htpasswd gpg; do
-  command -v "$program" >/dev/null || { echo "$program is not on the PATH" >&2; exit 1; }
-done
-CARGO_INCREMENTAL=0 cargo build -q --release -p tfdisco -p tfdisco-benches --bin tfdisco --bin oci-bench
-mkdir -p "$work"
-${CC:-cc} -O2 -o "$work/../tfdisco-oci-bench-timed" benches/c/timed.c
+. benches/harness.sh
+harness oci-bench docker-registry htpasswd gpg
 
 exec "$target/release/oci-bench" --tfdisco "$target/release/tfdisco" \
-  --timed "$work/../tfdisco-oci-bench-timed" --runs "$runs" --work "$work" "$@"
+  --timed "$timed" --runs "$runs" --work "$work" "$@"

@@ -12,7 +12,6 @@ use criterion::{Criterion, criterion_group, criterion_main};
 use tfdisco_benches::baselines::ignored_any;
 use tfdisco_benches::canned::{self, Response};
 use tfdisco_benches::documents::TYPICAL;
-use tfdisco_core::http::StatusCode;
 use tfdisco_core::url::Url;
 use tfdisco_core::{Config, Credentials, DiscoveryCache, Hostname, Lookup, Transfer};
 
@@ -20,10 +19,7 @@ fn machine(c: &mut Criterion) {
     let host = Hostname::parse("app.terraform.io").expect("valid");
     let config = Config::default();
     let now = Instant::now();
-    let redirect_then_document = [
-        Response::redirect(StatusCode::MOVED_PERMANENTLY, "/disco/v1.json"),
-        Response::json(TYPICAL.as_bytes(), true),
-    ];
+    let redirect_then_document = canned::redirect_then_typical();
     let mut g = c.benchmark_group("machine");
     g.bench_function("baseline/two_urls_and_ignored_any", |b| {
         b.iter(|| {

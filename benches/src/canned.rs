@@ -6,6 +6,8 @@ use std::time::Instant;
 use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
 use tfdisco_core::{Action, Error, Goal, Transfer, TransportError, TransportErrorKind};
 
+use crate::documents::TYPICAL;
+
 /// How many body bytes a transport hands over at once (hyper's usual read).
 pub const CHUNK: usize = 16 * 1024;
 
@@ -55,6 +57,15 @@ impl Response {
     }
 }
 
+/// The machine benchmarks' answers to a discovery: a 301 to
+/// `/disco/v1.json`, then the typical document.
+pub fn redirect_then_typical() -> [Response; 2] {
+    [
+        Response::redirect(StatusCode::MOVED_PERMANENTLY, "/disco/v1.json"),
+        Response::json(TYPICAL.as_bytes(), true),
+    ]
+}
+
 /// Drives `discovery` (any transfer) to its result: the n-th request gets the
 /// n-th response (a request past the last one fails as a refused
 /// connection), bodies arrive in [`CHUNK`]-sized pieces, and the clock stands
@@ -95,16 +106,12 @@ pub fn run<G: Goal>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::documents::TYPICAL;
     use tfdisco_core::{Config, Hostname, Transfer};
 
     #[test]
     fn one_redirect_then_the_typical_document() {
         let host = Hostname::parse("app.terraform.io").expect("valid");
-        let responses = [
-            Response::redirect(StatusCode::MOVED_PERMANENTLY, "/disco/v1.json"),
-            Response::json(TYPICAL.as_bytes(), true),
-        ];
+        let responses = redirect_then_typical();
         let now = Instant::now();
         let mut d = Transfer::discovery(host, &Config::default(), None, now).expect("starts");
         let services = run(&mut d, &responses, now).expect("discovered");

@@ -1,13 +1,17 @@
 //! Whole processes timed by `benches/c/timed.c` (wall time around
 //! fork/exec/`wait4`, `wait4`'s peak RSS and CPU time), and the statistics
 //! the process benchmarks report: medians and interquartile ranges of
-//! alternating runs. Used by the OCI benchmark (`oci-bench`).
+//! alternating runs; and the rest their reports share (a [`Report`], the
+//! tools' versions, the machine's load). Used by the OCI benchmark
+//! (`oci-bench`) and the install benchmark (`install-bench`).
 
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Duration;
+
+use tfdisco_testkit::terraform::TF_SETTINGS;
 
 /// One timed process.
 #[derive(Clone, Copy, Debug)]
@@ -27,9 +31,8 @@ pub struct Runner {
     work: PathBuf,
 }
 
-/// The variables a run must not inherit: proxies, and the `TF_*` settings
-/// that change what Terraform, OpenTofu or tfdisco do.
-const CLEARED: [&str; 19] = [
+/// The proxy variables a run must not inherit.
+const PROXIES: [&str; 8] = [
     "http_proxy",
     "https_proxy",
     "HTTP_PROXY",
@@ -38,23 +41,13 @@ const CLEARED: [&str; 19] = [
     "ALL_PROXY",
     "no_proxy",
     "NO_PROXY",
-    "TF_PLUGIN_CACHE_DIR",
-    "TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE",
-    "TF_DATA_DIR",
-    "TF_LOG",
-    "TF_LOG_PATH",
-    "TF_CLI_ARGS",
-    "TF_CLI_ARGS_init",
-    "TF_CLI_ARGS_providers",
-    "TF_REGISTRY_DISCOVERY_RETRY",
-    "TF_REGISTRY_CLIENT_TIMEOUT",
-    "TF_CLI_CONFIG_FILE",
 ];
 
-/// Removes from `command`'s environment every variable of [`CLEARED`]:
-/// what every benchmark run of a tool starts from.
+/// Removes from `command`'s environment the proxies and the `TF_*`
+/// settings that change what Terraform, OpenTofu or tfdisco do
+/// ([`TF_SETTINGS`]): what every benchmark run of a tool starts from.
 pub fn clear_environment(command: &mut Command) {
-    for name in CLEARED {
+    for name in PROXIES.into_iter().chain(TF_SETTINGS) {
         command.env_remove(name);
     }
 }
@@ -68,8 +61,8 @@ impl Runner {
         }
     }
 
-    /// Runs `program args` in `dir` under `timed`, with none of
-    /// [`CLEARED`] but `env` set; an error (naming the command, with its
+    /// Runs `program args` in `dir` under `timed`, from
+    /// [`clear_environment`] with `env` set; an error (naming the command, with its
     /// output) when it cannot start or exits non-zero.
     pub fn run(
         &self,
@@ -157,6 +150,80 @@ pub fn median(values: &[f64]) -> f64 {
 pub fn summary(seconds: &[f64]) -> String {
     let (q1, m, q3) = quartiles(seconds);
     format!("{m:.3} s ({q1:.3}–{q3:.3})")
+}
+
+/// Seconds, as the reports' statistics take them.
+pub fn secs(d: Duration) -> f64 {
+    d.as_secs_f64()
+}
+
+/// A benchmark's report: each line printed as it is written and kept for
+/// `report.md`, and the failures (missed targets, failed checks).
+#[derive(Default)]
+pub struct Report {
+    text: String,
+    /// What failed or missed its target, each in a few words.
+    pub failures: Vec<String>,
+}
+
+impl Report {
+    /// Prints `line` and keeps it.
+    pub fn out(&mut self, line: impl AsRef<str>) {
+        println!("{}", line.as_ref());
+        self.text.push_str(line.as_ref());
+        self.text.push('\n');
+    }
+
+    /// Writes `FAILED: WHAT` and notes the failure.
+    pub fn fail(&mut self, what: String) {
+        self.out(format!("FAILED: {what}"));
+        self.failures.push(what);
+    }
+
+    /// Ends the report with `passed`, or `failed` and the failures, and
+    /// writes it as `work/report.md`; true when nothing failed.
+    pub fn finish(mut self, work: &Path, passed: &str, failed: &str) -> bool {
+        let failures = std::mem::take(&mut self.failures);
+        if failures.is_empty() {
+            self.out(passed);
+        } else {
+            self.out(format!("{failed}: {}", failures.join("; ")));
+        }
+        fs::write(work.join("report.md"), &self.text).expect("the report");
+        failures.is_empty()
+    }
+}
+
+/// The first line `program args` prints (standard output, then standard
+/// error), or why it did not run: a tool's version for a report's head.
+pub fn first_line(program: &str, args: &[&str]) -> String {
+    Command::new(program)
+        .args(args)
+        .env("CHECKPOINT_DISABLE", "1")
+        .output()
+        .map(|o| {
+            let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
+            text.push_str(&String::from_utf8_lossy(&o.stderr));
+            text.lines().next().unwrap_or("").to_owned()
+        })
+        .unwrap_or_else(|e| format!("({e})"))
+}
+
+/// The short commit of the checkout the benchmark runs in (empty when git
+/// does not say).
+pub fn commit() -> String {
+    Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .output()
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+        .unwrap_or_default()
+}
+
+/// The machine's load averages (`/proc/loadavg`'s first three fields).
+pub fn loadavg() -> String {
+    fs::read_to_string("/proc/loadavg")
+        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_default()
 }
 
 /// The CPU time (user + system, every thread, living or gone) process

@@ -186,17 +186,7 @@ pub fn platforms() -> Vec<String> {
 
 /// The platform this runs on, as Terraform names it (`linux_amd64`).
 pub fn current_platform() -> String {
-    let os = match std::env::consts::OS {
-        "macos" => "darwin",
-        other => other,
-    };
-    let arch = match std::env::consts::ARCH {
-        "x86_64" => "amd64",
-        "aarch64" => "arm64",
-        "x86" => "386",
-        other => other,
-    };
-    format!("{os}_{arch}")
+    tfdisco_core::Platform::current().to_string()
 }
 
 impl Registry {

@@ -29,6 +29,8 @@ use std::sync::OnceLock;
 
 use sha2::{Digest, Sha256};
 
+use crate::{signed_registry, zip_one};
+
 use crate::{Reply, TestServer};
 
 /// The platforms every version has a package for, in the order
@@ -114,50 +116,16 @@ fn stored_zip(name: &str, content: &[u8]) -> Vec<u8> {
     crc.update(content);
     let crc = crc.sum();
     let size = u32::try_from(content.len()).expect("a small file");
-    let name_len = u16::try_from(name.len()).expect("a short name");
-    let header = |central: bool| {
-        let mut h = Vec::new();
-        if central {
-            h.extend_from_slice(b"PK\x01\x02");
-            // Made by Unix (3), zip 2.0.
-            h.extend_from_slice(&((3u16 << 8) | 20).to_le_bytes());
-        } else {
-            h.extend_from_slice(b"PK\x03\x04");
-        }
-        // Needed version, flags, method (stored), time, date.
-        for field in [20u16, 0, 0, DOS_TIME, DOS_DATE] {
-            h.extend_from_slice(&field.to_le_bytes());
-        }
-        for field in [crc, size, size] {
-            h.extend_from_slice(&field.to_le_bytes());
-        }
-        h.extend_from_slice(&name_len.to_le_bytes());
-        h.extend_from_slice(&0u16.to_le_bytes());
-        if central {
-            // Comment length, disk, internal attributes (6 bytes), the
-            // external ones (the Unix mode in the high half), the local
-            // header's offset.
-            h.extend_from_slice(&[0; 6]);
-            h.extend_from_slice(&(0o100_755u32 << 16).to_le_bytes());
-            h.extend_from_slice(&0u32.to_le_bytes());
-        }
-        h.extend_from_slice(name.as_bytes());
-        h
+    let entry = zip_one::Entry {
+        name,
+        method: 0,
+        time: DOS_TIME,
+        date: DOS_DATE,
+        crc,
+        packed: size,
+        size,
     };
-    let mut out = header(false);
-    out.extend_from_slice(content);
-    let start = u32::try_from(out.len()).expect("a small zip");
-    let central = header(true);
-    out.extend_from_slice(&central);
-    out.extend_from_slice(b"PK\x05\x06\0\0\0\0\x01\0\x01\0");
-    out.extend_from_slice(
-        &u32::try_from(central.len())
-            .expect("a small zip")
-            .to_le_bytes(),
-    );
-    out.extend_from_slice(&start.to_le_bytes());
-    out.extend_from_slice(&[0, 0]);
-    out
+    zip_one::write(&entry, [content])
 }
 
 /// The SHA-256 of `bytes`, in lower-case hex.
@@ -192,8 +160,7 @@ struct Key {
 }
 
 fn key() -> &'static Key {
-    use pgp::composed::{ArmorOptions, KeyType, SecretKeyParamsBuilder};
-    use pgp::types::KeyDetails;
+    use pgp::composed::{KeyType, SecretKeyParamsBuilder};
     use rand::SeedableRng;
 
     static KEY: OnceLock<Key> = OnceLock::new();
@@ -209,17 +176,7 @@ fn key() -> &'static Key {
             .expect("key parameters")
             .generate(&mut rng)
             .expect("a key");
-        let id: String = secret
-            .primary_key
-            .legacy_key_id()
-            .as_ref()
-            .iter()
-            .map(|b| format!("{b:02X}"))
-            .collect();
-        let armor = secret
-            .to_public_key()
-            .to_armored_string(ArmorOptions::default())
-            .expect("armored");
+        let (id, armor) = signed_registry::id_and_armor(&secret);
         Key { id, armor, secret }
     })
 }

@@ -47,7 +47,6 @@
 //! }
 //! ```
 
-mod terraform;
 mod tree;
 mod zip;
 
@@ -62,7 +61,7 @@ use crate::signed_registry::{self, NAMESPACE};
 use crate::{Seen, TestServer};
 
 pub use crate::golden_files::HOST;
-pub use terraform::{
+pub use crate::terraform::{
     INIT_ARGS, TERRAFORM_VAR, TERRAFORM_VERSION, UMASK, run_terraform, run_terraform_init,
     terraform_available, terraform_program, terraform_version,
 };

@@ -22,6 +22,7 @@
 
 pub mod any_registry;
 mod background;
+pub mod generator;
 mod golden_files;
 #[cfg(unix)]
 pub mod install_goldens;
@@ -38,7 +39,9 @@ pub mod sample;
 mod server;
 pub mod signed_registry;
 pub mod suite;
+pub mod terraform;
 mod trace;
+mod zip_one;
 
 pub use pki::{
     CHAIN_NAMES, Cert, Chain, DevPki, LEAF_NAMES, Pki, WRONG_NAME, chain, dev_pki, pki,

@@ -96,6 +96,25 @@ pub const MODULES: &[Module] = &[Module {
     location: MODULE_LOCATION,
 }];
 
+/// The entries of a provider versions document's `versions` list, joined:
+/// each of `versions`, protocol 5.0, for every one of `platforms`.
+pub(crate) fn version_entries(versions: &[&str], platforms: &[(&str, &str)]) -> String {
+    let platforms: Vec<String> = platforms
+        .iter()
+        .map(|(os, arch)| format!(r#"{{"os": "{os}", "arch": "{arch}"}}"#))
+        .collect();
+    let entries: Vec<String> = versions
+        .iter()
+        .map(|v| {
+            format!(
+                r#"{{"version": "{v}", "protocols": ["5.0"], "platforms": [{}]}}"#,
+                platforms.join(", ")
+            )
+        })
+        .collect();
+    entries.join(", ")
+}
+
 /// The body registry.terraform.io sends with a 404 for a provider, module,
 /// version or platform it does not have (`Content-Type: application/json`).
 pub const NOT_FOUND: &str = r#"{"errors":["Not Found"]}"#;

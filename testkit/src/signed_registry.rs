@@ -25,7 +25,8 @@ use std::path::{Path, PathBuf};
 
 use sha2::{Digest, Sha256};
 
-use crate::{Reply, TestServer};
+use crate::sample::version_entries;
+use crate::{Reply, TestServer, zip_one};
 
 /// The providers (types in namespace [`NAMESPACE`]) and their versions,
 /// oldest first.
@@ -201,25 +202,13 @@ fn file_reply(bytes: &[u8]) -> Reply {
 }
 
 fn versions_document(versions: &[&str]) -> String {
-    let platforms: Vec<String> = PLATFORMS
+    let platforms: Vec<(&str, &str)> = PLATFORMS
         .iter()
-        .map(|p| {
-            let (os, arch) = p.split_once('_').expect("OS_ARCH");
-            format!(r#"{{"os": "{os}", "arch": "{arch}"}}"#)
-        })
-        .collect();
-    let entries: Vec<String> = versions
-        .iter()
-        .map(|v| {
-            format!(
-                r#"{{"version": "{v}", "protocols": ["5.0"], "platforms": [{}]}}"#,
-                platforms.join(", ")
-            )
-        })
+        .map(|p| p.split_once('_').expect("OS_ARCH"))
         .collect();
     format!(
         r#"{{"versions": [{}], "warnings": null}}"#,
-        entries.join(", ")
+        version_entries(versions, &platforms)
     )
 }
 
@@ -375,10 +364,10 @@ impl SignedRegistry<'_> {
 /// A detached signature of `data` by an Ed25519 key made for it: the key's
 /// id and armored public key, and the signature's bytes.
 fn sign(data: &[u8]) -> ((String, String), Vec<u8>) {
-    use pgp::composed::{ArmorOptions, DetachedSignature, KeyType, SecretKeyParamsBuilder};
+    use pgp::composed::{DetachedSignature, KeyType, SecretKeyParamsBuilder};
     use pgp::crypto::hash::HashAlgorithm;
     use pgp::ser::Serialize;
-    use pgp::types::{KeyDetails, Password};
+    use pgp::types::Password;
     use rand::SeedableRng;
 
     let mut rng = rand::rngs::StdRng::seed_from_u64(0x7fd_15c0);
@@ -399,6 +388,16 @@ fn sign(data: &[u8]) -> ((String, String), Vec<u8>) {
         data,
     )
     .expect("a signature");
+    let bytes = signature.to_bytes().expect("its bytes");
+    (id_and_armor(&key), bytes)
+}
+
+/// A key's id (16 upper-case hex digits) and its armored public key, as a
+/// registry's package answers give them.
+pub(crate) fn id_and_armor(key: &pgp::composed::SignedSecretKey) -> (String, String) {
+    use pgp::composed::ArmorOptions;
+    use pgp::types::KeyDetails;
+
     let id: String = key
         .primary_key
         .legacy_key_id()
@@ -410,8 +409,7 @@ fn sign(data: &[u8]) -> ((String, String), Vec<u8>) {
         .to_public_key()
         .to_armored_string(ArmorOptions::default())
         .expect("armored");
-    let bytes = signature.to_bytes().expect("its bytes");
-    ((id, armor), bytes)
+    (id, armor)
 }
 
 /// A zip of one file `entry` (mode 0755, deflated) holding `mib` MiB of
@@ -452,48 +450,18 @@ pub fn zeros_package(entry: &str, mib: u32) -> Vec<u8> {
     let crc = crc.sum();
     let packed = first.len() + again.len() * (mib as usize - 1) + end.len();
     let packed = u32::try_from(packed).expect("under 4 GiB");
-    let size = mib << 20;
-    let name_len = u16::try_from(entry.len()).expect("a short name");
-    let header = |central: bool| {
-        let mut h = Vec::new();
-        h.extend_from_slice(if central {
-            b"PK\x01\x02"
-        } else {
-            b"PK\x03\x04"
-        });
-        if central {
-            h.extend_from_slice(&(3u16 << 8 | 20).to_le_bytes());
-        }
-        for field in [20u16, 0, 8, 0, 0] {
-            h.extend_from_slice(&field.to_le_bytes());
-        }
-        for field in [crc, packed, size] {
-            h.extend_from_slice(&field.to_le_bytes());
-        }
-        h.extend_from_slice(&name_len.to_le_bytes());
-        h.extend_from_slice(&0u16.to_le_bytes());
-        if central {
-            h.extend_from_slice(&[0; 6]);
-            h.extend_from_slice(&(0o100_755u32 << 16).to_le_bytes());
-            h.extend_from_slice(&0u32.to_le_bytes());
-        }
-        h.extend_from_slice(entry.as_bytes());
-        h
+    let entry = zip_one::Entry {
+        name: entry,
+        method: 8,
+        time: 0,
+        date: 0,
+        crc,
+        packed,
+        size: mib << 20,
     };
-    let mut out = header(false);
-    out.extend_from_slice(&first);
-    for _ in 1..mib {
-        out.extend_from_slice(&again);
-    }
-    out.extend_from_slice(&end);
-    let start = u32::try_from(out.len()).expect("under 4 GiB");
-    let central = header(true);
-    out.extend_from_slice(&central);
-    out.extend_from_slice(b"PK\x05\x06\0\0\0\0\x01\0\x01\0");
-    out.extend_from_slice(&u32::try_from(central.len()).expect("small").to_le_bytes());
-    out.extend_from_slice(&start.to_le_bytes());
-    out.extend_from_slice(&[0, 0]);
-    out
+    let repeats = std::iter::repeat_n(&again[..], mib as usize - 1);
+    let data = std::iter::once(&first[..]).chain(repeats).chain([&end[..]]);
+    zip_one::write(&entry, data)
 }
 
 #[cfg(test)]

@@ -41,7 +41,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use tfdisco_benches::process_runs::clear_environment;
+use tfdisco_benches::process_runs::{
+    Report, clear_environment, commit, first_line, loadavg, median, secs, summary,
+};
 use tfdisco_benches::registry::{self, Registry, Signer};
 use tfdisco_testkit::install_goldens::tree_manifest;
 use tfdisco_testkit::{NetworkShape, Seen, TestServer, pki};
@@ -187,48 +189,10 @@ struct Bench {
     args: Args,
     server: TestServer,
     host: String,
-    failures: Vec<String>,
-    report: String,
-}
-
-fn median(values: &[f64]) -> f64 {
-    quartiles(values).1
-}
-
-/// First quartile, median, third quartile (linear interpolation).
-fn quartiles(values: &[f64]) -> (f64, f64, f64) {
-    let mut v = values.to_vec();
-    v.sort_by(f64::total_cmp);
-    let at = |q: f64| {
-        let pos = (v.len() - 1) as f64 * q;
-        let (lo, hi) = (pos.floor() as usize, pos.ceil() as usize);
-        v[lo] + (v[hi] - v[lo]) * (pos - lo as f64)
-    };
-    (at(0.25), at(0.5), at(0.75))
-}
-
-fn secs(d: Duration) -> f64 {
-    d.as_secs_f64()
-}
-
-/// `1.234 s (1.200–1.300)`: median and interquartile range of walls.
-fn summary(walls: &[f64]) -> String {
-    let (q1, m, q3) = quartiles(walls);
-    format!("{m:.3} s ({q1:.3}–{q3:.3})")
+    report: Report,
 }
 
 impl Bench {
-    fn out(&mut self, line: impl AsRef<str>) {
-        println!("{}", line.as_ref());
-        self.report.push_str(line.as_ref());
-        self.report.push('\n');
-    }
-
-    fn fail(&mut self, what: String) {
-        self.out(format!("FAILED: {what}"));
-        self.failures.push(what);
-    }
-
     fn main_tf(&self, namespace: &str, providers: &[(&str, &str)]) -> String {
         let mut text = String::from("terraform {\n  required_providers {\n");
         for (name, _) in providers {
@@ -332,16 +296,16 @@ impl Bench {
                 secs(step) * 1e3
             ));
         }
-        self.out(format!(
+        self.report.out(format!(
             "floor ({} {} {platform}): {:.3} s =",
             provider.name,
             provider.version,
             secs(total)
         ));
         for line in lines {
-            self.out(line);
+            self.report.out(line);
         }
-        self.out(format!(
+        self.report.out(format!(
             "(with SHA256SUMS and its signature fetched beside the package rather than before it: {:.3} s)",
             secs(tight)
         ));
@@ -369,13 +333,13 @@ impl Bench {
             None => *expected = Some((tree, lock)),
             Some((t, l)) => {
                 if *t != tree {
-                    self.fail(format!(
+                    self.report.fail(format!(
                         "{tool} installed another tree in {}:\n{tree}\nexpected:\n{t}",
                         dir.display()
                     ));
                 }
                 if *l != lock {
-                    self.fail(format!(
+                    self.report.fail(format!(
                         "{tool} wrote another lock file in {}:\n{}\nexpected:\n{}",
                         dir.display(),
                         String::from_utf8_lossy(&lock),
@@ -396,7 +360,8 @@ impl Bench {
             .to_vec();
         let extra: Vec<&str> = self.args.install_args.iter().map(String::as_str).collect();
         let td_args = self.tfdisco_args("install", &extra);
-        self.out("\n## install: 4 providers, 16 MiB packages, fresh folders\n");
+        self.report
+            .out("\n## install: 4 providers, 16 MiB packages, fresh folders\n");
         let (floor, tight) = self.floor(registry, &registry::current_platform());
 
         let mut expected: Option<(String, Vec<u8>)> = None;
@@ -411,7 +376,7 @@ impl Bench {
             self.check_install(&mut expected, tool, &dir);
         }
         let (tree, lock) = expected.clone().expect("a reference");
-        self.out(format!(
+        self.report.out(format!(
             "tree: {} lines, lock file: {} bytes (the same after every run, both tools)",
             tree.lines().count(),
             lock.len()
@@ -450,27 +415,29 @@ impl Bench {
         let td_med = median(&walls(&td));
         let speedup = tf_med / td_med;
         let to_floor = td_med / secs(floor);
-        self.out(format!(
+        self.report.out(format!(
             "\nterraform init / tfdisco install: {speedup:.2}× (target ≥ {TARGET_SPEEDUP}×: {})",
             met(speedup >= TARGET_SPEEDUP)
         ));
-        self.out(format!(
+        self.report.out(format!(
             "tfdisco install / floor ({:.3} s): {to_floor:.2}× (target ≤ {TARGET_FLOOR}×: {})",
             secs(floor),
             met(to_floor <= TARGET_FLOOR)
         ));
-        self.out(format!(
+        self.report.out(format!(
             "tfdisco install / the tighter floor ({:.3} s): {:.2}×; terraform init / floor: {:.2}×",
             secs(tight),
             td_med / secs(tight),
             tf_med / secs(floor)
         ));
         if speedup < TARGET_SPEEDUP {
-            self.failures
+            self.report
+                .failures
                 .push(format!("install speed-up {speedup:.2}×"));
         }
         if to_floor > TARGET_FLOOR {
-            self.failures
+            self.report
+                .failures
                 .push(format!("install at {to_floor:.2}× the floor"));
         }
         self.timelines("install", &tf, &td, floor);
@@ -489,7 +456,7 @@ impl Bench {
             extra.push(p.as_str());
         }
         let td_args = self.tfdisco_args("lock", &extra);
-        self.out(format!(
+        self.report.out(format!(
             "\n## lock: 2 providers × 3 platforms ({}), 16 MiB packages, no lock file\n",
             platforms.join(", ")
         ));
@@ -521,7 +488,7 @@ impl Bench {
                         fs::write(self.args.work.join("lock.lock.hcl"), &lock).expect("write");
                         expected = Some(lock);
                     }
-                    Some(l) if *l != lock => self.fail(format!(
+                    Some(l) if *l != lock => self.report.fail(format!(
                         "{tool}'s lock file differs:\n{}\nexpected:\n{}",
                         String::from_utf8_lossy(&lock),
                         String::from_utf8_lossy(l)
@@ -536,7 +503,7 @@ impl Bench {
                 }
             }
         }
-        self.out(format!(
+        self.report.out(format!(
             "lock file: {} bytes, the same from every run of every tool",
             expected.map_or(0, |l| l.len())
         ));
@@ -544,11 +511,11 @@ impl Bench {
         self.table("lock", &results[0], &results[1], before.as_deref());
         let tf_med = median(&walls(&results[0]));
         let td_med = median(&walls(&results[1]));
-        self.out(format!(
+        self.report.out(format!(
             "\nterraform providers lock / tfdisco lock: {:.2}× (as given: 6.0×)",
             tf_med / td_med
         ));
-        self.out(format!(
+        self.report.out(format!(
             "tfdisco lock / floor ({:.3} s): {:.2}× (as given: 1.08 s against a floor near 0.9 s); / the tighter floor ({:.3} s): {:.2}×",
             secs(floor),
             td_med / secs(floor),
@@ -560,18 +527,20 @@ impl Bench {
             None => (secs(GIVEN_LOCK), "the given 1.08 s"),
         };
         let ratio = td_med / against;
-        self.out(format!(
+        self.report.out(format!(
             "tfdisco lock / {what}: {ratio:.2}× (target ≤ {LOCK_STAYS}×: {})",
             met(ratio <= LOCK_STAYS)
         ));
         if ratio > LOCK_STAYS {
-            self.failures.push(format!("lock at {ratio:.2}× {what}"));
+            self.report
+                .failures
+                .push(format!("lock at {ratio:.2}× {what}"));
         }
         self.timelines("lock", &results[0], &results[1], floor);
     }
 
     fn rss(&mut self, registries: &[(usize, Registry)]) {
-        self.out(format!(
+        self.report.out(format!(
             "\n## peak RSS: tfdisco install --jobs 8, 8 providers, packages of {}\n",
             registries
                 .iter()
@@ -596,8 +565,8 @@ impl Bench {
                 }
             }
         }
-        self.out("| packages | wall, median (IQR) | peak RSS, median (min–max) | CPU, median | connections |");
-        self.out("|---|---:|---:|---:|---:|");
+        self.report.out("| packages | wall, median (IQR) | peak RSS, median (min–max) | CPU, median | connections |");
+        self.report.out("|---|---:|---:|---:|---:|");
         let mut medians = Vec::new();
         let mut worst = 0;
         for ((size, _), ms) in registries.iter().zip(&rss) {
@@ -606,7 +575,7 @@ impl Bench {
             let min = ms.iter().map(|m| m.rss_kb).min().unwrap_or(0);
             worst = worst.max(max);
             medians.push(median(&kb));
-            self.out(format!(
+            self.report.out(format!(
                 "| 8 × {} | {} | {:.1} MiB ({:.1}–{:.1}) | {:.3} s | {} |",
                 size_name(*size),
                 summary(&walls(ms)),
@@ -619,7 +588,7 @@ impl Bench {
         }
         let spread = medians.iter().copied().fold(f64::MIN, f64::max)
             - medians.iter().copied().fold(f64::MAX, f64::min);
-        self.out(format!(
+        self.report.out(format!(
             "\nlargest peak RSS {:.1} MiB (target ≤ {} MiB: {}); medians differ by {:.1} MiB across sizes (≤ {} MiB: {})",
             worst as f64 / 1024.0,
             TARGET_RSS_KB / 1024,
@@ -629,21 +598,23 @@ impl Bench {
             met(spread <= RSS_SPREAD_KB as f64)
         ));
         if worst > TARGET_RSS_KB {
-            self.failures.push(format!("peak RSS {worst} kB"));
+            self.report.failures.push(format!("peak RSS {worst} kB"));
         }
         if spread > RSS_SPREAD_KB as f64 {
-            self.failures
+            self.report
+                .failures
                 .push(format!("peak RSS grows with the package: {spread} kB"));
         }
     }
 
     fn table(&mut self, what: &str, tf: &[Measure], td: &[Measure], before: Option<&[Measure]>) {
-        self.out(format!(
+        self.report.out(format!(
             "\n{} alternating runs of each; wall median (IQR); per-run ratio median (min–max):\n",
             tf.len()
         ));
-        self.out("| tool | wall | CPU | peak RSS | requests | connections |");
-        self.out("|---|---:|---:|---:|---:|---:|");
+        self.report
+            .out("| tool | wall | CPU | peak RSS | requests | connections |");
+        self.report.out("|---|---:|---:|---:|---:|---:|");
         let mut rows: Vec<(&str, &[Measure])> = vec![("terraform", tf), ("tfdisco", td)];
         if let Some(b) = before {
             rows.push(("tfdisco (before)", b));
@@ -653,7 +624,7 @@ impl Bench {
             let rss: Vec<f64> = ms.iter().map(|m| m.rss_kb as f64 / 1024.0).collect();
             let requests: Vec<f64> = ms.iter().map(|m| m.requests.len() as f64).collect();
             let conns: Vec<f64> = ms.iter().map(|m| m.connections() as f64).collect();
-            self.out(format!(
+            self.report.out(format!(
                 "| {name} {what} | {} | {:.3} s | {:.1} MiB | {} | {} |",
                 summary(&walls(ms)),
                 median(&cpu),
@@ -669,14 +640,16 @@ impl Bench {
             .collect();
         let min = ratios.iter().copied().fold(f64::MAX, f64::min);
         let max = ratios.iter().copied().fold(f64::MIN, f64::max);
-        self.out(format!(
+        self.report.out(format!(
             "\nper pair terraform / tfdisco: {:.2}× ({min:.2}–{max:.2})",
             median(&ratios)
         ));
         let all: Vec<String> = td.iter().map(|m| format!("{:.3}", secs(m.wall))).collect();
-        self.out(format!("tfdisco runs (s): {}", all.join(", ")));
+        self.report
+            .out(format!("tfdisco runs (s): {}", all.join(", ")));
         let all: Vec<String> = tf.iter().map(|m| format!("{:.3}", secs(m.wall))).collect();
-        self.out(format!("terraform runs (s): {}", all.join(", ")));
+        self.report
+            .out(format!("terraform runs (s): {}", all.join(", ")));
     }
 
     /// When each request of the median run of each tool arrived, and where
@@ -704,14 +677,14 @@ impl Bench {
         }
         let file = self.args.work.join(format!("{what}-timeline.txt"));
         fs::write(&file, &text).expect("write the timeline");
-        self.out(format!(
+        self.report.out(format!(
             "\nrequest timelines of the median runs: {}",
             file.display()
         ));
         // tfdisco's time, run by run: until its first request, until its
         // last package request, that package's answer at the shape's pace,
         // and what is left after its last byte.
-        self.out(format!(
+        self.report.out(format!(
             "\ntfdisco {what}, per run (ms): first request / last package request / \
              its last byte due / exit (after that byte)"
         ));
@@ -736,9 +709,10 @@ impl Bench {
             ));
         }
         for row in rows {
-            self.out(format!("  {row}"));
+            self.report.out(format!("  {row}"));
         }
-        self.out(format!("  (floor {:.0} ms)", secs(floor) * 1e3));
+        self.report
+            .out(format!("  (floor {:.0} ms)", secs(floor) * 1e3));
     }
 }
 
@@ -764,27 +738,6 @@ fn size_name(size: usize) -> String {
     } else {
         format!("{size} B")
     }
-}
-
-fn first_line(program: &str, args: &[&str]) -> String {
-    Command::new(program)
-        .args(args)
-        .env("CHECKPOINT_DISABLE", "1")
-        .output()
-        .map(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .next()
-                .unwrap_or("")
-                .to_owned()
-        })
-        .unwrap_or_else(|e| format!("({e})"))
-}
-
-fn loadavg() -> String {
-    fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default()
 }
 
 fn main() {
@@ -828,43 +781,38 @@ fn main() {
         args,
         server,
         host,
-        failures: Vec::new(),
-        report: String::new(),
+        report: Report::default(),
     };
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
+    let commit = commit();
     let tfdisco = b.args.tfdisco.display().to_string();
-    b.out("# install-bench");
-    b.out(format!(
+    b.report.out("# install-bench");
+    b.report.out(format!(
         "terraform: {}",
         first_line("terraform", &["version"])
     ));
-    b.out(format!(
+    b.report.out(format!(
         "tfdisco:   {} ({tfdisco}, commit {commit})",
         first_line(&tfdisco, &["--version"])
     ));
     if let Some(before) = &b.args.before {
         let before = before.display().to_string();
-        b.out(format!(
+        b.report.out(format!(
             "before:    {} ({before})",
             first_line(&before, &["--version"])
         ));
     }
-    b.out(format!(
+    b.report.out(format!(
         "env:       SSL_CERT_FILE={} (the test CA), SSL_CERT_DIR={} (inherited), TF_CLI_CONFIG_FILE={}",
         pki().ca_file().display(),
         std::env::var("SSL_CERT_DIR").unwrap_or_else(|_| "(unset)".to_owned()),
         b.args.work.join("terraformrc").display()
     ));
-    b.out(format!(
+    b.report.out(format!(
         "machine:   {} CPUs, load average {} at the start",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         loadavg()
     ));
-    b.out(format!(
+    b.report.out(format!(
         "network:   every answer after {} ms, bodies at {} MB/s per connection; registry {} (made in {:.1} s, key {})",
         LATENCY.as_millis(),
         RATE / 1_000_000,
@@ -882,20 +830,18 @@ fn main() {
     if wants("rss") {
         b.rss(&rss_registries);
     }
-    b.out(format!(
+    b.report.out(format!(
         "\nload average {} at the end ({:.0} s)",
         loadavg(),
         secs(started.elapsed())
     ));
-    let failures = std::mem::take(&mut b.failures);
-    if failures.is_empty() {
-        b.out("every target met, every check passed");
-    } else {
-        b.out(format!("MISSED or FAILED: {}", failures.join("; ")));
-    }
-    fs::write(b.args.work.join("report.md"), &b.report).expect("the report");
+    let passed = b.report.finish(
+        &b.args.work,
+        "every target met, every check passed",
+        "MISSED or FAILED",
+    );
     drop(signer);
-    if !failures.is_empty() {
+    if !passed {
         std::process::exit(1);
     }
 }

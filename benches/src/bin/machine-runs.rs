@@ -12,9 +12,7 @@
 use std::hint::black_box;
 use std::time::Instant;
 
-use tfdisco_benches::canned::{self, Response};
-use tfdisco_benches::documents::TYPICAL;
-use tfdisco_core::http::StatusCode;
+use tfdisco_benches::canned;
 use tfdisco_core::{Config, Hostname, Transfer};
 
 fn main() {
@@ -25,10 +23,7 @@ fn main() {
     let host = Hostname::parse("app.terraform.io").expect("valid");
     let config = Config::default();
     let now = Instant::now();
-    let responses = [
-        Response::redirect(StatusCode::MOVED_PERMANENTLY, "/disco/v1.json"),
-        Response::json(TYPICAL.as_bytes(), true),
-    ];
+    let responses = canned::redirect_then_typical();
     let mut ok = 0u32;
     for _ in 0..runs {
         let mut d =

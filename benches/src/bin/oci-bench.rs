@@ -57,12 +57,12 @@ use std::fmt::Write as _;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use tfdisco_benches::process_runs::{
-    Runner, Timed, clock_ticks, median, process_cpu, quartiles, summary,
+    Report, Runner, Timed, clock_ticks, commit, first_line, loadavg, median, process_cpu,
+    quartiles, secs, summary,
 };
 use tfdisco_benches::registry::{self, Registry, Signer};
 use tfdisco_benches::registry_log;
@@ -234,22 +234,10 @@ struct Bench {
     args: Args,
     runner: Runner,
     ticks: u64,
-    failures: Vec<String>,
-    report: String,
+    report: Report,
 }
 
 impl Bench {
-    fn out(&mut self, line: impl AsRef<str>) {
-        println!("{}", line.as_ref());
-        self.report.push_str(line.as_ref());
-        self.report.push('\n');
-    }
-
-    fn fail(&mut self, what: String) {
-        self.out(format!("FAILED: {what}"));
-        self.failures.push(what);
-    }
-
     /// A fresh folder holding `main_tf`.
     fn fresh(&self, name: &str, main_tf: &str) -> PathBuf {
         let dir = self.args.work.join("runs").join(name);
@@ -295,7 +283,7 @@ impl Bench {
 
     fn pull(&mut self, oci: &Oci, pulled: &[Pulled], config_lock: &Path, config_install: &Path) {
         let platform = registry::current_platform();
-        self.out(format!(
+        self.report.out(format!(
             "\n## pull: one provider for {platform} from {} ({}), packages of {}\n",
             oci.registry.host(),
             oci.label,
@@ -340,7 +328,7 @@ impl Bench {
                 let body = self.check_pull(&dir, provider, install, &platform);
                 match &bodies[c] {
                     None => bodies[c] = Some(body),
-                    Some(first) if *first != body => self.fail(format!(
+                    Some(first) if *first != body => self.report.fail(format!(
                         "{what} of {}: another lock file than the first run's:\n{body}\nexpected:\n{first}",
                         provider.name
                     )),
@@ -355,7 +343,7 @@ impl Bench {
             let lock = bodies[2 * p].clone();
             let install = bodies[2 * p + 1].clone();
             if lock != install {
-                self.fail(format!(
+                self.report.fail(format!(
                     "{}: install's lock file is not lock's (apart from the header):\n{}\nlock's:\n{}",
                     pulled[p].name,
                     install.unwrap_or_default(),
@@ -363,7 +351,7 @@ impl Bench {
                 ));
             }
         }
-        self.out(format!(
+        self.report.out(format!(
             "{} alternating runs of each (after one untimed round); wall median (IQR); \
              MB/s = package bytes / median wall; the other columns medians:\n",
             self.args.runs
@@ -384,7 +372,7 @@ impl Bench {
         // The memory check: the largest against the smallest package, per
         // command.
         if pulled.len() >= 2 {
-            self.out("");
+            self.report.out("");
             for install in [false, true] {
                 let of = |p: usize| {
                     let c = cases
@@ -397,7 +385,7 @@ impl Bench {
                 self.rss_check(what, of(0), of(pulled.len() - 1));
             }
         }
-        self.out(format!(
+        self.report.out(format!(
             "docker-registry's peak RSS (VmHWM) so far: {}",
             oci.peak_rss()
         ));
@@ -416,7 +404,7 @@ impl Bench {
     /// then again into the same one, the sizes rotating.
     fn push(&mut self, oci: &Oci, zips: &[(&Pulled, PathBuf)], config: &Path) {
         let platform = registry::current_platform();
-        self.out(format!(
+        self.report.out(format!(
             "\n## push: `tfdisco oci push-provider` of one zip for {platform} to {} ({}), {}\n",
             oci.registry.host(),
             oci.label,
@@ -452,7 +440,7 @@ impl Bench {
                 }
             }
         }
-        self.out(format!(
+        self.report.out(format!(
             "{} runs of each (after one untimed round); wall median (IQR); MB/s = zip bytes / \
              median wall; the other columns medians:\n",
             self.args.runs
@@ -471,7 +459,7 @@ impl Bench {
             .collect();
         self.size_table(&rows);
         if n >= 2 {
-            self.out("");
+            self.report.out("");
             let first = |z: usize| (zips[z].0, results[2 * z].as_slice());
             self.rss_check("first push", first(0), first(n - 1));
         }
@@ -493,13 +481,14 @@ impl Bench {
     /// (IQR), MB/s, peak RSS, CPU of tfdisco and of the registry, requests
     /// (401s) and connections.
     fn size_table(&mut self, rows: &[(&str, &Pulled, &[Measure])]) {
-        self.out("| command | package | wall | MB/s | peak RSS (min–max) | CPU (tfdisco) | CPU (docker-registry) | requests (401s) | connections |");
-        self.out("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
+        self.report.out("| command | package | wall | MB/s | peak RSS (min–max) | CPU (tfdisco) | CPU (docker-registry) | requests (401s) | connections |");
+        self.report
+            .out("|---|---:|---:|---:|---:|---:|---:|---:|---:|");
         for (command, provider, ms) in rows {
             let wall = median(&walls(ms));
             let rss: Vec<f64> = ms.iter().map(|m| m.timed.rss_kb as f64 / 1024.0).collect();
             let row = format!(
-                "| {command} | {} ({} B) | {} | {:.0} | {:.1} MiB ({:.1}–{:.1}) | {:.3} s | {:.2} s | {} ({}) | {} |",
+                "| {command} | {} ({} B) | {} | {:.0} | {:.1} MiB ({:.1}–{:.1}) | {}",
                 provider.label,
                 provider.size,
                 summary(&walls(ms)),
@@ -507,13 +496,9 @@ impl Bench {
                 median(&rss),
                 rss.iter().copied().fold(f64::MAX, f64::min),
                 rss.iter().copied().fold(f64::MIN, f64::max),
-                median(&ms.iter().map(|m| secs(m.timed.cpu)).collect::<Vec<_>>()),
-                median(&ms.iter().map(|m| secs(m.served.cpu)).collect::<Vec<_>>()),
-                median_count(ms.iter().map(|m| m.served.requests.len())),
-                median_count(ms.iter().map(|m| m.served.unauthorized)),
-                median_count(ms.iter().map(|m| m.served.connections)),
+                cpu_and_requests(ms),
             );
-            self.out(row);
+            self.report.out(row);
         }
     }
 
@@ -528,7 +513,7 @@ impl Bench {
         let (big_median, small_median) = (median(&big_kb), median(&small_kb));
         let big_max = big_kb.iter().copied().fold(f64::MIN, f64::max);
         let grows = big_max - small_median > (big.0.size / 4 / 1024) as f64;
-        self.out(format!(
+        self.report.out(format!(
             "peak RSS, {what}: {} {:.1} MiB against {} {:.1} MiB (medians; +{:.1} MiB, largest {:.1} MiB): {}",
             big.0.label,
             big_median / 1024.0,
@@ -543,7 +528,7 @@ impl Bench {
             }
         ));
         if grows {
-            self.failures.push(format!(
+            self.report.failures.push(format!(
                 "peak RSS of {what} grows with the package: {big_max} kB against {small_median} kB"
             ));
         }
@@ -561,12 +546,12 @@ impl Bench {
         }
         let file = self.args.work.join(name);
         fs::write(&file, &text).expect("the request list");
-        self.out(format!(
+        self.report.out(format!(
             "\nthe requests of run 1 (docker-registry's access log): {}",
             file.display()
         ));
         for line in text.lines() {
-            self.out(format!("    {line}"));
+            self.report.out(format!("    {line}"));
         }
     }
 
@@ -576,17 +561,21 @@ impl Bench {
         let report: serde_json::Value =
             match log.lines().rev().find_map(|l| serde_json::from_str(l).ok()) {
                 Some(report) => report,
-                None => return self.fail(format!("push to {repository}: no JSON report:\n{log}")),
+                None => {
+                    return self
+                        .report
+                        .fail(format!("push to {repository}: no JSON report:\n{log}"));
+                }
             };
         let sent = if again { 0 } else { 2 };
         if report["blobs_sent"] != sent {
-            self.fail(format!(
+            self.report.fail(format!(
                 "push to {repository}: {sent} blobs should have been sent: {report}"
             ));
         }
         let zip = format!("sha256:{}", provider.zip_sha256);
         if report["packages"][0]["digest"] != zip.as_str() {
-            self.fail(format!(
+            self.report.fail(format!(
                 "push to {repository}: the zip's digest is not {zip}: {report}"
             ));
         }
@@ -608,7 +597,7 @@ impl Bench {
             || lock.matches("\"zh:").count() != 1
             || !lock.contains(&zh)
         {
-            self.fail(format!(
+            self.report.fail(format!(
                 "{what} of {}: the lock file should hold one h1: and {zh}:\n{lock}",
                 provider.name
             ));
@@ -624,12 +613,12 @@ impl Bench {
                 .join(&provider.executable);
             match file_sha256(&file) {
                 Ok(sum) if sum == provider.content_sha256 => {}
-                Ok(sum) => self.fail(format!(
+                Ok(sum) => self.report.fail(format!(
                     "{}: SHA-256 {sum}, not the zip's content's {}",
                     file.display(),
                     provider.content_sha256
                 )),
-                Err(e) => self.fail(format!("{}: {e}", file.display())),
+                Err(e) => self.report.fail(format!("{}: {e}", file.display())),
             }
             #[cfg(unix)]
             {
@@ -638,7 +627,8 @@ impl Bench {
                     .map(|m| m.permissions().mode())
                     .unwrap_or(0);
                 if mode & 0o111 == 0 {
-                    self.fail(format!("{}: mode {mode:o}, not executable", file.display()));
+                    self.report
+                        .fail(format!("{}: mode {mode:o}, not executable", file.display()));
                 }
             }
         }
@@ -654,7 +644,7 @@ impl Bench {
             .flat_map(|p| &p.packages)
             .map(|p| p.bytes.len())
             .sum();
-        self.out(format!(
+        self.report.out(format!(
             "\n## lock: {} providers × {} platforms ({}), {} packages of {} ({:.1} MB): the registry (TestServer, unshaped) against an OCI mirror\n",
             bench.providers.len(),
             platforms.len(),
@@ -723,7 +713,7 @@ impl Bench {
                 let served = if t == 0 {
                     for (o, s) in mirrors.iter().zip(&oci_served) {
                         if !s.requests.is_empty() {
-                            self.fail(format!(
+                            self.report.fail(format!(
                                 "the registry's lock asked {} ({}) {} requests",
                                 o.registry.host(),
                                 o.label,
@@ -746,7 +736,7 @@ impl Bench {
                     }
                 } else {
                     if !seen.is_empty() {
-                        self.fail(format!(
+                        self.report.fail(format!(
                             "{name} asked the registry {} requests: {:?}",
                             seen.len(),
                             seen.iter().map(|s| s.path.clone()).collect::<Vec<_>>()
@@ -754,7 +744,7 @@ impl Bench {
                     }
                     for (j, s) in oci_served.iter().enumerate() {
                         if j + 1 != t && !s.requests.is_empty() {
-                            self.fail(format!(
+                            self.report.fail(format!(
                                 "{name} asked the other mirror {} requests",
                                 s.requests.len()
                             ));
@@ -771,7 +761,7 @@ impl Bench {
                     }
                     Some((first, b, _)) if *b != body(&lock) => {
                         let (first, b) = (first.clone(), b.clone());
-                        self.fail(format!(
+                        self.report.fail(format!(
                             "{name}'s lock file differs from {first}'s (apart from the header line):\n{lock}\nexpected:\n{b}"
                         ));
                     }
@@ -788,37 +778,33 @@ impl Bench {
             }
         }
         let (_, _, text) = expected.unwrap_or_default();
-        self.out(format!(
+        self.report.out(format!(
             "lock files: {} bytes, {} lines, the same from every run of every source apart from the header line; header lines seen: {:?}\n",
             text.len(),
             text.lines().count(),
             headers
         ));
-        self.out(format!(
+        self.report.out(format!(
             "{} alternating runs of each (after one untimed round); wall median (IQR); MB/s = {:.1} MB of packages / median wall; the other columns medians; the server's CPU is the TestServer thread's (the harness process) or docker-registry's:\n",
             self.args.runs,
             bytes as f64 / 1e6
         ));
-        self.out("| command | wall | MB/s | peak RSS | CPU (tfdisco) | CPU (server) | requests (401s) | connections |");
-        self.out("|---|---:|---:|---:|---:|---:|---:|---:|");
+        self.report.out("| command | wall | MB/s | peak RSS | CPU (tfdisco) | CPU (server) | requests (401s) | connections |");
+        self.report.out("|---|---:|---:|---:|---:|---:|---:|---:|");
         for (t, (name, _)) in tools.iter().enumerate() {
             let ms = &results[t];
             let wall = median(&walls(ms));
             let rss: Vec<f64> = ms.iter().map(|m| m.timed.rss_kb as f64 / 1024.0).collect();
             let row = format!(
-                "| {name} | {} | {:.0} | {:.1} MiB | {:.3} s | {:.2} s | {} ({}) | {} |",
+                "| {name} | {} | {:.0} | {:.1} MiB | {}",
                 summary(&walls(ms)),
                 bytes as f64 / wall / 1e6,
                 median(&rss),
-                median(&ms.iter().map(|m| secs(m.timed.cpu)).collect::<Vec<_>>()),
-                median(&ms.iter().map(|m| secs(m.served.cpu)).collect::<Vec<_>>()),
-                median_count(ms.iter().map(|m| m.served.requests.len())),
-                median_count(ms.iter().map(|m| m.served.unauthorized)),
-                median_count(ms.iter().map(|m| m.served.connections)),
+                cpu_and_requests(ms),
             );
-            self.out(row);
+            self.report.out(row);
         }
-        self.out("");
+        self.report.out("");
         let registry_walls = walls(&results[0]);
         for (t, (name, _)) in tools.iter().enumerate().skip(1) {
             let ratios: Vec<f64> = results[t]
@@ -827,7 +813,7 @@ impl Bench {
                 .map(|(m, r)| secs(m.timed.wall) / secs(r.timed.wall))
                 .collect();
             let (q1, m, q3) = quartiles(&ratios);
-            self.out(format!(
+            self.report.out(format!(
                 "{name} / from the registry: {:.2}× (ratio of medians); per round {m:.2}× ({q1:.2}–{q3:.2})",
                 median(&walls(&results[t])) / median(&registry_walls)
             ));
@@ -837,10 +823,11 @@ impl Bench {
                 .iter()
                 .map(|m| format!("{:.3}", secs(m.timed.wall)))
                 .collect();
-            self.out(format!("{name} runs (s): {}", all.join(", ")));
+            self.report
+                .out(format!("{name} runs (s): {}", all.join(", ")));
         }
         for oci in mirrors {
-            self.out(format!(
+            self.report.out(format!(
                 "docker-registry ({}) peak RSS (VmHWM) so far: {}",
                 oci.label,
                 oci.peak_rss()
@@ -859,12 +846,12 @@ impl Bench {
         }
         let file = self.args.work.join("lock-requests.txt");
         fs::write(&file, &text).expect("the request list");
-        self.out(format!(
+        self.report.out(format!(
             "\nthe requests of run 1 (the TestServer's log; docker-registry's access log): {}",
             file.display()
         ));
         for line in text.lines() {
-            self.out(format!("    {line}"));
+            self.report.out(format!("    {line}"));
         }
     }
 }
@@ -890,12 +877,21 @@ fn body(lock: &str) -> String {
     lock.lines().skip(1).collect::<Vec<_>>().join("\n")
 }
 
-fn secs(d: Duration) -> f64 {
-    d.as_secs_f64()
-}
-
 fn walls(ms: &[Measure]) -> Vec<f64> {
     ms.iter().map(|m| secs(m.timed.wall)).collect()
+}
+
+/// The tables' last columns: `CPU (tool) | CPU (server) | requests (401s)
+/// | connections |`, the medians of `ms`.
+fn cpu_and_requests(ms: &[Measure]) -> String {
+    format!(
+        "{:.3} s | {:.2} s | {} ({}) | {} |",
+        median(&ms.iter().map(|m| secs(m.timed.cpu)).collect::<Vec<_>>()),
+        median(&ms.iter().map(|m| secs(m.served.cpu)).collect::<Vec<_>>()),
+        median_count(ms.iter().map(|m| m.served.requests.len())),
+        median_count(ms.iter().map(|m| m.served.unauthorized)),
+        median_count(ms.iter().map(|m| m.served.connections)),
+    )
 }
 
 /// The median of counts, as a whole number when it is one.
@@ -941,24 +937,6 @@ fn content_sha256(zip: &[u8], name: &str) -> String {
     let mut hasher = Sha256::new();
     io::copy(&mut decoder, &mut hasher).expect("the zip inflates");
     hex(&hasher.finalize())
-}
-
-fn first_line(program: &str, args: &[&str]) -> String {
-    Command::new(program)
-        .args(args)
-        .output()
-        .map(|o| {
-            let mut text = String::from_utf8_lossy(&o.stdout).into_owned();
-            text.push_str(&String::from_utf8_lossy(&o.stderr));
-            text.lines().next().unwrap_or("").to_owned()
-        })
-        .unwrap_or_else(|e| format!("({e})"))
-}
-
-fn loadavg() -> String {
-    fs::read_to_string("/proc/loadavg")
-        .map(|s| s.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
-        .unwrap_or_default()
 }
 
 /// Pushes `registry`'s providers to `oci` under `mirror/NAMESPACE/TYPE`.
@@ -1094,21 +1072,16 @@ fn main() {
         args,
         runner,
         ticks: clock_ticks(),
-        failures: Vec::new(),
-        report: String::new(),
+        report: Report::default(),
     };
-    let commit = Command::new("git")
-        .args(["rev-parse", "--short", "HEAD"])
-        .output()
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
-        .unwrap_or_default();
+    let commit = commit();
     let tfdisco = b.args.tfdisco.display().to_string();
-    b.out("# oci-bench");
-    b.out(format!(
+    b.report.out("# oci-bench");
+    b.report.out(format!(
         "tfdisco:         {} ({tfdisco}, commit {commit})",
         first_line(&tfdisco, &["--version"])
     ));
-    b.out(format!(
+    b.report.out(format!(
         "docker-registry: {} ({}, Basic auth; {} anonymous), filesystem storage under {}",
         first_line("docker-registry", &["--version"]),
         basic.registry.host(),
@@ -1117,13 +1090,13 @@ fn main() {
             .map_or("no".to_owned(), |a| a.registry.host()),
         std::env::temp_dir().display()
     ));
-    b.out(format!(
+    b.report.out(format!(
         "env:             SSL_CERT_FILE={} (the test CA), TF_CLI_CONFIG_FILE={} or {}",
         pki().ca_file().display(),
         config_lock.display(),
         config_install.display()
     ));
-    b.out(format!(
+    b.report.out(format!(
         "machine:         {} CPUs, load average {} at the start; made and pushed in {:.1} s{}",
         std::thread::available_parallelism().map_or(0, |n| n.get()),
         loadavg(),
@@ -1149,7 +1122,7 @@ fn main() {
         }
         b.lock(server, bench, &mirrors, &config_lock);
     }
-    b.out(format!(
+    b.report.out(format!(
         "\nload average {} at the end ({:.0} s)",
         loadavg(),
         secs(timing.elapsed())
@@ -1166,15 +1139,11 @@ fn main() {
         ));
         fs::write(&file, oci.registry.log()).expect("a registry's log");
     }
-    let failures = std::mem::take(&mut b.failures);
-    if failures.is_empty() {
-        b.out("every check passed");
-    } else {
-        b.out(format!("FAILED: {}", failures.join("; ")));
-    }
-    fs::write(b.args.work.join("report.md"), &b.report).expect("the report");
+    let passed = b
+        .report
+        .finish(&b.args.work, "every check passed", "FAILED");
     drop(lock_setup);
-    if !failures.is_empty() {
+    if !passed {
         std::process::exit(1);
     }
 }

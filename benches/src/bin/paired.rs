@@ -26,7 +26,6 @@ use tfdisco_benches::documents::{
     provider_versions_request, url_texts,
 };
 use tfdisco_benches::hostnames::{ASCII_NORMALIZED, IDN, MIXED_CASE_PORT_443};
-use tfdisco_core::http::StatusCode;
 use tfdisco_core::url::Url;
 use tfdisco_core::{Config, Hostname, Transfer};
 
@@ -80,6 +79,17 @@ fn paired(baseline: &mut dyn FnMut(), candidate: &mut dyn FnMut()) -> (f64, f64,
         }
     }
     quartiles(ratios)
+}
+
+/// [`paired`] with `IgnoredAny` over `body` as the baseline: the document
+/// targets'.
+fn vs_ignored_any(body: &[u8], candidate: &mut dyn FnMut()) -> (f64, f64, f64) {
+    paired(
+        &mut || {
+            black_box(ignored_any(black_box(body)));
+        },
+        candidate,
+    )
 }
 
 /// Per-round nanoseconds per call of `f`.
@@ -181,27 +191,17 @@ fn main() {
     ] {
         row(
             &format!("{label} document parse + `service_url(\"modules.v1\")` vs. `IgnoredAny`"),
-            paired(
-                &mut || {
-                    black_box(ignored_any(black_box(&body)));
-                },
-                &mut || {
-                    black_box(parse_and_find_modules(&host, &url, black_box(&body)));
-                },
-            ),
+            vs_ignored_any(&body, &mut || {
+                black_box(parse_and_find_modules(&host, &url, black_box(&body)));
+            }),
             Some(3.0),
             "×",
         );
         row(
             &format!("{label} document parse + resolve every service vs. `IgnoredAny`"),
-            paired(
-                &mut || {
-                    black_box(ignored_any(black_box(&body)));
-                },
-                &mut || {
-                    black_box(parse_and_resolve(&host, &url, black_box(&body)));
-                },
-            ),
+            vs_ignored_any(&body, &mut || {
+                black_box(parse_and_resolve(&host, &url, black_box(&body)));
+            }),
             Some(8.0),
             "×",
         );
@@ -223,15 +223,10 @@ fn main() {
         for (floor, make) in floors {
             row(
                 &format!("{label} document floor (`IgnoredAny` + {floor}) vs. `IgnoredAny`"),
-                paired(
-                    &mut || {
-                        black_box(ignored_any(black_box(&body)));
-                    },
-                    &mut || {
-                        black_box(ignored_any(black_box(&body)));
-                        black_box(texts.iter().filter(|t| make(&url, t)).count());
-                    },
-                ),
+                vs_ignored_any(&body, &mut || {
+                    black_box(ignored_any(black_box(&body)));
+                    black_box(texts.iter().filter(|t| make(&url, t)).count());
+                }),
                 None,
                 "×",
             );
@@ -247,30 +242,21 @@ fn main() {
     let now = Instant::now();
     row(
         "provider versions (hashicorp/aws size) fetch + parse vs. `IgnoredAny`",
-        paired(
-            &mut || {
-                black_box(ignored_any(black_box(&body)));
-            },
-            &mut || {
-                let mut transfer =
-                    Transfer::provider_versions(&services, &source, &config, None, now)
-                        .expect("starts");
-                black_box(
-                    canned::run(&mut transfer, &answer, now)
-                        .map(|v| v.versions.len())
-                        .ok(),
-                );
-            },
-        ),
+        vs_ignored_any(&body, &mut || {
+            let mut transfer = Transfer::provider_versions(&services, &source, &config, None, now)
+                .expect("starts");
+            black_box(
+                canned::run(&mut transfer, &answer, now)
+                    .map(|v| v.versions.len())
+                    .ok(),
+            );
+        }),
         Some(3.0),
         "×",
     );
 
     let host = Hostname::parse("app.terraform.io").expect("valid");
-    let responses = [
-        Response::redirect(StatusCode::MOVED_PERMANENTLY, "/disco/v1.json"),
-        Response::json(TYPICAL.as_bytes(), true),
-    ];
+    let responses = canned::redirect_then_typical();
     let (median, low, high) = alone(&mut || {
         let mut d =
             Transfer::discovery(black_box(&host).clone(), &config, None, now).expect("starts");

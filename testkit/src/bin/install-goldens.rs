@@ -41,6 +41,7 @@ mod generator {
     use std::path::Path;
     use std::process::ExitCode;
 
+    use tfdisco_testkit::generator::{Generator, read, write};
     use tfdisco_testkit::install_goldens::{
         CASES, Case, HOST, LOCK_GOLDEN, LockInput, TERRAFORM_VERSION, UMASK, process_umask,
         request_line, run_terraform, run_terraform_init, terraform_available, terraform_program,
@@ -70,28 +71,9 @@ mod generator {
             eprintln!("run with umask {UMASK:03o}: the goldens' folders are 0755");
             return ExitCode::FAILURE;
         }
-        let only: Vec<String> = std::env::args().skip(1).collect();
-        let scratch =
-            std::env::temp_dir().join(format!("tfdisco-install-goldens-{}", std::process::id()));
-        let mut failed = false;
-        for case in CASES {
-            if !only.is_empty() && !only.iter().any(|n| n == case.name) {
-                continue;
-            }
-            match make(case, &scratch.join(case.name)) {
-                Ok(summary) => eprintln!("{}: {summary}", case.name),
-                Err(e) => {
-                    eprintln!("{}: {e}", case.name);
-                    failed = true;
-                }
-            }
-        }
-        let _ = fs::remove_dir_all(&scratch);
-        if failed {
-            ExitCode::FAILURE
-        } else {
-            ExitCode::SUCCESS
-        }
+        let mut generator = Generator::from_args("install-goldens");
+        generator.each(CASES, |case| case.name, make);
+        generator.finish()
     }
 
     fn make(case: &Case, scratch: &Path) -> Result<String, String> {
@@ -187,10 +169,6 @@ mod generator {
         }
     }
 
-    fn read(path: &Path) -> Result<String, String> {
-        fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
-    }
-
     /// Writes `text` unless the file holds the same lines in another order:
     /// Terraform walks the providers in Go's map order, so a run prints
     /// and asks the same things in an order of its own.
@@ -204,12 +182,5 @@ mod generator {
             Ok(old) if sorted(&old) == sorted(text) => Ok(()),
             _ => write(path, text),
         }
-    }
-
-    fn write(path: &Path, text: &str) -> Result<(), String> {
-        if let Some(parent) = path.parent() {
-            fs::create_dir_all(parent).map_err(|e| format!("{}: {e}", parent.display()))?;
-        }
-        fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
     }
 }

@@ -29,47 +29,20 @@ use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
+use tfdisco_testkit::generator::{Generator, read, write};
 use tfdisco_testkit::install_goldens::{request_line, tree_manifest};
 use tfdisco_testkit::lock_goldens::{
     CACHE_AFTER, CACHE_BEFORE, CASES, Cache, Case, HOST, LOCK_FILE, Outcome, REQUESTS,
 };
 use tfdisco_testkit::mirror_goldens::{self, read_tree};
-use tfdisco_testkit::{TestServer, pki, signed_registry};
+use tfdisco_testkit::terraform::{strip_colours, terraform_environment, terraform_program};
+use tfdisco_testkit::{TestServer, signed_registry};
 
 fn main() -> ExitCode {
-    let only: Vec<String> = std::env::args().skip(1).collect();
-    let scratch = std::env::temp_dir().join(format!("tfdisco-lock-goldens-{}", std::process::id()));
-    let mut failed = false;
-    for case in mirror_goldens::CASES {
-        if !only.is_empty() && !only.iter().any(|n| n == case.name) {
-            continue;
-        }
-        match make_mirror(case, &scratch.join(case.name)) {
-            Ok(()) => eprintln!("{}: done", case.name),
-            Err(e) => {
-                eprintln!("{}: {e}", case.name);
-                failed = true;
-            }
-        }
-    }
-    for case in CASES {
-        if !only.is_empty() && !only.iter().any(|n| n == case.name) {
-            continue;
-        }
-        match make(case, &scratch.join(case.name)) {
-            Ok(()) => eprintln!("{}: done", case.name),
-            Err(e) => {
-                eprintln!("{}: {e}", case.name);
-                failed = true;
-            }
-        }
-    }
-    let _ = fs::remove_dir_all(&scratch);
-    if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    let mut generator = Generator::from_args("lock-goldens");
+    generator.each(mirror_goldens::CASES, |case| case.name, make_mirror);
+    generator.each(CASES, |case| case.name, make);
+    generator.finish()
 }
 
 /// A `TF_CLI_CONFIG_FILE` that turns the checkpoint off, in `scratch`.
@@ -97,7 +70,7 @@ fn lock_before(
     fs::write(input_lock, lock.replace(host, HOST)).map_err(|e| e.to_string())
 }
 
-fn make_mirror(case: &mirror_goldens::Case, scratch: &Path) -> Result<(), String> {
+fn make_mirror(case: &mirror_goldens::Case, scratch: &Path) -> Result<String, String> {
     let server = TestServer::start();
     signed_registry::install(&server);
     let host = server.host().to_string();
@@ -132,10 +105,10 @@ fn make_mirror(case: &mirror_goldens::Case, scratch: &Path) -> Result<(), String
         }
         fs::write(&target, bytes).map_err(|e| e.to_string())?;
     }
-    Ok(())
+    Ok("done".to_owned())
 }
 
-fn make(case: &Case, scratch: &Path) -> Result<(), String> {
+fn make(case: &Case, scratch: &Path) -> Result<String, String> {
     let server = TestServer::start();
     signed_registry::install(&server);
     let host = case.host(&server);
@@ -203,7 +176,8 @@ fn make(case: &Case, scratch: &Path) -> Result<(), String> {
     match (case.outcome, run.success) {
         (Outcome::Written, true) => {
             let lock = read(&dir.join(LOCK_FILE))?;
-            fs::write(&golden, lock.replace(&host, HOST)).map_err(|e| e.to_string())
+            fs::write(&golden, lock.replace(&host, HOST)).map_err(|e| e.to_string())?;
+            Ok("done".to_owned())
         }
         (Outcome::Refused { .. }, false) => {
             let _ = fs::remove_file(&golden);
@@ -211,7 +185,7 @@ fn make(case: &Case, scratch: &Path) -> Result<(), String> {
             if after != case.before(&host) {
                 return Err("Terraform refused but changed the lock file".into());
             }
-            Ok(())
+            Ok("done".to_owned())
         }
         (_, success) => Err(format!(
             "Terraform {} where the case says {:?}:\n{}",
@@ -238,24 +212,17 @@ fn lock_args(platforms: &[&str], providers: &[String]) -> Vec<String> {
 /// Runs `terraform ARGS` in `dir` (after `terraform get` when it has local
 /// modules), with `cache` as `TF_PLUGIN_CACHE_DIR` if given.
 fn terraform(dir: &Path, rc: &Path, args: &[String], cache: Option<&Path>) -> Result<Run, String> {
-    let program = std::env::var_os("TERRAFORM").unwrap_or_else(|| "terraform".into());
+    let program = terraform_program();
     let run = |args: &[String]| -> Result<Run, String> {
         let mut command = Command::new(&program);
-        match cache {
-            Some(cache) => command.env("TF_PLUGIN_CACHE_DIR", cache),
-            None => command.env_remove("TF_PLUGIN_CACHE_DIR"),
-        };
+        terraform_environment(&mut command);
+        if let Some(cache) = cache {
+            command.env("TF_PLUGIN_CACHE_DIR", cache);
+        }
         let output = command
             .args(args)
             .current_dir(dir)
             .env("TF_CLI_CONFIG_FILE", rc)
-            .env("SSL_CERT_FILE", pki().ca_file())
-            .env("CHECKPOINT_DISABLE", "1")
-            .env("TF_IN_AUTOMATION", "1")
-            .env("NO_PROXY", "*")
-            .env_remove("TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE")
-            .env_remove("TF_DATA_DIR")
-            .env_remove("TF_LOG")
             .output()
             .map_err(|e| format!("running {}: {e}", PathBuf::from(&program).display()))?;
         let mut text = String::from_utf8_lossy(&output.stdout).into_owned();
@@ -274,30 +241,4 @@ fn terraform(dir: &Path, rc: &Path, args: &[String], cache: Option<&Path>) -> Re
         }
     }
     run(args)
-}
-
-/// The text without ANSI colour sequences (`ESC [ … m`).
-fn strip_colours(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-fn write(path: &Path, text: &str) -> Result<(), String> {
-    fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))
-}
-
-fn read(path: &Path) -> Result<String, String> {
-    fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))
 }

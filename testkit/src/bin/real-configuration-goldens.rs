@@ -34,11 +34,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode, Stdio};
 use std::time::{Duration, Instant};
 
+use tfdisco_testkit::generator::{exit_code, scratch_dir};
 use tfdisco_testkit::real_configurations::{
     self, CORPUS_VAR, Expected, LOCK_FILE, Oracle, PLATFORMS, REFUSED_FILE, REPOSITORIES, Root,
     SCRATCH, SERVER,
 };
-use tfdisco_testkit::{TestServer, any_registry, pki};
+use tfdisco_testkit::terraform::{strip_colours, terraform_environment, terraform_program};
+use tfdisco_testkit::{TestServer, any_registry};
 
 /// How long one `terraform` command may take (a `get` that tries to clone
 /// a module from the network must not hang the run).
@@ -90,13 +92,8 @@ fn main() -> ExitCode {
     if real_configurations::corpus_dir().is_none() {
         eprintln!("no corpus folder (set {CORPUS_VAR}): only the edges");
     }
-    let scratch = std::env::temp_dir().join(format!(
-        "tfdisco-real-configurations-{}",
-        std::process::id()
-    ));
-    let server = TestServer::start();
-    any_registry::install(&server);
-    let rc = real_configurations::write_cli_config(&server, &scratch);
+    let scratch = scratch_dir("real-configurations");
+    let (server, rc) = serve(&scratch);
     let mut failed = false;
     let (mut written, mut refused) = (0, 0);
     for root in roots {
@@ -127,23 +124,23 @@ fn main() -> ExitCode {
     }
     let _ = fs::remove_dir_all(&scratch);
     eprintln!("{written} lock files written, {refused} refusals");
-    if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    }
+    exit_code(failed)
+}
+
+/// A test server answering as the registry for any provider, and a CLI
+/// configuration in `scratch` sending `registry.terraform.io` to it.
+fn serve(scratch: &Path) -> (TestServer, PathBuf) {
+    let server = TestServer::start();
+    any_registry::install(&server);
+    let rc = real_configurations::write_cli_config(&server, scratch);
+    (server, rc)
 }
 
 /// Runs `terraform get` and `providers lock` in a copy of `dir` against a
 /// fresh registry and returns the lock file written.
 fn lock_folder(dir: &Path) -> Result<String, String> {
-    let scratch = std::env::temp_dir().join(format!(
-        "tfdisco-real-configurations-lock-{}",
-        std::process::id()
-    ));
-    let server = TestServer::start();
-    any_registry::install(&server);
-    let rc = real_configurations::write_cli_config(&server, &scratch);
+    let scratch = scratch_dir("real-configurations-lock");
+    let (_server, rc) = serve(&scratch);
     let copy = scratch.join("run");
     real_configurations::copy_configuration(dir, &copy);
     let mut result = terraform(&copy, &rc, &["get".to_owned()]);
@@ -214,22 +211,17 @@ struct Run {
 
 /// Runs `terraform ARGS` in `dir`, for at most [`COMMAND_LIMIT`].
 fn terraform(dir: &Path, rc: &Path, args: &[String]) -> Result<Run, String> {
-    let program = std::env::var_os("TERRAFORM").unwrap_or_else(|| "terraform".into());
+    let program = terraform_program();
     let out_file = dir.join(".terraform-output");
     let out = fs::File::create(&out_file).map_err(|e| e.to_string())?;
     let err = out.try_clone().map_err(|e| e.to_string())?;
-    let mut child = Command::new(&program)
+    let mut command = Command::new(&program);
+    terraform_environment(&mut command);
+    let mut child = command
         .args(args)
         .current_dir(dir)
         .env("TF_CLI_CONFIG_FILE", rc)
-        .env("SSL_CERT_FILE", pki().ca_file())
-        .env("CHECKPOINT_DISABLE", "1")
-        .env("TF_IN_AUTOMATION", "1")
-        .env("NO_PROXY", "*")
         .env("GIT_TERMINAL_PROMPT", "0")
-        .env_remove("TF_PLUGIN_CACHE_DIR")
-        .env_remove("TF_DATA_DIR")
-        .env_remove("TF_LOG")
         .stdin(Stdio::null())
         .stdout(out)
         .stderr(err)
@@ -254,24 +246,6 @@ fn terraform(dir: &Path, rc: &Path, args: &[String]) -> Result<Run, String> {
         code: status.code().unwrap_or(-1),
         output: strip_colours(&String::from_utf8_lossy(&text)),
     })
-}
-
-/// The text without ANSI colour sequences (`ESC [ … m`).
-fn strip_colours(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    let mut chars = text.chars();
-    while let Some(c) = chars.next() {
-        if c == '\u{1b}' {
-            for d in chars.by_ref() {
-                if d.is_ascii_alphabetic() {
-                    break;
-                }
-            }
-        } else {
-            out.push(c);
-        }
-    }
-    out
 }
 
 /// Copies repository `name`'s configuration files and `LICENSE` at its

@@ -46,14 +46,8 @@ impl Access {
                 let answer = self
                     .client
                     .send(port, "GET", &target, &[("Authorization", &header)], b"")
-                    .await?;
-                if answer.status != 200 {
-                    return Err(format!(
-                        "the token service answered {}: {}",
-                        answer.status,
-                        answer.text()
-                    ));
-                }
+                    .await?
+                    .expect(200, "the token service")?;
                 let value: tfdisco_core::serde_json::Value =
                     tfdisco_core::serde_json::from_slice(&answer.body)
                         .map_err(|e| format!("the token service's answer: {e}"))?;

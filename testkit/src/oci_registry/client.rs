@@ -41,6 +41,16 @@ impl Answer {
     pub(crate) fn text(&self) -> String {
         String::from_utf8_lossy(&self.body).into_owned()
     }
+
+    /// The answer when its status is `status`; else the error `WHAT
+    /// answered STATUS: BODY`.
+    pub(crate) fn expect(self, status: u16, what: &str) -> Result<Answer, String> {
+        if self.status == status {
+            Ok(self)
+        } else {
+            Err(format!("{what} answered {}: {}", self.status, self.text()))
+        }
+    }
 }
 
 /// Sends requests to HTTPS servers on 127.0.0.1 presenting the trusted leaf.

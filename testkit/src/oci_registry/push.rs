@@ -205,21 +205,17 @@ async fn upload_blob(
 ) -> Result<String, String> {
     let digest = sha256_digest(bytes);
     let start = format!("/v2/{repo}/blobs/uploads/");
-    let answer = access.send(authorization, "POST", &start, &[], b"").await?;
-    if answer.status != 202 {
-        return Err(format!(
-            "POST {start} answered {}: {}",
-            answer.status,
-            answer.text()
-        ));
-    }
+    let answer = access
+        .send(authorization, "POST", &start, &[], b"")
+        .await?
+        .expect(202, &format!("POST {start}"))?;
     let location = answer
         .header("location")
         .ok_or_else(|| format!("POST {start} answered no Location"))?;
     let target = path_of(location);
     let separator = if target.contains('?') { '&' } else { '?' };
     let target = format!("{target}{separator}digest={digest}");
-    let answer = access
+    access
         .send(
             authorization,
             "PUT",
@@ -227,14 +223,8 @@ async fn upload_blob(
             &[("Content-Type", "application/octet-stream")],
             bytes,
         )
-        .await?;
-    if answer.status != 201 {
-        return Err(format!(
-            "PUT of blob {digest} answered {}: {}",
-            answer.status,
-            answer.text()
-        ));
-    }
+        .await?
+        .expect(201, &format!("PUT of blob {digest}"))?;
     Ok(digest)
 }
 
@@ -257,14 +247,8 @@ async fn put_manifest(
             &[("Content-Type", media_type)],
             bytes,
         )
-        .await?;
-    if answer.status != 201 {
-        return Err(format!(
-            "PUT {target} answered {}: {}",
-            answer.status,
-            answer.text()
-        ));
-    }
+        .await?
+        .expect(201, &format!("PUT {target}"))?;
     match answer.header("docker-content-digest") {
         Some(theirs) if theirs != digest => Err(format!(
             "PUT {target}: the registry says the digest is {theirs}, not {digest}"

@@ -3,7 +3,7 @@
 
 use super::{
     DOWNLOADS_PATH, MODULES, MODULES_PATH, Module, NOT_FOUND, PROVIDERS, PROVIDERS_PATH, Provider,
-    SHASUM,
+    SHASUM, version_entries,
 };
 use crate::{Reply, TestServer};
 
@@ -79,26 +79,11 @@ fn install_module(server: &TestServer, module: &Module) {
 fn install_provider(server: &TestServer, provider: &Provider) {
     let source = provider.source;
     let name = provider.type_name();
-    let platforms: Vec<String> = provider
-        .platforms
-        .iter()
-        .map(|(os, arch)| format!(r#"{{"os": "{os}", "arch": "{arch}"}}"#))
-        .collect();
-    let versions: Vec<String> = provider
-        .versions
-        .iter()
-        .map(|v| {
-            format!(
-                r#"{{"version": "{v}", "protocols": ["5.0"], "platforms": [{}]}}"#,
-                platforms.join(", ")
-            )
-        })
-        .collect();
     server.route(
         &format!("{PROVIDERS_PATH}{source}/versions"),
         Reply::json(&format!(
             r#"{{"id": "{source}", "versions": [{}], "warnings": null}}"#,
-            versions.join(", ")
+            version_entries(provider.versions, provider.platforms)
         )),
     );
     for version in provider.versions {

@@ -110,16 +110,11 @@ pub fn oci_a_provider_read_anonymously<T: Subject>() {
     assert_eq!(zip, ZIP_LINUX, "{}", T::NAME);
 }
 
-pub fn oci_basic_credentials_are_sent_once_asked_for<T: Subject>() {
-    let (registry, address) = registry(OciAuth::basic("ci", "basic-secret"));
-    let creds = OciCredentials::basic("ci", "basic-secret");
-    let client = client_with::<T>(&address, Some(creds));
-    let zip = read_provider::<T>(&client, &address).expect("the provider");
-    assert_eq!(zip, ZIP_LINUX, "{}", T::NAME);
-
-    let wrong = OciCredentials::basic("ci", "not-the-secret");
-    let err = client_with::<T>(&address, Some(wrong))
-        .oci_tags(&address)
+/// Asks for `address`'s tags with `credentials` and checks that the
+/// registry refused (401), the error showing no `not-the-secret`.
+fn refused<T: Subject>(address: &RepositoryAddress, credentials: Option<OciCredentials>) {
+    let err = client_with::<T>(address, credentials)
+        .oci_tags(address)
         .expect_err("refused");
     assert_eq!(
         err.status(),
@@ -131,15 +126,20 @@ pub fn oci_basic_credentials_are_sent_once_asked_for<T: Subject>() {
         !format!("{err} {err:?}").contains("not-the-secret"),
         "{err:?}"
     );
-    let err = client_with::<T>(&address, None)
-        .oci_tags(&address)
-        .expect_err("refused");
-    assert_eq!(
-        err.status(),
-        Some(StatusCode::UNAUTHORIZED),
-        "{}: {err}",
-        T::NAME
+}
+
+pub fn oci_basic_credentials_are_sent_once_asked_for<T: Subject>() {
+    let (registry, address) = registry(OciAuth::basic("ci", "basic-secret"));
+    let creds = OciCredentials::basic("ci", "basic-secret");
+    let client = client_with::<T>(&address, Some(creds));
+    let zip = read_provider::<T>(&client, &address).expect("the provider");
+    assert_eq!(zip, ZIP_LINUX, "{}", T::NAME);
+
+    refused::<T>(
+        &address,
+        Some(OciCredentials::basic("ci", "not-the-secret")),
     );
+    refused::<T>(&address, None);
     drop(registry);
 }
 
@@ -164,19 +164,9 @@ pub fn oci_the_token_handshake_asks_once_per_repository<T: Subject>() {
     );
     assert_eq!(asked[0].scopes, [format!("repository:{REPOSITORY}:pull")]);
 
-    let wrong = OciCredentials::basic("ci", "not-the-secret");
-    let err = client_with::<T>(&address, Some(wrong))
-        .oci_tags(&address)
-        .expect_err("refused");
-    assert_eq!(
-        err.status(),
-        Some(StatusCode::UNAUTHORIZED),
-        "{}: {err}",
-        T::NAME
-    );
-    assert!(
-        !format!("{err} {err:?}").contains("not-the-secret"),
-        "{err:?}"
+    refused::<T>(
+        &address,
+        Some(OciCredentials::basic("ci", "not-the-secret")),
     );
 }
 
@@ -198,31 +188,20 @@ pub fn oci_what_is_not_there_is_not_found<T: Subject>() {
     assert_eq!(err.kind(), ErrorKind::NotFound, "{}: {err}", T::NAME);
 }
 
-pub fn oci_lock_from_a_mirror_as_terraform_locks_from_the_registry<T: Subject>() {
-    let registry = OciRegistry::start(OciAuth::basic("ci", "lock-secret"));
-    registry.mirror_signed_registry();
+/// Locks the lock goldens' `fresh` case from the OCI mirror `template`
+/// alone (the providers' own host is never asked) and gives the lock file
+/// written, after checking that but for its first line it is Terraform's
+/// from the registry.
+pub(super) fn lock_fresh_from_mirror<T: Subject>(client: &Client<T>, template: &str) -> String {
     let case = CASES
         .iter()
         .find(|c| c.name == "fresh")
         .expect("the fresh case");
-    // The providers' own host is never asked: everything comes from the
-    // mirror.
     let host = "registry.example.test";
     let scratch = Scratch::new("oci-lock");
     let dir = scratch.path().join("run");
     case.prepare(&dir, host);
-    let address = RepositoryAddress::new(&registry.host(), "mirror").expect("an address");
-    let credentials = RegistryCredentials::new().with(
-        address.registry(),
-        OciCredentials::basic("ci", "lock-secret"),
-    );
-    let client = build::<T>(
-        builder::<T>()
-            .dialect(Dialect::OpenTofu)
-            .oci_credentials(credentials),
-    );
-    let template =
-        OciMirrorTemplate::parse(&registry.signed_mirror_template()).expect("a template");
+    let template = OciMirrorTemplate::parse(template).expect("a template");
     let options = LockOptions::new()
         .platforms_from(
             case.platforms
@@ -241,6 +220,23 @@ pub fn oci_lock_from_a_mirror_as_terraform_locks_from_the_registry<T: Subject>()
         "{}: the lock file from the OCI mirror is not Terraform's from the registry",
         T::NAME
     );
+    written
+}
+
+pub fn oci_lock_from_a_mirror_as_terraform_locks_from_the_registry<T: Subject>() {
+    let registry = OciRegistry::start(OciAuth::basic("ci", "lock-secret"));
+    registry.mirror_signed_registry();
+    let address = RepositoryAddress::new(&registry.host(), "mirror").expect("an address");
+    let credentials = RegistryCredentials::new().with(
+        address.registry(),
+        OciCredentials::basic("ci", "lock-secret"),
+    );
+    let client = build::<T>(
+        builder::<T>()
+            .dialect(Dialect::OpenTofu)
+            .oci_credentials(credentials),
+    );
+    let written = lock_fresh_from_mirror::<T>(&client, &registry.signed_mirror_template());
     assert!(written.starts_with("# This file is maintained automatically by \"tofu init\"."));
 }
 

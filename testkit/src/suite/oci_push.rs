@@ -7,15 +7,12 @@
 //! sends none either. The layout's JSON comes from the testkit's own
 //! writer.
 
+use tfdisco_core::Dialect;
 use tfdisco_core::bytes::Bytes;
-use tfdisco_core::{Dialect, Platform};
 use tfdisco_oci::{OciCredentials, Reference, RegistryCredentials, RepositoryAddress};
-use tfdisco_provider::oci_mirror::OciMirrorTemplate;
-use tfdisco_runs::{BlockingRuns, LockOptions};
 
-use super::lock::Scratch;
+use super::oci::lock_fresh_from_mirror;
 use super::{Client, Subject, build, builder};
-use crate::lock_goldens::CASES;
 use crate::oci_registry::layout::{
     EMPTY_CONFIG, INDEX_MEDIA_TYPE, IndexEntry, MANIFEST_MEDIA_TYPE, PROVIDER_TARGET_ARTIFACT_TYPE,
     provider_index, version_tag, zip_manifest,
@@ -112,32 +109,10 @@ fn push_then_lock<T: Subject>(auth: OciAuth, password: &str) {
 
     promote::<T>(&client, &registry);
 
-    let case = CASES
-        .iter()
-        .find(|c| c.name == "fresh")
-        .expect("the fresh case");
-    let host = "registry.example.test";
-    let scratch = Scratch::new("oci-push");
-    let dir = scratch.path().join("run");
-    case.prepare(&dir, host);
-    let template = OciMirrorTemplate::parse(&format!(
-        "{}/pushed/{{namespace}}/{{type}}",
-        registry.host()
-    ))
-    .expect("a template");
-    let options = LockOptions::new()
-        .platforms_from(
-            case.platforms
-                .iter()
-                .map(|p| Platform::parse(p).expect("a platform")),
-        )
-        .oci_mirror(template);
-    let report = client.lock(&dir, &options);
-    assert!(report.is_ok(), "{}: {report:?}", T::NAME);
-    let written = std::fs::read_to_string(dir.join(".terraform.lock.hcl")).expect("a lock file");
-    let expected = case.expected(host).expect("Terraform's lock file");
-    let body = |text: &str| text.lines().skip(1).collect::<Vec<_>>().join("\n");
-    assert_eq!(body(&written), body(&expected), "{}", T::NAME);
+    lock_fresh_from_mirror::<T>(
+        &client,
+        &format!("{}/pushed/{{namespace}}/{{type}}", registry.host()),
+    );
 }
 
 /// Each zip pushed again to `promoted/ns/TYPE`, asking to mount it from

@@ -355,6 +355,30 @@ pub fn registry_answers_of_any_content_type<T: Subject>() {
     assert_eq!(modules.versions, ["2.0.0"], "{}", T::NAME);
 }
 
+/// `source`'s versions asked of `client`, which fail with a TLS error;
+/// the error and what went wrong in each attempt, as its report says.
+fn failed_attempts<T: Subject>(
+    client: &super::WaitingClient<T>,
+    source: &ProviderSource,
+) -> (Error, Vec<Option<TransportErrorKind>>) {
+    let mut reports = Vec::new();
+    let e = failed::<T, _>(
+        client.wait(
+            client
+                .as_async()
+                .provider_versions(source)
+                .observe(&mut super::record(&mut reports)),
+        ),
+        ErrorKind::Tls,
+    );
+    let attempts = reports
+        .iter()
+        .filter(|r| r.goal == "provider versions")
+        .map(|r| r.error.as_ref().map(|e| e.kind()))
+        .collect();
+    (e, attempts)
+}
+
 /// A registry API that does not speak TLS where https is asked fails its
 /// handshake: the registry clients retry that (RETRY-8), as not a refused
 /// certificate, which a registry on an untrusted certificate shows.
@@ -367,21 +391,7 @@ pub fn a_failed_handshake_is_retried_a_refused_certificate_is_not<T: Subject>() 
     );
     let client = super::build_waiting::<T>(super::waiting_builder::<T>());
     let source = provider(&format!("{}/ns/type", server.host()));
-    let mut reports = Vec::new();
-    let e = failed::<T, _>(
-        client.wait(
-            client
-                .as_async()
-                .provider_versions(&source)
-                .observe(&mut super::record(&mut reports)),
-        ),
-        ErrorKind::Tls,
-    );
-    let attempts: Vec<_> = reports
-        .iter()
-        .filter(|r| r.goal == "provider versions")
-        .map(|r| r.error.as_ref().map(|e| e.kind()))
-        .collect();
+    let (e, attempts) = failed_attempts::<T>(&client, &source);
     assert_eq!(
         attempts,
         [Some(TransportErrorKind::Tls), Some(TransportErrorKind::Tls)],
@@ -397,21 +407,7 @@ pub fn a_failed_handshake_is_retried_a_refused_certificate_is_not<T: Subject>() 
         Reply::json(&format!(r#"{{"providers.v1": "{api}"}}"#)),
     );
     client.cache().forget_all();
-    let mut reports = Vec::new();
-    failed::<T, _>(
-        client.wait(
-            client
-                .as_async()
-                .provider_versions(&source)
-                .observe(&mut super::record(&mut reports)),
-        ),
-        ErrorKind::Tls,
-    );
-    let attempts: Vec<_> = reports
-        .iter()
-        .filter(|r| r.goal == "provider versions")
-        .map(|r| r.error.as_ref().map(|e| e.kind()))
-        .collect();
+    let (_, attempts) = failed_attempts::<T>(&client, &source);
     assert_eq!(
         attempts,
         [Some(TransportErrorKind::Certificate)],

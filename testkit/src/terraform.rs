@@ -1,9 +1,10 @@
 //! Running the real `terraform` (on the PATH, or `$TERRAFORM`) the way the
 //! goldens were made: against the testkit's CA, with no checkpoint, no
 //! proxy, none of the caller's `TF_*` settings unless given, under umask
-//! `022`. The install goldens' generator uses it; a test may use it to run
+//! `022`. The golden generators use it; a test may use it to run
 //! `terraform init -lockfile=readonly` after `tfdisco install` where
-//! [`terraform_available`] says it can.
+//! [`terraform_available`] says it can. [`TF_SETTINGS`] is also the list
+//! the benchmarks clear.
 
 use std::ffi::{OsStr, OsString};
 use std::path::Path;
@@ -24,8 +25,9 @@ pub const UMASK: u32 = 0o022;
 /// The arguments every `init` gets before the caller's.
 pub const INIT_ARGS: [&str; 4] = ["init", "-backend=false", "-input=false", "-no-color"];
 
-/// The variables a run never inherits from the caller (it may give them).
-const CLEARED: [&str; 10] = [
+/// The caller's `TF_*` settings that change what Terraform, OpenTofu or
+/// tfdisco do: a run never inherits them (it may give them).
+pub const TF_SETTINGS: [&str; 12] = [
     "TF_CLI_CONFIG_FILE",
     "TF_PLUGIN_CACHE_DIR",
     "TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE",
@@ -34,8 +36,10 @@ const CLEARED: [&str; 10] = [
     "TF_LOG_PATH",
     "TF_CLI_ARGS",
     "TF_CLI_ARGS_init",
+    "TF_CLI_ARGS_providers",
     "TF_WORKSPACE",
     "TF_REGISTRY_DISCOVERY_RETRY",
+    "TF_REGISTRY_CLIENT_TIMEOUT",
 ];
 
 /// The program: `$TERRAFORM`, else `terraform`.
@@ -87,11 +91,29 @@ pub fn run_terraform_init<K: AsRef<OsStr>, V: AsRef<OsStr>>(
     run_terraform(dir, env, &all)
 }
 
+/// Gives `command` the environment every run starts from: none of
+/// [`TF_SETTINGS`], `TF_CLI_CONFIG_FILE=/dev/null`, `SSL_CERT_FILE` naming
+/// the testkit's CA, `CHECKPOINT_DISABLE=1`, `TF_IN_AUTOMATION=1`,
+/// `NO_PROXY=*` and no `HTTPS_PROXY`.
+pub fn terraform_environment(command: &mut Command) {
+    for name in TF_SETTINGS {
+        command.env_remove(name);
+    }
+    command
+        .env("TF_CLI_CONFIG_FILE", "/dev/null")
+        .env("SSL_CERT_FILE", pki().ca_file())
+        .env("CHECKPOINT_DISABLE", "1")
+        .env("TF_IN_AUTOMATION", "1")
+        .env("NO_PROXY", "*")
+        .env_remove("HTTPS_PROXY")
+        .env_remove("https_proxy");
+}
+
 /// Runs `terraform ARGS` in `dir` under umask `022`, with
 /// `SSL_CERT_FILE` naming the testkit's CA, `CHECKPOINT_DISABLE=1`,
 /// `TF_IN_AUTOMATION=1`, `NO_PROXY=*`, `TF_CLI_CONFIG_FILE=/dev/null` and
-/// none of the caller's other `TF_*` settings that change a run, then the
-/// variables of `env` (`TF_CLI_CONFIG_FILE`, `TF_PLUGIN_CACHE_DIR`,
+/// none of the caller's other `TF_*` settings that change a run
+/// ([`terraform_environment`]), then the variables of `env` (`TF_CLI_CONFIG_FILE`, `TF_PLUGIN_CACHE_DIR`,
 /// `HOME`, …). Returns the exit code (-1 when killed by a signal) and what
 /// it printed, standard output then standard error, without colours.
 /// Panics when the program cannot be started.
@@ -118,17 +140,7 @@ fn run<K: AsRef<OsStr>, V: AsRef<OsStr>>(
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::null());
-    for name in CLEARED {
-        command.env_remove(name);
-    }
-    command
-        .env("TF_CLI_CONFIG_FILE", "/dev/null")
-        .env("SSL_CERT_FILE", pki().ca_file())
-        .env("CHECKPOINT_DISABLE", "1")
-        .env("TF_IN_AUTOMATION", "1")
-        .env("NO_PROXY", "*")
-        .env_remove("HTTPS_PROXY")
-        .env_remove("https_proxy");
+    terraform_environment(&mut command);
     for (name, value) in env {
         command.env(name, value);
     }
@@ -141,7 +153,7 @@ fn run<K: AsRef<OsStr>, V: AsRef<OsStr>>(
 }
 
 /// The text without ANSI colour sequences (`ESC [ … m`).
-pub(crate) fn strip_colours(text: &str) -> String {
+pub fn strip_colours(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut chars = text.chars();
     while let Some(c) = chars.next() {
