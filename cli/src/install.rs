@@ -79,7 +79,10 @@ pub(crate) fn run(opts: &InstallOpts) -> Result<u8, Failure> {
     interrupt::cancel_on_interrupt(cancel.clone());
     options = options.cancel_on(cancel);
     for given in &opts.providers {
-        options = options.provider(ProviderSource::parse_argument(given, opts.run.net.dialect())?);
+        options = options.provider(ProviderSource::parse_argument(
+            given,
+            opts.run.net.dialect(),
+        )?);
     }
     if let Some(dir) = options.plugin_cache().dir()
         && !dir.is_dir()

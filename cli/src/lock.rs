@@ -77,7 +77,9 @@ pub(crate) struct LockOpts {
 
 pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
     let choice = opts.run.net.dialect_choice_in(&opts.chdir).clone();
-    let mut options = LockOptions::new().jobs(opts.run.jobs).dialect_choice(choice);
+    let mut options = LockOptions::new()
+        .jobs(opts.run.jobs)
+        .dialect_choice(choice);
     for given in &opts.platforms {
         options = options.platform(Platform::parse(given)?);
     }
@@ -87,7 +89,10 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
         opts.oci_mirror.as_deref(),
     )?;
     for given in &opts.providers {
-        options = options.provider(ProviderSource::parse_argument(given, opts.run.net.dialect())?);
+        options = options.provider(ProviderSource::parse_argument(
+            given,
+            opts.run.net.dialect(),
+        )?);
     }
     let setup = setup::load(&opts.run.net.client_options()?)?;
     let client = net::client_with(opts.run.net.transport, &setup, |b| b)?;
