@@ -14,6 +14,7 @@ mod oci_release;
 mod on;
 mod options;
 mod plan_jobs;
+mod report_text;
 
 pub use client_runs::{BlockingRuns, Runs};
 pub use install::{

@@ -27,7 +27,6 @@ use crate::plan_jobs::{Archives, JobFuture, Jobs, run_plan_into};
 
 pub use options::{DEFAULT_JOBS, LockOptions, ProvidersFrom, jobs};
 pub use report::{LockReport, ProviderReport, RunError, failure_exit_code};
-pub(crate) use report::{Words, path_text, text, trust_label, words};
 
 /// A lock run between reading and writing: the plan, and what it updates.
 #[derive(Debug)]

@@ -17,7 +17,7 @@ use tfdisco_provider::ProviderInstallation;
 
 use serde::{Serialize, Serializer};
 
-use crate::lock::{path_text, text};
+use crate::report_text::{path_text, text};
 use crate::{ClientSetup, DEFAULT_JOBS};
 
 /// A duration as its seconds, for `#[serde(serialize_with)]`.

@@ -14,7 +14,7 @@ use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
 use tfdisco_provider::plan::Installed;
 
-use crate::lock::{path_text, text, trust_label};
+use crate::report_text::{path_text, text, trust_label};
 
 /// What an install run did: `{"lock_file", "changed", "platform",
 /// "providers": [{"source", "version", "installed", "from", "bytes",

@@ -9,7 +9,7 @@ use tfdisco_config::DialectChoice;
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
 
-use crate::lock::Words;
+use crate::report_text::Words;
 
 /// What a mirror run did.
 #[derive(Clone, Debug)]

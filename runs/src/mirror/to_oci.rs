@@ -20,8 +20,8 @@ use tfdisco_provider::plan::{LockFailure, LockProblem, ProviderLock, ProviderPla
 use super::report::Selected;
 use super::{MirrorOptions, MirrorRun};
 use crate::On;
-use crate::lock::words;
 use crate::plan_jobs::{Archives, Jobs, run_plan_into};
+use crate::report_text::words;
 use crate::{BlobSource, PushedRelease, RunError, Transport};
 
 /// What a mirror run into OCI repositories did: `{"template", "platforms",
