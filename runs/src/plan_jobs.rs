@@ -264,6 +264,10 @@ pub(crate) struct ArchiveJob {
 
 impl ArchiveJob {
     /// The archive `job` downloads, or `job` itself when it downloads none.
+    #[expect(
+        clippy::result_large_err,
+        reason = "the job given back is the caller's to run, moved as it came"
+    )]
     pub(crate) fn of(job: Job) -> Result<ArchiveJob, Job> {
         let (at, source, version, platform) = match job {
             Job::Archive {
