@@ -265,21 +265,13 @@ fn next_link(url: &Url, headers: &HeaderMap) -> Result<Option<Url>, String> {
 /// manifest or index, checked
 /// against the digest that named it, and against the
 /// `Docker-Content-Digest` the registry gives (OCI-3).
+#[derive(Debug)]
 pub struct ManifestRequest {
     host: Hostname,
     reference: Reference,
     accept: HeaderValue,
     media_type: Option<String>,
     registry_digest: Option<Digest>,
-}
-
-impl fmt::Debug for ManifestRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ManifestRequest")
-            .field("host", &self.host)
-            .field("reference", &self.reference)
-            .finish_non_exhaustive()
-    }
 }
 
 impl ManifestRequest {
