@@ -683,7 +683,7 @@ impl fmt::Display for StatusText {
 ///
 /// Transports classify their failures so callers can tell a refused
 /// connection from a certificate problem without parsing messages.
-#[derive(Clone)]
+#[derive(Clone, Debug)]
 pub struct TransportError {
     kind: TransportErrorKind,
     source: Arc<dyn std::error::Error + Send + Sync>,
@@ -727,15 +727,6 @@ impl TransportError {
     /// The class of failure.
     pub fn kind(&self) -> TransportErrorKind {
         self.kind
-    }
-}
-
-impl fmt::Debug for TransportError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("TransportError")
-            .field("kind", &self.kind)
-            .field("source", &self.source)
-            .finish()
     }
 }
 

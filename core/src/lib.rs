@@ -13,6 +13,7 @@ mod error;
 mod go_clean;
 mod go_quote;
 pub mod hostname;
+mod message_error;
 mod network_mirror;
 mod registry_api;
 mod report;

@@ -33,12 +33,13 @@ use serde::Deserialize;
 use url::Url;
 
 use crate::config::plain_http_allowed;
-use crate::registry_api::{Extent, RegistryCall, nullable, parse_json, wrap};
+use crate::registry_api::{
+    Extent, RegistryCall, nullable, parse_json, read_ok, read_ok_or, registry_goal, wrap,
+};
 use crate::transfer::{Goal, Next, Transfer};
 use crate::version::Version;
 use crate::{
-    Config, Credentials, Dialect, Error, Hostname, Platform, ProviderSource, RequestKind,
-    StartError, go_quote,
+    Config, Credentials, Dialect, Error, Hostname, Platform, ProviderSource, StartError, go_quote,
 };
 
 /// A provider network mirror: the base URL its documents are under
@@ -266,15 +267,7 @@ impl NetworkMirrorArchives {
     /// no scheme.
     pub fn archive(&self, platform: &Platform) -> Result<NetworkMirrorArchive, Error> {
         let key = platform.to_string();
-        let invalid = |problem: String| {
-            wrap(
-                RegistryCall::MirrorArchives,
-                Error::InvalidResponse {
-                    url: self.url.clone().into(),
-                    problem,
-                },
-            )
-        };
+        let invalid = |problem| self.invalid(problem);
         let raw = match self.entries.get(&key) {
             None => {
                 return Err(wrap(
@@ -332,24 +325,26 @@ impl NetworkMirrorArchives {
     pub fn all_hashes(&self) -> Result<Vec<String>, Error> {
         let mut hashes = Vec::new();
         for (key, raw) in &self.entries {
-            let invalid = |problem: String| {
-                wrap(
-                    RegistryCall::MirrorArchives,
-                    Error::InvalidResponse {
-                        url: self.url.clone().into(),
-                        problem,
-                    },
-                )
-            };
             let Some(raw) = raw else {
-                return Err(invalid(format!("the archive of {key} is null")));
+                return Err(self.invalid(format!("the archive of {key} is null")));
             };
             if let Some(bad) = raw.hashes.iter().find(|h| !has_scheme(h)) {
-                return Err(invalid(invalid_hash(bad)));
+                return Err(self.invalid(invalid_hash(bad)));
             }
             hashes.extend(raw.hashes.iter().cloned());
         }
         Ok(hashes)
+    }
+
+    /// The document is not what the protocol says: `problem`.
+    fn invalid(&self, problem: String) -> Error {
+        wrap(
+            RegistryCall::MirrorArchives,
+            Error::InvalidResponse {
+                url: self.url.clone().into(),
+                problem,
+            },
+        )
     }
 
     /// https, or http to a host the caller allowed plain http (D5, D20).
@@ -408,12 +403,7 @@ impl Transfer<NetworkMirrorVersionsRequest> {
 
 impl Goal for NetworkMirrorVersionsRequest {
     type Output = NetworkMirrorVersions;
-    const NAME: &'static str = "provider mirror versions";
-    const KIND: RequestKind = RequestKind::Mirror;
-
-    fn host(&self) -> &Hostname {
-        self.mirror.host()
-    }
+    registry_goal!("provider mirror versions", MirrorVersions, mirror, Mirror);
 
     fn on_head(
         &mut self,
@@ -421,18 +411,9 @@ impl Goal for NetworkMirrorVersionsRequest {
         status: StatusCode,
         _: &HeaderMap,
     ) -> Next<NetworkMirrorVersions> {
-        let url_box = url.clone().into();
-        match status {
-            StatusCode::OK => Next::ReadDocument,
-            StatusCode::NOT_FOUND => Next::Finish(Err(Error::NotFound {
-                url: url_box,
-                message: format!("{} does not have provider {}", self.mirror, self.source),
-            })),
-            status => Next::Finish(Err(Error::Status {
-                url: url_box,
-                status,
-            })),
-        }
+        read_ok(url, status, || {
+            format!("{} does not have provider {}", self.mirror, self.source)
+        })
     }
 
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<NetworkMirrorVersions, Error> {
@@ -463,10 +444,6 @@ impl Goal for NetworkMirrorVersionsRequest {
             versions,
             skipped,
         })
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        wrap(RegistryCall::MirrorVersions, error)
     }
 }
 
@@ -503,12 +480,7 @@ impl Transfer<NetworkMirrorArchivesRequest> {
 
 impl Goal for NetworkMirrorArchivesRequest {
     type Output = NetworkMirrorArchives;
-    const NAME: &'static str = "provider mirror archives";
-    const KIND: RequestKind = RequestKind::Mirror;
-
-    fn host(&self) -> &Hostname {
-        self.mirror.host()
-    }
+    registry_goal!("provider mirror archives", MirrorArchives, mirror, Mirror);
 
     fn on_head(
         &mut self,
@@ -516,24 +488,16 @@ impl Goal for NetworkMirrorArchivesRequest {
         status: StatusCode,
         _: &HeaderMap,
     ) -> Next<NetworkMirrorArchives> {
-        let url_box = url.clone().into();
-        match status {
-            StatusCode::OK => Next::ReadDocument,
-            // The CLIs ask for a version the index listed: its absence is
-            // the mirror's fault, not a version that does not exist.
-            StatusCode::NOT_FOUND => Next::Finish(Err(Error::InvalidResponse {
-                url: url_box,
-                problem: format!(
-                    "provider mirror does not have archive index for previously-reported {} \
-                     version {}",
-                    self.source, self.version
-                ),
-            })),
-            status => Next::Finish(Err(Error::Status {
-                url: url_box,
-                status,
-            })),
-        }
+        // The CLIs ask for a version the index listed: its absence is the
+        // mirror's fault, not a version that does not exist.
+        read_ok_or(url, status, || Error::InvalidResponse {
+            url: url.clone().into(),
+            problem: format!(
+                "provider mirror does not have archive index for previously-reported {} \
+                 version {}",
+                self.source, self.version
+            ),
+        })
     }
 
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<NetworkMirrorArchives, Error> {
@@ -553,9 +517,5 @@ impl Goal for NetworkMirrorArchivesRequest {
             plain_http_hosts: self.plain_http_hosts.clone(),
             entries,
         })
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        wrap(RegistryCall::MirrorArchives, error)
     }
 }

@@ -9,18 +9,29 @@
 //! even on another host, but only over https (D9; the engine never sends
 //! credentials over http).
 
-/// The parts every registry goal shares, for its `impl Goal`: the registry
-/// kind of request (its limits, retries and headers), and failures named
-/// after the request.
+/// The parts every registry and network mirror goal shares, for its
+/// `impl Goal`: its name in traces, its kind of request (its limits,
+/// retries and headers: `Registry` unless given), its host (that of its
+/// field `$about`, the source or the mirror), and failures named after the
+/// [`RegistryCall`] `$call`.
 macro_rules! registry_goal {
-    ($call:expr) => {
-        const KIND: crate::RequestKind = crate::RequestKind::Registry;
+    ($name:literal, $call:ident, $about:ident) => {
+        crate::registry_api::registry_goal!($name, $call, $about, Registry);
+    };
+    ($name:literal, $call:ident, $about:ident, $kind:ident) => {
+        const NAME: &'static str = $name;
+        const KIND: crate::RequestKind = crate::RequestKind::$kind;
 
-        fn present_error(&self, error: Error) -> Error {
-            super::wrap($call, error)
+        fn host(&self) -> &crate::Hostname {
+            self.$about.host()
+        }
+
+        fn present_error(&self, error: crate::Error) -> crate::Error {
+            crate::registry_api::wrap(crate::RegistryCall::$call, error)
         }
     };
 }
+pub(crate) use registry_goal;
 
 mod modules;
 mod providers;
@@ -208,14 +219,25 @@ pub(crate) fn read_ok<T>(
     status: StatusCode,
     not_found: impl FnOnce() -> String,
 ) -> Next<T> {
-    let url = url.clone().into();
+    read_ok_or(url, status, || Error::NotFound {
+        url: url.clone().into(),
+        message: not_found(),
+    })
+}
+
+/// [`read_ok`], a 404 being the error `missing` gives.
+pub(crate) fn read_ok_or<T>(
+    url: &Url,
+    status: StatusCode,
+    missing: impl FnOnce() -> Error,
+) -> Next<T> {
     match status {
         StatusCode::OK => Next::ReadDocument,
-        StatusCode::NOT_FOUND => Next::Finish(Err(Error::NotFound {
-            url,
-            message: not_found(),
+        StatusCode::NOT_FOUND => Next::Finish(Err(missing())),
+        status => Next::Finish(Err(Error::Status {
+            url: url.clone().into(),
+            status,
         })),
-        status => Next::Finish(Err(Error::Status { url, status })),
     }
 }
 

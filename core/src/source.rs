@@ -17,35 +17,20 @@ pub use module::ModuleSource;
 pub use package::{Getter, ModuleAddress, ModulePackage, PackageDetector};
 pub use provider::ProviderSource;
 
-/// A source address that does not parse, with the Go implementations' words
-/// where they have them (for providers: `Summary: Detail`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SourceError {
-    message: String,
+crate::message_error! {
+    /// A source address that does not parse, with the Go implementations' words
+    /// where they have them (for providers: `Summary: Detail`).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct SourceError {
+        /// The message, without the input (the caller has it).
+        message: String,
+    }
+    pub(crate) fn new;
 }
 
 impl SourceError {
-    pub(crate) fn new(message: impl Into<String>) -> SourceError {
-        SourceError {
-            message: message.into(),
-        }
-    }
-
     /// A Go `ParserError`: `Summary: Detail`.
     pub(crate) fn parser(summary: &str, detail: impl fmt::Display) -> SourceError {
         SourceError::new(format!("{summary}: {detail}"))
     }
-
-    /// The message, without the input (the caller has it).
-    pub fn message(&self) -> &str {
-        &self.message
-    }
 }
-
-impl fmt::Display for SourceError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for SourceError {}

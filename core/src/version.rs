@@ -280,36 +280,21 @@ impl FromStr for Version {
     }
 }
 
-/// Why a version or a version constraint was refused: go-versions' message,
-/// word for word (the constraint parser's wrapping included).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct VersionError {
-    message: String,
+crate::message_error! {
+    /// Why a version or a version constraint was refused: go-versions' message,
+    /// word for word (the constraint parser's wrapping included).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct VersionError {
+        /// The message.
+        message: String,
+    }
+    fn new;
 }
 
 impl VersionError {
-    fn new(message: impl Into<String>) -> VersionError {
-        VersionError {
-            message: message.into(),
-        }
-    }
-
     fn too_many_numbers() -> VersionError {
         VersionError::new(
             "too many numbered portions; only three are allowed (major, minor, patch)",
         )
     }
-
-    /// The message.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
 }
-
-impl fmt::Display for VersionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for VersionError {}

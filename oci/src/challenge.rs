@@ -2,8 +2,6 @@
 //! `Bearer realm="…",service="…",scope="…"`. As ORAS, only the first
 //! challenge of the header is read.
 
-use std::fmt;
-
 /// The authentication scheme a registry asks for.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
@@ -28,7 +26,7 @@ pub enum Scheme {
 /// assert_eq!(c.param("realm"), Some("https://auth.example/token"));
 /// assert_eq!(c.param("scope"), Some("repository:a/b:pull"));
 /// ```
-#[derive(Clone, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Challenge {
     scheme: Scheme,
     params: Vec<(String, String)>,
@@ -85,15 +83,6 @@ impl Challenge {
             .iter()
             .find(|(n, _)| n.eq_ignore_ascii_case(name))
             .map(|(_, v)| v.as_str())
-    }
-}
-
-impl fmt::Debug for Challenge {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("Challenge")
-            .field("scheme", &self.scheme)
-            .field("params", &self.params)
-            .finish()
     }
 }
 

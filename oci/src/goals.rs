@@ -7,7 +7,7 @@ use std::fmt;
 
 use tfdisco_core::http::header::{CONTENT_TYPE, LINK, WWW_AUTHENTICATE};
 use tfdisco_core::http::{HeaderMap, HeaderName, HeaderValue, StatusCode};
-use tfdisco_core::{Error, Goal, Hostname, Next, RegistryCall, RequestKind, Sink};
+use tfdisco_core::{Error, Goal, Hostname, Next, RequestKind, Sink};
 use url::Url;
 
 use crate::digest::Hasher;
@@ -186,12 +186,7 @@ fn tag_list_refusal(url: &Url, status: StatusCode, body: &[u8]) -> Error {
 
 impl Goal for TagListRequest {
     type Output = TagPage;
-    const NAME: &'static str = "OCI tag list";
-    const KIND: RequestKind = RequestKind::Oci;
-
-    fn host(&self) -> &Hostname {
-        &self.host
-    }
+    oci_goal!("OCI tag list", OciTags);
 
     fn accept(&self) -> Option<HeaderValue> {
         Some(HeaderValue::from_static("application/json"))
@@ -210,10 +205,6 @@ impl Goal for TagListRequest {
             }
             Err(problem) => Next::Finish(Err(invalid(url, problem))),
         }
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        RegistryCall::OciTags.wrap(error)
     }
 
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<TagPage, Error> {
@@ -274,21 +265,13 @@ fn next_link(url: &Url, headers: &HeaderMap) -> Result<Option<Url>, String> {
 /// manifest or index, checked
 /// against the digest that named it, and against the
 /// `Docker-Content-Digest` the registry gives (OCI-3).
+#[derive(Debug)]
 pub struct ManifestRequest {
     host: Hostname,
     reference: Reference,
     accept: HeaderValue,
     media_type: Option<String>,
     registry_digest: Option<Digest>,
-}
-
-impl fmt::Debug for ManifestRequest {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("ManifestRequest")
-            .field("host", &self.host)
-            .field("reference", &self.reference)
-            .finish_non_exhaustive()
-    }
 }
 
 impl ManifestRequest {
@@ -309,12 +292,7 @@ impl ManifestRequest {
 
 impl Goal for ManifestRequest {
     type Output = FetchedManifest;
-    const NAME: &'static str = "OCI manifest";
-    const KIND: RequestKind = RequestKind::Oci;
-
-    fn host(&self) -> &Hostname {
-        &self.host
-    }
+    oci_goal!("OCI manifest", OciManifest);
 
     fn accept(&self) -> Option<HeaderValue> {
         Some(self.accept.clone())
@@ -352,10 +330,6 @@ impl Goal for ManifestRequest {
             }
         }
         Next::ReadDocument
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        RegistryCall::OciManifest.wrap(error)
     }
 
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<FetchedManifest, Error> {
@@ -446,22 +420,13 @@ impl<S: Sink> BlobRequest<S> {
 
 impl<S: Sink> Goal for BlobRequest<S> {
     type Output = S::Output;
-    const NAME: &'static str = "OCI blob";
-    const KIND: RequestKind = RequestKind::Download;
-
-    fn host(&self) -> &Hostname {
-        &self.host
-    }
+    oci_goal!("OCI blob", OciBlob, Download);
 
     fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<S::Output> {
         if status != StatusCode::OK {
             return refused(url, status, "blob");
         }
         Next::Stream
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        RegistryCall::OciBlob.wrap(error)
     }
 
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<S::Output, Error> {
@@ -499,27 +464,16 @@ impl<S: Sink> Goal for BlobRequest<S> {
     }
 }
 
-/// A token service's `GET REALM?service=…&scope=…`.
-#[derive(Debug)]
-pub struct TokenRequest {
-    host: Hostname,
-}
-
-impl TokenRequest {
+host_goal! {
+    /// A token service's `GET REALM?service=…&scope=…`.
+    pub struct TokenRequest;
     /// The goal of a token request about the registry `host`.
-    pub fn new(host: Hostname) -> TokenRequest {
-        TokenRequest { host }
-    }
+    pub fn new;
 }
 
 impl Goal for TokenRequest {
     type Output = TokenAnswer;
-    const NAME: &'static str = "OCI token";
-    const KIND: RequestKind = RequestKind::Oci;
-
-    fn host(&self) -> &Hostname {
-        &self.host
-    }
+    oci_goal!("OCI token", OciToken);
 
     fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<TokenAnswer> {
         match status {
@@ -530,10 +484,6 @@ impl Goal for TokenRequest {
 
     fn on_body(&mut self, url: &Url, body: Vec<u8>) -> Result<TokenAnswer, Error> {
         TokenAnswer::parse(url, &body)
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        RegistryCall::OciToken.wrap(error)
     }
 }
 

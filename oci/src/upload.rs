@@ -8,7 +8,7 @@
 use tfdisco_core::bytes::Bytes;
 use tfdisco_core::http::header::{CONTENT_RANGE, LOCATION};
 use tfdisco_core::http::{HeaderMap, HeaderValue, Method, StatusCode};
-use tfdisco_core::{Body, Error, Goal, Hostname, Next, RegistryCall, RequestKind};
+use tfdisco_core::{Body, Error, Goal, Hostname, Next};
 use url::Url;
 
 use crate::Digest;
@@ -50,28 +50,17 @@ fn session_url(url: &Url, headers: &HeaderMap) -> Result<Url, Error> {
     Ok(next)
 }
 
-/// `HEAD` a [`blob_url`](crate::RepositoryAddress::blob_url): whether the
-/// repository has the blob.
-#[derive(Debug)]
-pub struct BlobExistsRequest {
-    host: Hostname,
-}
-
-impl BlobExistsRequest {
+host_goal! {
+    /// `HEAD` a [`blob_url`](crate::RepositoryAddress::blob_url): whether the
+    /// repository has the blob.
+    pub struct BlobExistsRequest;
     /// The goal of asking `host` whether a blob is there.
-    pub fn new(host: Hostname) -> BlobExistsRequest {
-        BlobExistsRequest { host }
-    }
+    pub fn new;
 }
 
 impl Goal for BlobExistsRequest {
     type Output = bool;
-    const NAME: &'static str = "OCI blob check";
-    const KIND: RequestKind = RequestKind::Oci;
-
-    fn host(&self) -> &Hostname {
-        &self.host
-    }
+    oci_goal!("OCI blob check", OciBlob);
 
     fn method(&self) -> Method {
         Method::HEAD
@@ -88,10 +77,6 @@ impl Goal for BlobExistsRequest {
     fn on_body(&mut self, _: &Url, _: Vec<u8>) -> Result<bool, Error> {
         Ok(true)
     }
-
-    fn present_error(&self, error: Error) -> Error {
-        RegistryCall::OciBlob.wrap(error)
-    }
 }
 
 /// What opening an upload gave.
@@ -103,31 +88,20 @@ pub enum UploadStarted {
     Session(Url),
 }
 
-/// `POST` to the repository's
-/// [`upload_url`](crate::RepositoryAddress::upload_url), or to its
-/// [`mount_url`](crate::RepositoryAddress::mount_url) to mount a blob
-/// another repository of the registry has: `201` when the registry
-/// mounted it, else `202` and an ordinary session.
-#[derive(Debug)]
-pub struct UploadStartRequest {
-    host: Hostname,
-}
-
-impl UploadStartRequest {
+host_goal! {
+    /// `POST` to the repository's
+    /// [`upload_url`](crate::RepositoryAddress::upload_url), or to its
+    /// [`mount_url`](crate::RepositoryAddress::mount_url) to mount a blob
+    /// another repository of the registry has: `201` when the registry
+    /// mounted it, else `202` and an ordinary session.
+    pub struct UploadStartRequest;
     /// The goal of opening an upload on `host`.
-    pub fn new(host: Hostname) -> UploadStartRequest {
-        UploadStartRequest { host }
-    }
+    pub fn new;
 }
 
 impl Goal for UploadStartRequest {
     type Output = UploadStarted;
-    const NAME: &'static str = "OCI upload";
-    const KIND: RequestKind = RequestKind::Oci;
-
-    fn host(&self) -> &Hostname {
-        &self.host
-    }
+    oci_goal!("OCI upload", OciBlob);
 
     fn method(&self) -> Method {
         Method::POST
@@ -147,10 +121,6 @@ impl Goal for UploadStartRequest {
 
     fn on_body(&mut self, url: &Url, _: Vec<u8>) -> Result<UploadStarted, Error> {
         no_document(url)
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        RegistryCall::OciBlob.wrap(error)
     }
 }
 
@@ -177,12 +147,7 @@ impl UploadChunkRequest {
 
 impl Goal for UploadChunkRequest {
     type Output = Url;
-    const NAME: &'static str = "OCI upload chunk";
-    const KIND: RequestKind = RequestKind::Oci;
-
-    fn host(&self) -> &Hostname {
-        &self.host
-    }
+    oci_goal!("OCI upload chunk", OciBlob);
 
     fn method(&self) -> Method {
         Method::PATCH
@@ -209,25 +174,17 @@ impl Goal for UploadChunkRequest {
     fn on_body(&mut self, url: &Url, _: Vec<u8>) -> Result<Url, Error> {
         no_document(url)
     }
-
-    fn present_error(&self, error: Error) -> Error {
-        RegistryCall::OciBlob.wrap(error)
-    }
 }
 
-/// `PUT SESSION?digest=DIGEST`: the upload closed, the registry checking
-/// the digest of what it was sent.
-#[derive(Debug)]
-pub struct UploadFinishRequest {
-    host: Hostname,
+host_goal! {
+    /// `PUT SESSION?digest=DIGEST`: the upload closed, the registry checking
+    /// the digest of what it was sent.
+    pub struct UploadFinishRequest;
+    /// The goal of closing an upload on `host`.
+    pub fn new;
 }
 
 impl UploadFinishRequest {
-    /// The goal of closing an upload on `host`.
-    pub fn new(host: Hostname) -> UploadFinishRequest {
-        UploadFinishRequest { host }
-    }
-
     /// The session URL with `digest=` added.
     pub fn url(session: &Url, digest: &Digest) -> Url {
         let mut url = session.clone();
@@ -239,12 +196,7 @@ impl UploadFinishRequest {
 
 impl Goal for UploadFinishRequest {
     type Output = ();
-    const NAME: &'static str = "OCI upload end";
-    const KIND: RequestKind = RequestKind::Oci;
-
-    fn host(&self) -> &Hostname {
-        &self.host
-    }
+    oci_goal!("OCI upload end", OciBlob);
 
     fn method(&self) -> Method {
         Method::PUT
@@ -263,10 +215,6 @@ impl Goal for UploadFinishRequest {
 
     fn on_body(&mut self, url: &Url, _: Vec<u8>) -> Result<(), Error> {
         no_document(url)
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        RegistryCall::OciBlob.wrap(error)
     }
 }
 
@@ -299,12 +247,7 @@ impl ManifestPutRequest {
 
 impl Goal for ManifestPutRequest {
     type Output = ();
-    const NAME: &'static str = "OCI manifest put";
-    const KIND: RequestKind = RequestKind::Oci;
-
-    fn host(&self) -> &Hostname {
-        &self.host
-    }
+    oci_goal!("OCI manifest put", OciManifest);
 
     fn method(&self) -> Method {
         Method::PUT
@@ -326,10 +269,6 @@ impl Goal for ManifestPutRequest {
 
     fn on_body(&mut self, url: &Url, _: Vec<u8>) -> Result<(), Error> {
         no_document(url)
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        RegistryCall::OciManifest.wrap(error)
     }
 }
 

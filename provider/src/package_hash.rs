@@ -111,13 +111,7 @@ impl PackageHasher {
     /// too; the archive's SHA-256 still counts every byte
     /// ([`finish_digest`](PackageHasher::finish_digest)).
     pub fn update(&mut self, chunk: &[u8]) -> Result<(), PackageHashError> {
-        self.archive.update(chunk);
-        self.read += chunk.len() as u64;
-        if let Some(error) = &self.failed {
-            return Err(error.clone());
-        }
-        self.zip
-            .update(chunk, &mut zip::Unobserved)
+        self.update_with(chunk, &mut zip::Unobserved)
             .inspect_err(|error| {
                 self.failed = Some(error.clone());
             })

@@ -16,36 +16,19 @@ use tfdisco_core::{
 
 use crate::{BuildError, ClientBuilder};
 
-/// An option a front end was given that it cannot use: a CA file that
-/// cannot be read, `jobs` of 0, CLI credentials without the CLI
-/// configuration, … Every front end reports it as
-/// [`kinds::INVALID_OPTION`](crate::kinds::INVALID_OPTION) (the CLI exits 2).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct OptionError {
-    message: String,
-}
-
-impl OptionError {
+tfdisco_core::message_error! {
+    /// An option a front end was given that it cannot use: a CA file that
+    /// cannot be read, `jobs` of 0, CLI credentials without the CLI
+    /// configuration, … Every front end reports it as
+    /// [`kinds::INVALID_OPTION`](crate::kinds::INVALID_OPTION) (the CLI exits 2).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct OptionError {
+        /// What is wrong.
+        message: String,
+    }
     /// An unusable option, and why.
-    pub fn new(message: impl Into<String>) -> OptionError {
-        OptionError {
-            message: message.into(),
-        }
-    }
-
-    /// What is wrong.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
+    pub fn new;
 }
-
-impl fmt::Display for OptionError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for OptionError {}
 
 impl From<BuildError> for OptionError {
     fn from(e: BuildError) -> OptionError {

@@ -7,11 +7,10 @@ use http::{HeaderMap, StatusCode};
 use serde::Deserialize;
 use url::Url;
 
-use super::{RegistryCall, check_version, endpoint, read_ok};
+use super::{check_version, endpoint, read_ok};
 use crate::transfer::{Goal, Next, Transfer};
 use crate::{
-    Config, Credentials, Dialect, Error, Hostname, ModulePackage, ModuleSource, Services,
-    StartError,
+    Config, Credentials, Dialect, Error, ModulePackage, ModuleSource, Services, StartError,
 };
 
 const SERVICE: &str = "modules.v1";
@@ -92,11 +91,7 @@ impl Transfer<ModuleVersionsRequest> {
 
 impl Goal for ModuleVersionsRequest {
     type Output = ModuleVersions;
-    const NAME: &'static str = "module versions";
-
-    fn host(&self) -> &Hostname {
-        self.source.host()
-    }
+    registry_goal!("module versions", ModuleVersions, source);
 
     fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<ModuleVersions> {
         read_ok(url, status, || {
@@ -134,8 +129,6 @@ impl Goal for ModuleVersionsRequest {
             versions: module.versions.into_iter().map(|v| v.version).collect(),
         })
     }
-
-    registry_goal!(RegistryCall::ModuleVersions);
 }
 
 /// The goal of a module download request
@@ -243,11 +236,7 @@ impl ModuleDownloadRequest {
 
 impl Goal for ModuleDownloadRequest {
     type Output = ModuleLocation;
-    const NAME: &'static str = "module download";
-
-    fn host(&self) -> &Hostname {
-        self.source.host()
-    }
+    registry_goal!("module download", ModuleDownload, source);
 
     fn on_head(
         &mut self,
@@ -299,6 +288,4 @@ impl Goal for ModuleDownloadRequest {
             (true, Some(_)) => Err(ModuleDownloadRequest::no_location(url)),
         }
     }
-
-    registry_goal!(RegistryCall::ModuleDownload);
 }

@@ -8,11 +8,9 @@ use http::{HeaderMap, StatusCode};
 use serde::{Deserialize, Serialize};
 use url::Url;
 
-use super::{RegistryCall, check_version, endpoint, read_ok};
+use super::{check_version, endpoint, read_ok};
 use crate::transfer::{Goal, Next, Transfer};
-use crate::{
-    Config, Credentials, Dialect, Error, Hostname, ProviderSource, Services, StartError, Version,
-};
+use crate::{Config, Credentials, Dialect, Error, ProviderSource, Services, StartError, Version};
 
 const SERVICE: &str = "providers.v1";
 
@@ -341,11 +339,7 @@ impl Transfer<ProviderVersionsRequest> {
 
 impl Goal for ProviderVersionsRequest {
     type Output = ProviderVersions;
-    const NAME: &'static str = "provider versions";
-
-    fn host(&self) -> &Hostname {
-        self.source.host()
-    }
+    registry_goal!("provider versions", ProviderVersions, source);
 
     fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<ProviderVersions> {
         read_ok(url, status, || {
@@ -388,8 +382,6 @@ impl Goal for ProviderVersionsRequest {
             warnings,
         })
     }
-
-    registry_goal!(RegistryCall::ProviderVersions);
 }
 
 /// The goal of a provider package request
@@ -446,11 +438,7 @@ impl Transfer<ProviderPackageRequest> {
 
 impl Goal for ProviderPackageRequest {
     type Output = ProviderPackage;
-    const NAME: &'static str = "provider package";
-
-    fn host(&self) -> &Hostname {
-        self.source.host()
-    }
+    registry_goal!("provider package", ProviderPackage, source);
 
     fn on_head(&mut self, url: &Url, status: StatusCode, _: &HeaderMap) -> Next<ProviderPackage> {
         read_ok(url, status, || {
@@ -547,8 +535,6 @@ impl Goal for ProviderPackageRequest {
             signing_keys: doc.signing_keys.gpg_public_keys,
         })
     }
-
-    registry_goal!(RegistryCall::ProviderPackage);
 }
 
 /// OpenTofu's reading of `packages` (docs/behaviour.md, API-13): each key is

@@ -232,19 +232,12 @@ fn check_depth(text: &[u8]) -> Result<(), String> {
     if text.len() <= MAX_DEPTH || openers(text) <= MAX_DEPTH {
         return Ok(());
     }
-    let (mut depth, mut in_string, mut escaped) = (0usize, false, false);
+    let (mut depth, mut strings) = (0usize, Strings::default());
     for (i, &b) in text.iter().enumerate() {
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
+        if !strings.outside(b) {
             continue;
         }
         match b {
-            b'"' => in_string = true,
             b'[' | b'{' => {
                 depth += 1;
                 if depth > MAX_DEPTH {
@@ -266,6 +259,34 @@ fn check_depth(text: &[u8]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Where a byte-by-byte scan of JSON text is with respect to its strings.
+#[derive(Default)]
+struct Strings {
+    in_string: bool,
+    escaped: bool,
+}
+
+impl Strings {
+    /// Takes the next byte: true when it is outside every string (the `"`
+    /// that opens or closes one, and an escape, are inside).
+    fn outside(&mut self, b: u8) -> bool {
+        if self.in_string {
+            match b {
+                _ if self.escaped => self.escaped = false,
+                b'\\' => self.escaped = true,
+                b'"' => self.in_string = false,
+                _ => {}
+            }
+            false
+        } else if b == b'"' {
+            self.in_string = true;
+            false
+        } else {
+            true
+        }
+    }
 }
 
 /// How many `[` and `{` `text` holds, in strings or not: counted in blocks

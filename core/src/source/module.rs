@@ -250,6 +250,17 @@ fn is_target_system(s: &str) -> bool {
 /// separator and a `?query` are skipped over) and cleans the subdirectory
 /// as Go's `path.Clean` does.
 pub(super) fn split_subdir(given: &str) -> (String, String) {
+    let (package, subdir) = split_raw(given);
+    let subdir = if subdir.is_empty() {
+        subdir
+    } else {
+        go_clean(&subdir)
+    };
+    (package, subdir)
+}
+
+/// go-getter's `SourceDirSubdir`: [`split_subdir`] without the cleaning.
+pub(super) fn split_raw(given: &str) -> (String, String) {
     let stop = given.find('?').unwrap_or(given.len());
     let offset = given[..stop].find("://").map_or(0, |i| i + 3);
     let Some(at) = given[offset..stop].find("//").map(|i| i + offset) else {
@@ -261,12 +272,7 @@ pub(super) fn split_subdir(given: &str) -> (String, String) {
         package.push_str(&subdir[q..]);
         subdir = &subdir[..q];
     }
-    let subdir = if subdir.is_empty() {
-        String::new()
-    } else {
-        go_clean(subdir)
-    };
-    (package, subdir)
+    (package, subdir.to_owned())
 }
 
 #[cfg(test)]

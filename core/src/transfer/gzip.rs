@@ -85,6 +85,18 @@ impl Header {
     }
 }
 
+/// Adds `byte` to `piece`, a fixed-size part of the header of which `have`
+/// bytes are read: true once it is whole (`have` back to 0 for the next).
+fn fill(piece: &mut [u8], have: &mut usize, byte: u8) -> bool {
+    piece[*have] = byte;
+    *have += 1;
+    if *have < piece.len() {
+        return false;
+    }
+    *have = 0;
+    true
+}
+
 impl Gunzip {
     pub(crate) fn new() -> Gunzip {
         Gunzip {
@@ -152,12 +164,9 @@ impl Gunzip {
         }
         self.part = match self.part {
             Part::Fixed => {
-                h.fixed[h.have] = byte;
-                h.have += 1;
-                if h.have < 10 {
+                if !fill(&mut h.fixed, &mut h.have, byte) {
                     return Ok(());
                 }
-                h.have = 0;
                 if h.fixed[..3] != [0x1f, 0x8b, 8] {
                     return Err(GzipError::Corrupt("invalid gzip header"));
                 }
@@ -168,12 +177,9 @@ impl Gunzip {
                 next_part(Part::Fixed, h.flags)
             }
             Part::ExtraLength => {
-                h.pair[h.have] = byte;
-                h.have += 1;
-                if h.have < 2 {
+                if !fill(&mut h.pair, &mut h.have, byte) {
                     return Ok(());
                 }
-                h.have = 0;
                 match u16::from_le_bytes(h.pair) {
                     0 => next_part(Part::Extra(0), h.flags),
                     length => Part::Extra(usize::from(length)),
@@ -184,12 +190,9 @@ impl Gunzip {
             part @ (Part::Name | Part::Comment) if byte == 0 => next_part(part, h.flags),
             part @ (Part::Name | Part::Comment) => part,
             Part::HeaderCrc => {
-                h.pair[h.have] = byte;
-                h.have += 1;
-                if h.have < 2 {
+                if !fill(&mut h.pair, &mut h.have, byte) {
                     return Ok(());
                 }
-                h.have = 0;
                 if u16::from_le_bytes(h.pair) != h.crc.value() as u16 {
                     return Err(GzipError::Corrupt(
                         "the gzip header checksum does not match",

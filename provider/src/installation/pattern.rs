@@ -40,30 +40,15 @@ pub struct ProviderPattern {
     type_name: Option<String>,
 }
 
-/// A pattern that does not parse, with Go's message (INST-4).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct PatternError {
-    message: String,
-}
-
-impl PatternError {
-    fn new(message: String) -> PatternError {
-        PatternError { message }
+tfdisco_core::message_error! {
+    /// A pattern that does not parse, with Go's message (INST-4).
+    #[derive(Clone, Debug, PartialEq, Eq)]
+    pub struct PatternError {
+        /// The message: Go's text, naming the pattern.
+        message: String,
     }
-
-    /// The message: Go's text, naming the pattern.
-    pub fn message(&self) -> &str {
-        &self.message
-    }
+    fn new;
 }
-
-impl fmt::Display for PatternError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for PatternError {}
 
 const WILDCARD: &str = "*";
 

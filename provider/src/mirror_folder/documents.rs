@@ -25,50 +25,41 @@ pub struct ArchiveEntry {
 /// ```
 pub fn mirror_index_document<'a>(versions: impl IntoIterator<Item = &'a str>) -> Vec<u8> {
     let sorted: BTreeMap<&str, ()> = versions.into_iter().map(|v| (v, ())).collect();
-    let mut out = String::from("{\n  \"versions\": ");
-    if sorted.is_empty() {
-        out.push_str("{}");
-    } else {
-        out.push_str("{\n");
-        let entries: Vec<String> = sorted
-            .keys()
-            .map(|v| format!("    {}: {{}}", quoted(v)))
-            .collect();
-        out.push_str(&entries.join(",\n"));
-        out.push_str("\n  }");
-    }
-    out.push_str("\n}");
-    out.into_bytes()
+    let entries = sorted.keys().map(|v| format!("    {}: {{}}", quoted(v)));
+    document("versions", entries.collect())
 }
 
 /// `<version>.json`: `{"archives": {"<os_arch>": {"hashes": […], "url":
 /// "…"}, …}}`, keyed by platform.
 pub fn mirror_archives_document(archives: &BTreeMap<String, ArchiveEntry>) -> Vec<u8> {
-    let mut out = String::from("{\n  \"archives\": ");
-    if archives.is_empty() {
+    let entries = archives.iter().map(|(platform, entry)| {
+        let hashes = if entry.hashes.is_empty() {
+            "[]".to_owned()
+        } else {
+            let lines: Vec<String> = entry
+                .hashes
+                .iter()
+                .map(|h| format!("        {}", quoted(h)))
+                .collect();
+            format!("[\n{}\n      ]", lines.join(",\n"))
+        };
+        format!(
+            "    {}: {{\n      \"hashes\": {hashes},\n      \"url\": {}\n    }}",
+            quoted(platform),
+            quoted(&entry.url)
+        )
+    });
+    document("archives", entries.collect())
+}
+
+/// `{"<member>": {<entries>}}`, indented as Go indents it: each entry is
+/// one member of the inner object, written already (four spaces in).
+fn document(member: &str, entries: Vec<String>) -> Vec<u8> {
+    let mut out = format!("{{\n  \"{member}\": ");
+    if entries.is_empty() {
         out.push_str("{}");
     } else {
         out.push_str("{\n");
-        let entries: Vec<String> = archives
-            .iter()
-            .map(|(platform, entry)| {
-                let hashes = if entry.hashes.is_empty() {
-                    "[]".to_owned()
-                } else {
-                    let lines: Vec<String> = entry
-                        .hashes
-                        .iter()
-                        .map(|h| format!("        {}", quoted(h)))
-                        .collect();
-                    format!("[\n{}\n      ]", lines.join(",\n"))
-                };
-                format!(
-                    "    {}: {{\n      \"hashes\": {hashes},\n      \"url\": {}\n    }}",
-                    quoted(platform),
-                    quoted(&entry.url)
-                )
-            })
-            .collect();
         out.push_str(&entries.join(",\n"));
         out.push_str("\n  }");
     }

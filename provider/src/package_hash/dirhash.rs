@@ -17,16 +17,19 @@ pub(super) struct Named<'a> {
     pub(super) folder: bool,
 }
 
-/// `Hash1`'s summary hash of an archive's entries ([`hash1_named`]).
-pub(super) fn hash1(records: &[Record]) -> Result<[u8; 32], PackageHashError> {
-    let named: Vec<Named<'_>> = records
-        .iter()
-        .map(|r| Named {
+impl<'a> From<&'a Record> for Named<'a> {
+    fn from(r: &'a Record) -> Named<'a> {
+        Named {
             name: &r.name,
             sha256: &r.sha256,
             folder: r.folder,
-        })
-        .collect();
+        }
+    }
+}
+
+/// `Hash1`'s summary hash of an archive's entries ([`hash1_named`]).
+pub(super) fn hash1(records: &[Record]) -> Result<[u8; 32], PackageHashError> {
+    let named: Vec<Named<'_>> = records.iter().map(Named::from).collect();
     hash1_named(&named)
 }
 
@@ -53,14 +56,7 @@ pub(super) fn hash1_named(records: &[Named<'_>]) -> Result<[u8; 32], PackageHash
 /// [`hash1`]'s when the archive has folder entries. Call it after [`hash1`],
 /// which checks the names.
 pub(super) fn hash1_zip(records: &[Record]) -> [u8; 32] {
-    let mut entries: Vec<Named<'_>> = records
-        .iter()
-        .map(|r| Named {
-            name: &r.name,
-            sha256: &r.sha256,
-            folder: r.folder,
-        })
-        .collect();
+    let mut entries: Vec<Named<'_>> = records.iter().map(Named::from).collect();
     entries.sort_unstable_by(|a, b| a.name.cmp(b.name));
     summary(entries.iter())
 }

@@ -631,36 +631,25 @@ impl ZipReader {
         };
         loop {
             match entry.mode {
-                Mode::Stored { remaining } => {
+                Mode::Stored { remaining } | Mode::Skip { remaining } => {
                     let take = usize::try_from(remaining)
                         .unwrap_or(usize::MAX)
                         .min(input.len());
                     let (now, rest) = input.split_at(take);
-                    entry.stored(now, observer)?;
+                    let skipped = matches!(entry.mode, Mode::Skip { .. });
+                    if skipped {
+                        entry.compressed += take as u64;
+                    } else {
+                        entry.stored(now, observer)?;
+                    }
                     self.pos += take as u64;
                     *input = rest;
-                    if remaining == take as u64 {
-                        entry.mode = Mode::Ended;
-                    } else {
-                        entry.mode = Mode::Stored {
-                            remaining: remaining - take as u64,
-                        };
-                        return Ok(());
-                    }
-                }
-                Mode::Skip { remaining } => {
-                    let take = usize::try_from(remaining)
-                        .unwrap_or(usize::MAX)
-                        .min(input.len());
-                    entry.compressed += take as u64;
-                    self.pos += take as u64;
-                    *input = &input[take..];
-                    if remaining == take as u64 {
-                        entry.mode = Mode::Ended;
-                    } else {
-                        entry.mode = Mode::Skip {
-                            remaining: remaining - take as u64,
-                        };
+                    entry.mode = match remaining - take as u64 {
+                        0 => Mode::Ended,
+                        left if skipped => Mode::Skip { remaining: left },
+                        left => Mode::Stored { remaining: left },
+                    };
+                    if !matches!(entry.mode, Mode::Ended) {
                         return Ok(());
                     }
                 }

@@ -19,21 +19,14 @@ pub(super) fn check(text: &str) -> Result<(), String> {
     if !may_overflow(bytes) {
         return Ok(());
     }
-    let (mut i, mut in_string, mut escaped) = (0, false, false);
+    let (mut i, mut strings) = (0, super::Strings::default());
     while i < bytes.len() {
         let b = bytes[i];
-        if in_string {
-            match b {
-                _ if escaped => escaped = false,
-                b'\\' => escaped = true,
-                b'"' => in_string = false,
-                _ => {}
-            }
+        if !strings.outside(b) {
             i += 1;
             continue;
         }
         match b {
-            b'"' => in_string = true,
             b'-' | b'0'..=b'9' => {
                 let end = i + token_len(&bytes[i..]);
                 let token = &text[i..end];

@@ -6,7 +6,7 @@
 
 use super::go_url::{GoUrl, encode_query, parse_query};
 use crate::go_clean;
-use crate::source::module::split_subdir;
+use crate::source::module::{split_raw, split_subdir};
 use crate::{Dialect, SourceError};
 
 /// One of the detectors `init` runs on an address that is not already a
@@ -77,22 +77,6 @@ fn split(src: &str, dialect: Dialect) -> (String, String) {
         Dialect::Terraform => split_subdir(src),
         Dialect::OpenTofu => split_raw(src),
     }
-}
-
-/// go-getter's `SourceDirSubdir`: `split_subdir` without the cleaning.
-fn split_raw(src: &str) -> (String, String) {
-    let stop = src.find('?').unwrap_or(src.len());
-    let offset = src[..stop].find("://").map_or(0, |i| i + 3);
-    let Some(at) = src[offset..stop].find("//").map(|i| i + offset) else {
-        return (src.to_owned(), String::new());
-    };
-    let mut package = src[..at].to_owned();
-    let mut subdir = &src[at + 2..];
-    if let Some(q) = subdir.find('?') {
-        package.push_str(&subdir[q..]);
-        subdir = &subdir[..q];
-    }
-    (package, subdir.to_owned())
 }
 
 /// Go's `path.Join` of two non-empty paths.
