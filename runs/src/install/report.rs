@@ -7,13 +7,14 @@
 use std::path::PathBuf;
 
 use serde::Serialize;
-use serde::ser::Serializer;
+use serde::ser::{SerializeMap, Serializer};
 
 use tfdisco_config::DialectChoice;
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
 use tfdisco_provider::plan::Installed;
 
+use crate::InstallEvent;
 use crate::lock::{path_text, text, trust_label};
 
 /// What an install run did: `{"lock_file", "changed", "platform",
@@ -79,4 +80,42 @@ pub fn install_word(installed: Installed) -> &'static str {
 /// [`install_word`], for `#[serde(serialize_with)]`.
 fn installed_word<S: Serializer>(installed: &Installed, serializer: S) -> Result<S::Ok, S::Error> {
     serializer.serialize_str(install_word(*installed))
+}
+
+/// An event of the run as `tfdisco install --json`'s event line writes it,
+/// and the Python and Node packages' `on_event` / `onEvent` get it:
+/// `{"event": "downloading", "source", "version"}`, `{"event":
+/// "downloaded", …, "bytes"}`, `{"event": "waiting_for_cache", …,
+/// "platform", "lock_file", "waited_seconds"}`.
+impl Serialize for InstallEvent<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let (event, source, version) = match *self {
+            InstallEvent::Downloading { source, version } => ("downloading", source, version),
+            InstallEvent::Downloaded {
+                source, version, ..
+            } => ("downloaded", source, version),
+            InstallEvent::WaitingForCache {
+                source, version, ..
+            } => ("waiting_for_cache", source, version),
+        };
+        let mut map = serializer.serialize_map(None)?;
+        map.serialize_entry("event", event)?;
+        map.serialize_entry("source", &format_args!("{source}"))?;
+        map.serialize_entry("version", &format_args!("{version}"))?;
+        match *self {
+            InstallEvent::Downloading { .. } => {}
+            InstallEvent::Downloaded { bytes, .. } => map.serialize_entry("bytes", &bytes)?,
+            InstallEvent::WaitingForCache {
+                platform,
+                lock_file,
+                waited,
+                ..
+            } => {
+                map.serialize_entry("platform", &format_args!("{platform}"))?;
+                map.serialize_entry("lock_file", &format_args!("{}", lock_file.display()))?;
+                map.serialize_entry("waited_seconds", &waited.as_secs_f64())?;
+            }
+        }
+        map.end()
+    }
 }
