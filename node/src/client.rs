@@ -38,32 +38,6 @@ use crate::services::{OAuthClientObject, Services as JsServices};
 /// The transport's client: cache, coalescing and connections.
 type Inner = tfdisco_tokio::Client;
 
-/// What the discovery calls make of a host's services: functions of the
-/// `Services` alone, with no I/O.
-mod lookups {
-    use tfdisco_core::{Error, Services};
-
-    use crate::services::{OAuthClientObject, Services as JsServices};
-
-    pub(super) fn services(services: Services) -> Result<JsServices, Error> {
-        Ok(JsServices(services))
-    }
-
-    pub(super) fn service_url(id: String) -> impl FnOnce(Services) -> Result<String, Error> {
-        move |services| services.service_url(&id).map(String::from)
-    }
-
-    pub(super) fn oauth_client(
-        id: String,
-    ) -> impl FnOnce(Services) -> Result<OAuthClientObject, Error> {
-        move |services| {
-            services
-                .oauth_client(&id)
-                .map(|c| OAuthClientObject::from(&c))
-        }
-    }
-}
-
 /// One client, shared by every call and future using it.
 struct Shared {
     client: Inner,
@@ -123,7 +97,7 @@ impl Client {
         env: &'env Env,
         host: HostArg<'_>,
     ) -> napi::Result<Answer<'env, JsServices>> {
-        self.discovered(env, &host, lookups::services)
+        self.discovered(env, &host, |services| Ok(JsServices(services)))
     }
 
     /// The base URL of service `id` on `host`.
@@ -134,7 +108,9 @@ impl Client {
         host: HostArg<'_>,
         id: String,
     ) -> napi::Result<Answer<'env, String>> {
-        self.discovered(env, &host, lookups::service_url(id))
+        self.discovered(env, &host, move |services| {
+            services.service_url(&id).map(String::from)
+        })
     }
 
     /// The OAuth client service `id` (`login.v1`) of `host` describes.
@@ -145,7 +121,11 @@ impl Client {
         host: HostArg<'_>,
         id: String,
     ) -> napi::Result<Answer<'env, OAuthClientObject>> {
-        self.discovered(env, &host, lookups::oauth_client(id))
+        self.discovered(env, &host, move |services| {
+            services
+                .oauth_client(&id)
+                .map(|c| OAuthClientObject::from(&c))
+        })
     }
 
     /// A provider's versions, from its registry's `providers.v1` API (the
