@@ -19,7 +19,7 @@
 //! `AsyncClient` (and the stub of `Client.name`).
 //!
 //! The discovery calls (`discover`, `service_url`, `oauth_client`) are a
-//! discovery and a pure function of its `Services` ([`lookups`]): a host in
+//! discovery and a pure function of its `Services`: a host in
 //! the cache is answered at once, without the runtime. The arguments of
 //! `lock`, `mirror` and `mirror_to_oci` and their reports are read and made
 //! in [`crate::lock`], `install`'s in [`crate::install`] (which also takes
