@@ -49,28 +49,31 @@ function named(cls) {
   });
 }
 
-const InvalidHostnameError = define('InvalidHostnameError', 'invalid_hostname');
-const InvalidServiceIdError = define('InvalidServiceIdError', 'invalid_service_id');
-const ServiceNotProvidedError = define('ServiceNotProvidedError', 'service_not_provided');
-const VersionNotSupportedError = define('VersionNotSupportedError', 'version_not_supported');
-const InvalidServiceUrlError = define('InvalidServiceUrlError', 'invalid_service_url');
-const InvalidOAuthClientError = define('InvalidOAuthClientError', 'invalid_oauth_client');
-const TlsError = define('TlsError', 'tls');
-const NetworkError = define('NetworkError', 'network');
-const TimeoutError = define('TimeoutError', 'timeout');
-const StatusError = define('StatusError', 'status');
-const ContentTypeError = define('ContentTypeError', 'content_type');
-const ContentEncodingError = define('ContentEncodingError', 'content_encoding');
-const TooLargeError = define('TooLargeError', 'too_large');
-const JsonError = define('JsonError', 'json');
-const RedirectError = define('RedirectError', 'redirect');
-const InvalidSourceError = define('InvalidSourceError', 'invalid_source');
-const InvalidArgumentError = define('InvalidArgumentError', 'invalid_argument');
-const LocalFileError = define('LocalFileError', 'local_file');
-const NotFoundError = define('NotFoundError', 'not_found');
-const InvalidResponseError = define('InvalidResponseError', 'invalid_response');
-const InvalidOptionError = define('InvalidOptionError', 'invalid_option');
-const CredentialsError = define('CredentialsError', 'credentials');
+/** The name of the class of each kind that adds nothing to TfdiscoError. */
+const PLAIN_KINDS = {
+  invalid_hostname: 'InvalidHostnameError',
+  invalid_service_id: 'InvalidServiceIdError',
+  service_not_provided: 'ServiceNotProvidedError',
+  version_not_supported: 'VersionNotSupportedError',
+  invalid_service_url: 'InvalidServiceUrlError',
+  invalid_oauth_client: 'InvalidOAuthClientError',
+  tls: 'TlsError',
+  network: 'NetworkError',
+  timeout: 'TimeoutError',
+  status: 'StatusError',
+  content_type: 'ContentTypeError',
+  content_encoding: 'ContentEncodingError',
+  too_large: 'TooLargeError',
+  json: 'JsonError',
+  redirect: 'RedirectError',
+  invalid_source: 'InvalidSourceError',
+  invalid_argument: 'InvalidArgumentError',
+  local_file: 'LocalFileError',
+  not_found: 'NotFoundError',
+  invalid_response: 'InvalidResponseError',
+  invalid_option: 'InvalidOptionError',
+  credentials: 'CredentialsError',
+};
 
 /**
  * A lock, mirror or install run that failed; the lock file (the mirror
@@ -114,35 +117,12 @@ InvalidPackageError.kind = 'invalid_package';
 named(InvalidPackageError);
 
 /** The class of each kind the native module reports. */
-const ERROR_CLASSES = Object.freeze(
-  Object.fromEntries(
-    [
-      InvalidHostnameError,
-      InvalidServiceIdError,
-      ServiceNotProvidedError,
-      VersionNotSupportedError,
-      InvalidServiceUrlError,
-      InvalidOAuthClientError,
-      TlsError,
-      NetworkError,
-      TimeoutError,
-      StatusError,
-      ContentTypeError,
-      ContentEncodingError,
-      TooLargeError,
-      JsonError,
-      RedirectError,
-      InvalidSourceError,
-      InvalidArgumentError,
-      LocalFileError,
-      NotFoundError,
-      InvalidResponseError,
-      InvalidOptionError,
-      CredentialsError,
-      InvalidPackageError,
-    ].map((cls) => [cls.kind, cls]),
+const ERROR_CLASSES = Object.freeze({
+  ...Object.fromEntries(
+    Object.entries(PLAIN_KINDS).map(([kind, name]) => [kind, define(name, kind)]),
   ),
-);
+  [InvalidPackageError.kind]: InvalidPackageError,
+});
 
 /** The kinds of a failed lock, mirror or install run. */
 const LOCK_KINDS = new Set(['configuration', 'lock_file', 'usage', 'failed', 'readonly', 'folder', 'cancelled', 'lock']);

@@ -5,7 +5,7 @@
 //! napi's one tokio runtime.
 //!
 //! The discovery calls (`discover`, `serviceUrl`, `oauthClient`) are a
-//! discovery and a pure function of its `Services` ([`lookups`]): a host in
+//! discovery and a pure function of its `Services`: a host in
 //! the cache (or in a `host` block) is answered with a promise already
 //! settled, without the runtime. Arguments are checked before anything
 //! goes out: a bad one rejects the promise at once.
@@ -37,32 +37,6 @@ use crate::services::{OAuthClientObject, Services as JsServices};
 
 /// The transport's client: cache, coalescing and connections.
 type Inner = tfdisco_tokio::Client;
-
-/// What the discovery calls make of a host's services: functions of the
-/// `Services` alone, with no I/O.
-mod lookups {
-    use tfdisco_core::{Error, Services};
-
-    use crate::services::{OAuthClientObject, Services as JsServices};
-
-    pub(super) fn services(services: Services) -> Result<JsServices, Error> {
-        Ok(JsServices(services))
-    }
-
-    pub(super) fn service_url(id: String) -> impl FnOnce(Services) -> Result<String, Error> {
-        move |services| services.service_url(&id).map(String::from)
-    }
-
-    pub(super) fn oauth_client(
-        id: String,
-    ) -> impl FnOnce(Services) -> Result<OAuthClientObject, Error> {
-        move |services| {
-            services
-                .oauth_client(&id)
-                .map(|c| OAuthClientObject::from(&c))
-        }
-    }
-}
 
 /// One client, shared by every call and future using it.
 struct Shared {
@@ -123,7 +97,7 @@ impl Client {
         env: &'env Env,
         host: HostArg<'_>,
     ) -> napi::Result<Answer<'env, JsServices>> {
-        self.discovered(env, &host, lookups::services)
+        self.discovered(env, &host, |services| Ok(JsServices(services)))
     }
 
     /// The base URL of service `id` on `host`.
@@ -134,7 +108,9 @@ impl Client {
         host: HostArg<'_>,
         id: String,
     ) -> napi::Result<Answer<'env, String>> {
-        self.discovered(env, &host, lookups::service_url(id))
+        self.discovered(env, &host, move |services| {
+            services.service_url(&id).map(String::from)
+        })
     }
 
     /// The OAuth client service `id` (`login.v1`) of `host` describes.
@@ -145,7 +121,11 @@ impl Client {
         host: HostArg<'_>,
         id: String,
     ) -> napi::Result<Answer<'env, OAuthClientObject>> {
-        self.discovered(env, &host, lookups::oauth_client(id))
+        self.discovered(env, &host, move |services| {
+            services
+                .oauth_client(&id)
+                .map(|c| OAuthClientObject::from(&c))
+        })
     }
 
     /// A provider's versions, from its registry's `providers.v1` API (the
@@ -156,12 +136,9 @@ impl Client {
         env: &'env Env,
         source: String,
     ) -> napi::Result<Answer<'env, String>> {
-        let source = match ProviderSource::parse_argument(&source, self.shared.dialect) {
-            Ok(source) => source,
-            Err(error) => return promise::ready(env, Err(error.into())),
-        };
+        let source = ProviderSource::parse_argument(&source, self.shared.dialect);
         let client = self.inner();
-        promise::later(env, async move {
+        promise::checked(env, source.map_err(Failure::from), |source| async move {
             report::json(&client.provider_versions(&source).await?)
         })
     }
@@ -183,12 +160,8 @@ impl Client {
                 Ok((source, Platform::parse(&platform)?))
             })
             .map_err(Failure::from);
-        let (source, platform) = match checked {
-            Ok(checked) => checked,
-            Err(failure) => return promise::ready(env, Err(failure)),
-        };
         let client = self.inner();
-        promise::later(env, async move {
+        promise::checked(env, checked, |(source, platform)| async move {
             report::json(
                 &client
                     .provider_package(&source, &version, &platform)
@@ -204,12 +177,8 @@ impl Client {
         env: &'env Env,
         source: String,
     ) -> napi::Result<Answer<'env, String>> {
-        let source = match self.module_source(&source) {
-            Ok(source) => source,
-            Err(failure) => return promise::ready(env, Err(failure)),
-        };
         let client = self.inner();
-        promise::later(env, async move {
+        promise::checked(env, self.module_source(&source), |source| async move {
             report::json(&client.module_versions(&source).await?)
         })
     }
@@ -244,12 +213,8 @@ impl Client {
                 )),
                 (None, Some(into)) => self.oci_source(&source).map(|s| (s, PathBuf::from(into))),
             };
-            let (source, into) = match checked {
-                Ok(checked) => checked,
-                Err(failure) => return promise::ready(env, Err(failure)),
-            };
             let client = self.inner();
-            return promise::later(env, async move {
+            return promise::checked(env, checked, |(source, into)| async move {
                 report::json(&client.oci_module_download(&source, &into).await?)
             });
         }
@@ -266,12 +231,8 @@ impl Client {
                 .module_source(&source)
                 .and_then(|source| Ok(check_version(&version).map(|()| (source, version))?)),
         };
-        let (source, version) = match checked {
-            Ok(checked) => checked,
-            Err(failure) => return promise::ready(env, Err(failure)),
-        };
         let client = self.inner();
-        promise::later(env, async move {
+        promise::checked(env, checked, |(source, version)| async move {
             report::json(&client.module_download(&source, &version).await?)
         })
     }
@@ -286,12 +247,8 @@ impl Client {
         env: &'env Env,
         source: String,
     ) -> napi::Result<Answer<'env, String>> {
-        let source = match self.oci_source(&source) {
-            Ok(source) => source,
-            Err(failure) => return promise::ready(env, Err(failure)),
-        };
         let client = self.inner();
-        promise::later(env, async move {
+        promise::checked(env, self.oci_source(&source), |source| async move {
             report::json(&client.oci_module_resolve(&source).await?)
         })
     }
@@ -304,17 +261,11 @@ impl Client {
         dir: String,
         options: NativeLockOptions,
     ) -> napi::Result<Answer<'env, String>> {
-        let options = match lock_options(options, &self.shared.choice, &self.shared.setup) {
-            Ok(options) => options,
-            Err(failure) => return promise::ready(env, Err(failure)),
-        };
+        let options = lock_options(options, &self.shared.choice, &self.shared.setup);
         let client = self.inner();
         let dir = PathBuf::from(dir);
-        promise::later(env, async move {
-            match client.lock(&dir, &options).await {
-                Ok(answer) => report::json(&answer),
-                Err(error) => Err(Failure::lock(error)),
-            }
+        promise::checked(env, options, |options| async move {
+            report::run_json(client.lock(&dir, &options).await)
         })
     }
 
@@ -327,17 +278,11 @@ impl Client {
         folder: String,
         options: NativeMirrorOptions,
     ) -> napi::Result<Answer<'env, String>> {
-        let options = match mirror_options(options, &self.shared.choice) {
-            Ok(options) => options,
-            Err(failure) => return promise::ready(env, Err(failure)),
-        };
+        let options = mirror_options(options, &self.shared.choice);
         let client = self.inner();
         let (dir, folder) = (PathBuf::from(dir), PathBuf::from(folder));
-        promise::later(env, async move {
-            match client.mirror(&dir, &folder, &options).await {
-                Ok(answer) => report::json(&answer),
-                Err(error) => Err(Failure::lock(error)),
-            }
+        promise::checked(env, options, |options| async move {
+            report::run_json(client.mirror(&dir, &folder, &options).await)
         })
     }
 
@@ -354,17 +299,10 @@ impl Client {
     ) -> napi::Result<Answer<'env, String>> {
         let checked = mirror_options(options, &self.shared.choice)
             .and_then(|options| Ok((options, oci_template(&template)?)));
-        let (options, template) = match checked {
-            Ok(checked) => checked,
-            Err(failure) => return promise::ready(env, Err(failure)),
-        };
         let client = self.inner();
         let dir = PathBuf::from(dir);
-        promise::later(env, async move {
-            match client.mirror_to_oci(&dir, &template, &options).await {
-                Ok(answer) => report::json(&answer),
-                Err(error) => Err(Failure::lock(error)),
-            }
+        promise::checked(env, checked, |(options, template)| async move {
+            report::run_json(client.mirror_to_oci(&dir, &template, &options).await)
         })
     }
 
@@ -380,11 +318,8 @@ impl Client {
         zips: Vec<String>,
         mount_from: Option<String>,
     ) -> napi::Result<Answer<'env, String>> {
-        let args = match oci_push::push_args(&repository, &version, zips, mount_from.as_deref()) {
-            Ok(args) => args,
-            Err(failure) => return promise::ready(env, Err(failure)),
-        };
-        promise::later(env, oci_push::push(self.inner(), args))
+        let args = oci_push::push_args(&repository, &version, zips, mount_from.as_deref());
+        promise::checked(env, args, |args| oci_push::push(self.inner(), args))
     }
 
     /// `terraform init`'s provider installation in `dir`, as `tfdisco
@@ -422,10 +357,7 @@ impl Client {
             let result = client.install(&dir, &options).await;
             // Every event is queued before the `null` that says so.
             drop(told);
-            match result {
-                Ok(answer) => report::json(&answer),
-                Err(error) => Err(Failure::lock(error)),
-            }
+            report::run_json(result)
         })
     }
 
@@ -438,12 +370,8 @@ impl Client {
         env: &'env Env,
         host: HostArg<'_>,
     ) -> napi::Result<Answer<'env, Option<String>>> {
-        let host = match host_arg(&host) {
-            Ok(host) => host,
-            Err(failure) => return promise::ready(env, Err(failure)),
-        };
         let lookup = self.shared.lookup.clone();
-        promise::later(env, async move {
+        promise::checked(env, host_arg(&host), |host| async move {
             // A helper program may run: on the runtime's blocking pool.
             match spawn_blocking(move || lookup.origin(&host)).await {
                 Ok(found) => found.map_err(Failure::from),

@@ -11,10 +11,9 @@ use std::sync::Arc;
 use napi::Status;
 use napi::threadsafe_function::{ThreadsafeFunction, ThreadsafeFunctionCallMode};
 use napi_derive::napi;
-use serde::Serialize;
 use tfdisco_config::DialectChoice;
 use tfdisco_core::{ProviderSource, serde_json};
-use tfdisco_runs::{Cancel, DEFAULT_JOBS, InstallEvent, InstallOptions};
+use tfdisco_runs::{Cancel, DEFAULT_JOBS, InstallOptions};
 
 use crate::errors::Failure;
 
@@ -70,7 +69,9 @@ impl Told {
         };
         let events = Arc::clone(events);
         options.on_event(Arc::new(move |event| {
-            if let Some(line) = event_json(event) {
+            // The event's line in `tfdisco install --json` (the library's
+            // serialization of `InstallEvent`).
+            if let Ok(line) = serde_json::to_string(&event) {
                 // An unbounded queue: fails only once the environment is
                 // going away, when nobody listens.
                 events.call(Some(line), ThreadsafeFunctionCallMode::NonBlocking);
@@ -85,68 +86,6 @@ impl Drop for Told {
             events.call(None, ThreadsafeFunctionCallMode::NonBlocking);
         }
     }
-}
-
-/// An event's JSON line: `{"event": "downloading", "source", "version"}`,
-/// `{"event": "downloaded", …, "bytes"}`, `{"event": "waiting_for_cache",
-/// …, "platform", "lock_file", "waited_seconds"}`; none for an event this
-/// version does not know.
-fn event_json(event: InstallEvent<'_>) -> Option<String> {
-    #[derive(Serialize)]
-    struct Line<'a> {
-        event: &'static str,
-        source: String,
-        version: String,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        bytes: Option<u64>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        platform: Option<String>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        lock_file: Option<std::borrow::Cow<'a, str>>,
-        #[serde(skip_serializing_if = "Option::is_none")]
-        waited_seconds: Option<f64>,
-    }
-    let line = match event {
-        InstallEvent::Downloading { source, version } => Line {
-            event: "downloading",
-            source: source.to_string(),
-            version: version.to_string(),
-            bytes: None,
-            platform: None,
-            lock_file: None,
-            waited_seconds: None,
-        },
-        InstallEvent::Downloaded {
-            source,
-            version,
-            bytes,
-        } => Line {
-            event: "downloaded",
-            source: source.to_string(),
-            version: version.to_string(),
-            bytes: Some(bytes),
-            platform: None,
-            lock_file: None,
-            waited_seconds: None,
-        },
-        InstallEvent::WaitingForCache {
-            source,
-            version,
-            platform,
-            lock_file,
-            waited,
-        } => Line {
-            event: "waiting_for_cache",
-            source: source.to_string(),
-            version: version.to_string(),
-            bytes: None,
-            platform: Some(platform.to_string()),
-            lock_file: Some(lock_file.to_string_lossy()),
-            waited_seconds: Some(waited.as_secs_f64()),
-        },
-        _ => return None,
-    };
-    serde_json::to_string(&line).ok()
 }
 
 /// The one value `lockfile` takes: Terraform's `-lockfile=readonly` (and

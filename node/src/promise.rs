@@ -41,3 +41,21 @@ where
     )
     .map(Either::B)
 }
+
+/// The promise of `run(args)` on the runtime, `args` being a call's
+/// arguments once checked; arguments refused: a promise rejected at once,
+/// before anything is read or asked.
+pub(crate) fn checked<'env, A, T, F>(
+    env: &'env Env,
+    args: Result<A, Failure>,
+    run: impl FnOnce(A) -> F,
+) -> napi::Result<Answer<'env, T>>
+where
+    T: ToNapiValue + Send + 'static,
+    F: Future<Output = Result<T, Failure>> + Send + 'static,
+{
+    match args {
+        Ok(args) => later(env, run(args)),
+        Err(failure) => ready(env, Err(failure)),
+    }
+}

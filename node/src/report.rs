@@ -5,10 +5,17 @@
 
 use serde::Serialize;
 use tfdisco_core::serde_json;
+use tfdisco_runs::RunError;
 
 use crate::errors::Failure;
 
 /// The JSON document of `answer`.
 pub(crate) fn json(answer: &impl Serialize) -> Result<String, Failure> {
     serde_json::to_string(answer).map_err(|e| Failure::new("internal", e.to_string()))
+}
+
+/// The JSON document of a lock, mirror or install run's report, or the
+/// `LockError` of its failure.
+pub(crate) fn run_json(result: Result<impl Serialize, RunError>) -> Result<String, Failure> {
+    json(&result.map_err(Failure::lock)?)
 }

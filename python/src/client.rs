@@ -19,7 +19,7 @@
 //! `AsyncClient` (and the stub of `Client.name`).
 //!
 //! The discovery calls (`discover`, `service_url`, `oauth_client`) are a
-//! discovery and a pure function of its `Services` ([`lookups`]): a host in
+//! discovery and a pure function of its `Services`: a host in
 //! the cache is answered at once, without the runtime. The arguments of
 //! `lock`, `mirror` and `mirror_to_oci` and their reports are read and made
 //! in [`crate::lock`], `install`'s in [`crate::install`] (which also takes
@@ -54,28 +54,6 @@ use crate::sources;
 
 /// The transport's client: cache, coalescing and connections.
 type Inner = tfdisco_tokio::Client;
-
-/// What the discovery calls make of a host's services: functions of the
-/// `Services` alone, with no I/O.
-mod lookups {
-    use tfdisco_core::{Error, Services};
-
-    use crate::services::{PyOAuthClient, PyServices};
-
-    pub(super) fn services(services: Services) -> Result<PyServices, Error> {
-        Ok(PyServices(services))
-    }
-
-    pub(super) fn service_url(id: String) -> impl FnOnce(Services) -> Result<String, Error> {
-        move |services| services.service_url(&id).map(String::from)
-    }
-
-    pub(super) fn oauth_client(
-        id: String,
-    ) -> impl FnOnce(Services) -> Result<PyOAuthClient, Error> {
-        move |services| services.oauth_client(&id).map(PyOAuthClient)
-    }
-}
 
 /// One client, shared by every Python thread and coroutine using it.
 struct Shared {
@@ -392,19 +370,23 @@ client_methods! {
         /// (this call then waits for it), or discovered now. Blocks, with the
         /// GIL released.
         fn discover, _discover_async(&self, py, host: HostArg) -> PyServices {
-            self.discovered(py, host.0, lookups::services)
+            self.discovered(py, host.0, |services| Ok(PyServices(services)))
         }
 
         /// The base URL of service `id` (`"modules.v1"`, say) on `host`.
         fn service_url, _service_url_async(&self, py, host: HostArg, id: String) -> String {
-            self.discovered(py, host.0, lookups::service_url(id))
+            self.discovered(py, host.0, move |services| {
+                services.service_url(&id).map(String::from)
+            })
         }
 
         /// The OAuth client that service `id` (`"login.v1"`) of `host` describes.
         fn oauth_client, _oauth_client_async(&self, py, host: HostArg, id: String)
             -> PyOAuthClient
         {
-            self.discovered(py, host.0, lookups::oauth_client(id))
+            self.discovered(py, host.0, move |services| {
+                services.oauth_client(&id).map(PyOAuthClient)
+            })
         }
 
         /// The versions of a provider, from its registry's `providers.v1` API

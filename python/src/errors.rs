@@ -2,6 +2,7 @@
 //! error kind, each carrying the Rust message and the kind's name; and the
 //! CLI configuration's problems as `tfdisco.ConfigWarning` warnings.
 
+use pyo3::call::PyCallArgs;
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use tfdisco_config::Diagnostic;
@@ -18,9 +19,20 @@ pub(crate) fn new_error(
     status: Option<u16>,
 ) -> PyErr {
     static MAKE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let made = MAKE
-        .import(py, "tfdisco._errors", "_make")
-        .and_then(|make| make.call1((kind, message, url, status)));
+    made_by(py, &MAKE, "_make", (kind, message, url, status))
+}
+
+/// The exception `tfdisco._errors.<maker>(*args)` makes (the function
+/// imported once, into `maker_cell`), or what calling it raised.
+pub(crate) fn made_by<'py>(
+    py: Python<'py>,
+    maker_cell: &'static PyOnceLock<Py<PyAny>>,
+    maker: &str,
+    args: impl PyCallArgs<'py>,
+) -> PyErr {
+    let made = maker_cell
+        .import(py, "tfdisco._errors", maker)
+        .and_then(|make| make.call1(args));
     match made {
         Ok(exception) => PyErr::from_value(exception),
         Err(e) => e,

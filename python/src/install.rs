@@ -13,7 +13,6 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Poll};
 
 use pyo3::prelude::*;
-use pyo3::types::PyDict;
 use tfdisco_config::DialectChoice;
 use tfdisco_runs::{
     Cancel, InstallEvent, InstallOptions, InstallReport, InstalledProvider, RunError, install_word,
@@ -21,6 +20,7 @@ use tfdisco_runs::{
 
 use crate::dialect::PyDialectChoice;
 use crate::errors;
+use crate::json;
 use crate::lock::{jobs_arg, lock_error};
 use crate::options::items;
 use crate::record::{quote, record_methods};
@@ -216,10 +216,9 @@ impl Events {
         if self.cancel.is_cancelled() {
             return;
         }
-        let outcome = Python::attach(|py| match event_dict(py, event) {
-            Ok(Some(dict)) => self.callback.call1(py, (dict,)).map(drop),
-            Ok(None) => Ok(()),
-            Err(e) => Err(e),
+        let outcome = Python::attach(|py| {
+            let dict = event_dict(py, event)?;
+            self.callback.call1(py, (dict,)).map(drop)
         });
         if let Err(e) = outcome {
             let mut raised = self.raised.lock().unwrap_or_else(PoisonError::into_inner);
@@ -237,48 +236,10 @@ impl Events {
     }
 }
 
-/// The dict of an event: `{"event": "downloading", "source", "version"}`,
-/// `{"event": "downloaded", …, "bytes"}`, `{"event": "waiting_for_cache",
-/// …, "platform", "lock_file", "waited_seconds"}` (the CLI's `--json`
-/// line); None for an event this version does not know.
-fn event_dict<'py>(
-    py: Python<'py>,
-    event: InstallEvent<'_>,
-) -> PyResult<Option<Bound<'py, PyDict>>> {
-    let dict = PyDict::new(py);
-    match event {
-        InstallEvent::Downloading { source, version } => {
-            dict.set_item("event", "downloading")?;
-            dict.set_item("source", source.to_string())?;
-            dict.set_item("version", version.to_string())?;
-        }
-        InstallEvent::Downloaded {
-            source,
-            version,
-            bytes,
-        } => {
-            dict.set_item("event", "downloaded")?;
-            dict.set_item("source", source.to_string())?;
-            dict.set_item("version", version.to_string())?;
-            dict.set_item("bytes", bytes)?;
-        }
-        InstallEvent::WaitingForCache {
-            source,
-            version,
-            platform,
-            lock_file,
-            waited,
-        } => {
-            dict.set_item("event", "waiting_for_cache")?;
-            dict.set_item("source", source.to_string())?;
-            dict.set_item("version", version.to_string())?;
-            dict.set_item("platform", platform.to_string())?;
-            dict.set_item("lock_file", lock_file.display().to_string())?;
-            dict.set_item("waited_seconds", waited.as_secs_f64())?;
-        }
-        _ => return Ok(None),
-    }
-    Ok(Some(dict))
+/// The dict of an event: the keys and values of its line in `tfdisco
+/// install --json` (the library's serialization of `InstallEvent`).
+fn event_dict<'py>(py: Python<'py>, event: InstallEvent<'_>) -> PyResult<Bound<'py, PyAny>> {
+    json::to_python(py, &json::to_json(&event)?)
 }
 
 /// Calls `AsyncClient.install`'s function when the run's future is gone:

@@ -227,13 +227,12 @@ pub(crate) fn lock_error(py: Python<'_>, error: RunError) -> PyErr {
         _ => Vec::new(),
     };
     static MAKE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
-    let made = MAKE
-        .import(py, "tfdisco._errors", "_make_lock")
-        .and_then(|make| make.call1((message, kind, exit_code, failures)));
-    match made {
-        Ok(exception) => PyErr::from_value(exception),
-        Err(e) => e,
-    }
+    errors::made_by(
+        py,
+        &MAKE,
+        "_make_lock",
+        (message, kind, exit_code, failures),
+    )
 }
 
 /// The `MirrorOptions` of a mirror call; raises before anything is read.

@@ -9,6 +9,8 @@ use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use tfdisco_config::{MirrorError, hash_package_file};
 
+use crate::errors;
+
 /// The lock file hashes of a provider package (a zip file) on disk: the
 /// tuple `(h1, zh)`, as `.terraform.lock.hcl` records them.
 ///
@@ -43,13 +45,7 @@ fn package_error(py: Python<'_>, error: MirrorError) -> PyErr {
         MirrorError::Package { error: refused, .. } => {
             static MAKE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
             let message = format!("{shown}: {refused}");
-            let made = MAKE
-                .import(py, "tfdisco._errors", "_make_package")
-                .and_then(|make| make.call1((message, refused.kind())));
-            match made {
-                Ok(exception) => PyErr::from_value(exception),
-                Err(e) => e,
-            }
+            errors::made_by(py, &MAKE, "_make_package", (message, refused.kind()))
         }
         MirrorError::Read { path, source } | MirrorError::Search { path, source } => {
             match source.raw_os_error() {

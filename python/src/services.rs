@@ -6,6 +6,7 @@ use pyo3::prelude::*;
 use pyo3::pybacked::PyBackedStr;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyFrozenSet, PyList, PyString, PyTuple};
+use tfdisco_core::serde_json::value::RawValue;
 use tfdisco_core::url::Url;
 use tfdisco_core::{OAuthClient, Resolved, Services};
 
@@ -89,11 +90,7 @@ record_methods! {
         id: &Bound<'py, PyAny>,
         default: Option<Bound<'py, PyAny>>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let value = match id.extract::<PyBackedStr>() {
-            Ok(id) => self.0.get(&id),
-            Err(_) => None,
-        };
-        match value {
+        match self.entry(id) {
             Some(raw) => json::to_python(py, raw.get()),
             None => Ok(default.unwrap_or_else(|| py.None().into_bound(py))),
         }
@@ -104,19 +101,14 @@ record_methods! {
         py: Python<'py>,
         id: &Bound<'py, PyAny>,
     ) -> PyResult<Bound<'py, PyAny>> {
-        let value = match id.extract::<PyBackedStr>() {
-            Ok(text) => self.0.get(&text),
-            Err(_) => None,
-        };
-        match value {
+        match self.entry(id) {
             Some(raw) => json::to_python(py, raw.get()),
             None => Err(PyKeyError::new_err(id.clone().unbind())),
         }
     }
 
     fn __contains__(&self, id: &Bound<'_, PyAny>) -> bool {
-        id.extract::<PyBackedStr>()
-            .is_ok_and(|id| self.0.get(&id).is_some())
+        self.entry(id).is_some()
     }
 
     fn __len__(&self) -> usize {
@@ -178,6 +170,13 @@ record_methods! {
 }
 
 impl PyServices {
+    /// The document's entry for the key `id`: none for a key that is no
+    /// `str`, as for a `str` the document does not list.
+    fn entry(&self, id: &Bound<'_, PyAny>) -> Option<&RawValue> {
+        let id = id.extract::<PyBackedStr>().ok()?;
+        self.0.get(&id)
+    }
+
     fn ids<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
         PyList::new(py, self.0.iter().map(|(id, _)| id))
     }

@@ -306,33 +306,12 @@ class ConfigWarning(UserWarning):
     client."""
 
 
+#: The class of each kind :func:`_make` makes: every class above but those
+#: with a maker of their own (:func:`_make_lock`, :func:`_make_package`).
 _BY_KIND: Dict[str, Type[Error]] = {
-    cls.kind: cls
-    for cls in (
-        InvalidHostname,
-        InvalidServiceId,
-        ServiceNotProvided,
-        VersionNotSupported,
-        InvalidServiceUrl,
-        InvalidOAuthClient,
-        TlsError,
-        NetworkError,
-        Timeout,
-        StatusError,
-        ContentTypeError,
-        ContentEncodingError,
-        TooLarge,
-        JsonError,
-        RedirectError,
-        InvalidSource,
-        InvalidArgument,
-        LocalFileError,
-        NotFound,
-        InvalidResponse,
-        InvalidOption,
-        CredentialsError,
-    )
+    cls.kind: cls for cls in Error.__subclasses__() if cls not in (LockError, InvalidPackage)
 }
+
 
 def _make(
     kind: str, message: str, url: Optional[str], status: Optional[int]
