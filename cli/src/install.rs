@@ -5,12 +5,13 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use clap::{Args, ValueEnum};
-use tfdisco_core::ProviderSource;
 use tfdisco_runs::{BlockingRuns, Cancel, InstallEvent, InstallOptions, InstallReport};
 
 use crate::failure::{Failure, json_text};
 use crate::interrupt;
-use crate::lock::{RunOpts, finish};
+use crate::lock::{
+    RunOpts, finish, key_id_suffix, lock_file_line, provider_args, warn_unopened_cache,
+};
 use crate::net;
 use crate::setup;
 
@@ -78,20 +79,10 @@ pub(crate) fn run(opts: &InstallOpts) -> Result<u8, Failure> {
     let cancel = Cancel::new();
     interrupt::cancel_on_interrupt(cancel.clone());
     options = options.cancel_on(cancel);
-    for given in &opts.providers {
-        options = options.provider(ProviderSource::parse_argument(
-            given,
-            opts.run.net.dialect(),
-        )?);
+    for source in provider_args(&opts.providers, opts.run.net.dialect())? {
+        options = options.provider(source);
     }
-    if let Some(dir) = options.plugin_cache().dir()
-        && !dir.is_dir()
-    {
-        eprintln!(
-            "tfdisco: warning: the plugin cache folder {} cannot be opened: installing without it",
-            dir.display()
-        );
-    }
+    warn_unopened_cache(options.plugin_cache().dir(), "installing");
     let result = client.install(&opts.chdir, &options);
     finish(result, opts.json, "install", human)
 }
@@ -144,10 +135,7 @@ fn human(report: &InstallReport) -> String {
                 provider.from,
                 provider.bytes,
                 provider.trust,
-                provider
-                    .key_id
-                    .as_ref()
-                    .map_or(String::new(), |id| format!(", key ID {id}"))
+                key_id_suffix(provider.key_id.as_deref())
             ),
         };
         out.push_str(&format!(
@@ -155,10 +143,6 @@ fn human(report: &InstallReport) -> String {
             provider.source, provider.version, report.platform
         ));
     }
-    if report.changed {
-        out.push_str(&format!("\nUpdated {}.\n", report.path.display()));
-    } else {
-        out.push_str(&format!("\n{} needs no changes.\n", report.path.display()));
-    }
+    out.push_str(&lock_file_line(report.changed, &report.path));
     out
 }

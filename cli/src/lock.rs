@@ -1,11 +1,11 @@
 //! `tfdisco lock`: `terraform providers lock` without Terraform.
 
 use std::num::NonZeroUsize;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use clap::Args;
 use serde::Serialize;
-use tfdisco_core::{Platform, ProviderSource};
+use tfdisco_core::{Dialect, Error, Platform, ProviderSource};
 use tfdisco_runs::{BlockingRuns, LockOptions, LockReport, RunError};
 
 use crate::exit;
@@ -79,20 +79,15 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
     let choice = opts.run.net.dialect_choice_in(&opts.chdir).clone();
     let mut options = LockOptions::new()
         .jobs(opts.run.jobs)
-        .dialect_choice(choice);
-    for given in &opts.platforms {
-        options = options.platform(Platform::parse(given)?);
-    }
-    options = options.mirrors(
-        opts.net_mirror.as_deref(),
-        opts.fs_mirror.clone(),
-        opts.oci_mirror.as_deref(),
-    )?;
-    for given in &opts.providers {
-        options = options.provider(ProviderSource::parse_argument(
-            given,
-            opts.run.net.dialect(),
-        )?);
+        .dialect_choice(choice)
+        .platforms_from(platform_args(&opts.platforms)?)
+        .mirrors(
+            opts.net_mirror.as_deref(),
+            opts.fs_mirror.clone(),
+            opts.oci_mirror.as_deref(),
+        )?;
+    for source in provider_args(&opts.providers, opts.run.net.dialect())? {
+        options = options.provider(source);
     }
     let setup = setup::load(&opts.run.net.client_options()?)?;
     let client = net::client_with(opts.run.net.transport, &setup, |b| b)?;
@@ -101,14 +96,10 @@ pub(crate) fn run(opts: &LockOpts) -> Result<u8, Failure> {
         if let Some(dir) = &opts.plugin_cache {
             options = options.plugin_cache_dir(dir);
         }
-        if let Some(dir) = options.plugin_cache().as_ref().and_then(|c| c.dir())
-            && !dir.is_dir()
-        {
-            eprintln!(
-                "tfdisco: warning: the plugin cache folder {} cannot be opened: locking without it",
-                dir.display()
-            );
-        }
+        warn_unopened_cache(
+            options.plugin_cache().as_ref().and_then(|c| c.dir()),
+            "locking",
+        );
     }
     let result = client.lock(&opts.chdir, &options);
     finish(result, opts.json, "lock", human)
@@ -123,6 +114,51 @@ pub(crate) struct RunOpts {
     pub(crate) jobs: NonZeroUsize,
     #[command(flatten)]
     pub(crate) net: NetOpts,
+}
+
+/// The `--platform` arguments of a run, in their order.
+pub(crate) fn platform_args(given: &[String]) -> Result<Vec<Platform>, Error> {
+    given.iter().map(|given| Platform::parse(given)).collect()
+}
+
+/// The provider arguments of a run, in their order, read as `dialect`
+/// reads a provider source given on its command line.
+pub(crate) fn provider_args(
+    given: &[String],
+    dialect: Dialect,
+) -> Result<Vec<ProviderSource>, Error> {
+    given
+        .iter()
+        .map(|given| ProviderSource::parse_argument(given, dialect))
+        .collect()
+}
+
+/// The warning for a plugin cache folder that is not there: the run goes
+/// on without the cache (`doing` says which run: `installing`, `locking`).
+pub(crate) fn warn_unopened_cache(dir: Option<&Path>, doing: &str) {
+    if let Some(dir) = dir
+        && !dir.is_dir()
+    {
+        eprintln!(
+            "tfdisco: warning: the plugin cache folder {} cannot be opened: {doing} without it",
+            dir.display()
+        );
+    }
+}
+
+/// A key's id as the human lines add it to a trust word (`, key ID ID`);
+/// nothing without one.
+pub(crate) fn key_id_suffix(key_id: Option<&str>) -> String {
+    key_id.map_or(String::new(), |id| format!(", key ID {id}"))
+}
+
+/// The last line of a run that writes the lock file at `path`.
+pub(crate) fn lock_file_line(changed: bool, path: &Path) -> String {
+    if changed {
+        format!("\nUpdated {}.\n", path.display())
+    } else {
+        format!("\n{} needs no changes.\n", path.display())
+    }
 }
 
 /// `--jobs N`, read by the rule every front end shares.
@@ -173,10 +209,7 @@ fn human(report: &LockReport) -> String {
             provider.version,
             platforms.join(", "),
             provider.trust,
-            provider
-                .key_id
-                .as_ref()
-                .map_or(String::new(), |id| format!(", key ID {id}")),
+            key_id_suffix(provider.key_id.as_deref()),
             match provider.hashes_added.len() {
                 0 => "no new hashes".to_owned(),
                 1 => "1 hash added".to_owned(),
@@ -184,10 +217,6 @@ fn human(report: &LockReport) -> String {
             }
         ));
     }
-    if report.changed {
-        out.push_str(&format!("\nUpdated {}.\n", report.path.display()));
-    } else {
-        out.push_str(&format!("\n{} needs no changes.\n", report.path.display()));
-    }
+    out.push_str(&lock_file_line(report.changed, &report.path));
     out
 }

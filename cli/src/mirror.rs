@@ -3,13 +3,13 @@
 use std::path::PathBuf;
 
 use clap::Args;
-use tfdisco_core::{Error, Platform, ProviderSource, Version};
+use tfdisco_core::{Error, ProviderSource, Version};
 use tfdisco_runs::Trust;
 use tfdisco_runs::tfdisco_provider::oci_mirror::OciMirrorTemplate;
 use tfdisco_runs::{BlockingRuns, MirrorOptions, MirrorReport, OciMirrorReport};
 
 use crate::failure::Failure;
-use crate::lock::{RunOpts, finish};
+use crate::lock::{RunOpts, finish, platform_args};
 use crate::net;
 
 /// `tfdisco mirror …`
@@ -55,13 +55,11 @@ pub(crate) struct MirrorOpts {
 
 pub(crate) fn run(opts: &MirrorOpts) -> Result<u8, Failure> {
     let choice = opts.run.net.dialect_choice_in(&opts.chdir).clone();
-    let mut options = MirrorOptions::new()
+    let options = MirrorOptions::new()
         .jobs(opts.run.jobs)
         .lock_file(opts.lock_file)
-        .dialect_choice(choice);
-    for given in &opts.platforms {
-        options = options.platform(Platform::parse(given)?);
-    }
+        .dialect_choice(choice)
+        .platforms_from(platform_args(&opts.platforms)?);
     let client = net::client(&opts.run.net)?;
     let folder = match (&opts.folder, &opts.to_oci) {
         (_, Some(template)) => {
