@@ -93,3 +93,18 @@ pub(crate) fn record(
         .cloned()
         .collect())
 }
+
+/// Writes `lock_file` to `path` (atomically) when its bytes `changed`; an
+/// unchanged file is left as it is.
+pub(crate) fn write_if_changed(
+    lock_file: &LockFile,
+    path: &Path,
+    changed: bool,
+) -> Result<(), RunError> {
+    if changed {
+        lock_file
+            .write_atomically(path)
+            .map_err(RunError::LockFile)?;
+    }
+    Ok(())
+}

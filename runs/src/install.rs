@@ -26,7 +26,7 @@ use tfdisco_provider::{LocalPackages, SignatureCheck};
 
 use crate::On;
 use crate::RunError;
-use crate::inputs::{Inputs, record};
+use crate::inputs::{Inputs, record, write_if_changed};
 use crate::plan_jobs::{JobFuture, Jobs};
 
 pub(crate) use installer::Installer;
@@ -161,11 +161,7 @@ impl InstallRun {
         for lock in &locks {
             self.place(lock)?;
         }
-        if changed {
-            self.lock_file
-                .write_atomically(&self.path)
-                .map_err(RunError::LockFile)?;
-        }
+        write_if_changed(&self.lock_file, &self.path, changed)?;
         Ok(InstallReport {
             path: self.path,
             changed,

@@ -21,7 +21,7 @@ use tfdisco_provider::plan::{CacheRules, Origin, ProviderLock, ProviderPlan, Req
 
 use crate::Cancel;
 use crate::On;
-use crate::inputs::{Inputs, record};
+use crate::inputs::{Inputs, record, write_if_changed};
 use crate::install::Installer;
 use crate::plan_jobs::{Archives, JobFuture, Jobs, run_plan_into};
 
@@ -185,11 +185,7 @@ impl LockRun {
             providers.push(self.record(lock)?);
         }
         let changed = self.before.as_deref() != Some(&self.lock_file.to_bytes()[..]);
-        if changed {
-            self.lock_file
-                .write_atomically(&self.path)
-                .map_err(RunError::LockFile)?;
-        }
+        write_if_changed(&self.lock_file, &self.path, changed)?;
         Ok(LockReport {
             path: self.path,
             changed,
