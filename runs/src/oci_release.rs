@@ -130,10 +130,10 @@ impl ReleaseFiles {
     }
 }
 
-impl PushedRelease {
-    /// The release's fields of a report: `"repository", "tag", "index",
-    /// "packages": [{"platform", "digest"}], "blobs_sent", "blobs_mounted"`.
-    pub(crate) fn write<M: SerializeStruct>(&self, map: &mut M) -> Result<(), M::Error> {
+/// `{"repository", "tag", "index", "packages": [{"platform", "digest"}],
+/// "blobs_sent", "blobs_mounted"}`.
+impl Serialize for PushedRelease {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         #[derive(Serialize)]
         struct Package<'a> {
             platform: String,
@@ -147,21 +147,13 @@ impl PushedRelease {
                 digest,
             })
             .collect();
+        let mut map = serializer.serialize_struct("PushedRelease", 6)?;
         map.serialize_field("repository", &self.address.to_string())?;
         map.serialize_field("tag", &self.tag)?;
         map.serialize_field("index", &self.index)?;
         map.serialize_field("packages", &packages)?;
         map.serialize_field("blobs_sent", &self.blobs_sent)?;
-        map.serialize_field("blobs_mounted", &self.blobs_mounted)
-    }
-}
-
-/// `{"repository", "tag", "index", "packages": [{"platform", "digest"}],
-/// "blobs_sent", "blobs_mounted"}`.
-impl Serialize for PushedRelease {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_struct("PushedRelease", 6)?;
-        self.write(&mut map)?;
+        map.serialize_field("blobs_mounted", &self.blobs_mounted)?;
         map.end()
     }
 }

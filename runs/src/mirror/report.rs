@@ -9,7 +9,7 @@ use tfdisco_config::DialectChoice;
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
 
-use crate::report_text::Words;
+use crate::report_text::{Words, text, trust_label};
 
 /// What a mirror run did.
 #[derive(Clone, Debug)]
@@ -30,22 +30,27 @@ pub struct MirrorReport {
     pub dialect: DialectChoice,
 }
 
-/// One provider of a [`MirrorReport`].
-#[derive(Clone, Debug)]
+/// One provider of a [`MirrorReport`]: `{"source", "version",
+/// "constraints", "locked", "trust", "key_id", "archives"}`.
+#[derive(Clone, Debug, Serialize)]
 pub struct MirroredProvider {
     /// The provider.
+    #[serde(serialize_with = "text")]
     pub source: ProviderSource,
     /// The version mirrored.
+    #[serde(serialize_with = "text")]
     pub version: Version,
     /// Its constraints as the lock file writes them (empty: none).
     pub constraints: String,
     /// True when the lock file decided the version.
     pub locked: bool,
     /// How the key that signed its checksums is trusted.
+    #[serde(serialize_with = "trust_label")]
     pub trust: Trust,
     /// That key's id (none when OpenTofu skipped the signature).
     pub key_id: Option<String>,
     /// The archives written, one per platform.
+    #[serde(serialize_with = "path_texts")]
     pub archives: Vec<PathBuf>,
 }
 
@@ -79,45 +84,11 @@ impl Serialize for MirrorReport {
     }
 }
 
-impl Serialize for MirroredProvider {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_struct("MirroredProvider", 7)?;
-        Selected {
-            source: &self.source,
-            version: &self.version,
-            constraints: &self.constraints,
-            locked: self.locked,
-            trust: self.trust,
-            key_id: &self.key_id,
-        }
-        .write(&mut map)?;
-        map.serialize_field("archives", &paths(&self.archives))?;
-        map.end()
-    }
-}
-
-/// What either mirror report says first of a provider: `"source",
-/// "version", "constraints", "locked", "trust", "key_id"`.
-pub(super) struct Selected<'a> {
-    pub(super) source: &'a ProviderSource,
-    pub(super) version: &'a Version,
-    pub(super) constraints: &'a str,
-    pub(super) locked: bool,
-    pub(super) trust: Trust,
-    pub(super) key_id: &'a Option<String>,
-}
-
-impl Selected<'_> {
-    pub(super) fn write<M: SerializeStruct>(&self, map: &mut M) -> Result<(), M::Error> {
-        map.serialize_field("source", &self.source.to_string())?;
-        map.serialize_field("version", &self.version.to_string())?;
-        map.serialize_field("constraints", self.constraints)?;
-        map.serialize_field("locked", &self.locked)?;
-        map.serialize_field("trust", self.trust.label())?;
-        map.serialize_field("key_id", self.key_id)
-    }
-}
-
 fn paths(paths: &[PathBuf]) -> Vec<String> {
     paths.iter().map(|p| p.display().to_string()).collect()
+}
+
+/// [`paths`], for `#[serde(serialize_with)]`.
+fn path_texts<S: Serializer>(list: &[PathBuf], serializer: S) -> Result<S::Ok, S::Error> {
+    paths(list).serialize(serializer)
 }

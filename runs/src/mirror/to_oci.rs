@@ -10,18 +10,16 @@ use std::path::Path;
 use std::time::SystemTime;
 
 use serde::Serialize;
-use serde::ser::{SerializeStruct, Serializer};
 use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_oci::{Digest, RepositoryAddress};
 use tfdisco_provider::Trust;
 use tfdisco_provider::oci_mirror::OciMirrorTemplate;
 use tfdisco_provider::plan::{LockFailure, LockProblem, ProviderLock, ProviderPlan};
 
-use super::report::Selected;
 use super::{MirrorOptions, MirrorRun};
 use crate::On;
 use crate::plan_jobs::{Archives, Jobs, run_plan_into};
-use crate::report_text::words;
+use crate::report_text::{text, trust_label, words};
 use crate::{BlobSource, PushedRelease, RunError, Transport};
 
 /// What a mirror run into OCI repositories did: `{"template", "platforms",
@@ -39,23 +37,31 @@ pub struct OciMirrorReport {
     pub providers: Vec<OciMirroredProvider>,
 }
 
-/// One provider of an [`OciMirrorReport`].
-#[derive(Clone, Debug)]
+/// One provider of an [`OciMirrorReport`]: a [`MirroredProvider`]'s
+/// members but the archives (`"source"` to `"key_id"`), then its
+/// release's.
+///
+/// [`MirroredProvider`]: crate::MirroredProvider
+#[derive(Clone, Debug, Serialize)]
 pub struct OciMirroredProvider {
     /// The provider.
+    #[serde(serialize_with = "text")]
     pub source: ProviderSource,
     /// The version mirrored.
+    #[serde(serialize_with = "text")]
     pub version: Version,
     /// Its constraints as the lock file writes them (empty: none).
     pub constraints: String,
     /// True when the lock file decided the version.
     pub locked: bool,
     /// How the key that signed its checksums is trusted.
+    #[serde(serialize_with = "trust_label")]
     pub trust: Trust,
     /// That key's id (none when OpenTofu skipped the signature).
     pub key_id: Option<String>,
     /// What was pushed: the repository, the tag, the index's digest, each
     /// platform's zip digest and how many blobs were sent.
+    #[serde(flatten)]
     pub release: PushedRelease,
 }
 
@@ -193,23 +199,6 @@ pub(crate) async fn stage(
     let staged = Archives::Staged(&pushes.run.folder);
     run_plan_into(jobs, &mut plan, options.jobs, staged).await;
     Ok((pushes, plan))
-}
-
-impl Serialize for OciMirroredProvider {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_struct("OciMirroredProvider", 11)?;
-        Selected {
-            source: &self.source,
-            version: &self.version,
-            constraints: &self.constraints,
-            locked: self.locked,
-            trust: self.trust,
-            key_id: &self.key_id,
-        }
-        .write(&mut map)?;
-        self.release.write(&mut map)?;
-        map.end()
-    }
 }
 
 #[cfg(test)]
