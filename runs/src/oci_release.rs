@@ -5,7 +5,7 @@
 //! release.
 
 use serde::Serialize;
-use serde::ser::{SerializeStruct, Serializer};
+use serde::Serializer;
 use std::path::PathBuf;
 use tfdisco_core::bytes::Bytes;
 
@@ -15,20 +15,24 @@ use tfdisco_provider::oci_mirror::{EMPTY_CONFIG, package_manifest, release_index
 use tfdisco_provider::package_file_platform;
 
 use crate::On;
+use crate::report_text::text;
 use crate::{BlobSource, PushedBlob, Transport};
 use tfdisco_transport::check_mount;
 
-/// What pushing a release did.
-#[derive(Clone, Debug, PartialEq, Eq)]
+/// What pushing a release did: `{"repository", "tag", "index",
+/// "packages": [{"platform", "digest"}], "blobs_sent", "blobs_mounted"}`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 #[non_exhaustive]
 pub struct PushedRelease {
     /// The repository.
+    #[serde(rename = "repository", serialize_with = "text")]
     pub address: RepositoryAddress,
     /// The tag written (the version, `+` as `_`).
     pub tag: String,
     /// The index's digest.
     pub index: Digest,
     /// Each platform's zip digest, in the order given.
+    #[serde(serialize_with = "platform_digests")]
     pub packages: Vec<(Platform, Digest)>,
     /// How many blobs were sent (the others the repository had, or
     /// mounted).
@@ -130,32 +134,21 @@ impl ReleaseFiles {
     }
 }
 
-/// `{"repository", "tag", "index", "packages": [{"platform", "digest"}],
-/// "blobs_sent", "blobs_mounted"}`.
-impl Serialize for PushedRelease {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        #[derive(Serialize)]
-        struct Package<'a> {
-            platform: String,
-            digest: &'a Digest,
-        }
-        let packages: Vec<Package<'_>> = self
-            .packages
-            .iter()
-            .map(|(platform, digest)| Package {
-                platform: platform.to_string(),
-                digest,
-            })
-            .collect();
-        let mut map = serializer.serialize_struct("PushedRelease", 6)?;
-        map.serialize_field("repository", &self.address.to_string())?;
-        map.serialize_field("tag", &self.tag)?;
-        map.serialize_field("index", &self.index)?;
-        map.serialize_field("packages", &packages)?;
-        map.serialize_field("blobs_sent", &self.blobs_sent)?;
-        map.serialize_field("blobs_mounted", &self.blobs_mounted)?;
-        map.end()
+/// A release's packages, for `#[serde(serialize_with)]`: `[{"platform",
+/// "digest"}]`.
+fn platform_digests<S: Serializer>(
+    packages: &[(Platform, Digest)],
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct Package<'a> {
+        platform: String,
+        digest: &'a Digest,
     }
+    serializer.collect_seq(packages.iter().map(|(platform, digest)| Package {
+        platform: platform.to_string(),
+        digest,
+    }))
 }
 
 impl<T: Transport> On<'_, T> {
