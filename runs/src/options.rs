@@ -249,28 +249,14 @@ impl ClientSetup {
         };
         builder = builder
             .dialect(options.dialect)
-            .system_roots(options.system_roots);
-        if let Some(timeout) = options.timeout {
-            builder = builder.timeout(timeout);
-        }
-        if let Some(retries) = options.retries {
-            builder = builder.retries(retries);
-        }
-        if let Some(max) = options.max_redirects {
-            builder = builder.max_redirects(max);
-        }
-        if let Some(bytes) = options.body_limit {
-            builder = builder.body_limit(bytes);
-        }
-        if let Some(retries) = options.registry_retries {
-            builder = builder.registry_retries(retries);
-        }
-        if let Some(timeout) = options.registry_timeout {
-            builder = builder.registry_timeout(timeout);
-        }
-        if let Some(version) = &options.cli_version {
-            builder = builder.cli_version(version);
-        }
+            .system_roots(options.system_roots)
+            .given(options.timeout, ClientBuilder::timeout)
+            .given(options.retries, ClientBuilder::retries)
+            .given(options.max_redirects, ClientBuilder::max_redirects)
+            .given(options.body_limit, ClientBuilder::body_limit)
+            .given(options.registry_retries, ClientBuilder::registry_retries)
+            .given(options.registry_timeout, ClientBuilder::registry_timeout)
+            .given(options.cli_version.as_deref(), ClientBuilder::cli_version);
         for file in &options.ca_files {
             builder = builder.add_root_certificate_file(file);
         }
@@ -280,12 +266,23 @@ impl ClientSetup {
         for (host, addr) in &options.resolve {
             builder = builder.resolve(host, *addr);
         }
-        if let Some(agent) = &options.user_agent {
-            builder = builder.user_agent(agent);
-        }
-        builder
+        builder.given(options.user_agent.as_deref(), ClientBuilder::user_agent)
     }
 }
+
+/// The options of [`ClientOptions`] that apply only when given.
+trait Given: Sized {
+    /// `self` with the option `set` sets, when a value was given; as it
+    /// was otherwise (the builder's default then stands).
+    fn given<V>(self, value: Option<V>, set: impl FnOnce(Self, V) -> Self) -> Self {
+        match value {
+            Some(value) => set(self, value),
+            None => self,
+        }
+    }
+}
+
+impl<C> Given for ClientBuilder<C> {}
 
 /// Where a client's tokens come from ([`ClientSetup::credentials_lookup`]).
 #[derive(Clone, Debug)]
