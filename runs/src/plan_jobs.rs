@@ -13,7 +13,7 @@ use std::pin::Pin;
 use std::sync::{Condvar, Mutex, PoisonError};
 use std::task::Poll;
 
-use tfdisco_config::{MirrorError, MirrorFolder, hash_local_package};
+use tfdisco_config::{MirrorError, MirrorFolder, StagedArchive, hash_local_package};
 use tfdisco_core::url::Url;
 use tfdisco_core::{Contents, Error, Hostname, Platform, ProviderSource, Sink, Version};
 use tfdisco_oci::{Descriptor, RepositoryAddress};
@@ -207,19 +207,11 @@ impl<T: Transport> On<'_, T> {
         job: ArchiveJob,
         archives: Archives<'_>,
     ) -> Result<JobOutput, Error> {
-        let ArchiveJob {
-            at,
-            source,
-            version,
-            platform,
-        } = job;
         match archives {
-            Archives::Hashed => self.fetch_archive(at, ArchiveSink::new()).await,
+            Archives::Hashed => self.fetch_archive(job.at, ArchiveSink::new()).await,
             Archives::Staged(folder) => {
-                let sink = folder.stage(&source, &version, &platform).map_err(|e| {
-                    Error::local_file(&folder.staging_path(&source, &version, &platform), e)
-                })?;
-                self.fetch_archive(at, sink).await
+                let sink = job.stage_in(folder)?;
+                self.fetch_archive(job.at, sink).await
             }
         }
         .map(JobOutput::Archive)
@@ -293,6 +285,14 @@ impl ArchiveJob {
             version,
             platform,
         })
+    }
+
+    /// The staging file of its archive in the mirror folder `folder`.
+    fn stage_in(&self, folder: &MirrorFolder) -> Result<StagedArchive, Error> {
+        let (source, version, platform) = (&self.source, &self.version, &self.platform);
+        folder
+            .stage(source, version, platform)
+            .map_err(|e| Error::local_file(&folder.staging_path(source, version, platform), e))
     }
 }
 
