@@ -5,7 +5,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tfdisco_config::{Configuration, LOCK_FILE_NAME, LockFile, LockedProvider};
+use tfdisco_config::{Configuration, DialectChoice, LOCK_FILE_NAME, LockFile, LockedProvider};
 use tfdisco_core::{Dialect, ProviderSource};
 use tfdisco_provider::plan::{ProviderLock, Required, Requirement, requirements};
 
@@ -107,4 +107,12 @@ pub(crate) fn write_if_changed(
             .map_err(RunError::LockFile)?;
     }
     Ok(())
+}
+
+/// What chose a run's dialect, for its report: what its options say, else
+/// that the client was given it (CFG-14).
+pub(crate) fn dialect_choice(given: Option<&DialectChoice>, dialect: Dialect) -> DialectChoice {
+    given
+        .cloned()
+        .unwrap_or_else(|| DialectChoice::given(dialect))
 }

@@ -26,7 +26,7 @@ use tfdisco_provider::{LocalPackages, SignatureCheck};
 
 use crate::On;
 use crate::RunError;
-use crate::inputs::{Inputs, record, write_if_changed};
+use crate::inputs::{Inputs, dialect_choice, record, write_if_changed};
 use crate::plan_jobs::{JobFuture, Jobs};
 
 pub(crate) use installer::Installer;
@@ -129,10 +129,7 @@ impl InstallRun {
                 from,
                 required,
                 warnings,
-                dialect: options
-                    .dialect_choice
-                    .clone()
-                    .unwrap_or_else(|| DialectChoice::given(dialect)),
+                dialect: dialect_choice(options.dialect_choice.as_ref(), dialect),
             },
             plan,
         ))

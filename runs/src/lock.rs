@@ -21,7 +21,7 @@ use tfdisco_provider::plan::{CacheRules, Origin, ProviderLock, ProviderPlan, Req
 
 use crate::Cancel;
 use crate::On;
-use crate::inputs::{Inputs, record, write_if_changed};
+use crate::inputs::{Inputs, dialect_choice, record, write_if_changed};
 use crate::install::Installer;
 use crate::plan_jobs::{Archives, JobFuture, Jobs, run_plan_into};
 
@@ -161,10 +161,7 @@ impl LockRun {
                 lock_file,
                 before,
                 platforms,
-                dialect: options
-                    .dialect_choice
-                    .clone()
-                    .unwrap_or_else(|| DialectChoice::given(dialect)),
+                dialect: dialect_choice(options.dialect_choice.as_ref(), dialect),
                 cached,
             },
             plan,

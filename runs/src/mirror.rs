@@ -17,7 +17,7 @@ use tfdisco_provider::mirror_folder;
 use tfdisco_provider::plan::{ProviderLock, ProviderPlan};
 
 use crate::RunError;
-use crate::inputs::Inputs;
+use crate::inputs::{Inputs, dialect_choice};
 use crate::lock::platforms_or_current;
 use crate::plan_jobs::{Archives, Jobs, run_plan_into};
 
@@ -53,16 +53,12 @@ impl MirrorRun {
         options: &MirrorOptions,
         now: SystemTime,
     ) -> Result<(MirrorRun, ProviderPlan), RunError> {
-        let Inputs {
-            lock_file,
-            requirements,
-            ..
-        } = Inputs::read(dir, dialect, &[])?;
+        let inputs = Inputs::read(dir, dialect, &[])?;
         let (requirements, locked) = mirror_folder::mirrored_versions(
-            requirements,
+            inputs.requirements,
             dialect,
             options.lock_file,
-            lock_file.providers().len() > 0,
+            inputs.lock_file.providers().len() > 0,
         )
         .map_err(|e| RunError::Usage(e.to_string()))?;
         let platforms = platforms_or_current(&options.platforms);
@@ -74,10 +70,7 @@ impl MirrorRun {
                 folder: MirrorFolder::new(folder),
                 platforms,
                 dialect,
-                choice: options
-                    .dialect_choice
-                    .clone()
-                    .unwrap_or_else(|| DialectChoice::given(dialect)),
+                choice: dialect_choice(options.dialect_choice.as_ref(), dialect),
                 sources,
                 locked,
             },
