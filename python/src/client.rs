@@ -613,7 +613,7 @@ client_methods! {
             let client = self.inner();
             Call::run(async move {
                 let result = client.lock(&dir, &options).await;
-                Python::attach(|py| lock::report(py, result))
+                Python::attach(|py| lock::run_report(py, result, PyLockReport))
             })
         }
 
@@ -649,7 +649,7 @@ client_methods! {
             let client = self.inner();
             Call::run(async move {
                 let result = client.mirror(&dir, &folder, &options).await;
-                Python::attach(|py| lock::mirror_report(py, result))
+                Python::attach(|py| lock::run_report(py, result, PyMirrorReport))
             })
         }
 
@@ -706,7 +706,7 @@ client_methods! {
             let client = self.inner();
             Call::run(async move {
                 let result = client.mirror_to_oci(&dir, &template, &options).await;
-                Python::attach(|py| lock::oci_mirror_report(py, result))
+                Python::attach(|py| lock::run_report(py, result, PyOciMirrorReport))
             })
         }
 
