@@ -580,20 +580,7 @@ export interface PushedRelease {
  * selected, as {@link MirroredProvider} says it, and the release pushed to
  * the repository the template names.
  */
-export interface OciMirroredProvider extends PushedRelease {
-  /** The provider's full address. */
-  source: string;
-  /** The version mirrored. */
-  version: string;
-  /** Its constraints as the lock file writes them; empty for none. */
-  constraints: string;
-  /** True when the lock file decided the version. */
-  locked: boolean;
-  /** How the signing key is trusted, in the CLI's words. */
-  trust: string;
-  /** That key's id, or null when OpenTofu skipped the signature. */
-  keyId: string | null;
-}
+export interface OciMirroredProvider extends PushedRelease, Omit<MirroredProvider, 'archives'> {}
 
 /** {@link Client.mirrorToOci}: `tfdisco mirror --to-oci TEMPLATE --json`. */
 export interface OciMirrorReport {

@@ -1,25 +1,21 @@
 //! The answers of the four registry calls: `ProviderVersions` (of
 //! `ProviderVersion`s), `ProviderPackage` (with `SigningKey`s),
 //! `ModuleVersions` and `ModuleLocation`, each a frozen record of the
-//! core's type ([`record_methods!`]).
+//! core's type ([`record_class!`]).
 
 use tfdisco_core::{
     ModuleLocation, ModuleVersions, ProviderPackage, ProviderVersion, ProviderVersions, SigningKey,
 };
 
-use crate::record::record_methods;
+use crate::record::record_class;
 use crate::sources::{PyModuleSource, PyPlatform, PyProviderSource};
 
 // --- Provider answers -----------------------------------------------------------
 
-/// The versions of a provider, as its registry lists them
-/// (`Client.provider_versions`).
-#[pyo3::pyclass(frozen, eq, module = "tfdisco", name = "ProviderVersions")]
-#[derive(PartialEq)]
-pub(crate) struct PyProviderVersions(pub(crate) ProviderVersions);
-
-record_methods! {
-    PyProviderVersions as "ProviderVersions" {
+record_class! {
+    /// The versions of a provider, as its registry lists them
+    /// (`Client.provider_versions`).
+    PyProviderVersions(ProviderVersions) as "ProviderVersions", eq {
         /// The provider asked about (a `ProviderSource`).
         source => |v| PyProviderSource(v.source.clone()),
         /// The URL the versions were read from, after redirects.
@@ -39,13 +35,9 @@ record_methods! {
     }
 }
 
-/// One version of a provider, as its registry lists it.
-#[pyo3::pyclass(frozen, eq, module = "tfdisco", name = "ProviderVersion")]
-#[derive(PartialEq)]
-pub(crate) struct PyProviderVersion(pub(crate) ProviderVersion);
-
-record_methods! {
-    PyProviderVersion as "ProviderVersion" {
+record_class! {
+    /// One version of a provider, as its registry lists it.
+    PyProviderVersion(ProviderVersion) as "ProviderVersion", eq {
         /// The version (`3.6.0`).
         version => |v| v.version.as_str(),
         /// The plugin protocol versions it speaks (`["5.0"]`).
@@ -55,15 +47,11 @@ record_methods! {
     }
 }
 
-/// Where to download one version of a provider for one platform, and how to
-/// check it (`Client.provider_package`). URLs are absolute: relative ones
-/// are resolved against the response's URL.
-#[pyo3::pyclass(frozen, eq, module = "tfdisco", name = "ProviderPackage")]
-#[derive(PartialEq)]
-pub(crate) struct PyProviderPackage(pub(crate) ProviderPackage);
-
-record_methods! {
-    PyProviderPackage as "ProviderPackage" {
+record_class! {
+    /// Where to download one version of a provider for one platform, and how to
+    /// check it (`Client.provider_package`). URLs are absolute: relative ones
+    /// are resolved against the response's URL.
+    PyProviderPackage(ProviderPackage) as "ProviderPackage", eq {
         /// The provider asked about (a `ProviderSource`).
         source => |p| PyProviderSource(p.source.clone()),
         /// The version asked about.
@@ -93,14 +81,10 @@ record_methods! {
     }
 }
 
-/// One GPG key that may have signed a provider's `SHA256SUMS`.
-#[pyo3::pyclass(frozen, eq, module = "tfdisco", name = "SigningKey")]
-#[derive(PartialEq)]
-pub(crate) struct PySigningKey(pub(crate) SigningKey);
-
 // `repr` leaves the key itself out, which is long: it shows its length.
-record_methods! {
-    PySigningKey as "SigningKey" {
+record_class! {
+    /// One GPG key that may have signed a provider's `SHA256SUMS`.
+    PySigningKey(SigningKey) as "SigningKey", eq {
         /// The key id (`34365D9472D7468F`); empty when the registry gives none.
         key_id => |k| k.key_id.as_str(),
         /// The public key, ASCII-armored.
@@ -118,14 +102,10 @@ record_methods! {
 
 // --- Module answers -------------------------------------------------------------
 
-/// The versions of a module package, as its registry lists them
-/// (`Client.module_versions`).
-#[pyo3::pyclass(frozen, eq, module = "tfdisco", name = "ModuleVersions")]
-#[derive(PartialEq)]
-pub(crate) struct PyModuleVersions(pub(crate) ModuleVersions);
-
-record_methods! {
-    PyModuleVersions as "ModuleVersions" {
+record_class! {
+    /// The versions of a module package, as its registry lists them
+    /// (`Client.module_versions`).
+    PyModuleVersions(ModuleVersions) as "ModuleVersions", eq {
         /// The module asked about (a `ModuleSource`).
         source => |v| PyModuleSource(v.source.clone()),
         /// The URL the versions were read from, after redirects.
@@ -142,14 +122,10 @@ record_methods! {
     }
 }
 
-/// Where to download one version of a module package from
-/// (`Client.module_download`).
-#[pyo3::pyclass(frozen, eq, module = "tfdisco", name = "ModuleLocation")]
-#[derive(PartialEq)]
-pub(crate) struct PyModuleLocation(pub(crate) ModuleLocation);
-
-record_methods! {
-    PyModuleLocation as "ModuleLocation" {
+record_class! {
+    /// Where to download one version of a module package from
+    /// (`Client.module_download`).
+    PyModuleLocation(ModuleLocation) as "ModuleLocation", eq {
         /// The module asked about (a `ModuleSource`; its subdirectory, if any,
         /// applies inside the package).
         source => |l| PyModuleSource(l.source.clone()),

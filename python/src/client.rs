@@ -400,10 +400,8 @@ client_methods! {
             -> PyProviderVersions
         {
             let source = sources::provider_source_arg(source, self.shared.dialect)?;
-            let client = self.inner();
-            Call::core(async move {
-                let versions = client.provider_versions(&source).await?;
-                Ok(PyProviderVersions(versions))
+            self.core(move |client| async move {
+                client.provider_versions(&source).await.map(PyProviderVersions)
             })
         }
 
@@ -421,10 +419,8 @@ client_methods! {
             platform: &Bound<'_, PyAny>,
         ) -> PyProviderPackage {
             let (source, platform) = self.package_args(py, source, &version, platform)?;
-            let client = self.inner();
-            Call::core(async move {
-                let package = client.provider_package(&source, &version, &platform).await?;
-                Ok(PyProviderPackage(package))
+            self.core(move |client| async move {
+                client.provider_package(&source, &version, &platform).await.map(PyProviderPackage)
             })
         }
 
@@ -438,10 +434,8 @@ client_methods! {
             -> PyModuleVersions
         {
             let source = sources::module_source_arg(source, self.shared.dialect)?;
-            let client = self.inner();
-            Call::core(async move {
-                let versions = client.module_versions(&source).await?;
-                Ok(PyModuleVersions(versions))
+            self.core(move |client| async move {
+                client.module_versions(&source).await.map(PyModuleVersions)
             })
         }
 
@@ -485,8 +479,7 @@ client_methods! {
         ) -> ModuleDownloadAnswer {
             let args =
                 oci_module::module_download_args(py, source, version, into, self.shared.dialect)?;
-            let client = self.inner();
-            Call::core(async move {
+            self.core(move |client| async move {
                 Ok(match args {
                     ModuleDownloadArgs::Registry(source, version) => {
                         let location = client.module_download(&source, &version).await?;
@@ -520,10 +513,8 @@ client_methods! {
         /// 'oci://ghcr.io/acme/vpc?digest=sha256:…'
         fn module_resolve, _module_resolve_async(&self, py, source: &str) -> PyResolvedModule {
             let source = oci_module_source(source, self.shared.dialect).or_raise(py)?;
-            let client = self.inner();
-            Call::core(async move {
-                let resolved = client.oci_module_resolve(&source).await?;
-                Ok(PyResolvedModule(resolved))
+            self.core(move |client| async move {
+                client.oci_module_resolve(&source).await.map(PyResolvedModule)
             })
         }
 
@@ -613,7 +604,7 @@ client_methods! {
             let client = self.inner();
             Call::run(async move {
                 let result = client.lock(&dir, &options).await;
-                Python::attach(|py| lock::report(py, result))
+                Python::attach(|py| lock::run_report(py, result, PyLockReport))
             })
         }
 
@@ -649,7 +640,7 @@ client_methods! {
             let client = self.inner();
             Call::run(async move {
                 let result = client.mirror(&dir, &folder, &options).await;
-                Python::attach(|py| lock::mirror_report(py, result))
+                Python::attach(|py| lock::run_report(py, result, PyMirrorReport))
             })
         }
 
@@ -706,7 +697,7 @@ client_methods! {
             let client = self.inner();
             Call::run(async move {
                 let result = client.mirror_to_oci(&dir, &template, &options).await;
-                Python::attach(|py| lock::oci_mirror_report(py, result))
+                Python::attach(|py| lock::run_report(py, result, PyOciMirrorReport))
             })
         }
 
@@ -756,7 +747,7 @@ client_methods! {
             mount_from: Option<&str>,
         ) -> PyPushedRelease {
             let args = oci_push::push_args(py, repository, version, zips, mount_from)?;
-            Call::core(oci_push::push(self.inner(), args))
+            self.core(|client| oci_push::push(client, args))
         }
 
         /// `terraform init`'s provider installation in `dir` (a str or an
@@ -863,6 +854,17 @@ impl PyClient {
         self.shared.client.clone()
     }
 
+    /// The call of `run` on the transport's client (a clone): a future of
+    /// the core ([`Call::core`]), its error Python's exception.
+    fn core<T, F, R>(&self, run: F) -> Call<T>
+    where
+        F: FnOnce(Inner) -> R,
+        R: Future<Output = Result<T, Error>> + Send + 'static,
+        T: for<'a> IntoPyObject<'a> + Send + 'static,
+    {
+        Call::core(run(self.inner()))
+    }
+
     /// The arguments of `provider_package`, checked in the order the Rust
     /// client checks them: source, version, platform.
     fn package_args(
@@ -888,7 +890,6 @@ impl PyClient {
         if let Some(services) = self.shared.client.cache().cached(&host) {
             return Call::Done(lookup(services).or_raise(py));
         }
-        let client = self.inner();
-        Call::core(async move { lookup(client.discover(&host).await?) })
+        self.core(move |client| async move { lookup(client.discover(&host).await?) })
     }
 }

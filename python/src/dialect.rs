@@ -12,7 +12,7 @@ use tfdisco_config::{DIALECT_VAR, DialectChoice};
 use tfdisco_core::{Dialect, Env};
 
 use crate::errors;
-use crate::record::record_methods;
+use crate::record::record_class;
 
 /// Parses a `dialect` argument; raises `InvalidOption` (a `ValueError`)
 /// naming the spellings accepted.
@@ -45,15 +45,11 @@ pub(crate) fn choose(
     detected.map_err(|e| errors::invalid_option(py, format!("{DIALECT_VAR}: {e}")))
 }
 
-/// The dialect a client follows and what chose it (`Client.dialect_choice`,
-/// and the `dialect` of `LockReport`, `InstallReport` and `MirrorReport`):
-/// its `name`, `chosen_by` (in a word) and `why` (in words).
-#[pyo3::pyclass(frozen, eq, module = "tfdisco", name = "DialectChoice")]
-#[derive(PartialEq)]
-pub(crate) struct PyDialectChoice(pub(crate) DialectChoice);
-
-record_methods! {
-    PyDialectChoice as "DialectChoice" {
+record_class! {
+    /// The dialect a client follows and what chose it (`Client.dialect_choice`,
+    /// and the `dialect` of `LockReport`, `InstallReport` and `MirrorReport`):
+    /// its `name`, `chosen_by` (in a word) and `why` (in words).
+    PyDialectChoice(DialectChoice) as "DialectChoice", eq {
         /// The dialect: "opentofu" or "terraform".
         name => |c| c.dialect().name(),
         /// What chose it, in a word: "given" (a `dialect` argument),

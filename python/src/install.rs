@@ -21,9 +21,9 @@ use tfdisco_runs::{
 use crate::dialect::PyDialectChoice;
 use crate::errors;
 use crate::json;
-use crate::lock::{jobs_arg, lock_error};
+use crate::lock::{jobs_arg, run_report};
 use crate::options::items;
-use crate::record::{quote, record_methods};
+use crate::record::{quote, record_class};
 use crate::sources::{self, PyPlatform, PyProviderSource};
 
 /// The one value `lockfile` takes besides None: Terraform's
@@ -85,13 +85,10 @@ pub(crate) fn options(
     Ok((options, events))
 }
 
-/// What an install run did (`Client.install`): the lock file, whether it
-/// changed, the platform installed for, each provider and the warnings.
-#[pyo3::pyclass(frozen, module = "tfdisco", name = "InstallReport")]
-pub(crate) struct PyInstallReport(pub(crate) InstallReport);
-
-record_methods! {
-    PyInstallReport as "InstallReport" {
+record_class! {
+    /// What an install run did (`Client.install`): the lock file, whether it
+    /// changed, the platform installed for, each provider and the warnings.
+    PyInstallReport(InstallReport) as "InstallReport" {
         /// The lock file (`.terraform.lock.hcl` in the directory), a
         /// `pathlib.Path`.
         path => |r| r.path.as_path(),
@@ -118,13 +115,10 @@ record_methods! {
     }
 }
 
-/// One provider of an `InstallReport`: the version installed, how and from
-/// where.
-#[pyo3::pyclass(frozen, module = "tfdisco", name = "InstalledProvider")]
-pub(crate) struct PyInstalledProvider(pub(crate) InstalledProvider);
-
-record_methods! {
-    PyInstalledProvider as "InstalledProvider" {
+record_class! {
+    /// One provider of an `InstallReport`: the version installed, how and from
+    /// where.
+    PyInstalledProvider(InstalledProvider) as "InstalledProvider" {
         /// The provider (a `ProviderSource`).
         source => |p| PyProviderSource(p.source.clone()),
         /// The version installed (`1.1.0`).
@@ -164,7 +158,7 @@ pub(crate) fn report(
     if let Some(raised) = events.and_then(Events::raised) {
         return Err(raised);
     }
-    result.map(PyInstallReport).map_err(|e| lock_error(py, e))
+    run_report(py, result, PyInstallReport)
 }
 
 /// `on_event`: the callable told of each `InstallEvent`, as a dict with

@@ -13,15 +13,12 @@ use tfdisco_core::Env;
 use crate::dialect::parse_dialect;
 use crate::errors;
 use crate::options::parse_env;
-use crate::record::record_methods;
+use crate::record::record_class;
 use crate::sources;
 
-/// One installation method and what it says of the provider asked about.
-#[pyo3::pyclass(frozen, module = "tfdisco", name = "InstallationMethod")]
-pub(crate) struct PyInstallationMethod(MethodReport);
-
-record_methods! {
-    PyInstallationMethod as "InstallationMethod" {
+record_class! {
+    /// One installation method and what it says of the provider asked about.
+    PyInstallationMethod(MethodReport) as "InstallationMethod" {
         /// `"direct"`, `"network_mirror"`, `"filesystem_mirror"`,
         /// `"oci_mirror"` or `"dev_overrides"`.
         method => |m| m.summary.method,

@@ -28,7 +28,7 @@ use crate::dialect::PyDialectChoice;
 use crate::errors::{self, IntoPyResult};
 use crate::oci_push::PyPushedRelease;
 use crate::options::items;
-use crate::record::record_methods;
+use crate::record::record_class;
 use crate::sources::{self, PyPlatform, PyProviderSource};
 
 // The default of `jobs` is the transport's, which the signatures (a literal
@@ -132,13 +132,10 @@ pub(crate) fn options(
 
 // --- Answers ------------------------------------------------------------------
 
-/// What a lock run did (`Client.lock`): the lock file, whether it changed,
-/// the platforms locked and each provider locked.
-#[pyo3::pyclass(frozen, module = "tfdisco", name = "LockReport")]
-pub(crate) struct PyLockReport(pub(crate) LockReport);
-
-record_methods! {
-    PyLockReport as "LockReport" {
+record_class! {
+    /// What a lock run did (`Client.lock`): the lock file, whether it changed,
+    /// the platforms locked and each provider locked.
+    PyLockReport(LockReport) as "LockReport" {
         /// The lock file (`.terraform.lock.hcl` in the directory), a
         /// `pathlib.Path`.
         path => |r| r.path.as_path(),
@@ -162,13 +159,10 @@ record_methods! {
     }
 }
 
-/// One provider of a `LockReport`: the version locked and what the lock
-/// file got for it.
-#[pyo3::pyclass(frozen, module = "tfdisco", name = "LockedProvider")]
-pub(crate) struct PyLockedProvider(pub(crate) ProviderReport);
-
-record_methods! {
-    PyLockedProvider as "LockedProvider" {
+record_class! {
+    /// One provider of a `LockReport`: the version locked and what the lock
+    /// file got for it.
+    PyLockedProvider(ProviderReport) as "LockedProvider" {
         /// The provider (a `ProviderSource`).
         source => |p| PyProviderSource(p.source.clone()),
         /// The version locked (`1.1.0`).
@@ -190,12 +184,9 @@ record_methods! {
     }
 }
 
-/// Why one provider could not be locked (`LockError.failures`).
-#[pyo3::pyclass(frozen, module = "tfdisco", name = "LockFailure")]
-pub(crate) struct PyLockFailure(pub(crate) LockFailure);
-
-record_methods! {
-    PyLockFailure as "LockFailure" {
+record_class! {
+    /// Why one provider could not be locked (`LockError.failures`).
+    PyLockFailure(LockFailure) as "LockFailure" {
         /// The provider (a `ProviderSource`).
         source => |f| PyProviderSource(f.source.clone()),
         /// The version, once one was selected; else None.
@@ -247,13 +238,10 @@ pub(crate) fn mirror_options(
         .platforms_from(platforms_arg(platforms)?))
 }
 
-/// What a mirror run did (`Client.mirror`): the folder, the platforms,
-/// each provider mirrored and the indexes written.
-#[pyo3::pyclass(frozen, module = "tfdisco", name = "MirrorReport")]
-pub(crate) struct PyMirrorReport(pub(crate) MirrorReport);
-
-record_methods! {
-    PyMirrorReport as "MirrorReport" {
+record_class! {
+    /// What a mirror run did (`Client.mirror`): the folder, the platforms,
+    /// each provider mirrored and the indexes written.
+    PyMirrorReport(MirrorReport) as "MirrorReport" {
         /// The mirror folder, a `pathlib.Path`.
         folder => |r| r.folder.as_path(),
         /// The platforms mirrored (`Platform`s).
@@ -279,26 +267,49 @@ record_methods! {
     }
 }
 
-/// One provider of a `MirrorReport`.
-#[pyo3::pyclass(frozen, module = "tfdisco", name = "MirroredProvider")]
-pub(crate) struct PyMirroredProvider(pub(crate) MirroredProvider);
+/// The [`record_class!`] of a provider a mirror run selected
+/// (`MirroredProvider`, `OciMirroredProvider`): the version selected, as
+/// both say it (the provider, the version, its constraints, whether the
+/// lock file decided it, how its signing key is trusted and that key's
+/// id), then the fields that follow `trust,`: what the run did with it.
+/// The docstring written above `trust,` is the `trust` field's.
+macro_rules! selected_provider_class {
+    (
+        $(#[$attr:meta])*
+        $class:ident($inner:ty) as $name:literal {
+            $(#[doc = $trust_doc:literal])*
+            trust,
+            $($more:tt)*
+        }
+    ) => {
+        record_class! {
+            $(#[$attr])*
+            $class($inner) as $name {
+                /// The provider (a `ProviderSource`).
+                source => |p| PyProviderSource(p.source.clone()),
+                /// The version mirrored.
+                version => |p| p.version.to_string(),
+                /// Its constraints as the lock file writes them; empty when none.
+                constraints => |p| p.constraints.as_str(),
+                /// True when the lock file decided the version.
+                locked => |p| p.locked,
+                $(#[doc = $trust_doc])*
+                trust => |p| p.trust.label(),
+                /// That key's id (16 hex digits); None when OpenTofu skipped the
+                /// signature.
+                key_id => |p| p.key_id.as_deref(),
+                $($more)*
+            }
+        }
+    };
+}
 
-record_methods! {
-    PyMirroredProvider as "MirroredProvider" {
-        /// The provider (a `ProviderSource`).
-        source => |p| PyProviderSource(p.source.clone()),
-        /// The version mirrored.
-        version => |p| p.version.to_string(),
-        /// Its constraints as the lock file writes them; empty when none.
-        constraints => |p| p.constraints.as_str(),
-        /// True when the lock file decided the version.
-        locked => |p| p.locked,
+selected_provider_class! {
+    /// One provider of a `MirrorReport`.
+    PyMirroredProvider(MirroredProvider) as "MirroredProvider" {
         /// How the key that signed its checksums is trusted, in the CLI's
         /// words ("self-signed", "signed by HashiCorp", …).
-        trust => |p| p.trust.label(),
-        /// That key's id (16 hex digits); None when OpenTofu skipped the
-        /// signature.
-        key_id => |p| p.key_id.as_deref(),
+        trust,
         /// The archives written, one per platform (`pathlib.Path`s).
         archives => |p| p.archives.clone(),
     }
@@ -314,13 +325,10 @@ pub(crate) fn oci_template(py: Python<'_>, template: &str) -> PyResult<OciMirror
         .or_raise(py)
 }
 
-/// What a mirror run into OCI repositories did (`Client.mirror_to_oci`):
-/// the template, the platforms and each provider pushed.
-#[pyo3::pyclass(frozen, module = "tfdisco", name = "OciMirrorReport")]
-pub(crate) struct PyOciMirrorReport(pub(crate) OciMirrorReport);
-
-record_methods! {
-    PyOciMirrorReport as "OciMirrorReport" {
+record_class! {
+    /// What a mirror run into OCI repositories did (`Client.mirror_to_oci`):
+    /// the template, the platforms and each provider pushed.
+    PyOciMirrorReport(OciMirrorReport) as "OciMirrorReport" {
         /// The repository template, as given.
         template => |r| r.template.as_str(),
         /// The platforms mirrored (`Platform`s).
@@ -339,27 +347,13 @@ record_methods! {
     }
 }
 
-/// One provider of an `OciMirrorReport`: the version selected, as
-/// `MirroredProvider` says it, and the release pushed.
-#[pyo3::pyclass(frozen, module = "tfdisco", name = "OciMirroredProvider")]
-pub(crate) struct PyOciMirroredProvider(pub(crate) OciMirroredProvider);
-
-record_methods! {
-    PyOciMirroredProvider as "OciMirroredProvider" {
-        /// The provider (a `ProviderSource`).
-        source => |p| PyProviderSource(p.source.clone()),
-        /// The version mirrored.
-        version => |p| p.version.to_string(),
-        /// Its constraints as the lock file writes them; empty when none.
-        constraints => |p| p.constraints.as_str(),
-        /// True when the lock file decided the version.
-        locked => |p| p.locked,
+selected_provider_class! {
+    /// One provider of an `OciMirrorReport`: the version selected, as
+    /// `MirroredProvider` says it, and the release pushed.
+    PyOciMirroredProvider(OciMirroredProvider) as "OciMirroredProvider" {
         /// How the key that signed its checksums is trusted, in the CLI's
         /// words ("self-signed", "signed by HashiCorp", "signed", …).
-        trust => |p| p.trust.label(),
-        /// That key's id (16 hex digits); None when OpenTofu skipped the
-        /// signature.
-        key_id => |p| p.key_id.as_deref(),
+        trust,
         /// What was pushed (a `PushedRelease`): the repository the template
         /// names, the tag, the index's digest, each platform's zip digest,
         /// the blobs sent and mounted.
@@ -367,26 +361,12 @@ record_methods! {
     }
 }
 
-/// The result of a mirror run into OCI repositories as Python sees it.
-pub(crate) fn oci_mirror_report(
+/// The result of a lock, mirror or mirror-to-OCI run as Python sees it:
+/// its report, as `class` wraps it, or its `tfdisco.LockError`.
+pub(crate) fn run_report<R, P>(
     py: Python<'_>,
-    result: Result<OciMirrorReport, RunError>,
-) -> PyResult<PyOciMirrorReport> {
-    result.map(PyOciMirrorReport).map_err(|e| lock_error(py, e))
-}
-
-/// The result of a mirror run as Python sees it.
-pub(crate) fn mirror_report(
-    py: Python<'_>,
-    result: Result<MirrorReport, RunError>,
-) -> PyResult<PyMirrorReport> {
-    result.map(PyMirrorReport).map_err(|e| lock_error(py, e))
-}
-
-/// The result of a lock run as Python sees it.
-pub(crate) fn report(
-    py: Python<'_>,
-    result: Result<LockReport, RunError>,
-) -> PyResult<PyLockReport> {
-    result.map(PyLockReport).map_err(|e| lock_error(py, e))
+    result: Result<R, RunError>,
+    class: fn(R) -> P,
+) -> PyResult<P> {
+    result.map(class).map_err(|e| lock_error(py, e))
 }

@@ -17,18 +17,14 @@ use tfdisco_transport::reexports::tfdisco_oci::{Descriptor, OciModuleSource, Ref
 
 use crate::answers::PyModuleLocation;
 use crate::errors::IntoPyResult;
-use crate::record::record_methods;
+use crate::record::record_class;
 use crate::sources;
 
-/// What an `oci://` module source selects (`Client.module_resolve`): the
-/// manifest its tag (`latest` by default) or digest names, checked as
-/// OpenTofu checks it, and the package layer.
-#[pyo3::pyclass(frozen, eq, module = "tfdisco", name = "ResolvedModule")]
-#[derive(PartialEq)]
-pub(crate) struct PyResolvedModule(pub(crate) ResolvedModule);
-
-record_methods! {
-    PyResolvedModule as "ResolvedModule" {
+record_class! {
+    /// What an `oci://` module source selects (`Client.module_resolve`): the
+    /// manifest its tag (`latest` by default) or digest names, checked as
+    /// OpenTofu checks it, and the package layer.
+    PyResolvedModule(ResolvedModule) as "ResolvedModule", eq {
         /// The source, as given (`oci://ghcr.io/acme/vpc//subnet?tag=1.2.0`).
         source => |r| r.source.given(),
         /// The source, normalized.
@@ -68,13 +64,9 @@ record_methods! {
     }
 }
 
-/// A blob an OCI manifest points to: a module's package layer.
-#[pyo3::pyclass(frozen, eq, module = "tfdisco", name = "OciDescriptor")]
-#[derive(PartialEq)]
-pub(crate) struct PyOciDescriptor(pub(crate) Descriptor);
-
-record_methods! {
-    PyOciDescriptor as "OciDescriptor" {
+record_class! {
+    /// A blob an OCI manifest points to: a module's package layer.
+    PyOciDescriptor(Descriptor) as "OciDescriptor", eq {
         /// Its media type (`archive/zip`).
         media_type => |d| d.media_type.as_str(),
         /// Its digest (`sha256:…`): what the download is checked against.
@@ -84,14 +76,10 @@ record_methods! {
     }
 }
 
-/// An `oci://` module package downloaded, verified and unpacked
-/// (`Client.module_download(source, into=DIR)`).
-#[pyo3::pyclass(frozen, eq, module = "tfdisco", name = "DownloadedModule")]
-#[derive(PartialEq)]
-pub(crate) struct PyDownloadedModule(pub(crate) DownloadedModule);
-
-record_methods! {
-    PyDownloadedModule as "DownloadedModule" {
+record_class! {
+    /// An `oci://` module package downloaded, verified and unpacked
+    /// (`Client.module_download(source, into=DIR)`).
+    PyDownloadedModule(DownloadedModule) as "DownloadedModule", eq {
         /// What the source selected (a `ResolvedModule`).
         resolved => |m| PyResolvedModule(m.resolved.clone()),
         /// The source pinned to the manifest's digest (as

@@ -14,19 +14,15 @@ use tfdisco_runs::{PushedRelease, ReleaseFiles, Runs};
 
 use crate::errors::IntoPyResult;
 use crate::options::items;
-use crate::record::record_methods;
+use crate::record::record_class;
 use crate::sources::PyPlatform;
 
-/// What pushing a provider release did (`Client.push_provider`, and each
-/// provider of an `OciMirrorReport`): the repository, the tag, the index's
-/// digest, each platform's zip digest and how many blobs were sent or
-/// mounted.
-#[pyo3::pyclass(frozen, eq, module = "tfdisco", name = "PushedRelease")]
-#[derive(PartialEq)]
-pub(crate) struct PyPushedRelease(pub(crate) PushedRelease);
-
-record_methods! {
-    PyPushedRelease as "PushedRelease" {
+record_class! {
+    /// What pushing a provider release did (`Client.push_provider`, and each
+    /// provider of an `OciMirrorReport`): the repository, the tag, the index's
+    /// digest, each platform's zip digest and how many blobs were sent or
+    /// mounted.
+    PyPushedRelease(PushedRelease) as "PushedRelease", eq {
         /// The repository, `REGISTRY/NAME` (`ghcr.io/acme/providers/aws`).
         repository => |r| r.address.to_string(),
         /// The tag written: the version, its `+` as `_`.

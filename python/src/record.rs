@@ -1,6 +1,7 @@
 //! Record classes: frozen wrappers of a core value whose fields are
 //! read-only attributes, shown as a dataclass shows itself. One table per
-//! class ([`record_methods!`]) declares the fields once.
+//! class ([`record_methods!`]) declares the fields once; [`record_class!`]
+//! declares a plain record class with its table.
 
 use pyo3::prelude::*;
 use pyo3::types::PyString;
@@ -109,3 +110,55 @@ macro_rules! record_methods {
 }
 
 pub(crate) use record_methods;
+
+/// A record class of the `tfdisco` module and its [`record_methods!`]:
+/// a frozen class named in Python as given (`as "Name"`, also the name
+/// its `__repr__` shows), a tuple struct around the core value; with
+/// `eq`, compared by that value (`==`, `!=`). A class with more to its
+/// `#[pyclass]` (`hash`, `str`, `mapping`, …) is declared as usual and
+/// takes [`record_methods!`].
+///
+/// ```ignore
+/// record_class! {
+///     /// The versions of a module package (`Client.module_versions`).
+///     PyModuleVersions(ModuleVersions) as "ModuleVersions", eq {
+///         /// The URL the versions were read from, after redirects.
+///         url => |v| v.url.as_str(),
+///     }
+///     // Any other methods, as in a `#[pymethods]` block.
+/// }
+/// ```
+macro_rules! record_class {
+    (
+        @class [$($attrs:tt)*]
+        $class:ident($inner:ty) as $name:literal { $($fields:tt)* } $($more:tt)*
+    ) => {
+        $($attrs)*
+        pub(crate) struct $class(pub(crate) $inner);
+
+        $crate::record::record_methods! {
+            $class as $name { $($fields)* } $($more)*
+        }
+    };
+    ($(#[$attr:meta])* $class:ident($inner:ty) as $name:literal, eq $($rest:tt)*) => {
+        $crate::record::record_class!(
+            @class [
+                $(#[$attr])*
+                #[pyo3::pyclass(frozen, eq, module = "tfdisco", name = $name)]
+                #[derive(PartialEq)]
+            ]
+            $class($inner) as $name $($rest)*
+        );
+    };
+    ($(#[$attr:meta])* $class:ident($inner:ty) as $name:literal $($rest:tt)*) => {
+        $crate::record::record_class!(
+            @class [
+                $(#[$attr])*
+                #[pyo3::pyclass(frozen, module = "tfdisco", name = $name)]
+            ]
+            $class($inner) as $name $($rest)*
+        );
+    };
+}
+
+pub(crate) use record_class;

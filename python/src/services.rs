@@ -13,7 +13,7 @@ use tfdisco_core::{OAuthClient, Resolved, Services};
 use crate::errors::IntoPyResult;
 use crate::hostname::PyHostname;
 use crate::json;
-use crate::record::record_methods;
+use crate::record::{record_class, record_methods};
 
 /// The services one host offers: its discovery document, as a read-only
 /// mapping of service id (`"modules.v1"`) to the value the document gives
@@ -182,16 +182,12 @@ impl PyServices {
     }
 }
 
-/// An OAuth client as a `login.v1` service describes it: a public client
-/// using the authorization-code flow with PKCE and a loopback redirect, as
-/// `terraform login` / `tofu login` use it. Relative endpoints are already
-/// resolved against the discovery URL.
-#[pyclass(frozen, eq, module = "tfdisco", name = "OAuthClient")]
-#[derive(PartialEq)]
-pub(crate) struct PyOAuthClient(pub(crate) OAuthClient);
-
-record_methods! {
-    PyOAuthClient as "OAuthClient" {
+record_class! {
+    /// An OAuth client as a `login.v1` service describes it: a public client
+    /// using the authorization-code flow with PKCE and a loopback redirect, as
+    /// `terraform login` / `tofu login` use it. Relative endpoints are already
+    /// resolved against the discovery URL.
+    PyOAuthClient(OAuthClient) as "OAuthClient", eq {
         /// The client id (`client`).
         client_id => |c| c.client_id(),
         /// The authorization endpoint (`authz`), required by `authz_code`.
