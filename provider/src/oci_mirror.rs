@@ -226,24 +226,74 @@ pub fn check_index(fetched: &FetchedManifest) -> Result<ImageIndex, String> {
             ));
         }
     }
-    let index: ImageIndex = match fetched.index() {
-        Ok(index) => index,
-        Err(e) => {
-            return Err(match fetched.manifest() {
-                Ok(_) => "found image manifest but need index manifest".to_owned(),
-                Err(_) => format!("invalid manifest content: {e}"),
-            });
-        }
-    };
-    let declared = index.media_type.as_deref().unwrap_or_default();
-    if declared != fetched.media_type {
-        return Err(format!("unexpected manifest media type {declared:?}"));
-    }
-    let artifact = index.artifact_type.as_deref().unwrap_or_default();
-    if artifact != artifact_type::PROVIDER {
-        return Err(format!("unexpected artifact type {artifact:?}"));
-    }
+    let index = INDEX.read(fetched.index(), || fetched.manifest().is_ok())?;
+    INDEX.check(
+        fetched,
+        index.media_type.as_deref(),
+        index.artifact_type.as_deref(),
+    )?;
     Ok(index)
+}
+
+/// What a manifest of the layout must be (OCIMIRROR-2, OCIMIRROR-4).
+struct Wanted {
+    /// The media type it declares and is fetched as.
+    media_type: &'static str,
+    /// The artifact type it declares.
+    artifact_type: &'static str,
+    /// What is said when the content is the other kind of manifest.
+    other_kind: &'static str,
+}
+
+/// A version's index.
+const INDEX: Wanted = Wanted {
+    media_type: media_type::IMAGE_INDEX,
+    artifact_type: artifact_type::PROVIDER,
+    other_kind: "found image manifest but need index manifest",
+};
+
+/// A platform's image manifest.
+const PLATFORM_MANIFEST: Wanted = Wanted {
+    media_type: media_type::IMAGE_MANIFEST,
+    artifact_type: artifact_type::PROVIDER_TARGET,
+    other_kind: "found index manifest but need image manifest",
+};
+
+impl Wanted {
+    /// The manifest read as this kind (`read`); content that is not is
+    /// said to be the other kind when `is_other_kind`, else invalid.
+    fn read<T>(
+        &self,
+        read: Result<T, serde_json::Error>,
+        is_other_kind: impl FnOnce() -> bool,
+    ) -> Result<T, String> {
+        read.map_err(|e| {
+            if is_other_kind() {
+                self.other_kind.to_owned()
+            } else {
+                format!("invalid manifest content: {e}")
+            }
+        })
+    }
+
+    /// The `mediaType` and `artifactType` the manifest declares: the media
+    /// type must also be the `Content-Type` it was fetched with.
+    fn check(
+        &self,
+        fetched: &FetchedManifest,
+        declared: Option<&str>,
+        artifact: Option<&str>,
+    ) -> Result<(), String> {
+        let declared = declared.unwrap_or_default();
+        if declared != fetched.media_type || declared != self.media_type {
+            return Err(format!("unexpected manifest media type {declared:?}"));
+        }
+        let artifact = artifact.unwrap_or_default();
+        if artifact != self.artifact_type {
+            return Err(format!("unexpected artifact type {artifact:?}"));
+        }
+        Ok(())
+    }
 }
 
 /// Why an index has no manifest for a platform.
@@ -312,23 +362,9 @@ pub fn select_platform(index: &ImageIndex, platform: &Platform) -> Result<Descri
 /// A platform's manifest, checked (OCIMIRROR-4): an image manifest of
 /// artifact type `application/vnd.opentofu.provider-target`.
 pub fn check_manifest(fetched: &FetchedManifest) -> Result<ImageManifest, String> {
-    let manifest: ImageManifest = match fetched.manifest() {
-        Ok(manifest) => manifest,
-        Err(e) => {
-            return Err(match fetched.index() {
-                Ok(_) => "found index manifest but need image manifest".to_owned(),
-                Err(_) => format!("invalid manifest content: {e}"),
-            });
-        }
-    };
-    let declared = manifest.media_type.as_deref().unwrap_or_default();
-    if declared != fetched.media_type || declared != media_type::IMAGE_MANIFEST {
-        return Err(format!("unexpected manifest media type {declared:?}"));
-    }
-    let artifact = manifest.artifact_type.as_deref().unwrap_or_default();
-    if artifact != artifact_type::PROVIDER_TARGET {
-        return Err(format!("unexpected artifact type {artifact:?}"));
-    }
+    let manifest = PLATFORM_MANIFEST.read(fetched.manifest(), || fetched.index().is_ok())?;
+    let (declared, artifact) = (&manifest.media_type, &manifest.artifact_type);
+    PLATFORM_MANIFEST.check(fetched, declared.as_deref(), artifact.as_deref())?;
     Ok(manifest)
 }
 

@@ -345,15 +345,6 @@ impl Assembler<'_> {
                         ok = false;
                     }
                 }
-                ("version", _) => {
-                    ok = false;
-                    self.error(
-                        file,
-                        *line,
-                        "Invalid version constraint",
-                        "Version must be specified as a string.".into(),
-                    );
-                }
                 ("source", Field::String(s)) => match ProviderSource::parse(s, self.dialect) {
                     Ok(parsed) => source = Some(parsed),
                     Err(e) => {
@@ -365,14 +356,15 @@ impl Assembler<'_> {
                         self.error(file, *line, summary, detail.to_owned());
                     }
                 },
-                ("source", _) => {
+                ("version" | "source", _) => {
                     ok = false;
-                    self.error(
-                        file,
-                        *line,
-                        "Invalid source",
-                        "Source must be specified as a string.".into(),
-                    );
+                    let (summary, name) = if key == "version" {
+                        ("Invalid version constraint", "Version")
+                    } else {
+                        ("Invalid source", "Source")
+                    };
+                    let detail = format!("{name} must be specified as a string.");
+                    self.error(file, *line, summary, detail);
                 }
                 ("configuration_aliases", _) => {}
                 _ => {

@@ -344,35 +344,9 @@ impl<'de> Visitor<'de> for DocumentVisitor<'de> {
 }
 
 /// A JSON string, borrowed from the text when it has no escapes.
-struct Text<'de>(Cow<'de, str>);
-
-impl<'de> serde::Deserialize<'de> for Text<'de> {
-    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Text<'de>, D::Error> {
-        d.deserialize_str(TextVisitor)
-    }
-}
-
-struct TextVisitor;
-
-impl<'de> Visitor<'de> for TextVisitor {
-    type Value = Text<'de>;
-
-    fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("a string")
-    }
-
-    fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Text<'de>, E> {
-        Ok(Text(Cow::Borrowed(v)))
-    }
-
-    fn visit_str<E>(self, v: &str) -> Result<Text<'de>, E> {
-        Ok(Text(Cow::Owned(v.to_owned())))
-    }
-
-    fn visit_string<E>(self, v: String) -> Result<Text<'de>, E> {
-        Ok(Text(Cow::Owned(v)))
-    }
-}
+#[derive(serde::Deserialize)]
+#[serde(transparent)]
+struct Text<'a>(#[serde(borrow)] Cow<'a, str>);
 
 impl Entries {
     fn new(text: String, all: Vec<Entry>) -> Entries {

@@ -207,14 +207,7 @@ impl AuthenticationError {
     /// The check that failed: `packages`, `checksum`, `archive`,
     /// `signature`, `trust-signature`, `hashes`.
     pub fn check(&self) -> &'static str {
-        match self {
-            AuthenticationError::Packages { .. } => "packages",
-            AuthenticationError::Checksum(_) => "checksum",
-            AuthenticationError::Archive { .. } => "archive",
-            AuthenticationError::Signature { .. } => "signature",
-            AuthenticationError::TrustSignature { .. } => "trust-signature",
-            AuthenticationError::Hashes { .. } => "hashes",
-        }
+        self.check_and_file().0
     }
 
     /// True when a signature failed: the signature of `SHA256SUMS`, or a
@@ -231,13 +224,18 @@ impl AuthenticationError {
     /// `SHA256SUMS`, `the archive`, `SHA256SUMS's signature`, `the signing
     /// key`.
     pub fn file(&self) -> &'static str {
+        self.check_and_file().1
+    }
+
+    /// The check that failed and the file it is about, in one table.
+    fn check_and_file(&self) -> (&'static str, &'static str) {
         match self {
-            AuthenticationError::Packages { .. } => "the registry's answer",
-            AuthenticationError::Checksum(_) => "SHA256SUMS",
-            AuthenticationError::Archive { .. } => "the archive",
-            AuthenticationError::Signature { .. } => "SHA256SUMS's signature",
-            AuthenticationError::TrustSignature { .. } => "the signing key",
-            AuthenticationError::Hashes { .. } => "the mirror's hashes",
+            AuthenticationError::Packages { .. } => ("packages", "the registry's answer"),
+            AuthenticationError::Checksum(_) => ("checksum", "SHA256SUMS"),
+            AuthenticationError::Archive { .. } => ("archive", "the archive"),
+            AuthenticationError::Signature { .. } => ("signature", "SHA256SUMS's signature"),
+            AuthenticationError::TrustSignature { .. } => ("trust-signature", "the signing key"),
+            AuthenticationError::Hashes { .. } => ("hashes", "the mirror's hashes"),
         }
     }
 }

@@ -80,13 +80,11 @@ pub(super) fn hex(bytes: &[u8]) -> String {
     String::from_utf8(out).unwrap_or_default()
 }
 
+/// The value of an ASCII hex digit, either case.
 fn digit(b: u8) -> Option<u8> {
-    match b {
-        b'0'..=b'9' => Some(b - b'0'),
-        b'a'..=b'f' => Some(b - b'a' + 10),
-        b'A'..=b'F' => Some(b - b'A' + 10),
-        _ => None,
-    }
+    char::from(b)
+        .to_digit(16)
+        .and_then(|d| u8::try_from(d).ok())
 }
 
 /// Go's `InvalidByteError` text: `encoding/hex: invalid byte: U+0067 'g'`.

@@ -1067,12 +1067,7 @@ fn scan<O: Observer>(
                 *input = &[];
                 return Ok(Scan::More);
             }
-            entry.stored(&window[committed..i], observer)?;
-            committed = i;
-            let crc = entry.crc.clone().finalize();
-            if let Some(len) =
-                descriptor_len(&window[i..], crc, entry.compressed, entry.uncompressed)
-            {
+            if let Some(len) = descriptor_at(entry, window, &mut committed, i, observer)? {
                 let end = i + len;
                 let leftover = window[end.min(held)..held].to_vec();
                 let from_input = end.saturating_sub(held);
@@ -1091,7 +1086,8 @@ fn scan<O: Observer>(
     let finder = memchr::memmem::Finder::new(DESCRIPTOR_SIGNATURE);
     let mut committed = 0;
     let mut from = 0;
-    loop {
+    // Where the bytes held back begin.
+    let held_from = loop {
         let Some(found) = finder.find(&input[from..]).map(|at| from + at) else {
             // No signature: keep back a tail that may begin one.
             let keep = (1..4)
@@ -1101,26 +1097,12 @@ fn scan<O: Observer>(
                         && DESCRIPTOR_SIGNATURE.starts_with(&input[input.len() - k..])
                 })
                 .unwrap_or(0);
-            let end = input.len() - keep;
-            entry.stored(&input[committed..end], observer)?;
-            hold.extend_from_slice(&input[end..]);
-            *pos += input.len() as u64;
-            *input = &[];
-            return Ok(Scan::More);
+            break input.len() - keep;
         };
         if input.len() - found < DESCRIPTOR_WINDOW {
-            entry.stored(&input[committed..found], observer)?;
-            hold.extend_from_slice(&input[found..]);
-            *pos += input.len() as u64;
-            *input = &[];
-            return Ok(Scan::More);
+            break found;
         }
-        entry.stored(&input[committed..found], observer)?;
-        committed = found;
-        let crc = entry.crc.clone().finalize();
-        if let Some(len) =
-            descriptor_len(&input[found..], crc, entry.compressed, entry.uncompressed)
-        {
+        if let Some(len) = descriptor_at(entry, input, &mut committed, found, observer)? {
             let end = found + len;
             *pos += end as u64;
             *input = &input[end..];
@@ -1130,5 +1112,31 @@ fn scan<O: Observer>(
             });
         }
         from = found + 1;
-    }
+    };
+    entry.stored(&input[committed..held_from], observer)?;
+    hold.extend_from_slice(&input[held_from..]);
+    *pos += input.len() as u64;
+    *input = &[];
+    Ok(Scan::More)
+}
+
+/// Stores the content in `data` from `committed` up to `at`, where a
+/// descriptor signature stands, and tells how long the descriptor there is
+/// when it is one for the content so far.
+fn descriptor_at<O: Observer>(
+    entry: &mut Entry,
+    data: &[u8],
+    committed: &mut usize,
+    at: usize,
+    observer: &mut O,
+) -> Result<Option<usize>, O::Error> {
+    entry.stored(&data[*committed..at], observer)?;
+    *committed = at;
+    let crc = entry.crc.clone().finalize();
+    Ok(descriptor_len(
+        &data[at..],
+        crc,
+        entry.compressed,
+        entry.uncompressed,
+    ))
 }

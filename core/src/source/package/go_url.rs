@@ -57,13 +57,11 @@ pub(super) fn quote(s: &[u8]) -> String {
     out
 }
 
+/// The value of an ASCII hex digit, either case.
 fn unhex(c: u8) -> Option<u8> {
-    match c {
-        b'0'..=b'9' => Some(c - b'0'),
-        b'a'..=b'f' => Some(c - b'a' + 10),
-        b'A'..=b'F' => Some(c - b'A' + 10),
-        _ => None,
-    }
+    char::from(c)
+        .to_digit(16)
+        .and_then(|d| u8::try_from(d).ok())
 }
 
 fn should_escape(c: u8, mode: Mode) -> bool {
