@@ -4,6 +4,8 @@
 //! tag, index, manifest and zip, anonymously, with Basic credentials and
 //! through the token handshake.
 
+#![allow(missing_docs)]
+
 use tfdisco_core::http::StatusCode;
 use tfdisco_core::{Contents, Error, ErrorKind};
 use tfdisco_oci::{

@@ -6,6 +6,8 @@
 //! descriptor's, a zip the unpacker refuses) with OpenTofu's message and
 //! nothing left behind.
 
+#![allow(missing_docs)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -467,13 +469,7 @@ pub fn oci_module_refusals_leave_nothing_behind<T: Subject>() {
         tfdisco_oci::artifact_type::MODULE_PACKAGE,
         &[(ZIP_MEDIA_TYPE, &damaged_digest, damaged.len())],
     );
-    let hex = damaged_digest.trim_start_matches("sha256:");
-    let data = registry
-        .dir()
-        .join("storage/docker/registry/v2/blobs/sha256")
-        .join(&hex[..2])
-        .join(hex)
-        .join("data");
+    let data = registry.blob_file(&damaged_digest);
     let mut bytes = fs::read(&data).expect("the stored blob");
     assert_eq!(bytes, damaged);
     let at = bytes

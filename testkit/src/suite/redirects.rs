@@ -1,6 +1,8 @@
 //! Redirects: every followed status, relative and absolute `Location`,
 //! other ports and hosts, broken redirects, the limit, https→http (D5).
 
+#![allow(missing_docs)]
+
 use tfdisco_core::{Error, ErrorKind, StaticCredentials};
 
 use super::{

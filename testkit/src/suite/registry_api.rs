@@ -2,6 +2,8 @@
 //! registry, an API on another https host (the token goes there, D9) and on
 //! an http host (it does not), a redirect inside the API, and 404s.
 
+#![allow(missing_docs)]
+
 use std::time::Duration;
 
 use tfdisco_core::{

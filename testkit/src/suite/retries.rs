@@ -9,6 +9,8 @@
 //! [`Transport::now`](tfdisco_transport::Transport::now)), so they are
 //! checked the same way on virtual and real time.
 
+#![allow(missing_docs)]
+
 use std::time::{Duration, Instant};
 
 use tfdisco_core::{Dialect, Error, ErrorKind, GiveUpReason};

@@ -11,6 +11,8 @@
 //! re-keyed root (the same subject, another key) sits where a search that
 //! stops at the first certificate of a name would find it first.
 
+#![allow(missing_docs)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 

@@ -2,6 +2,8 @@
 //! body reach the server as given on every transport, a 307 sends them
 //! again, a 303 makes a GET without the body, and a HEAD reads no body.
 
+#![allow(missing_docs)]
+
 use std::time::Instant;
 
 use tfdisco_core::bytes::Bytes;
