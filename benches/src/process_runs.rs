@@ -209,6 +209,17 @@ pub fn first_line(program: &str, args: &[&str]) -> String {
         .unwrap_or_else(|e| format!("({e})"))
 }
 
+/// What a report's head says of `tfdisco`: its version, then its path
+/// and the commit of the checkout the benchmark runs in.
+pub fn tfdisco_version(tfdisco: &Path) -> String {
+    let commit = commit();
+    let path = tfdisco.display().to_string();
+    format!(
+        "{} ({path}, commit {commit})",
+        first_line(&path, &["--version"])
+    )
+}
+
 /// The short commit of the checkout the benchmark runs in (empty when git
 /// does not say).
 pub fn commit() -> String {
