@@ -107,6 +107,15 @@ impl Runner {
     }
 }
 
+/// A fresh folder `work/runs/NAME` holding `main_tf` as `main.tf`.
+pub fn fresh_run(work: &Path, name: &str, main_tf: &str) -> PathBuf {
+    let dir = work.join("runs").join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("a run folder");
+    fs::write(dir.join("main.tf"), main_tf).expect("main.tf");
+    dir
+}
+
 /// `timed`'s output: `NANOSECONDS KB MICROSECONDS`.
 fn parse_timing(text: &str) -> Result<Timed, String> {
     let fields: Vec<u64> = text

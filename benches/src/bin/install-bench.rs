@@ -42,7 +42,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tfdisco_benches::process_runs::{
-    Report, Runner, first_line, loadavg, median, secs, summary, tfdisco_version,
+    Report, Runner, first_line, fresh_run, loadavg, median, secs, summary, tfdisco_version,
 };
 use tfdisco_benches::registry::{self, Registry, Signer};
 use tfdisco_testkit::install_goldens::tree_manifest;
@@ -209,11 +209,7 @@ impl Bench {
 
     /// A fresh folder holding `main_tf`.
     fn fresh(&self, name: &str, main_tf: &str) -> PathBuf {
-        let dir = self.args.work.join("runs").join(name);
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("a run folder");
-        fs::write(dir.join("main.tf"), main_tf).expect("main.tf");
-        dir
+        fresh_run(&self.args.work, name, main_tf)
     }
 
     /// Runs `program args` in `dir` under `timed`, in [`environment`];

@@ -61,8 +61,8 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use tfdisco_benches::process_runs::{
-    Report, Runner, Timed, clock_ticks, first_line, loadavg, median, process_cpu, quartiles, secs,
-    summary, tfdisco_version,
+    Report, Runner, Timed, clock_ticks, first_line, fresh_run, loadavg, median, process_cpu,
+    quartiles, secs, summary, tfdisco_version,
 };
 use tfdisco_benches::registry::{self, Registry, Signer};
 use tfdisco_benches::registry_log;
@@ -240,11 +240,7 @@ struct Bench {
 impl Bench {
     /// A fresh folder holding `main_tf`.
     fn fresh(&self, name: &str, main_tf: &str) -> PathBuf {
-        let dir = self.args.work.join("runs").join(name);
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("a run folder");
-        fs::write(dir.join("main.tf"), main_tf).expect("main.tf");
-        dir
+        fresh_run(&self.args.work, name, main_tf)
     }
 
     fn env(&self, config: &Path) -> Vec<(&'static str, OsString)> {
