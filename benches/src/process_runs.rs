@@ -107,6 +107,15 @@ impl Runner {
     }
 }
 
+/// A fresh folder `work/runs/NAME` holding `main_tf` as `main.tf`.
+pub fn fresh_run(work: &Path, name: &str, main_tf: &str) -> PathBuf {
+    let dir = work.join("runs").join(name);
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("a run folder");
+    fs::write(dir.join("main.tf"), main_tf).expect("main.tf");
+    dir
+}
+
 /// `timed`'s output: `NANOSECONDS KB MICROSECONDS`.
 fn parse_timing(text: &str) -> Result<Timed, String> {
     let fields: Vec<u64> = text
@@ -207,6 +216,17 @@ pub fn first_line(program: &str, args: &[&str]) -> String {
             text.lines().next().unwrap_or("").to_owned()
         })
         .unwrap_or_else(|e| format!("({e})"))
+}
+
+/// What a report's head says of `tfdisco`: its version, then its path
+/// and the commit of the checkout the benchmark runs in.
+pub fn tfdisco_version(tfdisco: &Path) -> String {
+    let commit = commit();
+    let path = tfdisco.display().to_string();
+    format!(
+        "{} ({path}, commit {commit})",
+        first_line(&path, &["--version"])
+    )
 }
 
 /// The short commit of the checkout the benchmark runs in (empty when git

@@ -72,15 +72,12 @@ pub(crate) fn run() -> Result<u8, Failure> {
                     first = Some(services);
                 }
                 Some(earlier) => {
-                    let same = same_answers(earlier, &services);
-                    all_agree &= same;
-                    println!(
-                        "  {}",
-                        if same {
-                            "the same services as the tokio transport"
-                        } else {
-                            "DIFFERENT services from the tokio transport"
-                        }
+                    all_agree &= says_agreement(
+                        same_answers(earlier, &services),
+                        (
+                            "the same services as the tokio transport",
+                            "DIFFERENT services from the tokio transport",
+                        ),
                     );
                 }
             },
@@ -94,33 +91,25 @@ pub(crate) fn run() -> Result<u8, Failure> {
         // is reached by address.
         let registry =
             Hostname::parse(&format!("127.0.0.1:{}", server.port())).expect("a valid hostname");
-        match (walk(&client, &registry), &first_walk) {
-            (Ok(lines), None) => {
+        all_agree &= compare(
+            walk(&client, &registry),
+            &mut first_walk,
+            |lines| {
                 println!("  then on to the registry, as init goes:");
-                for line in &lines {
+                for line in lines {
                     println!("    {line}");
                 }
-                first_walk = Some(lines);
-            }
-            (Ok(lines), Some(earlier)) => {
-                let same = &lines == earlier;
-                all_agree &= same;
-                println!(
-                    "  {}",
-                    if same {
-                        "the same registry answers as the tokio transport"
-                    } else {
-                        "DIFFERENT registry answers from the tokio transport"
-                    }
-                );
-            }
-            (Err(e), _) => {
-                all_agree = false;
-                println!("  registry request failed: {e}");
-            }
-        }
-        match (lock(&client, &registry), &first_lock) {
-            (Ok(text), None) => {
+            },
+            (
+                "the same registry answers as the tokio transport",
+                "DIFFERENT registry answers from the tokio transport",
+            ),
+            "registry request failed",
+        );
+        all_agree &= compare(
+            lock(&client, &registry),
+            &mut first_lock,
+            |text| {
                 println!(
                     "  then `tfdisco lock` of a configuration requiring\n    \
                      {registry}/{ns}/alpha ~> 1.0 and {registry}/{ns}/beta >= 0.9.0\n  \
@@ -136,25 +125,13 @@ pub(crate) fn run() -> Result<u8, Failure> {
                         println!("    {line}");
                     }
                 }
-                first_lock = Some(text);
-            }
-            (Ok(text), Some(earlier)) => {
-                let same = &text == earlier;
-                all_agree &= same;
-                println!(
-                    "  {}",
-                    if same {
-                        "the same lock file as the tokio transport"
-                    } else {
-                        "a DIFFERENT lock file from the tokio transport"
-                    }
-                );
-            }
-            (Err(e), _) => {
-                all_agree = false;
-                println!("  lock failed: {e}");
-            }
-        }
+            },
+            (
+                "the same lock file as the tokio transport",
+                "a DIFFERENT lock file from the tokio transport",
+            ),
+            "lock failed",
+        );
     }
     println!();
     if all_agree {
@@ -163,6 +140,40 @@ pub(crate) fn run() -> Result<u8, Failure> {
     } else {
         println!("The transports did not all succeed with the same answer.");
         Ok(exit::FAILED)
+    }
+}
+
+/// Says in a line whether a transport's answer is the first transport's
+/// (`same`): the first text of `said` when it is, the second when not.
+fn says_agreement(same: bool, said: (&str, &str)) -> bool {
+    println!("  {}", if same { said.0 } else { said.1 });
+    same
+}
+
+/// A step every transport must answer alike: the first answer shown by
+/// `show` and kept in `first`, a later one compared with it
+/// ([`says_agreement`]), a failure printed after `failed`. False when the
+/// step failed or its answer differs.
+fn compare<T: PartialEq, E: std::fmt::Display>(
+    result: Result<T, E>,
+    first: &mut Option<T>,
+    show: impl FnOnce(&T),
+    said: (&str, &str),
+    failed: &str,
+) -> bool {
+    match result {
+        Ok(answer) => match first {
+            Some(earlier) => says_agreement(&answer == earlier, said),
+            None => {
+                show(&answer);
+                *first = Some(answer);
+                true
+            }
+        },
+        Err(e) => {
+            println!("  {failed}: {e}");
+            false
+        }
     }
 }
 

@@ -29,6 +29,14 @@ const SECRET_ESCAPED: &str = r#"tok\"en.fuzz-secret"#;
 /// What stands for the token in an input.
 const PLACEHOLDER: &str = "@@";
 
+/// A `kind` block labelled `name` for `host`: the host is valid, the label
+/// names it, and no block of that kind in `seen` had it before.
+fn check_label<'a>(seen: &mut HashSet<&'a Hostname>, kind: &str, host: &'a Hostname, name: &str) {
+    check_host(host);
+    assert_eq!(Hostname::parse(name).as_ref(), Ok(host));
+    assert!(seen.insert(host), "two {kind} blocks for {host:?}");
+}
+
 /// A valid host comes back from its comparison form unchanged.
 fn check_host(host: &Hostname) {
     assert_eq!(
@@ -82,13 +90,7 @@ fuzz_target!(|data: &[u8]| {
 
     let mut seen = HashSet::new();
     for block in config.credentials_blocks() {
-        check_host(block.host());
-        assert_eq!(Hostname::parse(block.name()).as_ref(), Ok(block.host()));
-        assert!(
-            seen.insert(block.host()),
-            "two credentials blocks for {:?}",
-            block.host()
-        );
+        check_label(&mut seen, "credentials", block.host(), block.name());
         assert!(block.line().is_none_or(|line| line >= 1));
         let _ = block.credentials();
         // Labels cannot hold the token (they are valid hostnames), so only
@@ -99,15 +101,9 @@ fuzz_target!(|data: &[u8]| {
             "the token shows in {debug}"
         );
     }
-    seen.clear();
+    let mut seen = HashSet::new();
     for block in config.host_blocks() {
-        check_host(block.host());
-        assert_eq!(Hostname::parse(block.name()).as_ref(), Ok(block.host()));
-        assert!(
-            seen.insert(block.host()),
-            "two host blocks for {:?}",
-            block.host()
-        );
+        check_label(&mut seen, "host", block.host(), block.name());
     }
     if let Some(helper) = config.credentials_helper() {
         // Only `CliConfig::load` looks for the program: nothing here runs one.

@@ -37,11 +37,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, body)) = data.split_first() else {
         return;
     };
-    let dialect = if selector & 1 == 0 {
-        Dialect::OpenTofu
-    } else {
-        Dialect::Terraform
-    };
+    let dialect = tfdisco_fuzz::dialect(selector);
     let base = Url::parse(BASES[usize::from(selector >> 1) % BASES.len()]).expect("valid base");
     let deep;
     let body = match body {

@@ -16,8 +16,8 @@ use libfuzzer_sys::fuzz_target;
 use tfdisco_core::http::{HeaderMap, HeaderValue, StatusCode, header};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Action, Config, Dialect, Error, Goal, Hostname, ModuleSource, NetworkMirror, Platform,
-    ProviderSource, Services, Transfer, Version,
+    Action, Config, Error, Goal, Hostname, ModuleSource, NetworkMirror, Platform, ProviderSource,
+    Services, Transfer, Version,
 };
 
 fn check_url(url: &Url) {
@@ -71,11 +71,7 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, body)) = data.split_first() else {
         return;
     };
-    let dialect = if selector & 1 == 0 {
-        Dialect::OpenTofu
-    } else {
-        Dialect::Terraform
-    };
+    let dialect = tfdisco_fuzz::dialect(selector);
     let status = if selector & 2 == 0 {
         StatusCode::OK
     } else {

@@ -348,33 +348,154 @@ const BETA: Package = package("beta", "0.10.0");
 const BOTH: &[Package] = &[ALPHA, BETA];
 const ALPHA_BINARY: &str = "terraform-provider-alpha_v1.1.0";
 
-const fn mirrored(name: &'static str, version: &'static str, platform: &'static str) -> Mirrored {
+/// A package for [`PLATFORM`] a mirror holds.
+const fn mirrored(name: &'static str, version: &'static str) -> Mirrored {
     Mirrored {
         name,
         version,
-        platform,
+        platform: PLATFORM,
+    }
+}
+
+/// The registry's newest versions, alpha 1.1.0 and beta 0.10.0.
+const NEWEST: &[Mirrored] = &[mirrored("alpha", "1.1.0"), mirrored("beta", "0.10.0")];
+
+/// Alpha 1.1.0 alone.
+const ALPHA_ONLY: &[Mirrored] = &[mirrored("alpha", "1.1.0")];
+
+/// Alpha 1.1.0 for another platform than [`PLATFORM`].
+const ALPHA_DARWIN: Mirrored = Mirrored {
+    platform: "darwin_arm64",
+    ..mirrored("alpha", "1.1.0")
+};
+
+/// [`ALPHA`] with `change` done to it.
+const fn alpha_with(change: Change) -> Package {
+    Package { change, ..ALPHA }
+}
+
+/// A plugin cache holding `holds`, without
+/// `plugin_cache_may_break_dependency_lock_file`.
+const fn cache(holds: &'static [Package]) -> Cache {
+    Cache::Dir {
+        may_break: false,
+        holds,
+    }
+}
+
+/// A method with these `include` patterns and no `exclude` ones.
+const fn method(via: Via, include: &'static [&'static str]) -> Method {
+    Method {
+        via,
+        include,
+        exclude: &[],
+    }
+}
+
+/// A filesystem mirror in `folder`.
+const fn fs_mirror(folder: &'static str, layout: Layout, packages: &'static [Mirrored]) -> Via {
+    Via::FsMirror {
+        folder,
+        layout,
+        packages,
+    }
+}
+
+/// A filesystem mirror in [`FS_MIRROR_DIR`], packed.
+const fn packed_mirror(packages: &'static [Mirrored]) -> Via {
+    fs_mirror(FS_MIRROR_DIR, Layout::Packed, packages)
+}
+
+/// A network mirror at [`MIRROR_PATH`] serving `packages`.
+const fn net_mirror(packages: &'static [Mirrored]) -> Via {
+    Via::NetMirror {
+        path: MIRROR_PATH,
+        packages,
+        status: None,
     }
 }
 
 /// `direct {}`, without patterns.
-const DIRECT: Method = Method {
-    via: Via::Direct,
-    include: &[],
-    exclude: &[],
+const DIRECT: Method = method(Via::Direct, &[]);
+
+const fn entry(name: &'static str, mode: u32, content: &'static [u8]) -> ZipEntry {
+    ZipEntry {
+        name,
+        mode,
+        content,
+    }
+}
+
+/// Alpha's executable as the registry's archive holds it.
+const ALPHA_EXECUTABLE: ZipEntry = entry(ALPHA_BINARY, 0o100755, b"#!/bin/sh\n");
+
+/// What a case is where it says nothing else: the providers from the
+/// signed registry, no input lock file, nothing installed or cached
+/// before, an unspoiled registry, no extra arguments, exit 0, and tfdisco
+/// doing what Terraform did. Every case names itself and says what it shows.
+const PLAIN: Case = Case {
+    name: "",
+    about: "",
+    source: Source::Registry,
+    host: None,
+    lock: LockInput::None,
+    installed: &[],
+    cache: Cache::None,
+    spoil: &[],
+    args: &[],
+    exit: 0,
+    tfdisco: Expect::Same,
 };
 
 /// The providers of the case's host, as a pattern.
 const ALL_OF_HOST: &[&str] = &["{HOST}/*/*"];
 
-const REUSED_WITHOUT_REQUESTS: &str = "a locked version already in place (in .terraform/providers or the \
-     cache) is used without any request; Terraform still asks discovery and the versions";
-const READONLY_REFUSES: &str = "--lockfile readonly and a lock file that would change: exit 3, nothing \
-     placed, the lock file as it was; Terraform installs, then exits 1 for a new provider or \
-     only warns (exit 0) for new hashes";
-const TFDISCO_EXIT_CODES: &str =
-    "a locked version outside the constraints exits 3 (no version fits); Terraform exits 1";
+/// A locked version already in place is used as it is: exit 0,
+/// Terraform's tree and lock file, no request.
+const REUSED_WITHOUT_REQUESTS: Expect = Expect::Differs {
+    why: "a locked version already in place (in .terraform/providers or the \
+          cache) is used without any request; Terraform still asks discovery and the versions",
+    exit: 0,
+    tree: Tree::Terraform,
+    lock: Lock::Terraform,
+    requests: Requests::None,
+};
+
+/// An install that does not match the lock file, replaced by the
+/// verified packages: exit 0, `fresh`'s tree, the lock file unchanged.
+const fn replaced_by_fresh(why: &'static str) -> Expect {
+    Expect::Differs {
+        why,
+        exit: 0,
+        tree: Tree::Case("fresh"),
+        lock: Lock::Before,
+        requests: Requests::Downloads,
+    }
+}
+
+/// `-lockfile=readonly` with a lock file that would change: exit 3 after
+/// the downloads, nothing placed, the lock file unchanged.
+const READONLY_REFUSES: Expect = Expect::Differs {
+    why: "--lockfile readonly and a lock file that would change: exit 3, nothing \
+          placed, the lock file as it was; Terraform installs, then exits 1 for a new provider or \
+          only warns (exit 0) for new hashes",
+    exit: 3,
+    tree: Tree::Before,
+    lock: Lock::Before,
+    requests: Requests::Downloads,
+};
+
 const HOSTILE_ENTRY: &str = "a package entry that is a symlink, absolute, a duplicate or has a `..` \
      element is refused (exit 1) and nothing is placed; Terraform unpacks it its own way";
+
+/// A package with a [`HOSTILE_ENTRY`]: exit 1, nothing placed, no request.
+const REFUSES_HOSTILE_ENTRY: Expect = Expect::Differs {
+    why: HOSTILE_ENTRY,
+    exit: 1,
+    tree: Tree::Before,
+    lock: Lock::Before,
+    requests: Requests::None,
+};
 
 /// Every case, in the order they are made (a case whose input lock file is
 /// another's result after it).
@@ -382,279 +503,116 @@ pub const CASES: &[Case] = &[
     Case {
         name: "fresh",
         about: "two providers from the signed registry, no lock file (one source in mixed case)",
-        source: Source::Registry,
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "kept",
         about: "fresh's install and lock file: both kept, nothing downloaded",
-        source: Source::Registry,
-        host: None,
         lock: LockInput::Case("fresh"),
         installed: BOTH,
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Differs {
-            why: REUSED_WITHOUT_REQUESTS,
-            exit: 0,
-            tree: Tree::Terraform,
-            lock: Lock::Terraform,
-            requests: Requests::None,
-        },
+        tfdisco: REUSED_WITHOUT_REQUESTS,
+        ..PLAIN
     },
     Case {
         name: "modified",
         about: "fresh's install with alpha's executable modified: alpha downloaded again and \
                 restored, the lock file unchanged",
-        source: Source::Registry,
-        host: None,
         lock: LockInput::Case("fresh"),
-        installed: &[
-            Package {
-                change: Change::Modify(ALPHA_BINARY),
-                ..ALPHA
-            },
-            BETA,
-        ],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        installed: &[alpha_with(Change::Modify(ALPHA_BINARY)), BETA],
+        ..PLAIN
     },
     Case {
         name: "extra-file",
         about: "fresh's install with a file added to alpha's: Terraform unzips over it, the \
                 file stays and its h1: joins the lock file",
-        source: Source::Registry,
-        host: None,
         lock: LockInput::Case("fresh"),
-        installed: &[
-            Package {
-                change: Change::Extra("extra.txt"),
-                ..ALPHA
-            },
-            BETA,
-        ],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Differs {
-            why: "an install that does not match the lock file is replaced: the extra file \
-                  goes, the lock file keeps its hashes",
-            exit: 0,
-            tree: Tree::Case("fresh"),
-            lock: Lock::Before,
-            requests: Requests::Downloads,
-        },
+        installed: &[alpha_with(Change::Extra("extra.txt")), BETA],
+        tfdisco: replaced_by_fresh(
+            "an install that does not match the lock file is replaced: the extra file \
+             goes, the lock file keeps its hashes",
+        ),
+        ..PLAIN
     },
     Case {
         name: "extra-file-readonly",
         about: "extra-file with -lockfile=readonly: Terraform only warns (exit 0), the file stays, \
                 the lock file is not written",
-        source: Source::Registry,
-        host: None,
         lock: LockInput::Case("fresh"),
-        installed: &[
-            Package {
-                change: Change::Extra("extra.txt"),
-                ..ALPHA
-            },
-            BETA,
-        ],
-        cache: Cache::None,
-        spoil: &[],
+        installed: &[alpha_with(Change::Extra("extra.txt")), BETA],
         args: &["-lockfile=readonly"],
-        exit: 0,
-        tfdisco: Expect::Differs {
-            why: "the mismatching install is replaced; the lock file would not change, so \
-                  readonly is no obstacle",
-            exit: 0,
-            tree: Tree::Case("fresh"),
-            lock: Lock::Before,
-            requests: Requests::Downloads,
-        },
+        tfdisco: replaced_by_fresh(
+            "the mismatching install is replaced; the lock file would not change, so \
+             readonly is no obstacle",
+        ),
+        ..PLAIN
     },
     Case {
         name: "cache-fill",
         about: "an empty plugin cache (TF_PLUGIN_CACHE_DIR), no lock file: unpacked into the \
                 cache, linked from .terraform/providers",
-        source: Source::Registry,
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::Dir {
-            may_break: false,
-            holds: &[],
-        },
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        cache: cache(&[]),
+        ..PLAIN
     },
     Case {
         name: "cache-hit",
         about: "a second directory with cache-fill's lock file and cache: links only, \
                 nothing downloaded",
-        source: Source::Registry,
-        host: None,
         lock: LockInput::Case("cache-fill"),
-        installed: &[],
-        cache: Cache::Dir {
-            may_break: false,
-            holds: BOTH,
-        },
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Differs {
-            why: REUSED_WITHOUT_REQUESTS,
-            exit: 0,
-            tree: Tree::Terraform,
-            lock: Lock::Terraform,
-            requests: Requests::None,
-        },
+        cache: cache(BOTH),
+        tfdisco: REUSED_WITHOUT_REQUESTS,
+        ..PLAIN
     },
     Case {
         name: "cache-no-lock",
         about: "a second directory with cache-fill's cache but no lock file: Terraform downloads \
                 again and unpacks over the cache entries",
-        source: Source::Registry,
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::Dir {
-            may_break: false,
-            holds: BOTH,
-        },
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        cache: cache(BOTH),
+        ..PLAIN
     },
     Case {
         name: "cache-may-break",
         about: "cache-no-lock with plugin_cache_may_break_dependency_lock_file: linked from the \
                 cache without a download, the lock file gets the h1: alone",
-        source: Source::Registry,
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
         cache: Cache::Dir {
             may_break: true,
             holds: BOTH,
         },
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "cache-tampered",
         about: "cache-no-lock with alpha's cached executable replaced and a file beside it \
                 vouching for the replacement: Terraform downloads alpha again and unpacks \
                 over it; the side file stays",
-        source: Source::Registry,
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::Dir {
-            may_break: false,
-            holds: &[
-                Package {
-                    change: Change::Tamper(ALPHA_BINARY),
-                    ..ALPHA
-                },
-                BETA,
-            ],
-        },
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        cache: cache(&[alpha_with(Change::Tamper(ALPHA_BINARY)), BETA]),
+        ..PLAIN
     },
     Case {
         name: "cache-tampered-new-provider",
         about: "cache-tampered with a lock file that records beta only (alpha newly \
                 required): beta linked from the cache, alpha downloaded and unpacked over \
                 the tampered entry",
-        source: Source::Registry,
-        host: None,
         lock: LockInput::ProvidersLock {
             platforms: &[PLATFORM],
             providers: &["{HOST}/ns/beta"],
         },
-        installed: &[],
-        cache: Cache::Dir {
-            may_break: false,
-            holds: &[
-                Package {
-                    change: Change::Tamper(ALPHA_BINARY),
-                    ..ALPHA
-                },
-                BETA,
-            ],
-        },
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        cache: cache(&[alpha_with(Change::Tamper(ALPHA_BINARY)), BETA]),
+        ..PLAIN
     },
     Case {
         name: "cache-tampered-locked",
         about: "cache-hit with alpha's cached executable replaced: the lock file does not \
                 vouch for it, so alpha is downloaded again into the cache",
-        source: Source::Registry,
-        host: None,
         lock: LockInput::Case("cache-fill"),
-        installed: &[],
-        cache: Cache::Dir {
-            may_break: false,
-            holds: &[
-                Package {
-                    change: Change::Tamper(ALPHA_BINARY),
-                    ..ALPHA
-                },
-                BETA,
-            ],
-        },
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        cache: cache(&[alpha_with(Change::Tamper(ALPHA_BINARY)), BETA]),
+        ..PLAIN
     },
     Case {
         name: "cache-extra-file",
         about: "cache-no-lock with a file added to alpha's cache entry: Terraform unpacks \
                 over it, the file stays and the lock file records the h1: of the entry \
                 with it",
-        source: Source::Registry,
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::Dir {
-            may_break: false,
-            holds: &[
-                Package {
-                    change: Change::Extra("extra.txt"),
-                    ..ALPHA
-                },
-                BETA,
-            ],
-        },
-        spoil: &[],
-        args: &[],
-        exit: 0,
+        cache: cache(&[alpha_with(Change::Extra("extra.txt")), BETA]),
         tfdisco: Expect::Differs {
             why: "a cache entry is replaced whole by the verified package: the planted file \
                   goes, and the lock file records the registry's package alone",
@@ -663,138 +621,83 @@ pub const CASES: &[Case] = &[
             lock: Lock::Case("cache-no-lock"),
             requests: Requests::Downloads,
         },
+        ..PLAIN
     },
     Case {
         name: "corrupted-archive",
         about: "alpha's archive does not match its checksum: exit 1, nothing installed",
-        source: Source::Registry,
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
         spoil: &[Spoil::Corrupt("alpha", "1.1.0", PLATFORM)],
-        args: &[],
         exit: 1,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "bad-signature",
         about: "alpha's SHA256SUMS signature does not verify: exit 1, nothing installed",
-        source: Source::Registry,
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
         spoil: &[Spoil::BadSignature("alpha", "1.1.0")],
-        args: &[],
         exit: 1,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "readonly-new-provider",
         about: "-lockfile=readonly, beta not in the lock file: Terraform installs both, then \
                 exits 1",
-        source: Source::Registry,
-        host: None,
         lock: LockInput::ProvidersLock {
             platforms: &[PLATFORM],
             providers: &["{HOST}/ns/alpha"],
         },
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
         args: &["-lockfile=readonly"],
         exit: 1,
-        tfdisco: Expect::Differs {
-            why: READONLY_REFUSES,
-            exit: 3,
-            tree: Tree::Before,
-            lock: Lock::Before,
-            requests: Requests::Downloads,
-        },
+        tfdisco: READONLY_REFUSES,
+        ..PLAIN
     },
     Case {
         name: "readonly-hash-change",
         about: "-lockfile=readonly, a lock file made for darwin_arm64 only: Terraform installs, \
                 warns that the linux_amd64 h1: is not recorded, exits 0",
-        source: Source::Registry,
-        host: None,
         lock: LockInput::ProvidersLock {
             platforms: &["darwin_arm64"],
             providers: &[],
         },
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
         args: &["-lockfile=readonly"],
-        exit: 0,
-        tfdisco: Expect::Differs {
-            why: READONLY_REFUSES,
-            exit: 3,
-            tree: Tree::Before,
-            lock: Lock::Before,
-            requests: Requests::Downloads,
-        },
+        tfdisco: READONLY_REFUSES,
+        ..PLAIN
     },
     Case {
         name: "locked-outside",
         about: "alpha locked at 1.0.0, the configuration wants ~> 2.0: exit 1 before any request",
-        source: Source::Registry,
-        host: None,
         lock: LockInput::LockGolden("locked-outside"),
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
         exit: 1,
         tfdisco: Expect::Differs {
-            why: TFDISCO_EXIT_CODES,
+            why: "a locked version outside the constraints exits 3 (no version fits); \
+                  Terraform exits 1",
             exit: 3,
             tree: Tree::Terraform,
             lock: Lock::Terraform,
             requests: Requests::None,
         },
+        ..PLAIN
     },
     Case {
         name: "upgrade",
         about: "alpha 1.0.0 locked and installed, -upgrade: 1.1.0 installed beside it, the lock \
                 file moves to 1.1.0",
-        source: Source::Registry,
-        host: None,
         lock: LockInput::LockGolden("locked-outside"),
         installed: &[package("alpha", "1.0.0")],
-        cache: Cache::None,
-        spoil: &[],
         args: &["-upgrade"],
-        exit: 0,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "fs-mirror",
         about: "a packed filesystem mirror (providers mirror's tree): unpacked, unauthenticated, \
                 the lock file gets the h1: alone",
         source: Source::FsMirror("mirror-fresh"),
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "fs-mirror-unpacked",
         about: "an unpacked filesystem mirror: .terraform/providers links to the mirror's folders",
         source: Source::FsMirror(mirror_goldens::UNPACKED),
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "net-mirror",
@@ -802,13 +705,7 @@ pub const CASES: &[Case] = &[
                 archives checked against the mirror's hashes, the lock file gets the h1: alone",
         source: Source::NetMirror("mirror-fresh"),
         host: Some(MIRROR_HOST),
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "fs-mirror-older",
@@ -816,57 +713,21 @@ pub const CASES: &[Case] = &[
                 then direct {}: the newest versions of both methods (alpha 1.1.0, beta 0.10.0), \
                 which the mirror lacks, come from the registry with its signed hashes",
         source: Source::Methods(&[
-            Method {
-                via: Via::FsMirror {
-                    folder: FS_MIRROR_DIR,
-                    layout: Layout::Packed,
-                    packages: &[
-                        mirrored("alpha", "1.0.0", PLATFORM),
-                        mirrored("beta", "0.9.0", PLATFORM),
-                    ],
-                },
-                include: ALL_OF_HOST,
-                exclude: &[],
-            },
+            method(
+                packed_mirror(&[mirrored("alpha", "1.0.0"), mirrored("beta", "0.9.0")]),
+                ALL_OF_HOST,
+            ),
             DIRECT,
         ]),
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "fs-mirror-same",
         about: "fs-mirror-older with the mirror holding the newest versions (alpha 1.1.0, beta \
                 0.10.0): the mirror comes first, so both come from it, unauthenticated, their \
                 h1: alone in the lock file; the registry is asked for versions only",
-        source: Source::Methods(&[
-            Method {
-                via: Via::FsMirror {
-                    folder: FS_MIRROR_DIR,
-                    layout: Layout::Packed,
-                    packages: &[
-                        mirrored("alpha", "1.1.0", PLATFORM),
-                        mirrored("beta", "0.10.0", PLATFORM),
-                    ],
-                },
-                include: ALL_OF_HOST,
-                exclude: &[],
-            },
-            DIRECT,
-        ]),
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        source: Source::Methods(&[method(packed_mirror(NEWEST), ALL_OF_HOST), DIRECT]),
+        ..PLAIN
     },
     Case {
         name: "fs-mirror-packed-unpacked",
@@ -874,91 +735,36 @@ pub const CASES: &[Case] = &[
                 (alpha 1.1.0, beta 0.10.0): alpha 1.1.0 linked from the second, beta unpacked \
                 from the first",
         source: Source::Methods(&[
-            Method {
-                via: Via::FsMirror {
-                    folder: "fs-packed",
-                    layout: Layout::Packed,
-                    packages: &[
-                        mirrored("alpha", "1.0.0", PLATFORM),
-                        mirrored("beta", "0.10.0", PLATFORM),
-                    ],
-                },
-                include: &[],
-                exclude: &[],
-            },
-            Method {
-                via: Via::FsMirror {
-                    folder: "fs-unpacked",
-                    layout: Layout::Unpacked,
-                    packages: &[
-                        mirrored("alpha", "1.1.0", PLATFORM),
-                        mirrored("beta", "0.10.0", PLATFORM),
-                    ],
-                },
-                include: &[],
-                exclude: &[],
-            },
+            method(
+                fs_mirror(
+                    "fs-packed",
+                    Layout::Packed,
+                    &[mirrored("alpha", "1.0.0"), mirrored("beta", "0.10.0")],
+                ),
+                &[],
+            ),
+            method(fs_mirror("fs-unpacked", Layout::Unpacked, NEWEST), &[]),
         ]),
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "net-mirror-then-direct",
         about: "a network mirror including {HOST}/ns/alpha and serving alpha 1.1.0, then \
                 direct {}: alpha from the mirror (verified checksum, its h1: alone), beta, \
                 which only direct may install, from the registry",
-        source: Source::Methods(&[
-            Method {
-                via: Via::NetMirror {
-                    path: MIRROR_PATH,
-                    packages: &[mirrored("alpha", "1.1.0", PLATFORM)],
-                    status: None,
-                },
-                include: &["{HOST}/ns/alpha"],
-                exclude: &[],
-            },
-            DIRECT,
-        ]),
+        source: Source::Methods(&[method(net_mirror(ALPHA_ONLY), &["{HOST}/ns/alpha"]), DIRECT]),
         host: Some(MIRROR_HOST),
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "net-mirror-unknown-provider",
         about: "a network mirror without include patterns that does not know beta (404 for its \
                 index.json), then direct {}: the versions are direct's, but the mirror is \
                 asked for 0.10.0.json first, and its 404 there is a failed query: exit 1",
-        source: Source::Methods(&[
-            Method {
-                via: Via::NetMirror {
-                    path: MIRROR_PATH,
-                    packages: &[mirrored("alpha", "1.1.0", PLATFORM)],
-                    status: None,
-                },
-                include: &[],
-                exclude: &[],
-            },
-            DIRECT,
-        ]),
+        source: Source::Methods(&[method(net_mirror(ALPHA_ONLY), &[]), DIRECT]),
         host: Some(MIRROR_HOST),
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
         exit: 1,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "net-mirror-older",
@@ -966,25 +772,12 @@ pub const CASES: &[Case] = &[
                 registry's, is selected and asked of the mirror first, whose 404 for \
                 1.1.0.json is a failed query, not a reason to ask the registry",
         source: Source::Methods(&[
-            Method {
-                via: Via::NetMirror {
-                    path: MIRROR_PATH,
-                    packages: &[mirrored("alpha", "1.0.0", PLATFORM)],
-                    status: None,
-                },
-                include: &[],
-                exclude: &[],
-            },
+            method(net_mirror(&[mirrored("alpha", "1.0.0")]), &[]),
             DIRECT,
         ]),
         host: Some(MIRROR_HOST),
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
         exit: 1,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "net-mirror-500",
@@ -1003,13 +796,8 @@ pub const CASES: &[Case] = &[
             DIRECT,
         ]),
         host: Some(MIRROR_HOST),
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
         exit: 1,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "missing-platform",
@@ -1017,58 +805,21 @@ pub const CASES: &[Case] = &[
                 darwin_arm64 only, then direct {}: neither has linux_amd64, so the package \
                 comes from the registry",
         source: Source::Methods(&[
-            Method {
-                via: Via::FsMirror {
-                    folder: FS_MIRROR_DIR,
-                    layout: Layout::Packed,
-                    packages: &[mirrored("alpha", "1.1.0", "darwin_arm64")],
-                },
-                include: &[],
-                exclude: &[],
-            },
-            Method {
-                via: Via::NetMirror {
-                    path: MIRROR_PATH,
-                    packages: &[mirrored("alpha", "1.1.0", "darwin_arm64")],
-                    status: None,
-                },
-                include: &[],
-                exclude: &[],
-            },
+            method(packed_mirror(&[ALPHA_DARWIN]), &[]),
+            method(net_mirror(&[ALPHA_DARWIN]), &[]),
             DIRECT,
         ]),
         host: Some(MIRROR_HOST),
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Same,
+        ..PLAIN
     },
     Case {
         name: "zip-setuid",
         about: "a filesystem mirror's archive with a setuid executable and a 0600 file: \
                 Terraform keeps both modes",
         source: Source::FsMirrorZip(&[
-            ZipEntry {
-                name: ALPHA_BINARY,
-                mode: 0o104755,
-                content: b"#!/bin/sh\n",
-            },
-            ZipEntry {
-                name: "private.txt",
-                mode: 0o100600,
-                content: b"private\n",
-            },
+            entry(ALPHA_BINARY, 0o104755, b"#!/bin/sh\n"),
+            entry("private.txt", 0o100600, b"private\n"),
         ]),
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
         tfdisco: Expect::Differs {
             why: "setuid, setgid and sticky bits are cleared when unpacking",
             exit: 0,
@@ -1076,127 +827,49 @@ pub const CASES: &[Case] = &[
             lock: Lock::Terraform,
             requests: Requests::None,
         },
+        ..PLAIN
     },
     Case {
         name: "zip-symlink",
         about: "an archive with a symlink entry: Terraform writes a 0777 file holding the target",
         source: Source::FsMirrorZip(&[
-            ZipEntry {
-                name: ALPHA_BINARY,
-                mode: 0o100755,
-                content: b"#!/bin/sh\n",
-            },
-            ZipEntry {
-                name: "link",
-                mode: 0o120777,
-                content: ALPHA_BINARY.as_bytes(),
-            },
+            ALPHA_EXECUTABLE,
+            entry("link", 0o120777, ALPHA_BINARY.as_bytes()),
         ]),
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Differs {
-            why: HOSTILE_ENTRY,
-            exit: 1,
-            tree: Tree::Before,
-            lock: Lock::Before,
-            requests: Requests::None,
-        },
+        tfdisco: REFUSES_HOSTILE_ENTRY,
+        ..PLAIN
     },
     Case {
         name: "zip-absolute",
         about: "an archive with an absolute entry name: Terraform puts it inside the package",
         source: Source::FsMirrorZip(&[
-            ZipEntry {
-                name: ALPHA_BINARY,
-                mode: 0o100755,
-                content: b"#!/bin/sh\n",
-            },
-            ZipEntry {
-                name: "/abs/file.txt",
-                mode: 0o100644,
-                content: b"absolute\n",
-            },
+            ALPHA_EXECUTABLE,
+            entry("/abs/file.txt", 0o100644, b"absolute\n"),
         ]),
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Differs {
-            why: HOSTILE_ENTRY,
-            exit: 1,
-            tree: Tree::Before,
-            lock: Lock::Before,
-            requests: Requests::None,
-        },
+        tfdisco: REFUSES_HOSTILE_ENTRY,
+        ..PLAIN
     },
     Case {
         name: "zip-duplicate",
         about: "an archive naming the executable twice: the last one wins, content and mode",
         source: Source::FsMirrorZip(&[
-            ZipEntry {
-                name: ALPHA_BINARY,
-                mode: 0o100755,
-                content: b"first\n",
-            },
-            ZipEntry {
-                name: ALPHA_BINARY,
-                mode: 0o100700,
-                content: b"second\n",
-            },
+            entry(ALPHA_BINARY, 0o100755, b"first\n"),
+            entry(ALPHA_BINARY, 0o100700, b"second\n"),
         ]),
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
-        exit: 0,
-        tfdisco: Expect::Differs {
-            why: HOSTILE_ENTRY,
-            exit: 1,
-            tree: Tree::Before,
-            lock: Lock::Before,
-            requests: Requests::None,
-        },
+        tfdisco: REFUSES_HOSTILE_ENTRY,
+        ..PLAIN
     },
     Case {
         name: "zip-dotdot",
         about: "an archive with a `..` entry: Terraform fails (exit 1) and leaves what it \
                 unpacked before it",
         source: Source::FsMirrorZip(&[
-            ZipEntry {
-                name: ALPHA_BINARY,
-                mode: 0o100755,
-                content: b"#!/bin/sh\n",
-            },
-            ZipEntry {
-                name: "../escaped.txt",
-                mode: 0o100644,
-                content: b"escaped\n",
-            },
+            ALPHA_EXECUTABLE,
+            entry("../escaped.txt", 0o100644, b"escaped\n"),
         ]),
-        host: None,
-        lock: LockInput::None,
-        installed: &[],
-        cache: Cache::None,
-        spoil: &[],
-        args: &[],
         exit: 1,
-        tfdisco: Expect::Differs {
-            why: HOSTILE_ENTRY,
-            exit: 1,
-            tree: Tree::Before,
-            lock: Lock::Before,
-            requests: Requests::None,
-        },
+        tfdisco: REFUSES_HOSTILE_ENTRY,
+        ..PLAIN
     },
 ];
 
@@ -1304,13 +977,13 @@ impl Case {
             }
             Source::Methods(methods) => {
                 for method in methods {
-                    if let Via::NetMirror {
-                        path,
-                        packages,
-                        status,
-                    } = method.via
-                    {
-                        serve_packages(server, path, packages, status, &host);
+                    match method.via {
+                        Via::NetMirror {
+                            path,
+                            packages,
+                            status,
+                        } => serve_packages(server, path, packages, status, &host),
+                        Via::Direct | Via::FsMirror { .. } => {}
                     }
                 }
             }

@@ -189,242 +189,158 @@ const BETA_DARWIN: Cached = cached("beta", "0.10.0", "darwin_arm64");
 /// leaves them.
 const FILLED: &[Cached] = &[ALPHA_LINUX, ALPHA_DARWIN, BETA_LINUX, BETA_DARWIN];
 
+/// What a case is where it says nothing else: every provider the
+/// configuration requires, no `before/`, from the unspoiled registry, the
+/// lock file written, no plugin cache. Every case names itself, says what
+/// it shows and gives its platforms.
+const PLAIN: Case = Case {
+    name: "",
+    about: "",
+    platforms: &[],
+    providers: &[],
+    before_platforms: &[],
+    spoil: &[],
+    from: From::Registry,
+    host: None,
+    mirror_spoil: &[],
+    outcome: Outcome::Written,
+    enable_plugin_cache: false,
+    cache: Cache::None,
+};
+
+/// A run that fails with `exit`, its message holding `words`.
+const fn refused(exit: i32, words: &'static [&'static str]) -> Outcome {
+    Outcome::Refused { exit, words }
+}
+
+/// A plugin cache holding `holds`, without
+/// `plugin_cache_may_break_dependency_lock_file`, where tfdisco does as
+/// Terraform does.
+const fn cache(holds: &'static [Cached]) -> Cache {
+    Cache::Dir {
+        may_break: false,
+        holds,
+        differs: None,
+    }
+}
+
 /// Every case.
 pub const CASES: &[Case] = &[
     Case {
         name: "fresh",
         about: "no lock file yet; two providers for three platforms; a pre-release skipped",
         platforms: ALL,
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        ..PLAIN
     },
     Case {
         name: "add-platform",
         about: "a lock file for linux_amd64 gains darwin_arm64's hashes",
         platforms: &["darwin_arm64"],
-        providers: &[],
         before_platforms: &["linux_amd64"],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        ..PLAIN
     },
     Case {
         name: "pinned-then-widened",
         about: "locked at a pinned 1.0.0, the constraint widened: 1.0.0 kept, constraints rewritten",
         platforms: &["linux_amd64"],
-        providers: &[],
         before_platforms: &["linux_amd64"],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        ..PLAIN
     },
     Case {
         name: "child-module",
         about: "constraints from a local child module (.tf.json) merged with the root's",
         platforms: &["linux_amd64", "windows_amd64"],
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        ..PLAIN
     },
     Case {
         name: "no-providers",
         about: "a configuration that requires no provider, no lock file yet: a lock file of \
                 its two header lines",
         platforms: &["linux_amd64"],
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        ..PLAIN
     },
     Case {
         name: "unrelated-locked",
         about: "a provider the configuration no longer requires stays in the lock file",
         platforms: &["linux_amd64"],
-        providers: &[],
         before_platforms: &["linux_amd64"],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        ..PLAIN
     },
     Case {
         name: "prerelease-named",
         about: "a pre-release chosen because the constraint names it; one provider named",
         platforms: &["darwin_arm64"],
         providers: &["{HOST}/ns/beta"],
-        before_platforms: &[],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        ..PLAIN
     },
     Case {
         name: "locked-outside",
         about: "the locked version no longer meets the constraints",
         platforms: &["linux_amd64"],
-        providers: &[],
         before_platforms: &["linux_amd64"],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Refused {
-            exit: 3,
-            words: &["1.0.0", "~> 2.0"],
-        },
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        outcome: refused(3, &["1.0.0", "~> 2.0"]),
+        ..PLAIN
     },
     Case {
         name: "no-match",
         about: "no version meets the constraints",
         platforms: &["linux_amd64"],
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Refused {
-            exit: 3,
-            words: &[">= 3.0.0"],
-        },
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        outcome: refused(3, &[">= 3.0.0"]),
+        ..PLAIN
     },
     Case {
         name: "unknown-platform",
         about: "a platform the registry does not offer",
         platforms: &["linux_amd64", "plan9_amd64"],
-        providers: &[],
         before_platforms: &["linux_amd64"],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Refused {
-            exit: 3,
-            words: &["plan9_amd64"],
-        },
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        outcome: refused(3, &["plan9_amd64"]),
+        ..PLAIN
     },
     Case {
         name: "corrupted-archive",
         about: "an archive whose bytes do not match its checksum",
         platforms: &["linux_amd64", "darwin_arm64"],
-        providers: &[],
         before_platforms: &["linux_amd64"],
         spoil: &[Spoil::Corrupt("alpha", "1.1.0", "darwin_arm64")],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Refused {
-            exit: 1,
-            words: &["1.1.0", "darwin_arm64", "checksum"],
-        },
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        outcome: refused(1, &["1.1.0", "darwin_arm64", "checksum"]),
+        ..PLAIN
     },
     Case {
         name: "bad-signature",
         about: "a SHA256SUMS whose signature does not verify",
         platforms: &["linux_amd64", "windows_amd64"],
-        providers: &[],
         before_platforms: &["linux_amd64"],
         spoil: &[Spoil::BadSignature("alpha", "1.1.0")],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Refused {
-            exit: 1,
-            words: &["1.1.0", "signature"],
-        },
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        outcome: refused(1, &["1.1.0", "signature"]),
+        ..PLAIN
     },
     Case {
         name: "fs-mirror",
         about: "-fs-mirror: the packed tree providers mirror wrote; one h1: per platform",
         platforms: &["linux_amd64", "darwin_arm64"],
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
         from: From::FsMirror("mirror-fresh"),
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        ..PLAIN
     },
     Case {
         name: "fs-mirror-unpacked",
         about: "-fs-mirror: an unpacked tree (beta's package has a folder)",
         platforms: &["linux_amd64", "darwin_arm64"],
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
         from: From::FsMirror(mirror_goldens::UNPACKED),
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        ..PLAIN
     },
     Case {
         name: "net-mirror",
         about: "-net-mirror: providers mirror's tree served over https; the archives checked \
                 against its hashes, the unpacked h1: recorded",
         platforms: &["linux_amd64", "darwin_arm64", "windows_amd64"],
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
         from: From::NetMirror("mirror-fresh"),
         host: Some(MIRROR_HOST),
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        ..PLAIN
     },
     Case {
         name: "net-mirror-wrong-hash",
         about: "-net-mirror: the mirror lists a hash the archive does not have",
         platforms: &["linux_amd64", "darwin_arm64"],
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
         from: From::NetMirror("mirror-fresh"),
         host: Some(MIRROR_HOST),
         mirror_spoil: &[mirror_goldens::Spoil::WrongHash(
@@ -432,20 +348,13 @@ pub const CASES: &[Case] = &[
             "1.1.0",
             "darwin_arm64",
         )],
-        outcome: Outcome::Refused {
-            exit: 1,
-            words: &["1.1.0", "darwin_arm64", "checksum"],
-        },
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        outcome: refused(1, &["1.1.0", "darwin_arm64", "checksum"]),
+        ..PLAIN
     },
     Case {
         name: "net-mirror-truncated",
         about: "-net-mirror: the mirror serves an archive cut short",
         platforms: &["linux_amd64"],
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
         from: From::NetMirror("mirror-fresh"),
         host: Some(MIRROR_HOST),
         mirror_spoil: &[mirror_goldens::Spoil::Truncated(
@@ -453,29 +362,17 @@ pub const CASES: &[Case] = &[
             "1.1.0",
             "linux_amd64",
         )],
-        outcome: Outcome::Refused {
-            exit: 1,
-            words: &["1.1.0", "linux_amd64", "checksum"],
-        },
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        outcome: refused(1, &["1.1.0", "linux_amd64", "checksum"]),
+        ..PLAIN
     },
     Case {
         name: "net-mirror-not-found",
         about: "-net-mirror: the mirror does not have a provider (404)",
         platforms: &["linux_amd64"],
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
         from: From::NetMirror("mirror-locked"),
         host: Some(MIRROR_HOST),
-        mirror_spoil: &[],
-        outcome: Outcome::Refused {
-            exit: 3,
-            words: &["gamma"],
-        },
-        enable_plugin_cache: false,
-        cache: Cache::None,
+        outcome: refused(3, &["gamma"]),
+        ..PLAIN
     },
     Case {
         name: "cache-fill",
@@ -483,57 +380,28 @@ pub const CASES: &[Case] = &[
                 every package downloaded and unpacked into the cache, for each platform; the \
                 lock file as without the flag",
         platforms: TWO,
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
         enable_plugin_cache: true,
-        cache: Cache::Dir {
-            may_break: false,
-            holds: &[],
-            differs: None,
-        },
+        cache: cache(&[]),
+        ..PLAIN
     },
     Case {
         name: "cache-hit",
         about: "cache-fill's cache and its lock file: every entry vouched for by the lock file, \
                 linked; nothing downloaded, the lock file unchanged",
         platforms: TWO,
-        providers: &[],
         before_platforms: TWO,
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
         enable_plugin_cache: true,
-        cache: Cache::Dir {
-            may_break: false,
-            holds: FILLED,
-            differs: None,
-        },
+        cache: cache(FILLED),
+        ..PLAIN
     },
     Case {
         name: "cache-no-lock",
         about: "cache-fill's cache without a lock file: nothing vouches for the entries, so \
                 every package is downloaded again and unpacked over its entry",
         platforms: TWO,
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
         enable_plugin_cache: true,
-        cache: Cache::Dir {
-            may_break: false,
-            holds: FILLED,
-            differs: None,
-        },
+        cache: cache(FILLED),
+        ..PLAIN
     },
     Case {
         name: "cache-tampered",
@@ -541,13 +409,7 @@ pub const CASES: &[Case] = &[
                 entry vouching for it: the lock file does not, so that package is downloaded \
                 again into the cache; the side file stays",
         platforms: TWO,
-        providers: &[],
         before_platforms: TWO,
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
         enable_plugin_cache: true,
         cache: Cache::Dir {
             may_break: false,
@@ -559,6 +421,7 @@ pub const CASES: &[Case] = &[
             ],
             differs: None,
         },
+        ..PLAIN
     },
     Case {
         name: "cache-extra-file",
@@ -566,13 +429,7 @@ pub const CASES: &[Case] = &[
                 Terraform unpacks over the entry, the file stays and the entry's new h1: \
                 joins the lock file",
         platforms: TWO,
-        providers: &[],
         before_platforms: TWO,
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
         enable_plugin_cache: true,
         cache: Cache::Dir {
             may_break: false,
@@ -589,6 +446,7 @@ pub const CASES: &[Case] = &[
                 cache: "cache-hit",
             }),
         },
+        ..PLAIN
     },
     Case {
         name: "cache-may-break",
@@ -597,53 +455,29 @@ pub const CASES: &[Case] = &[
                 download, their h1: alone recorded; beta for darwin_arm64 downloaded into the \
                 cache",
         platforms: TWO,
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
         enable_plugin_cache: true,
         cache: Cache::Dir {
             may_break: true,
             holds: &[ALPHA_LINUX, ALPHA_DARWIN, BETA_LINUX],
             differs: None,
         },
+        ..PLAIN
     },
     Case {
         name: "cache-flag-without-cache",
         about: "-enable-plugin-cache with no plugin cache configured: a lock run as without \
                 the flag",
         platforms: TWO,
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
         enable_plugin_cache: true,
-        cache: Cache::None,
+        ..PLAIN
     },
     Case {
         name: "cache-without-flag",
         about: "a plugin cache configured, without -enable-plugin-cache: not used, nothing \
                 written into it",
         platforms: TWO,
-        providers: &[],
-        before_platforms: &[],
-        spoil: &[],
-        from: From::Registry,
-        host: None,
-        mirror_spoil: &[],
-        outcome: Outcome::Written,
-        enable_plugin_cache: false,
-        cache: Cache::Dir {
-            may_break: false,
-            holds: &[],
-            differs: None,
-        },
+        cache: cache(&[]),
+        ..PLAIN
     },
 ];
 

@@ -6,42 +6,28 @@
 //! Success paths get a generous deadline; stall scenarios configure a short
 //! one, so nothing depends on timing luck and nothing waits for 11 s.
 
-// Each scenario's name says what it checks; its body is the specification.
-#[allow(missing_docs)]
+// The scenario modules allow missing docs: each scenario's name says what
+// it checks; its body is the specification.
 pub mod cache;
-#[allow(missing_docs)]
 pub mod client;
-#[allow(missing_docs)]
 pub mod credentials;
-#[allow(missing_docs)]
 pub mod documents;
 #[cfg(unix)]
 pub mod install;
-#[allow(missing_docs)]
 pub mod limits;
-#[allow(missing_docs)]
 pub mod lock;
 pub mod mirror;
-#[allow(missing_docs)]
 pub mod network;
-#[allow(missing_docs)]
 #[cfg(unix)]
 pub mod oci;
-#[allow(missing_docs)]
 #[cfg(unix)]
 pub mod oci_modules;
-#[allow(missing_docs)]
 #[cfg(unix)]
 pub mod oci_push;
-#[allow(missing_docs)]
 pub mod redirects;
-#[allow(missing_docs)]
 pub mod registry_api;
-#[allow(missing_docs)]
 pub mod retries;
-#[allow(missing_docs)]
 pub mod trust;
-#[allow(missing_docs)]
 pub mod upload;
 
 use std::time::Duration;

@@ -35,14 +35,14 @@
 //! panics, naming the command and showing its output, when a run fails).
 
 use std::collections::BTreeSet;
+use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use tfdisco_benches::process_runs::{
-    Report, clear_environment, commit, first_line, loadavg, median, secs, summary,
+    Report, Runner, first_line, fresh_run, loadavg, median, secs, summary, tfdisco_version,
 };
 use tfdisco_benches::registry::{self, Registry, Signer};
 use tfdisco_testkit::install_goldens::tree_manifest;
@@ -177,16 +177,17 @@ impl Measure {
 /// The same environment for every tool: the test CA, a CLI configuration
 /// that only turns the checkpoint off, no proxies, none of the caller's
 /// `TF_*` settings.
-fn environment(command: &mut Command, work: &Path) {
-    clear_environment(command);
-    command
-        .env("SSL_CERT_FILE", pki().ca_file())
-        .env("TF_CLI_CONFIG_FILE", work.join("terraformrc"))
-        .env("CHECKPOINT_DISABLE", "1");
+fn environment(work: &Path) -> [(&'static str, OsString); 3] {
+    [
+        ("SSL_CERT_FILE", pki().ca_file().into()),
+        ("TF_CLI_CONFIG_FILE", work.join("terraformrc").into()),
+        ("CHECKPOINT_DISABLE", "1".into()),
+    ]
 }
 
 struct Bench {
     args: Args,
+    runner: Runner,
     server: TestServer,
     host: String,
     report: Report,
@@ -208,52 +209,23 @@ impl Bench {
 
     /// A fresh folder holding `main_tf`.
     fn fresh(&self, name: &str, main_tf: &str) -> PathBuf {
-        let dir = self.args.work.join("runs").join(name);
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("a run folder");
-        fs::write(dir.join("main.tf"), main_tf).expect("main.tf");
-        dir
+        fresh_run(&self.args.work, name, main_tf)
     }
 
-    /// Runs `program args` in `dir` under `timed`; panics when it fails.
+    /// Runs `program args` in `dir` under `timed`, in [`environment`];
+    /// panics when it fails.
     fn run(&self, dir: &Path, program: &Path, args: &[String]) -> Measure {
-        let timing = self.args.work.join("timing");
-        let log = self.args.work.join("last-run.log");
-        let log_file = fs::File::create(&log).expect("a log file");
-        let mut command = Command::new(&self.args.timed);
-        command
-            .arg(&timing)
-            .arg(program)
-            .args(args)
-            .current_dir(dir)
-            .stdin(Stdio::null())
-            .stdout(log_file.try_clone().expect("a log file"))
-            .stderr(log_file);
-        environment(&mut command, &self.args.work);
         self.server.take_requests();
         let start = Instant::now();
-        let status = command
-            .status()
-            .unwrap_or_else(|e| panic!("{}: {e}", self.args.timed.display()));
+        let timed = self
+            .runner
+            .run(dir, program, args, &environment(&self.args.work))
+            .unwrap_or_else(|e| panic!("{e}"));
         let seen = self.server.take_requests();
-        if !status.success() {
-            panic!(
-                "{} {} failed ({status}) in {}:\n{}",
-                program.display(),
-                args.join(" "),
-                dir.display(),
-                fs::read_to_string(&log).unwrap_or_default()
-            );
-        }
-        let text = fs::read_to_string(&timing).expect("the timing file");
-        let fields: Vec<u64> = text
-            .split_whitespace()
-            .map(|f| f.parse().expect("a number"))
-            .collect();
         Measure {
-            wall: Duration::from_nanos(fields[0]),
-            rss_kb: fields[1],
-            cpu: Duration::from_micros(fields[2]),
+            wall: timed.wall,
+            rss_kb: timed.rss_kb,
+            cpu: timed.cpu,
             requests: seen
                 .iter()
                 .map(|s: &Seen| {
@@ -777,23 +749,21 @@ fn main() {
     });
     let host = format!("127.0.0.1:{}", server.port());
 
+    let runner = Runner::new(&args.timed, &args.work);
     let mut b = Bench {
         args,
+        runner,
         server,
         host,
         report: Report::default(),
     };
-    let commit = commit();
-    let tfdisco = b.args.tfdisco.display().to_string();
     b.report.out("# install-bench");
     b.report.out(format!(
         "terraform: {}",
         first_line("terraform", &["version"])
     ));
-    b.report.out(format!(
-        "tfdisco:   {} ({tfdisco}, commit {commit})",
-        first_line(&tfdisco, &["--version"])
-    ));
+    b.report
+        .out(format!("tfdisco:   {}", tfdisco_version(&b.args.tfdisco)));
     if let Some(before) = &b.args.before {
         let before = before.display().to_string();
         b.report.out(format!(

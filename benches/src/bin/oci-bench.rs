@@ -61,8 +61,8 @@ use std::time::{Duration, Instant};
 
 use sha2::{Digest, Sha256};
 use tfdisco_benches::process_runs::{
-    Report, Runner, Timed, clock_ticks, commit, first_line, loadavg, median, process_cpu,
-    quartiles, secs, summary,
+    Report, Runner, Timed, clock_ticks, first_line, fresh_run, loadavg, median, process_cpu,
+    quartiles, secs, summary, tfdisco_version,
 };
 use tfdisco_benches::registry::{self, Registry, Signer};
 use tfdisco_benches::registry_log;
@@ -240,11 +240,7 @@ struct Bench {
 impl Bench {
     /// A fresh folder holding `main_tf`.
     fn fresh(&self, name: &str, main_tf: &str) -> PathBuf {
-        let dir = self.args.work.join("runs").join(name);
-        let _ = fs::remove_dir_all(&dir);
-        fs::create_dir_all(&dir).expect("a run folder");
-        fs::write(dir.join("main.tf"), main_tf).expect("main.tf");
-        dir
+        fresh_run(&self.args.work, name, main_tf)
     }
 
     fn env(&self, config: &Path) -> Vec<(&'static str, OsString)> {
@@ -397,7 +393,7 @@ impl Bench {
                 (format!("{what} {}", pulled[p].label), requests.as_slice())
             })
             .collect();
-        self.list_requests("pull-requests.txt", &listed);
+        self.list_requests("pull-requests.txt", "docker-registry's access log", &listed);
     }
 
     /// `tfdisco oci push-provider` of each zip: into a fresh repository,
@@ -474,7 +470,7 @@ impl Bench {
                 )
             })
             .collect();
-        self.list_requests("push-requests.txt", &listed);
+        self.list_requests("push-requests.txt", "docker-registry's access log", &listed);
     }
 
     /// The medians of each command's runs with a package of a size: wall
@@ -535,8 +531,8 @@ impl Bench {
     }
 
     /// The requests of run 1 of each command, written to `name` in the
-    /// work folder and printed.
-    fn list_requests(&mut self, name: &str, listed: &[(String, &[String])]) {
+    /// work folder and printed, said to come from `log`.
+    fn list_requests(&mut self, name: &str, log: &str, listed: &[(String, &[String])]) {
         let mut text = String::new();
         for (what, requests) in listed {
             let _ = writeln!(text, "# {what}, run 1: {} requests", requests.len());
@@ -547,7 +543,7 @@ impl Bench {
         let file = self.args.work.join(name);
         fs::write(&file, &text).expect("the request list");
         self.report.out(format!(
-            "\nthe requests of run 1 (docker-registry's access log): {}",
+            "\nthe requests of run 1 ({log}): {}",
             file.display()
         ));
         for line in text.lines() {
@@ -833,26 +829,16 @@ impl Bench {
                 oci.peak_rss()
             ));
         }
-        let mut text = String::new();
-        for (t, (name, _)) in tools.iter().enumerate() {
-            let _ = writeln!(
-                text,
-                "# {name}, run 1: {} requests",
-                example_requests[t].len()
-            );
-            for r in &example_requests[t] {
-                let _ = writeln!(text, "  {r}");
-            }
-        }
-        let file = self.args.work.join("lock-requests.txt");
-        fs::write(&file, &text).expect("the request list");
-        self.report.out(format!(
-            "\nthe requests of run 1 (the TestServer's log; docker-registry's access log): {}",
-            file.display()
-        ));
-        for line in text.lines() {
-            self.report.out(format!("    {line}"));
-        }
+        let listed: Vec<(String, &[String])> = tools
+            .iter()
+            .zip(&example_requests)
+            .map(|((name, _), requests)| (name.clone(), requests.as_slice()))
+            .collect();
+        self.list_requests(
+            "lock-requests.txt",
+            "the TestServer's log; docker-registry's access log",
+            &listed,
+        );
     }
 }
 
@@ -1074,12 +1060,10 @@ fn main() {
         ticks: clock_ticks(),
         report: Report::default(),
     };
-    let commit = commit();
-    let tfdisco = b.args.tfdisco.display().to_string();
     b.report.out("# oci-bench");
     b.report.out(format!(
-        "tfdisco:         {} ({tfdisco}, commit {commit})",
-        first_line(&tfdisco, &["--version"])
+        "tfdisco:         {}",
+        tfdisco_version(&b.args.tfdisco)
     ));
     b.report.out(format!(
         "docker-registry: {} ({}, Basic auth; {} anonymous), filesystem storage under {}",

@@ -90,21 +90,29 @@ impl Client {
         headers: &[(&str, &str)],
         body: &[u8],
     ) -> Result<Answer, String> {
-        let exchange = self.exchange(port, method, target, headers, body);
-        tokio::time::timeout(REQUEST_LIMIT, exchange)
+        let mut request = Request::builder()
+            .method(method)
+            .uri(target)
+            .header("Host", format!("127.0.0.1:{port}"))
+            .header("User-Agent", "tfdisco-testkit");
+        if !matches!(method, "GET" | "HEAD") {
+            request = request.header("Content-Length", body.len());
+        }
+        for (name, value) in headers {
+            request = request.header(*name, *value);
+        }
+        let request = request
+            .body(Full::new(Bytes::copy_from_slice(body)))
+            .map_err(|e| format!("{method} {target}: building the request: {e}"))?;
+        tokio::time::timeout(REQUEST_LIMIT, self.exchange(port, request))
             .await
             .map_err(|_| format!("{method} {target}: no answer within {REQUEST_LIMIT:?}"))?
             .map_err(|e| format!("{method} {target}: {e}"))
     }
 
-    async fn exchange(
-        &self,
-        port: u16,
-        method: &str,
-        target: &str,
-        headers: &[(&str, &str)],
-        body: &[u8],
-    ) -> Result<Answer, String> {
+    /// Connects to `https://127.0.0.1:port`, sends `request` and reads the
+    /// whole answer.
+    async fn exchange(&self, port: u16, request: Request<Full<Bytes>>) -> Result<Answer, String> {
         let tcp = TcpStream::connect((Ipv4Addr::LOCALHOST, port))
             .await
             .map_err(|e| format!("connecting to 127.0.0.1:{port}: {e}"))?;
@@ -120,20 +128,6 @@ impl Client {
         tokio::spawn(async move {
             let _ = connection.await;
         });
-        let mut request = Request::builder()
-            .method(method)
-            .uri(target)
-            .header("Host", format!("127.0.0.1:{port}"))
-            .header("User-Agent", "tfdisco-testkit");
-        if !matches!(method, "GET" | "HEAD") {
-            request = request.header("Content-Length", body.len());
-        }
-        for (name, value) in headers {
-            request = request.header(*name, *value);
-        }
-        let request = request
-            .body(Full::new(Bytes::copy_from_slice(body)))
-            .map_err(|e| format!("building the request: {e}"))?;
         let response = sender
             .send_request(request)
             .await

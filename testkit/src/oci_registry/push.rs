@@ -5,7 +5,7 @@
 
 use super::OciRegistry;
 use super::access::Access;
-use super::client::block_on;
+use super::client::{Answer, block_on};
 use super::layout::{
     EMPTY_CONFIG, INDEX_MEDIA_TYPE, IndexEntry, MANIFEST_MEDIA_TYPE, MODULE_ARTIFACT_TYPE,
     PROVIDER_TARGET_ARTIFACT_TYPE, provider_index, sha256_digest, version_tag, zip_manifest,
@@ -215,17 +215,34 @@ async fn upload_blob(
     let target = path_of(location);
     let separator = if target.contains('?') { '&' } else { '?' };
     let target = format!("{target}{separator}digest={digest}");
-    access
-        .send(
-            authorization,
-            "PUT",
-            &target,
-            &[("Content-Type", "application/octet-stream")],
-            bytes,
-        )
-        .await?
-        .expect(201, &format!("PUT of blob {digest}"))?;
+    let what = format!("PUT of blob {digest}");
+    put(
+        access,
+        authorization,
+        &target,
+        "application/octet-stream",
+        bytes,
+        &what,
+    )
+    .await?;
     Ok(digest)
+}
+
+/// `PUT target` of `bytes` as `content_type`, which must answer 201
+/// (`what` says what it was in an error).
+async fn put(
+    access: &Access,
+    authorization: Option<&str>,
+    target: &str,
+    content_type: &str,
+    bytes: &[u8],
+    what: &str,
+) -> Result<Answer, String> {
+    let headers = [("Content-Type", content_type)];
+    access
+        .send(authorization, "PUT", target, &headers, bytes)
+        .await?
+        .expect(201, what)
 }
 
 /// Puts a manifest; answers its digest (checked against the registry's).
@@ -239,16 +256,8 @@ async fn put_manifest(
 ) -> Result<String, String> {
     let digest = sha256_digest(bytes);
     let target = format!("/v2/{repo}/manifests/{reference}");
-    let answer = access
-        .send(
-            authorization,
-            "PUT",
-            &target,
-            &[("Content-Type", media_type)],
-            bytes,
-        )
-        .await?
-        .expect(201, &format!("PUT {target}"))?;
+    let what = format!("PUT {target}");
+    let answer = put(access, authorization, &target, media_type, bytes, &what).await?;
     match answer.header("docker-content-digest") {
         Some(theirs) if theirs != digest => Err(format!(
             "PUT {target}: the registry says the digest is {theirs}, not {digest}"

@@ -1,6 +1,8 @@
 //! Reading back with the fixture's own client: what a library under test
 //! pushed, or what the fixture did.
 
+use std::path::PathBuf;
+
 use super::OciRegistry;
 use super::client::block_on;
 
@@ -22,17 +24,22 @@ impl OciRegistry {
         Some((media_type, answer.body.to_vec()))
     }
 
+    /// The file in the registry's storage that holds the content of the
+    /// blob `digest` (`sha256:HEX`).
+    pub fn blob_file(&self, digest: &str) -> PathBuf {
+        let hex = digest.strip_prefix("sha256:").expect("a sha256 digest");
+        self.dir()
+            .join("storage/docker/registry/v2/blobs/sha256")
+            .join(&hex[..2])
+            .join(hex)
+            .join("data")
+    }
+
     /// Spoils the stored content of the blob `digest` (`sha256:HEX`), its
     /// size kept: every byte inverted in the registry's storage, which
     /// serves it as it is (a storage fault, or a registry that lies).
     pub fn corrupt_blob(&self, digest: &str) {
-        let hex = digest.strip_prefix("sha256:").expect("a sha256 digest");
-        let data = self
-            .dir()
-            .join("storage/docker/registry/v2/blobs/sha256")
-            .join(&hex[..2])
-            .join(hex)
-            .join("data");
+        let data = self.blob_file(digest);
         let bytes = std::fs::read(&data)
             .unwrap_or_else(|e| self.fail(&format!("reading {}", data.display()), e.to_string()));
         let spoiled: Vec<u8> = bytes.iter().map(|b| !b).collect();

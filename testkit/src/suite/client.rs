@@ -1,6 +1,8 @@
 //! Client options: User-Agent and dialect, the exchange observer,
 //! connection reuse, tracing. (Trust roots: `trust.rs`.)
 
+#![allow(missing_docs)]
+
 use std::time::Duration;
 
 use tfdisco_core::{Config, Dialect, ErrorKind, StaticCredentials, Transfer};

@@ -1,6 +1,8 @@
 //! Credentials: sent to the host, kept or dropped on redirects by D4, a
 //! failing source, aliases.
 
+#![allow(missing_docs)]
+
 use std::net::SocketAddr;
 
 use tfdisco_config::CliConfig;

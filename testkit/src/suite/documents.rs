@@ -1,5 +1,7 @@
 //! Documents, URLs, content types, statuses and JSON edge cases.
 
+#![allow(missing_docs)]
+
 use tfdisco_core::{Error, ErrorKind, Services};
 
 use super::{Subject, WELL_KNOWN, assert_paths, build, builder, error, service_url, services};

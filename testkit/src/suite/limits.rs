@@ -1,6 +1,8 @@
 //! Size limits (D6) and the overall deadline: the transport stops reading
 //! as soon as the core says so.
 
+#![allow(missing_docs)]
+
 use std::time::{Duration, Instant};
 
 use tfdisco_core::{DEFAULT_BODY_LIMIT, Error, ErrorKind};
@@ -71,33 +73,24 @@ pub fn chunked_body_over_the_limit<T: Subject>() {
     );
 }
 
-pub fn declared_body_of_exactly_the_limit<T: Subject>() {
+/// Discovery answered with a document of exactly the limit, sent by
+/// `send` (which adds the body to a JSON reply), reads it whole.
+fn reads_a_body_of_exactly_the_limit<T: Subject>(send: impl FnOnce(Reply, Vec<u8>) -> Reply) {
     let server = TestServer::start();
     let doc = document_of_size(DEFAULT_BODY_LIMIT as usize);
-    server.route(
-        WELL_KNOWN,
-        Reply::new(200)
-            .header("Content-Type", "application/json")
-            .body(&doc),
-    );
+    let reply = Reply::new(200).header("Content-Type", "application/json");
+    server.route(WELL_KNOWN, send(reply, doc));
     let client = build::<T>(builder::<T>());
     let s = services::<T>(client.discover(&server.host()));
     assert_eq!(s.len(), 1);
 }
 
+pub fn declared_body_of_exactly_the_limit<T: Subject>() {
+    reads_a_body_of_exactly_the_limit::<T>(|reply, doc| reply.body(&doc));
+}
+
 pub fn chunked_body_of_exactly_the_limit<T: Subject>() {
-    let server = TestServer::start();
-    let doc = document_of_size(DEFAULT_BODY_LIMIT as usize);
-    server.route(
-        WELL_KNOWN,
-        Reply::new(200)
-            .header("Content-Type", "application/json")
-            .chunked([doc])
-            .chunk_size(64 * 1024),
-    );
-    let client = build::<T>(builder::<T>());
-    let s = services::<T>(client.discover(&server.host()));
-    assert_eq!(s.len(), 1);
+    reads_a_body_of_exactly_the_limit::<T>(|reply, doc| reply.chunked([doc]).chunk_size(64 * 1024));
 }
 
 pub fn configured_body_limit<T: Subject>() {

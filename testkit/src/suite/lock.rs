@@ -3,6 +3,8 @@
 //! ([`lock_goldens`](crate::lock_goldens)): the lock file and, with
 //! `-enable-plugin-cache`, the plugin cache and the archives downloaded.
 
+#![allow(missing_docs)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};

@@ -1,5 +1,7 @@
 //! Broken connections, certificates, proxies.
 
+#![allow(missing_docs)]
+
 use std::net::SocketAddr;
 use std::time::Duration;
 

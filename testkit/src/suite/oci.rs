@@ -4,6 +4,10 @@
 //! tag, index, manifest and zip, anonymously, with Basic credentials and
 //! through the token handshake.
 
+#![allow(missing_docs)]
+
+use std::path::PathBuf;
+
 use tfdisco_core::http::StatusCode;
 use tfdisco_core::{Contents, Error, ErrorKind};
 use tfdisco_oci::{
@@ -20,7 +24,7 @@ use tfdisco_runs::{
 
 use super::lock::Scratch;
 use super::{Client, Subject, build, builder};
-use crate::lock_goldens::CASES;
+use crate::lock_goldens::{CASES, Case};
 use crate::oci_registry::{OciAuth, OciRegistry};
 use crate::signed_registry;
 
@@ -188,19 +192,30 @@ pub fn oci_what_is_not_there_is_not_found<T: Subject>() {
     assert_eq!(err.kind(), ErrorKind::NotFound, "{}: {err}", T::NAME);
 }
 
+/// The providers' host in the OCI lock scenarios: only the mirror is
+/// asked, never it.
+const LOCK_HOST: &str = "registry.example.test";
+
+/// The lock goldens' `fresh` case with its input prepared for
+/// [`LOCK_HOST`] in `run` of a new scratch folder `name`: the case, the
+/// scratch folder (removed when dropped) and `run`.
+fn fresh_lock_input(name: &str) -> (&'static Case, Scratch, PathBuf) {
+    let case = CASES
+        .iter()
+        .find(|c| c.name == "fresh")
+        .expect("the fresh case");
+    let scratch = Scratch::new(name);
+    let dir = scratch.path().join("run");
+    case.prepare(&dir, LOCK_HOST);
+    (case, scratch, dir)
+}
+
 /// Locks the lock goldens' `fresh` case from the OCI mirror `template`
 /// alone (the providers' own host is never asked) and gives the lock file
 /// written, after checking that but for its first line it is Terraform's
 /// from the registry.
 pub(super) fn lock_fresh_from_mirror<T: Subject>(client: &Client<T>, template: &str) -> String {
-    let case = CASES
-        .iter()
-        .find(|c| c.name == "fresh")
-        .expect("the fresh case");
-    let host = "registry.example.test";
-    let scratch = Scratch::new("oci-lock");
-    let dir = scratch.path().join("run");
-    case.prepare(&dir, host);
+    let (case, _scratch, dir) = fresh_lock_input("oci-lock");
     let template = OciMirrorTemplate::parse(template).expect("a template");
     let options = LockOptions::new()
         .platforms_from(
@@ -212,7 +227,7 @@ pub(super) fn lock_fresh_from_mirror<T: Subject>(client: &Client<T>, template: &
     let report = client.lock(&dir, &options);
     assert!(report.is_ok(), "{}: {report:?}", T::NAME);
     let written = std::fs::read_to_string(dir.join(".terraform.lock.hcl")).expect("a lock file");
-    let expected = case.expected(host).expect("Terraform's lock file");
+    let expected = case.expected(LOCK_HOST).expect("Terraform's lock file");
     let body = |text: &str| text.lines().skip(1).collect::<Vec<_>>().join("\n");
     assert_eq!(
         body(&written),
@@ -250,14 +265,7 @@ pub fn oci_a_spoiled_layer_fails_its_checksum<T: Subject>() {
     let file = signed_registry::package_file("alpha", "1.1.0", "linux_amd64");
     let zip = signed_registry::file("alpha", "1.1.0", &file);
     registry.corrupt_blob(&Digest::of(Algorithm::Sha256, zip).to_string());
-    let case = CASES
-        .iter()
-        .find(|c| c.name == "fresh")
-        .expect("the fresh case");
-    let host = "registry.example.test";
-    let scratch = Scratch::new("oci-spoiled");
-    let dir = scratch.path().join("run");
-    case.prepare(&dir, host);
+    let (_, _scratch, dir) = fresh_lock_input("oci-spoiled");
     let client = build::<T>(builder::<T>().dialect(Dialect::OpenTofu));
     let template =
         OciMirrorTemplate::parse(&registry.signed_mirror_template()).expect("a template");

@@ -6,6 +6,8 @@
 //! descriptor's, a zip the unpacker refuses) with OpenTofu's message and
 //! nothing left behind.
 
+#![allow(missing_docs)]
+
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -259,6 +261,19 @@ pub fn oci_module_download_by_tag_and_by_digest<T: Subject>() {
     assert!(!missing.exists());
 }
 
+/// Pushes `zip` and, as `tag`, a module package manifest of that one zip
+/// layer; the layer's digest.
+fn push_zip_module(registry: &OciRegistry, tag: &str, zip: &[u8]) -> String {
+    let digest = registry.push_blob(REPOSITORY, zip);
+    push_manifest_with(
+        registry,
+        tag,
+        tfdisco_oci::artifact_type::MODULE_PACKAGE,
+        &[(ZIP_MEDIA_TYPE, &digest, zip.len())],
+    );
+    digest
+}
+
 /// A manifest of `artifact_type` (none when empty) with these layers,
 /// pushed under `tag`.
 fn push_manifest_with(
@@ -443,13 +458,7 @@ pub fn oci_module_refusals_leave_nothing_behind<T: Subject>() {
 
     // A zip the unpacker refuses.
     let hostile = stored_zip(&[("../escape.tf", 0o100_644, b"x")]);
-    let hostile_digest = registry.push_blob(REPOSITORY, &hostile);
-    push_manifest_with(
-        &registry,
-        "hostile",
-        tfdisco_oci::artifact_type::MODULE_PACKAGE,
-        &[(ZIP_MEDIA_TYPE, &hostile_digest, hostile.len())],
-    );
+    push_zip_module(&registry, "hostile", &hostile);
     refused::<T>(
         &client,
         &registry,
@@ -460,20 +469,8 @@ pub fn oci_module_refusals_leave_nothing_behind<T: Subject>() {
     // A blob whose bytes the registry's storage no longer matches to its
     // digest (damaged on disk, same length): the digest check refuses it.
     let damaged = stored_zip(&[("main.tf", 0o100_644, b"# damaged later\n")]);
-    let damaged_digest = registry.push_blob(REPOSITORY, &damaged);
-    push_manifest_with(
-        &registry,
-        "damaged",
-        tfdisco_oci::artifact_type::MODULE_PACKAGE,
-        &[(ZIP_MEDIA_TYPE, &damaged_digest, damaged.len())],
-    );
-    let hex = damaged_digest.trim_start_matches("sha256:");
-    let data = registry
-        .dir()
-        .join("storage/docker/registry/v2/blobs/sha256")
-        .join(&hex[..2])
-        .join(hex)
-        .join("data");
+    let damaged_digest = push_zip_module(&registry, "damaged", &damaged);
+    let data = registry.blob_file(&damaged_digest);
     let mut bytes = fs::read(&data).expect("the stored blob");
     assert_eq!(bytes, damaged);
     let at = bytes

@@ -7,6 +7,8 @@
 //! sends none either. The layout's JSON comes from the testkit's own
 //! writer.
 
+#![allow(missing_docs)]
+
 use tfdisco_core::Dialect;
 use tfdisco_core::bytes::Bytes;
 use tfdisco_oci::{OciCredentials, Reference, RegistryCredentials, RepositoryAddress};

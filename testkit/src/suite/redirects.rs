@@ -1,13 +1,15 @@
 //! Redirects: every followed status, relative and absolute `Location`,
 //! other ports and hosts, broken redirects, the limit, https→http (D5).
 
-use tfdisco_core::{Error, ErrorKind, StaticCredentials};
+#![allow(missing_docs)]
+
+use tfdisco_core::{Error, ErrorKind, Services, StaticCredentials};
 
 use super::{
-    Subject, WELL_KNOWN, assert_paths, bearer, build, builder, error, hostname, service_url,
-    services, token,
+    Builder, Subject, WELL_KNOWN, assert_paths, bearer, build, builder, error, hostname,
+    service_url, services, token,
 };
-use crate::{Reply, TestServer};
+use crate::{Reply, Seen, TestServer};
 
 /// `status` with a relative `Location`, then with an absolute one, then the
 /// document, whose relative URL resolves against the final URL.
@@ -48,17 +50,30 @@ pub fn redirect_308<T: Subject>() {
     redirect_chain::<T>(308);
 }
 
+/// Discovers `server` with a client from `builder`, redirected by
+/// `status` to `target`, which serves modules at `/m/`: the services and
+/// the two requests the server saw.
+fn redirected<T: Subject>(
+    server: &TestServer,
+    builder: Builder<T>,
+    status: u16,
+    target: &str,
+) -> (Services, Vec<Seen>) {
+    server
+        .route(WELL_KNOWN, Reply::redirect(status, target))
+        .route("/disco", Reply::json(r#"{"modules.v1": "/m/"}"#));
+    let client = build::<T>(builder);
+    let s = services::<T>(client.discover(&server.host()));
+    let seen = server.requests();
+    assert_eq!(seen.len(), 2, "{}", T::NAME);
+    (s, seen)
+}
+
 pub fn redirect_to_other_port<T: Subject>() {
     let server = TestServer::start();
     let target = format!("https://localhost:{}/disco", server.other_port());
-    server
-        .route(WELL_KNOWN, Reply::redirect(302, &target))
-        .route("/disco", Reply::json(r#"{"modules.v1": "/m/"}"#));
-    let client = build::<T>(builder::<T>());
-    let s = services::<T>(client.discover(&server.host()));
+    let (s, seen) = redirected::<T>(&server, builder::<T>(), 302, &target);
     assert_eq!(s.discovery_url().as_str(), target);
-    let seen = server.requests();
-    assert_eq!(seen.len(), 2, "{}", T::NAME);
     assert_eq!(seen[1].port, server.other_port());
     assert_eq!(
         seen[1].host(),
@@ -69,42 +84,36 @@ pub fn redirect_to_other_port<T: Subject>() {
 pub fn redirect_to_other_host<T: Subject>() {
     let server = TestServer::start();
     let target = format!("https://127.0.0.1:{}/disco", server.port());
-    server
-        .route(WELL_KNOWN, Reply::redirect(307, &target))
-        .route("/disco", Reply::json(r#"{"modules.v1": "/m/"}"#));
-    let client = build::<T>(builder::<T>());
-    let s = services::<T>(client.discover(&server.host()));
+    let (s, seen) = redirected::<T>(&server, builder::<T>(), 307, &target);
     assert_eq!(
         service_url(&s, "modules.v1"),
         format!("https://127.0.0.1:{}/m/", server.port())
     );
-    let seen = server.requests();
-    assert_eq!(seen.len(), 2, "{}", T::NAME);
     assert_eq!(
         seen[1].host(),
         Some(&*format!("127.0.0.1:{}", server.port()))
     );
 }
 
-pub fn redirect_without_location<T: Subject>() {
+/// Discovery answered with the broken redirect `reply`: a redirect error,
+/// and nothing asked after it.
+fn broken_redirect<T: Subject>(reply: Reply) -> Error {
     let server = TestServer::start();
-    server.route(WELL_KNOWN, Reply::new(302).body(b"nowhere"));
+    server.route(WELL_KNOWN, reply);
     let client = build::<T>(builder::<T>());
     let e = error::<T>(client.discover(&server.host()), ErrorKind::Redirect);
-    assert!(matches!(e, Error::MissingLocation { .. }), "{e:?}");
     assert_paths::<T>(&server, &[WELL_KNOWN]);
+    e
+}
+
+pub fn redirect_without_location<T: Subject>() {
+    let e = broken_redirect::<T>(Reply::new(302).body(b"nowhere"));
+    assert!(matches!(e, Error::MissingLocation { .. }), "{e:?}");
 }
 
 pub fn redirect_with_garbage_location<T: Subject>() {
-    let server = TestServer::start();
-    server.route(
-        WELL_KNOWN,
-        Reply::new(301).header_bytes("Location", b"\xff\xfe/\x80garbage"),
-    );
-    let client = build::<T>(builder::<T>());
-    let e = error::<T>(client.discover(&server.host()), ErrorKind::Redirect);
+    let e = broken_redirect::<T>(Reply::new(301).header_bytes("Location", b"\xff\xfe/\x80garbage"));
     assert!(matches!(e, Error::InvalidLocation { .. }), "{e:?}");
-    assert_paths::<T>(&server, &[WELL_KNOWN]);
 }
 
 pub fn redirect_chain_at_the_limit<T: Subject>() {
@@ -146,18 +155,11 @@ pub fn https_to_http_for_a_development_host<T: Subject>() {
     let server = TestServer::start();
     let dev = hostname(&format!("localhost:{}", server.http_port()));
     let target = format!("http://localhost:{}/disco", server.http_port());
-    server
-        .route(WELL_KNOWN, Reply::redirect(302, &target))
-        .route("/disco", Reply::json(r#"{"modules.v1": "/m/"}"#));
-    let client = build::<T>(
-        builder::<T>()
-            .plain_http_host(dev)
-            .credentials(StaticCredentials::new().with(server.host(), token("dev"))),
-    );
-    let s = services::<T>(client.discover(&server.host()));
+    let builder = builder::<T>()
+        .plain_http_host(dev)
+        .credentials(StaticCredentials::new().with(server.host(), token("dev")));
+    let (s, seen) = redirected::<T>(&server, builder, 302, &target);
     assert_eq!(s.discovery_url().as_str(), target);
-    let seen = server.requests();
-    assert_eq!(seen.len(), 2, "{}", T::NAME);
     assert_eq!(seen[0].authorization(), Some(&*bearer("dev")));
     assert!(!seen[1].tls);
     assert_eq!(

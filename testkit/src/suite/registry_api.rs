@@ -2,6 +2,8 @@
 //! registry, an API on another https host (the token goes there, D9) and on
 //! an http host (it does not), a redirect inside the API, and 404s.
 
+#![allow(missing_docs)]
+
 use std::time::Duration;
 
 use tfdisco_core::{
@@ -96,14 +98,20 @@ pub fn sample_registry_from_source_to_package<T: Subject>() {
     }
 }
 
-/// A discovery document naming `api` as `providers.v1`, a versions answer
-/// under it, and a client with a token for the server's host: the requests
-/// the server saw after asking for `acme/widgets`'s versions.
-fn versions_from_api<T: Subject>(server: &TestServer, api: &str) -> Vec<crate::Seen> {
+/// Answers discovery on `server` with a document naming `api` as
+/// `providers.v1`.
+fn providers_at(server: &TestServer, api: &str) {
     server.route(
         WELL_KNOWN,
         Reply::json(&format!(r#"{{"providers.v1": "{api}"}}"#)),
     );
+}
+
+/// A discovery document naming `api` as `providers.v1`, a versions answer
+/// under it, and a client with a token for the server's host: the requests
+/// the server saw after asking for `acme/widgets`'s versions.
+fn versions_from_api<T: Subject>(server: &TestServer, api: &str) -> Vec<crate::Seen> {
+    providers_at(server, api);
     server.route(
         "/api/providers/acme/widgets/versions",
         Reply::json(r#"{"versions": [{"version": "1.0.0"}]}"#),
@@ -385,10 +393,7 @@ fn failed_attempts<T: Subject>(
 pub fn a_failed_handshake_is_retried_a_refused_certificate_is_not<T: Subject>() {
     let server = TestServer::start();
     let plain = format!("https://127.0.0.1:{}/api/providers/", server.http_port());
-    server.route(
-        WELL_KNOWN,
-        Reply::json(&format!(r#"{{"providers.v1": "{plain}"}}"#)),
-    );
+    providers_at(&server, &plain);
     let client = super::build_waiting::<T>(super::waiting_builder::<T>());
     let source = provider(&format!("{}/ns/type", server.host()));
     let (e, attempts) = failed_attempts::<T>(&client, &source);
@@ -402,10 +407,7 @@ pub fn a_failed_handshake_is_retried_a_refused_certificate_is_not<T: Subject>() 
     let untrusted = TestServer::with_cert(crate::Cert::Untrusted);
     untrusted.route(WELL_KNOWN, Reply::json("{}"));
     let api = format!("https://localhost:{}/api/providers/", untrusted.port());
-    server.route(
-        WELL_KNOWN,
-        Reply::json(&format!(r#"{{"providers.v1": "{api}"}}"#)),
-    );
+    providers_at(&server, &api);
     client.cache().forget_all();
     let (_, attempts) = failed_attempts::<T>(&client, &source);
     assert_eq!(

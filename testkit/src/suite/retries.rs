@@ -9,6 +9,8 @@
 //! [`Transport::now`](tfdisco_transport::Transport::now)), so they are
 //! checked the same way on virtual and real time.
 
+#![allow(missing_docs)]
+
 use std::time::{Duration, Instant};
 
 use tfdisco_core::{Dialect, Error, ErrorKind, GiveUpReason};
@@ -113,21 +115,27 @@ pub fn status_429_with_retry_after_then_the_document<T: Subject>() {
     assert_waited::<T>(&server, &reports, &[1000]);
 }
 
+/// The attempts made and the reason of `e`, which must be
+/// [`Error::GaveUp`].
+#[track_caller]
+fn gave_up<T: Subject>(e: &Error) -> (u32, &GiveUpReason) {
+    match e {
+        Error::GaveUp {
+            attempts, reason, ..
+        } => (*attempts, reason),
+        _ => panic!("{}: gave up, not {e:?}", T::NAME),
+    }
+}
+
 pub fn status_500_forever_is_four_requests<T: Subject>() {
     let server = TestServer::start();
     server.route(WELL_KNOWN, Reply::new(500));
     let client = build_waiting::<T>(terraform::<T>());
     let (result, reports) = discover::<T>(&client, &server);
     let e = error::<T>(result, ErrorKind::Status);
+    let (attempts, reason) = gave_up::<T>(&e);
     assert!(
-        matches!(
-            e,
-            Error::GaveUp {
-                attempts: 4,
-                reason: GiveUpReason::AttemptsExhausted,
-                ..
-            }
-        ),
+        attempts == 4 && matches!(reason, GiveUpReason::AttemptsExhausted),
         "{}: {e:?}",
         T::NAME
     );
@@ -150,15 +158,9 @@ pub fn a_retry_cut_short_by_the_deadline<T: Subject>() {
     let start = Instant::now();
     let (result, reports) = discover::<T>(&client, &server);
     let e = error::<T>(result, ErrorKind::Status);
+    let (attempts, reason) = gave_up::<T>(&e);
     assert!(
-        matches!(
-            e,
-            Error::GaveUp {
-                attempts: 2,
-                reason: GiveUpReason::PastDeadline { .. },
-                ..
-            }
-        ),
+        attempts == 2 && matches!(reason, GiveUpReason::PastDeadline { .. }),
         "{}: {e:?}",
         T::NAME
     );

@@ -11,6 +11,8 @@
 //! re-keyed root (the same subject, another key) sits where a search that
 //! stops at the first certificate of a name would find it first.
 
+#![allow(missing_docs)]
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -112,9 +114,7 @@ pub fn chain_root_only_in_a_hashed_directory<T: Subject>() {
 pub fn chain_root_only_in_the_bundle<T: Subject>() {
     let server = chain_server();
     let scratch = Scratch::new::<T>("bundle");
-    let chain = chain();
-    let bundle = scratch.bundle("bundle.pem", &[&chain.unrelated_pem, &chain.root_pem]);
-    let dir = scratch.hashed_dir("unrelated", &[&chain.unrelated_pem]);
+    let (dir, bundle) = scratch.root_only_in_the_bundle();
     let both = trusting::<T>(&[("SSL_CERT_DIR", dir), ("SSL_CERT_FILE", bundle.clone())]);
     services::<T>(both.discover(&server.host()));
     let file_only = trusting::<T>(&[("SSL_CERT_FILE", bundle)]);
@@ -127,48 +127,42 @@ pub fn chain_root_only_in_the_bundle<T: Subject>() {
 pub fn a_rekeyed_root_shares_its_subject_across_directory_and_bundle<T: Subject>() {
     let server = chain_server();
     let scratch = Scratch::new::<T>("rekeyed");
-    let chain = chain();
-    let (root, rekeyed) = (chain.root_pem.as_str(), chain.rekeyed_pem.as_str());
-    let hashed_rekeyed = scratch.hashed_dir("rekeyed", &[rekeyed]);
-    let hashed_root = scratch.hashed_dir("root", &[root]);
-    let bundle_root = scratch.bundle("root.pem", &[root]);
-    let bundle_rekeyed = scratch.bundle("rekeyed.pem", &[rekeyed]);
+    let placed = Placed::new(&scratch);
     let cases = [
         (
             "root in the bundle, re-keyed in the directory",
-            &hashed_rekeyed,
-            &bundle_root,
+            &placed.hashed_rekeyed,
+            &placed.bundle_root,
             true,
         ),
         (
             "re-keyed in the bundle, root in the directory",
-            &hashed_root,
-            &bundle_rekeyed,
+            &placed.hashed_root,
+            &placed.bundle_rekeyed,
             true,
         ),
-        ("re-keyed in both", &hashed_rekeyed, &bundle_rekeyed, false),
+        (
+            "re-keyed in both",
+            &placed.hashed_rekeyed,
+            &placed.bundle_rekeyed,
+            false,
+        ),
     ];
     for (case, dir, bundle, trusted) in cases {
         let client = trusting::<T>(&[
             ("SSL_CERT_DIR", dir.clone()),
             ("SSL_CERT_FILE", bundle.clone()),
         ]);
-        if trusted {
-            if let Err(e) = client.discover(&server.host()) {
-                panic!("{}: {case}: {e}", T::NAME);
-            }
-        } else {
-            refused::<T>(&client, &server);
-        }
+        trusted_or_refused::<T>(&client, &server, case, trusted);
     }
     // Both in one hashed directory (`<hash>.0` and `<hash>.1`), re-keyed
     // first; and the root in a directory file no hash link names, the
     // re-keyed one under the hash.
-    let both = scratch.hashed_dir("both", &[rekeyed, root]);
+    let both = scratch.hashed_dir("both", &[placed.rekeyed, placed.root]);
     let client = trusting::<T>(&[("SSL_CERT_DIR", both), ("SSL_CERT_FILE", NO_FILE.into())]);
     services::<T>(client.discover(&server.host()));
-    let unnamed = scratch.hashed_dir("unnamed", &[rekeyed]);
-    std::fs::write(Path::new(&unnamed).join("root.crt"), root).expect("a root");
+    let unnamed = scratch.hashed_dir("unnamed", &[placed.rekeyed]);
+    std::fs::write(Path::new(&unnamed).join("root.crt"), placed.root).expect("a root");
     let client = trusting::<T>(&[("SSL_CERT_DIR", unnamed), ("SSL_CERT_FILE", NO_FILE.into())]);
     services::<T>(client.discover(&server.host()));
 }
@@ -178,39 +172,35 @@ pub fn a_rekeyed_root_shares_its_subject_across_directory_and_bundle<T: Subject>
 pub fn a_callers_ca_shares_a_system_roots_subject<T: Subject>() {
     let server = chain_server();
     let scratch = Scratch::new::<T>("callers");
-    let chain = chain();
-    let (root, rekeyed) = (chain.root_pem.as_str(), chain.rekeyed_pem.as_str());
-    let hashed_root = scratch.hashed_dir("root", &[root]);
-    let hashed_rekeyed = scratch.hashed_dir("rekeyed", &[rekeyed]);
-    let bundle_root = scratch.bundle("root.pem", &[root]);
-    let bundle_rekeyed = scratch.bundle("rekeyed.pem", &[rekeyed]);
+    let placed = Placed::new(&scratch);
+    let (root, rekeyed) = (placed.root, placed.rekeyed);
     let cases = [
         (
             "the caller's re-keyed, the root in the directory",
             rekeyed,
-            &hashed_root,
+            &placed.hashed_root,
             NO_FILE,
             true,
         ),
         (
             "the caller's re-keyed, the root in the bundle",
             rekeyed,
-            &hashed_rekeyed,
-            bundle_root.as_str(),
+            &placed.hashed_rekeyed,
+            placed.bundle_root.as_str(),
             true,
         ),
         (
             "the caller's root, re-keyed in both",
             root,
-            &hashed_rekeyed,
-            bundle_rekeyed.as_str(),
+            &placed.hashed_rekeyed,
+            placed.bundle_rekeyed.as_str(),
             true,
         ),
         (
             "the caller's re-keyed, re-keyed in both",
             rekeyed,
-            &hashed_rekeyed,
-            bundle_rekeyed.as_str(),
+            &placed.hashed_rekeyed,
+            placed.bundle_rekeyed.as_str(),
             false,
         ),
     ];
@@ -224,13 +214,7 @@ pub fn a_callers_ca_shares_a_system_roots_subject<T: Subject>() {
                 .add_root_certificate_pem(callers)
                 .timeout(GENEROUS),
         );
-        if trusted {
-            if let Err(e) = client.discover(&server.host()) {
-                panic!("{}: {case}: {e}", T::NAME);
-            }
-        } else {
-            refused::<T>(&client, &server);
-        }
+        trusted_or_refused::<T>(&client, &server, case, trusted);
     }
 }
 
@@ -239,9 +223,7 @@ pub fn a_callers_ca_shares_a_system_roots_subject<T: Subject>() {
 pub fn first_handshakes_on_eight_threads<T: Subject>() {
     let server = chain_server();
     let scratch = Scratch::new::<T>("threads");
-    let chain = chain();
-    let bundle = scratch.bundle("bundle.pem", &[&chain.unrelated_pem, &chain.root_pem]);
-    let dir = scratch.hashed_dir("unrelated", &[&chain.unrelated_pem]);
+    let (dir, bundle) = scratch.root_only_in_the_bundle();
     let address = std::net::SocketAddr::from(([127, 0, 0, 1], server.port()));
     let builder = CHAIN_NAMES.iter().fold(
         ClientBuilder::new()
@@ -303,6 +285,50 @@ fn refused<T: Subject>(client: &Client<T>, server: &TestServer) {
     );
 }
 
+/// Discovery of `server` with `client` succeeds when `trusted`, and is
+/// refused as [`refused`] otherwise; `case` names it in a failure.
+#[track_caller]
+fn trusted_or_refused<T: Subject>(
+    client: &Client<T>,
+    server: &TestServer,
+    case: &str,
+    trusted: bool,
+) {
+    if trusted {
+        if let Err(e) = client.discover(&server.host()) {
+            panic!("{}: {case}: {e}", T::NAME);
+        }
+    } else {
+        refused::<T>(client, server);
+    }
+}
+
+/// The chain's root and its re-keyed twin (the same subject), each alone
+/// in a hashed directory and in a bundle of a [`Scratch`]: their PEM and
+/// the paths.
+struct Placed {
+    root: &'static str,
+    rekeyed: &'static str,
+    hashed_root: String,
+    hashed_rekeyed: String,
+    bundle_root: String,
+    bundle_rekeyed: String,
+}
+
+impl Placed {
+    fn new(scratch: &Scratch) -> Placed {
+        let (root, rekeyed) = (chain().root_pem.as_str(), chain().rekeyed_pem.as_str());
+        Placed {
+            root,
+            rekeyed,
+            hashed_root: scratch.hashed_dir("root", &[root]),
+            hashed_rekeyed: scratch.hashed_dir("rekeyed", &[rekeyed]),
+            bundle_root: scratch.bundle("root.pem", &[root]),
+            bundle_rekeyed: scratch.bundle("rekeyed.pem", &[rekeyed]),
+        }
+    }
+}
+
 /// A scenario's own scratch directory, removed when dropped.
 struct Scratch(PathBuf);
 
@@ -327,6 +353,16 @@ impl Scratch {
         let path = self.path(name);
         std::fs::write(&path, roots.concat()).expect("a bundle");
         path.display().to_string()
+    }
+
+    /// The chain's root only in a bundle (beside an unrelated root), and a
+    /// hashed directory of the unrelated root: their paths, the directory's
+    /// first.
+    fn root_only_in_the_bundle(&self) -> (String, String) {
+        let chain = chain();
+        let bundle = self.bundle("bundle.pem", &[&chain.unrelated_pem, &chain.root_pem]);
+        let dir = self.hashed_dir("unrelated", &[&chain.unrelated_pem]);
+        (dir, bundle)
     }
 
     /// A directory in OpenSSL's hashed layout: each root as `<n>.pem`, then

@@ -2,6 +2,8 @@
 //! body reach the server as given on every transport, a 307 sends them
 //! again, a 303 makes a GET without the body, and a HEAD reads no body.
 
+#![allow(missing_docs)]
+
 use std::time::Instant;
 
 use tfdisco_core::bytes::Bytes;
@@ -10,7 +12,7 @@ use tfdisco_core::url::Url;
 use tfdisco_core::{Body, Error, Goal, Hostname, Next, RequestKind, Transfer};
 
 use super::{Subject, build, builder};
-use crate::{Reply, TestServer};
+use crate::{Reply, Seen, TestServer};
 
 /// A request of `method`, with `body` if any; its answer is the status.
 struct Write {
@@ -91,37 +93,36 @@ pub fn a_write_sends_its_method_and_body<T: Subject>() {
     assert_eq!(seen[0].header("expect"), None, "{}", T::NAME);
 }
 
-pub fn a_307_sends_the_write_again_a_303_makes_a_get<T: Subject>() {
+/// A write of `body` with `method` to `path`, which answers `status`
+/// with `Location: location`, where `then` is the answer: the two requests
+/// the server saw.
+fn redirected_write<T: Subject>(
+    path: &str,
+    (status, location): (u16, &str),
+    then: u16,
+    method: Method,
+    body: &'static [u8],
+) -> Vec<Seen> {
     let server = TestServer::start();
-    server.route(
-        "/v2/a/blobs/uploads/2",
-        Reply::new(307).header("Location", "/storage/2"),
-    );
-    server.route("/storage/2", Reply::new(201));
-    let body: &'static [u8] = b"again";
-    assert_eq!(
-        write::<T>(&server, "/v2/a/blobs/uploads/2", Method::PUT, Some(body)),
-        201
-    );
+    server.route(path, Reply::new(status).header("Location", location));
+    server.route(location, Reply::new(then));
+    assert_eq!(write::<T>(&server, path, method, Some(body)), then);
     let seen = server.requests();
     assert_eq!(seen.len(), 2, "{}", T::NAME);
+    seen
+}
+
+pub fn a_307_sends_the_write_again_a_303_makes_a_get<T: Subject>() {
+    let body: &'static [u8] = b"again";
+    let path = "/v2/a/blobs/uploads/2";
+    let seen = redirected_write::<T>(path, (307, "/storage/2"), 201, Method::PUT, body);
     assert_eq!(
         (seen[1].method.as_str(), seen[1].body.as_slice()),
         ("PUT", body)
     );
 
-    let server = TestServer::start();
-    server.route(
-        "/v2/a/blobs/uploads/3",
-        Reply::new(303).header("Location", "/status/3"),
-    );
-    server.route("/status/3", Reply::new(200));
-    assert_eq!(
-        write::<T>(&server, "/v2/a/blobs/uploads/3", Method::POST, Some(body)),
-        200
-    );
-    let seen = server.requests();
-    assert_eq!(seen.len(), 2, "{}", T::NAME);
+    let path = "/v2/a/blobs/uploads/3";
+    let seen = redirected_write::<T>(path, (303, "/status/3"), 200, Method::POST, body);
     assert_eq!(seen[0].method, "POST", "{}", T::NAME);
     assert_eq!((seen[1].method.as_str(), seen[1].body.len()), ("GET", 0));
     assert_eq!(seen[1].header("content-type"), None, "{}", T::NAME);
