@@ -398,6 +398,16 @@ mod tests {
         (home, env)
     }
 
+    /// The transport settings `options` build.
+    fn settings_of(options: &ClientOptions) -> Settings {
+        options
+            .load()
+            .expect("loads")
+            .builder()
+            .build()
+            .expect("builds")
+    }
+
     fn token(settings: &Settings, host: &str) -> Option<String> {
         let host = Hostname::parse(host).expect("valid");
         settings
@@ -446,24 +456,14 @@ mod tests {
         let mut options = ClientOptions::new(Dialect::OpenTofu);
         options.env = Some(env.clone());
         options.credentials = CredentialsChoice::Nothing;
-        let settings: Settings = options
-            .load()
-            .expect("loads")
-            .builder()
-            .build()
-            .expect("builds");
+        let settings = settings_of(&options);
         assert_eq!(token(&settings, "env.example.com"), None);
         assert_eq!(token(&settings, "file.example.com"), None);
 
         let host = Hostname::parse("given.example.com").expect("valid");
         let given = Credentials::token("given").expect("valid");
         options.credentials = CredentialsChoice::Static(StaticCredentials::new().with(host, given));
-        let settings: Settings = options
-            .load()
-            .expect("loads")
-            .builder()
-            .build()
-            .expect("builds");
+        let settings = settings_of(&options);
         assert_eq!(
             token(&settings, "given.example.com").as_deref(),
             Some("given")
@@ -535,12 +535,7 @@ mod tests {
             .with_var("TF_REGISTRY_CLIENT_TIMEOUT", "5");
         let mut options = ClientOptions::new(Dialect::Terraform);
         options.env = Some(env);
-        let settings: Settings = options
-            .load()
-            .expect("loads")
-            .builder()
-            .build()
-            .expect("builds");
+        let settings = settings_of(&options);
         let policy = settings.config().registry_retry_policy();
         assert_eq!(policy.attempts(), 4);
         assert_eq!(policy.attempt_timeout(), Some(Duration::from_secs(5)));
@@ -548,12 +543,7 @@ mod tests {
         options.registry_retries = Some(0);
         options.registry_timeout = Some(Duration::from_secs(2));
         options.cli_version = Some("1.11.4".into());
-        let settings: Settings = options
-            .load()
-            .expect("loads")
-            .builder()
-            .build()
-            .expect("builds");
+        let settings = settings_of(&options);
         let policy = settings.config().registry_retry_policy();
         assert_eq!(policy.attempts(), 1);
         assert_eq!(policy.attempt_timeout(), Some(Duration::from_secs(2)));

@@ -296,22 +296,27 @@ mod tests {
     use rustls_pki_types::CertificateDer;
     use rustls_pki_types::pem::PemObject;
 
+    /// A self-signed certificate (a fresh key) whose subject has `names`.
+    fn self_signed(names: &[(rcgen::DnType, &str)]) -> CertificateDer<'static> {
+        let key = rcgen::KeyPair::generate().expect("a key");
+        let mut params = rcgen::CertificateParams::new(Vec::new()).expect("params");
+        params.distinguished_name = rcgen::DistinguishedName::new();
+        for (kind, value) in names {
+            params.distinguished_name.push(kind.clone(), *value);
+        }
+        let pem = params.self_signed(&key).expect("a certificate").pem();
+        CertificateDer::from_pem_slice(pem.as_bytes()).expect("PEM")
+    }
+
     /// What `openssl x509 -hash` (OpenSSL 3.0) printed for a certificate
     /// with this subject: the key does not matter, only the name is hashed,
     /// and its white space and case are canonicalized first.
     #[test]
     fn matches_openssl_on_a_known_subject() {
-        let key = rcgen::KeyPair::generate().expect("a key");
-        let mut params = rcgen::CertificateParams::new(Vec::new()).expect("params");
-        params.distinguished_name = rcgen::DistinguishedName::new();
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "  Tfdisco   Test CA ");
-        params
-            .distinguished_name
-            .push(rcgen::DnType::OrganizationName, "Example Org");
-        let pem = params.self_signed(&key).expect("a certificate").pem();
-        let der = CertificateDer::from_pem_slice(pem.as_bytes()).expect("PEM");
+        let der = self_signed(&[
+            (rcgen::DnType::CommonName, "  Tfdisco   Test CA "),
+            (rcgen::DnType::OrganizationName, "Example Org"),
+        ]);
         assert_eq!(subject_hash(der.as_ref()), Some(0xee40_26c4));
     }
 
@@ -320,14 +325,7 @@ mod tests {
     /// self-signed certificate's issuer, written differently.
     #[test]
     fn a_name_and_a_subject_compare_equal() {
-        let key = rcgen::KeyPair::generate().expect("a key");
-        let mut params = rcgen::CertificateParams::new(Vec::new()).expect("params");
-        params.distinguished_name = rcgen::DistinguishedName::new();
-        params
-            .distinguished_name
-            .push(rcgen::DnType::CommonName, "Tfdisco Test CA");
-        let pem = params.self_signed(&key).expect("a certificate").pem();
-        let der = CertificateDer::from_pem_slice(pem.as_bytes()).expect("PEM");
+        let der = self_signed(&[(rcgen::DnType::CommonName, "Tfdisco Test CA")]);
         let subject = canonical_subject(der.as_ref()).expect("readable");
         // The same name as a PrintableString, with other case and spaces.
         let cn = b"  TFDISCO  test ca";
@@ -379,51 +377,30 @@ mod tests {
         eprintln!("{checked} hash links checked");
     }
 
-    /// `canonical_string` as text, `None` for a value kept as it is.
-    fn canonical(value: &Element<'_>) -> Option<String> {
+    /// `canonical_string` of a value with `tag` and `contents` as text,
+    /// `None` for a value kept as it is.
+    fn canonical(tag: u8, contents: &[u8]) -> Option<String> {
+        let value = Element {
+            tag,
+            contents,
+            encoding: b"",
+        };
         let mut out = Vec::new();
-        canonical_string(value, &mut out).then(|| String::from_utf8(out).expect("UTF-8"))
+        canonical_string(&value, &mut out).then(|| String::from_utf8(out).expect("UTF-8"))
     }
 
     #[test]
     fn canonical_strings() {
-        let printable = Element {
-            tag: 0x13,
-            contents: b"  Example   CA \t Root ",
-            encoding: b"",
-        };
-        assert_eq!(canonical(&printable).as_deref(), Some("example ca root"));
-        let bmp = Element {
-            tag: 0x1E,
-            contents: &[0, b'A', 0, b' ', 0, b' ', 0x00, 0xDC],
-            encoding: b"",
-        };
-        assert_eq!(canonical(&bmp).as_deref(), Some("a Ü"));
+        let printable = canonical(0x13, b"  Example   CA \t Root ");
+        assert_eq!(printable.as_deref(), Some("example ca root"));
+        let bmp = canonical(0x1E, &[0, b'A', 0, b' ', 0, b' ', 0x00, 0xDC]);
+        assert_eq!(bmp.as_deref(), Some("a Ü"));
         // T61String bytes are Latin-1 characters; only ASCII is lower-cased.
-        let latin1 = Element {
-            tag: 0x14,
-            contents: &[b' ', b'T', 0xC9, b'L', b'\n', b'\r', b'X', b' '],
-            encoding: b"",
-        };
-        assert_eq!(canonical(&latin1).as_deref(), Some("tÉl x"));
-        let blank = Element {
-            tag: 0x0C,
-            contents: b" \t ",
-            encoding: b"",
-        };
-        assert_eq!(canonical(&blank).as_deref(), Some(""));
-        let octets = Element {
-            tag: 0x04,
-            contents: b"x",
-            encoding: b"",
-        };
-        assert_eq!(canonical(&octets), None);
-        let not_utf8 = Element {
-            tag: 0x0C,
-            contents: &[0xFF],
-            encoding: b"",
-        };
-        assert_eq!(canonical(&not_utf8), None, "kept as it is");
+        let latin1 = canonical(0x14, &[b' ', b'T', 0xC9, b'L', b'\n', b'\r', b'X', b' ']);
+        assert_eq!(latin1.as_deref(), Some("tÉl x"));
+        assert_eq!(canonical(0x0C, b" \t ").as_deref(), Some(""));
+        assert_eq!(canonical(0x04, b"x"), None);
+        assert_eq!(canonical(0x0C, &[0xFF]), None, "not UTF-8: kept as it is");
     }
 
     #[test]
