@@ -5,6 +5,7 @@
 mod check;
 mod credentials;
 mod discover;
+mod get;
 mod install;
 mod interrupt;
 mod lock;
@@ -97,6 +98,20 @@ enum Command {
     /// digest.
     #[command(subcommand)]
     Module(ModuleCommand),
+    /// Install the modules the configuration calls (`terraform get`).
+    ///
+    /// Every module call, recursively, into .terraform/modules with its
+    /// modules.json, as the dialect's CLI writes them: registry modules at
+    /// the newest version their constraint allows, https archives (.zip),
+    /// git repositories (through the system git), oci:// packages
+    /// (OpenTofu), local paths. What modules.json lists is kept unless
+    /// --upgrade.
+    ///
+    /// Exit codes: 0 success; 1 a request, download or clone failed; 2 a
+    /// configuration that does not parse or a source that is no module
+    /// address; 3 no version meets a constraint. On failure nothing is
+    /// placed and modules.json is left as it was.
+    Get(get::GetOpts),
     /// Write or update .terraform.lock.hcl (`terraform providers lock`).
     ///
     /// For each provider the configuration requires: the version its
@@ -200,6 +215,7 @@ fn main() -> ExitCode {
         Command::Check { host, net } => check::run(host, net),
         Command::Provider(command) => registry::run_provider(command),
         Command::Module(command) => registry::run_module(command),
+        Command::Get(opts) => get::run(opts),
         Command::Lock(opts) => lock::run(opts),
         Command::Install(opts) => install::run(opts),
         Command::Mirror(opts) => mirror::run(opts),

@@ -17,7 +17,7 @@ use tfdisco_core::{Dialect, ProviderSource};
 
 use crate::Diagnostic;
 
-pub use tree::{MANIFEST as MODULE_MANIFEST, MAX_MODULES};
+pub use tree::MAX_MODULES;
 
 /// The providers a configuration requires, from its root module and every
 /// module it calls.
@@ -230,6 +230,45 @@ impl Configuration {
     /// calls the module manifest does not list.
     pub fn require_installed(&self) -> Result<(), ConfigurationError> {
         refuse_any(&self.uninstalled)
+    }
+}
+
+/// One `module` block of a module, as `init` reads it to install the
+/// module it calls.
+#[derive(Clone, Debug, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct ModuleCall {
+    /// The call's name (the last part of the module's key).
+    pub name: String,
+    /// Its `source`, as written; `None` when the block has none.
+    pub source: Option<String>,
+    /// Its `version` constraint, as written.
+    pub version: Option<String>,
+    /// The file the block is in.
+    pub file: PathBuf,
+    /// The block's line, where the file format tells it.
+    pub line: Option<usize>,
+}
+
+impl ModuleCall {
+    /// The module calls of the module in `dir`, its files read and merged
+    /// as [`Configuration::load`] reads them (override files last), sorted
+    /// by name: the order `init` walks them in. `path` is the module's
+    /// key (`""` for the root module), for the messages. A module that does
+    /// not read is an error with its diagnostics.
+    pub fn read_all(
+        dialect: Dialect,
+        path: &str,
+        dir: impl AsRef<Path>,
+    ) -> Result<Vec<ModuleCall>, ConfigurationError> {
+        tree::calls(dialect, path, dir.as_ref())
+            .map_err(|diagnostics| ConfigurationError { diagnostics })
+    }
+
+    /// "Missing required argument", at the call, for a call without a
+    /// `source`.
+    pub fn missing_source(&self) -> Diagnostic {
+        tree::missing_source(&self.file, self.line)
     }
 }
 

@@ -42,7 +42,8 @@ impl Diagnostic {
         }
     }
 
-    pub(crate) fn with_detail(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
+    /// An error with a summary and a detail, as the CLIs word them.
+    pub fn with_detail(summary: impl Into<String>, detail: impl Into<String>) -> Diagnostic {
         Diagnostic {
             severity: Severity::Error,
             summary: summary.into(),
@@ -64,7 +65,8 @@ impl Diagnostic {
         }
     }
 
-    pub(crate) fn at(mut self, file: &Path, line: Option<usize>) -> Diagnostic {
+    /// The same diagnostic, about `file` (at `line`, when known).
+    pub fn at(mut self, file: &Path, line: Option<usize>) -> Diagnostic {
         self.file = Some(file.to_owned());
         self.line = line;
         self

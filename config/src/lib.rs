@@ -23,6 +23,7 @@ mod literal;
 mod locations;
 mod lock_file;
 mod mirror_folder;
+mod module_manifest;
 mod nesting;
 mod oci_credentials;
 mod oci_template;
@@ -41,7 +42,7 @@ pub use atomic::write_atomically;
 pub use caching::CachingCredentials;
 pub use cli_config::{CliConfig, CredentialsBlock, HelperBlock, HostBlock};
 pub use configuration::{
-    Configuration, ConfigurationError, MAX_MODULES, MODULE_MANIFEST, ModuleConstraints, ModuleInfo,
+    Configuration, ConfigurationError, MAX_MODULES, ModuleCall, ModuleConstraints, ModuleInfo,
     OriginKind, ProviderOrigin, RequiredProvider,
 };
 pub use credentials_file::{CREDENTIALS_FILE_NAME, to_store};
@@ -60,6 +61,7 @@ pub use installation_report::{InstallationChoice, InstallationReport, MethodRepo
 pub use locations::{Locations, OVERRIDE_VARS};
 pub use lock_file::{LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider};
 pub use mirror_folder::{Indexes, MirrorFolder, StagedArchive};
+pub use module_manifest::{MANIFEST as MODULE_MANIFEST, MODULES_DIR, ModuleManifest, ModuleRecord};
 pub use oci_credentials::{
     CliOciCredentials, HelperProblem, OciBlockCredentials, OciCredentialsBlock,
     OciCredentialsError, OciCredentialsLocation, OciCredentialsPolicy, OciDefaultCredentialsBlock,

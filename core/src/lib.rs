@@ -11,6 +11,7 @@ mod download;
 mod env;
 mod error;
 mod go_clean;
+mod go_json;
 mod go_quote;
 pub mod hostname;
 mod message_error;
@@ -45,6 +46,7 @@ pub use download::{Contents, DownloadRequest, Sink};
 pub use env::Env;
 pub use error::{Error, ErrorKind, GiveUpReason, StartError, TransportError, TransportErrorKind};
 pub use go_clean::go_clean;
+pub use go_json::go_json_string;
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
 pub use network_mirror::{

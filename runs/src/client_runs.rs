@@ -30,8 +30,9 @@ use futures_lite::future::block_on;
 
 use crate::plan_jobs::{Archives, Futures, Threads, run_plan_into};
 use crate::{
-    DownloadedModule, InstallOptions, InstallReport, LockOptions, LockReport, MirrorOptions,
-    MirrorReport, OciMirrorReport, On, PushedRelease, ResolvedModule, RunError,
+    DownloadedModule, GetOptions, GetReport, InstallOptions, InstallReport, LockOptions,
+    LockReport, MirrorOptions, MirrorReport, OciMirrorReport, On, PushedRelease, ResolvedModule,
+    RunError,
 };
 use crate::{install, lock, mirror};
 
@@ -98,6 +99,21 @@ pub trait Runs {
         template: &OciMirrorTemplate,
         options: &MirrorOptions,
     ) -> impl Future<Output = Result<OciMirrorReport, RunError>> + Send;
+
+    /// `terraform get` in `dir`: every module the configuration calls,
+    /// recursively (registry modules at the newest version their
+    /// constraint allows, https archives, Git repositories through the
+    /// system `git`, OpenTofu's `oci://` packages, local paths), installed
+    /// into `.terraform/modules` with its `modules.json`, byte for byte as
+    /// the dialect's CLI writes them. What the manifest lists is kept
+    /// unless [`GetOptions::upgrade`]. Everything is fetched into a private
+    /// staging folder first; on any failure nothing is placed and the
+    /// manifest is as it was ([`RunError::Modules`]).
+    fn get(
+        &self,
+        dir: impl AsRef<Path>,
+        options: &GetOptions,
+    ) -> impl Future<Output = Result<GetReport, RunError>> + Send;
 
     /// The manifest `source` selects (its tag, `latest` by default, or its
     /// digest), with the client's credentials for the repository if the
@@ -201,6 +217,15 @@ impl<T: Transport> Runs for AsyncClient<T> {
                 mirror::stage_for_oci(&Futures(self), &dir, template, options, clock()).await?;
             pushes.push(On(self), plan).await
         }
+    }
+
+    fn get(
+        &self,
+        dir: impl AsRef<Path>,
+        options: &GetOptions,
+    ) -> impl Future<Output = Result<GetReport, RunError>> + Send {
+        let dir = dir.as_ref().to_owned();
+        async move { On(self).get(&dir, options).await }
     }
 
     async fn oci_module_resolve(&self, source: &OciModuleSource) -> Result<ResolvedModule, Error> {
@@ -323,6 +348,22 @@ pub trait BlockingRuns {
         options: &MirrorOptions,
     ) -> Result<OciMirrorReport, RunError>;
 
+    /// [`Runs::get`] for blocking code.
+    ///
+    /// ```no_run
+    /// use tfdisco_runs::{BlockingRuns, GetOptions};
+    /// use tfdisco_transport::{BlockingClient, Transport};
+    ///
+    /// fn get<T: Transport>(client: &BlockingClient<T>) -> Result<(), Box<dyn std::error::Error>> {
+    ///     let report = client.get("infra/", &GetOptions::new())?;
+    ///     for module in &report.modules {
+    ///         println!("{} {} in {}", module.key, module.source, module.dir);
+    ///     }
+    ///     Ok(())
+    /// }
+    /// ```
+    fn get(&self, dir: impl AsRef<Path>, options: &GetOptions) -> Result<GetReport, RunError>;
+
     /// [`Runs::oci_module_resolve`] for blocking code.
     fn oci_module_resolve(&self, source: &OciModuleSource) -> Result<ResolvedModule, Error>;
 
@@ -411,6 +452,12 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
         ))?;
         // A transport that cannot block here failed every download already.
         self.wait(async { Ok(pushes.push(On(self.as_async()), plan).await) })
+            .unwrap_or_else(|error| Err(RunError::Usage(error.to_string())))
+    }
+
+    fn get(&self, dir: impl AsRef<Path>, options: &GetOptions) -> Result<GetReport, RunError> {
+        let dir = dir.as_ref();
+        self.wait(async { Ok(On(self.as_async()).get(dir, options).await) })
             .unwrap_or_else(|error| Err(RunError::Usage(error.to_string())))
     }
 

@@ -9,6 +9,7 @@ mod install;
 pub mod kinds;
 mod lock;
 mod mirror;
+mod modules;
 mod oci_module;
 mod oci_release;
 mod on;
@@ -27,6 +28,9 @@ pub use lock::{
 };
 pub use mirror::{
     MirrorOptions, MirrorReport, MirroredProvider, OciMirrorReport, OciMirroredProvider,
+};
+pub use modules::{
+    FailureKind, GIT_TIMEOUT, GetOptions, GetReport, InstalledModule, ModuleFailure,
 };
 pub use oci_module::{DownloadedModule, ResolvedModule, oci_module_source};
 pub use oci_release::{PushedRelease, ReleaseFiles};

@@ -104,9 +104,11 @@ impl Reader<'_> {
                     return;
                 };
                 let source = attr(&block.body, "source").and_then(|a| self.string(a));
+                let version = attr(&block.body, "version").and_then(|a| self.string(a));
                 self.items.module_calls.push(ModuleCall {
                     name: labels[0].to_owned(),
                     source,
+                    version,
                     line: self.lines.of(block.kind_span),
                 });
             }

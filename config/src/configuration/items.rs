@@ -81,6 +81,8 @@ pub(super) struct ResourceBlock {
 pub(super) struct ModuleCall {
     pub(super) name: String,
     pub(super) source: Option<String>,
+    /// The `version` constraint, as written.
+    pub(super) version: Option<String>,
     pub(super) line: Line,
 }
 

@@ -88,6 +88,7 @@ pub(super) fn read(path: &Path, text: &str, diags: &mut Vec<Diagnostic>) -> Item
                     items.module_calls.push(ModuleCall {
                         name: labels[0].clone(),
                         source: reader.string(body, "source"),
+                        version: reader.string(body, "version"),
                         line: None,
                     });
                 }

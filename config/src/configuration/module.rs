@@ -44,6 +44,7 @@ pub(super) struct Requirement {
 pub(super) struct Call {
     pub(super) name: String,
     pub(super) source: Option<String>,
+    pub(super) version: Option<String>,
     pub(super) file: PathBuf,
     pub(super) line: Line,
 }
@@ -186,6 +187,7 @@ pub(super) fn assemble(
             .map(|c| Call {
                 name: c.item.name,
                 source: c.item.source,
+                version: c.item.version,
                 file: c.file,
                 line: c.line,
             })
@@ -593,6 +595,9 @@ impl Declared for ModuleCall {
     fn merge_into(&self, base: &mut Self) {
         if self.source.is_some() {
             base.source = self.source.clone();
+        }
+        if self.version.is_some() {
+            base.version = self.version.clone();
         }
     }
 

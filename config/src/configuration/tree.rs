@@ -12,17 +12,14 @@ use tfdisco_core::Dialect;
 
 use super::module::{self, Module, ParsedFile};
 use super::{ModuleInfo, hcl_file, json_file};
-use crate::Diagnostic;
 use crate::hcl_text;
+use crate::{Diagnostic, ModuleManifest};
 
 /// At most this many module instances (the root module and every call,
 /// counted through the tree) are read.
 pub const MAX_MODULES: usize = 1000;
 /// At most this many provider requirements, all modules together.
 pub(super) const MAX_REQUIREMENTS: usize = 1 << 20;
-
-/// The module manifest's path, relative to the root directory.
-pub const MANIFEST: &str = ".terraform/modules/modules.json";
 
 pub(super) struct Tree {
     /// Each module instance: path and directory, and its module.
@@ -36,7 +33,10 @@ pub(super) struct Tree {
 
 pub(super) fn load(dialect: Dialect, root: &Path) -> Result<Tree, Vec<Diagnostic>> {
     let mut diags = Vec::new();
-    let manifest = read_manifest(root, &mut diags);
+    let manifest = ModuleManifest::read(root).unwrap_or_else(|diagnostic| {
+        diags.push(diagnostic);
+        ModuleManifest::default()
+    });
     let mut cache: HashMap<PathBuf, Rc<Module>> = HashMap::new();
     let mut tree = Tree {
         modules: Vec::new(),
@@ -90,16 +90,10 @@ pub(super) fn load(dialect: Dialect, root: &Path) -> Result<Tree, Vec<Diagnostic
                 format!("{path}.{}", call.name)
             };
             let Some(source) = &call.source else {
-                diags.push(
-                    Diagnostic::with_detail(
-                        "Missing required argument",
-                        "The argument \"source\" is required, but no definition was found.",
-                    )
-                    .at(&call.file, call.line),
-                );
+                diags.push(missing_source(&call.file, call.line));
                 continue;
             };
-            let installed = manifest.get(&key);
+            let installed = manifest.get(&key).map(|record| &record.dir);
             if installed.is_none() {
                 let diagnostic = Diagnostic::with_detail(
                     "Module not installed",
@@ -134,6 +128,15 @@ pub(super) fn load(dialect: Dialect, root: &Path) -> Result<Tree, Vec<Diagnostic
     }
 }
 
+/// "Missing required argument": a module call without a `source`.
+pub(super) fn missing_source(file: &Path, line: Option<usize>) -> Diagnostic {
+    Diagnostic::with_detail(
+        "Missing required argument",
+        "The argument \"source\" is required, but no definition was found.",
+    )
+    .at(file, line)
+}
+
 /// Go's `isMaybeRelativeLocalPath`: `./`, `../` and their Windows forms.
 pub(super) fn is_local(source: &str) -> bool {
     ["./", "../", ".\\", "..\\"]
@@ -164,63 +167,32 @@ fn clean(path: &Path) -> PathBuf {
     out
 }
 
-/// `Key` → `Dir` of the module manifest; a missing file is an empty one.
-fn read_manifest(root: &Path, diags: &mut Vec<Diagnostic>) -> HashMap<String, String> {
-    let path = root.join(MANIFEST);
-    let text = match hcl_text::read_limited(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return HashMap::new(),
-        Err(e) => {
-            diags.push(
-                Diagnostic::with_detail("Failed to read module manifest", e.to_string())
-                    .at(&path, None),
-            );
-            return HashMap::new();
-        }
-    };
-    #[derive(serde::Deserialize)]
-    struct Snapshot {
-        #[serde(rename = "Modules", default)]
-        modules: Vec<Record>,
+/// The module calls of the module in `dir` (its path `path`), sorted by
+/// name as `init` walks them: what the module installer reads of each
+/// module it installs.
+pub(super) fn calls(
+    dialect: Dialect,
+    path: &str,
+    dir: &Path,
+) -> Result<Vec<super::ModuleCall>, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let module = load_module(dialect, path, dir, &mut diags);
+    if !diags.is_empty() {
+        return Err(diags);
     }
-    #[derive(serde::Deserialize)]
-    struct Record {
-        #[serde(rename = "Key", default)]
-        key: String,
-        #[serde(rename = "Dir", default)]
-        dir: String,
-    }
-    if text.is_empty() {
-        return HashMap::new();
-    }
-    let snapshot: Snapshot = match serde_json::from_str(&text) {
-        Ok(snapshot) => snapshot,
-        Err(e) => {
-            diags.push(
-                Diagnostic::with_detail(
-                    "Failed to read module manifest",
-                    format!("error unmarshalling snapshot: {e}"),
-                )
-                .at(&path, Some(e.line())),
-            );
-            return HashMap::new();
-        }
-    };
-    let mut records = HashMap::new();
-    for record in snapshot.modules {
-        if records.contains_key(&record.key) {
-            diags.push(
-                Diagnostic::with_detail(
-                    "Failed to read module manifest",
-                    format!("snapshot file contains two records for path {}", record.key),
-                )
-                .at(&path, None),
-            );
-            continue;
-        }
-        records.insert(record.key, record.dir);
-    }
-    records
+    let mut calls: Vec<super::ModuleCall> = module
+        .calls
+        .iter()
+        .map(|call| super::ModuleCall {
+            name: call.name.clone(),
+            source: call.source.clone(),
+            version: call.version.clone(),
+            file: call.file.clone(),
+            line: call.line,
+        })
+        .collect();
+    calls.sort_by(|a, b| a.name.cmp(&b.name));
+    Ok(calls)
 }
 
 /// Reads and merges one module directory.

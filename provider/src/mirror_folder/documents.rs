@@ -5,6 +5,8 @@
 
 use std::collections::BTreeMap;
 
+use tfdisco_core::go_json_string as quoted;
+
 /// One archive of a `<version>.json`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ArchiveEntry {
@@ -67,41 +69,9 @@ fn document(member: &str, entries: Vec<String>) -> Vec<u8> {
     out.into_bytes()
 }
 
-/// A JSON string as Go's `encoding/json` writes it by default: `"` and `\`
-/// escaped, control characters as `\n`, `\r`, `\t` or `\u00XX`, and `<`,
-/// `>`, `&`, U+2028 and U+2029 as `\u` escapes (HTML-safe).
-fn quoted(text: &str) -> String {
-    let mut out = String::with_capacity(text.len() + 2);
-    out.push('"');
-    for c in text.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '<' | '>' | '&' | '\u{2028}' | '\u{2029}' => {
-                out.push_str(&format!("\\u{:04x}", u32::from(c)));
-            }
-            c if u32::from(c) < 0x20 => out.push_str(&format!("\\u{:04x}", u32::from(c))),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn go_escapes() {
-        assert_eq!(
-            quoted("a<b>&c\"d\\e\n\u{1}\u{2028}é"),
-            r#""a\u003cb\u003e\u0026c\"d\\e\n\u0001\u2028é""#
-        );
-    }
 
     #[test]
     fn empty_documents() {

@@ -14,6 +14,7 @@ use tfdisco_core::{Platform, ProviderSource, Version};
 use tfdisco_provider::Trust;
 use tfdisco_provider::plan::LockFailure;
 
+use crate::ModuleFailure;
 use crate::exit;
 use crate::report_text::{path_text, text, trust_label, words};
 
@@ -83,6 +84,9 @@ pub enum RunError {
     /// Install runs: the run was cancelled (`Cancel`, Ctrl-C); nothing was
     /// placed and the lock file is as it was.
     Cancelled,
+    /// Modules that could not be installed: every failure. Nothing was
+    /// placed and the module manifest is as it was.
+    Modules(Vec<ModuleFailure>),
 }
 
 impl RunError {
@@ -101,7 +105,7 @@ impl RunError {
 
     /// What failed, in one word, as `tfdisco lock --json` and the language
     /// packages name it: `configuration`, `lock_file`, `usage`, `failed`,
-    /// `readonly`, `folder` or `cancelled`.
+    /// `readonly`, `folder`, `cancelled` or `modules`.
     pub fn kind(&self) -> &'static str {
         match self {
             RunError::Configuration(_) => "configuration",
@@ -111,6 +115,7 @@ impl RunError {
             RunError::ReadOnly(_) => "readonly",
             RunError::Folder { .. } => "folder",
             RunError::Cancelled => "cancelled",
+            RunError::Modules(_) => "modules",
         }
     }
 
@@ -127,6 +132,13 @@ impl RunError {
             RunError::ReadOnly(_) => exit::NOT_PROVIDED,
             RunError::LockFile(LockFileError::Io { .. }) | RunError::Folder { .. } => exit::FAILED,
             RunError::LockFile(_) => exit::USAGE,
+            RunError::Modules(failures) => {
+                return failures
+                    .iter()
+                    .map(|f| f.kind.exit_code())
+                    .find(|code| *code != i32::from(exit::NOT_PROVIDED))
+                    .unwrap_or(i32::from(exit::NOT_PROVIDED));
+            }
             RunError::Failed(failures) => {
                 return failures
                     .iter()
@@ -175,6 +187,13 @@ impl fmt::Display for RunError {
             RunError::Cancelled => f.write_str(
                 "the install was cancelled: nothing was placed, and the lock file is as it was",
             ),
+            RunError::Modules(failures) => {
+                f.write_str("some modules could not be installed:")?;
+                for failure in failures {
+                    write!(f, "\n- {failure}")?;
+                }
+                Ok(())
+            }
         }
     }
 }
@@ -205,7 +224,10 @@ impl Serialize for RunError {
                 exit_code: self.exit_code(),
             },
         )?;
-        map.serialize_field("failures", &Failures(failures))?;
+        match self {
+            RunError::Modules(modules) => map.serialize_field("failures", modules)?,
+            _ => map.serialize_field("failures", &Failures(failures))?,
+        }
         map.end()
     }
 }

@@ -1,0 +1,61 @@
+//! `tfdisco get`: `terraform get` without Terraform, the configuration's
+//! modules into `.terraform/modules`.
+
+use std::path::PathBuf;
+
+use clap::Args;
+use tfdisco_runs::{BlockingRuns, GetOptions, GetReport};
+
+use crate::failure::Failure;
+use crate::lock::{RunOpts, finish};
+use crate::net;
+use crate::setup;
+
+/// `tfdisco get …`
+#[derive(Args, Debug)]
+pub(crate) struct GetOpts {
+    /// The configuration's directory.
+    #[arg(long, value_name = "DIR", default_value = ".")]
+    chdir: PathBuf,
+    /// Install every module again (`get -update`, `init -upgrade`).
+    ///
+    /// Registry modules get the newest version their constraint allows,
+    /// whatever the manifest lists; every package is fetched again.
+    #[arg(long)]
+    upgrade: bool,
+    /// JSON output.
+    ///
+    /// One object: manifest, changed, and per module key, source, version,
+    /// dir, installed (kept, local, fetched); on failure error and
+    /// failures (key, kind, message, exit_code).
+    #[arg(long)]
+    json: bool,
+    #[command(flatten)]
+    run: RunOpts,
+}
+
+pub(crate) fn run(opts: &GetOpts) -> Result<u8, Failure> {
+    let setup = setup::load(&opts.run.net.client_options()?)?;
+    let client = net::client_with(opts.run.net.transport, &setup, |b| b)?;
+    let options = GetOptions::new().upgrade(opts.upgrade);
+    let result = client.get(&opts.chdir, &options);
+    finish(result, opts.json, "get", human)
+}
+
+fn human(report: &GetReport) -> String {
+    let mut out = String::new();
+    for module in &report.modules {
+        let version = module
+            .version
+            .as_deref()
+            .map_or(String::new(), |v| format!(" {v}"));
+        out.push_str(&format!(
+            "- {} ({}{version}): {} in {}\n",
+            module.key, module.source, module.installed, module.dir
+        ));
+    }
+    if report.modules.is_empty() {
+        out.push_str("The configuration calls no modules.\n");
+    }
+    out
+}

@@ -1,0 +1,147 @@
+//! `terraform get`: every module a configuration calls, recursively,
+//! installed into `.terraform/modules` with its manifest, as the dialect's
+//! CLI installs them (docs/behaviour.md, MOD-1 to MOD-10). The decisions
+//! are the plan's (`plan.rs`); the driver here runs its jobs over the
+//! client (`fetch.rs`) and places the result (`place.rs`).
+
+mod failure;
+mod fetch;
+mod place;
+mod plan;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+use tfdisco_config::{ModuleCall, ModuleManifest};
+use tfdisco_core::Dialect;
+
+use crate::report_text::path_text;
+use crate::{On, RunError, Transport};
+
+pub use failure::{FailureKind, ModuleFailure};
+pub use fetch::GIT_TIMEOUT;
+use place::Staging;
+use plan::{Job, ModulePlan, Output};
+
+/// What a `get` run is asked to do (`tfdisco get`'s flags, the language
+/// packages' options).
+#[derive(Clone, Debug, Default)]
+#[non_exhaustive]
+pub struct GetOptions {
+    /// Install every module again, re-resolving registry versions
+    /// (`get -update`, `init -upgrade`), instead of keeping what the
+    /// manifest lists.
+    pub upgrade: bool,
+}
+
+impl GetOptions {
+    /// Keep what is installed.
+    pub fn new() -> GetOptions {
+        GetOptions::default()
+    }
+
+    /// Install everything again (`--upgrade`).
+    pub fn upgrade(mut self, upgrade: bool) -> GetOptions {
+        self.upgrade = upgrade;
+        self
+    }
+}
+
+/// What a `get` run did: `{"manifest", "changed", "modules": [{"key",
+/// "source", "version", "dir", "installed"}]}`.
+#[derive(Clone, Debug, Serialize)]
+#[non_exhaustive]
+pub struct GetReport {
+    /// The module manifest.
+    #[serde(serialize_with = "path_text")]
+    pub manifest: PathBuf,
+    /// True when its bytes changed (and it was written).
+    pub changed: bool,
+    /// Every module of the configuration but the root, by key.
+    pub modules: Vec<InstalledModule>,
+}
+
+/// One module of a [`GetReport`].
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct InstalledModule {
+    /// Its key (`vpc`, `vpc.subnets`).
+    pub key: String,
+    /// Its source, as the manifest records it.
+    pub source: String,
+    /// The version installed, for a registry module.
+    pub version: Option<String>,
+    /// Its folder, relative to the configuration's.
+    pub dir: String,
+    /// `kept` (as installed before), `local` (a path, nothing installed)
+    /// or `fetched`.
+    pub installed: &'static str,
+}
+
+impl<T: Transport> On<'_, T> {
+    /// [`Runs::get`](crate::Runs::get).
+    pub(crate) async fn get(
+        &self,
+        root: &Path,
+        options: &GetOptions,
+    ) -> Result<GetReport, RunError> {
+        let dialect = self.cache().config().dialect();
+        let old = ModuleManifest::read(root).map_err(|diagnostic| {
+            RunError::Modules(vec![ModuleFailure {
+                key: String::new(),
+                kind: FailureKind::Configuration,
+                diagnostic,
+            }])
+        })?;
+        let staging = Staging::make(root).map_err(RunError::in_folder(root))?;
+        let mut plan = ModulePlan::new(dialect, root, old.clone(), staging.path(), options.upgrade);
+        while let Some((id, job)) = plan.next_job() {
+            let output = self.run_module_job(job, dialect).await;
+            plan.complete(id, output);
+        }
+        debug_assert!(plan.is_finished());
+        let finished = plan.finish().map_err(RunError::Modules)?;
+        let before = std::fs::read(root.join(tfdisco_config::MODULE_MANIFEST)).ok();
+        let changed = before.as_deref() != Some(&finished.manifest.to_bytes()[..]);
+        let modules = finished
+            .manifest
+            .records()
+            .filter(|r| !r.key.is_empty())
+            .map(|r| InstalledModule {
+                key: r.key.clone(),
+                source: r.source.clone(),
+                version: r.version.clone(),
+                dir: r.dir.clone(),
+                installed: if finished.placements.iter().any(|p| p.key == r.key) {
+                    "fetched"
+                } else if old.get(&r.key) == Some(r) {
+                    "kept"
+                } else {
+                    "local"
+                },
+            })
+            .collect();
+        staging
+            .place(root, &finished)
+            .map_err(RunError::in_folder(&root.join(tfdisco_config::MODULES_DIR)))?;
+        Ok(GetReport {
+            manifest: root.join(tfdisco_config::MODULE_MANIFEST),
+            changed,
+            modules,
+        })
+    }
+
+    /// Runs one job of a module plan.
+    async fn run_module_job(&self, job: Job, dialect: Dialect) -> Output {
+        match job {
+            Job::Calls { key, dir } => Output::Calls(ModuleCall::read_all(dialect, &key, &dir)),
+            Job::Versions { source } => Output::Versions(self.module_versions(&source).await),
+            Job::Location { source, version } => {
+                Output::Location(self.module_download(&source, &version).await)
+            }
+            Job::Fetch { package, into } => {
+                Output::Fetch(self.fetch_module_package(&package, &into, dialect).await)
+            }
+        }
+    }
+}

@@ -1,0 +1,303 @@
+//! A module package fetched into a new folder, as go-getter fetches it for
+//! `init` (docs/behaviour.md, MOD-7 to MOD-9): an http(s) archive
+//! downloaded through the client's one engine and unpacked as it streams;
+//! a Git repository cloned with the system `git`; an `oci://` package
+//! (OpenTofu's) through the OCI module download. Every other getter is
+//! refused by name.
+
+use std::fs;
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use tfdisco_config::StagedPackage;
+use tfdisco_core::url::Url;
+use tfdisco_core::{Dialect, Getter, Hostname, ModulePackage};
+
+use crate::{On, Transport, oci_module_source};
+
+/// How long one `git` command may run.
+pub const GIT_TIMEOUT: Duration = Duration::from_secs(600);
+
+/// The most bytes of a failing `git` command's error output kept.
+const GIT_STDERR_LIMIT: usize = 8 << 10;
+
+impl<T: Transport> On<'_, T> {
+    /// Fetches `package` into `into` (which does not exist yet; its parent
+    /// does). On failure, whatever was written into `into` stays for the
+    /// caller to remove with the staging area.
+    pub(crate) async fn fetch_module_package(
+        &self,
+        package: &ModulePackage,
+        into: &Path,
+        dialect: Dialect,
+    ) -> Result<(), String> {
+        match package.getter() {
+            Some(Getter::Http | Getter::Https) => self.fetch_module_archive(package, into).await,
+            Some(Getter::Git) => clone(package, into),
+            Some(Getter::Oci) => {
+                let source =
+                    oci_module_source(package.url(), dialect).map_err(|e| e.to_string())?;
+                self.oci_module_download(&source, into)
+                    .await
+                    .map(drop)
+                    .map_err(|e| e.to_string())
+            }
+            Some(other) => Err(format!(
+                "tfdisco does not download {other}:: module packages: only https (and http) \
+                 archives, git and oci:// (OpenTofu) packages; install this module with the \
+                 CLI or use another source"
+            )),
+            None => Err(format!(
+                "download not supported for scheme '{}'",
+                package.getter_name()
+            )),
+        }
+    }
+
+    /// An http(s) archive: the URL without `archive=`, downloaded without
+    /// a token, unpacked into `into` as it streams.
+    async fn fetch_module_archive(
+        &self,
+        package: &ModulePackage,
+        into: &Path,
+    ) -> Result<(), String> {
+        let Some(format) = package.archive() else {
+            return Err(format!(
+                "{} is not an archive: tfdisco downloads module packages that are archives \
+                 (.zip, .tar.gz, .tgz, or ?archive=); a page that names the package with \
+                 X-Terraform-Get is not followed yet",
+                package.url()
+            ));
+        };
+        if package.checksum().is_some() {
+            return Err("a ?checksum= on a module package is not checked by tfdisco yet".into());
+        }
+        let url = archive_url(package.url())?;
+        let sink = match format {
+            "zip" => {
+                fs::create_dir(into).map_err(|e| format!("{}: {e}", into.display()))?;
+                StagedPackage::new(into.to_owned(), into.to_owned())
+            }
+            other => {
+                return Err(format!(
+                    "{other} archives are not unpacked by tfdisco yet (zip archives are)"
+                ));
+            }
+        };
+        let host = url
+            .host_str()
+            .and_then(|h| Hostname::parse(h).ok())
+            .ok_or_else(|| format!("{url}: no host"))?;
+        let staged = self
+            .download(url.clone(), sink, &host)
+            .await
+            .map_err(|e| e.to_string())?;
+        match (&staged.digest().hashes, staged.unpacked()) {
+            (Ok(_), Some(_)) => {}
+            (Err(e), _) => return Err(format!("error downloading '{url}': {e}")),
+            (Ok(_), None) => return Err(format!("error downloading '{url}': not unpacked")),
+        }
+        staged
+            .apply_modes()
+            .map_err(|e| format!("{}: {e}", into.display()))
+    }
+}
+
+/// The archive's URL as go-getter requests it: `archive=` taken out of
+/// the query.
+fn archive_url(address: &str) -> Result<Url, String> {
+    let mut url = Url::parse(address).map_err(|e| format!("{address}: {e}"))?;
+    let kept: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(k, _)| k != "archive")
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    if kept.is_empty() {
+        url.set_query(None);
+    } else {
+        url.query_pairs_mut().clear().extend_pairs(kept);
+    }
+    Ok(url)
+}
+
+/// go-getter's Git getter: `git clone` (with `--depth N --branch REF` for
+/// a shallow clone), then `git checkout REF` for a full one, then the
+/// submodules.
+fn clone(package: &ModulePackage, into: &Path) -> Result<(), String> {
+    if package.has_ssh_key() {
+        return Err("a git package with ?sshkey= is not cloned by tfdisco yet".into());
+    }
+    let url = git_url(package.url())?;
+    let revision = package.revision().filter(|r| !r.is_empty());
+    let depth = package.depth().filter(|d| *d > 0);
+    let mut args: Vec<String> = vec!["clone".into()];
+    if let Some(depth) = depth {
+        let branch = match revision {
+            Some(r) => r.to_owned(),
+            None => default_branch(&url),
+        };
+        args.extend([
+            "--depth".into(),
+            depth.to_string(),
+            "--branch".into(),
+            branch,
+        ]);
+    }
+    args.extend(["--".into(), url, into.to_string_lossy().into_owned()]);
+    git(None, &args)?;
+    if depth.is_none()
+        && let Some(revision) = revision
+    {
+        git(Some(into), &["checkout".into(), revision.to_owned()])?;
+    }
+    let mut submodules: Vec<String> = vec![
+        "submodule".into(),
+        "update".into(),
+        "--init".into(),
+        "--recursive".into(),
+    ];
+    if let Some(depth) = depth {
+        submodules.extend(["--depth".into(), depth.to_string()]);
+    }
+    git(Some(into), &submodules).map(drop)
+}
+
+/// The repository's URL as go-getter hands it to `git`: without the
+/// `ref`, `depth` and `sshkey` it reads itself.
+fn git_url(address: &str) -> Result<String, String> {
+    let Ok(mut url) = Url::parse(address) else {
+        // scp-like addresses (`git@host:path`) are detected into ssh://
+        // URLs; anything else is passed as it is.
+        return Ok(address.to_owned());
+    };
+    let kept: Vec<(String, String)> = url
+        .query_pairs()
+        .filter(|(k, _)| !matches!(k.as_ref(), "ref" | "depth" | "sshkey"))
+        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+        .collect();
+    if kept.is_empty() {
+        url.set_query(None);
+    } else {
+        url.query_pairs_mut().clear().extend_pairs(kept);
+    }
+    Ok(url.to_string())
+}
+
+/// The remote's default branch, as go-getter finds it for a shallow clone
+/// without a `ref` (`git ls-remote --symref URL HEAD`), `master` when it
+/// says none.
+fn default_branch(url: &str) -> String {
+    let out = git(
+        None,
+        &[
+            "ls-remote".into(),
+            "--symref".into(),
+            url.into(),
+            "HEAD".into(),
+        ],
+    );
+    let text = out.unwrap_or_default();
+    text.lines()
+        .find_map(|line| {
+            line.strip_prefix("ref: refs/heads/")
+                .and_then(|rest| rest.split_whitespace().next())
+        })
+        .unwrap_or("master")
+        .to_owned()
+}
+
+/// Runs `git ARGS` (in `dir`), without a terminal prompt, within
+/// [`GIT_TIMEOUT`]; its output on success, else go-getter's `git exited
+/// with N: STDERR`.
+fn git(dir: Option<&Path>, args: &[String]) -> Result<String, String> {
+    let mut command = Command::new("git");
+    command
+        .args(args)
+        .env("GIT_TERMINAL_PROMPT", "0")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(dir) = dir {
+        command.current_dir(dir);
+    }
+    let mut child = command.spawn().map_err(|e| {
+        format!("cannot run git (it must be installed to fetch git:: module sources): {e}")
+    })?;
+    let mut stdout = child.stdout.take().expect("piped");
+    let mut stderr = child.stderr.take().expect("piped");
+    let out = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = stdout.read_to_end(&mut text);
+        text
+    });
+    let err = std::thread::spawn(move || {
+        let mut text = Vec::new();
+        let _ = (&mut stderr)
+            .take(GIT_STDERR_LIMIT as u64)
+            .read_to_end(&mut text);
+        // The rest is read and dropped, so git never blocks on a full pipe.
+        let _ = std::io::copy(&mut stderr, &mut std::io::sink());
+        text
+    });
+    let deadline = Instant::now() + GIT_TIMEOUT;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(20)),
+            Ok(None) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!(
+                    "git {} took more than {} s and was stopped",
+                    args.first().map_or("", String::as_str),
+                    GIT_TIMEOUT.as_secs()
+                ));
+            }
+            Err(e) => return Err(format!("git: {e}")),
+        }
+    };
+    let stdout = out.join().unwrap_or_default();
+    let stderr = err.join().unwrap_or_default();
+    if status.success() {
+        Ok(String::from_utf8_lossy(&stdout).into_owned())
+    } else {
+        let code = status
+            .code()
+            .map_or("a signal".to_owned(), |c| c.to_string());
+        Err(format!(
+            "git exited with {code}: {}",
+            String::from_utf8_lossy(&stderr).trim_end()
+        ))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn archive_and_git_parameters_are_not_sent() {
+        assert_eq!(
+            archive_url("https://h/p/x?archive=zip&v=1")
+                .expect("a URL")
+                .as_str(),
+            "https://h/p/x?v=1"
+        );
+        assert_eq!(
+            archive_url("https://h/p/x.zip?archive=zip")
+                .expect("a URL")
+                .as_str(),
+            "https://h/p/x.zip"
+        );
+        assert_eq!(
+            git_url("file:///srv/repo.git?ref=v1&depth=1").expect("a URL"),
+            "file:///srv/repo.git"
+        );
+        assert_eq!(
+            git_url("https://h/r.git?ref=v1&x=y").expect("a URL"),
+            "https://h/r.git?x=y"
+        );
+    }
+}

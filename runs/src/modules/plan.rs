@@ -1,0 +1,794 @@
+//! The module installer's plan, as `init` walks a configuration
+//! (docs/behaviour.md, MOD-1 to MOD-6): no request and no download of its
+//! own, only decisions. Each module call becomes a node keyed as the
+//! manifest keys it (`vpc`, `vpc.subnets`); a node's module is read (its
+//! calls) once its folder is known; a registry module's versions are asked
+//! once per package and its location once per package and version; each
+//! package address is fetched once, into a folder of the staging area.
+//! The driver runs the jobs [`ModulePlan::next_job`] gives and hands each
+//! result to [`ModulePlan::complete`], in any order and as many at once as
+//! it likes; when no job is left, [`ModulePlan::finish`] says what to place.
+
+use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+
+use tfdisco_config::{
+    ConfigurationError, Diagnostic, MODULES_DIR, ModuleCall, ModuleManifest, ModuleRecord,
+};
+use tfdisco_core::{
+    Dialect, Error, ModuleAddress, ModuleLocation, ModulePackage, ModuleSource, ModuleVersions,
+    Version, VersionConstraints, go_clean, go_quote,
+};
+
+use super::failure::{FailureKind, ModuleFailure};
+
+/// A job's id: what [`ModulePlan::complete`] is told it answers.
+pub(crate) type JobId = usize;
+
+/// What the driver does for the plan.
+#[derive(Debug)]
+pub(crate) enum Job {
+    /// Read the module calls of the module in `dir` (its key `key`).
+    Calls { key: String, dir: PathBuf },
+    /// Ask a registry for a module package's versions.
+    Versions { source: ModuleSource },
+    /// Ask a registry where a version of a module package is.
+    Location {
+        source: ModuleSource,
+        version: String,
+    },
+    /// Fetch a package into `into`, a folder that does not exist yet.
+    Fetch {
+        package: ModulePackage,
+        into: PathBuf,
+    },
+}
+
+/// A job's result.
+#[derive(Debug)]
+pub(crate) enum Output {
+    Calls(Result<Vec<ModuleCall>, ConfigurationError>),
+    Versions(Result<ModuleVersions, Error>),
+    Location(Result<ModuleLocation, Error>),
+    /// The package is in the folder asked (or why not).
+    Fetch(Result<(), String>),
+}
+
+/// One module call being installed.
+#[derive(Debug)]
+struct Node {
+    key: String,
+    call: ModuleCall,
+    parent: usize,
+    /// The registry module's constraint, read.
+    constraints: VersionConstraints,
+    /// The address, as parsed.
+    address: ModuleAddress,
+    /// Where its module is now (to read its calls).
+    dir: Option<PathBuf>,
+    /// Its record, once known.
+    record: Option<ModuleRecord>,
+    /// The package it was fetched from this run (an index of `packages`).
+    package: Option<usize>,
+}
+
+/// A package fetched this run: its address, where it is in the staging
+/// area, and the nodes waiting for it.
+#[derive(Debug)]
+struct Package {
+    address: String,
+    folder: PathBuf,
+    state: Waiting<()>,
+}
+
+/// A request's state: asked (with the nodes waiting), or answered.
+#[derive(Debug)]
+enum Waiting<T> {
+    Asked(Vec<(usize, String)>),
+    Answered(Result<T, String>),
+}
+
+/// The registry package a node's registry source names (no subdir).
+type PackageKey = String;
+
+/// What the plan says to place once every job is done.
+#[derive(Debug)]
+pub(crate) struct Finished {
+    /// The manifest to write.
+    pub(crate) manifest: ModuleManifest,
+    /// Each module folder to place under the modules folder, in `init`'s
+    /// walk order: its key, the staging folder of its package, and whether
+    /// it is the package's first module (which keeps everything; later
+    /// ones get a copy without dot files).
+    pub(crate) placements: Vec<Placement>,
+    /// The keys whose folders are replaced (every key installed again,
+    /// and those dropped from the manifest).
+    pub(crate) replaced: Vec<String>,
+}
+
+/// A module folder to place.
+#[derive(Debug, Clone)]
+pub(crate) struct Placement {
+    pub(crate) key: String,
+    pub(crate) from: PathBuf,
+    pub(crate) first: bool,
+}
+
+/// The plan of one `get`.
+#[derive(Debug)]
+pub(crate) struct ModulePlan {
+    dialect: Dialect,
+    root: PathBuf,
+    staging: PathBuf,
+    upgrade: bool,
+    old: ModuleManifest,
+    nodes: Vec<Node>,
+    /// The root module's record (node index `usize::MAX` stands for it).
+    root_record: ModuleRecord,
+    jobs: VecDeque<(JobId, Job)>,
+    next_id: JobId,
+    /// What each job in flight answers for.
+    in_flight: HashMap<JobId, Asked>,
+    versions: HashMap<PackageKey, Waiting<Vec<Version>>>,
+    locations: HashMap<(PackageKey, String), Waiting<ModulePackage>>,
+    packages: Vec<Package>,
+    by_address: HashMap<String, usize>,
+    failures: Vec<ModuleFailure>,
+}
+
+/// What a job in flight was asked for.
+#[derive(Debug)]
+enum Asked {
+    Calls(usize),
+    Versions(PackageKey),
+    Location(PackageKey, String),
+    Fetch(usize),
+}
+
+/// The root module's parent index.
+const ROOT: usize = usize::MAX;
+
+impl ModulePlan {
+    /// The plan for the configuration in `root`, its manifest `old` (empty
+    /// when none), fetching into folders of `staging`; `upgrade` installs
+    /// every module again (`get -update`).
+    pub(crate) fn new(
+        dialect: Dialect,
+        root: &Path,
+        old: ModuleManifest,
+        staging: &Path,
+        upgrade: bool,
+    ) -> ModulePlan {
+        let mut plan = ModulePlan {
+            dialect,
+            root: root.to_owned(),
+            staging: staging.to_owned(),
+            upgrade,
+            old,
+            nodes: Vec::new(),
+            root_record: ModuleManifest::new()
+                .get("")
+                .cloned()
+                .expect("the root record"),
+            jobs: VecDeque::new(),
+            next_id: 0,
+            in_flight: HashMap::new(),
+            versions: HashMap::new(),
+            locations: HashMap::new(),
+            packages: Vec::new(),
+            by_address: HashMap::new(),
+            failures: Vec::new(),
+        };
+        plan.push(
+            Job::Calls {
+                key: String::new(),
+                dir: root.to_owned(),
+            },
+            Asked::Calls(ROOT),
+        );
+        plan
+    }
+
+    /// The next job to run, if any is ready.
+    pub(crate) fn next_job(&mut self) -> Option<(JobId, Job)> {
+        self.jobs.pop_front()
+    }
+
+    /// Whether jobs are still running or waiting.
+    pub(crate) fn is_finished(&self) -> bool {
+        self.jobs.is_empty() && self.in_flight.is_empty()
+    }
+
+    fn push(&mut self, job: Job, asked: Asked) {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.in_flight.insert(id, asked);
+        self.jobs.push_back((id, job));
+    }
+
+    /// A job's result.
+    pub(crate) fn complete(&mut self, id: JobId, output: Output) {
+        let Some(asked) = self.in_flight.remove(&id) else {
+            return;
+        };
+        match (asked, output) {
+            (Asked::Calls(node), Output::Calls(result)) => self.calls_read(node, result),
+            (Asked::Versions(package), Output::Versions(result)) => {
+                self.versions_known(package, result);
+            }
+            (Asked::Location(package, version), Output::Location(result)) => {
+                self.location_known(package, version, result);
+            }
+            (Asked::Fetch(index), Output::Fetch(result)) => self.fetched(index, result),
+            (asked, output) => unreachable!("{asked:?} answered with {output:?}"),
+        }
+    }
+
+    fn record_of(&self, node: usize) -> &ModuleRecord {
+        if node == ROOT {
+            &self.root_record
+        } else {
+            self.nodes[node]
+                .record
+                .as_ref()
+                .expect("a read module has its record")
+        }
+    }
+
+    fn dir_of(&self, node: usize) -> &Path {
+        if node == ROOT {
+            &self.root
+        } else {
+            self.nodes[node]
+                .dir
+                .as_deref()
+                .expect("a read module has its folder")
+        }
+    }
+
+    fn key_of(&self, node: usize) -> &str {
+        if node == ROOT {
+            ""
+        } else {
+            &self.nodes[node].key
+        }
+    }
+
+    /// A module was read: each of its calls becomes a node.
+    fn calls_read(&mut self, parent: usize, result: Result<Vec<ModuleCall>, ConfigurationError>) {
+        let calls = match result {
+            Ok(calls) => calls,
+            Err(e) => {
+                let key = self.key_of(parent).to_owned();
+                for diagnostic in e.diagnostics() {
+                    self.fail(&key, FailureKind::Configuration, diagnostic.clone());
+                }
+                return;
+            }
+        };
+        for call in calls {
+            let parent_key = self.key_of(parent);
+            let key = if parent_key.is_empty() {
+                call.name.clone()
+            } else {
+                format!("{parent_key}.{}", call.name)
+            };
+            let Some(source) = call.source.clone() else {
+                self.fail(&key, FailureKind::Configuration, call.missing_source());
+                continue;
+            };
+            let address = match ModuleAddress::parse(&source, self.dialect) {
+                Ok(address) => address,
+                Err(e) => {
+                    let diagnostic = at_call(
+                        &call,
+                        "Invalid module source address",
+                        format!("Failed to parse module source address: {}", e.message()),
+                    );
+                    self.fail(&key, FailureKind::InvalidSource, diagnostic);
+                    continue;
+                }
+            };
+            let constraints = match &call.version {
+                None => VersionConstraints::new(),
+                Some(text) => match VersionConstraints::parse(text, self.dialect) {
+                    Ok(constraints) => constraints,
+                    Err(e) => {
+                        let diagnostic = at_call(
+                            &call,
+                            "Invalid version constraint",
+                            format!(
+                                "This string does not use correct version constraint syntax: {e}"
+                            ),
+                        );
+                        self.fail(&key, FailureKind::Configuration, diagnostic);
+                        continue;
+                    }
+                },
+            };
+            if !constraints.is_empty() && !matches!(address, ModuleAddress::Registry(_)) {
+                let detail = format!(
+                    "Cannot apply a version constraint to module {} (at {}:{}) because it {}.",
+                    go_quote(&call.name),
+                    call.file.display(),
+                    call.line.unwrap_or(0),
+                    if matches!(address, ModuleAddress::Local(_)) {
+                        "has a relative local path"
+                    } else {
+                        "doesn't come from a module registry"
+                    }
+                );
+                let diagnostic = at_call(&call, "Invalid version constraint", detail);
+                self.fail(&key, FailureKind::Configuration, diagnostic);
+                continue;
+            }
+            let index = self.nodes.len();
+            self.nodes.push(Node {
+                key,
+                call,
+                parent,
+                constraints,
+                address,
+                dir: None,
+                record: None,
+                package: None,
+            });
+            self.start(index);
+        }
+    }
+
+    /// Starts a node: kept as installed, read where its parent is, or
+    /// fetched.
+    fn start(&mut self, node: usize) {
+        if let Some(record) = self.kept(node) {
+            let dir = self.root.join(&record.dir);
+            self.read(node, dir, record);
+            return;
+        }
+        let source = self.nodes[node].address.to_string();
+        match self.nodes[node].address.clone() {
+            ModuleAddress::Local(path) => {
+                let parent = self.nodes[node].parent;
+                let record_dir = join_dir(&self.record_of(parent).dir, &path);
+                let dir = clean_path(&self.dir_of(parent).join(&path));
+                let record = ModuleRecord {
+                    key: self.nodes[node].key.clone(),
+                    source,
+                    version: None,
+                    dir: record_dir,
+                };
+                self.read(node, dir, record);
+            }
+            ModuleAddress::Remote(package) => {
+                let subdir = package.subdir().to_owned();
+                self.fetch(node, &package, &subdir);
+            }
+            ModuleAddress::Registry(registry) => {
+                let key = package_key(&registry);
+                match self.versions.get_mut(&key) {
+                    Some(Waiting::Asked(waiting)) => waiting.push((node, String::new())),
+                    Some(Waiting::Answered(_)) => self.pick_version(node),
+                    None => {
+                        self.versions
+                            .insert(key.clone(), Waiting::Asked(vec![(node, String::new())]));
+                        self.push(
+                            Job::Versions {
+                                source: without_subdir(&registry),
+                            },
+                            Asked::Versions(key),
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// The record `init` keeps for a node (MOD-5): the manifest's, when not
+    /// upgrading, its source is the same, its version still allowed and
+    /// its folder still there.
+    fn kept(&self, node: usize) -> Option<ModuleRecord> {
+        if self.upgrade {
+            return None;
+        }
+        let n = &self.nodes[node];
+        let record = self.old.get(&n.key)?;
+        let same_source = ModuleAddress::parse(&record.source, self.dialect)
+            .is_ok_and(|recorded| recorded.to_string() == n.address.to_string());
+        if !same_source {
+            return None;
+        }
+        if let Some(version) = &record.version {
+            let version = Version::parse(version, self.dialect).ok()?;
+            if !n.constraints.allows(&version) {
+                return None;
+            }
+        }
+        if !self.ancestors_kept(n.parent) {
+            return None;
+        }
+        self.root.join(&record.dir).is_dir().then(|| record.clone())
+    }
+
+    /// Whether every module above a node was kept: a module installed
+    /// again takes its descendants' records with it.
+    fn ancestors_kept(&self, mut node: usize) -> bool {
+        while node != ROOT {
+            let n = &self.nodes[node];
+            if n.package.is_some() {
+                return false;
+            }
+            if !matches!(n.address, ModuleAddress::Local(_))
+                && n.record.as_ref() != self.old.get(&n.key)
+            {
+                return false;
+            }
+            node = n.parent;
+        }
+        true
+    }
+
+    /// A node's module is at `dir`: record it and read its calls.
+    fn read(&mut self, node: usize, dir: PathBuf, record: ModuleRecord) {
+        self.nodes[node].dir = Some(dir.clone());
+        self.nodes[node].record = Some(record);
+        let key = self.nodes[node].key.clone();
+        self.push(Job::Calls { key, dir }, Asked::Calls(node));
+    }
+
+    /// Fetches `package` for a node (once per address), the module in its
+    /// `subdir`.
+    fn fetch(&mut self, node: usize, package: &ModulePackage, subdir: &str) {
+        let address = package.address().to_owned();
+        let index = match self.by_address.get(&address) {
+            Some(index) => *index,
+            None => {
+                let index = self.packages.len();
+                let folder = self.staging.join(format!("p{index}"));
+                self.packages.push(Package {
+                    address: address.clone(),
+                    folder: folder.clone(),
+                    state: Waiting::Asked(Vec::new()),
+                });
+                self.by_address.insert(address, index);
+                self.push(
+                    Job::Fetch {
+                        package: package.clone(),
+                        into: folder,
+                    },
+                    Asked::Fetch(index),
+                );
+                index
+            }
+        };
+        self.nodes[node].package = Some(index);
+        match &mut self.packages[index].state {
+            Waiting::Asked(waiting) => waiting.push((node, subdir.to_owned())),
+            Waiting::Answered(result) => {
+                let result = result.clone();
+                self.package_ready(node, index, subdir, result);
+            }
+        }
+    }
+
+    fn fetched(&mut self, index: usize, result: Result<(), String>) {
+        let state = std::mem::replace(
+            &mut self.packages[index].state,
+            Waiting::Answered(result.clone()),
+        );
+        if let Waiting::Asked(waiting) = state {
+            for (node, subdir) in waiting {
+                self.package_ready(node, index, &subdir, result.clone());
+            }
+        }
+    }
+
+    /// A node's package is fetched (or failed): its module is read from
+    /// the package's `subdir`.
+    fn package_ready(
+        &mut self,
+        node: usize,
+        index: usize,
+        subdir: &str,
+        result: Result<(), String>,
+    ) {
+        let n = &self.nodes[node];
+        if let Err(why) = result {
+            let detail = format!(
+                "Could not download module {} ({}:{}) source code from {}: {why}",
+                go_quote(&n.call.name),
+                n.call.file.display(),
+                n.call.line.unwrap_or(0),
+                go_quote(&self.packages[index].address),
+            );
+            let diagnostic = at_call(&n.call, "Failed to download module", detail);
+            let key = n.key.clone();
+            self.fail(&key, FailureKind::Download, diagnostic);
+            return;
+        }
+        let folder = self.packages[index].folder.clone();
+        let dir = if subdir.is_empty() {
+            folder.clone()
+        } else {
+            folder.join(subdir)
+        };
+        let module_dir = format!("{MODULES_DIR}/{}", n.key);
+        let record_dir = if subdir.is_empty() {
+            module_dir
+        } else {
+            join_dir(&module_dir, subdir)
+        };
+        if !dir.is_dir() {
+            let detail = format!(
+                "The directory {record_dir} does not exist. The target submodule {subdir} does not exist within the target module."
+            );
+            let diagnostic = at_call(&n.call, "Unreadable module subdirectory", detail);
+            let key = n.key.clone();
+            self.fail(&key, FailureKind::Download, diagnostic);
+            return;
+        }
+        let version = match &n.address {
+            ModuleAddress::Registry(_) => self.chosen_version(node),
+            _ => None,
+        };
+        let record = ModuleRecord {
+            key: n.key.clone(),
+            source: n.address.to_string(),
+            version,
+            dir: record_dir,
+        };
+        self.read(node, dir, record);
+    }
+
+    fn versions_known(&mut self, key: PackageKey, result: Result<ModuleVersions, Error>) {
+        let dialect = self.dialect;
+        let answer = result
+            .map(|found| {
+                found
+                    .versions
+                    .iter()
+                    .filter_map(|v| Version::parse(v, dialect).ok())
+                    .collect::<Vec<_>>()
+            })
+            .map_err(|e| e.to_string());
+        let state = self.versions.insert(key, Waiting::Answered(answer));
+        if let Some(Waiting::Asked(waiting)) = state {
+            for (node, _) in waiting {
+                self.pick_version(node);
+            }
+        }
+    }
+
+    /// The newest version a node's constraint allows (MOD-3), then its
+    /// location.
+    fn pick_version(&mut self, node: usize) {
+        let n = &self.nodes[node];
+        let ModuleAddress::Registry(registry) = &n.address else {
+            return;
+        };
+        let key = package_key(registry);
+        let Some(Waiting::Answered(answer)) = self.versions.get(&key) else {
+            return;
+        };
+        let versions = match answer {
+            Ok(versions) => versions,
+            Err(why) => {
+                let detail = format!(
+                    "Failed to retrieve available versions for module {} ({}:{}) from {}: {why}.",
+                    go_quote(&n.call.name),
+                    n.call.file.display(),
+                    n.call.line.unwrap_or(0),
+                    registry.host()
+                );
+                let diagnostic = at_call(&n.call, "Error accessing remote module registry", detail);
+                let key = n.key.clone();
+                self.fail(&key, FailureKind::Registry, diagnostic);
+                return;
+            }
+        };
+        let newest = versions
+            .iter()
+            .filter(|v| !v.is_prerelease() || n.constraints.allows(v))
+            .max();
+        let chosen = versions.iter().filter(|v| n.constraints.allows(v)).max();
+        let (Some(_), Some(chosen)) = (newest, chosen) else {
+            let (summary, detail) = match newest {
+                None => (
+                    "Module has no versions",
+                    format!(
+                        "Module {} ({}:{}) has no versions available on {}.",
+                        go_quote(&registry.to_string()),
+                        n.call.file.display(),
+                        n.call.line.unwrap_or(0),
+                        registry.host()
+                    ),
+                ),
+                Some(newest) => (
+                    "Unresolvable module version constraint",
+                    format!(
+                        "There is no available version of module {} ({}:{}) which matches the given version constraint. The newest available version is {newest}.",
+                        go_quote(&registry.to_string()),
+                        n.call.file.display(),
+                        n.call.line.unwrap_or(0),
+                    ),
+                ),
+            };
+            let diagnostic = at_call(&n.call, summary, detail.clone());
+            let key = n.key.clone();
+            self.fail(&key, FailureKind::NoVersion, diagnostic);
+            return;
+        };
+        let version = chosen.to_string();
+        let registry = registry.clone();
+        self.nodes[node].record = Some(ModuleRecord {
+            key: self.nodes[node].key.clone(),
+            source: String::new(),
+            version: Some(version.clone()),
+            dir: String::new(),
+        });
+        let location_key = (key.clone(), version.clone());
+        match self.locations.get_mut(&location_key) {
+            Some(Waiting::Asked(waiting)) => waiting.push((node, String::new())),
+            Some(Waiting::Answered(answer)) => {
+                let answer = answer.clone();
+                self.location_ready(node, answer);
+            }
+            None => {
+                self.locations
+                    .insert(location_key, Waiting::Asked(vec![(node, String::new())]));
+                self.push(
+                    Job::Location {
+                        source: without_subdir(&registry),
+                        version: version.clone(),
+                    },
+                    Asked::Location(key, version),
+                );
+            }
+        }
+    }
+
+    /// The version picked for a registry node.
+    fn chosen_version(&self, node: usize) -> Option<String> {
+        self.nodes[node].record.as_ref()?.version.clone()
+    }
+
+    fn location_known(
+        &mut self,
+        key: PackageKey,
+        version: String,
+        result: Result<ModuleLocation, Error>,
+    ) {
+        let answer = result.map_err(|e| e.to_string()).and_then(|location| {
+            location.package.clone().ok_or_else(|| {
+                format!(
+                    "the registry gave a direct package URL ({}), which this version of tfdisco \
+                     cannot download yet",
+                    location.location
+                )
+            })
+        });
+        let state = self
+            .locations
+            .insert((key, version), Waiting::Answered(answer.clone()));
+        if let Some(Waiting::Asked(waiting)) = state {
+            for (node, _) in waiting {
+                self.location_ready(node, answer.clone());
+            }
+        }
+    }
+
+    /// A registry node's package location is known: fetch it, the module
+    /// in the location's subdir joined with the source's.
+    fn location_ready(&mut self, node: usize, answer: Result<ModulePackage, String>) {
+        let n = &self.nodes[node];
+        let ModuleAddress::Registry(registry) = &n.address else {
+            return;
+        };
+        match answer {
+            Ok(package) => {
+                let subdir = package.join_subdir(registry.subdir());
+                self.fetch(node, &package, &subdir);
+            }
+            Err(why) => {
+                let version = self.chosen_version(node).unwrap_or_default();
+                let detail = format!(
+                    "Failed to retrieve a download URL for {registry} {version} from {}: {why}",
+                    registry.host()
+                );
+                let diagnostic = at_call(&n.call, "Error accessing remote module registry", detail);
+                let key = n.key.clone();
+                self.fail(&key, FailureKind::Registry, diagnostic);
+            }
+        }
+    }
+
+    fn fail(&mut self, key: &str, kind: FailureKind, diagnostic: Diagnostic) {
+        self.failures.push(ModuleFailure {
+            key: key.to_owned(),
+            kind,
+            diagnostic,
+        });
+    }
+
+    /// The plan's outcome once every job is done: what to place and the
+    /// manifest to write, or every failure.
+    pub(crate) fn finish(self) -> Result<Finished, Vec<ModuleFailure>> {
+        if !self.failures.is_empty() {
+            return Err(self.failures);
+        }
+        // `init`'s walk order: depth first, calls sorted by name.
+        let mut children: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+        for (i, node) in self.nodes.iter().enumerate() {
+            children.entry(node.parent).or_default().push(i);
+        }
+        let mut order = Vec::new();
+        let mut stack: Vec<usize> = children.get(&ROOT).cloned().unwrap_or_default();
+        stack.sort_by(|a, b| self.nodes[*b].call.name.cmp(&self.nodes[*a].call.name));
+        while let Some(node) = stack.pop() {
+            order.push(node);
+            let mut below = children.get(&node).cloned().unwrap_or_default();
+            below.sort_by(|a, b| self.nodes[*b].call.name.cmp(&self.nodes[*a].call.name));
+            stack.extend(below);
+        }
+        let mut manifest = ModuleManifest::new();
+        let mut placements = Vec::new();
+        let mut firsts = vec![true; self.packages.len()];
+        for node in order {
+            let n = &self.nodes[node];
+            let record = n.record.clone().expect("every node placed has its record");
+            if let Some(index) = n.package {
+                placements.push(Placement {
+                    key: n.key.clone(),
+                    from: self.packages[index].folder.clone(),
+                    first: std::mem::replace(&mut firsts[index], false),
+                });
+            }
+            manifest.insert(record);
+        }
+        // Folders of modules installed again, and of modules no longer
+        // called, go.
+        let mut replaced: Vec<String> = placements.iter().map(|p| p.key.clone()).collect();
+        for old in self.old.records() {
+            if !old.key.is_empty() && manifest.get(&old.key).is_none() {
+                replaced.push(old.key.clone());
+            }
+        }
+        Ok(Finished {
+            manifest,
+            placements,
+            replaced,
+        })
+    }
+}
+
+/// A diagnostic at a module call.
+fn at_call(call: &ModuleCall, summary: &str, detail: String) -> Diagnostic {
+    Diagnostic::with_detail(summary, detail).at(&call.file, call.line)
+}
+
+/// A registry source's package, as the versions are asked for it.
+fn package_key(source: &ModuleSource) -> PackageKey {
+    without_subdir(source).to_string()
+}
+
+/// The source without its `//subdir`.
+fn without_subdir(source: &ModuleSource) -> ModuleSource {
+    if source.subdir().is_empty() {
+        return source.clone();
+    }
+    let text = source.to_string();
+    let bare = text
+        .rsplit_once("//")
+        .map_or(text.as_str(), |(package, _)| package);
+    ModuleSource::parse(bare, source.dialect()).unwrap_or_else(|_| source.clone())
+}
+
+/// Go's `filepath.Join(dir, rel)` for `/`-separated relative paths: joined
+/// and cleaned.
+fn join_dir(dir: &str, rel: &str) -> String {
+    go_clean(&format!("{dir}/{rel}"))
+}
+
+/// A path with `.` and `x/..` taken out lexically.
+fn clean_path(path: &Path) -> PathBuf {
+    PathBuf::from(go_clean(&path.to_string_lossy()))
+}
