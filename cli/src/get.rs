@@ -37,7 +37,7 @@ pub(crate) struct GetOpts {
 pub(crate) fn run(opts: &GetOpts) -> Result<u8, Failure> {
     let setup = setup::load(&opts.run.net.client_options()?)?;
     let client = net::client_with(opts.run.net.transport, &setup, |b| b)?;
-    let options = GetOptions::new().upgrade(opts.upgrade);
+    let options = GetOptions::new().upgrade(opts.upgrade).jobs(opts.run.jobs);
     let result = client.get(&opts.chdir, &options);
     finish(result, opts.json, "get", human)
 }

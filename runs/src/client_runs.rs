@@ -34,7 +34,7 @@ use crate::{
     LockReport, MirrorOptions, MirrorReport, OciMirrorReport, On, PushedRelease, ResolvedModule,
     RunError,
 };
-use crate::{install, lock, mirror};
+use crate::{install, lock, mirror, modules};
 
 /// The runs of an async client: each reads and writes the local files it
 /// names, makes its requests with the client's rules (discovery,
@@ -225,7 +225,7 @@ impl<T: Transport> Runs for AsyncClient<T> {
         options: &GetOptions,
     ) -> impl Future<Output = Result<GetReport, RunError>> + Send {
         let dir = dir.as_ref().to_owned();
-        async move { On(self).get(&dir, options).await }
+        async move { modules::get(&Futures(self), &dir, options).await }
     }
 
     async fn oci_module_resolve(&self, source: &OciModuleSource) -> Result<ResolvedModule, Error> {
@@ -456,9 +456,7 @@ impl<T: Transport> BlockingRuns for BlockingClient<T> {
     }
 
     fn get(&self, dir: impl AsRef<Path>, options: &GetOptions) -> Result<GetReport, RunError> {
-        let dir = dir.as_ref();
-        self.wait(async { Ok(On(self.as_async()).get(dir, options).await) })
-            .unwrap_or_else(|error| Err(RunError::Usage(error.to_string())))
+        block_on(modules::get(&Threads(self), dir.as_ref(), options))
     }
 
     fn oci_module_resolve(&self, source: &OciModuleSource) -> Result<ResolvedModule, Error> {

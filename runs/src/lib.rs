@@ -12,6 +12,7 @@ mod mirror;
 mod modules;
 mod oci_module;
 mod oci_release;
+mod off_thread;
 mod on;
 mod options;
 mod plan_jobs;

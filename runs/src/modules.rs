@@ -9,14 +9,16 @@ mod fetch;
 mod place;
 mod plan;
 
+use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use tfdisco_config::{ModuleCall, ModuleManifest};
 use tfdisco_core::Dialect;
 
+use crate::plan_jobs::{JobFuture, Jobs};
 use crate::report_text::path_text;
-use crate::{On, RunError, Transport};
+use crate::{DEFAULT_JOBS, On, RunError, Transport};
 
 pub use failure::{FailureKind, ModuleFailure};
 pub use fetch::GIT_TIMEOUT;
@@ -25,19 +27,37 @@ use plan::{Job, ModulePlan, Output};
 
 /// What a `get` run is asked to do (`tfdisco get`'s flags, the language
 /// packages' options).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 #[non_exhaustive]
 pub struct GetOptions {
     /// Install every module again, re-resolving registry versions
     /// (`get -update`, `init -upgrade`), instead of keeping what the
     /// manifest lists.
     pub upgrade: bool,
+    /// How many requests, downloads and clones at once (default
+    /// [`DEFAULT_JOBS`]).
+    pub jobs: NonZeroUsize,
+}
+
+impl Default for GetOptions {
+    fn default() -> Self {
+        GetOptions::new()
+    }
 }
 
 impl GetOptions {
-    /// Keep what is installed.
+    /// Keep what is installed; [`DEFAULT_JOBS`] at once.
     pub fn new() -> GetOptions {
-        GetOptions::default()
+        GetOptions {
+            upgrade: false,
+            jobs: DEFAULT_JOBS,
+        }
+    }
+
+    /// At most `jobs` requests, downloads and clones at once.
+    pub fn jobs(mut self, jobs: NonZeroUsize) -> GetOptions {
+        self.jobs = jobs;
+        self
     }
 
     /// Install everything again (`--upgrade`).
@@ -78,59 +98,60 @@ pub struct InstalledModule {
     pub installed: &'static str,
 }
 
-impl<T: Transport> On<'_, T> {
-    /// [`Runs::get`](crate::Runs::get).
-    pub(crate) async fn get(
-        &self,
-        root: &Path,
-        options: &GetOptions,
-    ) -> Result<GetReport, RunError> {
-        let dialect = self.cache().config().dialect();
-        let old = ModuleManifest::read(root).map_err(|diagnostic| {
-            RunError::Modules(vec![ModuleFailure {
-                key: String::new(),
-                kind: FailureKind::Configuration,
-                diagnostic,
-            }])
-        })?;
-        let staging = Staging::make(root).map_err(RunError::in_folder(root))?;
-        let mut plan = ModulePlan::new(dialect, root, old.clone(), staging.path(), options.upgrade);
-        while let Some((id, job)) = plan.next_job() {
-            let output = self.run_module_job(job, dialect).await;
-            plan.complete(id, output);
-        }
-        debug_assert!(plan.is_finished());
-        let finished = plan.finish().map_err(RunError::Modules)?;
-        let before = std::fs::read(root.join(tfdisco_config::MODULE_MANIFEST)).ok();
-        let changed = before.as_deref() != Some(&finished.manifest.to_bytes()[..]);
-        let modules = finished
-            .manifest
-            .records()
-            .filter(|r| !r.key.is_empty())
-            .map(|r| InstalledModule {
-                key: r.key.clone(),
-                source: r.source.clone(),
-                version: r.version.clone(),
-                dir: r.dir.clone(),
-                installed: if finished.placements.iter().any(|p| p.key == r.key) {
-                    "fetched"
-                } else if old.get(&r.key) == Some(r) {
-                    "kept"
-                } else {
-                    "local"
-                },
-            })
-            .collect();
-        staging
-            .place(root, &finished)
-            .map_err(RunError::in_folder(&root.join(tfdisco_config::MODULES_DIR)))?;
-        Ok(GetReport {
-            manifest: root.join(tfdisco_config::MODULE_MANIFEST),
-            changed,
-            modules,
+/// [`Runs::get`](crate::Runs::get) over `jobs`: the plan's jobs at most
+/// [`GetOptions::jobs`] at once.
+pub(crate) async fn get(
+    jobs: &impl Jobs,
+    root: &Path,
+    options: &GetOptions,
+) -> Result<GetReport, RunError> {
+    let client = jobs.client();
+    let dialect = client.cache().config().dialect();
+    let old = ModuleManifest::read(root).map_err(|diagnostic| {
+        RunError::Modules(vec![ModuleFailure {
+            key: String::new(),
+            kind: FailureKind::Configuration,
+            diagnostic,
+        }])
+    })?;
+    let staging = Staging::make(root).map_err(RunError::in_folder(root))?;
+    let mut plan = ModulePlan::new(dialect, root, old.clone(), staging.path(), options.upgrade);
+    let each = |job| -> JobFuture<'_, ModulePlan> {
+        Box::pin(async move { Ok(On(client).run_module_job(job, dialect).await) })
+    };
+    jobs.run(&mut plan, options.jobs, &each).await;
+    let finished = plan.finish().map_err(RunError::Modules)?;
+    let before = std::fs::read(root.join(tfdisco_config::MODULE_MANIFEST)).ok();
+    let changed = before.as_deref() != Some(&finished.manifest.to_bytes()[..]);
+    let modules = finished
+        .manifest
+        .records()
+        .filter(|r| !r.key.is_empty())
+        .map(|r| InstalledModule {
+            key: r.key.clone(),
+            source: r.source.clone(),
+            version: r.version.clone(),
+            dir: r.dir.clone(),
+            installed: if finished.placements.iter().any(|p| p.key == r.key) {
+                "fetched"
+            } else if old.get(&r.key) == Some(r) {
+                "kept"
+            } else {
+                "local"
+            },
         })
-    }
+        .collect();
+    staging
+        .place(root, &finished)
+        .map_err(RunError::in_folder(&root.join(tfdisco_config::MODULES_DIR)))?;
+    Ok(GetReport {
+        manifest: root.join(tfdisco_config::MODULE_MANIFEST),
+        changed,
+        modules,
+    })
+}
 
+impl<T: Transport> On<'_, T> {
     /// Runs one job of a module plan.
     async fn run_module_job(&self, job: Job, dialect: Dialect) -> Output {
         match job {

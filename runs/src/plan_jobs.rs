@@ -23,6 +23,54 @@ use tfdisco_provider::plan::{ArchiveSink, Job, JobId, JobOutput, ProviderPlan};
 use crate::On;
 use crate::{AsyncClient, BlockingClient, Transport};
 
+/// A plan whose jobs a run drives: the provider crate's `ProviderPlan`,
+/// the module installer's plan. The driver takes jobs while the plan has
+/// some ready, runs them (as many at once as it may) and hands each
+/// result back; the plan is finished when none is ready or running.
+pub(crate) trait JobPlan: Send {
+    /// What names a job.
+    type Id: Send;
+    /// A job.
+    type Job: Send;
+    /// A job's result: done, or why the job could not run (the transport
+    /// cannot block here).
+    type Output: Send;
+
+    /// The next job ready to run.
+    fn next_job(&mut self) -> Option<(Self::Id, Self::Job)>;
+
+    /// Whether no job is ready or running.
+    fn is_finished(&self) -> bool;
+
+    /// A job's result.
+    fn complete(&mut self, id: Self::Id, output: Self::Output);
+
+    /// The result of a job that could not run.
+    fn not_run(error: Error) -> Self::Output;
+}
+
+impl JobPlan for ProviderPlan {
+    type Id = JobId;
+    type Job = Job;
+    type Output = Result<JobOutput, Error>;
+
+    fn next_job(&mut self) -> Option<(JobId, Job)> {
+        ProviderPlan::next_job(self)
+    }
+
+    fn is_finished(&self) -> bool {
+        ProviderPlan::is_finished(self)
+    }
+
+    fn complete(&mut self, id: JobId, output: Result<JobOutput, Error>) {
+        ProviderPlan::complete(self, id, output);
+    }
+
+    fn not_run(error: Error) -> Result<JobOutput, Error> {
+        Err(error)
+    }
+}
+
 /// How a run's jobs run: the one difference between a run on an async
 /// client and on a blocking one.
 pub(crate) trait Jobs: Sync {
@@ -34,19 +82,21 @@ pub(crate) trait Jobs: Sync {
 
     /// Runs `plan`'s jobs with `run`, at most `jobs` at once, until it is
     /// finished.
-    fn run<'a>(
+    fn run<'a, P: JobPlan>(
         &'a self,
-        plan: &'a mut ProviderPlan,
+        plan: &'a mut P,
         jobs: NonZeroUsize,
-        run: &'a RunJob<'a>,
+        run: &'a RunJob<'a, P>,
     ) -> impl Future<Output = ()> + Send + 'a;
 }
 
 /// One job of a plan, as a future.
-pub(crate) type JobFuture<'a> = Pin<Box<dyn Future<Output = Result<JobOutput, Error>> + Send + 'a>>;
+pub(crate) type JobFuture<'a, P = ProviderPlan> =
+    Pin<Box<dyn Future<Output = <P as JobPlan>::Output> + Send + 'a>>;
 
 /// How a run makes each job of its plan.
-pub(crate) type RunJob<'a> = dyn Fn(Job) -> JobFuture<'a> + Send + Sync + 'a;
+pub(crate) type RunJob<'a, P = ProviderPlan> =
+    dyn Fn(<P as JobPlan>::Job) -> JobFuture<'a, P> + Send + Sync + 'a;
 
 /// An async client's jobs: concurrent futures of the run's own future.
 pub(crate) struct Futures<'c, T>(pub(crate) &'c AsyncClient<T>);
@@ -62,11 +112,11 @@ impl<T: Transport> Jobs for Futures<'_, T> {
         self.0
     }
 
-    async fn run<'a>(
+    async fn run<'a, P: JobPlan>(
         &'a self,
-        plan: &'a mut ProviderPlan,
+        plan: &'a mut P,
         jobs: NonZeroUsize,
-        run: &'a RunJob<'a>,
+        run: &'a RunJob<'a, P>,
     ) {
         run_concurrently(plan, jobs, run).await;
     }
@@ -79,13 +129,17 @@ impl<T: Transport> Jobs for Threads<'_, T> {
         self.0.as_async()
     }
 
-    async fn run<'a>(
+    async fn run<'a, P: JobPlan>(
         &'a self,
-        plan: &'a mut ProviderPlan,
+        plan: &'a mut P,
         jobs: NonZeroUsize,
-        run: &'a RunJob<'a>,
+        run: &'a RunJob<'a, P>,
     ) {
-        run_on_threads(plan, jobs, |job| self.0.wait(run(job)));
+        run_on_threads(plan, jobs, |job| {
+            self.0
+                .wait(async { Ok(run(job).await) })
+                .unwrap_or_else(P::not_run)
+        });
     }
 }
 
@@ -104,8 +158,8 @@ pub(crate) async fn run_plan_into(
 
 /// Runs a plan's jobs with `run` as concurrent futures of this one, at
 /// most `jobs` at once, until it is finished.
-async fn run_concurrently<'a>(plan: &mut ProviderPlan, jobs: NonZeroUsize, run: &RunJob<'a>) {
-    let mut running: Vec<(JobId, JobFuture<'a>)> = Vec::new();
+async fn run_concurrently<'a, P: JobPlan>(plan: &mut P, jobs: NonZeroUsize, run: &RunJob<'a, P>) {
+    let mut running: Vec<(P::Id, JobFuture<'a, P>)> = Vec::new();
     loop {
         while running.len() < jobs.get() {
             let Some((id, job)) = plan.next_job() else {
@@ -328,10 +382,10 @@ fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
 
 /// Runs a plan's jobs with `run` on `jobs` threads of this call until it
 /// is finished.
-fn run_on_threads(
-    plan: &mut ProviderPlan,
+fn run_on_threads<P: JobPlan>(
+    plan: &mut P,
     jobs: NonZeroUsize,
-    run: impl Fn(Job) -> Result<JobOutput, Error> + Sync,
+    run: impl Fn(P::Job) -> P::Output + Sync,
 ) {
     let plan = Mutex::new(plan);
     let changed = Condvar::new();

@@ -15,6 +15,7 @@ use tfdisco_config::StagedPackage;
 use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, Getter, Hostname, ModulePackage};
 
+use crate::off_thread::off_thread;
 use crate::{On, Transport, oci_module_source};
 
 /// How long one `git` command may run.
@@ -35,7 +36,12 @@ impl<T: Transport> On<'_, T> {
     ) -> Result<(), String> {
         match package.getter() {
             Some(Getter::Http | Getter::Https) => self.fetch_module_archive(package, into).await,
-            Some(Getter::Git) => clone(package, into),
+            Some(Getter::Git) => {
+                let (package, into) = (package.clone(), into.to_owned());
+                off_thread(move || clone(&package, &into))
+                    .await
+                    .unwrap_or_else(|| Err("the git clone failed unexpectedly".to_owned()))
+            }
             Some(Getter::Oci) => {
                 let source =
                     oci_module_source(package.url(), dialect).map_err(|e| e.to_string())?;

@@ -21,6 +21,7 @@ use tfdisco_core::{
 };
 
 use super::failure::{FailureKind, ModuleFailure};
+use crate::plan_jobs::JobPlan;
 
 /// A job's id: what [`ModulePlan::complete`] is told it answers.
 pub(crate) type JobId = usize;
@@ -189,16 +190,6 @@ impl ModulePlan {
         plan
     }
 
-    /// The next job to run, if any is ready.
-    pub(crate) fn next_job(&mut self) -> Option<(JobId, Job)> {
-        self.jobs.pop_front()
-    }
-
-    /// Whether jobs are still running or waiting.
-    pub(crate) fn is_finished(&self) -> bool {
-        self.jobs.is_empty() && self.in_flight.is_empty()
-    }
-
     fn push(&mut self, job: Job, asked: Asked) {
         let id = self.next_id;
         self.next_id += 1;
@@ -207,9 +198,26 @@ impl ModulePlan {
     }
 
     /// A job's result.
-    pub(crate) fn complete(&mut self, id: JobId, output: Output) {
+    fn completed(&mut self, id: JobId, output: Result<Output, Error>) {
         let Some(asked) = self.in_flight.remove(&id) else {
             return;
+        };
+        let output = match output {
+            Ok(output) => output,
+            Err(error) => match &asked {
+                Asked::Calls(node) => {
+                    let key = self.key_of(*node).to_owned();
+                    let diagnostic = Diagnostic::with_detail(
+                        "Failed to read module directory",
+                        error.to_string(),
+                    );
+                    self.fail(&key, FailureKind::Configuration, diagnostic);
+                    return;
+                }
+                Asked::Versions(_) => Output::Versions(Err(error)),
+                Asked::Location(..) => Output::Location(Err(error)),
+                Asked::Fetch(_) => Output::Fetch(Err(error.to_string())),
+            },
         };
         match (asked, output) {
             (Asked::Calls(node), Output::Calls(result)) => self.calls_read(node, result),
@@ -757,6 +765,28 @@ impl ModulePlan {
             placements,
             replaced,
         })
+    }
+}
+
+impl JobPlan for ModulePlan {
+    type Id = JobId;
+    type Job = Job;
+    type Output = Result<Output, Error>;
+
+    fn next_job(&mut self) -> Option<(JobId, Job)> {
+        self.jobs.pop_front()
+    }
+
+    fn is_finished(&self) -> bool {
+        self.jobs.is_empty() && self.in_flight.is_empty()
+    }
+
+    fn complete(&mut self, id: JobId, output: Result<Output, Error>) {
+        self.completed(id, output);
+    }
+
+    fn not_run(error: Error) -> Result<Output, Error> {
+        Err(error)
     }
 }
 
