@@ -8,6 +8,8 @@ mod failure;
 mod fetch;
 mod place;
 mod plan;
+#[cfg(test)]
+mod plan_tests;
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,329 @@
+//! The module plan driven by hand: real module folders on disk, the
+//! registry's and the getters' answers given by the test (no socket, no
+//! `git`).
+
+use std::fs;
+use std::path::Path;
+
+use tfdisco_config::{ModuleCall, ModuleManifest, ModuleRecord};
+use tfdisco_core::url::Url;
+use tfdisco_core::{Dialect, ModuleLocation, ModulePackage, ModuleVersions};
+
+use super::failure::FailureKind;
+use super::plan::{Finished, Job, ModulePlan, Output};
+use crate::plan_jobs::JobPlan;
+
+const T: Dialect = Dialect::Terraform;
+
+fn write(dir: &Path, name: &str, text: &str) {
+    let path = dir.join(name);
+    fs::create_dir_all(path.parent().expect("a parent")).expect("a folder");
+    fs::write(path, text).expect("a file");
+}
+
+/// What the test's registry and getters answer, and what they were asked.
+#[derive(Default)]
+struct World {
+    /// (package `HOST/NS/NAME/SYSTEM`, versions).
+    versions: Vec<(&'static str, &'static [&'static str])>,
+    /// (package, version) → location.
+    locations: Vec<(&'static str, &'static str, &'static str)>,
+    /// package address → files (name, text) it holds.
+    packages: Vec<(&'static str, &'static [(&'static str, &'static str)])>,
+    asked: Vec<String>,
+}
+
+impl World {
+    fn answer(&mut self, job: Job) -> Output {
+        match job {
+            Job::Calls { key, dir } => Output::Calls(ModuleCall::read_all(T, &key, dir)),
+            Job::Versions { source } => {
+                self.asked.push(format!("versions {source}"));
+                let found = self.versions.iter().find(|(p, _)| *p == source.to_string());
+                Output::Versions(match found {
+                    Some((_, versions)) => Ok(ModuleVersions {
+                        source: source.clone(),
+                        url: Url::parse("https://registry.test/v1/modules/x/versions")
+                            .expect("a URL"),
+                        versions: versions.iter().map(|v| (*v).to_owned()).collect(),
+                    }),
+                    None => Err(tfdisco_core::Error::NotFound {
+                        url: Box::new(Url::parse("https://registry.test/").expect("a URL")),
+                        message: "no such module".into(),
+                    }),
+                })
+            }
+            Job::Location { source, version } => {
+                self.asked.push(format!("location {source} {version}"));
+                let (_, _, location) = self
+                    .locations
+                    .iter()
+                    .find(|(p, v, _)| *p == source.to_string() && *v == version)
+                    .expect("a location the test gives");
+                Output::Location(Ok(ModuleLocation {
+                    source,
+                    version,
+                    location: (*location).to_owned(),
+                    use_registry_credentials: None,
+                    package: Some(ModulePackage::parse(location, T).expect("a package")),
+                }))
+            }
+            Job::Fetch { package, into } => {
+                self.asked.push(format!("fetch {}", package.address()));
+                let (_, files) = self
+                    .packages
+                    .iter()
+                    .find(|(a, _)| *a == package.address())
+                    .expect("a package the test gives");
+                fs::create_dir(&into).expect("a new folder");
+                for (name, text) in *files {
+                    write(&into, name, text);
+                }
+                Output::Fetch(Ok(()))
+            }
+        }
+    }
+
+    /// Runs the plan to its end, one job at a time.
+    fn run(&mut self, mut plan: ModulePlan) -> Result<Finished, Vec<super::ModuleFailure>> {
+        while let Some((id, job)) = plan.next_job() {
+            let output = self.answer(job);
+            plan.complete(id, Ok(output));
+        }
+        assert!(plan.is_finished());
+        plan.finish()
+    }
+}
+
+fn keys_and_dirs(manifest: &ModuleManifest) -> Vec<(String, String, Option<String>)> {
+    manifest
+        .records()
+        .map(|r| (r.key.clone(), r.dir.clone(), r.version.clone()))
+        .collect()
+}
+
+#[test]
+fn a_registry_module_gets_the_newest_version_its_constraint_allows() {
+    let root = tempfile::tempdir().expect("a folder");
+    let staging = tempfile::tempdir().expect("a folder");
+    write(
+        root.path(),
+        "main.tf",
+        r#"module "vpc" {
+  source  = "registry.test/acme/vpc/aws//modules/net"
+  version = "~> 1.1"
+}
+module "app" { source = "./app" }
+"#,
+    );
+    write(root.path(), "app/main.tf", "");
+    let mut world = World {
+        versions: vec![(
+            "registry.test/acme/vpc/aws",
+            &["1.0.0", "1.2.0", "1.1.5", "2.0.0", "1.3.0-beta"],
+        )],
+        locations: vec![(
+            "registry.test/acme/vpc/aws",
+            "1.2.0",
+            "https://files.test/vpc-1.2.0.zip//pkg",
+        )],
+        packages: vec![(
+            "https://files.test/vpc-1.2.0.zip",
+            &[
+                (
+                    "pkg/modules/net/main.tf",
+                    r#"module "shared" { source = "../shared" }"#,
+                ),
+                ("pkg/modules/shared/main.tf", ""),
+            ],
+        )],
+        ..World::default()
+    };
+    let plan = ModulePlan::new(
+        T,
+        root.path(),
+        ModuleManifest::default(),
+        staging.path(),
+        false,
+    );
+    let finished = world.run(plan).expect("installed");
+    assert_eq!(
+        keys_and_dirs(&finished.manifest),
+        [
+            ("".into(), ".".into(), None),
+            ("app".into(), "app".into(), None),
+            (
+                "vpc".into(),
+                ".terraform/modules/vpc/pkg/modules/net".into(),
+                Some("1.2.0".into())
+            ),
+            (
+                "vpc.shared".into(),
+                ".terraform/modules/vpc/pkg/modules/shared".into(),
+                None
+            ),
+        ]
+    );
+    let vpc = finished.manifest.get("vpc").expect("vpc");
+    assert_eq!(vpc.source, "registry.test/acme/vpc/aws//modules/net");
+    assert_eq!(
+        world.asked,
+        [
+            "versions registry.test/acme/vpc/aws",
+            "location registry.test/acme/vpc/aws 1.2.0",
+            "fetch https://files.test/vpc-1.2.0.zip",
+        ]
+    );
+    assert_eq!(finished.placements.len(), 1);
+}
+
+#[test]
+fn two_calls_of_one_package_fetch_it_once_and_the_first_in_walk_order_keeps_it() {
+    let root = tempfile::tempdir().expect("a folder");
+    let staging = tempfile::tempdir().expect("a folder");
+    write(
+        root.path(),
+        "main.tf",
+        r#"module "b" { source = "git::https://git.test/net.git?ref=v1" }
+module "a" { source = "./a" }
+"#,
+    );
+    write(
+        root.path(),
+        "a/main.tf",
+        r#"module "x" { source = "git::https://git.test/net.git//sub?ref=v1" }"#,
+    );
+    let mut world = World {
+        packages: vec![(
+            "git::https://git.test/net.git?ref=v1",
+            &[("main.tf", ""), ("sub/main.tf", "")],
+        )],
+        ..World::default()
+    };
+    let plan = ModulePlan::new(
+        T,
+        root.path(),
+        ModuleManifest::default(),
+        staging.path(),
+        false,
+    );
+    let finished = world.run(plan).expect("installed");
+    assert_eq!(world.asked, ["fetch git::https://git.test/net.git?ref=v1"]);
+    // `a.x` comes before `b` in the walk: depth first, names sorted.
+    let firsts: Vec<(String, bool)> = finished
+        .placements
+        .iter()
+        .map(|p| (p.key.clone(), p.first))
+        .collect();
+    assert_eq!(firsts, [("a.x".into(), true), ("b".into(), false)]);
+    assert_eq!(
+        finished.manifest.get("a.x").map(|r| r.dir.as_str()),
+        Some(".terraform/modules/a.x/sub")
+    );
+}
+
+#[test]
+fn what_the_manifest_lists_is_kept_without_a_request_unless_upgrading() {
+    let root = tempfile::tempdir().expect("a folder");
+    let staging = tempfile::tempdir().expect("a folder");
+    write(
+        root.path(),
+        "main.tf",
+        r#"module "vpc" {
+  source  = "registry.test/acme/vpc/aws"
+  version = ">= 1.0"
+}"#,
+    );
+    write(root.path(), ".terraform/modules/vpc/main.tf", "");
+    let mut old = ModuleManifest::new();
+    old.insert(ModuleRecord {
+        key: "vpc".into(),
+        source: "registry.test/acme/vpc/aws".into(),
+        version: Some("1.0.0".into()),
+        dir: ".terraform/modules/vpc".into(),
+    });
+    let mut world = World {
+        versions: vec![("registry.test/acme/vpc/aws", &["1.0.0", "1.1.0"])],
+        locations: vec![(
+            "registry.test/acme/vpc/aws",
+            "1.1.0",
+            "https://files.test/v.zip",
+        )],
+        packages: vec![("https://files.test/v.zip", &[("main.tf", "")])],
+        ..World::default()
+    };
+    let kept = ModulePlan::new(T, root.path(), old.clone(), staging.path(), false);
+    let finished = world.run(kept).expect("kept");
+    assert!(world.asked.is_empty(), "{:?}", world.asked);
+    assert_eq!(finished.manifest, old);
+    assert!(finished.placements.is_empty());
+
+    let upgraded = ModulePlan::new(T, root.path(), old, staging.path(), true);
+    let finished = world.run(upgraded).expect("upgraded");
+    assert_eq!(world.asked.len(), 3, "{:?}", world.asked);
+    assert_eq!(
+        finished
+            .manifest
+            .get("vpc")
+            .and_then(|r| r.version.as_deref()),
+        Some("1.1.0")
+    );
+}
+
+#[test]
+fn failures_are_all_said_and_nothing_is_placed() {
+    let root = tempfile::tempdir().expect("a folder");
+    let staging = tempfile::tempdir().expect("a folder");
+    write(
+        root.path(),
+        "main.tf",
+        r#"module "old" {
+  source  = "registry.test/acme/vpc/aws"
+  version = "> 5.0"
+}
+module "local" {
+  source  = "./l"
+  version = "1.0"
+}
+module "nosource" {}
+module "bad" { source = "?archive=zip" }
+"#,
+    );
+    write(root.path(), "l/main.tf", "");
+    let mut world = World {
+        versions: vec![("registry.test/acme/vpc/aws", &["1.0.0", "2.0.0"])],
+        ..World::default()
+    };
+    let plan = ModulePlan::new(
+        T,
+        root.path(),
+        ModuleManifest::default(),
+        staging.path(),
+        false,
+    );
+    let failures = world.run(plan).expect_err("failures");
+    let mut kinds: Vec<(String, FailureKind)> =
+        failures.iter().map(|f| (f.key.clone(), f.kind)).collect();
+    kinds.sort_by(|a, b| a.0.cmp(&b.0));
+    assert_eq!(
+        kinds,
+        [
+            ("bad".into(), FailureKind::InvalidSource),
+            ("local".into(), FailureKind::Configuration),
+            ("nosource".into(), FailureKind::Configuration),
+            ("old".into(), FailureKind::NoVersion),
+        ]
+    );
+    let old = failures.iter().find(|f| f.key == "old").expect("old");
+    assert_eq!(
+        old.diagnostic.summary(),
+        "Unresolvable module version constraint"
+    );
+    assert!(
+        old.diagnostic
+            .detail()
+            .is_some_and(|d| d.ends_with("The newest available version is 2.0.0.")),
+        "{:?}",
+        old.diagnostic.detail()
+    );
+}
