@@ -134,14 +134,6 @@ impl ModuleManifest {
         self.records.insert(record.key.clone(), record);
     }
 
-    /// Removes `key`'s record and those of every module under it
-    /// (`key.…`), as `init` does before it installs `key` again.
-    pub fn remove_with_descendants(&mut self, key: &str) {
-        let prefix = format!("{key}.");
-        self.records
-            .retain(|k, _| k != key && !(k.starts_with(&prefix) && !key.is_empty()));
-    }
-
     /// The records, sorted by key.
     pub fn records(&self) -> impl ExactSizeIterator<Item = &ModuleRecord> {
         self.records.values()
@@ -202,22 +194,6 @@ mod tests {
         assert!(text.contains(r"?depth=1\u0026ref=v1"), "{text}");
         assert!(!text.ends_with('\n'));
         assert_eq!(ModuleManifest::parse(&text).expect("parses"), manifest);
-    }
-
-    #[test]
-    fn removes_a_module_and_those_under_it() {
-        let mut manifest = ModuleManifest::new();
-        for key in ["a", "a.b", "a.b.c", "ab", "b"] {
-            manifest.insert(ModuleRecord {
-                key: key.into(),
-                source: "./x".into(),
-                version: None,
-                dir: "x".into(),
-            });
-        }
-        manifest.remove_with_descendants("a");
-        let keys: Vec<&str> = manifest.records().map(|r| r.key.as_str()).collect();
-        assert_eq!(keys, ["", "ab", "b"]);
     }
 
     #[test]

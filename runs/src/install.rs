@@ -24,10 +24,9 @@ use tfdisco_provider::plan::{
 };
 use tfdisco_provider::{LocalPackages, SignatureCheck};
 
-use crate::On;
-use crate::RunError;
 use crate::inputs::{Inputs, dialect_choice, record, write_if_changed};
 use crate::plan_jobs::{JobFuture, Jobs};
+use crate::{GetOptions, On, RunError};
 
 pub(crate) use installer::Installer;
 pub use options::{Cancel, InstallEvent, InstallEvents, InstallOptions};
@@ -166,6 +165,7 @@ impl InstallRun {
             providers,
             warnings: self.warnings,
             dialect: self.dialect,
+            modules: Vec::new(),
         })
     }
 
@@ -278,11 +278,18 @@ pub(crate) async fn install(
     options: &InstallOptions,
     now: SystemTime,
 ) -> Result<InstallReport, RunError> {
+    // `init`: the modules first, then the providers they require.
+    let get = GetOptions::new()
+        .upgrade(options.upgrade)
+        .jobs(options.jobs);
+    let modules = crate::modules::get_for_init(jobs, dir, &get).await?;
     let client = jobs.client();
     let dialect = client.cache().config().dialect();
     let (run, mut plan) = InstallRun::prepare(dir, dialect, options, now)?;
     let installer = &run.installer;
     let each = |job| -> JobFuture<'_> { Box::pin(On(client).install_job(installer, job)) };
     jobs.run(&mut plan, options.jobs, &each).await;
-    run.apply(plan)
+    let mut report = run.apply(plan)?;
+    report.modules = modules;
+    Ok(report)
 }

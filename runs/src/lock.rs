@@ -213,6 +213,7 @@ pub(crate) async fn lock(
     options: &LockOptions,
     now: SystemTime,
 ) -> Result<LockReport, RunError> {
+    crate::modules::get_if_missing(jobs, dir, options.jobs).await?;
     let client = jobs.client();
     let dialect = client.cache().config().dialect();
     let (run, mut plan) = LockRun::prepare(dir, dialect, options, now)?;

@@ -152,6 +152,7 @@ pub(crate) async fn mirror(
     options: &MirrorOptions,
     now: SystemTime,
 ) -> Result<MirrorReport, RunError> {
+    crate::modules::get_if_missing(jobs, dir, options.jobs).await?;
     let dialect = jobs.client().cache().config().dialect();
     let (run, mut plan) = MirrorRun::prepare(dir, folder, dialect, options, now)?;
     run_plan_into(jobs, &mut plan, options.jobs, Archives::Staged(&run.folder)).await;

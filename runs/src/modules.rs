@@ -153,6 +153,42 @@ pub(crate) async fn get(
     })
 }
 
+/// `init`'s module installation, before an install run's providers: none
+/// when the root module calls no module (then `init` writes no manifest,
+/// where `get` writes one), else [`get`] (MOD-11).
+pub(crate) async fn get_for_init(
+    jobs: &impl Jobs,
+    root: &Path,
+    options: &GetOptions,
+) -> Result<Vec<InstalledModule>, RunError> {
+    let dialect = jobs.client().cache().config().dialect();
+    match ModuleCall::read_all(dialect, "", root) {
+        Ok(calls) if calls.is_empty() => Ok(Vec::new()),
+        // A root module that does not read is the install run's to report.
+        Err(_) => Ok(Vec::new()),
+        Ok(_) => Ok(get(jobs, root, options).await?.modules),
+    }
+}
+
+/// Before a lock or mirror run: when the configuration in `root` calls
+/// remote modules that are not installed (so their providers are
+/// unknown), installs its modules first, as `terraform get` would
+/// (MOD-11). A configuration that does not read is left to the run to
+/// report.
+pub(crate) async fn get_if_missing(
+    jobs: &impl Jobs,
+    root: &Path,
+    count: NonZeroUsize,
+) -> Result<(), RunError> {
+    let dialect = jobs.client().cache().config().dialect();
+    let missing = tfdisco_config::Configuration::load(dialect, root)
+        .is_ok_and(|configuration| configuration.require_complete().is_err());
+    if missing {
+        get(jobs, root, &GetOptions::new().jobs(count)).await?;
+    }
+    Ok(())
+}
+
 impl<T: Transport> On<'_, T> {
     /// Runs one job of a module plan.
     async fn run_module_job(&self, job: Job, dialect: Dialect) -> Output {

@@ -82,6 +82,7 @@ fn an_install_report() {
         ],
         warnings: vec!["w".to_owned()],
         dialect: DialectChoice::given(Dialect::OpenTofu),
+        modules: vec![],
     };
     let one = |installed: &str, bytes: u64| {
         format!(
@@ -91,7 +92,7 @@ fn an_install_report() {
     assert_eq!(
         json(&report),
         format!(
-            r#"{{"lock_file":"/w/.terraform.lock.hcl","changed":false,"platform":"linux_amd64","providers":[{},{},{}],"warnings":["w"],"dialect":{{"name":"opentofu","chosen_by":"given","why":"given"}}}}"#,
+            r#"{{"lock_file":"/w/.terraform.lock.hcl","changed":false,"platform":"linux_amd64","providers":[{},{},{}],"warnings":["w"],"dialect":{{"name":"opentofu","chosen_by":"given","why":"given"}},"modules":[]}}"#,
             one("downloaded", 12),
             one("reused", 0),
             one("cached", 0),

@@ -18,7 +18,8 @@ use crate::report_text::{path_text, text, trust_label};
 
 /// What an install run did: `{"lock_file", "changed", "platform",
 /// "providers": [{"source", "version", "installed", "from", "bytes",
-/// "hashes_added", "trust", "key_id"}], "warnings", "dialect"}`.
+/// "hashes_added", "trust", "key_id"}], "warnings", "dialect", "modules":
+/// [{"key", "source", "version", "dir", "installed"}]}`.
 #[derive(Clone, Debug, Serialize)]
 pub struct InstallReport {
     /// The lock file.
@@ -36,6 +37,9 @@ pub struct InstallReport {
     pub warnings: Vec<String>,
     /// The dialect the run followed, and what chose it (CFG-14).
     pub dialect: DialectChoice,
+    /// The modules installed first, as [`GetReport`](crate::GetReport)
+    /// lists them.
+    pub modules: Vec<crate::InstalledModule>,
 }
 
 /// One provider of an [`InstallReport`].

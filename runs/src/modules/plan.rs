@@ -13,7 +13,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
 use tfdisco_config::{
-    ConfigurationError, Diagnostic, MODULES_DIR, ModuleCall, ModuleManifest, ModuleRecord,
+    ConfigurationError, Diagnostic, MAX_MODULES, MODULES_DIR, ModuleCall, ModuleManifest,
+    ModuleRecord,
 };
 use tfdisco_core::{
     Dialect, Error, ModuleAddress, ModuleLocation, ModulePackage, ModuleSource, ModuleVersions,
@@ -329,6 +330,14 @@ impl ModulePlan {
                 let diagnostic = at_call(&call, "Invalid version constraint", detail);
                 self.fail(&key, FailureKind::Configuration, diagnostic);
                 continue;
+            }
+            if self.nodes.len() + 1 >= MAX_MODULES {
+                let detail = format!(
+                    "The configuration has more than {MAX_MODULES} module calls (counting each call of a module that is called more than once, and calls that call themselves)."
+                );
+                let diagnostic = at_call(&call, "Too many modules", detail);
+                self.fail(&key, FailureKind::Configuration, diagnostic);
+                return;
             }
             let index = self.nodes.len();
             self.nodes.push(Node {

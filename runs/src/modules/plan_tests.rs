@@ -327,3 +327,24 @@ module "bad" { source = "?archive=zip" }
         old.diagnostic.detail()
     );
 }
+
+#[test]
+fn a_module_that_calls_itself_stops_at_the_module_limit() {
+    let root = tempfile::tempdir().expect("a folder");
+    let staging = tempfile::tempdir().expect("a folder");
+    write(root.path(), "main.tf", r#"module "me" { source = "./" }"#);
+    let plan = ModulePlan::new(
+        T,
+        root.path(),
+        ModuleManifest::default(),
+        staging.path(),
+        false,
+    );
+    let failures = World::default().run(plan).expect_err("too many");
+    assert_eq!(failures.len(), 1);
+    assert_eq!(failures[0].diagnostic.summary(), "Too many modules");
+    assert_eq!(
+        failures[0].key.matches('.').count(),
+        tfdisco_config::MAX_MODULES - 2
+    );
+}
