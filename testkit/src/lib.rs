@@ -27,6 +27,8 @@ mod golden_files;
 #[cfg(unix)]
 pub mod install_goldens;
 pub mod lock_goldens;
+#[cfg(unix)]
+pub mod module_goldens;
 pub mod mirror_goldens;
 pub mod oci_registry;
 mod pki;
