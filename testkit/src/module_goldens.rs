@@ -183,6 +183,9 @@ pub struct Case {
 /// Why tfdisco differs on a failure.
 pub const NOTHING_PARTIAL: &str = "a failed tfdisco get leaves nothing partial: .terraform/modules and modules.json stay as they were";
 
+/// Why tfdisco differs on an archive with an absolute entry.
+pub const ABSOLUTE_ENTRY: &str = "tfdisco refuses an archive with an absolute entry name, where Terraform drops the leading / and unpacks it inside the module";
+
 const FAILS: Expect = Expect::Differs {
     why: NOTHING_PARTIAL,
     exit: 1,
@@ -267,7 +270,18 @@ pub const CASES: &[Case] = &[
     failing(get("archive-404", "the download location's archive is a 404")),
     failing(get("git-bad-ref", "a git ref that does not exist")),
     failing(get("archive-dotdot", "an archive with a ../ entry")),
-    failing(get("archive-absolute", "an archive with an absolute /x entry")),
+    Case {
+        tfdisco: Expect::Differs {
+            why: ABSOLUTE_ENTRY,
+            exit: 1,
+            tree: Tree::Before,
+            modules_json: ModulesJson::Before,
+        },
+        ..get(
+            "archive-absolute",
+            "an archive with an absolute /absolute.txt entry: Terraform drops the leading / and installs it inside the module",
+        )
+    },
     Case {
         command: Command::Init,
         ..get(

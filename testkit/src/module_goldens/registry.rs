@@ -136,7 +136,7 @@ fn zipped_package() -> Vec<u8> {
         ("bin/tool.sh", 0o100755, b"#!/bin/sh\necho tool\n"),
         ("private/", 0o040700, b""),
         ("private/key.txt", 0o100600, b"not a key\n"),
-        ("link.tf", 0o120777, b"main.tf"),
+        ("README.link", 0o120777, b"main.tf"),
     ])
 }
 
