@@ -27,9 +27,9 @@ mod golden_files;
 #[cfg(unix)]
 pub mod install_goldens;
 pub mod lock_goldens;
+pub mod mirror_goldens;
 #[cfg(unix)]
 pub mod module_goldens;
-pub mod mirror_goldens;
 pub mod oci_registry;
 mod pki;
 pub mod program;

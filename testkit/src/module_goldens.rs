@@ -41,13 +41,43 @@
 //!
 //! What Terraform 1.11.4 does that may surprise (each pinned by a case):
 //!
-//! - a second call of a package already installed in the run (same
-//!   source, same version) is not downloaded again: the first call's
-//!   folder is copied, without its dot files (`.hidden`, `.git`,
-//!   `.gitignore`, `.tflint.hcl`) and with every folder `0755`
-//!   (`same-package-twice`);
-//! - see the report of each failure case's `about` for what a failure
-//!   leaves behind.
+//! - a symlink in a tar becomes an empty regular file of mode `0777`; a
+//!   symlink in a zip becomes a regular file of mode `0777` holding the
+//!   target's text (`registry-constraint`, `direct-archives`,
+//!   `registry-zip-location`; a zip link named `*.tf` breaks the run, as
+//!   its target's name is no HCL);
+//! - a tar's folder keeps its mode (`0700`), a zip's folder is made `0755`;
+//!   files keep their modes (`0600`, `0755`) in both;
+//! - an absolute tar entry (`/absolute.txt`) is unpacked inside the
+//!   module, its leading `/` dropped, and the run succeeds
+//!   (`archive-absolute`); a `../` entry fails the run after the entries
+//!   before it were written (`archive-dotdot`);
+//! - every HTTP archive is asked twice, `HEAD` then `GET`, the registry's
+//!   relative locations (`./net.tar.gz`, resolved against the download
+//!   URL) too;
+//! - calls are installed in the order of their keys; a later call of a
+//!   package already installed in the run (the same address, the same
+//!   version or the same git URL without its `//subdir`) is not fetched
+//!   again: the first one's folder is copied, without its dot files
+//!   (`.hidden`, `.git`, `.gitignore`, `.tflint.hcl`) and with every folder
+//!   `0755` (`same-package-twice`; in `git-refs`, `tag` is a copy of
+//!   `subdir`'s clone, which holds the whole repository);
+//! - a `//subdir` in the call or in the download location installs the
+//!   whole package, `Dir` naming the subfolder (`registry-subdir`); a
+//!   registry module's `Source` in `modules.json` is its address, with the
+//!   call's `//subdir` but not the location's;
+//! - a git clone keeps its `.git` (a branch checked out as
+//!   `refs/heads/NAME`, a tag or commit id detached); `?ref=` of a missing
+//!   ref leaves the clone of the default branch in place (`git-bad-ref`);
+//! - `terraform get` without `-update` does nothing, asks nothing and
+//!   prints nothing when `modules.json` already lists every call
+//!   (`no-update-newer`); `-update` downloads every registry module again,
+//!   unchanged ones too (`update-newer`);
+//! - a failed `get` writes no `modules.json` but leaves `.terraform/modules`
+//!   (even empty) and what it unpacked; a failed `init` writes a
+//!   `modules.json` of the calls that were installed (`init-partial`);
+//! - `modules.json` is written without a final newline, `&` in a source
+//!   as `\u0026`.
 //!
 //! ```no_run
 //! use tfdisco_testkit::TestServer;
@@ -265,9 +295,15 @@ pub const CASES: &[Case] = &[
             "get without -update after the registry gained net 1.2.0: what the first get installed stays",
         )
     },
-    failing(get("no-version-matches", "no version matches the constraint (~> 3.0)")),
+    failing(get(
+        "no-version-matches",
+        "no version matches the constraint (~> 3.0)",
+    )),
     failing(get("download-404", "the registry's download answers 404")),
-    failing(get("archive-404", "the download location's archive is a 404")),
+    failing(get(
+        "archive-404",
+        "the download location's archive is a 404",
+    )),
     failing(get("git-bad-ref", "a git ref that does not exist")),
     failing(get("archive-dotdot", "an archive with a ../ entry")),
     Case {
@@ -617,7 +653,8 @@ impl Setup {
         }
         if let Some(json) = read_optional(&before.join(MODULES_JSON)) {
             let path = self.dir.join(MODULES_DIR).join(MODULES_JSON);
-            fs::write(&path, self.fill(&json)).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            fs::write(&path, self.fill(&json))
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         }
         // Folder modes last, deepest first: a 0700 folder stays writable
         // until its entries are in.

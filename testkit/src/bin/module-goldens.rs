@@ -41,8 +41,8 @@ mod generator {
     use tfdisco_testkit::TestServer;
     use tfdisco_testkit::generator::{Generator, write};
     use tfdisco_testkit::install_goldens::{
-        TERRAFORM_VERSION, UMASK, process_umask, request_line, run_terraform,
-        terraform_available, terraform_program, terraform_version,
+        TERRAFORM_VERSION, UMASK, process_umask, request_line, run_terraform, terraform_available,
+        terraform_program, terraform_version,
     };
     use tfdisco_testkit::module_goldens::{
         CASES, Case, MODULES_DIR, MODULES_JSON, MODULES_JSON_GOLDEN, Setup, downloads,
@@ -89,7 +89,10 @@ mod generator {
         let (exit, output) = run_terraform(&setup.dir, &setup.env(), &case.terraform_args());
         let requests: Vec<String> = server.take_requests().iter().map(request_line).collect();
         let requests_text: String = requests.iter().map(|r| format!("{r}\n")).collect();
-        write(&golden.join("requests.txt"), &setup.normalize(&requests_text))?;
+        write(
+            &golden.join("requests.txt"),
+            &setup.normalize(&requests_text),
+        )?;
         write(&golden.join("terraform.out"), &setup.normalize(&output))?;
         write(&golden.join("exit-code"), &format!("{exit}\n"))?;
         let tree = setup.tree();

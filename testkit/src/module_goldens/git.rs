@@ -107,7 +107,11 @@ pub fn make_repo(folder: &Path) -> PathBuf {
         "#!/bin/sh\necho hello\n",
     );
     write(&repo.join(".gitignore"), 0o644, "*.tfstate\n");
-    write(&repo.join(".tflint.hcl"), 0o644, "config {\n  format = \"compact\"\n}\n");
+    write(
+        &repo.join(".tflint.hcl"),
+        0o644,
+        "config {\n  format = \"compact\"\n}\n",
+    );
     git(&repo, first, &["add", "-A"]);
     git(&repo, first, &["commit", "-q", "-m", "v1"]);
     git(&repo, first, &["tag", "v1.0.0"]);
@@ -133,7 +137,11 @@ pub fn make_repo(folder: &Path) -> PathBuf {
 
 /// The commit `name` (a tag or branch) names in `repo`.
 pub fn commit_of(repo: &Path, name: &str) -> String {
-    git(repo, "2026-01-02T03:04:05Z", &["rev-parse", &format!("{name}^{{commit}}")])
+    git(
+        repo,
+        "2026-01-02T03:04:05Z",
+        &["rev-parse", &format!("{name}^{{commit}}")],
+    )
 }
 
 /// The one manifest line of a clone's `.git` folder at `rel`:
@@ -166,4 +174,3 @@ pub fn git_line(git_dir: &Path, rel: &str) -> String {
 pub fn file_url(folder: &Path) -> String {
     format!("file://{}", folder.join(REPO).to_string_lossy())
 }
-

@@ -67,11 +67,7 @@ const MODULES: &[(&str, &[&str], Option<&str>)] = &[
         &["1.0.0"],
         Some("https://{SERVER}/archives/zipped?archive=zip"),
     ),
-    (
-        "gitloc",
-        &["1.0.0"],
-        Some("git::{GIT_URL}?ref=v1.0.0"),
-    ),
+    ("gitloc", &["1.0.0"], Some("git::{GIT_URL}?ref=v1.0.0")),
     ("gone", &["1.0.0"], None),
     ("missing", &["1.0.0"], Some("./missing.tar.gz")),
 ];
@@ -93,7 +89,10 @@ pub fn net_package(version: &str, host: &str) -> Vec<u8> {
         Entry::File(".hidden", 0o644, b"a dot file\n"),
         Entry::Dir("modules", 0o755),
         Entry::Dir("modules/sub", 0o755),
-        file("modules/sub/main.tf", "output \"name\" {\n  value = \"net/sub\"\n}\n"),
+        file(
+            "modules/sub/main.tf",
+            "output \"name\" {\n  value = \"net/sub\"\n}\n",
+        ),
         Entry::Dir("scripts", 0o755),
         Entry::File("scripts/run.sh", 0o755, b"#!/bin/sh\necho run\n"),
         Entry::Dir("private", 0o700),
@@ -103,7 +102,10 @@ pub fn net_package(version: &str, host: &str) -> Vec<u8> {
 }
 
 fn leaf_package() -> Vec<u8> {
-    tar_gz(&[file("main.tf", "output \"leaf\" {\n  value = \"leaf\"\n}\n")])
+    tar_gz(&[file(
+        "main.tf",
+        "output \"leaf\" {\n  value = \"leaf\"\n}\n",
+    )])
 }
 
 fn sub_package() -> Vec<u8> {
@@ -116,7 +118,10 @@ fn sub_package() -> Vec<u8> {
             "module \"shared\" {\n  source = \"../shared\"\n}\n",
         ),
         Entry::Dir("modules/shared", 0o755),
-        file("modules/shared/main.tf", "output \"shared\" {\n  value = 1\n}\n"),
+        file(
+            "modules/shared/main.tf",
+            "output \"shared\" {\n  value = 1\n}\n",
+        ),
     ])
 }
 
@@ -131,7 +136,11 @@ fn located_package() -> Vec<u8> {
 
 fn zipped_package() -> Vec<u8> {
     stored_zip(&[
-        ("main.tf", 0o100644, b"output \"zipped\" {\n  value = true\n}\n"),
+        (
+            "main.tf",
+            0o100644,
+            b"output \"zipped\" {\n  value = true\n}\n",
+        ),
         ("bin/", 0o040755, b""),
         ("bin/tool.sh", 0o100755, b"#!/bin/sh\necho tool\n"),
         ("private/", 0o040700, b""),

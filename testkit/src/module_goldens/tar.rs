@@ -64,7 +64,10 @@ fn octal(value: u64, width: usize) -> Vec<u8> {
 
 fn header(name: &str, mode: u32, size: u64, flag: u8, link: &str) -> [u8; 512] {
     assert!(name.len() <= 100, "{name}: a tar name of 100 bytes at most");
-    assert!(link.len() <= 100, "{link}: a link target of 100 bytes at most");
+    assert!(
+        link.len() <= 100,
+        "{link}: a link target of 100 bytes at most"
+    );
     let mut block = [0u8; 512];
     put(&mut block, 0, name.as_bytes());
     put(&mut block, 100, &octal(u64::from(mode), 8));
@@ -111,8 +114,11 @@ mod tests {
         assert_eq!(&bytes[148..154], format!("{sum:06o}").as_bytes());
         assert_eq!(tar_gz(&entries), tar_gz(&entries));
         let mut out = Vec::new();
-        std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&tar_gz(&entries)[..]), &mut out)
-            .expect("gunzip");
+        std::io::Read::read_to_end(
+            &mut flate2::read::GzDecoder::new(&tar_gz(&entries)[..]),
+            &mut out,
+        )
+        .expect("gunzip");
         assert_eq!(out, bytes);
     }
 }

@@ -102,8 +102,11 @@ mod tests {
         fs::create_dir_all(git.join("refs/heads")).expect("mkdir");
         fs::write(git.join("HEAD"), "ref: refs/heads/main\n").expect("write");
         let commit = "a".repeat(40);
-        fs::write(git.join("packed-refs"), format!("# pack-refs\n{commit} refs/heads/main\n"))
-            .expect("write");
+        fs::write(
+            git.join("packed-refs"),
+            format!("# pack-refs\n{commit} refs/heads/main\n"),
+        )
+        .expect("write");
         fs::write(dir.join(MODULES_DIR).join(MODULES_JSON), "{}").expect("write");
         fs::write(dir.join(MODULES_DIR).join("g/main.tf"), "").expect("write");
         std::os::unix::fs::symlink(dir.join("x"), dir.join(MODULES_DIR).join("g/l")).expect("link");
