@@ -45,7 +45,7 @@
 //!   symlink in a zip becomes a regular file of mode `0777` holding the
 //!   target's text (`registry-constraint`, `direct-archives`,
 //!   `registry-zip-location`; a zip link named `*.tf` breaks the run, as
-//!   its target's name is no HCL);
+//!   its target's name is no HCL: `zip-link-named-tf`);
 //! - a tar's folder keeps its mode (`0700`), a zip's folder is made `0755`;
 //!   files keep their modes (`0600`, `0755`) in both;
 //! - an absolute tar entry (`/absolute.txt`) is unpacked inside the
@@ -306,6 +306,10 @@ pub const CASES: &[Case] = &[
     )),
     failing(get("git-bad-ref", "a git ref that does not exist")),
     failing(get("archive-dotdot", "an archive with a ../ entry")),
+    failing(get(
+        "zip-link-named-tf",
+        "a zip whose symlink is named link.tf: unpacked as a file holding its target's name, then read as configuration",
+    )),
     Case {
         tfdisco: Expect::Differs {
             why: ABSOLUTE_ENTRY,

@@ -22,6 +22,7 @@
 //! a `0700` folder, a `0755` script, a symlink and a dot file. The direct
 //! archives under `/archives/`: `direct.tar.gz`, `direct.tgz`,
 //! `direct.zip` (with a symlink), `plain` (a zip, for `?archive=zip`),
+//! `link-tf.zip` (a symlink named `link.tf`),
 //! `dotdot.tar.gz` (an entry `../escape.txt`), `absolute.tar.gz` (an
 //! entry `/absolute.txt`).
 
@@ -168,6 +169,19 @@ fn direct_zip(kind: &str) -> Vec<u8> {
     ])
 }
 
+/// A zip whose symlink is named `link.tf`: Terraform writes it as a file
+/// holding `main.tf`, then reads it as configuration.
+fn link_tf_zip() -> Vec<u8> {
+    stored_zip(&[
+        (
+            "main.tf",
+            0o100644,
+            b"output \"linked\" {\n  value = true\n}\n",
+        ),
+        ("link.tf", 0o120777, b"main.tf"),
+    ])
+}
+
 fn hostile(name: &str) -> Vec<u8> {
     tar_gz(&[
         file("main.tf", "output \"hostile\" {\n  value = true\n}\n"),
@@ -248,6 +262,7 @@ pub fn serve(server: &TestServer, registry: Registry, host: &str, git_folder: &P
         ("direct.tgz", archive(direct_tar("tgz"), gz)),
         ("direct.zip", archive(direct_zip("zip"), zip)),
         ("plain", archive(direct_zip("archive=zip"), zip)),
+        ("link-tf.zip", archive(link_tf_zip(), zip)),
         ("dotdot.tar.gz", archive(hostile("../escape.txt"), gz)),
         ("absolute.tar.gz", archive(hostile("/absolute.txt"), gz)),
     ] {
