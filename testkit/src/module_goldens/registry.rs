@@ -1,7 +1,7 @@
 //! The module registry the cases install from, on a [`TestServer`]: its
 //! discovery document (`modules.v1`), each module's versions, the download
 //! answers (`204` with `X-Terraform-Get`) and the archives, all made here
-//! ([`tar`](super::tar), [`stored_zip`](crate::install_goldens::stored_zip)),
+//! ([`tar`](super::tar), [`stored_zip`]),
 //! the same bytes at every run. Every other path is a `404`.
 //!
 //! The modules (namespace [`NAMESPACE`], system [`SYSTEM`]) and where their
