@@ -47,7 +47,7 @@
 //! }
 //! ```
 
-mod tree;
+pub(crate) mod tree;
 mod zip;
 
 use std::ffi::OsString;

@@ -28,6 +28,8 @@ mod golden_files;
 pub mod install_goldens;
 pub mod lock_goldens;
 pub mod mirror_goldens;
+#[cfg(unix)]
+pub mod module_goldens;
 pub mod oci_registry;
 mod pki;
 pub mod program;

@@ -119,7 +119,7 @@ impl Places<'_> {
     }
 }
 
-fn sha256_file(path: &Path) -> String {
+pub(crate) fn sha256_file(path: &Path) -> String {
     let mut file = fs::File::open(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut hasher = Sha256::new();
     let mut buffer = vec![0; 64 * 1024];
