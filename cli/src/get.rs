@@ -23,6 +23,14 @@ pub(crate) struct GetOpts {
     /// whatever the manifest lists; every package is fetched again.
     #[arg(long)]
     upgrade: bool,
+    /// Write the module lock, .tfdisco.modules.lock.json (tfdisco's own).
+    ///
+    /// Each module's source, version and package hash (h1: of an archive's
+    /// files, git: and the commit, an OCI digest). A lock that is there is
+    /// read and checked on every run: its versions are kept and a package
+    /// that does not match it is refused.
+    #[arg(long)]
+    lock: bool,
     /// JSON output.
     ///
     /// One object: manifest, changed, and per module key, source, version,
@@ -37,7 +45,10 @@ pub(crate) struct GetOpts {
 pub(crate) fn run(opts: &GetOpts) -> Result<u8, Failure> {
     let setup = setup::load(&opts.run.net.client_options()?)?;
     let client = net::client_with(opts.run.net.transport, &setup, |b| b)?;
-    let options = GetOptions::new().upgrade(opts.upgrade).jobs(opts.run.jobs);
+    let options = GetOptions::new()
+        .upgrade(opts.upgrade)
+        .lock(opts.lock)
+        .jobs(opts.run.jobs);
     let result = client.get(&opts.chdir, &options);
     finish(result, opts.json, "get", human)
 }

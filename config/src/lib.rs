@@ -23,6 +23,7 @@ mod literal;
 mod locations;
 mod lock_file;
 mod mirror_folder;
+mod module_lock;
 mod module_manifest;
 mod nesting;
 mod oci_credentials;
@@ -61,6 +62,7 @@ pub use installation_report::{InstallationChoice, InstallationReport, MethodRepo
 pub use locations::{Locations, OVERRIDE_VARS};
 pub use lock_file::{LOCK_FILE_NAME, LockFile, LockFileError, LockedProvider};
 pub use mirror_folder::{Indexes, MirrorFolder, StagedArchive};
+pub use module_lock::{MODULE_LOCK_FILE, ModuleLock, ModuleLockEntry};
 pub use module_manifest::{MANIFEST as MODULE_MANIFEST, MODULES_DIR, ModuleManifest, ModuleRecord};
 pub use oci_credentials::{
     CliOciCredentials, HelperProblem, OciBlockCredentials, OciCredentialsBlock,

@@ -15,7 +15,7 @@ use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
-use tfdisco_config::{ModuleCall, ModuleManifest};
+use tfdisco_config::{ModuleCall, ModuleLock, ModuleManifest};
 use tfdisco_core::Dialect;
 
 use crate::plan_jobs::{JobFuture, Jobs};
@@ -39,6 +39,10 @@ pub struct GetOptions {
     /// How many requests, downloads and clones at once (default
     /// [`DEFAULT_JOBS`]).
     pub jobs: NonZeroUsize,
+    /// Write the module lock (`.tfdisco.modules.lock.json`, MOD-12); every
+    /// module it has no entry for is fetched, for its hash. A lock that is
+    /// there is read and checked either way.
+    pub lock: bool,
 }
 
 impl Default for GetOptions {
@@ -53,7 +57,14 @@ impl GetOptions {
         GetOptions {
             upgrade: false,
             jobs: DEFAULT_JOBS,
+            lock: false,
         }
+    }
+
+    /// Write the module lock (`--lock`).
+    pub fn lock(mut self, lock: bool) -> GetOptions {
+        self.lock = lock;
+        self
     }
 
     /// At most `jobs` requests, downloads and clones at once.
@@ -109,15 +120,25 @@ pub(crate) async fn get(
 ) -> Result<GetReport, RunError> {
     let client = jobs.client();
     let dialect = client.cache().config().dialect();
-    let old = ModuleManifest::read(root).map_err(|diagnostic| {
+    let unreadable = |diagnostic| {
         RunError::Modules(vec![ModuleFailure {
             key: String::new(),
             kind: FailureKind::Configuration,
             diagnostic,
         }])
-    })?;
+    };
+    let old = ModuleManifest::read(root).map_err(unreadable)?;
+    let lock = ModuleLock::read(root).map_err(unreadable)?;
     let staging = Staging::make(root).map_err(RunError::in_folder(root))?;
-    let mut plan = ModulePlan::new(dialect, root, old.clone(), staging.path(), options.upgrade);
+    let mut plan = ModulePlan::locked(
+        dialect,
+        root,
+        old.clone(),
+        staging.path(),
+        options.upgrade,
+        lock.unwrap_or_default(),
+        options.lock,
+    );
     let each = |job| -> JobFuture<'_, ModulePlan> {
         Box::pin(async move { Ok(On(client).run_module_job(job, dialect).await) })
     };
@@ -146,6 +167,11 @@ pub(crate) async fn get(
     staging
         .place(root, &finished)
         .map_err(RunError::in_folder(&root.join(tfdisco_config::MODULES_DIR)))?;
+    if options.lock {
+        finished.lock.write(root).map_err(RunError::in_folder(
+            &root.join(tfdisco_config::MODULE_LOCK_FILE),
+        ))?;
+    }
     Ok(GetReport {
         manifest: root.join(tfdisco_config::MODULE_MANIFEST),
         changed,

@@ -216,6 +216,9 @@ pub const NOTHING_PARTIAL: &str = "a failed tfdisco get leaves nothing partial: 
 /// Why tfdisco differs on an archive with an absolute entry.
 pub const ABSOLUTE_ENTRY: &str = "tfdisco refuses an archive with an absolute entry name, where Terraform drops the leading / and unpacks it inside the module";
 
+/// Why tfdisco's exit code differs when no version fits.
+pub const NO_VERSION: &str = "tfdisco exits 3 when no version meets a constraint, as for providers (Terraform exits 1), and leaves nothing partial";
+
 const FAILS: Expect = Expect::Differs {
     why: NOTHING_PARTIAL,
     exit: 1,
@@ -295,10 +298,18 @@ pub const CASES: &[Case] = &[
             "get without -update after the registry gained net 1.2.0: what the first get installed stays",
         )
     },
-    failing(get(
-        "no-version-matches",
-        "no version matches the constraint (~> 3.0)",
-    )),
+    Case {
+        tfdisco: Expect::Differs {
+            why: NO_VERSION,
+            exit: 3,
+            tree: Tree::Before,
+            modules_json: ModulesJson::Before,
+        },
+        ..failing(get(
+            "no-version-matches",
+            "no version matches the constraint (~> 3.0)",
+        ))
+    },
     failing(get("download-404", "the registry's download answers 404")),
     failing(get(
         "archive-404",

@@ -26,14 +26,16 @@ const GIT_STDERR_LIMIT: usize = 8 << 10;
 
 impl<T: Transport> On<'_, T> {
     /// Fetches `package` into `into` (which does not exist yet; its parent
-    /// does). On failure, whatever was written into `into` stays for the
-    /// caller to remove with the staging area.
+    /// does), and says what identifies it: the `h1:` of an archive's files,
+    /// `git:` and the commit checked out, an `oci://` manifest's digest.
+    /// On failure, whatever was written into `into` stays for the caller
+    /// to remove with the staging area.
     pub(crate) async fn fetch_module_package(
         &self,
         package: &ModulePackage,
         into: &Path,
         dialect: Dialect,
-    ) -> Result<(), String> {
+    ) -> Result<String, String> {
         match package.getter() {
             Some(Getter::Http | Getter::Https) => self.fetch_module_archive(package, into).await,
             Some(Getter::Git) => {
@@ -47,7 +49,7 @@ impl<T: Transport> On<'_, T> {
                     oci_module_source(package.url(), dialect).map_err(|e| e.to_string())?;
                 self.oci_module_download(&source, into)
                     .await
-                    .map(drop)
+                    .map(|module| module.resolved.digest.to_string())
                     .map_err(|e| e.to_string())
             }
             Some(other) => Err(format!(
@@ -68,7 +70,7 @@ impl<T: Transport> On<'_, T> {
         &self,
         package: &ModulePackage,
         into: &Path,
-    ) -> Result<(), String> {
+    ) -> Result<String, String> {
         let Some(format) = package.archive() else {
             return Err(format!(
                 "{} is not an archive: tfdisco downloads module packages that are archives \
@@ -100,14 +102,15 @@ impl<T: Transport> On<'_, T> {
             .download(url.clone(), sink, &host)
             .await
             .map_err(|e| e.to_string())?;
-        match (&staged.digest().hashes, staged.unpacked()) {
-            (Ok(_), Some(_)) => {}
+        let h1 = match (&staged.digest().hashes, staged.unpacked()) {
+            (Ok(_), Some(unpacked)) => unpacked.h1.clone(),
             (Err(e), _) => return Err(format!("error downloading '{url}': {e}")),
             (Ok(_), None) => return Err(format!("error downloading '{url}': not unpacked")),
-        }
+        };
         staged
             .apply_modes()
-            .map_err(|e| format!("{}: {e}", into.display()))
+            .map_err(|e| format!("{}: {e}", into.display()))?;
+        Ok(h1)
     }
 }
 
@@ -130,8 +133,8 @@ fn archive_url(address: &str) -> Result<Url, String> {
 
 /// go-getter's Git getter: `git clone` (with `--depth N --branch REF` for
 /// a shallow clone), then `git checkout REF` for a full one, then the
-/// submodules.
-fn clone(package: &ModulePackage, into: &Path) -> Result<(), String> {
+/// submodules; `git:` and the commit checked out.
+fn clone(package: &ModulePackage, into: &Path) -> Result<String, String> {
     if package.has_ssh_key() {
         return Err("a git package with ?sshkey= is not cloned by tfdisco yet".into());
     }
@@ -167,7 +170,9 @@ fn clone(package: &ModulePackage, into: &Path) -> Result<(), String> {
     if let Some(depth) = depth {
         submodules.extend(["--depth".into(), depth.to_string()]);
     }
-    git(Some(into), &submodules).map(drop)
+    git(Some(into), &submodules)?;
+    let head = git(Some(into), &["rev-parse".into(), "HEAD".into()])?;
+    Ok(format!("git:{}", head.trim()))
 }
 
 /// The repository's URL as go-getter hands it to `git`: without the

@@ -13,8 +13,8 @@ use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 
 use tfdisco_config::{
-    ConfigurationError, Diagnostic, MAX_MODULES, MODULES_DIR, ModuleCall, ModuleManifest,
-    ModuleRecord,
+    ConfigurationError, Diagnostic, MAX_MODULES, MODULE_LOCK_FILE, MODULES_DIR, ModuleCall,
+    ModuleLock, ModuleLockEntry, ModuleManifest, ModuleRecord,
 };
 use tfdisco_core::{
     Dialect, Error, ModuleAddress, ModuleLocation, ModulePackage, ModuleSource, ModuleVersions,
@@ -52,8 +52,9 @@ pub(crate) enum Output {
     Calls(Result<Vec<ModuleCall>, ConfigurationError>),
     Versions(Result<ModuleVersions, Error>),
     Location(Result<ModuleLocation, Error>),
-    /// The package is in the folder asked (or why not).
-    Fetch(Result<(), String>),
+    /// The package is in the folder asked, and what identifies it (`h1:…`,
+    /// `git:COMMIT`, `sha256:…`), or why not.
+    Fetch(Result<String, String>),
 }
 
 /// One module call being installed.
@@ -80,7 +81,7 @@ struct Node {
 struct Package {
     address: String,
     folder: PathBuf,
-    state: Waiting<()>,
+    state: Waiting<String>,
 }
 
 /// A request's state: asked (with the nodes waiting), or answered.
@@ -106,6 +107,10 @@ pub(crate) struct Finished {
     /// The keys whose folders are replaced (every key installed again,
     /// and those dropped from the manifest).
     pub(crate) replaced: Vec<String>,
+    /// The module lock: every module not from a local path, with what
+    /// identifies its package (the fetched package's, or the old lock's
+    /// for a module kept).
+    pub(crate) lock: ModuleLock,
 }
 
 /// A module folder to place.
@@ -124,6 +129,11 @@ pub(crate) struct ModulePlan {
     staging: PathBuf,
     upgrade: bool,
     old: ModuleManifest,
+    /// The module lock read (empty when none).
+    lock: ModuleLock,
+    /// Whether the lock is written: then every module it has no entry for
+    /// is fetched, for its hash.
+    write_lock: bool,
     nodes: Vec<Node>,
     /// The root module's record (node index `usize::MAX` stands for it).
     root_record: ModuleRecord,
@@ -154,6 +164,7 @@ impl ModulePlan {
     /// The plan for the configuration in `root`, its manifest `old` (empty
     /// when none), fetching into folders of `staging`; `upgrade` installs
     /// every module again (`get -update`).
+    #[cfg(test)]
     pub(crate) fn new(
         dialect: Dialect,
         root: &Path,
@@ -161,12 +172,37 @@ impl ModulePlan {
         staging: &Path,
         upgrade: bool,
     ) -> ModulePlan {
+        ModulePlan::locked(
+            dialect,
+            root,
+            old,
+            staging,
+            upgrade,
+            ModuleLock::default(),
+            false,
+        )
+    }
+
+    /// The same with a module lock (MOD-12): its versions preferred, its
+    /// hashes checked; with `write_lock`, every module it has no entry
+    /// for fetched.
+    pub(crate) fn locked(
+        dialect: Dialect,
+        root: &Path,
+        old: ModuleManifest,
+        staging: &Path,
+        upgrade: bool,
+        lock: ModuleLock,
+        write_lock: bool,
+    ) -> ModulePlan {
         let mut plan = ModulePlan {
             dialect,
             root: root.to_owned(),
             staging: staging.to_owned(),
             upgrade,
             old,
+            lock,
+            write_lock,
             nodes: Vec::new(),
             root_record: ModuleManifest::new()
                 .get("")
@@ -408,6 +444,12 @@ impl ModulePlan {
             return None;
         }
         let n = &self.nodes[node];
+        if self.write_lock
+            && !matches!(n.address, ModuleAddress::Local(_))
+            && self.locked_entry(node).is_none()
+        {
+            return None;
+        }
         let record = self.old.get(&n.key)?;
         let same_source = ModuleAddress::parse(&record.source, self.dialect)
             .is_ok_and(|recorded| recorded.to_string() == n.address.to_string());
@@ -487,7 +529,16 @@ impl ModulePlan {
         }
     }
 
-    fn fetched(&mut self, index: usize, result: Result<(), String>) {
+    /// The lock's entry for a node, when it is for the node's source.
+    fn locked_entry(&self, node: usize) -> Option<&ModuleLockEntry> {
+        let n = &self.nodes[node];
+        self.lock
+            .modules
+            .get(&n.key)
+            .filter(|entry| entry.source == n.address.to_string())
+    }
+
+    fn fetched(&mut self, index: usize, result: Result<String, String>) {
         let state = std::mem::replace(
             &mut self.packages[index].state,
             Waiting::Answered(result.clone()),
@@ -506,8 +557,13 @@ impl ModulePlan {
         node: usize,
         index: usize,
         subdir: &str,
-        result: Result<(), String>,
+        result: Result<String, String>,
     ) {
+        let version = match &self.nodes[node].address {
+            ModuleAddress::Registry(_) => self.chosen_version(node),
+            _ => None,
+        };
+        let result = result.and_then(|hash| self.check_locked(node, version.as_deref(), hash));
         let n = &self.nodes[node];
         if let Err(why) = result {
             let detail = format!(
@@ -543,10 +599,6 @@ impl ModulePlan {
             self.fail(&key, FailureKind::Download, diagnostic);
             return;
         }
-        let version = match &n.address {
-            ModuleAddress::Registry(_) => self.chosen_version(node),
-            _ => None,
-        };
         let record = ModuleRecord {
             key: n.key.clone(),
             source: n.address.to_string(),
@@ -554,6 +606,27 @@ impl ModulePlan {
             dir: record_dir,
         };
         self.read(node, dir, record);
+    }
+
+    /// A fetched package's hash against the lock's entry for the node, when
+    /// it has one for this source and version (MOD-12).
+    fn check_locked(
+        &self,
+        node: usize,
+        version: Option<&str>,
+        hash: String,
+    ) -> Result<String, String> {
+        match self.locked_entry(node) {
+            Some(entry) if entry.version.as_deref() == version && entry.hash != hash => {
+                Err(format!(
+                    "the package is not the one the module lock ({MODULE_LOCK_FILE}) records: it \
+                 is {hash}, the lock says {}; if the change is expected, run with --lock \
+                 --upgrade to record it",
+                    entry.hash
+                ))
+            }
+            _ => Ok(hash),
+        }
     }
 
     fn versions_known(&mut self, key: PackageKey, result: Result<ModuleVersions, Error>) {
@@ -606,7 +679,13 @@ impl ModulePlan {
             .iter()
             .filter(|v| !v.is_prerelease() || n.constraints.allows(v))
             .max();
-        let chosen = versions.iter().filter(|v| n.constraints.allows(v)).max();
+        let locked = self
+            .locked_entry(node)
+            .filter(|_| !self.upgrade)
+            .and_then(|entry| entry.version.as_deref())
+            .and_then(|v| versions.iter().find(|known| known.to_string() == v))
+            .filter(|v| n.constraints.allows(v));
+        let chosen = locked.or_else(|| versions.iter().filter(|v| n.constraints.allows(v)).max());
         let (Some(_), Some(chosen)) = (newest, chosen) else {
             let (summary, detail) = match newest {
                 None => (
@@ -747,11 +826,29 @@ impl ModulePlan {
             stack.extend(below);
         }
         let mut manifest = ModuleManifest::new();
+        let mut lock = ModuleLock::default();
         let mut placements = Vec::new();
         let mut firsts = vec![true; self.packages.len()];
         for node in order {
             let n = &self.nodes[node];
             let record = n.record.clone().expect("every node placed has its record");
+            let hash = match n.package {
+                Some(index) => match &self.packages[index].state {
+                    Waiting::Answered(Ok(hash)) => Some(hash.clone()),
+                    _ => None,
+                },
+                None => self.lock.modules.get(&n.key).map(|e| e.hash.clone()),
+            };
+            if let (false, Some(hash)) = (matches!(n.address, ModuleAddress::Local(_)), hash) {
+                lock.modules.insert(
+                    n.key.clone(),
+                    ModuleLockEntry {
+                        source: record.source.clone(),
+                        version: record.version.clone(),
+                        hash,
+                    },
+                );
+            }
             if let Some(index) = n.package {
                 placements.push(Placement {
                     key: n.key.clone(),
@@ -773,6 +870,7 @@ impl ModulePlan {
             manifest,
             placements,
             replaced,
+            lock,
         })
     }
 }

@@ -79,7 +79,7 @@ impl World {
                 for (name, text) in *files {
                     write(&into, name, text);
                 }
-                Output::Fetch(Ok(()))
+                Output::Fetch(Ok(format!("h1:{}", package.address())))
             }
         }
     }
