@@ -20,7 +20,10 @@ struct Written {
     files: BTreeMap<String, Vec<u8>>,
 }
 
-fn unpack_with(archive: &[u8], limits: UnpackLimits) -> (Written, Result<TarUnpacked, UnpackError>) {
+fn unpack_with(
+    archive: &[u8],
+    limits: UnpackLimits,
+) -> (Written, Result<TarUnpacked, UnpackError>) {
     let mut written = Written::default();
     let mut unpacker = TarUnpacker::with_limits(limits);
     let mut current = None::<String>;
@@ -36,7 +39,11 @@ fn unpack_with(archive: &[u8], limits: UnpackLimits) -> (Written, Result<TarUnpa
                 UnpackOp::Data(bytes) => {
                     assert!(!bytes.is_empty());
                     let path = current.as_ref().expect("in a file");
-                    written.files.get_mut(path).expect("made").extend_from_slice(bytes);
+                    written
+                        .files
+                        .get_mut(path)
+                        .expect("made")
+                        .extend_from_slice(bytes);
                 }
                 UnpackOp::FileEnd => {
                     current = None;
@@ -70,7 +77,13 @@ fn tar_gz(root: &Path, format: &str, members: &[&str]) -> Vec<u8> {
     let out = root.with_extension("tgz");
     let status = Command::new("tar")
         .arg(format!("--format={format}"))
-        .args(["--sort=name", "--owner=0", "--group=0", "--numeric-owner", "--mtime=@0"])
+        .args([
+            "--sort=name",
+            "--owner=0",
+            "--group=0",
+            "--numeric-owner",
+            "--mtime=@0",
+        ])
         .arg("-C")
         .arg(root)
         .arg("-czf")
@@ -170,7 +183,10 @@ fn a_gnu_tarball_of_a_module() {
             ("private".to_owned(), 0o700),
         ]
     );
-    assert_eq!((unpacked.files, unpacked.bytes), (8, 10 + 10 + 6 + 3 + 2 + 5));
+    assert_eq!(
+        (unpacked.files, unpacked.bytes),
+        (8, 10 + 10 + 6 + 3 + 2 + 5)
+    );
     assert_eq!(unpacked.size, archive.len() as u64);
     assert_eq!(unpacked.h1, h1_of(&written));
 }
@@ -237,7 +253,10 @@ fn gzip_members_follow_one_another() {
     let archive = [gzip(first), gzip(second)].concat();
     let (written, unpacked) = unpack(&archive);
     unpacked.expect("one stream");
-    assert_eq!(written.ops, ["file a.tf", "end", "folder b", "file b/c.tf", "end"]);
+    assert_eq!(
+        written.ops,
+        ["file a.tf", "end", "folder b", "file b/c.tf", "end"]
+    );
 }
 
 fn gzip(data: &[u8]) -> Vec<u8> {
@@ -268,7 +287,10 @@ fn an_empty_archive_is_an_error() {
         let err = result.expect_err("empty");
         assert!(matches!(err, UnpackError::EmptyArchive), "{err}");
         assert_eq!(err.kind(), "empty-archive");
-        assert_eq!(err.to_string(), "empty archive: the tar archive has no file");
+        assert_eq!(
+            err.to_string(),
+            "empty archive: the tar archive has no file"
+        );
     }
 }
 
@@ -329,7 +351,15 @@ fn names_as_go_getter_takes_them() {
     let unpacked = unpacked.expect("inside");
     assert_eq!(
         written.ops,
-        ["folder etc", "file etc/passwd", "end", "folder a", "file a/b", "end", "folder dir"]
+        [
+            "folder etc",
+            "file etc/passwd",
+            "end",
+            "folder a",
+            "file a/b",
+            "end",
+            "folder dir"
+        ]
     );
     assert_eq!(unpacked.folder_modes, [("dir".to_owned(), 0o700)]);
 }
@@ -340,7 +370,12 @@ fn names_as_go_getter_takes_them() {
 #[test]
 fn modes_and_types() {
     let archive = tarball(&[
-        entry("pax_global_header", b'g', 0o666, b"52 comment=0123456789012345678901234567890123456789\n"),
+        entry(
+            "pax_global_header",
+            b'g',
+            0o666,
+            b"52 comment=0123456789012345678901234567890123456789\n",
+        ),
         entry("suid", b'0', 0o4755, b"s"),
         entry("sticky/", b'5', 0o1777, b""),
         entry("fifo", b'6', 0o600, b""),
@@ -370,7 +405,12 @@ fn pax_and_gnu_records_apply_to_the_next_entry() {
     sized.extend_from_slice(&[b'x'; 512]);
     sized.extend_from_slice(&[b'y'; 512]);
     let archive = tarball(&[
-        entry("PaxHeaders/x", b'x', 0o644, b"16 path=renamed\n13 size=1024\n"),
+        entry(
+            "PaxHeaders/x",
+            b'x',
+            0o644,
+            b"16 path=renamed\n13 size=1024\n",
+        ),
         sized,
         entry("PaxHeaders/y", b'x', 0o644, b"13 path=lost\n"),
         entry("././@LongLink", b'L', 0o644, b"from-gnu\0"),
@@ -400,11 +440,17 @@ fn damaged_archives_are_errors() {
     let mut bad = header(b"a", b'0', 0o644, 0);
     bad[0] = b'b';
     let err = error_of(&tarball(&[bad.to_vec()]));
-    assert_eq!(err.to_string(), "tar archive: header checksum does not match");
+    assert_eq!(
+        err.to_string(),
+        "tar archive: header checksum does not match"
+    );
     let err = error_of(&tarball(&[entry("p", b'x', 0o644, b"5 x\n")]));
     assert_eq!(err.to_string(), "tar archive: bad PAX record");
     let err = error_of(&tarball(&[entry("s", b'S', 0o644, b"")]));
-    assert_eq!(err.to_string(), "tar archive: entry \"s\": sparse files are not unpacked");
+    assert_eq!(
+        err.to_string(),
+        "tar archive: entry \"s\": sparse files are not unpacked"
+    );
     let err = error_of(b"PK\x03\x04 not gzip at all");
     assert_eq!(err.to_string(), "tar.gz archive: gzip: invalid gzip header");
     // The end: a zero block then a header is refused; after two, nothing
@@ -440,9 +486,15 @@ fn the_same_path_twice() {
         unpacked.expect("fine").folder_modes,
         [("d".to_owned(), 0o700), ("d".to_owned(), 0o750)]
     );
-    let err = error_of(&tarball(&[entry("d/", b'5', 0o700, b""), entry("d", b'0', 0o644, b"")]));
+    let err = error_of(&tarball(&[
+        entry("d/", b'5', 0o700, b""),
+        entry("d", b'0', 0o644, b""),
+    ]));
     assert!(matches!(err, UnpackError::NameConflict { .. }), "{err}");
-    let err = error_of(&tarball(&[entry("f", b'0', 0o644, b""), entry("f/g", b'0', 0o644, b"")]));
+    let err = error_of(&tarball(&[
+        entry("f", b'0', 0o644, b""),
+        entry("f/g", b'0', 0o644, b""),
+    ]));
     assert!(matches!(err, UnpackError::NameConflict { .. }), "{err}");
 }
 
@@ -455,16 +507,25 @@ fn limits_and_bombs() {
         max_entries: 2,
         ..UnpackLimits::default()
     };
-    let three: Vec<Vec<u8>> = ["a", "b", "c"].iter().map(|n| entry(n, b'0', 0o644, b"")).collect();
+    let three: Vec<Vec<u8>> = ["a", "b", "c"]
+        .iter()
+        .map(|n| entry(n, b'0', 0o644, b""))
+        .collect();
     let (_, result) = unpack_with(&tarball(&three), limits);
-    assert!(matches!(result, Err(UnpackError::TooManyEntries { limit: 2, .. })));
+    assert!(matches!(
+        result,
+        Err(UnpackError::TooManyEntries { limit: 2, .. })
+    ));
 
     let limits = UnpackLimits {
         max_bytes: 100,
         ..UnpackLimits::default()
     };
     let (written, result) = unpack_with(&tarball(&[entry("big", b'0', 0o644, &[0; 101])]), limits);
-    assert!(matches!(result, Err(UnpackError::TooLarge { limit: 100, .. })));
+    assert!(matches!(
+        result,
+        Err(UnpackError::TooLarge { limit: 100, .. })
+    ));
     assert!(written.files["big"].is_empty());
 
     // 16 MiB of zeros gzip to some 16 KiB: past 32 times that, beyond a
@@ -502,10 +563,15 @@ fn archive_formats() {
     ] {
         assert_eq!(ArchiveFormat::from_path(path), format, "{path}");
     }
-    assert_eq!(ArchiveFormat::from_archive_value("tgz"), Some(ArchiveFormat::TarGz));
+    assert_eq!(
+        ArchiveFormat::from_archive_value("tgz"),
+        Some(ArchiveFormat::TarGz)
+    );
     assert_eq!(ArchiveFormat::from_archive_value(".zip"), None);
     assert!(ArchiveFormat::TarGz.check_supported().is_ok());
-    let err = ArchiveFormat::TarBz2.check_supported().expect_err("not yet");
+    let err = ArchiveFormat::TarBz2
+        .check_supported()
+        .expect_err("not yet");
     assert_eq!(
         err.to_string(),
         "tar.bz2 archives are not supported yet (Terraform unpacks them; only zip and tar.gz \

@@ -486,8 +486,7 @@ mod tests {
         write("secret", b"s\n", 0o600);
         write("private/ro", b"r\n", 0o444);
         std::os::unix::fs::symlink("main.tf", tree.join("link")).expect("a link");
-        fs::set_permissions(tree.join("private"), fs::Permissions::from_mode(0o700))
-            .expect("mode");
+        fs::set_permissions(tree.join("private"), fs::Permissions::from_mode(0o700)).expect("mode");
         fs::set_permissions(&tree, fs::Permissions::from_mode(0o750)).expect("mode");
         let archive = scratch.path().join("m.tgz");
         let status = std::process::Command::new("tar")
@@ -517,7 +516,10 @@ mod tests {
         assert_eq!(tar.files, 5);
         assert_eq!(staged.digest().size, archive.len() as u64);
         assert_eq!(tar.sha256, <[u8; 32]>::from(Sha256::digest(&archive)));
-        assert!(staged.digest().hashes.is_err(), "no provider package hashes");
+        assert!(
+            staged.digest().hashes.is_err(),
+            "no provider package hashes"
+        );
         staged.apply_modes().expect("modes");
         let mode = |path: &str| {
             fs::symlink_metadata(staging.join(path))
@@ -533,15 +535,19 @@ mod tests {
         assert_eq!(mode("private"), 0o40700);
         assert_eq!(mode("bin"), 0o40755);
         assert_eq!(mode(""), 0o40750);
-        assert_eq!(fs::read(staging.join("bin/run.sh")).expect("read"), b"#!/bin/sh\n");
+        assert_eq!(
+            fs::read(staging.join("bin/run.sh")).expect("read"),
+            b"#!/bin/sh\n"
+        );
         assert!(fs::read(staging.join("link")).expect("read").is_empty());
-        let files: Vec<(String, [u8; 32])> = ["bin/run.sh", "link", "main.tf", "private/ro", "secret"]
-            .iter()
-            .map(|p| {
-                let bytes = fs::read(staging.join(p)).expect("read");
-                ((*p).to_owned(), Sha256::digest(&bytes).into())
-            })
-            .collect();
+        let files: Vec<(String, [u8; 32])> =
+            ["bin/run.sh", "link", "main.tf", "private/ro", "secret"]
+                .iter()
+                .map(|p| {
+                    let bytes = fs::read(staging.join(p)).expect("read");
+                    ((*p).to_owned(), Sha256::digest(&bytes).into())
+                })
+                .collect();
         assert_eq!(
             staged.h1(),
             Some(tfdisco_provider::hash1_of_files(&files).expect("an h1"))
@@ -569,7 +575,8 @@ mod tests {
             ArchiveFormat::TarGz,
         )
         .expect("supported");
-        sink.write(b"not gzip at all, really").expect("the download goes on");
+        sink.write(b"not gzip at all, really")
+            .expect("the download goes on");
         let staged = sink.finish().expect("finished");
         assert!(staged.tar_unpacked().is_none());
         assert!(staged.h1().is_none());

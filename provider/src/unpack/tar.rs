@@ -215,15 +215,13 @@ impl TarUnpacker {
         if let Some(failed) = self.failed {
             return Err(failed);
         }
-        self.gunzip
-            .finish::<()>()
-            .map_err(|e| match e {
-                GzipError::Corrupt(reason) => UnpackError::Gzip(reason),
-                GzipError::Refused(()) => UnpackError::Gzip("refused"),
-            })?;
+        self.gunzip.finish::<()>().map_err(|e| match e {
+            GzipError::Corrupt(reason) => UnpackError::Gzip(reason),
+            GzipError::Refused(()) => UnpackError::Gzip("refused"),
+        })?;
         let reader = self.reader;
-        let at_boundary = reader.have == 0
-            && matches!(reader.phase, Phase::Header | Phase::Zero | Phase::End);
+        let at_boundary =
+            reader.have == 0 && matches!(reader.phase, Phase::Header | Phase::Zero | Phase::End);
         if !at_boundary {
             return Err(UnpackError::Tar {
                 entry: None,

@@ -137,7 +137,10 @@ fn octal(field: &[u8]) -> Result<i64, Invalid> {
 fn trim(field: &[u8]) -> &[u8] {
     let blank = |b: &u8| *b == b' ' || *b == 0;
     let start = field.iter().position(|b| !blank(b)).unwrap_or(field.len());
-    let end = field.iter().rposition(|b| !blank(b)).map_or(start, |e| e + 1);
+    let end = field
+        .iter()
+        .rposition(|b| !blank(b))
+        .map_or(start, |e| e + 1);
     &field[start..end]
 }
 
