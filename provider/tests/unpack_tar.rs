@@ -541,6 +541,21 @@ fn limits_and_bombs() {
     assert_eq!(err.kind(), "too-expanded", "{err}");
     let bound = limits.bound(bomb.len() as u64) as usize;
     assert!(written.files["bomb"].len() <= bound);
+    // Past the end, or as a folder's content: nothing is written, and the
+    // decoding still stops at the bound.
+    let mut tar = entry("a", b'0', 0o644, b"a");
+    tar.extend_from_slice(&vec![0; 16 << 20]);
+    let (_, result) = unpack_with(&gzip(&tar), limits);
+    let err = result.expect_err("a bomb past the end");
+    assert_eq!(err.kind(), "tar", "{err}");
+    assert!(
+        err.to_string().contains("that are no file's content"),
+        "{err}"
+    );
+    let mut tar = header(b"d", b'0', 0o40755, 16 << 20).to_vec();
+    tar.extend_from_slice(&vec![0; 16 << 20]);
+    let (_, result) = unpack_with(&gzip(&tar), limits);
+    assert_eq!(result.expect_err("a folder's bomb").kind(), "tar");
 }
 
 /// The format by `archive=` or the path's longest known suffix (TAR-1).

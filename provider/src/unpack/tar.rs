@@ -173,6 +173,7 @@ impl TarUnpacker {
                 read: 0,
                 modes: Vec::new(),
                 folder_modes: Vec::new(),
+                ignored: 0,
                 hashes: Vec::new(),
             },
             failed: None,
@@ -302,6 +303,8 @@ struct Reader {
     read: u64,
     modes: Vec<(String, u32)>,
     folder_modes: Vec<(String, u32)>,
+    /// The decoded bytes skipped or after the end.
+    ignored: u64,
     /// Each file's path and content's SHA-256, for the `h1:`.
     hashes: Vec<(String, [u8; 32])>,
 }
@@ -326,7 +329,9 @@ impl Reader {
     ) -> Result<(), UnpackError> {
         while !input.is_empty() {
             match &mut self.phase {
-                Phase::End => return Ok(()),
+                // Read only to bound them: Go reads no further, and a gzip
+                // bomb past the end must not run on unbounded.
+                Phase::End => return self.ignore(input.len() as u64),
                 Phase::Header | Phase::Zero => {
                     let take = (BLOCK - self.have).min(input.len());
                     self.block[self.have..self.have + take].copy_from_slice(&input[..take]);
@@ -344,6 +349,7 @@ impl Reader {
                     if *left == 0 {
                         self.phase = Phase::Header;
                     }
+                    self.ignore(take)?;
                 }
                 Phase::Meta {
                     left, pad, data, ..
@@ -405,6 +411,26 @@ impl Reader {
                     }
                 }
             }
+        }
+        Ok(())
+    }
+
+    /// Decoded bytes that are written nowhere (a folder's content, padding,
+    /// what follows the end): bounded as the files' bytes are (TAR-9), so
+    /// that decoding them cannot run on past what the archive may expand
+    /// to.
+    fn ignore(&mut self, bytes: u64) -> Result<(), UnpackError> {
+        self.ignored += bytes;
+        let bound = self.limits.bound(self.read);
+        if self.ignored > bound {
+            return Err(invalid(
+                None,
+                &format!(
+                    "more than {bound} bytes that are no file's content (the most the {} bytes \
+                     read so far may expand to)",
+                    self.read
+                ),
+            ));
         }
         Ok(())
     }
