@@ -532,7 +532,9 @@ impl Reader {
         } else {
             u64::try_from(header.size).map_err(|_| invalid(Some(&name), "negative size"))?
         };
-        let folder = typeflag == b'5' || header.mode & 0o170000 == 0o040000;
+        // Go's `FileInfo().Mode()`: the bits above the permissions are
+        // `S_IFDIR` exactly, or the type is a folder's.
+        let folder = typeflag == b'5' || header.mode & !0o7777 == 0o040000;
         let mode = (header.mode & 0o7777) as u32;
 
         if self.entries >= self.limits.max_entries {
