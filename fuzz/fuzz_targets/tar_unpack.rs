@@ -181,7 +181,10 @@ fuzz_target!(|data: &[u8]| {
     assert_eq!(unpacked.bytes, total);
     assert_eq!(unpacked.modes.len(), disk.files.len());
     for (path, mode) in &unpacked.modes {
-        assert!(disk.files.contains_key(path), "a mode for {path:?}, not written");
+        assert!(
+            disk.files.contains_key(path),
+            "a mode for {path:?}, not written"
+        );
         assert!(*mode <= 0o7777, "{path:?}: mode {mode:o}");
     }
     for (path, mode) in &unpacked.folder_modes {

@@ -81,7 +81,7 @@ mod error;
 mod format;
 mod mode;
 mod names;
-mod tar;
+pub mod tar;
 mod tree;
 
 use std::fmt;
