@@ -66,6 +66,7 @@ pub use source::{
     Getter, ModuleAddress, ModulePackage, ModuleSource, PackageDetector, ProviderSource,
     SourceError,
 };
+pub use transfer::gzip::{Gunzip, GzipError};
 pub use transfer::{
     Action, Body, DEFAULT_REGISTRY_ATTEMPT_TIMEOUT, Goal, Next, Retry, RetryPolicy, Transfer,
 };

@@ -6,7 +6,7 @@
 
 mod body;
 mod content_type;
-mod gzip;
+pub(crate) mod gzip;
 mod redirect;
 mod retry;
 mod timer;

@@ -28,4 +28,7 @@ pub use package_hash::{
     hash_package, hash_package_reader, hash1_of_files, signature_required, trusted_mirror_hashes,
     verify_signature,
 };
-pub use unpack::{UnpackError, UnpackLimits, UnpackOp, Unpacked, Unpacker};
+pub use unpack::{
+    ArchiveFormat, TarUnpacked, TarUnpacker, UnpackError, UnpackLimits, UnpackOp, Unpacked,
+    Unpacker, UnsupportedArchive,
+};

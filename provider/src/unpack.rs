@@ -1,5 +1,6 @@
 //! A provider package unpacked as it downloads, without I/O
-//! (docs/behaviour.md, UNPACK-1 to UNPACK-10).
+//! (docs/behaviour.md, UNPACK-1 to UNPACK-10); a module package's
+//! `.tar.gz` by [`TarUnpacker`], to the same writer (TAR-1 to TAR-9).
 //!
 //! [`Unpacker`] reads the archive through the [`PackageHasher`]'s one-pass
 //! zip reader and turns it into [`UnpackOp`]s for a writer: the folders to
@@ -77,14 +78,18 @@
 //! ```
 
 mod error;
+mod format;
 mod mode;
 mod names;
+pub mod tar;
 mod tree;
 
 use std::fmt;
 use std::io;
 
 pub use error::UnpackError;
+pub use format::{ArchiveFormat, UnsupportedArchive};
+pub use tar::{TarUnpacked, TarUnpacker};
 
 use crate::PackageHasher;
 use crate::PackageHashes;

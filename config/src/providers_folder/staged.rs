@@ -2,7 +2,9 @@
 //! INSTALL-10): the provider crate's `Unpacker` reads it as it streams in
 //! and says what to create; its files are written here, into a private
 //! staging folder beside the package's final place, with mode 0600 until
-//! the package is verified and placed.
+//! the package is verified and placed. A module package's `.tar.gz` is
+//! unpacked the same way by the provider crate's `TarUnpacker`
+//! ([`StagedPackage::with_format`], TAR-1 to TAR-9).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -11,7 +13,8 @@ use std::path::{Path, PathBuf};
 use sha2::{Digest, Sha256};
 use tfdisco_core::Sink;
 use tfdisco_provider::{
-    ArchiveDigest, PackageHashError, UnpackError, UnpackOp, Unpacked, Unpacker,
+    ArchiveDigest, ArchiveFormat, PackageHashError, TarUnpacked, TarUnpacker, UnpackError,
+    UnpackOp, Unpacked, Unpacker, UnsupportedArchive,
 };
 
 /// The sink of a package archive being installed; what it gives when the
@@ -23,6 +26,11 @@ pub struct StagedPackage {
     /// Reads the archive; `None` once it refused it (the download still
     /// runs to its end, for the checksum check).
     unpacker: Option<Unpacker>,
+    /// Reads a `.tar.gz` instead (then `unpacker` is `None` from the
+    /// start); `None` once it refused it.
+    tar: Option<TarUnpacker>,
+    /// Whether the archive is a `.tar.gz`.
+    is_tar: bool,
     /// The file being written.
     file: Option<BufWriter<File>>,
     /// Why the archive could not be unpacked.
@@ -43,11 +51,38 @@ impl StagedPackage {
             staging,
             final_path,
             unpacker: Some(Unpacker::new()),
+            tar: None,
+            is_tar: false,
             file: None,
             refused: None,
             sha256: Sha256::new(),
             size: 0,
         }
+    }
+
+    /// A sink unpacking an archive of `format` into `staging`, as
+    /// [`new`](StagedPackage::new) does a zip: `zip` is exactly
+    /// [`new`](StagedPackage::new); `tar.gz` is unpacked as Terraform's
+    /// go-getter unpacks a module package's (TAR-1 to TAR-9): the staged
+    /// package's [`tar_unpacked`](Staged::tar_unpacked) then says what was
+    /// written, [`apply_modes`](Staged::apply_modes) sets the files' and
+    /// then the folders' modes, and its [`digest`](Staged::digest) has the
+    /// archive's SHA-256 and size but no provider package hashes (a
+    /// tarball is no provider package: `hashes` is an error saying so, or
+    /// why it was not unpacked). The other formats Terraform knows are an
+    /// [`UnsupportedArchive`].
+    pub fn with_format(
+        staging: PathBuf,
+        final_path: PathBuf,
+        format: ArchiveFormat,
+    ) -> Result<StagedPackage, UnsupportedArchive> {
+        let mut sink = StagedPackage::new(staging, final_path);
+        if format.check_supported()? == ArchiveFormat::TarGz {
+            sink.unpacker = None;
+            sink.tar = Some(TarUnpacker::new());
+            sink.is_tar = true;
+        }
+        Ok(sink)
     }
 
     /// Does one thing the unpacker says. Each folder and file is created
@@ -80,6 +115,7 @@ impl StagedPackage {
 
     fn refuse(&mut self, why: UnpackError) {
         self.unpacker = None;
+        self.tar = None;
         self.file = None;
         self.refused.get_or_insert(why);
     }
@@ -93,6 +129,7 @@ pub struct Staged {
     final_path: PathBuf,
     digest: ArchiveDigest,
     unpacked: Option<Unpacked>,
+    tar: Option<TarUnpacked>,
 }
 
 impl Staged {
@@ -111,9 +148,21 @@ impl Staged {
         &self.final_path
     }
 
-    /// The `h1:` of the files unpacked, when it could be unpacked.
+    /// The `h1:` of the files unpacked, when it could be unpacked (a zip
+    /// or a `.tar.gz`).
     pub fn h1(&self) -> Option<String> {
-        self.unpacked.as_ref().map(|u| u.h1.clone())
+        match (&self.unpacked, &self.tar) {
+            (Some(u), _) => Some(u.h1.clone()),
+            (None, Some(t)) => Some(t.h1.clone()),
+            (None, None) => None,
+        }
+    }
+
+    /// What a `.tar.gz` unpacked to (each file's and recorded folder's
+    /// mode, the `h1:`, how many files and bytes, the archive's SHA-256
+    /// and size), when it was one and could be unpacked.
+    pub fn tar_unpacked(&self) -> Option<&TarUnpacked> {
+        self.tar.as_ref()
     }
 
     /// What was unpacked (each file's mode, the `h1:`, how many files and
@@ -122,8 +171,16 @@ impl Staged {
         self.unpacked.as_ref()
     }
 
-    /// Gives every file its mode from the archive (INSTALL-1).
+    /// Gives every file its mode from the archive (INSTALL-1); for a
+    /// `.tar.gz`, then every folder entry's, in the archive's order, `""`
+    /// being the staging folder itself (TAR-4, TAR-5).
     pub fn apply_modes(&self) -> io::Result<()> {
+        if let Some(tar) = &self.tar {
+            for (path, mode) in tar.modes.iter().chain(&tar.folder_modes) {
+                set_mode(&self.staging.join(path), *mode)?;
+            }
+            return Ok(());
+        }
         let Some(unpacked) = &self.unpacked else {
             return Err(io::Error::other("the package was not unpacked"));
         };
@@ -140,6 +197,16 @@ impl Sink for StagedPackage {
     fn write(&mut self, chunk: &[u8]) -> Result<(), String> {
         self.sha256.update(chunk);
         self.size += chunk.len() as u64;
+        if let Some(mut tar) = self.tar.take() {
+            match tar.update(chunk, |op| self.apply(op)) {
+                Ok(()) => self.tar = Some(tar),
+                Err(UnpackError::Output(e)) => {
+                    return Err(format!("writing {}: {e}", self.staging.display()));
+                }
+                Err(e) => self.refuse(e),
+            }
+            return Ok(());
+        }
         let Some(mut unpacker) = self.unpacker.take() else {
             return Ok(());
         };
@@ -158,6 +225,9 @@ impl Sink for StagedPackage {
 
     fn finish(&mut self) -> Result<Staged, String> {
         let sha256: [u8; 32] = std::mem::take(&mut self.sha256).finalize().into();
+        if self.is_tar {
+            return self.finish_tar(sha256);
+        }
         let mut unpacked = None;
         let hashes = match self.unpacker.take() {
             Some(unpacker) => match unpacker.finish() {
@@ -185,6 +255,43 @@ impl Sink for StagedPackage {
                 hashes,
             },
             unpacked,
+            tar: None,
+        })
+    }
+}
+
+impl StagedPackage {
+    /// [`Sink::finish`] for a `.tar.gz`.
+    fn finish_tar(&mut self, sha256: [u8; 32]) -> Result<Staged, String> {
+        let mut tar = None;
+        let problem = match self.tar.take() {
+            Some(unpacker) => match unpacker.finish() {
+                Ok(done) => {
+                    tar = Some(done);
+                    PackageHashError::not_unpacked(
+                        "a tar.gz archive has no provider package hashes",
+                    )
+                }
+                Err(UnpackError::Output(e)) => {
+                    return Err(format!("writing {}: {e}", self.staging.display()));
+                }
+                Err(e) => not_unpacked(e),
+            },
+            None => self
+                .refused
+                .take()
+                .map_or_else(|| PackageHashError::not_unpacked("not read"), not_unpacked),
+        };
+        Ok(Staged {
+            staging: self.staging.clone(),
+            final_path: self.final_path.clone(),
+            digest: ArchiveDigest {
+                sha256,
+                size: self.size,
+                hashes: Err(problem),
+            },
+            unpacked: None,
+            tar,
         })
     }
 }
@@ -354,6 +461,127 @@ mod tests {
                 .mode();
             assert_eq!(mode & 0o7777 & !0o755, 0, "{mode:o}");
         }
+    }
+
+    /// A `.tar.gz` the system's GNU tar made of a real tree, written into
+    /// the staging folder and its modes applied: the files' as recorded
+    /// (0755, 0600, 0444, and 0777 for a symbolic link, written as an empty
+    /// file), the folders' recorded ones at the end (0700), the staging
+    /// folder's from `./` (0750); the bytes and the `h1:` are the tree's
+    /// (TAR-2 to TAR-5).
+    #[cfg(unix)]
+    #[test]
+    fn a_tar_gz_staged_and_its_modes_applied() {
+        use std::os::unix::fs::PermissionsExt;
+        let scratch = tempfile::tempdir().expect("a scratch folder");
+        let tree = scratch.path().join("tree");
+        let write = |path: &str, data: &[u8], mode: u32| {
+            let path = tree.join(path);
+            fs::create_dir_all(path.parent().expect("a parent")).expect("folders");
+            fs::write(&path, data).expect("written");
+            fs::set_permissions(&path, fs::Permissions::from_mode(mode)).expect("mode");
+        };
+        write("main.tf", b"module {}\n", 0o644);
+        write("bin/run.sh", b"#!/bin/sh\n", 0o755);
+        write("secret", b"s\n", 0o600);
+        write("private/ro", b"r\n", 0o444);
+        std::os::unix::fs::symlink("main.tf", tree.join("link")).expect("a link");
+        fs::set_permissions(tree.join("private"), fs::Permissions::from_mode(0o700)).expect("mode");
+        fs::set_permissions(&tree, fs::Permissions::from_mode(0o750)).expect("mode");
+        let archive = scratch.path().join("m.tgz");
+        let status = std::process::Command::new("tar")
+            .arg("-C")
+            .arg(&tree)
+            .arg("-czf")
+            .arg(&archive)
+            .arg(".")
+            .status()
+            .expect("GNU tar");
+        assert!(status.success());
+        let archive = fs::read(&archive).expect("the tarball");
+
+        let staging = scratch.path().join("staging");
+        fs::create_dir(&staging).expect("the staging folder");
+        let mut sink = StagedPackage::with_format(
+            staging.clone(),
+            scratch.path().join("module"),
+            ArchiveFormat::TarGz,
+        )
+        .expect("supported");
+        for chunk in archive.chunks(1000) {
+            sink.write(chunk).expect("written");
+        }
+        let staged = sink.finish().expect("finished");
+        let tar = staged.tar_unpacked().expect("unpacked").clone();
+        assert_eq!(tar.files, 5);
+        assert_eq!(staged.digest().size, archive.len() as u64);
+        assert_eq!(tar.sha256, <[u8; 32]>::from(Sha256::digest(&archive)));
+        assert!(
+            staged.digest().hashes.is_err(),
+            "no provider package hashes"
+        );
+        staged.apply_modes().expect("modes");
+        let mode = |path: &str| {
+            fs::symlink_metadata(staging.join(path))
+                .expect("there")
+                .permissions()
+                .mode()
+        };
+        assert_eq!(mode("main.tf"), 0o100644);
+        assert_eq!(mode("bin/run.sh"), 0o100755);
+        assert_eq!(mode("secret"), 0o100600);
+        assert_eq!(mode("private/ro"), 0o100444);
+        assert_eq!(mode("link"), 0o100777, "a regular file");
+        assert_eq!(mode("private"), 0o40700);
+        assert_eq!(mode("bin"), 0o40755);
+        assert_eq!(mode(""), 0o40750);
+        assert_eq!(
+            fs::read(staging.join("bin/run.sh")).expect("read"),
+            b"#!/bin/sh\n"
+        );
+        assert!(fs::read(staging.join("link")).expect("read").is_empty());
+        let files: Vec<(String, [u8; 32])> =
+            ["bin/run.sh", "link", "main.tf", "private/ro", "secret"]
+                .iter()
+                .map(|p| {
+                    let bytes = fs::read(staging.join(p)).expect("read");
+                    ((*p).to_owned(), Sha256::digest(&bytes).into())
+                })
+                .collect();
+        assert_eq!(
+            staged.h1(),
+            Some(tfdisco_provider::hash1_of_files(&files).expect("an h1"))
+        );
+        fs::set_permissions(&staging, fs::Permissions::from_mode(0o755)).expect("cleanable");
+
+        let err = StagedPackage::with_format(
+            staging.clone(),
+            scratch.path().join("module"),
+            ArchiveFormat::TarXz,
+        )
+        .expect_err("not yet");
+        assert_eq!(err.format, ArchiveFormat::TarXz);
+    }
+
+    /// A `.tar.gz` the unpacker refuses: the download runs to its end, the
+    /// digest says why (TAR-6).
+    #[test]
+    fn a_refused_tar_gz_is_no_package() {
+        let (scratch, _) = staged();
+        let staging = scratch.path().join("staging");
+        let mut sink = StagedPackage::with_format(
+            staging,
+            scratch.path().join("module"),
+            ArchiveFormat::TarGz,
+        )
+        .expect("supported");
+        sink.write(b"not gzip at all, really")
+            .expect("the download goes on");
+        let staged = sink.finish().expect("finished");
+        assert!(staged.tar_unpacked().is_none());
+        assert!(staged.h1().is_none());
+        let err = staged.digest().hashes.clone().expect_err("refused");
+        assert!(err.to_string().contains("invalid gzip header"), "{err}");
     }
 
     /// A stored zip of empty entries (a name ending in `/` is a folder).

@@ -138,7 +138,7 @@ impl Body {
         };
         Body(match encoding {
             Encoding::Identity => Decoding::Identity(decoded),
-            Encoding::Gzip => Decoding::Gzip(Box::new(Gunzip::new()), decoded),
+            Encoding::Gzip => Decoding::Gzip(Box::default(), decoded),
         })
     }
 

@@ -5,6 +5,8 @@
 //! Anything else (not gzip, a bad header or checksum, a stream cut short,
 //! trailing bytes that are no member) is refused with what was wrong.
 
+use std::fmt;
+
 use miniz_oxide::inflate::stream::{InflateState, inflate};
 use miniz_oxide::{DataFormat, MZError, MZFlush, MZStatus};
 
@@ -18,17 +20,60 @@ const FNAME: u8 = 0x08;
 const FCOMMENT: u8 = 0x10;
 const RESERVED: u8 = 0xe0;
 
-/// Why a gzip stream was refused, or what the receiver of its bytes said.
-#[derive(Debug, PartialEq, Eq)]
-pub(crate) enum GzipError<E> {
-    /// The stream is not valid gzip.
+/// Why a gzip stream was refused ([`Corrupt`](GzipError::Corrupt), with
+/// what was wrong), or what the receiver of its bytes said
+/// ([`Refused`](GzipError::Refused)).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GzipError<E> {
+    /// The stream is not valid gzip: not gzip at all, a bad header or
+    /// checksum, cut short, or trailing bytes that are no member.
     Corrupt(&'static str),
     /// The receiver of the decoded bytes refused them.
     Refused(E),
 }
 
-/// A gzip stream being decoded.
-pub(crate) struct Gunzip {
+impl<E: fmt::Display> fmt::Display for GzipError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            GzipError::Corrupt(problem) => write!(f, "gzip: {problem}"),
+            GzipError::Refused(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<E: fmt::Debug + fmt::Display> std::error::Error for GzipError<E> {}
+
+/// A gzip stream (RFC 1952) being decoded as it streams in, without I/O:
+/// [`write`](Gunzip::write) each piece as it arrives, then
+/// [`finish`](Gunzip::finish) at its end. Members may follow one another
+/// and decode as one stream, as Go's `gzip.Reader` reads them (its
+/// multistream mode, the default); each member's CRC-32 and length are
+/// checked. Memory is fixed (the inflate state and a 32 KiB window of
+/// output), whatever the stream's size.
+///
+/// ```
+/// use tfdisco_core::{Gunzip, GzipError};
+///
+/// // `gzip -n` of "hi\n", twice: two members are one stream.
+/// let member = b"\x1f\x8b\x08\0\0\0\0\0\0\x03\xcb\xc8\xe4\x02\0\x7a\x7a\x6f\xed\x03\0\0\0";
+/// let stream = [&member[..], &member[..]].concat();
+/// let mut gunzip = Gunzip::new();
+/// let mut out = Vec::new();
+/// for piece in stream.chunks(5) {
+///     gunzip.write(piece, &mut |bytes: &[u8]| {
+///         out.extend_from_slice(bytes);
+///         Ok::<(), ()>(())
+///     })?;
+/// }
+/// gunzip.finish::<()>()?;
+/// assert_eq!(out, b"hi\nhi\n");
+/// // Cut short: an error, not a shorter stream.
+/// let mut gunzip = Gunzip::new();
+/// gunzip.write(&member[..10], &mut |_: &[u8]| Ok::<(), ()>(()))?;
+/// assert_eq!(gunzip.finish::<()>(), Err(GzipError::Corrupt("the gzip stream ends early")));
+/// # Ok::<(), GzipError<()>>(())
+/// ```
+pub struct Gunzip {
     part: Part,
     /// The header's bytes so far (for its CRC) and flags.
     header: Header,
@@ -97,8 +142,24 @@ fn fill(piece: &mut [u8], have: &mut usize, byte: u8) -> bool {
     true
 }
 
+impl fmt::Debug for Gunzip {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("Gunzip")
+            .field("part", &self.part)
+            .field("members", &self.members)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Default for Gunzip {
+    fn default() -> Self {
+        Gunzip::new()
+    }
+}
+
 impl Gunzip {
-    pub(crate) fn new() -> Gunzip {
+    /// A decoder at the start of a stream.
+    pub fn new() -> Gunzip {
         Gunzip {
             part: Part::Fixed,
             header: Header::new(),
@@ -113,8 +174,9 @@ impl Gunzip {
     }
 
     /// Decodes the next bytes of the stream, handing what they decode to
-    /// to `out`, in order.
-    pub(crate) fn write<E>(
+    /// to `out`, in order (pieces of at most 32 KiB, never empty). An
+    /// error `out` returns is [`GzipError::Refused`].
+    pub fn write<E>(
         &mut self,
         mut input: &[u8],
         out: &mut impl FnMut(&[u8]) -> Result<(), E>,
@@ -146,8 +208,9 @@ impl Gunzip {
         Ok(())
     }
 
-    /// The end of the stream: it must end after a whole member.
-    pub(crate) fn finish<E>(&self) -> Result<(), GzipError<E>> {
+    /// The end of the stream: it must end after a whole member (an empty
+    /// stream is an error too).
+    pub fn finish<E>(&self) -> Result<(), GzipError<E>> {
         if self.members > 0 && self.part == Part::Fixed && self.header.have == 0 {
             Ok(())
         } else if self.members == 0 && self.part == Part::Fixed && self.header.have == 0 {

@@ -91,6 +91,27 @@ pub enum UnpackError {
         /// ([`UnpackLimits::max_bytes`](super::UnpackLimits)).
         limit: u64,
     },
+    /// A tar entry name with a `..` element (between `/` or `\`), as
+    /// Terraform's go-getter refuses it, with its message.
+    EntryContainsDotDot {
+        /// The entry's name.
+        entry: String,
+    },
+    /// A tar archive with no file (only folders, or no entry at all), as
+    /// Terraform's go-getter refuses it ("empty archive").
+    EmptyArchive,
+    /// A tar archive that cannot be read: a bad header (checksum, numeric
+    /// field, PAX record), cut short, or what is not unpacked (a sparse
+    /// file, a file naming the package's folder itself).
+    Tar {
+        /// The entry it is about, when it is about one.
+        entry: Option<String>,
+        /// What was wrong.
+        reason: String,
+    },
+    /// A `.tar.gz` whose gzip stream is not valid: not gzip, a bad header
+    /// or checksum, cut short, trailing bytes that are no member.
+    Gzip(&'static str),
     /// An archive the [`PackageHasher`](crate::PackageHasher) refuses: not
     /// a zip, cut short, damaged, encrypted, with names the `h1:` rules
     /// refuse (HASH-3 to HASH-9).
@@ -103,7 +124,9 @@ impl UnpackError {
     /// A short word naming the kind of failure, for programs and logs:
     /// `absolute-name`, `parent-element`, `not-utf8`, `symlink`,
     /// `duplicate-name`, `name-conflict`, `folder-with-content`,
-    /// `too-many-entries`, `too-large`, `too-expanded`, `output`, or for
+    /// `too-many-entries`, `too-large`, `too-expanded`, `empty-archive`,
+    /// `tar`, `gzip`, `output` (a tar entry's `..` is `parent-element`
+    /// too), or for
     /// [`Archive`](UnpackError::Archive) the hasher's
     /// ([`PackageHashError::kind`]).
     pub fn kind(&self) -> &'static str {
@@ -118,6 +141,10 @@ impl UnpackError {
             UnpackError::TooManyEntries { .. } => "too-many-entries",
             UnpackError::TooLarge { .. } => "too-large",
             UnpackError::TooExpanded { .. } => "too-expanded",
+            UnpackError::EntryContainsDotDot { .. } => "parent-element",
+            UnpackError::EmptyArchive => "empty-archive",
+            UnpackError::Tar { .. } => "tar",
+            UnpackError::Gzip(_) => "gzip",
             UnpackError::Archive(e) => e.kind(),
             UnpackError::Output(_) => "output",
         }
@@ -135,9 +162,11 @@ impl UnpackError {
             | UnpackError::FolderWithContent { entry }
             | UnpackError::TooManyEntries { entry, .. }
             | UnpackError::TooLarge { entry, .. }
-            | UnpackError::TooExpanded { entry, .. } => Some(entry),
+            | UnpackError::TooExpanded { entry, .. }
+            | UnpackError::EntryContainsDotDot { entry } => Some(entry),
+            UnpackError::Tar { entry, .. } => entry.as_deref(),
             UnpackError::Archive(e) => e.entry(),
-            UnpackError::Output(_) => None,
+            UnpackError::Output(_) | UnpackError::EmptyArchive | UnpackError::Gzip(_) => None,
         }
     }
 
@@ -188,6 +217,15 @@ impl UnpackError {
                 allowance: *allowance,
                 limit: *limit,
             },
+            UnpackError::EntryContainsDotDot { entry } => UnpackError::EntryContainsDotDot {
+                entry: entry.clone(),
+            },
+            UnpackError::EmptyArchive => UnpackError::EmptyArchive,
+            UnpackError::Tar { entry, reason } => UnpackError::Tar {
+                entry: entry.clone(),
+                reason: reason.clone(),
+            },
+            UnpackError::Gzip(reason) => UnpackError::Gzip(reason),
             UnpackError::Archive(e) => UnpackError::Archive(e.clone()),
             UnpackError::Output(e) => UnpackError::Output(io::Error::new(e.kind(), e.to_string())),
         }
@@ -256,6 +294,21 @@ impl fmt::Display for UnpackError {
                 Amount(*allowance),
                 Amount(*limit),
             ),
+            UnpackError::EntryContainsDotDot { entry } => {
+                write!(f, "entry contains '..': {entry}")
+            }
+            UnpackError::EmptyArchive => {
+                write!(f, "empty archive: the tar archive has no file")
+            }
+            UnpackError::Tar {
+                entry: Some(entry),
+                reason,
+            } => write!(f, "tar archive: entry {entry:?}: {reason}"),
+            UnpackError::Tar {
+                entry: None,
+                reason,
+            } => write!(f, "tar archive: {reason}"),
+            UnpackError::Gzip(reason) => write!(f, "tar.gz archive: gzip: {reason}"),
             UnpackError::Archive(e) => e.fmt(f),
             UnpackError::Output(e) => write!(f, "writing the unpacked package: {e}"),
         }

@@ -1,0 +1,134 @@
+//! Which archive a module package is, as Terraform's go-getter tells it:
+//! the `archive=` query value, or the URL path's extension (docs/behaviour.md,
+//! TAR-1).
+
+use std::fmt;
+
+/// An archive format Terraform 1.11 unpacks module packages from (its
+/// `goGetterDecompressors` map). Only [`Zip`](ArchiveFormat::Zip) and
+/// [`TarGz`](ArchiveFormat::TarGz) can be unpacked here;
+/// [`check_supported`](ArchiveFormat::check_supported) says so of the
+/// others.
+///
+/// ```
+/// use tfdisco_provider::ArchiveFormat;
+///
+/// assert_eq!(ArchiveFormat::from_path("/v1/x.tar.gz"), Some(ArchiveFormat::TarGz));
+/// assert_eq!(ArchiveFormat::from_path("/m.tgz"), Some(ArchiveFormat::TarGz));
+/// // The longest known suffix: `tar.bz2`, not `bz2`.
+/// assert_eq!(ArchiveFormat::from_path("/m.tar.bz2"), Some(ArchiveFormat::TarBz2));
+/// assert_eq!(ArchiveFormat::from_path("/m.tar"), None);
+/// assert_eq!(ArchiveFormat::from_archive_value("zip"), Some(ArchiveFormat::Zip));
+/// assert!(ArchiveFormat::TarXz.check_supported().is_err());
+/// ```
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum ArchiveFormat {
+    /// `zip`.
+    Zip,
+    /// `tar.gz`, `tgz`.
+    TarGz,
+    /// `tar.bz2`, `tbz2`, `tar.tbz2` (not unpacked yet).
+    TarBz2,
+    /// `tar.xz`, `txz` (not unpacked yet).
+    TarXz,
+    /// `bz2`: one file, bzip2-compressed (not unpacked yet).
+    Bz2,
+    /// `gz`: one file, gzip-compressed (not unpacked yet).
+    Gz,
+    /// `xz`: one file, xz-compressed (not unpacked yet).
+    Xz,
+}
+
+/// Terraform's keys and what each is.
+const KEYS: [(&str, ArchiveFormat); 11] = [
+    ("bz2", ArchiveFormat::Bz2),
+    ("gz", ArchiveFormat::Gz),
+    ("xz", ArchiveFormat::Xz),
+    ("zip", ArchiveFormat::Zip),
+    ("tar.bz2", ArchiveFormat::TarBz2),
+    ("tar.tbz2", ArchiveFormat::TarBz2),
+    ("tbz2", ArchiveFormat::TarBz2),
+    ("tar.gz", ArchiveFormat::TarGz),
+    ("tgz", ArchiveFormat::TarGz),
+    ("tar.xz", ArchiveFormat::TarXz),
+    ("txz", ArchiveFormat::TarXz),
+];
+
+impl ArchiveFormat {
+    /// The format an `archive=` query value names, exactly as one of
+    /// Terraform's keys (`zip`, `tar.gz`, `tgz`, `tar.bz2`, `tbz2`,
+    /// `tar.tbz2`, `tar.xz`, `txz`, `bz2`, `gz`, `xz`); `None` for any other
+    /// (go-getter then fails: "unsupported archive type").
+    pub fn from_archive_value(value: &str) -> Option<ArchiveFormat> {
+        KEYS.iter().find(|(key, _)| *key == value).map(|&(_, f)| f)
+    }
+
+    /// The format of a URL path (or a file name) by its extension: the
+    /// longest key `k` such that the path ends in `.k`, as go-getter picks
+    /// it when there is no `archive=`; `None` when none does (the path is
+    /// no archive to unpack).
+    pub fn from_path(path: &str) -> Option<ArchiveFormat> {
+        KEYS.iter()
+            .filter(|(key, _)| {
+                path.strip_suffix(key)
+                    .is_some_and(|rest| rest.ends_with('.'))
+            })
+            .max_by_key(|(key, _)| key.len())
+            .map(|&(_, f)| f)
+    }
+
+    /// The format's name, as Terraform's main key for it (`tar.gz`).
+    pub fn name(self) -> &'static str {
+        match self {
+            ArchiveFormat::Zip => "zip",
+            ArchiveFormat::TarGz => "tar.gz",
+            ArchiveFormat::TarBz2 => "tar.bz2",
+            ArchiveFormat::TarXz => "tar.xz",
+            ArchiveFormat::Bz2 => "bz2",
+            ArchiveFormat::Gz => "gz",
+            ArchiveFormat::Xz => "xz",
+        }
+    }
+
+    /// Whether this crate unpacks it: `zip` and `tar.gz`.
+    pub fn is_supported(self) -> bool {
+        matches!(self, ArchiveFormat::Zip | ArchiveFormat::TarGz)
+    }
+
+    /// `Ok` for a format this crate unpacks, or the error saying which one
+    /// it is not.
+    pub fn check_supported(self) -> Result<ArchiveFormat, UnsupportedArchive> {
+        if self.is_supported() {
+            Ok(self)
+        } else {
+            Err(UnsupportedArchive { format: self })
+        }
+    }
+}
+
+impl fmt::Display for ArchiveFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// An archive format Terraform unpacks and this crate does not yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnsupportedArchive {
+    /// The format.
+    pub format: ArchiveFormat,
+}
+
+impl fmt::Display for UnsupportedArchive {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} archives are not supported yet (Terraform unpacks them; only zip and tar.gz \
+             module packages are unpacked)",
+            self.format
+        )
+    }
+}
+
+impl std::error::Error for UnsupportedArchive {}
