@@ -268,9 +268,20 @@ impl Unpacker {
                 bytes: 0,
                 read: 0,
                 modes: Vec::new(),
+                links_as_files: false,
             },
             failed: None,
         }
+    }
+
+    /// An unpacker of a module package, as go-getter unpacks a zip for
+    /// `terraform get`: a symbolic link is written as a regular file
+    /// holding the link's target, with the link's mode (`0777`), where a
+    /// provider package with a link is refused (UNPACK-3; MOD-7).
+    pub fn module_package() -> Unpacker {
+        let mut unpacker = Unpacker::new();
+        unpacker.state.links_as_files = true;
+        unpacker
     }
 
     /// Reads the next bytes of the archive and gives `out` the operations
@@ -369,6 +380,9 @@ struct State {
     /// The bytes of the archive read, the chunk being read included.
     read: u64,
     modes: Vec<(String, u32)>,
+    /// A symbolic link is a file holding its target (a module package's
+    /// rule), not a refusal.
+    links_as_files: bool,
 }
 
 /// The state and the writer, for the zip reader's [`Observer`] calls.
@@ -467,7 +481,7 @@ where
         let lossy = || String::from_utf8_lossy(entry.name).into_owned();
         let name =
             std::str::from_utf8(entry.name).map_err(|_| UnpackError::NotUtf8 { entry: lossy() })?;
-        if mode::is_symlink(entry.made_by, entry.external) {
+        if mode::is_symlink(entry.made_by, entry.external) && !self.state.links_as_files {
             return Err(UnpackError::Symlink { entry: lossy() });
         }
         let file = match became {

@@ -213,8 +213,8 @@ pub struct Case {
 /// Why tfdisco differs on a failure.
 pub const NOTHING_PARTIAL: &str = "a failed tfdisco get leaves nothing partial: .terraform/modules and modules.json stay as they were";
 
-/// Why tfdisco differs on an archive with an absolute entry.
-pub const ABSOLUTE_ENTRY: &str = "tfdisco refuses an archive with an absolute entry name, where Terraform drops the leading / and unpacks it inside the module";
+/// Why tfdisco's exit code differs when a module's files do not read.
+pub const UNREADABLE_MODULE: &str = "a module whose files do not parse is a configuration that does not read: exit 2, as for the root module (Terraform exits 1), and nothing partial";
 
 /// Why tfdisco's exit code differs when no version fits.
 pub const NO_VERSION: &str = "tfdisco exits 3 when no version meets a constraint, as for providers (Terraform exits 1), and leaves nothing partial";
@@ -317,22 +317,22 @@ pub const CASES: &[Case] = &[
     )),
     failing(get("git-bad-ref", "a git ref that does not exist")),
     failing(get("archive-dotdot", "an archive with a ../ entry")),
-    failing(get(
-        "zip-link-named-tf",
-        "a zip whose symlink is named link.tf: unpacked as a file holding its target's name, then read as configuration",
-    )),
     Case {
         tfdisco: Expect::Differs {
-            why: ABSOLUTE_ENTRY,
-            exit: 1,
+            why: UNREADABLE_MODULE,
+            exit: 2,
             tree: Tree::Before,
             modules_json: ModulesJson::Before,
         },
-        ..get(
-            "archive-absolute",
-            "an archive with an absolute /absolute.txt entry: Terraform drops the leading / and installs it inside the module",
-        )
+        ..failing(get(
+            "zip-link-named-tf",
+            "a zip whose symlink is named link.tf: unpacked as a file holding its target's name, then read as configuration",
+        ))
     },
+    get(
+        "archive-absolute",
+        "an archive with an absolute /absolute.txt entry: Terraform drops the leading / and installs it inside the module",
+    ),
     Case {
         command: Command::Init,
         ..get(

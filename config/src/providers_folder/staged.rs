@@ -60,9 +60,10 @@ impl StagedPackage {
         }
     }
 
-    /// A sink unpacking an archive of `format` into `staging`, as
-    /// [`new`](StagedPackage::new) does a zip: `zip` is exactly
-    /// [`new`](StagedPackage::new); `tar.gz` is unpacked as Terraform's
+    /// A sink unpacking a module package's archive of `format` into
+    /// `staging`, as [`new`](StagedPackage::new) does a zip, but with
+    /// Terraform's rule for a module's links: a zip's symbolic link is a
+    /// file holding its target ([`Unpacker::module_package`]); `tar.gz` is unpacked as Terraform's
     /// go-getter unpacks a module package's (TAR-1 to TAR-9): the staged
     /// package's [`tar_unpacked`](Staged::tar_unpacked) then says what was
     /// written, [`apply_modes`](Staged::apply_modes) sets the files' and
@@ -77,6 +78,7 @@ impl StagedPackage {
         format: ArchiveFormat,
     ) -> Result<StagedPackage, UnsupportedArchive> {
         let mut sink = StagedPackage::new(staging, final_path);
+        sink.unpacker = Some(Unpacker::module_package());
         if format.check_supported()? == ArchiveFormat::TarGz {
             sink.unpacker = None;
             sink.tar = Some(TarUnpacker::new());

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 use tfdisco_config::StagedPackage;
 use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, Getter, Hostname, ModulePackage};
+use tfdisco_provider::ArchiveFormat;
 
 use crate::off_thread::off_thread;
 use crate::{On, Transport, oci_module_source};
@@ -83,17 +84,11 @@ impl<T: Transport> On<'_, T> {
             return Err("a ?checksum= on a module package is not checked by tfdisco yet".into());
         }
         let url = archive_url(package.url())?;
-        let sink = match format {
-            "zip" => {
-                fs::create_dir(into).map_err(|e| format!("{}: {e}", into.display()))?;
-                StagedPackage::new(into.to_owned(), into.to_owned())
-            }
-            other => {
-                return Err(format!(
-                    "{other} archives are not unpacked by tfdisco yet (zip archives are)"
-                ));
-            }
-        };
+        let format = ArchiveFormat::from_archive_value(format)
+            .ok_or_else(|| format!("{format} is no archive format go-getter knows"))?;
+        let sink = StagedPackage::with_format(into.to_owned(), into.to_owned(), format)
+            .map_err(|e| e.to_string())?;
+        fs::create_dir(into).map_err(|e| format!("{}: {e}", into.display()))?;
         let host = url
             .host_str()
             .and_then(|h| Hostname::parse(h).ok())
@@ -102,10 +97,10 @@ impl<T: Transport> On<'_, T> {
             .download(url.clone(), sink, &host)
             .await
             .map_err(|e| e.to_string())?;
-        let h1 = match (&staged.digest().hashes, staged.unpacked()) {
-            (Ok(_), Some(unpacked)) => unpacked.h1.clone(),
-            (Err(e), _) => return Err(format!("error downloading '{url}': {e}")),
-            (Ok(_), None) => return Err(format!("error downloading '{url}': not unpacked")),
+        let h1 = match (staged.h1(), &staged.digest().hashes) {
+            (Some(h1), _) => h1,
+            (None, Err(e)) => return Err(format!("error downloading '{url}': {e}")),
+            (None, Ok(_)) => return Err(format!("error downloading '{url}': not unpacked")),
         };
         staged
             .apply_modes()
