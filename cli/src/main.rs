@@ -102,10 +102,10 @@ enum Command {
     ///
     /// Every module call, recursively, into .terraform/modules with its
     /// modules.json, as the dialect's CLI writes them: registry modules at
-    /// the newest version their constraint allows, https archives (.zip),
-    /// git repositories (through the system git), oci:// packages
-    /// (OpenTofu), local paths. What modules.json lists is kept unless
-    /// --upgrade.
+    /// the newest version their constraint allows, https archives (.zip,
+    /// .tar.gz), git repositories (through the system git), oci://
+    /// packages (OpenTofu), local paths. What modules.json lists is kept
+    /// unless --upgrade; --lock writes tfdisco's module lock.
     ///
     /// Exit codes: 0 success; 1 a request, download or clone failed; 2 a
     /// configuration that does not parse or a source that is no module

@@ -314,3 +314,75 @@ fn lock_installs_missing_modules_first() {
     assert_eq!(again.code, Some(0), "{}", again.stderr);
     assert!(server.take_requests().is_empty());
 }
+
+fn lock_file(setup: &Setup) -> String {
+    fs::read_to_string(setup.dir.join(".tfdisco.modules.lock.json")).expect("a module lock")
+}
+
+#[test]
+fn the_module_lock_keeps_versions_and_refuses_another_package() {
+    let server = registry(&["1.0.0", "1.1.0"]);
+    let setup = setup(&server, ">= 1.0");
+    // Without --lock, no lock is written.
+    let run = get(&setup, "tokio", &[]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(!setup.dir.join(".tfdisco.modules.lock.json").exists());
+
+    // --lock fetches what the lock has no entry for, for its hash.
+    server.take_requests();
+    let locked = get(&setup, "tokio", &["--lock"]);
+    assert_eq!(locked.code, Some(0), "{}", locked.stderr);
+    assert!(server.paths().iter().any(|p| p.ends_with("/1.1.0/pkg.zip")));
+    let lock: serde_json::Value = serde_json::from_str(&lock_file(&setup)).expect("JSON");
+    assert_eq!(lock["version"], 1);
+    let modules = lock["modules"].as_object().expect("modules");
+    let keys: Vec<&String> = modules.keys().collect();
+    assert_eq!(
+        keys,
+        ["again", "git", "net"],
+        "local modules are not locked"
+    );
+    assert_eq!(modules["net"]["version"], "1.1.0");
+    assert!(
+        modules["net"]["hash"]
+            .as_str()
+            .expect("a hash")
+            .starts_with("h1:")
+    );
+    let commit = modules["git"]["hash"].as_str().expect("a hash");
+    assert!(commit.starts_with("git:") && commit.len() == 44, "{commit}");
+    assert_eq!(modules["again"]["hash"], modules["git"]["hash"]);
+
+    // A newer version: a fresh install keeps the locked one.
+    let server_versions = r#"{"modules": [{"versions": [{"version": "1.0.0"}, {"version": "1.1.0"}, {"version": "1.2.0"}]}]}"#;
+    server.route(
+        "/v1/modules/acme/net/aws/versions",
+        Reply::json(server_versions),
+    );
+    server.route(
+        "/v1/modules/acme/net/aws/1.2.0/download",
+        Reply::new(204).header("X-Terraform-Get", "./pkg.zip//net"),
+    );
+    fs::remove_dir_all(setup.dir.join(".terraform")).expect("removed");
+    let again = get(&setup, "tokio", &[]);
+    assert_eq!(again.code, Some(0), "{}", again.stderr);
+    assert!(
+        manifest(&setup).contains(r#""Version":"1.1.0""#),
+        "{}",
+        manifest(&setup)
+    );
+
+    // The same version, another package: refused, nothing placed.
+    let other = stored_zip(&[("net/main.tf", 0o100_644, b"# not the same\n")]);
+    server.route(
+        "/v1/modules/acme/net/aws/1.1.0/pkg.zip",
+        Reply::new(200).body(&other),
+    );
+    fs::remove_dir_all(setup.dir.join(".terraform")).expect("removed");
+    let before = lock_file(&setup);
+    let refused = get(&setup, "tokio", &[]);
+    assert_eq!(refused.code, Some(1), "{}", refused.stderr);
+    assert!(refused.stderr.contains("module lock"), "{}", refused.stderr);
+    assert!(!setup.dir.join(".terraform/modules/net").exists());
+    assert_eq!(lock_file(&setup), before);
+}
