@@ -31,6 +31,16 @@ pub(crate) struct GetOpts {
     /// that does not match it is refused.
     #[arg(long)]
     lock: bool,
+    /// The shared module cache folder (tfdisco's own).
+    ///
+    /// Each package is fetched once for every run that shares the folder,
+    /// under its entry's lock; an entry is used only for a package the
+    /// module lock identifies, once its copy matches it.
+    ///
+    /// [default: TF_MODULE_CACHE_DIR, or the CLI configuration's
+    /// module_cache_dir]
+    #[arg(long, value_name = "DIR")]
+    module_cache: Option<PathBuf>,
     /// JSON output.
     ///
     /// One object: manifest, changed, and per module key, source, version,
@@ -45,10 +55,14 @@ pub(crate) struct GetOpts {
 pub(crate) fn run(opts: &GetOpts) -> Result<u8, Failure> {
     let setup = setup::load(&opts.run.net.client_options()?)?;
     let client = net::client_with(opts.run.net.transport, &setup, |b| b)?;
-    let options = GetOptions::new()
+    let mut options = GetOptions::new()
+        .with_setup(&setup)
         .upgrade(opts.upgrade)
         .lock(opts.lock)
         .jobs(opts.run.jobs);
+    if let Some(dir) = &opts.module_cache {
+        options = options.module_cache(dir);
+    }
     let result = client.get(&opts.chdir, &options);
     finish(result, opts.json, "get", human)
 }

@@ -50,6 +50,12 @@ pub(crate) struct InstallOpts {
     /// plugin_cache_dir]
     #[arg(long, value_name = "DIR")]
     plugin_cache: Option<PathBuf>,
+    /// The shared module cache folder (as for get).
+    ///
+    /// [default: TF_MODULE_CACHE_DIR, or the CLI configuration's
+    /// module_cache_dir]
+    #[arg(long, value_name = "DIR")]
+    module_cache: Option<PathBuf>,
     /// JSON output.
     ///
     /// One object: lock_file, changed, platform, and per provider source,
@@ -73,6 +79,9 @@ pub(crate) fn run(opts: &InstallOpts) -> Result<u8, Failure> {
         .dialect_choice(choice);
     if let Some(dir) = &opts.plugin_cache {
         options = options.plugin_cache_dir(dir);
+    }
+    if let Some(dir) = &opts.module_cache {
+        options = options.module_cache_dir(dir);
     }
     let json = opts.json;
     options = options.on_event(Arc::new(move |event| progress(event, json)));

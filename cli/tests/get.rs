@@ -386,3 +386,132 @@ fn the_module_lock_keeps_versions_and_refuses_another_package() {
     assert!(!setup.dir.join(".terraform/modules/net").exists());
     assert_eq!(lock_file(&setup), before);
 }
+
+/// A fresh working directory beside `setup`'s with the same configuration
+/// and module lock.
+fn another_dir(setup: &Setup, name: &str) -> Setup {
+    let dir = setup.dir.parent().expect("a parent").join(name);
+    fs::create_dir_all(dir.join("modules/app")).expect("a folder");
+    for file in [
+        "main.tf",
+        ".tfdisco.modules.lock.json",
+        "modules/app/main.tf",
+    ] {
+        fs::copy(setup.dir.join(file), dir.join(file)).expect("copied");
+    }
+    Setup {
+        _scratch: tempfile::tempdir().expect("a folder"),
+        home: setup.home.clone(),
+        dir,
+        repo: setup.repo.clone(),
+    }
+}
+
+fn archive_downloads(server: &TestServer) -> usize {
+    server
+        .take_requests()
+        .iter()
+        .filter(|seen| seen.path.ends_with(".zip"))
+        .count()
+}
+
+#[test]
+fn a_warm_module_cache_installs_without_a_download_and_vouches_for_nothing() {
+    let server = registry(&["1.0.0", "1.1.0"]);
+    let first = setup(&server, "~> 1.0");
+    let cache = first.dir.parent().expect("a parent").join("cache");
+    let cache_arg = cache.to_string_lossy().into_owned();
+    let run = get(&first, "tokio", &["--lock", "--module-cache", &cache_arg]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(archive_downloads(&server), 1);
+
+    // Another working directory: the archive from the cache, the git
+    // repository too (it is gone).
+    fs::rename(&first.repo, first.repo.with_extension("moved")).expect("moved");
+    let second = another_dir(&first, "second");
+    let run = get(&second, "curl", &["--module-cache", &cache_arg]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(archive_downloads(&server), 0, "no download");
+    assert_eq!(manifest(&second), manifest(&first));
+    let modules = second.dir.join(".terraform/modules");
+    assert_eq!(mode(&modules.join("net/net/run.sh")), 0o755);
+    assert!(modules.join("again/.git").is_dir());
+    fs::rename(first.repo.with_extension("moved"), &first.repo).expect("moved back");
+
+    // An entry someone changed is not taken: fetched again, the entry
+    // replaced.
+    let entries: Vec<std::path::PathBuf> = fs::read_dir(cache.join("v1"))
+        .expect("entries")
+        .map(|e| e.expect("an entry").path())
+        .filter(|p| p.join("net/main.tf").is_file())
+        .collect();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    fs::write(entries[0].join("net/main.tf"), "# planted\n").expect("planted");
+    let third = another_dir(&first, "third");
+    let run = get(&third, "async-std", &["--module-cache", &cache_arg]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert_eq!(archive_downloads(&server), 1, "fetched again");
+    let installed = third.dir.join(".terraform/modules/net/net/main.tf");
+    assert!(
+        fs::read_to_string(installed)
+            .expect("a file")
+            .starts_with("# net 1.1.0"),
+        "the planted file is not installed"
+    );
+    assert!(
+        fs::read_to_string(entries[0].join("net/main.tf"))
+            .expect("a file")
+            .starts_with("# net 1.1.0"),
+        "the entry is replaced"
+    );
+
+    // A planted file in a git entry, likewise.
+    let git_entry = fs::read_dir(cache.join("v1"))
+        .expect("entries")
+        .map(|e| e.expect("an entry").path())
+        .find(|p| p.join(".git").is_dir())
+        .expect("the git entry");
+    fs::write(git_entry.join("planted.tf"), "# planted\n").expect("planted");
+    let fourth = another_dir(&first, "fourth");
+    let run = get(&fourth, "tokio", &["--module-cache", &cache_arg]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    assert!(
+        !fourth
+            .dir
+            .join(".terraform/modules/again/planted.tf")
+            .exists()
+    );
+    assert!(
+        !git_entry.join("planted.tf").exists(),
+        "the entry is replaced"
+    );
+}
+
+#[test]
+fn eight_processes_share_one_empty_module_cache_and_download_each_package_once() {
+    let server = registry(&["1.0.0", "1.1.0"]);
+    let first = setup(&server, "~> 1.0");
+    let run = get(&first, "tokio", &["--lock"]);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    server.take_requests();
+    let cache = first.dir.parent().expect("a parent").join("shared-cache");
+    let cache_arg = cache.to_string_lossy().into_owned();
+    let dirs: Vec<Setup> = (0..8)
+        .map(|i| another_dir(&first, &format!("p{i}")))
+        .collect();
+    let runs: Vec<Run> = std::thread::scope(|scope| {
+        let handles: Vec<_> = dirs
+            .iter()
+            .map(|dir| scope.spawn(|| get(dir, "tokio", &["--module-cache", &cache_arg])))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("a run"))
+            .collect()
+    });
+    for (dir, run) in dirs.iter().zip(&runs) {
+        assert_eq!(run.code, Some(0), "{}", run.stderr);
+        assert_eq!(manifest(dir), manifest(&first));
+    }
+    assert_eq!(archive_downloads(&server), 1, "one download in all");
+}

@@ -75,6 +75,9 @@ pub struct CliConfig {
     /// `plugin_cache_dir` as written (the last file's that sets it), its
     /// `$VAR`s not yet expanded (INSTALL-11).
     pub(crate) plugin_cache_dir: Option<String>,
+    /// `module_cache_dir` (tfdisco's own, MOD-13) as written, the last
+    /// file's that sets it, its `$VAR`s not yet expanded.
+    pub(crate) module_cache_dir: Option<String>,
     /// `plugin_cache_may_break_dependency_lock_file` set true in any file.
     pub(crate) plugin_cache_may_break: bool,
     /// OpenTofu's `oci_credentials` and `oci_default_credentials` blocks,
@@ -351,6 +354,8 @@ pub(crate) struct ParsedFile {
     installation: Vec<InstallationBlock>,
     /// `plugin_cache_dir`, when set (non-empty).
     plugin_cache_dir: Option<String>,
+    /// `module_cache_dir`, when set (non-empty).
+    module_cache_dir: Option<String>,
     /// `plugin_cache_may_break_dependency_lock_file`.
     plugin_cache_may_break: bool,
     /// OCI credentials blocks (OpenTofu only).
@@ -368,6 +373,7 @@ impl ParsedFile {
             registry_protocols: Vec::new(),
             installation: Vec::new(),
             plugin_cache_dir: None,
+            module_cache_dir: None,
             plugin_cache_may_break: false,
             oci: OciBlocks::default(),
         }
@@ -421,11 +427,15 @@ const PROVIDER_INSTALLATION: &str = "provider_installation";
 const PLUGIN_CACHE_DIR: &str = "plugin_cache_dir";
 const PLUGIN_CACHE_MAY_BREAK: &str = "plugin_cache_may_break_dependency_lock_file";
 
+/// tfdisco's shared module cache (MOD-13); Terraform and OpenTofu ignore
+/// an attribute they do not know.
+const MODULE_CACHE_DIR: &str = "module_cache_dir";
+
 /// True for a top-level key read here.
 fn is_read(key: &str) -> bool {
     matches!(
         key,
-        REGISTRY_PROTOCOLS | PLUGIN_CACHE_DIR | PLUGIN_CACHE_MAY_BREAK
+        REGISTRY_PROTOCOLS | PLUGIN_CACHE_DIR | PLUGIN_CACHE_MAY_BREAK | MODULE_CACHE_DIR
     ) || BLOCK_KINDS.iter().any(|(k, _)| *k == key)
 }
 
@@ -475,7 +485,7 @@ pub(crate) fn parse_file(
         let problem = |what: String| {
             Diagnostic::error(format!("Error parsing {}: {what}", path.display())).at(&path, line)
         };
-        if key == PLUGIN_CACHE_DIR || key == PLUGIN_CACHE_MAY_BREAK {
+        if key == PLUGIN_CACHE_DIR || key == PLUGIN_CACHE_MAY_BREAK || key == MODULE_CACHE_DIR {
             match value {
                 // Go reads an empty string as not set.
                 Lit::String(dir) if key == PLUGIN_CACHE_DIR => {
@@ -483,11 +493,16 @@ pub(crate) fn parse_file(
                         file.plugin_cache_dir = Some(dir);
                     }
                 }
+                Lit::String(dir) if key == MODULE_CACHE_DIR => {
+                    if !dir.is_empty() {
+                        file.module_cache_dir = Some(dir);
+                    }
+                }
                 Lit::Bool(may_break) if key == PLUGIN_CACHE_MAY_BREAK => {
                     file.plugin_cache_may_break |= may_break;
                 }
                 other => {
-                    let wanted = if key == PLUGIN_CACHE_DIR {
+                    let wanted = if key == PLUGIN_CACHE_DIR || key == MODULE_CACHE_DIR {
                         "a string"
                     } else {
                         "a boolean"
@@ -900,6 +915,7 @@ pub(crate) fn merge(
     let mut paths = Vec::new();
     let mut installation_blocks = Vec::new();
     let mut plugin_cache_dir = None;
+    let mut module_cache_dir = None;
     let mut plugin_cache_may_break = false;
     let mut oci = OciBlocks::default();
     for file in files {
@@ -909,6 +925,7 @@ pub(crate) fn merge(
         // A later file's directory replaces an earlier one's; the flag is
         // set by any file (as Go merges them).
         plugin_cache_dir = file.plugin_cache_dir.or(plugin_cache_dir);
+        module_cache_dir = file.module_cache_dir.or(module_cache_dir);
         plugin_cache_may_break |= file.plugin_cache_may_break;
         for entry in file.credentials {
             put(&mut credentials, &file.path, entry);
@@ -926,6 +943,7 @@ pub(crate) fn merge(
         files: paths,
         dialect,
         plugin_cache_dir,
+        module_cache_dir,
         plugin_cache_may_break,
         ..CliConfig::default()
     };

@@ -70,7 +70,9 @@ pub use oci_credentials::{
     OciHostOs, OciSpecificity, docker_style_search_locations, oci_auths_key_specificity,
 };
 pub use oci_template::{oci_repository, oci_repository_address};
-pub use plugin_cache::{PLUGIN_CACHE_DIR_VAR, PLUGIN_CACHE_MAY_BREAK_VAR, PluginCache};
+pub use plugin_cache::{
+    MODULE_CACHE_DIR_VAR, PLUGIN_CACHE_DIR_VAR, PLUGIN_CACHE_MAY_BREAK_VAR, PluginCache,
+};
 pub use provider_installation::{
     InstallationBlock, MethodBlock, PROVIDER_DOWNLOAD_RETRY_VAR, download_retries,
 };

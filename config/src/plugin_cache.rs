@@ -18,6 +18,10 @@ pub const PLUGIN_CACHE_DIR_VAR: &str = "TF_PLUGIN_CACHE_DIR";
 /// true` does).
 pub const PLUGIN_CACHE_MAY_BREAK_VAR: &str = "TF_PLUGIN_CACHE_MAY_BREAK_DEPENDENCY_LOCK_FILE";
 
+/// The variable naming tfdisco's shared module cache folder (MOD-13),
+/// which wins over the CLI configuration's `module_cache_dir`.
+pub const MODULE_CACHE_DIR_VAR: &str = "TF_MODULE_CACHE_DIR";
+
 /// Where the plugin cache is, and how it may be used.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct PluginCache {
@@ -63,24 +67,35 @@ impl CliConfig {
     /// when any file sets `plugin_cache_may_break_dependency_lock_file =
     /// true` or [`PLUGIN_CACHE_MAY_BREAK_VAR`] is set and not empty.
     pub fn plugin_cache(&self, env: &Env) -> PluginCache {
-        let dir = match env.non_empty(PLUGIN_CACHE_DIR_VAR) {
-            Some(dir) => Some(PathBuf::from(dir)),
-            None => self
-                .plugin_cache_dir
-                .as_deref()
-                .map(|dir| {
-                    go_expand(dir, |name| {
-                        env.var(name)
-                            .map(|v| v.to_string_lossy().into_owned())
-                            .unwrap_or_default()
-                    })
-                })
-                .filter(|dir| !dir.is_empty())
-                .map(PathBuf::from),
-        };
+        let dir = cache_dir(env, PLUGIN_CACHE_DIR_VAR, self.plugin_cache_dir.as_deref());
         let may_break =
             self.plugin_cache_may_break || env.non_empty(PLUGIN_CACHE_MAY_BREAK_VAR).is_some();
         PluginCache::new(dir, may_break)
+    }
+
+    /// tfdisco's shared module cache folder (MOD-13): [`MODULE_CACHE_DIR_VAR`]
+    /// when set and not empty, else the last file's `module_cache_dir`
+    /// with its `$VAR`s expanded, as the plugin cache's folder is found.
+    pub fn module_cache_dir(&self, env: &Env) -> Option<PathBuf> {
+        cache_dir(env, MODULE_CACHE_DIR_VAR, self.module_cache_dir.as_deref())
+    }
+}
+
+/// The variable `var` when set and not empty, else `configured` with its
+/// `$VAR`s expanded (Go's `os.ExpandEnv`); `None` when that is empty too.
+fn cache_dir(env: &Env, var: &str, configured: Option<&str>) -> Option<PathBuf> {
+    match env.non_empty(var) {
+        Some(dir) => Some(PathBuf::from(dir)),
+        None => configured
+            .map(|dir| {
+                go_expand(dir, |name| {
+                    env.var(name)
+                        .map(|v| v.to_string_lossy().into_owned())
+                        .unwrap_or_default()
+                })
+            })
+            .filter(|dir| !dir.is_empty())
+            .map(PathBuf::from),
     }
 }
 

@@ -279,9 +279,10 @@ pub(crate) async fn install(
     now: SystemTime,
 ) -> Result<InstallReport, RunError> {
     // `init`: the modules first, then the providers they require.
-    let get = GetOptions::new()
+    let mut get = GetOptions::new()
         .upgrade(options.upgrade)
         .jobs(options.jobs);
+    get.module_cache.clone_from(&options.module_cache);
     let modules = crate::modules::get_for_init(jobs, dir, &get).await?;
     let client = jobs.client();
     let dialect = client.cache().config().dialect();

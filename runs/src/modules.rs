@@ -4,6 +4,7 @@
 //! are the plan's (`plan.rs`); the driver here runs its jobs over the
 //! client (`fetch.rs`) and places the result (`place.rs`).
 
+mod cache;
 mod failure;
 mod fetch;
 mod place;
@@ -16,11 +17,12 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use tfdisco_config::{ModuleCall, ModuleLock, ModuleManifest};
-use tfdisco_core::Dialect;
+use tfdisco_core::{Dialect, ModulePackage};
 
+use crate::off_thread::off_thread;
 use crate::plan_jobs::{JobFuture, Jobs};
 use crate::report_text::path_text;
-use crate::{DEFAULT_JOBS, On, RunError, Transport};
+use crate::{ClientSetup, DEFAULT_JOBS, On, RunError, Transport};
 
 pub use failure::{FailureKind, ModuleFailure};
 pub use fetch::GIT_TIMEOUT;
@@ -43,6 +45,8 @@ pub struct GetOptions {
     /// module it has no entry for is fetched, for its hash. A lock that is
     /// there is read and checked either way.
     pub lock: bool,
+    /// The shared module cache's folder (MOD-13), if any.
+    pub module_cache: Option<PathBuf>,
 }
 
 impl Default for GetOptions {
@@ -58,7 +62,28 @@ impl GetOptions {
             upgrade: false,
             jobs: DEFAULT_JOBS,
             lock: false,
+            module_cache: None,
         }
+    }
+
+    /// The module cache the client's set-up names: `TF_MODULE_CACHE_DIR`,
+    /// else the CLI configuration's `module_cache_dir` (MOD-13), as
+    /// `tfdisco get` finds it.
+    pub fn with_setup(mut self, setup: &ClientSetup) -> GetOptions {
+        let found = match setup.cli_config() {
+            Some(config) => config.module_cache_dir(setup.env()),
+            None => tfdisco_config::CliConfig::default().module_cache_dir(setup.env()),
+        };
+        if let Some(dir) = found {
+            self.module_cache = Some(dir);
+        }
+        self
+    }
+
+    /// Share packages through the module cache in `dir` (`--module-cache`).
+    pub fn module_cache(mut self, dir: impl Into<PathBuf>) -> GetOptions {
+        self.module_cache = Some(dir.into());
+        self
     }
 
     /// Write the module lock (`--lock`).
@@ -139,8 +164,9 @@ pub(crate) async fn get(
         lock.unwrap_or_default(),
         options.lock,
     );
+    let cache = options.module_cache.as_deref();
     let each = |job| -> JobFuture<'_, ModulePlan> {
-        Box::pin(async move { Ok(On(client).run_module_job(job, dialect).await) })
+        Box::pin(async move { Ok(On(client).run_module_job(job, dialect, cache).await) })
     };
     jobs.run(&mut plan, options.jobs, &each).await;
     let finished = plan.finish().map_err(RunError::Modules)?;
@@ -216,17 +242,60 @@ pub(crate) async fn get_if_missing(
 }
 
 impl<T: Transport> On<'_, T> {
+    /// A package through the module cache in `dir` (MOD-13): under the
+    /// entry's lock, the entry when the lock identifies the package and the
+    /// copy is it, else fetched and the entry replaced.
+    async fn fetch_through_cache(
+        &self,
+        dir: &Path,
+        package: &ModulePackage,
+        into: &Path,
+        expected: Option<String>,
+        dialect: Dialect,
+    ) -> Result<String, String> {
+        let entry = std::sync::Arc::new(cache::Entry::of(dir, package.address()));
+        let waiting = std::sync::Arc::clone(&entry);
+        let held = off_thread(move || waiting.lock())
+            .await
+            .unwrap_or_else(|| Err("the module cache's lock failed unexpectedly".into()))?;
+        if let Some(expected) = expected {
+            let (entry, into, hash) = (
+                std::sync::Arc::clone(&entry),
+                into.to_owned(),
+                expected.clone(),
+            );
+            if off_thread(move || entry.take(&into, &hash)).await == Some(true) {
+                drop(held);
+                return Ok(expected);
+            }
+        }
+        let hash = self.fetch_module_package(package, into, dialect).await?;
+        // The run has its package whether or not the cache takes a copy.
+        let into = into.to_owned();
+        let _ = off_thread(move || entry.fill(&into)).await;
+        drop(held);
+        Ok(hash)
+    }
+
     /// Runs one job of a module plan.
-    async fn run_module_job(&self, job: Job, dialect: Dialect) -> Output {
+    async fn run_module_job(&self, job: Job, dialect: Dialect, cache: Option<&Path>) -> Output {
         match job {
             Job::Calls { key, dir } => Output::Calls(ModuleCall::read_all(dialect, &key, &dir)),
             Job::Versions { source } => Output::Versions(self.module_versions(&source).await),
             Job::Location { source, version } => {
                 Output::Location(self.module_download(&source, &version).await)
             }
-            Job::Fetch { package, into } => {
-                Output::Fetch(self.fetch_module_package(&package, &into, dialect).await)
-            }
+            Job::Fetch {
+                package,
+                into,
+                expected,
+            } => Output::Fetch(match cache {
+                None => self.fetch_module_package(&package, &into, dialect).await,
+                Some(dir) => {
+                    self.fetch_through_cache(dir, &package, &into, expected, dialect)
+                        .await
+                }
+            }),
         }
     }
 }

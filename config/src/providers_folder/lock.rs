@@ -26,7 +26,7 @@ impl CacheLock {
     /// Takes the lock of the lock file `path` (made, with its folder, when
     /// missing) without waiting; `None` when it is held, by another
     /// process or by this one.
-    pub(super) fn try_take(path: &Path) -> io::Result<Option<CacheLock>> {
+    pub fn try_take(path: &Path) -> io::Result<Option<CacheLock>> {
         let mut held = HELD.lock().unwrap_or_else(PoisonError::into_inner);
         if held.iter().any(|held| held == path) {
             return Ok(None);

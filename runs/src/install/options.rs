@@ -149,6 +149,7 @@ pub struct InstallOptions {
     /// A folder given for it (`--plugin-cache`), which wins over the
     /// configuration's.
     plugin_cache_dir: Option<PathBuf>,
+    pub(crate) module_cache: Option<PathBuf>,
     pub(crate) jobs: NonZeroUsize,
     /// What reading the installation methods said (the implied mirrors'
     /// scans), for the report.
@@ -188,6 +189,7 @@ impl InstallOptions {
             installation: ProviderInstallation::implied(Vec::new()),
             plugin_cache: PluginCache::default(),
             plugin_cache_dir: None,
+            module_cache: None,
             jobs: DEFAULT_JOBS,
             warnings: Vec::new(),
             events: None,
@@ -230,6 +232,14 @@ impl InstallOptions {
             self.warnings = choice.warnings.iter().map(|d| d.located()).collect();
             self.plugin_cache = config.plugin_cache(setup.env());
         }
+        self.module_cache = crate::GetOptions::new().with_setup(setup).module_cache;
+        self
+    }
+
+    /// The shared module cache the modules are got through (MOD-13), over
+    /// the one the set-up names.
+    pub fn module_cache_dir(mut self, dir: impl Into<PathBuf>) -> InstallOptions {
+        self.module_cache = Some(dir.into());
         self
     }
 

@@ -217,7 +217,7 @@ fn default_branch(url: &str) -> String {
 /// Runs `git ARGS` (in `dir`), without a terminal prompt, within
 /// [`GIT_TIMEOUT`]; its output on success, else go-getter's `git exited
 /// with N: STDERR`.
-fn git(dir: Option<&Path>, args: &[String]) -> Result<String, String> {
+pub(super) fn git(dir: Option<&Path>, args: &[String]) -> Result<String, String> {
     let mut command = Command::new("git");
     command
         .args(args)

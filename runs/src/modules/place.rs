@@ -119,6 +119,28 @@ pub(crate) fn copy_without_dot_files(from: &Path, to: &Path) -> io::Result<()> {
     Ok(())
 }
 
+/// A copy of everything in `from` into the folder `to`: dot files too,
+/// files and folders with their modes, links as links (a module cache
+/// entry taken or filled, MOD-13).
+pub(crate) fn copy_all(from: &Path, to: &Path) -> io::Result<()> {
+    for entry in fs::read_dir(from)? {
+        let entry = entry?;
+        let source = entry.path();
+        let target = to.join(entry.file_name());
+        let kind = entry.file_type()?;
+        if kind.is_dir() {
+            fs::create_dir(&target)?;
+            copy_all(&source, &target)?;
+            fs::set_permissions(&target, fs::metadata(&source)?.permissions())?;
+        } else if kind.is_symlink() {
+            symlink(&fs::read_link(&source)?, &target)?;
+        } else {
+            fs::copy(&source, &target)?;
+        }
+    }
+    fs::set_permissions(to, fs::metadata(from)?.permissions())
+}
+
 #[cfg(unix)]
 fn make_folder(path: &Path) -> io::Result<()> {
     use std::os::unix::fs::DirBuilderExt;

@@ -39,10 +39,13 @@ pub(crate) enum Job {
         source: ModuleSource,
         version: String,
     },
-    /// Fetch a package into `into`, a folder that does not exist yet.
+    /// Fetch a package into `into`, a folder that does not exist yet;
+    /// `expected` is what the module lock says identifies it, if anything
+    /// (a module cache entry may stand for it then, MOD-13).
     Fetch {
         package: ModulePackage,
         into: PathBuf,
+        expected: Option<String>,
     },
 }
 
@@ -498,6 +501,7 @@ impl ModulePlan {
     /// `subdir`.
     fn fetch(&mut self, node: usize, package: &ModulePackage, subdir: &str) {
         let address = package.address().to_owned();
+        let expected = self.expected_hash(node);
         let index = match self.by_address.get(&address) {
             Some(index) => *index,
             None => {
@@ -513,6 +517,7 @@ impl ModulePlan {
                     Job::Fetch {
                         package: package.clone(),
                         into: folder,
+                        expected,
                     },
                     Asked::Fetch(index),
                 );
@@ -527,6 +532,18 @@ impl ModulePlan {
                 self.package_ready(node, index, subdir, result);
             }
         }
+    }
+
+    /// The hash the lock records for a node's package: its entry for the
+    /// node's source and, for a registry module, the version chosen.
+    fn expected_hash(&self, node: usize) -> Option<String> {
+        let version = match &self.nodes[node].address {
+            ModuleAddress::Registry(_) => self.chosen_version(node),
+            _ => None,
+        };
+        self.locked_entry(node)
+            .filter(|entry| entry.version == version)
+            .map(|entry| entry.hash.clone())
     }
 
     /// The lock's entry for a node, when it is for the node's source.

@@ -68,7 +68,7 @@ impl World {
                     package: Some(ModulePackage::parse(location, T).expect("a package")),
                 }))
             }
-            Job::Fetch { package, into } => {
+            Job::Fetch { package, into, .. } => {
                 self.asked.push(format!("fetch {}", package.address()));
                 let (_, files) = self
                     .packages
