@@ -315,6 +315,17 @@ impl ModulePlan {
             }
         };
         for call in calls {
+            if !is_identifier(&call.name) {
+                // The name is a folder's: never a path (`../x`, `a/b`).
+                let diagnostic = at_call(
+                    &call,
+                    "Invalid module instance name",
+                    "A name must start with a letter or underscore and may contain only letters, digits, underscores, and dashes.".to_owned(),
+                );
+                let key = self.key_of(parent).to_owned();
+                self.fail(&key, FailureKind::Configuration, diagnostic);
+                continue;
+            }
             let parent_key = self.key_of(parent);
             let key = if parent_key.is_empty() {
                 call.name.clone()
@@ -912,6 +923,14 @@ impl JobPlan for ModulePlan {
     fn not_run(error: Error) -> Result<Output, Error> {
         Err(error)
     }
+}
+
+/// HCL's identifier, as a module call's name must be: a letter or `_`,
+/// then letters, digits, `_` and `-`.
+fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
+        && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
 /// A diagnostic at a module call.

@@ -348,3 +348,28 @@ fn a_module_that_calls_itself_stops_at_the_module_limit() {
         tfdisco_config::MAX_MODULES - 2
     );
 }
+
+#[test]
+fn a_call_name_that_is_a_path_is_refused() {
+    let root = tempfile::tempdir().expect("a folder");
+    let staging = tempfile::tempdir().expect("a folder");
+    write(
+        root.path(),
+        "main.tf.json",
+        r#"{"module": {"../../escape": {"source": "./a"}, "fine-name_1": {"source": "./a"}}}"#,
+    );
+    write(root.path(), "a/main.tf", "");
+    let plan = ModulePlan::new(
+        T,
+        root.path(),
+        ModuleManifest::default(),
+        staging.path(),
+        false,
+    );
+    let failures = World::default().run(plan).expect_err("refused");
+    assert_eq!(failures.len(), 1);
+    assert_eq!(
+        failures[0].diagnostic.summary(),
+        "Invalid module instance name"
+    );
+}
