@@ -14,10 +14,11 @@
 //! - The providers are the [signed registry](crate::signed_registry)'s,
 //!   `ns/alpha` and `ns/beta`.
 //! - The module registry (namespace `tfdisco`, system `test`, every
-//!   download `./pkg.tar.gz` beside the download URL): `uses-alpha` 1.0.0
-//!   requires alpha `~> 1.0`; `outer` 1.0.0 calls `inner` `~> 1.0`;
-//!   `inner` 1.0.0 requires alpha `>= 1.0.0`, 1.1.0 requires
-//!   alpha `>= 1.1.0`.
+//!   download `./pkg.zip` beside the download URL: zips, as tfdisco does
+//!   not unpack tar archives yet and these cases are about the
+//!   providers): `uses-alpha` 1.0.0 requires alpha `~> 1.0`; `outer` 1.0.0
+//!   calls `inner` `~> 1.0`; `inner` 1.0.0 requires alpha `>= 1.0.0`,
+//!   1.1.0 requires alpha `>= 1.1.0`.
 //! - The git repository `{GIT}/providers.git` ([`make_providers_repo`],
 //!   the real `git`, fixed identities and dates): tagged `v1.0.0`, a module
 //!   requiring beta with no constraint; then on `main` one requiring beta
@@ -27,16 +28,26 @@
 //! configuration), `modules.json` (`.terraform/modules/modules.json` after
 //! `terraform get`), `terraform.lock.hcl` (the lock file after `terraform
 //! providers lock`) and `terraform.out` (what the two printed), with the
-//! placeholders of [`Setup::normalize`] (`{HOST}`, `{GIT}`, …).
+//! placeholders of [`Setup::normalize`] (`{HOST}`, `{GIT}`, …); the order
+//! of the providers' lines in `terraform.out` changes from run to run
+//! (it is not compared).
 //! `cargo run -p tfdisco-testkit --bin module-lock-goldens [CASE…]` makes
 //! them again with the `terraform` and `git` on the PATH; the tests never
 //! need Terraform (the set-up needs `git`).
 //!
-//! What Terraform 1.11.4 does that may surprise: `providers lock` refuses
-//! to run before `get` (the module manifest must list every call, local
-//! ones too); a provider with no version constraint anywhere gets no
-//! `constraints` line; the constraints of every module are merged into one
-//! line, each once, in Terraform's order (lower bounds, then upper).
+//! What Terraform 1.11.4 does that may surprise:
+//!
+//! - `providers lock` refuses to run before `get` (`Module not installed`,
+//!   exit 1), local module calls too: the goldens are `get`, then `lock`;
+//! - a provider no module constrains gets no `constraints` line, and its
+//!   `version` is not aligned (`version = "0.10.0"`: `registry-and-git`);
+//! - the constraints of every module are merged into one line, each once,
+//!   in Terraform's order, not the modules': `">= 1.1.0, < 2.0.0"`
+//!   (`nested-merged`, `inner` 1.1.0's, not 1.0.0's, with the root's),
+//!   `"0.9.0, ~> 0.9"` (`local-wraps-registry`, the git module at
+//!   `?ref=main` with the root's);
+//! - the lock file holds an `h1:` for each platform asked and the `zh:` of
+//!   every platform (as `lock_goldens` shows).
 //!
 //! ```no_run
 //! use tfdisco_testkit::TestServer;
@@ -55,9 +66,9 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+use crate::install_goldens::stored_zip;
 use crate::module_goldens::git::git;
 use crate::module_goldens::registry::{MODULES_PATH, NAMESPACE, SYSTEM};
-use crate::module_goldens::tar::{Entry, tar_gz};
 use crate::module_goldens::{mkdir, read_fixture};
 use crate::{Reply, TestServer, signed_registry};
 
@@ -175,13 +186,13 @@ pub fn serve(server: &TestServer, host: &str) {
         let base = format!("{MODULES_PATH}{NAMESPACE}/{name}/{SYSTEM}/{version}");
         server.route(
             &format!("{base}/download"),
-            Reply::new(204).header("X-Terraform-Get", "./pkg.tar.gz"),
+            Reply::new(204).header("X-Terraform-Get", "./pkg.zip"),
         );
-        let archive = tar_gz(&[Entry::File("main.tf", 0o644, main.as_bytes())]);
+        let archive = stored_zip(&[("main.tf", 0o100_644, main.as_bytes())]);
         server.route(
-            &format!("{base}/pkg.tar.gz"),
+            &format!("{base}/pkg.zip"),
             Reply::new(200)
-                .header("Content-Type", "application/x-gzip")
+                .header("Content-Type", "application/zip")
                 .body(&archive),
         );
     }
