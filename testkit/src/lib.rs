@@ -30,6 +30,8 @@ pub mod lock_goldens;
 pub mod mirror_goldens;
 #[cfg(unix)]
 pub mod module_goldens;
+#[cfg(unix)]
+pub mod module_lock_goldens;
 pub mod oci_registry;
 mod pki;
 pub mod program;

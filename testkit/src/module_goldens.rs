@@ -365,11 +365,11 @@ pub fn case(name: &str) -> &'static Case {
 /// The committed `modules.json` (and the folder `before/` holds).
 pub const MODULES_JSON_GOLDEN: &str = "modules.json";
 
-fn read_fixture(path: &Path) -> String {
+pub(crate) fn read_fixture(path: &Path) -> String {
     fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-fn read_optional(path: &Path) -> Option<String> {
+pub(crate) fn read_optional(path: &Path) -> Option<String> {
     match fs::read_to_string(path) {
         Ok(text) => Some(text),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
@@ -377,7 +377,7 @@ fn read_optional(path: &Path) -> Option<String> {
     }
 }
 
-fn mkdir(path: &Path, mode: u32) {
+pub(crate) fn mkdir(path: &Path, mode: u32) {
     fs::create_dir_all(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     chmod(path, mode);
 }
@@ -620,7 +620,7 @@ impl Setup {
 
     /// Copies the text files under `from` into `to` with the placeholders
     /// filled in (folders `0755`, files `0644`).
-    fn copy_filled(&self, from: &Path, to: &Path) {
+    pub(crate) fn copy_filled(&self, from: &Path, to: &Path) {
         mkdir(to, 0o755);
         let entries = fs::read_dir(from).unwrap_or_else(|e| panic!("{}: {e}", from.display()));
         for entry in entries {

@@ -44,7 +44,7 @@ pub fn git_available() -> bool {
 /// Runs `git ARGS` in `dir` with the fixed identities and dates and no
 /// configuration but the repository's; panics when it fails. Returns
 /// its standard output, trimmed.
-fn git(dir: &Path, date: &str, args: &[&str]) -> String {
+pub(crate) fn git(dir: &Path, date: &str, args: &[&str]) -> String {
     let mut command = Command::new("git");
     command
         .args(["-c", "commit.gpgsign=false", "-c", "tag.gpgsign=false"])
@@ -74,7 +74,7 @@ fn git(dir: &Path, date: &str, args: &[&str]) -> String {
     String::from_utf8_lossy(&output.stdout).trim().to_owned()
 }
 
-fn write(path: &Path, mode: u32, text: &str) {
+pub(crate) fn write(path: &Path, mode: u32, text: &str) {
     if let Some(parent) = path.parent() {
         fs::create_dir_all(parent).unwrap_or_else(|e| panic!("{}: {e}", parent.display()));
     }
