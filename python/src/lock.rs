@@ -219,11 +219,11 @@ pub(crate) fn lock_error(py: Python<'_>, error: RunError) -> PyErr {
     let failures: PyResult<Vec<Py<PyAny>>> = match error {
         RunError::Failed(failures) => failures
             .into_iter()
-            .map(|f| Ok(Py::new(py, PyLockFailure(f))?.into_any()))
+            .map(|f| Py::new(py, PyLockFailure(f)).map(Py::into_any))
             .collect(),
         RunError::Modules(failures) => failures
             .into_iter()
-            .map(|f| Ok(Py::new(py, PyModuleFailure(f))?.into_any()))
+            .map(|f| Py::new(py, PyModuleFailure(f)).map(Py::into_any))
             .collect(),
         _ => Ok(Vec::new()),
     };

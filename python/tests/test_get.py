@@ -304,12 +304,16 @@ def test_a_first_failure_writes_no_manifest(recorder: Recorder, tmp_path: Path, 
 
 
 def test_jobs_zero_is_refused_before_anything_is_read(recorder: Recorder, tmp_path: Path, hermetic_env: Path) -> None:
+    directory = tmp_path / "work"
+    directory.mkdir()
     client = client_for(recorder, hermetic_env)
     with pytest.raises(tfdisco.InvalidOption):
-        client.get(tmp_path, jobs=0)
+        client.get(directory, jobs=0)
     with pytest.raises(tfdisco.InvalidOption):
-        asyncio.run(tfdisco.AsyncClient.from_client(client).get(tmp_path, jobs=0))
-    assert list(tmp_path.iterdir()) == [], "nothing was read or written"
+        asyncio.run(tfdisco.AsyncClient.from_client(client).get(directory, jobs=0))
+    with pytest.raises(TypeError):
+        client.get(directory, providers=["hashicorp/aws"])  # type: ignore[call-arg]
+    assert list(directory.iterdir()) == [], "nothing was read or written"
     assert recorder.requests() == []
 
 
