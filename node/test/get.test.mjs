@@ -7,7 +7,7 @@
 // (the same bytes through `JSON.stringify`), and a failure that rejects
 // with a `LockError` of kind `modules` and places nothing.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -89,10 +89,22 @@ function clientFor(env) {
   return new Client({ dialect: 'terraform', caFiles: [recorder.ca], credentials: null, env });
 }
 
-/** `tfdisco get --json` in `dir`, as the client is set up. */
+/**
+ * `tfdisco get --json` in `dir`, as the client is set up: `{ status,
+ * stdout, stderr }`. A child of its own, not `spawnSync`: the recording
+ * server answers on this process's event loop.
+ */
 function cli(env, dir, ...extra) {
   const args = ['get', '--chdir', dir, '--dialect', 'terraform', '--ca-file', recorder.ca, '--no-credentials', '--json', ...extra];
-  return spawnSync(tfdiscoBin(), args, { env: { ...env, NO_COLOR: '1' }, encoding: 'utf8', timeout: 120_000 });
+  return new Promise((resolve, reject) => {
+    const child = spawn(tfdiscoBin(), args, { env: { ...env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (status) => resolve({ status, stdout, stderr }));
+  });
 }
 
 /** What a run left in `.terraform/modules` besides the modules (a staging folder, say). */
@@ -154,12 +166,12 @@ describe('client.get', { skip: HAS_GIT ? false : 'the Git modules need the syste
 
     // The CLI, in the same place from scratch, then again: the same bytes.
     fs.rmSync(path.join(dir, '.terraform'), { recursive: true });
-    let run = cli(env, dir);
-    assert.equal(run.status, 0, run.stderr);
+    let run = await cli(env, dir);
+    assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
     assert.equal(run.stdout, `${JSON.stringify(report)}\n`);
     assert.equal(fs.readFileSync(path.join(dir, MANIFEST), 'utf8'), expectedManifest(net, repo));
-    run = cli(env, dir);
-    assert.equal(run.status, 0, run.stderr);
+    run = await cli(env, dir);
+    assert.equal(run.status, 0, `${run.stdout}${run.stderr}`);
     assert.equal(run.stdout, `${JSON.stringify(again)}\n`);
   });
 
@@ -206,8 +218,8 @@ describe('client.get', { skip: HAS_GIT ? false : 'the Git modules need the syste
     }
 
     // The CLI says the same: its error document's failures are the error's.
-    const run = cli(env, dir);
-    assert.equal(run.status, 1, run.stderr);
+    const run = await cli(env, dir);
+    assert.equal(run.status, 1, `${run.stdout}${run.stderr}`);
     const document = JSON.parse(run.stdout);
     assert.equal(document.error.kind, 'modules');
     assert.equal(document.error.exit_code, 1);
