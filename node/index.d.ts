@@ -742,6 +742,66 @@ export interface InstallReport {
   warnings: string[];
   /** The dialect the run followed, and what chose it (the client's). */
   dialect: DialectChoice;
+  /**
+   * The modules installed first, as `init` installs them (as
+   * {@link Client.get} does), by key; empty when the root module calls none.
+   */
+  modules: InstalledModule[];
+}
+
+/** The options of {@link Client.get}. */
+export interface GetOptions {
+  /**
+   * Install every module again, the registry modules at the newest version
+   * their constraints allow (`get -update`, `init -upgrade`), instead of
+   * keeping what `modules.json` lists.
+   */
+  upgrade?: boolean | null;
+  /** Requests, downloads and clones at once (default 8, at least 1). */
+  jobs?: number | null;
+}
+
+/** One module of a {@link GetReport} (and of an {@link InstallReport}). */
+export interface InstalledModule {
+  /** Its key: the call's name, under a parent the parent's key and a dot (`vpc`, `vpc.subnets`). */
+  key: string;
+  /** Its source, as `modules.json` records it (`./modules/app`, `hashicorp/consul/aws`, `git::https://…`). */
+  source: string;
+  /** The version installed, for a registry module; else null. */
+  version: string | null;
+  /** Its folder, relative to the configuration's, `/`-separated (`modules/app`, `.terraform/modules/vpc`). */
+  dir: string;
+  /**
+   * How it got there: `kept` (as installed before: no request), `local` (a
+   * path: nothing installed) or `fetched`.
+   */
+  installed: 'kept' | 'local' | 'fetched';
+}
+
+/** {@link Client.get}: `tfdisco get --json`. */
+export interface GetReport {
+  /** The module manifest (`<dir>/.terraform/modules/modules.json`). */
+  manifest: string;
+  /** True when its bytes changed (and it was written). */
+  changed: boolean;
+  /** Every module of the configuration but the root, by key. */
+  modules: InstalledModule[];
+}
+
+/** One module a get run (or the modules an install, lock or mirror run gets first) could not install. */
+export interface ModuleFailure {
+  /** The module's key (`vpc`, `vpc.subnets`; empty for the root module). */
+  key: string;
+  /**
+   * What failed: `configuration` (a module's files, a call not well formed),
+   * `invalid_source`, `no_version`, `registry` or `download` (a package not
+   * downloaded, unpacked or checked out).
+   */
+  kind: 'configuration' | 'invalid_source' | 'no_version' | 'registry' | 'download' | (string & {});
+  /** `tfdisco get`'s exit code for it: 3 for `no_version`, 2 for `configuration` and `invalid_source`, else 1. */
+  exitCode: number;
+  /** What `init` would say, with the call's file and line. */
+  message: string;
 }
 
 /** One installation method and what it says of a provider. */
@@ -1040,6 +1100,24 @@ export declare class Client {
    */
   install(dir: string | URL, options?: InstallOptions): Promise<InstallReport>;
   /**
+   * `terraform get` in `dir`, as `tfdisco get` does it: every module the
+   * configuration calls, recursively (local paths, registry modules,
+   * `git::` sources through the system `git`, https zip archives,
+   * OpenTofu's `oci://`), installed into `.terraform/modules` with
+   * `modules.json` byte for byte as the dialect's CLI writes it. A module
+   * `modules.json` lists with the same source, a version its constraint
+   * still allows and its folder still there is kept without a request.
+   * Resolves to `tfdisco get --json`'s document.
+   * @throws {LockError} (a rejection) of kind `modules` when a module cannot
+   *   be installed: `failures` lists every one ({@link ModuleFailure}), and
+   *   `exitCode` is `tfdisco get`'s (2 for the configuration, 1 for the
+   *   registry and downloads, 3 only when every failure is a version that
+   *   does not fit); nothing is placed and `modules.json` is as it was. Bad
+   *   options reject with `InvalidOptionError` (`jobs: 0`) or `TypeError`
+   *   before anything is read.
+   */
+  get(dir: string | URL, options?: GetOptions): Promise<GetReport>;
+  /**
    * Where the token this client would send to `host` comes from
    * (`'environment variable TF_TOKEN_example_com'`), or null when none would
    * be sent. Never the token itself. May run the credentials helper.
@@ -1093,8 +1171,8 @@ export type ErrorKind =
   | 'credentials'
   | 'invalid_package';
 
-/** The kinds of a failed lock, mirror or install run, as `tfdisco lock --json` names them. */
-export type LockErrorKind = 'configuration' | 'lock_file' | 'usage' | 'failed' | 'readonly' | 'folder' | 'cancelled';
+/** The kinds of a failed lock, mirror, install or get run, as `tfdisco lock --json` names them. */
+export type LockErrorKind = 'configuration' | 'lock_file' | 'usage' | 'failed' | 'readonly' | 'folder' | 'cancelled' | 'modules';
 
 /**
  * Any tfdisco error. Its message is the Rust message, which never contains
@@ -1203,11 +1281,11 @@ export declare class CredentialsError extends TfdiscoError {
 }
 
 /**
- * A lock, mirror (into a folder or OCI repositories) or install run that
- * failed; the lock file is then as it was.
+ * A lock, mirror (into a folder or OCI repositories), install or get run
+ * that failed; the lock file (and `.terraform/modules`) is then as it was.
  */
 export declare class LockError extends TfdiscoError {
-  constructor(message: string, details?: { kind?: string; exitCode?: number; failures?: LockFailure[] });
+  constructor(message: string, details?: { kind?: string; exitCode?: number; failures?: Array<LockFailure | ModuleFailure> });
   /**
    * `configuration` (it does not parse, or has modules not installed),
    * `lock_file` (it cannot be read or written), `usage` (a provider the
@@ -1215,14 +1293,21 @@ export declare class LockError extends TfdiscoError {
    * options that conflict), `failed` (see `failures`), `readonly` (an
    * install run whose read-only lock file would change: nothing was
    * installed), `folder` (a folder that could not be read or written, a
-   * package not placed) or `cancelled` (an install run whose `signal`
-   * aborted: nothing was placed, the lock file is as it was).
+   * package not placed), `modules` (modules that could not be installed,
+   * by `get` or before an install, lock or mirror run: see `failures`) or
+   * `cancelled` (an install run whose `signal` aborted: nothing was placed,
+   * the lock file is as it was).
    */
   readonly kind: LockErrorKind;
-  /** `tfdisco lock`'s (and `install`'s) exit code: 1 (a request, a verification or a write), 2 (the configuration, the lock file's contents, the arguments), 3 (no version or platform fits, or a read-only lock file would change), 130 (cancelled). */
+  /** `tfdisco lock`'s (and `install`'s, `get`'s) exit code: 1 (a request, a verification or a write), 2 (the configuration, the lock file's contents, the arguments), 3 (no version or platform fits, or a read-only lock file would change), 130 (cancelled). */
   readonly exitCode: number;
-  /** Every provider (and platform) that could not be locked; empty unless `kind` is `failed`. */
-  readonly failures: LockFailure[];
+  /**
+   * For `kind` `failed`, every provider (and platform) that could not be
+   * locked ({@link LockFailure}); for `kind` `modules`, every module that
+   * could not be installed ({@link ModuleFailure}); else empty. The
+   * `failures` of the `--json` document, camelCase.
+   */
+  readonly failures: Array<LockFailure | ModuleFailure>;
 }
 
 /** A file {@link hashPackage} cannot hash. */

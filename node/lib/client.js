@@ -55,6 +55,9 @@ const MIRROR_OPTIONS = ['platforms', 'jobs', 'lockFile'];
 /** The options `client.pushProvider(repository, version, zips, options)` takes. */
 const PUSH_OPTIONS = ['mountFrom'];
 
+/** The options `client.get(dir, options)` takes. */
+const GET_OPTIONS = ['upgrade', 'jobs'];
+
 /** The options `client.install(dir, options)` takes. */
 const INSTALL_OPTIONS = ['providers', 'upgrade', 'lockfile', 'pluginCache', 'jobs', 'onEvent', 'signal'];
 
@@ -202,6 +205,19 @@ function readPushOptions(options) {
   const o = args.object(args.given(options, {}), 'The "options" argument');
   args.knownKeys(o, PUSH_OPTIONS, 'client.pushProvider(repository, version, zips, options)');
   return o.mountFrom === undefined || o.mountFrom === null ? undefined : args.string(o.mountFrom, 'options.mountFrom');
+}
+
+/** The native get options for `options`. */
+function readGetOptions(options) {
+  const o = args.object(args.given(options, {}), 'The "options" argument');
+  args.knownKeys(o, GET_OPTIONS, 'client.get(dir, options)');
+  const opt = (name, check, ...rest) =>
+    o[name] === undefined || o[name] === null ? undefined : check(o[name], `options.${name}`, ...rest);
+  return {
+    upgrade: opt('upgrade', args.boolean) ?? false,
+    // The native side reads it by the rule every front end shares.
+    jobs: opt('jobs', args.count),
+  };
 }
 
 /** The native install options for `options`, and its `onEvent` and `signal`. */
@@ -448,6 +464,13 @@ class Client {
       const { nativeOptions, onEvent, signal } = readInstallOptions(options);
       return installRun(this.#native, path, nativeOptions, onEvent, signal);
     }).then(report);
+  }
+
+  /** `terraform get` in `dir`: every module into `.terraform/modules` (`tfdisco get --json`). */
+  get(dir, options) {
+    return promised(() =>
+      this.#native.get(args.path(dir, 'The "dir" argument'), readGetOptions(options)),
+    ).then(report);
   }
 
   /** Where the token sent to `host` comes from, or null; never the token. */

@@ -76,12 +76,14 @@ const PLAIN_KINDS = {
 };
 
 /**
- * A lock, mirror or install run that failed; the lock file (the mirror
- * folder, `.terraform/providers`) is then as it was. `kind` is
- * `configuration`, `lock_file`, `usage`, `failed` (then `failures` lists
- * every provider that could not be locked), `readonly` (an install run
- * whose read-only lock file would change) or `folder` (a folder that could
- * not be read or written, a package not placed).
+ * A lock, mirror, install or get run that failed; the lock file (the mirror
+ * folder, `.terraform/providers`, `.terraform/modules`) is then as it was.
+ * `kind` is `configuration`, `lock_file`, `usage`, `failed` (then
+ * `failures` lists every provider that could not be locked), `readonly`
+ * (an install run whose read-only lock file would change), `folder` (a
+ * folder that could not be read or written, a package not placed) or
+ * `modules` (then `failures` lists every module that could not be
+ * installed: `key`, `kind`, `exitCode`, `message`).
  */
 class LockError extends TfdiscoError {
   /**
@@ -92,7 +94,7 @@ class LockError extends TfdiscoError {
     super(message, { kind: details.kind ?? 'lock' });
     /** `tfdisco lock`'s (and `install`'s) exit code: 1, 2, 3, or 130 (cancelled). */
     this.exitCode = details.exitCode ?? 1;
-    /** One entry per provider (and platform) that could not be locked. */
+    /** One entry per provider (and platform) that could not be locked, or per module not installed. */
     this.failures = details.failures ?? [];
   }
 }
@@ -124,8 +126,8 @@ const ERROR_CLASSES = Object.freeze({
   [InvalidPackageError.kind]: InvalidPackageError,
 });
 
-/** The kinds of a failed lock, mirror or install run. */
-const LOCK_KINDS = new Set(['configuration', 'lock_file', 'usage', 'failed', 'readonly', 'folder', 'cancelled', 'lock']);
+/** The kinds of a failed lock, mirror, install or get run. */
+const LOCK_KINDS = new Set(['configuration', 'lock_file', 'usage', 'failed', 'readonly', 'folder', 'cancelled', 'modules', 'lock']);
 
 /**
  * The error for what the native module reports (called by it): a
@@ -162,7 +164,7 @@ function construct(spec) {
   } else if (spec.kind === 'os') {
     error = systemError(spec);
   } else if (LOCK_KINDS.has(spec.kind) || (spec.exitCode !== undefined && spec.exitCode !== null)) {
-    // Only a lock, mirror or install run's errors carry an exit code: a
+    // Only a lock, mirror, install or get run's errors carry an exit code: a
     // kind this version does not know yet is still a LockError.
     error = new LockError(spec.message, spec);
   } else if (spec.kind === 'invalid_package') {

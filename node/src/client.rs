@@ -29,6 +29,7 @@ use crate::install::{self, NativeInstallOptions};
 use crate::lock::{
     NativeLockOptions, NativeMirrorOptions, lock_options, mirror_options, oci_template,
 };
+use crate::modules::{self, NativeGetOptions};
 use crate::oci_push;
 use crate::options::{NativeClientOptions, client_options};
 use crate::promise::{self, Answer};
@@ -358,6 +359,23 @@ impl Client {
             // Every event is queued before the `null` that says so.
             drop(told);
             report::run_json(result)
+        })
+    }
+
+    /// `terraform get` in `dir`, as `tfdisco get` does it: every module
+    /// the configuration calls into `.terraform/modules`, with
+    /// `modules.json` (the library's `GetReport` document).
+    #[napi]
+    pub fn get<'env>(
+        &self,
+        env: &'env Env,
+        dir: String,
+        options: NativeGetOptions,
+    ) -> napi::Result<Answer<'env, String>> {
+        let client = self.inner();
+        let dir = PathBuf::from(dir);
+        promise::checked(env, modules::options(options), |options| async move {
+            report::run_json(client.get(&dir, &options).await)
         })
     }
 

@@ -7,12 +7,14 @@
 use std::borrow::Cow;
 use std::io;
 
-use napi::bindgen_prelude::{Function, FunctionRef, Unknown};
+use napi::bindgen_prelude::{Either, Function, FunctionRef, Unknown};
 use napi::{Env, Status};
 use napi_derive::napi;
 use tfdisco_config::MirrorError;
 use tfdisco_provider::plan::LockFailure;
-use tfdisco_runs::{CredentialsLookupError, OptionError, RunError, failure_exit_code, kinds};
+use tfdisco_runs::{
+    CredentialsLookupError, ModuleFailure, OptionError, RunError, failure_exit_code, kinds,
+};
 /// Not a tfdisco kind: an argument of the wrong type, which becomes a
 /// `TypeError`.
 const TYPE: &str = "type";
@@ -37,8 +39,9 @@ pub struct ErrorSpec {
     pub status: Option<u32>,
     /// A lock run's exit code (`tfdisco lock`'s).
     pub exit_code: Option<i32>,
-    /// A lock run's failures, one per provider that failed.
-    pub failures: Option<Vec<LockFailureObject>>,
+    /// A lock run's failures, one per provider that failed; a get run's
+    /// (kind `modules`), one per module that failed.
+    pub failures: Option<Vec<Either<LockFailureObject, ModuleFailureObject>>>,
     /// What is wrong with a package (`not-a-zip`, `truncated`, …).
     pub problem: Option<String>,
     /// The OS error number (positive, as the OS gives it).
@@ -80,6 +83,32 @@ impl From<&LockFailure> for LockFailureObject {
     }
 }
 
+/// One module a get run could not install (`LockError.failures` of kind
+/// `modules`): the members of `tfdisco get --json`'s `failures`.
+#[napi(object)]
+pub struct ModuleFailureObject {
+    /// The module's key (`vpc`, `vpc.subnets`; empty for the root module).
+    pub key: String,
+    /// What failed: `configuration`, `invalid_source`, `no_version`,
+    /// `registry` or `download`.
+    pub kind: String,
+    /// `tfdisco get`'s exit code for it: 3, 2 or 1.
+    pub exit_code: i32,
+    /// What `init` would say, with the call's file and line.
+    pub message: String,
+}
+
+impl From<&ModuleFailure> for ModuleFailureObject {
+    fn from(failure: &ModuleFailure) -> Self {
+        ModuleFailureObject {
+            key: failure.key.clone(),
+            kind: failure.kind.as_str().to_owned(),
+            exit_code: failure.kind.exit_code(),
+            message: failure.diagnostic.located(),
+        }
+    }
+}
+
 /// An error on its way to JavaScript: made on any thread, turned into the
 /// JavaScript error on the JavaScript thread ([`Failure::into_napi`]).
 #[derive(Debug)]
@@ -93,6 +122,7 @@ struct Spec {
     status: Option<u16>,
     exit_code: Option<i32>,
     failures: Vec<LockFailure>,
+    module_failures: Vec<ModuleFailure>,
     problem: Option<&'static str>,
     errno: Option<i32>,
     syscall: Option<&'static str>,
@@ -120,20 +150,23 @@ impl Failure {
         Failure::new(kinds::INVALID_OPTION, message)
     }
 
-    /// A lock run that failed: its kind, message, exit code and failures.
+    /// A lock, mirror, install or get run that failed: its kind, message,
+    /// exit code and failures (the providers', or the modules').
     pub(crate) fn lock(error: RunError) -> Failure {
         let message = error.to_string();
         let exit_code = error.exit_code();
         let kind = error.kind();
-        let failures = match error {
-            RunError::Failed(failures) => failures,
-            _ => Vec::new(),
+        let (failures, module_failures) = match error {
+            RunError::Failed(failures) => (failures, Vec::new()),
+            RunError::Modules(failures) => (Vec::new(), failures),
+            _ => (Vec::new(), Vec::new()),
         };
         Failure(Box::new(Spec {
             kind: Cow::Borrowed(kind),
             message,
             exit_code: Some(exit_code),
             failures,
+            module_failures,
             ..Spec::default()
         }))
     }
@@ -182,9 +215,11 @@ impl Failure {
             status: spec.status.map(u32::from),
             exit_code: spec.exit_code,
             // Every lock error has its (possibly empty) list of failures.
-            failures: spec
-                .exit_code
-                .map(|_| spec.failures.iter().map(LockFailureObject::from).collect()),
+            failures: spec.exit_code.map(|_| {
+                let providers = spec.failures.iter().map(|f| Either::A(f.into()));
+                let modules = spec.module_failures.iter().map(|f| Either::B(f.into()));
+                providers.chain(modules).collect()
+            }),
             problem: spec.problem.map(str::to_owned),
             errno: spec.errno,
             syscall: spec.syscall.map(str::to_owned),

@@ -9,6 +9,7 @@ mod hostname;
 mod install;
 mod installation;
 mod lock;
+mod modules;
 mod oci_push;
 mod options;
 mod package_hash;

@@ -248,7 +248,7 @@ describe('the reports carry the choice', () => {
     const why = `the lock file ${path.join(fs.realpathSync(g.dir), LOCK_FILE)} was written by terraform init`;
     assert.deepEqual(report.dialect, { name: 'terraform', chosenBy: 'lock_file', why });
     const document = JSON.parse(JSON.stringify(report));
-    assert.deepEqual(Object.keys(document), ['lock_file', 'changed', 'platform', 'providers', 'warnings', 'dialect']);
+    assert.deepEqual(Object.keys(document), ['lock_file', 'changed', 'platform', 'providers', 'warnings', 'dialect', 'modules']);
     assert.deepEqual(document.dialect, { name: 'terraform', chosen_by: 'lock_file', why });
   });
 });

@@ -1,6 +1,7 @@
 // One report, one serialization: the same discovery, registry, lock,
-// mirror and install calls, and the OCI ones (a lock from an OCI mirror,
-// an `oci://` module resolved and downloaded, the signed registry's
+// mirror, install and get calls (get: a local module and a Git repository
+// made with the real `git`), and the OCI ones (a lock from an OCI mirror,
+// an `oci://` module resolved, downloaded and got, the signed registry's
 // providers copied with `mirror --to-oci` and a release pushed with `oci
 // push-provider`, against `tfdisco-dev serve --oci-registry anonymous`), through the `tfdisco` CLI (`--json`), the
 // Python package (`to_json()`) and this package (`JSON.stringify`) give
@@ -17,6 +18,7 @@ import { after, before, test } from 'node:test';
 
 import * as tfdisco from '../index.mjs';
 import { REPO, hermeticEnv, tempDir, tfdiscoBin } from './helpers/env.mjs';
+import { HAS_GIT, repository } from './helpers/modules.mjs';
 import { OciServed } from './helpers/oci.mjs';
 import { REGISTRY, Served } from './helpers/serve.mjs';
 
@@ -44,6 +46,18 @@ function prepare(golden, name, into) {
     const text = fs.readFileSync(path.join(from, file), 'utf8').replaceAll('{HOST}', served.host);
     fs.writeFileSync(path.join(into, file), text);
   }
+}
+
+/**
+ * A configuration in `into` (emptied first, `.terraform` and all) calling
+ * each of `sources` (`name` → source) and a local module.
+ */
+function prepareModules(into, sources) {
+  fs.rmSync(into, { recursive: true, force: true });
+  fs.mkdirSync(path.join(into, 'modules', 'app'), { recursive: true });
+  fs.writeFileSync(path.join(into, 'modules', 'app', 'main.tf'), '# app\n');
+  const calls = Object.entries(sources).map(([name, source]) => `module "${name}" { source = "${source}" }\n`);
+  fs.writeFileSync(path.join(into, 'main.tf'), ['module "local" { source = "./modules/app" }\n', ...calls].join(''));
 }
 
 /** The calls, each as the CLI's arguments, the Python call and the Node call. */
@@ -106,6 +120,17 @@ function calls(dirs) {
       python: `c.install(${JSON.stringify(dirs.install)})`,
       node: (c) => c.install(dirs.install),
     },
+    ...(dirs.repo
+      ? [
+          {
+            name: 'get',
+            prepare: () => prepareModules(dirs.get, { git: `git::file://${dirs.repo}?ref=v1.0.0` }),
+            cli: ['get', '--chdir', dirs.get],
+            python: `c.get(${JSON.stringify(dirs.get)})`,
+            node: (c) => c.get(dirs.get),
+          },
+        ]
+      : []),
   ];
 }
 
@@ -154,6 +179,13 @@ function ociCalls(oci, dirs) {
       cli: ['lock', '--chdir', dirs.lock, '--oci-mirror', oci.mirrorTemplate, ...platformArgs],
       python: `c.lock(${JSON.stringify(dirs.lock)}, ${JSON.stringify(ALL)}, oci_mirror=${JSON.stringify(oci.mirrorTemplate)})`,
       node: (c) => c.lock(dirs.lock, { platforms: ALL, ociMirror: oci.mirrorTemplate }),
+    },
+    {
+      name: 'get (oci://)',
+      prepare: () => prepareModules(dirs.get, { app: source }),
+      cli: ['get', '--chdir', dirs.get],
+      python: `c.get(${JSON.stringify(dirs.get)})`,
+      node: (c) => c.get(dirs.get),
     },
   ];
 }
@@ -227,6 +259,9 @@ test(
       config: path.join(scratch, 'config'),
       folder: path.join(scratch, 'folder'),
       install: path.join(scratch, 'install'),
+      get: path.join(scratch, 'get'),
+      // Without git, the get call is left out.
+      repo: HAS_GIT ? repository(path.join(scratch, 'repo')) : undefined,
     };
     await compare(calls(dirs), hermeticEnv());
   },
@@ -243,6 +278,7 @@ test(
         lock: path.join(scratch, 'lock'),
         module: path.join(scratch, 'modules', 'app'),
         copy: path.join(scratch, 'copy'),
+        get: path.join(scratch, 'get'),
         zips: releaseZips(path.join(scratch, 'zips')),
       };
       // The registry `served` serves is copied into the OCI registry: both CAs.

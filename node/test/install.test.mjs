@@ -151,10 +151,12 @@ describe('what the report says', () => {
       warnings: [],
       // The client's dialect was given.
       dialect: { name: 'terraform', chosenBy: 'given', why: 'given' },
+      // The root module calls no module: none installed first.
+      modules: [],
     });
     // JSON.stringify gives the library's document (snake_case).
     const document = JSON.parse(JSON.stringify(report));
-    assert.deepEqual(Object.keys(document), ['lock_file', 'changed', 'platform', 'providers', 'warnings', 'dialect']);
+    assert.deepEqual(Object.keys(document), ['lock_file', 'changed', 'platform', 'providers', 'warnings', 'dialect', 'modules']);
     assert.deepEqual(document.dialect, { name: 'terraform', chosen_by: 'given', why: 'given' });
     assert.equal(document.providers[0].hashes_added.length, report.providers[0].hashesAdded.length);
     assert.equal(document.providers[0].key_id, KEY_ID);

@@ -25,8 +25,8 @@
 //! in [`crate::lock`], `install`'s in [`crate::install`] (which also takes
 //! the client's [`ClientSetup`], its CLI configuration's
 //! `provider_installation` and plugin cache, kept for it),
-//! `push_provider`'s in [`crate::oci_push`], `module_download`'s in
-//! [`crate::oci_module`].
+//! `get`'s in [`crate::modules`], `push_provider`'s in
+//! [`crate::oci_push`], `module_download`'s in [`crate::oci_module`].
 
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -43,6 +43,7 @@ use crate::errors::{self, IntoPyResult};
 use crate::hostname::HostArg;
 use crate::install::{self, PyInstallReport};
 use crate::lock::{self, PyLockReport, PyMirrorReport, PyOciMirrorReport};
+use crate::modules::{self, PyGetReport};
 use crate::oci_module::{
     self, ModuleDownloadAnswer, ModuleDownloadArgs, PyDownloadedModule, PyResolvedModule,
 };
@@ -131,11 +132,12 @@ struct Shared {
 /// `oci://` module sources, with the OCI credentials of the CLI
 /// configuration; `lock` does what
 /// `terraform providers lock` does to a configuration's lock file,
-/// `mirror` what `terraform providers mirror` does, and `install` what
-/// `terraform init` does to install the providers; `mirror_to_oci` copies
-/// a configuration's providers into OCI repositories, and `push_provider`
-/// publishes a release's zips to one, in the layout OpenTofu's
-/// `oci_mirror` reads.
+/// `mirror` what `terraform providers mirror` does, `get` what `terraform
+/// get` does (the modules, into `.terraform/modules`), and `install` what
+/// `terraform init` does to install the modules and providers;
+/// `mirror_to_oci` copies a configuration's providers into OCI
+/// repositories, and `push_provider` publishes a release's zips to one, in
+/// the layout OpenTofu's `oci_mirror` reads.
 ///
 /// The environment and the CLI configuration are read once, here, exactly
 /// as the `tfdisco` CLI reads its own.
@@ -761,7 +763,12 @@ client_methods! {
         /// `.terraform/providers/HOST/NAMESPACE/TYPE/VERSION/OS_ARCH` (or into
         /// the plugin cache, linked from there) once every package passed; then
         /// replaces the lock file atomically when its bytes change. Returns an
-        /// `InstallReport`.
+        /// `InstallReport`. Before the providers, as `init` does, the modules
+        /// the configuration calls are installed as `get` installs them (with
+        /// `upgrade`, every one again), and listed in the report's `modules`
+        /// (none, and no manifest written, when the root module calls no
+        /// module); a module that cannot be installed raises `LockError` of
+        /// kind "modules" as `get` raises it, and no provider is installed.
         ///
         /// The installation methods and the plugin cache are the client's CLI
         /// configuration's (`provider_installation`, or the implied one with
@@ -845,6 +852,50 @@ client_methods! {
             // run's future is gone: ended, or dropped when the asyncio future
             // was cancelled.
             Call::run(install::until_stopped(run, _stopped))
+        }
+
+        /// `terraform get` in `dir` (a str or an `os.PathLike`), as `tfdisco
+        /// get` does it: every module the configuration calls, recursively
+        /// (local paths, registry modules, `git::` and https archives,
+        /// OpenTofu's `oci://`), installed into `.terraform/modules` with
+        /// the module manifest, `.terraform/modules/modules.json`, byte for
+        /// byte as the dialect's CLI writes it. A module the manifest lists
+        /// with the same source, a version its constraint still allows and
+        /// its folder still there is kept, without a request. Returns a
+        /// `GetReport`.
+        ///
+        /// `upgrade`: install every module again, the registry modules at
+        /// the newest version their constraints allow (`get -update`, `init
+        /// -upgrade`). `jobs`: how many requests, downloads and clones at
+        /// once (default 8). Git sources are cloned with the system `git`.
+        ///
+        /// A `jobs` of 0 raises `InvalidOption` (a `ValueError`) before
+        /// anything is read. A module that cannot be installed raises
+        /// `LockError` of kind "modules": `failures` lists every module that
+        /// failed (`ModuleFailure`s: `key`, `kind`, `exit_code`, `message`),
+        /// and `exit_code` is `tfdisco get`'s (2 for the configuration, 1 for
+        /// the registry and downloads, 3 only when every failure is a
+        /// version that does not fit). Nothing is then placed: the module
+        /// folders and the manifest are as they were. Blocks with the GIL
+        /// released; Ctrl-C cancels the run (`KeyboardInterrupt` is raised).
+        ///
+        /// >>> report = client.get("infra")                              # doctest: +SKIP
+        /// >>> [(m.key, m.version, m.installed) for m in report.modules]    # doctest: +SKIP
+        /// [('vpc', '5.8.1', 'fetched')]
+        #[pyo3(signature = (dir, *, upgrade = false, jobs = 8))]
+        fn get, _get_async(
+            &self,
+            py,
+            dir: PathBuf,
+            upgrade: bool,
+            jobs: u64,
+        ) -> PyGetReport {
+            let options = modules::options(upgrade, jobs)?;
+            let client = self.inner();
+            Call::run(async move {
+                let result = client.get(&dir, &options).await;
+                Python::attach(|py| lock::run_report(py, result, PyGetReport))
+            })
         }
     }
 }

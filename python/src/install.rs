@@ -22,6 +22,7 @@ use crate::dialect::PyDialectChoice;
 use crate::errors;
 use crate::json;
 use crate::lock::{jobs_arg, run_report};
+use crate::modules::PyInstalledModule;
 use crate::options::items;
 use crate::record::{quote, record_class};
 use crate::sources::{self, PyPlatform, PyProviderSource};
@@ -87,7 +88,8 @@ pub(crate) fn options(
 
 record_class! {
     /// What an install run did (`Client.install`): the lock file, whether it
-    /// changed, the platform installed for, each provider and the warnings.
+    /// changed, the platform installed for, each provider, the warnings and
+    /// the modules installed first.
     PyInstallReport(InstallReport) as "InstallReport" {
         /// The lock file (`.terraform.lock.hcl` in the directory), a
         /// `pathlib.Path`.
@@ -106,6 +108,10 @@ record_class! {
         /// The dialect the run followed and what chose it (a
         /// `DialectChoice`, the client's `dialect_choice`).
         dialect => |r| PyDialectChoice(r.dialect.clone()),
+        /// The modules installed first, as `init` installs them
+        /// (`InstalledModule`s, by key, as `Client.get` gives them); empty
+        /// when the root module calls none.
+        modules => |r| r.modules.iter().cloned().map(PyInstalledModule).collect::<Vec<_>>(),
     }
 
     /// The report as one JSON document, the one `tfdisco install --json`

@@ -11,6 +11,7 @@ mod install;
 mod installation;
 mod json;
 mod lock;
+mod modules;
 mod oci_module;
 mod oci_push;
 mod options;
@@ -45,6 +46,8 @@ mod _tfdisco {
         PyLockFailure, PyLockReport, PyLockedProvider, PyMirrorReport, PyMirroredProvider,
         PyOciMirrorReport, PyOciMirroredProvider,
     };
+    #[pymodule_export]
+    use crate::modules::{PyGetReport, PyInstalledModule, PyModuleFailure};
     #[pymodule_export]
     use crate::oci_module::{PyDownloadedModule, PyOciDescriptor, PyResolvedModule};
     #[pymodule_export]

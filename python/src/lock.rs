@@ -26,6 +26,7 @@ use tfdisco_runs::{
 
 use crate::dialect::PyDialectChoice;
 use crate::errors::{self, IntoPyResult};
+use crate::modules::PyModuleFailure;
 use crate::oci_push::PyPushedRelease;
 use crate::options::items;
 use crate::record::record_class;
@@ -208,14 +209,27 @@ record_class! {
 
 /// The `tfdisco.LockError` for `error`: its message, its kind in the
 /// words of `tfdisco lock --json` (`configuration`, `lock_file`, `usage`,
-/// `failed`), its exit code and, when providers failed, every failure.
+/// `failed`, `modules`, …), its exit code and, when providers or modules
+/// failed, every failure (`LockFailure`s, or `ModuleFailure`s for kind
+/// `modules`, as the `failures` of the JSON document).
 pub(crate) fn lock_error(py: Python<'_>, error: RunError) -> PyErr {
     let kind = error.kind();
     let message = error.to_string();
     let exit_code = error.exit_code();
-    let failures: Vec<PyLockFailure> = match error {
-        RunError::Failed(failures) => failures.into_iter().map(PyLockFailure).collect(),
-        _ => Vec::new(),
+    let failures: PyResult<Vec<Py<PyAny>>> = match error {
+        RunError::Failed(failures) => failures
+            .into_iter()
+            .map(|f| Py::new(py, PyLockFailure(f)).map(Py::into_any))
+            .collect(),
+        RunError::Modules(failures) => failures
+            .into_iter()
+            .map(|f| Py::new(py, PyModuleFailure(f)).map(Py::into_any))
+            .collect(),
+        _ => Ok(Vec::new()),
+    };
+    let failures = match failures {
+        Ok(failures) => failures,
+        Err(e) => return e,
     };
     static MAKE: PyOnceLock<Py<PyAny>> = PyOnceLock::new();
     errors::made_by(

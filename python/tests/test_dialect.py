@@ -271,5 +271,5 @@ def test_install_golden_upgrade_follows_its_lock_file(golden: Callable[[str], Go
     why = f"the lock file {case.dir / LOCK_FILE} was written by terraform init"
     assert (report.dialect.name, report.dialect.chosen_by, report.dialect.why) == ("terraform", "lock_file", why)
     document = json.loads(report.to_json())
-    assert list(document) == ["lock_file", "changed", "platform", "providers", "warnings", "dialect"]
+    assert list(document) == ["lock_file", "changed", "platform", "providers", "warnings", "dialect", "modules"]
     assert document["dialect"] == {"name": "terraform", "chosen_by": "lock_file", "why": why}

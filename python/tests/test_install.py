@@ -180,7 +180,9 @@ def test_fresh_then_kept(golden: GoldenFactory) -> None:
     with pytest.raises(AttributeError):
         beta.version = "9.9.9"  # type: ignore[misc]
     document = json.loads(report.to_json())
-    assert list(document) == ["lock_file", "changed", "platform", "providers", "warnings", "dialect"]
+    assert list(document) == ["lock_file", "changed", "platform", "providers", "warnings", "dialect", "modules"]
+    # The root module calls no module: none installed first, none reported.
+    assert report.modules == [] and document["modules"] == []
     # The client's dialect was given.
     assert document["dialect"] == {"name": "terraform", "chosen_by": "given", "why": "given"}
     assert report.dialect == client.dialect_choice

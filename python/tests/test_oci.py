@@ -263,6 +263,48 @@ def test_module_resolve_gives_the_digest_and_the_clis_document(
     assert asyncio.run(resolve()) == resolved
 
 
+def test_get_installs_an_oci_module_as_the_cli_does(
+    anonymous: OciServed, tfdisco_bin: Path, tmp_path: Path, hermetic_env: Path
+) -> None:
+    source = anonymous.source("//sub?tag=1.0.0")
+    directory = tmp_path / "work"
+    directory.mkdir()
+    (directory / "main.tf").write_text(f'module "app" {{ source = "{source}" }}\n', encoding="utf-8")
+    client = client_for(anonymous, hermetic_env)
+
+    report = client.get(directory)
+
+    manifest = directory / ".terraform" / "modules" / "modules.json"
+    assert manifest.read_text(encoding="utf-8") == (
+        '{"Modules":[{"Key":"","Source":"","Dir":"."},'
+        f'{{"Key":"app","Source":"{source}","Dir":".terraform/modules/app/sub"}}]}}'
+    )
+    assert [(m.key, m.source, m.version, m.dir, m.installed) for m in report.modules] == [
+        ("app", source, None, ".terraform/modules/app/sub", "fetched")
+    ]
+    assert files(directory / ".terraform" / "modules" / "app") == anonymous.module["files"]
+    again = asyncio.run(tfdisco.AsyncClient.from_client(client).get(directory))
+    assert [m.installed for m in again.modules] == ["kept"]
+
+    # The CLI, in the same place from scratch: the same bytes.
+    shutil.rmtree(directory / ".terraform")
+    run = cli(tfdisco_bin, anonymous, hermetic_env, ["get", "--dialect", "opentofu", "--chdir", str(directory), "--json"])
+    assert run.returncode == 0, run.stderr
+    assert run.stdout == report.to_json() + "\n"
+
+    # A tag the repository does not have: kind "modules", nothing placed.
+    (directory / "main.tf").write_text(
+        f'module "app" {{ source = "{anonymous.source("//sub?tag=9.9.9")}" }}\n', encoding="utf-8"
+    )
+    before = manifest.read_bytes()
+    with pytest.raises(tfdisco.LockError) as raised:
+        client.get(directory)
+    assert raised.value.kind == "modules"
+    assert [(f.key, f.kind) for f in raised.value.failures] == [("app", "download")]  # type: ignore[union-attr]
+    assert manifest.read_bytes() == before
+    assert files(directory / ".terraform" / "modules" / "app") == anonymous.module["files"]
+
+
 def test_module_download_writes_the_files(
     anonymous: OciServed, tfdisco_bin: Path, tmp_path: Path, hermetic_env: Path
 ) -> None:

@@ -13,7 +13,7 @@ import pytest
 EXAMPLE = '''
 import asyncio
 import pathlib
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, Union
 import tfdisco
 
 def blocking() -> str:
@@ -79,8 +79,11 @@ def locking(client: tfdisco.Client) -> List[str]:
                      ca_files=["ca.pem"], credentials=None, registry_retries=0)
     except tfdisco.LockError as e:
         code: int = e.exit_code
-        failures: List[tfdisco.LockFailure] = e.failures
+        failures: List[Union[tfdisco.LockFailure, tfdisco.ModuleFailure]] = e.failures
         for failure in failures:
+            if isinstance(failure, tfdisco.ModuleFailure):
+                print(failure.key, failure.kind, failure.exit_code, failure.message)
+                continue
             version: Optional[str] = failure.version
             platform: Optional[tfdisco.Platform] = failure.platform
             print(code, e.kind, failure.kind, failure.exit_code, failure.message, version,
@@ -114,6 +117,23 @@ def installing(client: tfdisco.Client) -> List[str]:
         print(e.kind, e.exit_code)
     return [str(report.path), str(report.changed), str(platform), report.to_json(),
             report.dialect.chosen_by] + warnings
+
+def getting(client: tfdisco.Client) -> List[str]:
+    report: tfdisco.GetReport = client.get(pathlib.Path("infra"), upgrade=True, jobs=2)
+    manifest: pathlib.Path = report.manifest
+    for module in report.modules:
+        installed: tfdisco.InstalledModule = module
+        version: Optional[str] = installed.version
+        print(installed.key, installed.source, version, installed.dir, installed.installed,
+              installed == module)
+    modules: List[tfdisco.InstalledModule] = client.install("infra").modules
+    try:
+        tfdisco.get("infra", dialect="terraform", credentials=None)
+    except tfdisco.LockError as e:
+        for failure in e.failures:
+            if isinstance(failure, tfdisco.ModuleFailure):
+                print(failure.key, failure.kind, failure.exit_code, failure.message)
+    return [str(manifest), str(report.changed), report.to_json(), str(len(modules))]
 
 def oci(client: tfdisco.Client) -> List[str]:
     resolved: tfdisco.ResolvedModule = client.module_resolve("oci://ghcr.io/acme/vpc?tag=1.2.0")
@@ -169,6 +189,8 @@ async def coroutine() -> tfdisco.Services:
     location: tfdisco.ModuleLocation = await client.module_download(modules.source, "0.1.0")
     report: tfdisco.LockReport = await client.lock("infra", providers=[versions.source])
     installed: tfdisco.InstallReport = await client.install("infra", lockfile="readonly", on_event=print)
+    got: tfdisco.GetReport = await client.get("infra", upgrade=False, jobs=1)
+    print(got.changed, [m.key for m in got.modules])
     resolved: tfdisco.ResolvedModule = await client.module_resolve("oci://ghcr.io/acme/vpc")
     module: tfdisco.DownloadedModule = await client.module_download(resolved.pinned, into="vpc")
     mirrored: tfdisco.LockReport = await client.lock("infra", oci_mirror="ghcr.io/m/{type}")

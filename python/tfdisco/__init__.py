@@ -38,11 +38,17 @@ discovery document rules, the same CLI configuration and credentials.
   ``lock(enable_plugin_cache=True)`` (``-enable-plugin-cache``);
   :func:`hash_package` gives the ``h1:`` and
   ``zh:`` hashes of a provider package on disk.
+- Modules: :func:`get` (and ``Client.get`` / ``AsyncClient.get``) installs
+  every module a configuration calls into ``.terraform/modules`` with its
+  ``modules.json`` as ``terraform get`` does, giving a :class:`GetReport`
+  (of :class:`InstalledModule`) or raising :class:`LockError` of kind
+  ``"modules"`` (with its :class:`ModuleFailure` list).
 - Installation: :func:`install` (and ``Client.install`` /
-  ``AsyncClient.install``) installs a configuration's providers into
-  ``.terraform/providers`` (and the plugin cache) as ``terraform init``
-  does, giving an :class:`InstallReport` (of :class:`InstalledProvider`) or
-  raising :class:`LockError`.
+  ``AsyncClient.install``) installs a configuration's modules, then its
+  providers into ``.terraform/providers`` (and the plugin cache) as
+  ``terraform init`` does, giving an :class:`InstallReport` (of
+  :class:`InstalledProvider`, and its ``modules``) or raising
+  :class:`LockError`.
 - Mirrors: :func:`mirror` (and ``Client.mirror`` / ``AsyncClient.mirror``)
   writes a provider mirror folder as ``terraform providers mirror`` does;
   ``lock(net_mirror=…)`` / ``lock(fs_mirror=…)`` / ``lock(oci_mirror=…)``
@@ -127,8 +133,10 @@ from ._tfdisco import (
     Client,
     DialectChoice,
     DownloadedModule,
+    GetReport,
     Hostname,
     InstallationMethod,
+    InstalledModule,
     InstalledProvider,
     InstallReport,
     LockedProvider,
@@ -136,6 +144,7 @@ from ._tfdisco import (
     LockReport,
     MirroredProvider,
     MirrorReport,
+    ModuleFailure,
     ModuleLocation,
     ModuleSource,
     ModuleVersions,
@@ -170,9 +179,11 @@ __all__ = [
     "DialectChoice",
     "DownloadedModule",
     "Error",
+    "GetReport",
     "Hostname",
     "InstallReport",
     "InstallationMethod",
+    "InstalledModule",
     "InstalledProvider",
     "InvalidHostname",
     "InvalidOAuthClient",
@@ -191,6 +202,7 @@ __all__ = [
     "LockedProvider",
     "MirrorReport",
     "MirroredProvider",
+    "ModuleFailure",
     "ModuleLocation",
     "ModuleSource",
     "ModuleVersions",
@@ -218,6 +230,7 @@ __all__ = [
     "VersionNotSupported",
     "__version__",
     "for_display",
+    "get",
     "hash_package",
     "install",
     "installation_methods",
@@ -558,6 +571,17 @@ class AsyncClient:
         >>> pushed = await client.push_provider("ghcr.io/acme/providers/aws", "5.31.0", zips)  # doctest: +SKIP
         """,
     )
+    get = _coroutine(
+        Client.get,
+        """``terraform get`` in ``dir``: the registry requests and downloads
+        run as concurrent futures on the module's runtime, the ``git``
+        clones on threads of their own, at most ``jobs`` at once; cancelling
+        the awaiting task cancels the run, and the module folders and
+        ``modules.json`` are then as they were.
+
+        >>> report = await client.get("infra", upgrade=True)  # doctest: +SKIP
+        """,
+    )
     install = _coroutine(
         Client.install,
         """``terraform init``'s provider installation in ``dir``: the jobs run
@@ -661,6 +685,28 @@ def mirror(
     ['/srv/mirror/registry.terraform.io/hashicorp/aws/index.json', ...]
     """
     return _client_in(dir, options).mirror(dir, folder, platforms, jobs=jobs, lock_file=lock_file)
+
+
+@_adds_to(Client.get)
+def get(
+    dir: PathLike,
+    *,
+    upgrade: bool = False,
+    jobs: int = 8,
+    **options: Any,
+) -> GetReport:
+    """``terraform get`` / ``tofu get`` in ``dir``, as ``tfdisco get``
+    does it, with a :class:`Client` made of the other keyword ``options``
+    (``dialect``, ``ca_files``, ``credentials``, …: those of
+    :class:`Client`; without ``dialect``, the one ``dir`` and the
+    environment mean, as ``tfdisco get --chdir DIR`` chooses it).
+
+    >>> report = tfdisco.get("infra", dialect="terraform")        # doctest: +SKIP
+    >>> for m in report.modules:                                  # doctest: +SKIP
+    ...     print(m.key, m.source, m.version, m.dir, m.installed)
+    vpc terraform-aws-modules/vpc/aws 5.8.1 .terraform/modules/vpc fetched
+    """
+    return _client_in(dir, options).get(dir, upgrade=upgrade, jobs=jobs)
 
 
 @_adds_to(Client.install)

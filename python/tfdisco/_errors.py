@@ -11,10 +11,10 @@ from __future__ import annotations
 import sys
 import types
 import warnings
-from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Type
+from typing import TYPE_CHECKING, Dict, List, Optional, Sequence, Type, Union
 
 if TYPE_CHECKING:
-    from ._tfdisco import LockFailure
+    from ._tfdisco import LockFailure, ModuleFailure
 
 __all__ = [
     "Error",
@@ -225,9 +225,10 @@ class CredentialsError(Error):
 
 
 class LockError(Error):
-    """A lock, mirror or install run (``Client.lock``, ``Client.mirror``,
-    ``Client.install``, ``tfdisco.lock``, …) that failed; the lock file (and
-    the mirror folder, ``.terraform/providers``) is then as it was.
+    """A lock, mirror, install or get run (``Client.lock``, ``Client.mirror``,
+    ``Client.install``, ``Client.get``, ``tfdisco.lock``, …) that failed; the
+    lock file (and the mirror folder, ``.terraform/providers``,
+    ``.terraform/modules``) is then as it was.
 
     ``kind`` says what failed, in the words of ``tfdisco lock --json``:
     ``"configuration"`` (it does not parse, or has modules not installed),
@@ -237,7 +238,11 @@ class LockError(Error):
     that could not be locked: ``failures`` lists every one), ``"readonly"``
     (an install run with ``lockfile="readonly"`` whose lock file would
     change: nothing was installed), ``"folder"`` (a mirror folder that
-    could not be read or written, a package not placed) or
+    could not be read or written, a package not placed), ``"modules"``
+    (modules that could not be installed, by ``get`` or before an
+    install, lock or mirror run: ``failures`` lists every one, as
+    :class:`tfdisco.ModuleFailure` records; nothing was placed and
+    ``modules.json`` is as it was) or
     ``"cancelled"`` (the library's kind for a cancelled install run:
     nothing was placed, and the lock file is as it was; exit code 130, a
     shell's code for Ctrl-C; ``install`` itself raises
@@ -246,15 +251,20 @@ class LockError(Error):
     A kind of a later version is given as it comes, with its exit code.
 
     Attributes:
-        exit_code: ``tfdisco lock``'s (and ``install``'s) exit code: 1 for a
-            failed request, verification or write; 2 for the configuration,
-            the lock file's contents or the arguments; 3 when no version or
-            platform fits, or when a read-only lock file would change; 130
-            for a cancelled install run.
-        failures: one :class:`tfdisco.LockFailure` per provider (and
-            platform) that could not be locked (``source``, ``version``,
-            ``platform``, ``kind``, ``exit_code``, ``message``); empty unless
-            ``kind`` is ``"failed"``.
+        exit_code: ``tfdisco lock``'s (and ``install``'s, ``get``'s) exit
+            code: 1 for a failed request, verification, download or write; 2
+            for the configuration, the lock file's contents or the
+            arguments; 3 when no version or platform fits, or when a
+            read-only lock file would change; 130 for a cancelled install
+            run.
+        failures: for ``kind`` ``"failed"``, one
+            :class:`tfdisco.LockFailure` per provider (and platform) that
+            could not be locked (``source``, ``version``, ``platform``,
+            ``kind``, ``exit_code``, ``message``); for ``kind``
+            ``"modules"``, one :class:`tfdisco.ModuleFailure` per module
+            that could not be installed (``key``, ``kind``, ``exit_code``,
+            ``message``); otherwise empty. The same members as the
+            ``failures`` of the ``--json`` document.
 
     >>> try:                                                     # doctest: +SKIP
     ...     tfdisco.lock("infra", ["linux_amd64"])
@@ -265,14 +275,14 @@ class LockError(Error):
 
     kind = "lock"
     exit_code: int
-    failures: List["LockFailure"]
+    failures: List[Union["LockFailure", "ModuleFailure"]]
 
     def __init__(
         self,
         message: str,
         kind: Optional[str] = None,
         exit_code: int = 1,
-        failures: Sequence["LockFailure"] = (),
+        failures: Sequence[Union["LockFailure", "ModuleFailure"]] = (),
     ) -> None:
         super().__init__(message, kind)
         self.exit_code = exit_code
@@ -325,7 +335,9 @@ def _make(
     return cls(message, kind, url, status)
 
 
-def _make_lock(message: str, kind: str, exit_code: int, failures: List["LockFailure"]) -> LockError:
+def _make_lock(
+    message: str, kind: str, exit_code: int, failures: List[Union["LockFailure", "ModuleFailure"]]
+) -> LockError:
     """The :class:`LockError` of a failed lock run (called by the native
     module)."""
     return LockError(message, kind, exit_code, failures)

@@ -23,8 +23,10 @@ __all__ = [
     "Client",
     "DialectChoice",
     "DownloadedModule",
+    "GetReport",
     "Hostname",
     "InstallReport",
+    "InstalledModule",
     "InstalledProvider",
     "LockFailure",
     "LockReport",
@@ -32,6 +34,7 @@ __all__ = [
     "LockedProvider",
     "MirrorReport",
     "MirroredProvider",
+    "ModuleFailure",
     "ModuleLocation",
     "ModuleSource",
     "ModuleVersions",
@@ -821,9 +824,73 @@ class InstallReport:
     @property
     def dialect(self) -> DialectChoice:
         """The dialect the run followed, and what chose it."""
+    @property
+    def modules(self) -> List[InstalledModule]:
+        """The modules installed first, as ``init`` installs them, by key;
+        empty when the root module calls none."""
     def to_json(self) -> str:
         """The report as one JSON document: what ``tfdisco install --json``
         prints."""
+
+@final
+class InstalledModule:
+    """One module of a :class:`GetReport` (and of an :class:`InstallReport`)."""
+
+    @property
+    def key(self) -> str:
+        """Its key (``vpc``, ``vpc.subnets``)."""
+    @property
+    def source(self) -> str:
+        """Its source, as ``modules.json`` records it."""
+    @property
+    def version(self) -> Optional[str]:
+        """The version installed, for a registry module; else None."""
+    @property
+    def dir(self) -> str:
+        """Its folder, relative to the configuration's, ``/``-separated."""
+    @property
+    def installed(self) -> str:
+        """``"kept"`` (as installed before: no request), ``"local"`` (a
+        path: nothing installed) or ``"fetched"``."""
+    def __eq__(self, other: object, /) -> bool: ...
+    def __ne__(self, other: object, /) -> bool: ...
+
+@final
+class GetReport:
+    """What a get run did (``Client.get``)."""
+
+    @property
+    def manifest(self) -> Path:
+        """The module manifest, ``.terraform/modules/modules.json``."""
+    @property
+    def changed(self) -> bool:
+        """True when its bytes changed (and it was written)."""
+    @property
+    def modules(self) -> List[InstalledModule]:
+        """Every module of the configuration but the root, by key."""
+    def to_json(self) -> str:
+        """The report as one JSON document: what ``tfdisco get --json``
+        prints."""
+
+@final
+class ModuleFailure:
+    """Why one module could not be installed (``LockError.failures`` of a
+    :class:`tfdisco.LockError` of kind ``"modules"``)."""
+
+    @property
+    def key(self) -> str:
+        """The module's key (``""`` for the root module)."""
+    @property
+    def kind(self) -> str:
+        """``"configuration"``, ``"invalid_source"``, ``"no_version"``,
+        ``"registry"`` or ``"download"``."""
+    @property
+    def exit_code(self) -> int:
+        """3 for ``"no_version"``, 2 for ``"configuration"`` and
+        ``"invalid_source"``, else 1."""
+    @property
+    def message(self) -> str:
+        """What ``init`` would say, with the call's file and line."""
 
 @final
 class LockFailure:
@@ -971,7 +1038,7 @@ class Client:
         jobs: int = 8,
         on_event: Optional[_OnEvent] = None,
     ) -> InstallReport:
-        """``terraform init``'s provider installation in ``dir``
+        """``terraform init``'s module and provider installation in ``dir``
         (``lockfile="readonly"``: the lock file must not change); raises
         :class:`tfdisco.LockError`.
 
@@ -985,6 +1052,11 @@ class Client:
         GIL taken, from the thread that runs the job, before ``install``
         returns. When it raises, the run is cancelled (nothing placed, the
         lock file as it was) and ``install`` raises that exception."""
+    def get(self, dir: _PathLike, *, upgrade: bool = False, jobs: int = 8) -> GetReport:
+        """``terraform get`` in ``dir``: every module the configuration
+        calls, into ``.terraform/modules`` with ``modules.json``
+        (``upgrade``: every one again); raises :class:`tfdisco.LockError`
+        (kind ``"modules"``, ``failures`` of :class:`ModuleFailure`)."""
     def forget(self, host: _HostLike) -> None:
         """Drops the cached services of ``host``."""
     def forget_all(self) -> None:

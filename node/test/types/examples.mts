@@ -23,9 +23,12 @@ import tfdisco, {
   type ErrorKind,
   type InstallationMethod,
   type InstallEvent,
+  type GetReport,
   type InstallReport,
+  type InstalledModule,
   type InstalledProvider,
   type LockFailure,
+  type ModuleFailure,
   type LockReport,
   type MirrorReport,
   type ModuleDownload,
@@ -151,6 +154,15 @@ async function main(): Promise<void> {
   });
   await client.install('infra', { signal: AbortSignal.timeout(60_000), onEvent: null });
   console.log(installed.lockFile, installed.changed, installed.platform, installed.warnings, first_, installed.dialect.why);
+  const got: GetReport = await client.get('infra', { upgrade: true, jobs: 2 });
+  for (const m of got.modules) {
+    const how: 'kept' | 'local' | 'fetched' = m.installed;
+    const at: string | null = m.version;
+    console.log(m.key, m.source, at, m.dir, how);
+  }
+  const firstModule: InstalledModule | undefined = installed.modules[0];
+  await client.get(new URL('file:///srv/infra'));
+  console.log(got.manifest, got.changed, firstModule);
   const methods: InstallationMethod[] = installationMethods('hashicorp/aws', { dialect: 'terraform' });
   const first: number | null = methods[0]?.priority ?? null;
   const hashes: PackageHashes = await hashPackage('terraform-provider-x_1.0.0_linux_amd64.zip');
@@ -163,7 +175,12 @@ async function main(): Promise<void> {
       const kind: 'not_found' = error.kind;
       const at: string | null = error.url;
     } else if (error instanceof LockError) {
-      const failures: LockFailure[] = error.failures;
+      const failures: Array<LockFailure | ModuleFailure> = error.failures;
+      for (const f of failures) {
+        if ('key' in f) console.log(f.key, f.kind, f.exitCode, f.message);
+        else console.log(f.source, f.version, f.platform, f.kind);
+      }
+      const modulesFailed: boolean = error.kind === 'modules';
       const exit: number = error.exitCode;
       const readonly: boolean = error.kind === 'readonly';
       const cancelled: boolean = error.kind === 'cancelled' && error.exitCode === 130;
@@ -190,6 +207,8 @@ new Client({ credentials: 'env' });
 new Client({ timeoutMs: 5000 });
 // @ts-expect-error: Services are made by discover, never by new
 new Services();
+// @ts-expect-error: get takes no providers
+void client.get('.', { providers: ['hashicorp/aws'] });
 // @ts-expect-error: platforms is a list
 void client.lock('.', { platforms: 'linux_amd64' });
 // @ts-expect-error: a mirror folder is a path, not a number
