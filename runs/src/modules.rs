@@ -131,8 +131,9 @@ pub struct InstalledModule {
     pub version: Option<String>,
     /// Its folder, relative to the configuration's.
     pub dir: String,
-    /// `kept` (as installed before), `local` (a path, nothing installed)
-    /// or `fetched`.
+    /// `fetched` (this run), `kept` (the manifest's record as it was:
+    /// nothing fetched; a local path listed before too) or `local` (a path
+    /// newly recorded, nothing installed).
     pub installed: &'static str,
 }
 
