@@ -63,15 +63,15 @@ impl StagedPackage {
     /// A sink unpacking a module package's archive of `format` into
     /// `staging`, as [`new`](StagedPackage::new) does a zip, but with
     /// Terraform's rule for a module's links: a zip's symbolic link is a
-    /// file holding its target ([`Unpacker::module_package`]); `tar.gz` is unpacked as Terraform's
-    /// go-getter unpacks a module package's (TAR-1 to TAR-9): the staged
+    /// file holding its target (`Unpacker::module_package`); `tar.gz` is
+    /// unpacked as Terraform's go-getter unpacks a module package's (TAR-1 to TAR-9): the staged
     /// package's [`tar_unpacked`](Staged::tar_unpacked) then says what was
     /// written, [`apply_modes`](Staged::apply_modes) sets the files' and
     /// then the folders' modes, and its [`digest`](Staged::digest) has the
     /// archive's SHA-256 and size but no provider package hashes (a
     /// tarball is no provider package: `hashes` is an error saying so, or
     /// why it was not unpacked). The other formats Terraform knows are an
-    /// [`UnsupportedArchive`].
+    /// `UnsupportedArchive`.
     pub fn with_format(
         staging: PathBuf,
         final_path: PathBuf,

@@ -2,7 +2,7 @@
 //! Terraform 1.11's go-getter (v1.7.5, `untar`) unpacks it
 //! (docs/behaviour.md, TAR-1 to TAR-9).
 //!
-//! [`TarUnpacker`] decodes the gzip stream with the core's [`Gunzip`]
+//! [`TarUnpacker`] decodes the gzip stream with the core's `Gunzip`
 //! (members one after another are one stream, as Go's `gzip.Reader` reads
 //! them), reads the tar entries as Go's `archive/tar` does (USTAR, GNU and
 //! PAX headers: GNU long names `L`/`K` and PAX `path`/`size` records apply
