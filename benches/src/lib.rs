@@ -20,6 +20,7 @@ pub mod canned;
 pub mod documents;
 pub mod hostnames;
 pub mod load;
+pub mod module_registry;
 pub mod process_runs;
 pub mod registry;
 pub mod registry_log;
