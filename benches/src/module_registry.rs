@@ -72,7 +72,11 @@ impl Registry {
     /// A registry of `top` modules the root calls (name, archive size,
     /// the name of the module its package calls) and the `leaves` only
     /// packages call (name, size).
-    pub fn make(namespace: &str, top: &[(&str, usize, Option<&str>)], leaves: &[(&str, usize)]) -> Registry {
+    pub fn make(
+        namespace: &str,
+        top: &[(&str, usize, Option<&str>)],
+        leaves: &[(&str, usize)],
+    ) -> Registry {
         let mut modules = Vec::new();
         let all = top
             .iter()
@@ -83,9 +87,7 @@ impl Registry {
             if let Some(callee) = calls {
                 main.push_str(&call("lib", namespace, callee));
             }
-            main.push_str(&format!(
-                "\noutput \"name\" {{\n  value = \"{name}\"\n}}\n"
-            ));
+            main.push_str(&format!("\noutput \"name\" {{\n  value = \"{name}\"\n}}\n"));
             let readme = format!("# {name}\n\nA module of the tfdisco module benchmark.\n");
             // What the entries other than the blob take, so the archive
             // comes out about `size`.
@@ -335,7 +337,11 @@ fn list_schedule(jobs: &[Job], cost: &[Duration], tail: &[Duration], parallel: u
         while running.len() < parallel {
             let ready = (0..jobs.len())
                 .filter(|i| !started[*i])
-                .filter(|i| jobs[*i].after.is_none_or(|a| done_at[a].is_some_and(|t| t <= now)))
+                .filter(|i| {
+                    jobs[*i]
+                        .after
+                        .is_none_or(|a| done_at[a].is_some_and(|t| t <= now))
+                })
                 .max_by_key(|i| tail[*i]);
             let Some(i) = ready else { break };
             started[i] = true;
@@ -367,20 +373,36 @@ mod tests {
 
     #[test]
     fn archives_are_about_the_size_asked_and_the_floor_follows_the_chain() {
-        let registry = Registry::make("t", &[("a", 1 << 20, Some("b")), ("c", 1 << 19, None)], &[("b", 1 << 18)]);
+        let registry = Registry::make(
+            "t",
+            &[("a", 1 << 20, Some("b")), ("c", 1 << 19, None)],
+            &[("b", 1 << 18)],
+        );
         for (module, size) in registry.modules.iter().zip([1 << 20, 1 << 19, 1 << 18]) {
             let len = module.archive.len();
             assert!(len <= size && len + 16 > size, "{}: {len}", module.name);
         }
-        assert!(registry.main_tf().contains("registry.example.test/t/a/test"));
+        assert!(
+            registry
+                .main_tf()
+                .contains("registry.example.test/t/a/test")
+        );
         let jobs = registry.jobs(true);
         assert_eq!(jobs.len(), 1 + 3 * 3);
         let f = floor(&jobs, shape(), 8);
         // discovery, a's three, b's three.
         assert_eq!(f.chain.len(), 7);
         let expect = Duration::from_millis(7 * 40)
-            + shape().transfer_time((1 << 20) + (1 << 18) + DISCOVERY.len() as u64 + 2 * Registry::versions_body().len() as u64);
-        assert!(f.critical_path.abs_diff(expect) < Duration::from_millis(1), "{f:?}");
+            + shape().transfer_time(
+                (1 << 20)
+                    + (1 << 18)
+                    + DISCOVERY.len() as u64
+                    + 2 * Registry::versions_body().len() as u64,
+            );
+        assert!(
+            f.critical_path.abs_diff(expect) < Duration::from_millis(1),
+            "{f:?}"
+        );
         assert!(f.schedule >= f.bound);
         // One slot: everything in a row.
         let one = floor(&jobs, shape(), 1);

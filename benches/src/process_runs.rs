@@ -7,11 +7,11 @@
 //! benchmark (`get-bench`), the last two also for the requests a
 //! [`TestServer`] saw during each run ([`Measure`]).
 
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::collections::BTreeSet;
 use std::time::{Duration, Instant};
 
 use tfdisco_testkit::terraform::TF_SETTINGS;

@@ -161,7 +161,13 @@ type Left = (String, Vec<u8>);
 impl Bench {
     fn run(&self, dir: &Path, program: &Path, args: &[String]) -> Measure {
         self.runner
-            .run_seen(&self.server, dir, program, args, &environment(&self.args.work))
+            .run_seen(
+                &self.server,
+                dir,
+                program,
+                args,
+                &environment(&self.args.work),
+            )
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
@@ -457,17 +463,17 @@ impl Bench {
                 })
                 .map(|r| r.0)
         };
-        let ms = |d: Option<Duration>| d.map_or("-".to_owned(), |d| format!("{:.0}", secs(d) * 1e3));
-        let mut lines = vec![
-            format!(
-                "\ntfdisco's median run ({:.3} s), module by module (ms from the start): versions / download / pkg.zip / its last byte due",
-                secs(m.wall)
-            ),
-        ];
+        let ms =
+            |d: Option<Duration>| d.map_or("-".to_owned(), |d| format!("{:.0}", secs(d) * 1e3));
+        let mut lines = vec![format!(
+            "\ntfdisco's median run ({:.3} s), module by module (ms from the start): versions / download / pkg.zip / its last byte due",
+            secs(m.wall)
+        )];
         let mut due_of: Vec<(String, Option<Duration>)> = Vec::new();
         for module in &self.registry.modules {
             let zip = when("/pkg.zip", &module.name);
-            let due = zip.map(|z| z + shape.latency + shape.transfer_time(module.archive.len() as u64));
+            let due =
+                zip.map(|z| z + shape.latency + shape.transfer_time(module.archive.len() as u64));
             due_of.push((module.name.clone(), due));
         }
         for module in &self.registry.modules {

@@ -195,7 +195,13 @@ impl Bench {
     /// panics when it fails.
     fn run(&self, dir: &Path, program: &Path, args: &[String]) -> Measure {
         self.runner
-            .run_seen(&self.server, dir, program, args, &environment(&self.args.work))
+            .run_seen(
+                &self.server,
+                dir,
+                program,
+                args,
+                &environment(&self.args.work),
+            )
             .unwrap_or_else(|e| panic!("{e}"))
     }
 
