@@ -492,15 +492,15 @@ impl Bench {
                 .modules
                 .iter()
                 .find(|c| c.calls.as_deref() == Some(&module.name));
-            if let (Some(caller), Some(v)) = (caller, versions) {
-                if let Some(cd) = due_of.iter().find(|d| d.0 == caller.name).and_then(|d| d.1) {
-                    let _ = write!(
-                        line,
-                        "   (asked {:+.0} ms after {}'s last byte was due)",
-                        (secs(v) - secs(cd)) * 1e3,
-                        caller.name
-                    );
-                }
+            if let (Some(caller), Some(v)) = (caller, versions)
+                && let Some(cd) = due_of.iter().find(|d| d.0 == caller.name).and_then(|d| d.1)
+            {
+                let _ = write!(
+                    line,
+                    "   (asked {:+.0} ms after {}'s last byte was due)",
+                    (secs(v) - secs(cd)) * 1e3,
+                    caller.name
+                );
             }
             lines.push(line);
         }
