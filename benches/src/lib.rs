@@ -6,9 +6,11 @@
 //! `load` binary and `tests/load.rs`. `benches/README.md` has the commands
 //! and figures. [`registry`] is the signed registry of large packages
 //! the install benchmark (`install-bench`) serves; the OCI
-//! benchmark (`oci-bench`) also pushes its packages to a `docker-registry`,
-//! times processes with [`process_runs`] and reads that registry's log with
-//! [`registry_log`].
+//! benchmark (`oci-bench`) also pushes its packages to a `docker-registry`
+//! and reads that registry's log with [`registry_log`];
+//! [`module_registry`] is the module registry of the module benchmark
+//! (`get-bench`) and its network floor. All three time processes with
+//! [`process_runs`].
 //!
 //! Everything here is deterministic, so two runs measure the same work (but
 //! for the registry's signing key and signatures, made by GnuPG per run).
@@ -20,6 +22,7 @@ pub mod canned;
 pub mod documents;
 pub mod hostnames;
 pub mod load;
+pub mod module_registry;
 pub mod process_runs;
 pub mod registry;
 pub mod registry_log;

@@ -3,15 +3,19 @@
 //! the process benchmarks report: medians and interquartile ranges of
 //! alternating runs; and the rest their reports share (a [`Report`], the
 //! tools' versions, the machine's load). Used by the OCI benchmark
-//! (`oci-bench`) and the install benchmark (`install-bench`).
+//! (`oci-bench`), the install benchmark (`install-bench`) and the module
+//! benchmark (`get-bench`), the last two also for the requests a
+//! [`TestServer`] saw during each run ([`Measure`]).
 
+use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::fs;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use tfdisco_testkit::terraform::TF_SETTINGS;
+use tfdisco_testkit::{Seen, TestServer};
 
 /// One timed process.
 #[derive(Clone, Copy, Debug)]
@@ -105,6 +109,84 @@ impl Runner {
         let text = fs::read_to_string(&timing).map_err(|e| format!("the timing file: {e}"))?;
         parse_timing(&text)
     }
+}
+
+/// One timed process ([`Timed`]) and the requests a [`TestServer`] saw
+/// while it ran ([`Runner::run_seen`]).
+#[derive(Clone, Debug)]
+pub struct Measure {
+    /// Wall time, fork to `wait4`.
+    pub wall: Duration,
+    /// Peak resident set size, kB.
+    pub rss_kb: u64,
+    /// User + system CPU time, every thread.
+    pub cpu: Duration,
+    /// The requests the server saw: when each arrived (from just before
+    /// the process was started), its method, its path and its connection.
+    pub requests: Vec<(Duration, String, String, u64)>,
+}
+
+impl Measure {
+    /// How many connections the requests came on.
+    pub fn connections(&self) -> usize {
+        self.requests
+            .iter()
+            .map(|r| r.3)
+            .collect::<BTreeSet<_>>()
+            .len()
+    }
+}
+
+impl Runner {
+    /// [`Runner::run`], with the requests `server` saw during the run
+    /// (those before it are dropped).
+    pub fn run_seen(
+        &self,
+        server: &TestServer,
+        dir: &Path,
+        program: &Path,
+        args: &[String],
+        env: &[(&str, OsString)],
+    ) -> Result<Measure, String> {
+        server.take_requests();
+        let start = Instant::now();
+        let timed = self.run(dir, program, args, env)?;
+        let seen = server.take_requests();
+        Ok(Measure {
+            wall: timed.wall,
+            rss_kb: timed.rss_kb,
+            cpu: timed.cpu,
+            requests: seen
+                .iter()
+                .map(|s: &Seen| {
+                    (
+                        s.received.saturating_duration_since(start),
+                        s.method.clone(),
+                        s.path.clone(),
+                        s.connection,
+                    )
+                })
+                .collect(),
+        })
+    }
+}
+
+/// The wall times of `ms`, in seconds.
+pub fn walls(ms: &[Measure]) -> Vec<f64> {
+    ms.iter().map(|m| secs(m.wall)).collect()
+}
+
+/// The run of `ms` with the median wall time (the lower one of an even
+/// count).
+pub fn median_run(ms: &[Measure]) -> Measure {
+    let mut sorted = ms.to_vec();
+    sorted.sort_by_key(|m| m.wall);
+    sorted[(sorted.len() - 1) / 2].clone()
+}
+
+/// `met` or `MISSED`, for a report's target lines.
+pub fn met(yes: bool) -> &'static str {
+    if yes { "met" } else { "MISSED" }
 }
 
 /// A fresh folder `work/runs/NAME` holding `main_tf` as `main.tf`.

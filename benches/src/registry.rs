@@ -379,13 +379,13 @@ fn hex(bytes: &[u8]) -> String {
     })
 }
 
-fn seed(parts: &[&str]) -> u64 {
+pub(crate) fn seed(parts: &[&str]) -> u64 {
     let digest = Sha256::digest(parts.join("\0").as_bytes());
     u64::from_le_bytes(digest[..8].try_into().expect("8 bytes"))
 }
 
 /// Bytes no compressor shrinks.
-fn incompressible(len: usize, seed: u64) -> Vec<u8> {
+pub(crate) fn incompressible(len: usize, seed: u64) -> Vec<u8> {
     let mut rng = Rng::new(seed);
     let mut out = Vec::with_capacity(len + 8);
     while out.len() < len {

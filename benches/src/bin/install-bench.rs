@@ -34,7 +34,6 @@
 //! met; exits with status 1 when one is missed or a check fails (and
 //! panics, naming the command and showing its output, when a run fails).
 
-use std::collections::BTreeSet;
 use std::ffi::OsString;
 use std::fmt::Write as _;
 use std::fs;
@@ -42,11 +41,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tfdisco_benches::process_runs::{
-    Report, Runner, first_line, fresh_run, loadavg, median, secs, summary, tfdisco_version,
+    Measure, Report, Runner, first_line, fresh_run, loadavg, median, median_run, met, secs,
+    summary, tfdisco_version, walls,
 };
 use tfdisco_benches::registry::{self, Registry, Signer};
 use tfdisco_testkit::install_goldens::tree_manifest;
-use tfdisco_testkit::{NetworkShape, Seen, TestServer, pki};
+use tfdisco_testkit::{NetworkShape, TestServer, pki};
 
 /// The targets' network.
 const LATENCY: Duration = Duration::from_millis(40);
@@ -153,27 +153,6 @@ fn parse_args() -> Args {
     args
 }
 
-/// One timed process.
-#[derive(Clone, Debug)]
-struct Measure {
-    wall: Duration,
-    rss_kb: u64,
-    cpu: Duration,
-    /// The requests the server saw, with when they arrived (from just
-    /// before the process was started).
-    requests: Vec<(Duration, String, String, u64)>,
-}
-
-impl Measure {
-    fn connections(&self) -> usize {
-        self.requests
-            .iter()
-            .map(|r| r.3)
-            .collect::<BTreeSet<_>>()
-            .len()
-    }
-}
-
 /// The same environment for every tool: the test CA, a CLI configuration
 /// that only turns the checkpoint off, no proxies, none of the caller's
 /// `TF_*` settings.
@@ -215,29 +194,15 @@ impl Bench {
     /// Runs `program args` in `dir` under `timed`, in [`environment`];
     /// panics when it fails.
     fn run(&self, dir: &Path, program: &Path, args: &[String]) -> Measure {
-        self.server.take_requests();
-        let start = Instant::now();
-        let timed = self
-            .runner
-            .run(dir, program, args, &environment(&self.args.work))
-            .unwrap_or_else(|e| panic!("{e}"));
-        let seen = self.server.take_requests();
-        Measure {
-            wall: timed.wall,
-            rss_kb: timed.rss_kb,
-            cpu: timed.cpu,
-            requests: seen
-                .iter()
-                .map(|s: &Seen| {
-                    (
-                        s.received.saturating_duration_since(start),
-                        s.method.clone(),
-                        s.path.clone(),
-                        s.connection,
-                    )
-                })
-                .collect(),
-        }
+        self.runner
+            .run_seen(
+                &self.server,
+                dir,
+                program,
+                args,
+                &environment(&self.args.work),
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
     }
 
     /// The floor of one package's install over the shape, as the targets
@@ -686,20 +651,6 @@ impl Bench {
         self.report
             .out(format!("  (floor {:.0} ms)", secs(floor) * 1e3));
     }
-}
-
-fn walls(ms: &[Measure]) -> Vec<f64> {
-    ms.iter().map(|m| secs(m.wall)).collect()
-}
-
-fn median_run(ms: &[Measure]) -> Measure {
-    let mut sorted = ms.to_vec();
-    sorted.sort_by_key(|m| m.wall);
-    sorted[(sorted.len() - 1) / 2].clone()
-}
-
-fn met(yes: bool) -> &'static str {
-    if yes { "met" } else { "MISSED" }
 }
 
 fn size_name(size: usize) -> String {
