@@ -12,11 +12,9 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
-use common::{Run, ca_file, tfdisco};
+use common::{Run, TRANSPORTS, ca_file, tfdisco};
 use tfdisco_testkit::install_goldens::stored_zip;
 use tfdisco_testkit::{Reply, TestServer};
-
-const TRANSPORTS: [&str; 3] = ["tokio", "async-std", "curl"];
 
 /// A module registry with `acme/net/aws` 1.0.0 and 1.1.0, whose 1.1.0
 /// package is a zip one folder down (`X-Terraform-Get: ./pkg.zip//net`).

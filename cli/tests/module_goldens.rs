@@ -11,20 +11,12 @@ mod common;
 use tfdisco_testkit::TestServer;
 use tfdisco_testkit::module_goldens::{CASES, Case, Command};
 
-const TRANSPORTS: [&str; 3] = ["tokio", "async-std", "curl"];
-
 /// One case on one transport: what differs, if anything.
 fn run(case: &Case, transport: &str) -> Result<(), String> {
     let server = TestServer::start();
     let scratch = tempfile::tempdir().expect("a folder");
     let setup = case.setup(&server, scratch.path());
     server.take_requests();
-    let env = setup.env();
-    let vars: Vec<(&str, String)> = env
-        .iter()
-        .map(|(k, v)| (*k, v.to_string_lossy().into_owned()))
-        .collect();
-    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let dir = setup.dir.to_string_lossy().into_owned();
     let command = match case.command {
         Command::Get => "get",
@@ -42,12 +34,7 @@ fn run(case: &Case, transport: &str) -> Result<(), String> {
     if case.args.contains(&"-update") || case.args.contains(&"-upgrade") {
         args.push("--upgrade");
     }
-    let ran = tfdisco_testkit::program::run(
-        std::path::Path::new(env!("CARGO_BIN_EXE_tfdisco")),
-        &setup.home,
-        &vars,
-        &args,
-    );
+    let ran = common::tfdisco_env(&setup.home, &setup.env(), &args);
     let exit = ran.code.unwrap_or(-1);
     let observed = setup.observe(exit, &server.take_requests());
     case.expected_for_tfdisco(&setup)
@@ -57,19 +44,5 @@ fn run(case: &Case, transport: &str) -> Result<(), String> {
 
 #[test]
 fn every_case_on_every_transport() {
-    let mut failures = Vec::new();
-    for case in CASES {
-        for transport in TRANSPORTS {
-            if let Err(e) = run(case, transport) {
-                failures.push(format!("{} ({transport}): {e}", case.name));
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} runs differ:\n\n{}",
-        failures.len(),
-        CASES.len() * TRANSPORTS.len(),
-        failures.join("\n\n")
-    );
+    common::each_case_on_each_transport(CASES, |case| case.name, run);
 }

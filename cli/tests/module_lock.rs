@@ -10,12 +10,10 @@
 //! there too, the test fails so that the mark is taken off.
 #![cfg(unix)]
 
-use std::path::Path;
+mod common;
 
 use tfdisco_testkit::TestServer;
 use tfdisco_testkit::module_lock_goldens::{CASES, Case};
-
-const TRANSPORTS: [&str; 3] = ["tokio", "async-std", "curl"];
 
 /// One case on one transport: what differs, if anything.
 fn run(case: &Case, transport: &str) -> Result<(), String> {
@@ -23,12 +21,6 @@ fn run(case: &Case, transport: &str) -> Result<(), String> {
     let scratch = tempfile::tempdir().expect("a folder");
     let setup = case.setup(&server, scratch.path());
     assert!(!setup.dir.join(".terraform").exists(), "a fresh copy");
-    let env = setup.env();
-    let vars: Vec<(&str, String)> = env
-        .iter()
-        .map(|(k, v)| (*k, v.to_string_lossy().into_owned()))
-        .collect();
-    let vars: Vec<(&str, &str)> = vars.iter().map(|(k, v)| (*k, v.as_str())).collect();
     let dir = setup.dir.to_string_lossy().into_owned();
     let mut args = vec![
         "lock",
@@ -40,12 +32,7 @@ fn run(case: &Case, transport: &str) -> Result<(), String> {
         &dir,
     ];
     args.extend(case.tfdisco_platform_args());
-    let ran = tfdisco_testkit::program::run(
-        Path::new(env!("CARGO_BIN_EXE_tfdisco")),
-        &setup.home,
-        &vars,
-        &args,
-    );
+    let ran = common::tfdisco_env(&setup.home, &setup.env(), &args);
     let mut problems = Vec::new();
     if ran.code != Some(0) {
         problems.push(format!("exit code {:?} where 0 was expected", ran.code));
@@ -91,19 +78,5 @@ fn run(case: &Case, transport: &str) -> Result<(), String> {
 
 #[test]
 fn lock_on_a_fresh_copy_is_terraforms_get_then_lock() {
-    let mut failures = Vec::new();
-    for case in CASES {
-        for transport in TRANSPORTS {
-            if let Err(e) = run(case, transport) {
-                failures.push(format!("{} ({transport}): {e}", case.name));
-            }
-        }
-    }
-    assert!(
-        failures.is_empty(),
-        "{} of {} runs differ:\n\n{}",
-        failures.len(),
-        CASES.len() * TRANSPORTS.len(),
-        failures.join("\n\n")
-    );
+    common::each_case_on_each_transport(CASES, |case| case.name, run);
 }

@@ -41,3 +41,41 @@ pub fn discover_terraform(home: &Path, host: &str) -> Run {
     let args = ["discover", host, "--ca-file", &ca, "--dialect", "terraform"];
     tfdisco(home, &[], &args)
 }
+
+/// The transports a test runs the binary on.
+pub const TRANSPORTS: [&str; 3] = ["tokio", "async-std", "curl"];
+
+/// `tfdisco args…` with `env` (a golden case's set-up's variables) and
+/// only `HOME` and `PATH` besides.
+pub fn tfdisco_env(home: &Path, env: &[(&'static str, std::ffi::OsString)], args: &[&str]) -> Run {
+    let owned: Vec<(&str, String)> = env
+        .iter()
+        .map(|(k, v)| (*k, v.to_string_lossy().into_owned()))
+        .collect();
+    let vars: Vec<(&str, &str)> = owned.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    tfdisco(home, &vars, args)
+}
+
+/// Runs `each` for every golden case on every transport and fails once,
+/// saying every run that differs.
+pub fn each_case_on_each_transport<C>(
+    cases: &[C],
+    name: impl Fn(&C) -> &str,
+    each: impl Fn(&C, &str) -> Result<(), String>,
+) {
+    let mut failures = Vec::new();
+    for case in cases {
+        for transport in TRANSPORTS {
+            if let Err(e) = each(case, transport) {
+                failures.push(format!("{} ({transport}): {e}", name(case)));
+            }
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{} of {} runs differ:\n\n{}",
+        failures.len(),
+        cases.len() * TRANSPORTS.len(),
+        failures.join("\n\n")
+    );
+}
