@@ -1579,3 +1579,34 @@ impl Expected {
 
 #[cfg(test)]
 mod tests;
+
+/// Whether this machine can make goldens, saying why not on stderr: the
+/// real `terraform` runs (a warning when it is not
+/// [`TERRAFORM_VERSION`]), `git` too when `needs_git`, and the process
+/// umask is [`UMASK`] (the goldens' folders are `0755`). Every golden
+/// generator checks it first.
+pub fn ready_to_generate(needs_git: bool) -> bool {
+    if !terraform_available() {
+        eprintln!(
+            "{} does not run: install Terraform {TERRAFORM_VERSION} or set ${TERRAFORM_VAR}",
+            terraform_program().to_string_lossy()
+        );
+        return false;
+    }
+    if needs_git && !crate::module_goldens::git::git_available() {
+        eprintln!("git does not run: the git cases need it");
+        return false;
+    }
+    match terraform_version() {
+        Some(version) if version == TERRAFORM_VERSION => {}
+        found => eprintln!(
+            "warning: the goldens are Terraform {TERRAFORM_VERSION}'s; this is {}",
+            found.as_deref().unwrap_or("an unknown version")
+        ),
+    }
+    if process_umask() != UMASK {
+        eprintln!("run with umask {UMASK:03o}: the goldens' folders are 0755");
+        return false;
+    }
+    true
+}

@@ -43,32 +43,14 @@ mod generator {
 
     use tfdisco_testkit::generator::{Generator, read, write};
     use tfdisco_testkit::install_goldens::{
-        CASES, Case, HOST, LOCK_GOLDEN, LockInput, TERRAFORM_VERSION, UMASK, process_umask,
-        request_line, run_terraform, run_terraform_init, terraform_available, terraform_program,
-        terraform_version,
+        CASES, Case, HOST, LOCK_GOLDEN, LockInput, ready_to_generate, request_line, run_terraform,
+        run_terraform_init,
     };
     use tfdisco_testkit::lock_goldens::{self, LOCK_FILE};
     use tfdisco_testkit::{TestServer, signed_registry};
 
     pub(super) fn main() -> ExitCode {
-        if !terraform_available() {
-            eprintln!(
-                "{} does not run: install Terraform 1.11.4 or set $TERRAFORM",
-                terraform_program().to_string_lossy()
-            );
-            return ExitCode::FAILURE;
-        }
-        match terraform_version() {
-            Some(version) if version == TERRAFORM_VERSION => {}
-            found => eprintln!(
-                "warning: the goldens are Terraform {TERRAFORM_VERSION}'s; this is {}",
-                found.as_deref().unwrap_or("an unknown version")
-            ),
-        }
-        // The installs and caches made before a run, and `before.txt`, have the
-        // process's folder modes; Terraform's runs have umask 022.
-        if process_umask() != UMASK {
-            eprintln!("run with umask {UMASK:03o}: the goldens' folders are 0755");
+        if !ready_to_generate(false) {
             return ExitCode::FAILURE;
         }
         let mut generator = Generator::from_args("install-goldens");

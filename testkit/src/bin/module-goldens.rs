@@ -40,36 +40,14 @@ mod generator {
 
     use tfdisco_testkit::TestServer;
     use tfdisco_testkit::generator::{Generator, write};
-    use tfdisco_testkit::install_goldens::{
-        TERRAFORM_VERSION, UMASK, process_umask, request_line, run_terraform, terraform_available,
-        terraform_program, terraform_version,
-    };
+    use tfdisco_testkit::install_goldens::{ready_to_generate, request_line, run_terraform};
     use tfdisco_testkit::module_goldens::{
         CASES, Case, MODULES_DIR, MODULES_JSON, MODULES_JSON_GOLDEN, Setup, downloads,
-        git::git_available, parse_module_line,
+        parse_module_line,
     };
 
     pub(super) fn main() -> ExitCode {
-        if !terraform_available() {
-            eprintln!(
-                "{} does not run: install Terraform 1.11.4 or set $TERRAFORM",
-                terraform_program().to_string_lossy()
-            );
-            return ExitCode::FAILURE;
-        }
-        if !git_available() {
-            eprintln!("git does not run: the git cases need it");
-            return ExitCode::FAILURE;
-        }
-        match terraform_version() {
-            Some(version) if version == TERRAFORM_VERSION => {}
-            found => eprintln!(
-                "warning: the goldens are Terraform {TERRAFORM_VERSION}'s; this is {}",
-                found.as_deref().unwrap_or("an unknown version")
-            ),
-        }
-        if process_umask() != UMASK {
-            eprintln!("run with umask {UMASK:03o}: the goldens' folders are 0755");
+        if !ready_to_generate(true) {
             return ExitCode::FAILURE;
         }
         let mut generator = Generator::from_args("module-goldens");

@@ -37,34 +37,11 @@ mod generator {
 
     use tfdisco_testkit::TestServer;
     use tfdisco_testkit::generator::{Generator, write};
-    use tfdisco_testkit::install_goldens::{
-        TERRAFORM_VERSION, UMASK, process_umask, run_terraform, terraform_available,
-        terraform_program, terraform_version,
-    };
-    use tfdisco_testkit::module_goldens::git::git_available;
+    use tfdisco_testkit::install_goldens::{ready_to_generate, run_terraform};
     use tfdisco_testkit::module_lock_goldens::{CASES, Case, LOCK_GOLDEN, MODULES_JSON};
 
     pub(super) fn main() -> ExitCode {
-        if !terraform_available() {
-            eprintln!(
-                "{} does not run: install Terraform 1.11.4 or set $TERRAFORM",
-                terraform_program().to_string_lossy()
-            );
-            return ExitCode::FAILURE;
-        }
-        if !git_available() {
-            eprintln!("git does not run: the git module needs it");
-            return ExitCode::FAILURE;
-        }
-        match terraform_version() {
-            Some(version) if version == TERRAFORM_VERSION => {}
-            found => eprintln!(
-                "warning: the goldens are Terraform {TERRAFORM_VERSION}'s; this is {}",
-                found.as_deref().unwrap_or("an unknown version")
-            ),
-        }
-        if process_umask() != UMASK {
-            eprintln!("run with umask {UMASK:03o}");
+        if !ready_to_generate(true) {
             return ExitCode::FAILURE;
         }
         let mut generator = Generator::from_args("module-lock-goldens");
