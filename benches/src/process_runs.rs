@@ -176,6 +176,39 @@ pub fn walls(ms: &[Measure]) -> Vec<f64> {
     ms.iter().map(|m| secs(m.wall)).collect()
 }
 
+/// A report's table row of `ms`: `| LABEL | wall | CPU | peak RSS |
+/// requests | connections |`, medians (the wall with its range).
+pub fn measure_row(label: &str, ms: &[Measure]) -> String {
+    let cpu: Vec<f64> = ms.iter().map(|m| secs(m.cpu)).collect();
+    let rss: Vec<f64> = ms.iter().map(|m| m.rss_kb as f64 / 1024.0).collect();
+    let requests: Vec<f64> = ms.iter().map(|m| m.requests.len() as f64).collect();
+    let conns: Vec<f64> = ms.iter().map(|m| m.connections() as f64).collect();
+    format!(
+        "| {label} | {} | {:.3} s | {:.1} MiB | {} | {} |",
+        summary(&walls(ms)),
+        median(&cpu),
+        median(&rss),
+        median(&requests),
+        median(&conns)
+    )
+}
+
+/// `per pair terraform / tfdisco: R× (MIN–MAX)`: the ratio of each
+/// alternating pair's wall times, `tf`'s over `td`'s.
+pub fn per_pair_line(tf: &[Measure], td: &[Measure]) -> String {
+    let ratios: Vec<f64> = tf
+        .iter()
+        .zip(td)
+        .map(|(a, b)| secs(a.wall) / secs(b.wall))
+        .collect();
+    let min = ratios.iter().copied().fold(f64::MAX, f64::min);
+    let max = ratios.iter().copied().fold(f64::MIN, f64::max);
+    format!(
+        "\nper pair terraform / tfdisco: {:.2}× ({min:.2}–{max:.2})",
+        median(&ratios)
+    )
+}
+
 /// The run of `ms` with the median wall time (the lower one of an even
 /// count).
 pub fn median_run(ms: &[Measure]) -> Measure {

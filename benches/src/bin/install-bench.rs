@@ -41,8 +41,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use tfdisco_benches::process_runs::{
-    Measure, Report, Runner, first_line, fresh_run, loadavg, median, median_run, met, secs,
-    summary, tfdisco_version, walls,
+    Measure, Report, Runner, first_line, fresh_run, loadavg, measure_row, median, median_run, met,
+    per_pair_line, secs, summary, tfdisco_version, walls,
 };
 use tfdisco_benches::registry::{self, Registry, Signer};
 use tfdisco_testkit::install_goldens::tree_manifest;
@@ -557,30 +557,9 @@ impl Bench {
             rows.push(("tfdisco (before)", b));
         }
         for (name, ms) in rows {
-            let cpu: Vec<f64> = ms.iter().map(|m| secs(m.cpu)).collect();
-            let rss: Vec<f64> = ms.iter().map(|m| m.rss_kb as f64 / 1024.0).collect();
-            let requests: Vec<f64> = ms.iter().map(|m| m.requests.len() as f64).collect();
-            let conns: Vec<f64> = ms.iter().map(|m| m.connections() as f64).collect();
-            self.report.out(format!(
-                "| {name} {what} | {} | {:.3} s | {:.1} MiB | {} | {} |",
-                summary(&walls(ms)),
-                median(&cpu),
-                median(&rss),
-                median(&requests),
-                median(&conns)
-            ));
+            self.report.out(measure_row(&format!("{name} {what}"), ms));
         }
-        let ratios: Vec<f64> = tf
-            .iter()
-            .zip(td)
-            .map(|(a, b)| secs(a.wall) / secs(b.wall))
-            .collect();
-        let min = ratios.iter().copied().fold(f64::MAX, f64::min);
-        let max = ratios.iter().copied().fold(f64::MIN, f64::max);
-        self.report.out(format!(
-            "\nper pair terraform / tfdisco: {:.2}× ({min:.2}–{max:.2})",
-            median(&ratios)
-        ));
+        self.report.out(per_pair_line(tf, td));
         let all: Vec<String> = td.iter().map(|m| format!("{:.3}", secs(m.wall))).collect();
         self.report
             .out(format!("tfdisco runs (s): {}", all.join(", ")));
