@@ -21,9 +21,10 @@ use tfdisco_runs::{
 use crate::dialect::PyDialectChoice;
 use crate::errors;
 use crate::json;
-use crate::lock::{jobs_arg, run_report};
+use crate::lock::run_report;
 use crate::modules::PyInstalledModule;
 use crate::options::items;
+use crate::options::jobs_arg;
 use crate::record::{quote, record_class};
 use crate::sources::{self, PyPlatform, PyProviderSource};
 

@@ -9,7 +9,6 @@
 //! (`OciMirrorReport` of `OciMirroredProvider`s, each with its
 //! `PushedRelease`).
 
-use std::num::NonZeroUsize;
 use std::path::PathBuf;
 
 use pyo3::prelude::*;
@@ -28,7 +27,7 @@ use crate::dialect::PyDialectChoice;
 use crate::errors::{self, IntoPyResult};
 use crate::modules::PyModuleFailure;
 use crate::oci_push::PyPushedRelease;
-use crate::options::items;
+use crate::options::{items, jobs_arg};
 use crate::record::record_class;
 use crate::sources::{self, PyPlatform, PyProviderSource};
 
@@ -48,12 +47,6 @@ fn platforms_arg(platforms: Option<&Bound<'_, PyAny>>) -> PyResult<Vec<Platform>
         }
     }
     Ok(all)
-}
-
-/// The `jobs` argument, read by the rule every front end shares
-/// (`tfdisco_runs::jobs`): 0 raises `InvalidOption`, a `ValueError`.
-pub(crate) fn jobs_arg(jobs: u64) -> PyResult<NonZeroUsize> {
-    tfdisco_runs::jobs(jobs).map_err(|e| Python::attach(|py| errors::invalid_option(py, e)))
 }
 
 /// Where a lock run takes the providers from: `net_mirror` (an `https:`

@@ -7,7 +7,7 @@
 use pyo3::prelude::*;
 use tfdisco_runs::{GetOptions, GetReport, InstalledModule, ModuleFailure};
 
-use crate::lock::jobs_arg;
+use crate::options::jobs_arg;
 use crate::record::record_class;
 
 /// The `GetOptions` of a get call: `jobs` at least 1, else

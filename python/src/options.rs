@@ -5,6 +5,7 @@
 //! the options is `tfdisco_runs::ClientOptions`, shared with the CLI.
 
 use std::net::SocketAddr;
+use std::num::NonZeroUsize;
 use std::time::Duration;
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
@@ -145,4 +146,10 @@ pub(crate) fn items<'py>(
         )));
     };
     iter.collect()
+}
+
+/// The `jobs` argument, read by the rule every front end shares
+/// (`tfdisco_runs::jobs`): 0 raises `InvalidOption`, a `ValueError`.
+pub(crate) fn jobs_arg(jobs: u64) -> PyResult<NonZeroUsize> {
+    tfdisco_runs::jobs(jobs).map_err(|e| Python::attach(|py| errors::invalid_option(py, e)))
 }
