@@ -513,3 +513,18 @@ fn eight_processes_share_one_empty_module_cache_and_download_each_package_once()
     }
     assert_eq!(archive_downloads(&server), 1, "one download in all");
 }
+
+#[test]
+fn a_folder_that_is_not_there_is_an_error_and_is_not_made() {
+    let home = tempfile::tempdir().expect("a home");
+    let missing = home.path().join("not-there");
+    let dir = missing.to_string_lossy().into_owned();
+    let run = tfdisco(
+        home.path(),
+        &[],
+        &["get", "--chdir", &dir, "--dialect", "terraform"],
+    );
+    assert_eq!(run.code, Some(1), "{}", run.stderr);
+    assert!(run.stderr.contains("no such folder"), "{}", run.stderr);
+    assert!(!missing.exists());
+}

@@ -56,6 +56,24 @@ pub(crate) use literal::number_text;
 pub use parser::MAX_NESTING;
 pub(crate) use token::Span;
 
+/// Whether `name` is an HCL identifier, as the lexer reads one: a letter
+/// (Unicode's ID_Start) or `_`, then letters, digits (ID_Continue), `_`
+/// and `-`. A module call's name must be one (it names a folder).
+///
+/// ```
+/// use tfdisco_config::hcl_syntax::is_identifier;
+///
+/// assert!(is_identifier("vpc-2_a"));
+/// assert!(!is_identifier("../x") && !is_identifier("2a") && !is_identifier(""));
+/// ```
+pub fn is_identifier(name: &str) -> bool {
+    let mut chars = name.chars();
+    chars
+        .next()
+        .is_some_and(|c| c == '_' || lexer::is_id_start(c))
+        && chars.all(|c| c == '-' || lexer::is_id_continue(c))
+}
+
 /// A text checked: its first syntax error, if any, and the work it took.
 #[derive(Debug, Clone)]
 pub struct Checked {

@@ -153,6 +153,12 @@ pub(crate) async fn get(
             diagnostic,
         }])
     };
+    if !root.is_dir() {
+        return Err(RunError::Folder {
+            path: root.to_owned(),
+            error: "no such folder: the configuration's folder must exist".into(),
+        });
+    }
     let old = ModuleManifest::read(root).map_err(unreadable)?;
     let lock = ModuleLock::read(root).map_err(unreadable)?;
     let staging = Staging::make(root).map_err(RunError::in_folder(root))?;

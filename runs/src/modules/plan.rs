@@ -315,7 +315,7 @@ impl ModulePlan {
             }
         };
         for call in calls {
-            if !is_identifier(&call.name) {
+            if !tfdisco_config::hcl_syntax::is_identifier(&call.name) {
                 // The name is a folder's: never a path (`../x`, `a/b`).
                 let diagnostic = at_call(
                     &call,
@@ -923,14 +923,6 @@ impl JobPlan for ModulePlan {
     fn not_run(error: Error) -> Result<Output, Error> {
         Err(error)
     }
-}
-
-/// HCL's identifier, as a module call's name must be: a letter or `_`,
-/// then letters, digits, `_` and `-`.
-fn is_identifier(name: &str) -> bool {
-    let mut chars = name.chars();
-    chars.next().is_some_and(|c| c.is_alphabetic() || c == '_')
-        && chars.all(|c| c.is_alphanumeric() || c == '_' || c == '-')
 }
 
 /// A diagnostic at a module call.
