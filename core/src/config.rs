@@ -42,6 +42,14 @@ pub enum RequestKind {
     /// `Content-Type` check, the registry requests' 10 s (OCI-7). Blobs are
     /// [`RequestKind::Download`]s.
     Oci,
+    /// `terraform login`'s requests: the token request to a `login.v1`
+    /// client's token endpoint, and `tfe.v2`'s `ping` and `account/details`
+    /// (LOGIN-7): the registry requests' `User-Agent` (Terraform's
+    /// `httpclient.New`), no `X-Terraform-Version`, Go's 9 redirects, no
+    /// retries (an authorization code is used once), a 1 MiB limit
+    /// (oauth2's), [`DEFAULT_LOGIN_TIMEOUT`] for the whole exchange, no
+    /// `Content-Type` check (the goals read it themselves).
+    Login,
 }
 
 /// How requests behave. The defaults are those of the CLIs:
@@ -85,6 +93,7 @@ pub struct Config {
     download_body_limit: u64,
     download_timeout: Duration,
     download_retry_policy: RetryPolicy,
+    login_timeout: Duration,
     /// The registry retry policy as the dialect's mirror client applies it.
     mirror_retry_policy: RetryPolicy,
     plain_http_hosts: Arc<[Hostname]>,
@@ -109,6 +118,14 @@ pub const MIRROR_MAX_REDIRECTS: u32 = 5;
 pub const OCI_BODY_LIMIT: u64 = 4 * 1024 * 1024;
 /// OCI registry requests' retries: [`RetryPolicy::oci`].
 const OCI_RETRY_POLICY: RetryPolicy = RetryPolicy::oci();
+/// The largest answer a login request reads: 1 MiB, what Go's oauth2
+/// reads of a token response.
+pub const LOGIN_BODY_LIMIT: u64 = 1024 * 1024;
+/// The time allowed for a whole login request (a token request, a `tfe.v2`
+/// check), redirects and body included: 30 s (Go sets none; D41).
+pub const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(30);
+/// Login requests are never retried ([`RequestKind::Login`]).
+const LOGIN_RETRY_POLICY: RetryPolicy = RetryPolicy::none();
 /// The largest discovery document accepted: 1 MiB.
 pub const DEFAULT_BODY_LIMIT: u64 = 1024 * 1024;
 /// The largest registry API document accepted: 16 MiB (D10; the provider
@@ -146,6 +163,7 @@ impl Config {
             download_body_limit: DEFAULT_DOWNLOAD_LIMIT,
             download_timeout: DEFAULT_DOWNLOAD_TIMEOUT,
             download_retry_policy: RetryPolicy::registry().with_attempt_timeout(None),
+            login_timeout: DEFAULT_LOGIN_TIMEOUT,
             mirror_retry_policy: mirror_policy(dialect, &RetryPolicy::registry()),
             plain_http_hosts: Arc::from([]),
             agents: Agents::new(dialect, dialect.default_cli_version(), None, None),
@@ -246,6 +264,13 @@ impl Config {
         self
     }
 
+    /// Sets the time allowed for a whole login request
+    /// ([`RequestKind::Login`], default [`DEFAULT_LOGIN_TIMEOUT`]).
+    pub fn with_login_timeout(mut self, timeout: Duration) -> Config {
+        self.login_timeout = timeout;
+        self
+    }
+
     /// Sets how failed registry requests are retried, and how long each
     /// attempt may take.
     pub fn with_registry_retry_policy(mut self, policy: RetryPolicy) -> Config {
@@ -338,7 +363,7 @@ impl Config {
             RequestKind::Discovery => self.max_redirects,
             RequestKind::Registry | RequestKind::Download => self.registry_max_redirects,
             RequestKind::Mirror => MIRROR_MAX_REDIRECTS,
-            RequestKind::Oci => DEFAULT_REGISTRY_MAX_REDIRECTS,
+            RequestKind::Oci | RequestKind::Login => DEFAULT_REGISTRY_MAX_REDIRECTS,
         }
     }
 
@@ -358,6 +383,7 @@ impl Config {
             RequestKind::Discovery => self.body_limit,
             RequestKind::Registry | RequestKind::Mirror => self.registry_body_limit,
             RequestKind::Oci => OCI_BODY_LIMIT,
+            RequestKind::Login => LOGIN_BODY_LIMIT,
             RequestKind::Download => self.download_body_limit,
         }
     }
@@ -382,6 +408,7 @@ impl Config {
         match kind {
             RequestKind::Discovery => self.timeout,
             RequestKind::Download => self.download_timeout,
+            RequestKind::Login => self.login_timeout,
             RequestKind::Registry | RequestKind::Mirror | RequestKind::Oci => {
                 let policy = self.retry_policy_for(kind);
                 policy.longest().unwrap_or_else(|| {
@@ -413,6 +440,7 @@ impl Config {
             RequestKind::Download => &self.download_retry_policy,
             RequestKind::Mirror => &self.mirror_retry_policy,
             RequestKind::Oci => &OCI_RETRY_POLICY,
+            RequestKind::Login => &LOGIN_RETRY_POLICY,
         }
     }
 

@@ -14,6 +14,7 @@ mod go_clean;
 mod go_json;
 mod go_quote;
 pub mod hostname;
+mod login;
 mod message_error;
 mod network_mirror;
 mod registry_api;
@@ -33,8 +34,9 @@ pub use url;
 pub use cache::{DiscoveryCache, Lookup, Ticket};
 pub use config::{
     Config, DEFAULT_BODY_LIMIT, DEFAULT_DOWNLOAD_LIMIT, DEFAULT_DOWNLOAD_TIMEOUT,
-    DEFAULT_MAX_REDIRECTS, DEFAULT_REGISTRY_BODY_LIMIT, DEFAULT_REGISTRY_MAX_REDIRECTS,
-    DEFAULT_TIMEOUT, MIRROR_MAX_REDIRECTS, OCI_BODY_LIMIT, RequestKind,
+    DEFAULT_LOGIN_TIMEOUT, DEFAULT_MAX_REDIRECTS, DEFAULT_REGISTRY_BODY_LIMIT,
+    DEFAULT_REGISTRY_MAX_REDIRECTS, DEFAULT_TIMEOUT, LOGIN_BODY_LIMIT, MIRROR_MAX_REDIRECTS,
+    OCI_BODY_LIMIT, RequestKind,
 };
 pub use credentials::{
     Credentials, CredentialsError, CredentialsSource, InvalidToken, NoCredentials,
@@ -49,6 +51,11 @@ pub use go_clean::go_clean;
 pub use go_json::go_json_string;
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
+pub use login::{
+    AuthorizationCode, AuthorizationRequest, Callback, Endpoint as OAuthEndpoint, LoginError,
+    LoginSeed, TfeAccount, TfeAccountRequest, TfePing, TokenGrant, TokenRequest, callback_ports,
+    tfe_account_message, tfe_tokens_page,
+};
 pub use network_mirror::{
     NetworkMirror, NetworkMirrorArchive, NetworkMirrorArchives, NetworkMirrorArchivesRequest,
     NetworkMirrorUrlError, NetworkMirrorVersions, NetworkMirrorVersionsRequest,

@@ -85,6 +85,12 @@ pub enum RegistryCall {
     /// The manifest and the package blob of an `oci://` module source
     /// (OpenTofu's OCI module getter).
     OciModule,
+    /// `POST <login.v1 token URL>`: `terraform login`'s token request.
+    LoginToken,
+    /// `GET <tfe.v2>ping`, before the pasted token's check.
+    TfePing,
+    /// `GET <tfe.v2>account/details`: the pasted token's check.
+    TfeAccount,
 }
 
 impl RegistryCall {
@@ -173,6 +179,24 @@ impl RegistryCall {
                 url: "OCI token service URL",
                 response: "OCI token service response",
                 whole: "OCI token request",
+            },
+            RegistryCall::LoginToken => Subject {
+                request: "login token",
+                url: "login token URL",
+                response: "login token response",
+                whole: "login token request",
+            },
+            RegistryCall::TfePing => Subject {
+                request: "tfe.v2 ping",
+                url: "tfe.v2 ping URL",
+                response: "tfe.v2 ping response",
+                whole: "tfe.v2 ping",
+            },
+            RegistryCall::TfeAccount => Subject {
+                request: "tfe.v2 account details",
+                url: "tfe.v2 account details URL",
+                response: "tfe.v2 account details response",
+                whole: "tfe.v2 account details request",
             },
         }
     }

@@ -656,7 +656,7 @@ impl<G: Goal> Transfer<G> {
             }
             // The CLIs fetch checksums, signatures and archives without
             // either (DL-1); OpenTofu's OCI client sends neither (OCI-7).
-            RequestKind::Download | RequestKind::Oci => {}
+            RequestKind::Download | RequestKind::Oci | RequestKind::Login => {}
         }
         if let Some(accept) = self.goal.accept() {
             headers.insert(ACCEPT, accept);
@@ -731,7 +731,10 @@ impl<G: Goal> Transfer<G> {
             // The mirror clients check it as the discovery libraries do
             // (MIRROR-4).
             RequestKind::Discovery | RequestKind::Mirror => content_type::check(headers),
-            RequestKind::Registry | RequestKind::Download | RequestKind::Oci => Ok(()),
+            RequestKind::Registry
+            | RequestKind::Download
+            | RequestKind::Oci
+            | RequestKind::Login => Ok(()),
         };
         if let Err(refusal) = checked {
             let url = self.url.clone().into();

@@ -6,9 +6,10 @@ use std::future::IntoFuture;
 
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    Error, Goal, Hostname, ModuleLocation, ModuleSource, ModuleVersions, NetworkMirror,
-    NetworkMirrorArchives, NetworkMirrorVersions, Platform, ProviderPackage, ProviderSource,
-    ProviderVersions, Services, Sink, Transfer, Version,
+    Credentials, Error, Goal, Hostname, ModuleLocation, ModuleSource, ModuleVersions,
+    NetworkMirror, NetworkMirrorArchives, NetworkMirrorVersions, OAuthClient, Platform,
+    ProviderPackage, ProviderSource, ProviderVersions, Services, Sink, TfeAccount, TokenGrant,
+    Transfer, Version,
 };
 
 use crate::{
@@ -147,6 +148,21 @@ impl<T: Transport> BlockingClient<T> {
         version: &Version,
     ) -> Result<NetworkMirrorArchives, Error> {
         self.wait(self.inner.network_mirror_archives(mirror, source, version))
+    }
+
+    /// `terraform login`'s token request (see [`AsyncClient::login_token`]).
+    pub fn login_token(
+        &self,
+        client: &OAuthClient,
+        grant: TokenGrant<'_>,
+    ) -> Result<Credentials, Error> {
+        self.wait(self.inner.login_token(client, grant))
+    }
+
+    /// The check of a token pasted for a `tfe.v2` host (see
+    /// [`AsyncClient::tfe_account`]).
+    pub fn tfe_account(&self, service: &Url, token: &Credentials) -> Result<TfeAccount, Error> {
+        self.wait(self.inner.tfe_account(service, token))
     }
 
     /// A download (see [`AsyncClient::download`]).

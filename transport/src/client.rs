@@ -8,8 +8,9 @@ use std::time::Instant;
 use tfdisco_core::url::Url;
 use tfdisco_core::{
     Config, Credentials, Error, Goal, Hostname, ModuleLocation, ModuleSource, ModuleVersions,
-    NetworkMirror, NetworkMirrorArchives, NetworkMirrorVersions, Platform, ProviderPackage,
-    ProviderSource, ProviderVersions, Services, Sink, StartError, Transfer, Version, check_version,
+    NetworkMirror, NetworkMirrorArchives, NetworkMirrorVersions, OAuthClient, Platform,
+    ProviderPackage, ProviderSource, ProviderVersions, Services, Sink, StartError, TfeAccount,
+    TokenGrant, Transfer, Version, check_version,
 };
 
 use crate::cache::Begin;
@@ -271,6 +272,49 @@ impl<T: Transport> AsyncClient<T> {
                 Transfer::network_mirror_archives(mirror, source, version, config, credentials, now)
             };
             self.mirror_request(mirror, start, observer)
+        })
+    }
+
+    /// `terraform login`'s token request to `client`'s token endpoint for
+    /// `grant` (docs/behaviour.md, LOGIN-6 to LOGIN-9): the access token,
+    /// as credentials. No stored credentials are sent; it is never retried.
+    pub fn login_token<'a>(
+        &'a self,
+        client: &'a OAuthClient,
+        grant: TokenGrant<'a>,
+    ) -> Call<'a, Credentials> {
+        Call::new(move |observer| async move {
+            let config = self.inner.cache.config();
+            let now = self.inner.transport.now();
+            self.run(Transfer::login_token(client, grant, &config, now), observer)
+                .await
+        })
+    }
+
+    /// The check of a token pasted for a `tfe.v2` host (LOGIN-10): `GET
+    /// {service}ping`, whatever it answers, then `GET
+    /// {service}account/details`, both with `token`: the user it belongs
+    /// to. A 401 means the token is invalid
+    /// ([`tfe_account_message`](tfdisco_core::tfe_account_message)).
+    pub fn tfe_account<'a>(
+        &'a self,
+        service: &'a Url,
+        token: &'a Credentials,
+    ) -> Call<'a, TfeAccount> {
+        Call::new(move |mut observer| async move {
+            let config = self.inner.cache.config();
+            let now = self.inner.transport.now();
+            self.run(
+                Transfer::tfe_ping(service, token, &config, now),
+                reborrow(&mut observer),
+            )
+            .await?;
+            let now = self.inner.transport.now();
+            self.run(
+                Transfer::tfe_account(service, token, &config, now),
+                observer,
+            )
+            .await
         })
     }
 

@@ -51,7 +51,10 @@ impl Agents {
             RequestKind::Registry
             | RequestKind::Download
             | RequestKind::Mirror
-            | RequestKind::Oci => &self.registry,
+            | RequestKind::Oci
+            // Terraform's `httpclient.New`, which `terraform login` posts
+            // its token request with.
+            | RequestKind::Login => &self.registry,
         }
     }
 }
@@ -69,7 +72,11 @@ pub(super) fn cli_agent(dialect: Dialect, kind: RequestKind, version: &str) -> S
         }
         (
             Dialect::Terraform,
-            RequestKind::Registry | RequestKind::Download | RequestKind::Mirror | RequestKind::Oci,
+            RequestKind::Registry
+            | RequestKind::Download
+            | RequestKind::Mirror
+            | RequestKind::Oci
+            | RequestKind::Login,
         ) => {
             format!("Terraform/{release}")
         }
