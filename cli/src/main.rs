@@ -2,6 +2,7 @@
 
 #![forbid(unsafe_code)]
 
+mod browser;
 mod check;
 mod credentials;
 mod discover;
@@ -9,6 +10,7 @@ mod get;
 mod install;
 mod interrupt;
 mod lock;
+mod login;
 mod mirror;
 mod net;
 mod normalize;
@@ -158,6 +160,25 @@ enum Command {
     /// Exit codes: 0 success; 1 a request failed; 2 bad usage.
     #[command(subcommand)]
     Oci(oci_push::OciCommand),
+    /// Obtain and save credentials for a host (`terraform login`).
+    ///
+    /// With the host's login.v1 OAuth client: a browser opens its login
+    /// page and comes back to a temporary server on 127.0.0.1; or, with
+    /// tfe.v2 only, a token made on its tokens page is pasted. The token
+    /// goes into credentials.tfrc.json in the CLI configuration folder, or
+    /// to the configured credentials_helper.
+    ///
+    /// Exit codes: 0 success; 1 the login failed or was cancelled (nothing
+    /// is written); 2 bad usage or an invalid hostname; 130 interrupted.
+    Login(login::LoginOpts),
+    /// Remove the stored credentials for a host (`terraform logout`).
+    ///
+    /// From credentials.tfrc.json or the credentials_helper; the token is
+    /// not revoked on the host. A host with nothing stored is not an error.
+    ///
+    /// Exit codes: 0 success; 1 the credentials are set in another CLI
+    /// configuration file or could not be removed; 2 an invalid hostname.
+    Logout(login::LogoutOpts),
     /// Print a shell completion script.
     Completions {
         /// The shell.
@@ -220,6 +241,8 @@ fn main() -> ExitCode {
         Command::Install(opts) => install::run(opts),
         Command::Mirror(opts) => mirror::run(opts),
         Command::Oci(command) => oci_push::run(command),
+        Command::Login(opts) => login::login(opts),
+        Command::Logout(opts) => login::logout(opts),
         Command::Completions { shell } => {
             clap_complete::generate(
                 *shell,

@@ -149,7 +149,7 @@ pub(crate) fn parse_dialect(s: &str) -> Result<Dialect, String> {
         .map_err(|e: tfdisco_core::UnknownDialect| e.to_string())
 }
 
-fn parse_seconds(s: &str) -> Result<Duration, String> {
+pub(crate) fn parse_seconds(s: &str) -> Result<Duration, String> {
     let secs: f64 = s
         .parse()
         .map_err(|_| format!("{s:?} is not a number of seconds"))?;

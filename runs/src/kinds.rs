@@ -11,3 +11,5 @@ pub const CREDENTIALS: &str = "credentials";
 /// A file that is no provider package the hasher reads (the packages'
 /// `hash_package`).
 pub const INVALID_PACKAGE: &str = "invalid_package";
+/// A login or logout that failed (`LoginFailure`).
+pub const LOGIN: &str = "login";

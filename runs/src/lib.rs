@@ -8,6 +8,7 @@ mod inputs;
 mod install;
 pub mod kinds;
 mod lock;
+mod login;
 mod mirror;
 mod modules;
 mod oci_module;
@@ -26,6 +27,10 @@ pub use install::{
 pub use lock::{
     DEFAULT_JOBS, LockOptions, LockReport, ProviderReport, ProvidersFrom, RunError,
     failure_exit_code, jobs,
+};
+pub use login::{
+    CredentialsStorage, DEFAULT_LOGIN_HOST, DEFAULT_LOGIN_TIMEOUT, LoginFailure, LoginMethod,
+    LoginOptions, LoginQuestion, LoginReport, LoginStep, LoginUi, LogoutReport, login, logout,
 };
 pub use mirror::{
     MirrorOptions, MirrorReport, MirroredProvider, OciMirrorReport, OciMirroredProvider,
