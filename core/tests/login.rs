@@ -124,7 +124,7 @@ fn endpoints_must_be_https() {
             .to_string(),
         "the login.v1 client declares no authorization URL"
     );
-    // The service URL rules already refuse user information (URL-3).
+    // The service URL rules already refuse user information (URL-5).
     assert!(
         client_of(r#"{"client": "c", "authz": "https://u:p@example.com/a", "token": "/t"}"#)
             .is_err()
@@ -521,6 +521,16 @@ fn the_tfe_fallback() {
     assert_eq!(
         account(&mut net).expect_err("a type").kind(),
         ErrorKind::InvalidResponse
+    );
+
+    // A ping that fails is go-tfe's NewClient failing.
+    let mut net = Net::new();
+    let e = account(&mut net).expect_err("nothing answers");
+    assert_eq!(net.seen.len(), 1);
+    assert!(
+        tfe_account_message(&e).starts_with("Failed to create API client: "),
+        "{}",
+        tfe_account_message(&e)
     );
 
     // A base without a trailing slash gets one; its query is dropped.
