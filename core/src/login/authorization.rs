@@ -54,7 +54,7 @@ impl AuthorizationRequest {
         }
         let encoded = go_form::encode(&pairs);
         // oauth2's AuthCodeURL: `&` when the URL already has a `?`. URL
-        // rules dropped any fragment (URL-4), so a `?` is the query's.
+        // rules dropped any fragment (URL-5), so a `?` is the query's.
         let mut url = authz.clone();
         let query = match authz.query() {
             Some(existing) => format!("{existing}&{encoded}"),

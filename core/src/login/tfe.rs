@@ -221,13 +221,19 @@ impl Goal for TfeAccountRequest {
     }
 }
 
-/// What Terraform says when the pasted token's check failed: `Token is
-/// invalid: unauthorized` for a 401 from `account/details`, else `Failed to
-/// retrieve user account details: <error>`.
+/// What Terraform says when the pasted token's check failed: `Failed to
+/// create API client: <error>` when the ping failed, `Token is invalid:
+/// unauthorized` for a 401 from `account/details`, else `Failed to retrieve
+/// user account details: <error>`.
 pub fn tfe_account_message(error: &Error) -> String {
-    if error.status() == Some(StatusCode::UNAUTHORIZED) {
-        "Token is invalid: unauthorized".to_owned()
-    } else {
-        format!("Failed to retrieve user account details: {error}")
+    match error {
+        Error::Registry {
+            call: RegistryCall::TfePing,
+            ..
+        } => format!("Failed to create API client: {error}"),
+        _ if error.status() == Some(StatusCode::UNAUTHORIZED) => {
+            "Token is invalid: unauthorized".to_owned()
+        }
+        _ => format!("Failed to retrieve user account details: {error}"),
     }
 }
