@@ -1,5 +1,5 @@
 //! `terraform login`'s policy, without sockets (docs/behaviour.md, LOGIN-1
-//! to LOGIN-10, D39 to D43). The expected URLs and forms were worked out
+//! to LOGIN-11, D39 to D43). The expected URLs and forms were worked out
 //! with Python's `urllib.parse.quote_plus(safe="")`, which escapes as Go's
 //! `url.QueryEscape` does, and `hashlib`/`base64` for the challenge.
 
@@ -10,8 +10,9 @@ use tfdisco_core::http::{Method, StatusCode};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
     Action, AuthorizationRequest, Callback, Config, Credentials, Dialect, Error, ErrorKind,
-    Hostname, LoginError, LoginSeed, OAuthClient, RegistryCall, RequestKind, Services, TfeAccount,
-    TokenGrant, Transfer, callback_ports, tfe_account_message, tfe_tokens_page,
+    Hostname, LoginError, LoginGrantType, LoginSeed, OAuthClient, RegistryCall, RequestKind,
+    Services, TfeAccount, TokenGrant, Transfer, callback_ports, login_grant_type,
+    tfe_account_message, tfe_tokens_page,
 };
 
 const TOKEN: &str = "https://example.com/oauth/token";
@@ -615,4 +616,33 @@ fn the_tfe_fallback() {
         t.url().as_str(),
         "https://tfe.example.com/api/v2/account/details"
     );
+}
+
+/// LOGIN-11: the authorization code when the client has it; the password
+/// grant only for app.terraform.io.
+#[test]
+fn which_grant() {
+    let of = |grants: &str| {
+        client_of(&format!(
+            r#"{{"client": "c", "authz": "/a", "token": "/t", "grant_types": {grants}}}"#
+        ))
+        .expect("a client")
+    };
+    let host = |name: &str| Hostname::parse(name).expect("a host");
+    let tfc = host("APP.terraform.io");
+    assert_eq!(
+        login_grant_type(&of(r#"["password", "authz_code"]"#), &tfc),
+        Ok(LoginGrantType::AuthorizationCode)
+    );
+    assert_eq!(
+        login_grant_type(&of(r#"["password"]"#), &tfc),
+        Ok(LoginGrantType::Password)
+    );
+    let e = login_grant_type(&of(r#"["password"]"#), &host("example.com")).expect_err("none");
+    assert_eq!(
+        e.to_string(),
+        "The given hostname \"example.com\" does not allow any OAuth grant types that are \
+         supported by this version of Terraform."
+    );
+    assert!(login_grant_type(&of(r#"["implicit"]"#), &tfc).is_err());
 }
