@@ -61,6 +61,8 @@ pub enum RequestKind {
 /// - registry requests: at most 9 redirects (Go's default), 2 attempts of at
 ///   most 10 s each, 1 s apart ([`RetryPolicy::registry`]), and, unlike the
 ///   CLIs, which read any size, a 16 MiB limit (D10);
+/// - login requests ([`RequestKind::Login`]): no retries, a 1 MiB answer,
+///   [`DEFAULT_LOGIN_TIMEOUT`] for the whole exchange (D41);
 /// - the `User-Agent` and `X-Terraform-Version` the dialect's CLI sends, for
 ///   version [`Dialect::default_cli_version`].
 ///
