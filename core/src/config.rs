@@ -45,7 +45,8 @@ pub enum RequestKind {
     /// `terraform login`'s requests: the token request to a `login.v1`
     /// client's token endpoint, and `tfe.v2`'s `ping` and `account/details`
     /// (LOGIN-7): the registry requests' `User-Agent` (Terraform's
-    /// `httpclient.New`), no `X-Terraform-Version`, Go's 9 redirects, no
+    /// `httpclient.New`; the `tfe.v2` ones send go-tfe's), no
+    /// `X-Terraform-Version`, Go's 9 redirects, no
     /// retries (an authorization code is used once), a 1 MiB limit
     /// (oauth2's), [`DEFAULT_LOGIN_TIMEOUT`] for the whole exchange, no
     /// `Content-Type` check (the goals read it themselves).
@@ -60,6 +61,8 @@ pub enum RequestKind {
 /// - registry requests: at most 9 redirects (Go's default), 2 attempts of at
 ///   most 10 s each, 1 s apart ([`RetryPolicy::registry`]), and, unlike the
 ///   CLIs, which read any size, a 16 MiB limit (D10);
+/// - login requests ([`RequestKind::Login`]): no retries, a 1 MiB answer,
+///   [`DEFAULT_LOGIN_TIMEOUT`] for the whole exchange (D41);
 /// - the `User-Agent` and `X-Terraform-Version` the dialect's CLI sends, for
 ///   version [`Dialect::default_cli_version`].
 ///
@@ -310,9 +313,10 @@ impl Config {
         Ok(self.with_agents())
     }
 
-    /// Sets the `User-Agent` of every request, in place of the CLI's. Fails
-    /// if the text cannot be a header value (control characters, for
-    /// example).
+    /// Sets the `User-Agent` of every request, in place of the CLI's (but
+    /// for the `tfe.v2` token check, which sends go-tfe's as Terraform
+    /// does, LOGIN-10). Fails if the text cannot be a header value (control
+    /// characters, for example).
     pub fn with_user_agent(mut self, value: &str) -> Result<Config, InvalidHeaderValue> {
         self.custom_agent = Some(HeaderValue::from_str(value)?);
         Ok(self.with_agents())

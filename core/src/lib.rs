@@ -53,8 +53,8 @@ pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
 pub use login::{
     AuthorizationCode, AuthorizationRequest, Callback, Endpoint as OAuthEndpoint, LoginError,
-    LoginSeed, TfeAccount, TfeAccountRequest, TfePing, TokenGrant, TokenRequest, callback_ports,
-    tfe_account_message, tfe_tokens_page,
+    LoginGrantType, LoginSeed, TfeAccount, TfeAccountRequest, TfePing, TokenGrant, TokenRequest,
+    callback_ports, login_grant_type, tfe_account_message, tfe_tokens_page,
 };
 pub use network_mirror::{
     NetworkMirror, NetworkMirrorArchive, NetworkMirrorArchives, NetworkMirrorArchivesRequest,

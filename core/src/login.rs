@@ -1,5 +1,5 @@
 //! `terraform login`'s policy, without I/O (docs/behaviour.md, LOGIN-1 to
-//! LOGIN-10): the authorization URL a browser opens, what a request to the
+//! LOGIN-11): the authorization URL a browser opens, what a request to the
 //! loopback listener means, the ports to listen on, the token request to a
 //! `login.v1` client's token endpoint and what its answer means, and the
 //! `tfe.v2` fallback (the tokens page, and the pasted token's check).
@@ -39,6 +39,8 @@ mod token;
 use std::fmt;
 
 use url::Url;
+
+use crate::{Hostname, OAuthClient};
 
 pub use authorization::{AuthorizationCode, AuthorizationRequest, Callback, callback_ports};
 pub use tfe::{TfeAccount, TfeAccountRequest, TfePing, tfe_account_message, tfe_tokens_page};
@@ -83,6 +85,37 @@ impl LoginSeed {
 impl fmt::Debug for LoginSeed {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str("LoginSeed(***)")
+    }
+}
+
+/// How `terraform login` obtains a token from a `login.v1` client
+/// ([`login_grant_type`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[non_exhaustive]
+pub enum LoginGrantType {
+    /// The authorization-code grant with PKCE, through a browser.
+    AuthorizationCode,
+    /// The resource owner password grant: a user name and password typed
+    /// in.
+    Password,
+}
+
+/// The grant `terraform login` uses with `client` for `host` (LOGIN-11):
+/// the authorization code when the client supports `authz_code`, else the
+/// password grant when it supports `password` and the host is
+/// `app.terraform.io`, else none ([`LoginError::NoSupportedGrant`]).
+pub fn login_grant_type(
+    client: &OAuthClient,
+    host: &Hostname,
+) -> Result<LoginGrantType, LoginError> {
+    if client.supports_grant_type("authz_code") {
+        Ok(LoginGrantType::AuthorizationCode)
+    } else if client.supports_grant_type("password") && host.as_str() == "app.terraform.io" {
+        Ok(LoginGrantType::Password)
+    } else {
+        Err(LoginError::NoSupportedGrant {
+            host: host.display().into_owned(),
+        })
     }
 }
 
@@ -131,6 +164,11 @@ pub enum LoginError {
         /// Its URL, without user information.
         url: String,
     },
+    /// The client allows no grant type this login can use (LOGIN-11).
+    NoSupportedGrant {
+        /// The host, in its display form.
+        host: String,
+    },
     /// The server answered the authorization request with `error=…`
     /// (LOGIN-4, D40).
     Denied {
@@ -156,6 +194,12 @@ impl fmt::Display for LoginError {
                 f,
                 "the login.v1 client's {} URL {url} must not carry a user name or password",
                 endpoint.name()
+            ),
+            LoginError::NoSupportedGrant { host } => write!(
+                f,
+                "The given hostname {} does not allow any OAuth grant types that are supported \
+                 by this version of Terraform.",
+                crate::go_quote(host)
             ),
             LoginError::Denied { error, description } => {
                 write!(

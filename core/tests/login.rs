@@ -1,5 +1,5 @@
 //! `terraform login`'s policy, without sockets (docs/behaviour.md, LOGIN-1
-//! to LOGIN-10, D39 to D43). The expected URLs and forms were worked out
+//! to LOGIN-11, D39 to D43). The expected URLs and forms were worked out
 //! with Python's `urllib.parse.quote_plus(safe="")`, which escapes as Go's
 //! `url.QueryEscape` does, and `hashlib`/`base64` for the challenge.
 
@@ -10,8 +10,9 @@ use tfdisco_core::http::{Method, StatusCode};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
     Action, AuthorizationRequest, Callback, Config, Credentials, Dialect, Error, ErrorKind,
-    Hostname, LoginError, LoginSeed, OAuthClient, RegistryCall, RequestKind, Services, TfeAccount,
-    TokenGrant, Transfer, callback_ports, tfe_account_message, tfe_tokens_page,
+    Hostname, LoginError, LoginGrantType, LoginSeed, OAuthClient, RegistryCall, RequestKind,
+    Services, TfeAccount, TokenGrant, Transfer, callback_ports, login_grant_type,
+    tfe_account_message, tfe_tokens_page,
 };
 
 const TOKEN: &str = "https://example.com/oauth/token";
@@ -43,6 +44,80 @@ fn request() -> AuthorizationRequest {
 
 const STATE: &str = "00010203-0405-0607-0809-0a0b0c0d0e0f";
 const CHALLENGE: &str = "VytON__FTsGGFRRSYpGuBtEMSBWjXGs3IAfhF8HTqMY";
+
+/// What `terraform login localhost:18443` (Terraform 1.11.4) printed and
+/// posted against a loopback server declaring this client, with the seed
+/// made of the state and verifier it drew: the URL, the token request's
+/// form and headers are the same byte for byte (LOGIN-1, LOGIN-2, LOGIN-6,
+/// LOGIN-7).
+#[test]
+fn matches_what_terraform_1_11_4_sent() {
+    let body = br#"{"login.v1": {"client": "tf cli*~", "authz": "/oauth/authz?tenant=a%20b",
+        "token": "/oauth/token", "ports": [10000, 10001], "scopes": ["openid", "profile+email"]}}"#;
+    let host = Hostname::parse("localhost:18443").expect("a host");
+    let url = Url::parse("https://localhost:18443/.well-known/terraform.json").expect("a URL");
+    let client = Services::from_json(host, url, Dialect::Terraform, body)
+        .expect("services")
+        .oauth_client("login.v1")
+        .expect("a client");
+    assert_eq!(callback_ports(&client, &mut |n| n - 1), [10000]);
+    // State c4841b8a-…, verifier 871b49ca-….049056678.
+    let seed = LoginSeed::new([
+        196, 132, 27, 138, 172, 37, 59, 34, 176, 136, 93, 74, 209, 132, 214, 149, 135, 27, 73, 202,
+        203, 21, 169, 25, 40, 252, 22, 45, 230, 84, 90, 184, 2, 236, 139, 166,
+    ]);
+    let request = AuthorizationRequest::new(&client, 10000, &seed).expect("a request");
+    assert_eq!(
+        request.url().as_str(),
+        "https://localhost:18443/oauth/authz?tenant=a%20b&client_id=tf+cli%2A~\
+         &code_challenge=EeuiM09boGt2DZXR4ZBD3KLNIkJAECAmmn706IknaSA&code_challenge_method=S256\
+         &redirect_uri=http%3A%2F%2Flocalhost%3A10000%2Flogin&response_type=code\
+         &scope=openid+profile%2Bemail&state=c4841b8a-ac25-3b22-b088-5d4ad184d695"
+    );
+    // Terraform answered this with 400 and kept waiting (D40 ends here).
+    assert!(matches!(
+        request.callback("/login?state=c4841b8a-ac25-3b22-b088-5d4ad184d695&error=access_denied"),
+        Callback::Denied { .. }
+    ));
+    let code = match request
+        .callback("/login?state=c4841b8a-ac25-3b22-b088-5d4ad184d695&code=c%2Fo+de%2B1")
+    {
+        Callback::Code(code) => code,
+        other => panic!("{other:?}"),
+    };
+    let grant = TokenGrant::AuthorizationCode {
+        request: &request,
+        code,
+    };
+    let mut transfer =
+        Transfer::login_token(&client, grant, &config(), Net::new().now()).expect("a transfer");
+    let (method, url, headers, body) = first_request(&mut transfer);
+    assert_eq!(
+        (method, url.as_str()),
+        (Method::POST, "https://localhost:18443/oauth/token")
+    );
+    assert_eq!(
+        body,
+        "client_id=tf+cli%2A~&code=c%2Fo+de%2B1\
+         &code_verifier=871b49ca-cb15-a919-28fc-162de6545ab8.049056678\
+         &grant_type=authorization_code&redirect_uri=http%3A%2F%2Flocalhost%3A10000%2Flogin"
+    );
+    let mut names: Vec<&str> = headers.keys().map(|k| k.as_str()).collect();
+    names.sort_unstable();
+    assert_eq!(
+        names,
+        [
+            "accept-encoding",
+            "content-length",
+            "content-type",
+            "user-agent"
+        ],
+        "no Authorization, no Accept"
+    );
+    assert_eq!(headers["user-agent"], "Terraform/1.11.4");
+    assert_eq!(headers["accept-encoding"], "gzip");
+    assert_eq!(headers["content-length"], "181");
+}
 
 /// LOGIN-1: oauth2's `AuthCodeURL`: the authorization URL, `&` after its
 /// query, the parameters sorted and escaped as `url.Values.Encode`.
@@ -488,6 +563,7 @@ fn the_tfe_fallback() {
     for seen in &net.seen {
         assert_eq!(seen.authorization(), Some("Bearer pasted"));
         assert_eq!(seen.headers["accept"], "application/vnd.api+json");
+        assert_eq!(seen.headers["user-agent"], "go-tfe");
     }
     assert_eq!(
         (net.seen[0].url.as_str(), net.seen[1].url.as_str()),
@@ -540,4 +616,33 @@ fn the_tfe_fallback() {
         t.url().as_str(),
         "https://tfe.example.com/api/v2/account/details"
     );
+}
+
+/// LOGIN-11: the authorization code when the client has it; the password
+/// grant only for app.terraform.io.
+#[test]
+fn which_grant() {
+    let of = |grants: &str| {
+        client_of(&format!(
+            r#"{{"client": "c", "authz": "/a", "token": "/t", "grant_types": {grants}}}"#
+        ))
+        .expect("a client")
+    };
+    let host = |name: &str| Hostname::parse(name).expect("a host");
+    let tfc = host("APP.terraform.io");
+    assert_eq!(
+        login_grant_type(&of(r#"["password", "authz_code"]"#), &tfc),
+        Ok(LoginGrantType::AuthorizationCode)
+    );
+    assert_eq!(
+        login_grant_type(&of(r#"["password"]"#), &tfc),
+        Ok(LoginGrantType::Password)
+    );
+    let e = login_grant_type(&of(r#"["password"]"#), &host("example.com")).expect_err("none");
+    assert_eq!(
+        e.to_string(),
+        "The given hostname \"example.com\" does not allow any OAuth grant types that are \
+         supported by this version of Terraform."
+    );
+    assert!(login_grant_type(&of(r#"["implicit"]"#), &tfc).is_err());
 }

@@ -4,6 +4,7 @@
 
 use std::time::Instant;
 
+use http::header::USER_AGENT;
 use http::{HeaderMap, HeaderValue, StatusCode};
 use serde::Deserialize;
 use url::Url;
@@ -15,6 +16,8 @@ use crate::{Config, Credentials, Error, Hostname, RegistryCall, StartError};
 
 /// JSON:API, what go-tfe asks for.
 const JSON_API: &str = "application/vnd.api+json";
+/// go-tfe's `User-Agent`, which Terraform's login sends as it is.
+const GO_TFE: &str = "go-tfe";
 
 /// The page where a user of a `tfe.v2` host makes a token:
 /// `https://HOSTNAME/app/settings/tokens?source=terraform-login`, the
@@ -87,8 +90,8 @@ pub struct TfeAccountRequest {
 
 impl Transfer<TfePing> {
     /// `GET {service}ping` with `token` as its Bearer token (sent only over
-    /// https), `Accept: application/vnd.api+json`; any status ends it
-    /// well (LOGIN-10).
+    /// https), `Accept: application/vnd.api+json` and go-tfe's `User-Agent:
+    /// go-tfe`; any status ends it well (LOGIN-10).
     pub fn tfe_ping(
         service: &Url,
         token: &Credentials,
@@ -103,7 +106,8 @@ impl Transfer<TfePing> {
 
 impl Transfer<TfeAccountRequest> {
     /// `GET {service}account/details` with `token` as its Bearer token (sent
-    /// only over https), `Accept: application/vnd.api+json` (LOGIN-10).
+    /// only over https), `Accept: application/vnd.api+json` and `User-Agent:
+    /// go-tfe` (LOGIN-10).
     pub fn tfe_account(
         service: &Url,
         token: &Credentials,
@@ -135,6 +139,10 @@ impl Goal for TfePing {
         Some(HeaderValue::from_static(JSON_API))
     }
 
+    fn request_headers(&self, headers: &mut HeaderMap) {
+        headers.insert(USER_AGENT, HeaderValue::from_static(GO_TFE));
+    }
+
     fn on_head(&mut self, _url: &Url, _status: StatusCode, _headers: &HeaderMap) -> Next<()> {
         Next::Finish(Ok(()))
     }
@@ -159,6 +167,10 @@ impl Goal for TfeAccountRequest {
 
     fn accept(&self) -> Option<HeaderValue> {
         Some(HeaderValue::from_static(JSON_API))
+    }
+
+    fn request_headers(&self, headers: &mut HeaderMap) {
+        headers.insert(USER_AGENT, HeaderValue::from_static(GO_TFE));
     }
 
     /// go-tfe's `checkResponseCode`: 200 to 399 are answers, 401 is
