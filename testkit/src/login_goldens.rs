@@ -75,6 +75,11 @@
 //!   service's host without its port), asks `ping` and `account/details`
 //!   with the pasted token, and refuses a 401 (`Token is invalid`);
 //! - the password grant is only for `app.terraform.io`;
+//! - a credentials file that is not JSON is reported as a CLI
+//!   configuration problem, and the token got is not saved
+//!   (`login-invalid-credentials-file`);
+//! - `init` sends the stored token as `Authorization: Bearer …` to the
+//!   host's `providers.v1` (`init-sends-stored-token`, `services.txt`);
 //! - Terraform closes its callback server as soon as it has the code,
 //!   which cuts the browser's connection about half the time (an empty
 //!   reply); the generator runs such a case again until the browser has
@@ -148,7 +153,7 @@ pub struct Case {
     pub name: &'static str,
     /// What it shows.
     pub summary: &'static str,
-    /// `login` or `logout`.
+    /// `login` or `logout` (or `init`, with [`Case::main_tf`]).
     pub command: &'static str,
     /// Arguments before the host (`-input=false`).
     pub args: &'static [&'static str],
@@ -159,6 +164,10 @@ pub struct Case {
     pub host_block: bool,
     /// The answers to Terraform's prompts, one per prompt, in turn.
     pub answers: &'static [&'static str],
+    /// The working folder's `main.tf`, for an `init` after a login (the
+    /// `host` block then names [`HOST`]; without a host argument it names
+    /// `app.terraform.io`, the default host of `login`).
+    pub main_tf: Option<&'static str>,
     /// The credentials file before the run.
     pub before: Option<&'static str>,
     /// Whether `~/.terraform.d` is there before the run (it is when
@@ -191,6 +200,7 @@ const BASE: Case = Case {
     host: HOST,
     host_block: true,
     answers: &["yes"],
+    main_tf: None,
     before: None,
     config_dir: true,
     cli_config: "",
@@ -228,6 +238,8 @@ const OTHER_HOST: &str = r#"{"credentials":{"other.example.com":{"token":"other-
 const ONLY_LOGIN_HOST: &str = "{\n  \"credentials\": {\n    \"login.example.com\": {\n      \"token\": \"old-token\"\n    }\n  }\n}\n";
 
 const DIFFERENTLY_WRITTEN: &str = "{\n  \"credentials\": {\n    \"LOGIN.Example.COM\": {\n      \"token\": \"old-token\"\n    }\n  }\n}";
+
+const INIT_MAIN_TF: &str = "terraform {\n  required_providers {\n    thing = {\n      source = \"login.example.com/acme/thing\"\n    }\n  }\n}\n";
 
 const IN_CLI_CONFIG: &str =
     "credentials \"login.example.com\" {\n  token = \"configured-token\"\n}\n";
@@ -562,6 +574,25 @@ pub const CASES: &[Case] = &[
         summary: "a host with neither login.v1 nor tfe.v2",
         settings: nothing,
         answers: &[],
+        exit: Exit::Code(1),
+        ..BASE
+    },
+    Case {
+        name: "login-invalid-credentials-file",
+        summary: "a credentials file that is not JSON: the token is not saved, the file kept",
+        before: Some("{\"credentials\": not json\n"),
+        exit: Exit::Code(1),
+        ..BASE
+    },
+    Case {
+        name: "init-sends-stored-token",
+        summary: "init after a login: the registry gets the stored token (Bearer)",
+        command: "init",
+        args: &["-backend=false", "-input=false"],
+        host: "",
+        answers: &[],
+        main_tf: Some(INIT_MAIN_TF),
+        before: Some(ONLY_LOGIN_HOST),
         exit: Exit::Code(1),
         ..BASE
     },

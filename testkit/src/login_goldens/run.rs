@@ -206,11 +206,14 @@ fn make_once(case: &Case) -> Result<String, String> {
         Ports::Taken => taken_port.map(|p| (p, p + 1)),
     };
     let server = OAuthServer::start(settings);
-    let host = if case.host.is_empty() {
-        "app.terraform.io"
-    } else {
-        case.host
+    let host = match (case.host, case.main_tf) {
+        ("", None) => "app.terraform.io",
+        ("", Some(_)) => super::HOST,
+        (host, _) => host,
     };
+    if let Some(main_tf) = case.main_tf {
+        write(&work.join("main.tf"), main_tf)?;
+    }
     let mut config = String::new();
     if case.host_block {
         config.push_str(&server.host_block(host));
