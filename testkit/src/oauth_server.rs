@@ -28,7 +28,8 @@
 //! The endpoints read the request from the test server's record (its
 //! route functions see the path alone): the latest request for the path.
 //! Requests to one endpoint are expected one at a time, as a login makes
-//! them.
+//! them. Drop the server once its clients are done (an endpoint holds the
+//! test server while it answers).
 //!
 //! ```no_run
 //! use tfdisco_testkit::oauth_server::{OAuthServer, OAuthSettings};
