@@ -27,11 +27,13 @@ mod golden_files;
 #[cfg(unix)]
 pub mod install_goldens;
 pub mod lock_goldens;
+pub mod login_goldens;
 pub mod mirror_goldens;
 #[cfg(unix)]
 pub mod module_goldens;
 #[cfg(unix)]
 pub mod module_lock_goldens;
+pub mod oauth_server;
 pub mod oci_registry;
 mod pki;
 pub mod program;
