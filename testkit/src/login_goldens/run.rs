@@ -181,10 +181,78 @@ const CUT_CALLBACK: &str = "status 302";
 /// callback page.
 const TRIES: u32 = 8;
 
-/// One run of `case`; its golden folder written.
+/// One run of `case` with the real `terraform`; its golden folder written.
 fn make_once(case: &Case) -> Result<String, String> {
     let scratch = &scratch_root().join(case.name);
     let _ = fs::remove_dir_all(scratch);
+    let program = terraform_program();
+    let ran = run(case, scratch, &program, &|authority| {
+        case.command_line(authority)
+    })?;
+    let golden = case.dir();
+    let _ = fs::remove_dir_all(&golden);
+    fs::create_dir_all(&golden).map_err(|e| format!("{}: {e}", golden.display()))?;
+    for (name, bytes) in &ran.files {
+        fs::write(golden.join(name), bytes).map_err(|e| format!("{name}: {e}"))?;
+    }
+    let expected = match case.exit {
+        Exit::Code(code) => Some(code),
+        Exit::Killed => None,
+    };
+    if !ran.problems.is_empty() {
+        return Err(ran.problems.join("; "));
+    }
+    if ran.exit != expected {
+        return Err(format!(
+            "exit {:?} where the case says {:?}:\n{}{}",
+            ran.exit,
+            case.exit,
+            ran.text("stdout"),
+            ran.text("stderr")
+        ));
+    }
+    Ok(ran.summary)
+}
+
+/// What one run of a case left: the files of its golden folder (the
+/// random values, ports and paths replaced by their placeholders), its
+/// exit code (`None`: killed at the case's limit), the relations between
+/// the random values that did not hold, and a summary line.
+#[derive(Debug)]
+pub struct Ran {
+    /// Each file's name in a golden folder and its bytes.
+    pub files: std::collections::BTreeMap<&'static str, Vec<u8>>,
+    /// The exit code; `None` when it was killed.
+    pub exit: Option<i32>,
+    /// Relations that did not hold (a challenge that is not `S256` of the
+    /// verifier, a code that was not issued, …).
+    pub problems: Vec<String>,
+    /// One line: the exit, the requests, the file.
+    pub summary: String,
+}
+
+impl Ran {
+    /// The file `name` as text (empty when the run left none).
+    pub fn text(&self, name: &str) -> String {
+        self.files
+            .get(name)
+            .map(|b| String::from_utf8_lossy(b).into_owned())
+            .unwrap_or_default()
+    }
+}
+
+/// Runs `case` with `program` (the real `terraform`, or a tool compared
+/// with it) in `scratch` (made; its length shows in wrapped output): the
+/// server, the home folder, the CLI configuration, the browser and helper
+/// scripts as [the module](super) says, the arguments `command_line`
+/// gives for the server's `localhost:PORT`, the prompts answered one at a
+/// time, the run killed at the case's limit.
+pub fn run(
+    case: &Case,
+    scratch: &Path,
+    program: &std::ffi::OsStr,
+    command_line: &dyn Fn(&str) -> Vec<String>,
+) -> Result<Ran, String> {
     let home = scratch.join("home");
     let bin = scratch.join("bin");
     let work = scratch.join("work");
@@ -252,10 +320,10 @@ fn make_once(case: &Case) -> Result<String, String> {
     let path = std::env::var_os("PATH").unwrap_or_default();
     let mut paths = vec![bin.clone()];
     paths.extend(std::env::split_paths(&path));
-    let mut command = Command::new(terraform_program());
+    let mut command = Command::new(program);
     terraform_environment(&mut command);
     command
-        .args(case.command_line(&server.authority()))
+        .args(command_line(&server.authority()))
         .current_dir(&work)
         .env("HOME", &home)
         .env(
@@ -278,7 +346,7 @@ fn make_once(case: &Case) -> Result<String, String> {
     }
     let child = command
         .spawn()
-        .map_err(|e| format!("running {}: {e}", terraform_program().to_string_lossy()))?;
+        .map_err(|e| format!("running {}: {e}", program.to_string_lossy()))?;
     let outcome = drive(
         child,
         case.answers,
@@ -383,63 +451,46 @@ fn make_once(case: &Case) -> Result<String, String> {
     names.add(&home.display().to_string(), "{HOME}");
     names.add(&scratch.display().to_string(), "{SCRATCH}");
 
-    let golden = case.dir();
-    let _ = fs::remove_dir_all(&golden);
-    fs::create_dir_all(&golden).map_err(|e| format!("{}: {e}", golden.display()))?;
-    let put = |name: &str, text: &str| write(&golden.join(name), &temp_names(&names.apply(text)));
-    if let Some(before) = case.before {
-        write(&golden.join("credentials.before.json"), before)?;
-    }
+    let mut files = std::collections::BTreeMap::new();
+    let mut put = |name: &'static str, text: &str| {
+        files.insert(name, temp_names(&names.apply(text)).into_bytes());
+    };
     let after = fs::read(&credentials).ok();
     if let Some(after) = &after {
         let text = String::from_utf8(after.clone()).map_err(|e| e.to_string())?;
-        put("credentials.after.json", &text)?;
+        put("credentials.after.json", &text);
         let mode = fs::metadata(&credentials)
             .map_err(|e| e.to_string())?
             .permissions()
             .mode();
-        write(
-            &golden.join("credentials.after.mode"),
-            &format!("{:04o}\n", mode & 0o7777),
-        )?;
+        put("credentials.after.mode", &format!("{:04o}\n", mode & 0o7777));
     }
     let exit_text = match outcome.exit {
         Some(code) => format!("{code}\n"),
         None => "killed\n".to_owned(),
     };
-    write(&golden.join("exit-code"), &exit_text)?;
-    put("stdout", &outcome.stdout)?;
-    put("stderr", &outcome.stderr)?;
-    put("authz.txt", &authz_text(&server))?;
-    put("token.txt", &token_text(&server))?;
-    put("services.txt", &services_text(&server))?;
-    put("browser.txt", &browser)?;
+    put("exit-code", &exit_text);
+    put("stdout", &outcome.stdout);
+    put("stderr", &outcome.stderr);
+    put("authz.txt", &authz_text(&server));
+    put("token.txt", &token_text(&server));
+    put("services.txt", &services_text(&server));
+    put("browser.txt", &browser);
     if let Some(callback) = &callback {
-        put("callback.txt", callback)?;
+        put("callback.txt", callback);
     }
     if case.helper {
         put(
             "helper.txt",
             &fs::read_to_string(&helper_log).unwrap_or_default(),
-        )?;
+        );
     }
     let checks_text: String = checks.iter().map(|c| format!("{c}\n")).collect();
-    put("checks.txt", &checks_text)?;
-
-    let expected = match case.exit {
-        Exit::Code(code) => Some(code),
-        Exit::Killed => None,
-    };
-    if !problems.is_empty() {
-        return Err(problems.join("; "));
+    put("checks.txt", &checks_text);
+    if let Some(before) = case.before {
+        files.insert("credentials.before.json", before.as_bytes().to_vec());
     }
-    if outcome.exit != expected {
-        return Err(format!(
-            "exit {exit_text:?} where the case says {:?}:\n{}{}",
-            case.exit, outcome.stdout, outcome.stderr
-        ));
-    }
-    Ok(format!(
+    let summary = format!(
         "{}, {} authz and {} token requests, file {}",
         exit_text.trim(),
         authz.len(),
@@ -449,7 +500,13 @@ fn make_once(case: &Case) -> Result<String, String> {
         } else {
             "absent"
         }
-    ))
+    );
+    Ok(Ran {
+        files,
+        exit: outcome.exit,
+        problems,
+        summary,
+    })
 }
 
 /// `credentials.tfrc.json` followed by digits (Go's temporary file) as
