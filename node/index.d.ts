@@ -847,6 +847,45 @@ export interface InstallationOptions {
  */
 export declare function installationMethods(source: string, options?: InstallationOptions): InstallationMethod[];
 
+/** The options of {@link storeCredentials} and {@link forgetCredentials}. */
+export interface StoreCredentialsOptions {
+  /** `'opentofu'` (the default, also `'tofu'`) or `'terraform'`: whose CLI configuration. */
+  dialect?: string | null;
+  /**
+   * The environment to read (`HOME`, `TF_CLI_CONFIG_FILE`, …); default the
+   * process's.
+   */
+  env?: Readonly<Record<string, string>> | null;
+}
+
+/**
+ * Saves `token` for `host` exactly where and as `terraform login` (`tofu
+ * login`) would: in `credentials.tfrc.json` of the CLI configuration
+ * directory (sorted keys, two-space indent, mode 0600, written to a
+ * temporary file and renamed) when the host is already there or no
+ * `credentials_helper` is configured, else through the helper (`store
+ * HOST`). Returns where it went (`'credentials file
+ * /home/me/.terraform.d/credentials.tfrc.json'`, `'credentials helper
+ * "NAME" (PATH)'`). Blocks the calling thread while it writes the file or
+ * runs the helper. The token is in no message.
+ * @throws {CredentialsUnwritableError} for a host with a `credentials`
+ *   block in another CLI configuration file (nothing is changed).
+ * @throws {CredentialsError} when the store fails (no home directory, a
+ *   file that does not parse, a failing helper).
+ * @throws {InvalidArgumentError} for a token that cannot be sent in a header.
+ * @throws {InvalidHostnameError} for a host that is not one.
+ */
+export declare function storeCredentials(host: HostArg, token: string, options?: StoreCredentialsOptions): string;
+
+/**
+ * Removes what is saved for `host` exactly as `terraform logout` (`tofu
+ * logout`) would: its entries of `credentials.tfrc.json` (every spelling of
+ * the host; the rest of the file kept) or the helper's (`forget HOST`).
+ * Returns where, as {@link storeCredentials}; a host with nothing saved is
+ * no error. Throws as {@link storeCredentials}.
+ */
+export declare function forgetCredentials(host: HostArg, options?: StoreCredentialsOptions): string;
+
 /** One provider a lock run locked. */
 export interface LockedProvider {
   /** The provider's full address. */
@@ -1169,6 +1208,7 @@ export type ErrorKind =
   | 'invalid_response'
   | 'invalid_option'
   | 'credentials'
+  | 'credentials_unwritable'
   | 'invalid_package';
 
 /** The kinds of a failed lock, mirror, install or get run, as `tfdisco lock --json` names them. */
@@ -1275,9 +1315,21 @@ export declare class InvalidResponseError extends TfdiscoError {
 export declare class InvalidOptionError extends TfdiscoError {
   readonly kind: 'invalid_option';
 }
-/** A credentials source failed (a credentials helper, say). */
+/**
+ * A credentials source failed (a credentials helper, say), or a store or
+ * forget did (`credentials_unwritable`: {@link CredentialsUnwritableError}).
+ */
 export declare class CredentialsError extends TfdiscoError {
-  readonly kind: 'credentials';
+  readonly kind: 'credentials' | 'credentials_unwritable';
+}
+
+/**
+ * `storeCredentials` or `forgetCredentials` for a host whose credentials are
+ * a `credentials` block of a CLI configuration file other than
+ * `credentials.tfrc.json`: as `terraform login` refuses, nothing is changed.
+ */
+export declare class CredentialsUnwritableError extends CredentialsError {
+  readonly kind: 'credentials_unwritable';
 }
 
 /**
@@ -1348,5 +1400,6 @@ export declare const ERROR_CLASSES: Readonly<{
   invalid_response: typeof InvalidResponseError;
   invalid_option: typeof InvalidOptionError;
   credentials: typeof CredentialsError;
+  credentials_unwritable: typeof CredentialsUnwritableError;
   invalid_package: typeof InvalidPackageError;
 }>;

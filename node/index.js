@@ -58,6 +58,42 @@ function installationMethods(source, options) {
   return report(answer.report).methods;
 }
 
+/** The options of `storeCredentials` / `forgetCredentials`, for the native call. */
+function storeOptions(options, what) {
+  const o = args.object(args.given(options, {}), 'The "options" argument');
+  args.knownKeys(o, ['dialect', 'env'], what);
+  const opt = (name, check) =>
+    o[name] === undefined || o[name] === null ? undefined : check(o[name], `options.${name}`);
+  return { dialect: opt('dialect', args.string) ?? 'opentofu', env: opt('env', args.record) };
+}
+
+/** Where a store or forget went, its configuration's warnings emitted. */
+function stored(answer) {
+  for (const message of answer.warnings) {
+    process.emitWarning(message, { type: 'TfdiscoConfigWarning', code: 'TFDISCO_CLI_CONFIG' });
+  }
+  return answer.location;
+}
+
+/**
+ * Saves `token` for `host` exactly as `terraform login` does: in
+ * `credentials.tfrc.json` (or through the `credentials_helper`). Returns
+ * where. Blocks while it writes the file or runs the helper.
+ */
+function storeCredentials(host, token, options) {
+  const what = 'storeCredentials(host, token, options)';
+  const h = args.host(host, Hostname);
+  const t = args.string(token, 'The "token" argument');
+  return stored(native._storeCredentials(h, t, storeOptions(options, what)));
+}
+
+/** Removes what is saved for `host` exactly as `terraform logout` does. Returns where. */
+function forgetCredentials(host, options) {
+  const what = 'forgetCredentials(host, options)';
+  const h = args.host(host, Hostname);
+  return stored(native._forgetCredentials(h, storeOptions(options, what)));
+}
+
 /** `hashPackage`, blocking the calling thread while it reads the file. */
 function hashPackageSync(path) {
   return native.hashPackageSync(args.path(path, 'The "path" argument'));
@@ -74,6 +110,8 @@ module.exports = {
   hashPackage,
   hashPackageSync,
   installationMethods,
+  storeCredentials,
+  forgetCredentials,
   ...errors.CLASSES,
   ERROR_CLASSES: errors.ERROR_CLASSES,
 };

@@ -44,22 +44,34 @@ pub(crate) struct ServeOpts {
     /// goldens (`tfdisco_testkit::install_goldens`) on the server in
     /// --golden-scratch, prints it as a `golden-install {json}` line, and
     /// checks what the run left on each `check EXIT` line of stdin.
-    #[arg(long, value_name = "CASE", hide = true, requires = "golden_scratch")]
+    #[arg(
+        long,
+        value_name = "CASE",
+        hide = true,
+        group = "golden_case",
+        requires = "golden_scratch"
+    )]
     golden_install: Option<String>,
-    /// The folder the --golden-install case is set up in.
-    #[arg(long, value_name = "DIR", hide = true, requires = "golden_install")]
+    /// For the language packages' tests: the same for this case of the
+    /// module goldens (`tfdisco_testkit::module_goldens`), printed as a
+    /// `golden-module {json}` line.
+    #[arg(
+        long,
+        value_name = "CASE",
+        hide = true,
+        group = "golden_case",
+        requires = "golden_scratch"
+    )]
+    golden_module: Option<String>,
+    /// The folder the --golden-install or --golden-module case is set up in.
+    #[arg(long, value_name = "DIR", hide = true, requires = "golden_case")]
     golden_scratch: Option<PathBuf>,
     /// For the language packages' tests: starts a real OCI registry
     /// (`tfdisco_testkit::oci_registry`, MODE anonymous or basic) holding
     /// a module package and a mirror of the signed registry's providers,
     /// prints it as an `oci-registry {json}` line, and stops it with this
     /// process (a signal, a `stop` line on stdin or stdin's end).
-    #[arg(
-        long,
-        value_name = "MODE",
-        hide = true,
-        conflicts_with = "golden_install"
-    )]
+    #[arg(long, value_name = "MODE", hide = true, conflicts_with = "golden_case")]
     oci_registry: Option<String>,
     /// For the language packages' tests: starts the registry that answers
     /// for any provider (`tfdisco_testkit::any_registry`), with a network
@@ -131,8 +143,15 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
     })?;
     // The document, and a small sample registry it may point to.
     sample::install(&server, &doc);
-    let golden = match (&opts.golden_install, &opts.golden_scratch) {
-        (Some(name), Some(scratch)) => Some(golden::Golden::set_up(&server, name, scratch)?),
+    let golden = match (
+        &opts.golden_install,
+        &opts.golden_module,
+        &opts.golden_scratch,
+    ) {
+        (Some(name), _, Some(scratch)) => Some(golden::Golden::set_up(&server, name, scratch)?),
+        (None, Some(name), Some(scratch)) => {
+            Some(golden::Golden::set_up_module(&server, name, scratch)?)
+        }
         _ => None,
     };
     let oci = opts
@@ -164,7 +183,7 @@ pub(crate) fn run(opts: &ServeOpts) -> Result<u8, Failure> {
     let text = how_to::text(address, &trust, opts.doc.is_none());
     out.write_all(text.as_bytes())?;
     if let Some(golden) = &golden {
-        writeln!(out, "golden-install {}", golden.describe())?;
+        writeln!(out, "{}", golden.describe())?;
     }
     if let Some(oci) = &oci {
         writeln!(out, "oci-registry {}", oci.describe())?;

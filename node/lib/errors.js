@@ -118,11 +118,21 @@ class InvalidPackageError extends TfdiscoError {
 InvalidPackageError.kind = 'invalid_package';
 named(InvalidPackageError);
 
+const PLAIN_CLASSES = Object.fromEntries(
+  Object.entries(PLAIN_KINDS).map(([kind, name]) => [kind, define(name, kind)]),
+);
+
+/**
+ * `storeCredentials` or `forgetCredentials` for a host whose credentials are
+ * a `credentials` block of a CLI configuration file other than
+ * `credentials.tfrc.json`: as `terraform login` refuses, nothing is changed.
+ */
+const CredentialsUnwritableError = define('CredentialsUnwritableError', 'credentials_unwritable', PLAIN_CLASSES.credentials);
+
 /** The class of each kind the native module reports. */
 const ERROR_CLASSES = Object.freeze({
-  ...Object.fromEntries(
-    Object.entries(PLAIN_KINDS).map(([kind, name]) => [kind, define(name, kind)]),
-  ),
+  ...PLAIN_CLASSES,
+  [CredentialsUnwritableError.kind]: CredentialsUnwritableError,
   [InvalidPackageError.kind]: InvalidPackageError,
 });
 

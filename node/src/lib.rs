@@ -4,6 +4,7 @@
 //! JavaScript protocols (`util.inspect`, `toJSON`, iteration).
 
 mod client;
+mod credentials_store;
 mod errors;
 mod hostname;
 mod install;

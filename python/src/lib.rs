@@ -4,6 +4,7 @@
 
 mod answers;
 mod client;
+mod credentials_store;
 mod dialect;
 mod errors;
 mod hostname;
@@ -33,6 +34,8 @@ mod _tfdisco {
     };
     #[pymodule_export]
     use crate::client::PyClient;
+    #[pymodule_export]
+    use crate::credentials_store::{forget_credentials, store_credentials};
     #[pymodule_export]
     use crate::dialect::PyDialectChoice;
     #[pymodule_export]

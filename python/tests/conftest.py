@@ -23,7 +23,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Callable, Dict, Iterator, List, Optional, Tuple, Union
+from typing import Any, Callable, Dict, Iterator, List, Optional, Tuple, Union
 
 import pytest
 
@@ -241,29 +241,22 @@ def registry_served(serve: Callable[..., Served]) -> Served:
 # --- A case of the install goldens, set up and judged by `tfdisco-dev serve` ---
 
 
-class Golden:
-    """``tfdisco-dev serve --golden-install CASE``: a case of the install
-    goldens (testkit/src/install_goldens.rs, what the real
-    ``terraform init`` did) set up on the server by the testkit's own
-    ``Case::setup``, and the run judged by its ``Expected::check`` (the exit
-    code, ``.terraform/providers`` and the plugin cache byte for byte, the
-    lock file, the downloads), as the Rust conformance suite judges the
-    library's ``install``.
+class _GoldenServer:
+    """``tfdisco-dev serve --golden-install CASE`` or ``--golden-module
+    CASE``: a case of the testkit's goldens set up on the server, described
+    on one ``golden-install {json}`` or ``golden-module {json}`` line, and
+    each run judged on a ``check EXIT`` line by the testkit's own
+    ``Expected::check``."""
 
-    Attributes: ``case``, ``ca`` (the server's CA file), ``dir`` (the working
-    directory), ``cache`` (the plugin cache or None), ``host`` (the
-    providers' host), ``server_host`` (the server's, ``localhost:PORT``), ``env`` (the variables of the run: the CLI
-    configuration, the home folder, ``TF_PLUGIN_CACHE_DIR``), ``upgrade``
-    and ``readonly`` (the case's ``init`` arguments), ``exit`` (the exit code
-    tfdisco must give), ``lock_before`` and ``lock`` (the lock file before,
-    and the one tfdisco must leave; None for none)."""
+    #: ``install`` or ``module``: which goldens.
+    goldens = ""
 
     def __init__(self, binary: Path, case: str, directory: Path) -> None:
         directory.mkdir(parents=True, exist_ok=True)
         self.case = case
         self.ca = directory / "ca.pem"
         args = [str(binary), "serve", "--listen", "127.0.0.1:0", "--ca-out", str(self.ca)]
-        args += ["--golden-install", case, "--golden-scratch", str(directory / "scratch")]
+        args += [f"--golden-{self.goldens}", case, "--golden-scratch", str(directory / "scratch")]
         self.process = subprocess.Popen(
             args,
             stdin=subprocess.PIPE,
@@ -274,24 +267,16 @@ class Golden:
         )
         assert self.process.stdout is not None
         described = None
+        prefix = f"golden-{self.goldens} "
         for line in self.process.stdout:
-            if line.startswith("golden-install "):
-                described = json.loads(line[len("golden-install ") :])
+            if line.startswith(prefix):
+                described = json.loads(line[len(prefix) :])
             if line.startswith("press Ctrl-C"):
                 break
         if described is None:
             self.stop()
-            pytest.fail(f"tfdisco-dev serve did not set up the install golden {case}", pytrace=False)
-        self.dir = Path(described["dir"])
-        self.cache = Path(described["cache"]) if described["cache"] else None
-        self.host: str = described["host"]
-        self.server_host: str = described["server_host"]
-        self.env: Dict[str, str] = described["env"]
-        self.upgrade: bool = described["upgrade"]
-        self.readonly: bool = described["readonly"]
-        self.exit: int = described["exit"]
-        self.lock_before: Optional[str] = described["lock_before"]
-        self.lock: Optional[str] = described["lock"]
+            pytest.fail(f"tfdisco-dev serve did not set up the {self.goldens} golden {case}", pytrace=False)
+        self.described: Dict[str, object] = described
 
     def check(self, exit: int) -> None:
         """Fails the test with every difference between what the case
@@ -316,6 +301,72 @@ class Golden:
             self.process.wait()
 
 
+class Golden(_GoldenServer):
+    """``tfdisco-dev serve --golden-install CASE``: a case of the install
+    goldens (testkit/src/install_goldens.rs, what the real
+    ``terraform init`` did) set up on the server by the testkit's own
+    ``Case::setup``, and the run judged by its ``Expected::check`` (the exit
+    code, ``.terraform/providers`` and the plugin cache byte for byte, the
+    lock file, the downloads), as the Rust conformance suite judges the
+    library's ``install``.
+
+    Attributes: ``case``, ``ca`` (the server's CA file), ``dir`` (the working
+    directory), ``cache`` (the plugin cache or None), ``host`` (the
+    providers' host), ``server_host`` (the server's, ``localhost:PORT``), ``env`` (the variables of the run: the CLI
+    configuration, the home folder, ``TF_PLUGIN_CACHE_DIR``), ``upgrade``
+    and ``readonly`` (the case's ``init`` arguments), ``exit`` (the exit code
+    tfdisco must give), ``lock_before`` and ``lock`` (the lock file before,
+    and the one tfdisco must leave; None for none)."""
+
+    goldens = "install"
+
+    def __init__(self, binary: Path, case: str, directory: Path) -> None:
+        super().__init__(binary, case, directory)
+        described: Dict[str, Any] = self.described
+        self.dir = Path(described["dir"])
+        self.cache = Path(described["cache"]) if described["cache"] else None
+        self.host: str = described["host"]
+        self.server_host: str = described["server_host"]
+        self.env: Dict[str, str] = described["env"]
+        self.upgrade: bool = described["upgrade"]
+        self.readonly: bool = described["readonly"]
+        self.exit: int = described["exit"]
+        self.lock_before: Optional[str] = described["lock_before"]
+        self.lock: Optional[str] = described["lock"]
+
+
+class ModuleGolden(_GoldenServer):
+    """``tfdisco-dev serve --golden-module CASE``: a case of the module
+    goldens (testkit/src/module_goldens.rs, what the real ``terraform get``
+    or ``terraform init`` did) set up on the server by the testkit's own
+    ``Case::setup`` (its registry, archives and git repository), and the run
+    judged by its ``Expected::check`` (the exit code, ``modules.json`` byte
+    for byte, the tree of ``.terraform/modules``: paths, bytes, modes, each
+    ``.git`` by its HEAD; the downloads), as the CLI's test judges ``tfdisco
+    get``.
+
+    Attributes: ``case``, ``ca``, ``dir`` (the working directory),
+    ``host`` (the registry's), ``server_host``, ``env`` (the variables of
+    the run: the CLI configuration, the home folder,
+    ``GIT_CONFIG_NOSYSTEM``), ``command`` (``"get"`` or ``"install"``),
+    ``upgrade``, ``exit`` (the exit code tfdisco must give) and
+    ``terraform_exit``."""
+
+    goldens = "module"
+
+    def __init__(self, binary: Path, case: str, directory: Path) -> None:
+        super().__init__(binary, case, directory)
+        described: Dict[str, Any] = self.described
+        self.dir = Path(described["dir"])
+        self.host = described["host"]
+        self.server_host = described["server_host"]
+        self.env = described["env"]
+        self.command: str = described["command"]
+        self.upgrade: bool = described["upgrade"]
+        self.exit: int = described["exit"]
+        self.terraform_exit: int = described["terraform_exit"]
+
+
 @pytest.fixture
 def golden(tfdisco_dev_bin: Path, tmp_path: Path) -> Iterator[Callable[[str], Golden]]:
     """Sets up cases of the install goldens: ``golden("fresh")``, each on a
@@ -324,6 +375,22 @@ def golden(tfdisco_dev_bin: Path, tmp_path: Path) -> Iterator[Callable[[str], Go
 
     def start(case: str) -> Golden:
         server = Golden(tfdisco_dev_bin, case, tmp_path / f"golden{len(started)}-{case}")
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def module_golden(tfdisco_dev_bin: Path, tmp_path: Path) -> Iterator[Callable[[str], ModuleGolden]]:
+    """Sets up cases of the module goldens: ``module_golden("git-refs")``,
+    each on a ``tfdisco-dev serve`` of its own."""
+    started: List[ModuleGolden] = []
+
+    def start(case: str) -> ModuleGolden:
+        server = ModuleGolden(tfdisco_dev_bin, case, tmp_path / f"module-golden{len(started)}-{case}")
         started.append(server)
         return server
 
@@ -648,6 +715,7 @@ __all__ = [
     "AnyRegistry",
     "EVENT_LIMIT",
     "Golden",
+    "ModuleGolden",
     "OciServed",
     "Recorder",
     "Reply",

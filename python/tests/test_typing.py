@@ -135,6 +135,15 @@ def getting(client: tfdisco.Client) -> List[str]:
                 print(failure.key, failure.kind, failure.exit_code, failure.message)
     return [str(manifest), str(report.changed), report.to_json(), str(len(modules))]
 
+def credentials() -> List[str]:
+    try:
+        where: str = tfdisco.store_credentials("app.terraform.io", "a-token", dialect="terraform")
+        gone: str = tfdisco.forget_credentials(tfdisco.Hostname("app.terraform.io"), env={"HOME": "/home/me"})
+    except tfdisco.CredentialsUnwritable as e:
+        kind: str = e.kind
+        return [kind]
+    return [where, gone]
+
 def oci(client: tfdisco.Client) -> List[str]:
     resolved: tfdisco.ResolvedModule = client.module_resolve("oci://ghcr.io/acme/vpc?tag=1.2.0")
     tag: Optional[str] = resolved.tag

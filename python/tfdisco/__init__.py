@@ -56,6 +56,11 @@ discovery document rules, the same CLI configuration and credentials.
   template);
   :func:`installation_methods` says which method of the CLI configuration's
   ``provider_installation`` would install a provider, and why.
+- Credentials: :func:`store_credentials` saves a token the tool obtained
+  its own way exactly as ``terraform login`` does (``credentials.tfrc.json``
+  or the ``credentials_helper``), :func:`forget_credentials` removes it as
+  ``terraform logout`` does; a host configured in another CLI configuration
+  file raises :class:`CredentialsUnwritable`.
 - Publishing to OCI registries, in the layout OpenTofu's ``oci_mirror``
   reads: ``Client.mirror_to_oci`` (and ``AsyncClient.mirror_to_oci``)
   copies a configuration's providers, verified against their registries'
@@ -106,6 +111,7 @@ from ._errors import (
     ContentEncodingError,
     ContentTypeError,
     CredentialsError,
+    CredentialsUnwritable,
     Error,
     InvalidHostname,
     InvalidOAuthClient,
@@ -163,10 +169,12 @@ from ._tfdisco import (
     SigningKey,
     __version__,
     for_display,
+    forget_credentials,
     hash_package,
     installation_methods,
     is_valid,
     normalize,
+    store_credentials,
 )
 
 __all__ = [
@@ -176,6 +184,7 @@ __all__ = [
     "ContentEncodingError",
     "ContentTypeError",
     "CredentialsError",
+    "CredentialsUnwritable",
     "DialectChoice",
     "DownloadedModule",
     "Error",
@@ -230,6 +239,7 @@ __all__ = [
     "VersionNotSupported",
     "__version__",
     "for_display",
+    "forget_credentials",
     "get",
     "hash_package",
     "install",
@@ -238,6 +248,7 @@ __all__ = [
     "lock",
     "mirror",
     "normalize",
+    "store_credentials",
 ]
 
 # Services implements the whole Mapping protocol natively.

@@ -40,6 +40,7 @@ __all__ = [
     "InvalidResponse",
     "InvalidOption",
     "CredentialsError",
+    "CredentialsUnwritable",
     "LockError",
     "InvalidPackage",
     "ConfigWarning",
@@ -224,6 +225,15 @@ class CredentialsError(Error):
     kind = "credentials"
 
 
+class CredentialsUnwritable(CredentialsError):
+    """``store_credentials`` or ``forget_credentials`` for a host whose
+    credentials are a ``credentials`` block of a CLI configuration file
+    other than ``credentials.tfrc.json``: as ``terraform login`` refuses,
+    nothing is changed."""
+
+    kind = "credentials_unwritable"
+
+
 class LockError(Error):
     """A lock, mirror, install or get run (``Client.lock``, ``Client.mirror``,
     ``Client.install``, ``Client.get``, ``tfdisco.lock``, …) that failed; the
@@ -321,6 +331,7 @@ class ConfigWarning(UserWarning):
 _BY_KIND: Dict[str, Type[Error]] = {
     cls.kind: cls for cls in Error.__subclasses__() if cls not in (LockError, InvalidPackage)
 }
+_BY_KIND[CredentialsUnwritable.kind] = CredentialsUnwritable
 
 
 def _make(

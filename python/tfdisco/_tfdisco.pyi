@@ -52,10 +52,12 @@ __all__ = [
     "Services",
     "SigningKey",
     "for_display",
+    "forget_credentials",
     "hash_package",
     "installation_methods",
     "is_valid",
     "normalize",
+    "store_credentials",
     "__version__",
 ]
 
@@ -617,6 +619,27 @@ def installation_methods(
 ) -> List[InstallationMethod]:
     """Which installation methods of the CLI configuration would install
     ``source``, in priority order, and why."""
+
+def store_credentials(
+    host: _HostLike,
+    token: str,
+    *,
+    dialect: str = "opentofu",
+    env: Optional[Mapping[str, str]] = None,
+) -> str:
+    """Saves ``token`` for ``host`` where ``terraform login`` would
+    (``credentials.tfrc.json``, or the ``credentials_helper``); returns
+    where. Raises :class:`tfdisco.CredentialsUnwritable` for a host
+    configured in another CLI configuration file."""
+
+def forget_credentials(
+    host: _HostLike,
+    *,
+    dialect: str = "opentofu",
+    env: Optional[Mapping[str, str]] = None,
+) -> str:
+    """Removes what is saved for ``host`` where ``terraform logout`` would;
+    returns where."""
 
 @final
 class MirroredProvider:

@@ -2,6 +2,7 @@
 // typecheck): index.d.ts describes every export, as ES module imports.
 import tfdisco, {
   Client,
+  CredentialsUnwritableError,
   ERROR_CLASSES,
   Hostname,
   InvalidHostnameError,
@@ -10,11 +11,13 @@ import tfdisco, {
   Services,
   TfdiscoError,
   forDisplay,
+  forgetCredentials,
   hashPackage,
   hashPackageSync,
   installationMethods,
   isValid,
   normalize,
+  storeCredentials,
   version,
   type ClientOptions,
   type DialectChoice,
@@ -165,6 +168,16 @@ async function main(): Promise<void> {
   console.log(got.manifest, got.changed, firstModule);
   const methods: InstallationMethod[] = installationMethods('hashicorp/aws', { dialect: 'terraform' });
   const first: number | null = methods[0]?.priority ?? null;
+  try {
+    const where: string = storeCredentials('app.terraform.io', 'a-token', { dialect: 'terraform' });
+    const removed: string = forgetCredentials(new Hostname('app.terraform.io'), { env: { HOME: '/home/me' } });
+    console.log(where, removed);
+  } catch (error) {
+    if (error instanceof CredentialsUnwritableError) {
+      const unwritable: 'credentials_unwritable' = error.kind;
+      console.log(unwritable);
+    }
+  }
   const hashes: PackageHashes = await hashPackage('terraform-provider-x_1.0.0_linux_amd64.zip');
   const { h1, zh } = hashPackageSync(new URL('file:///tmp/p.zip'));
 
