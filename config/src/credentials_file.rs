@@ -2,13 +2,13 @@
 //! has, and the edit `terraform login` / `logout` make. Pure: `files.rs`
 //! reads and replaces the file.
 
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashSet};
 use std::path::Path;
 
 use serde_json::{Map, Value};
 use tfdisco_core::{Credentials, Hostname};
 
-use crate::literal::json_kind;
+use crate::go_indent::GoValue;
 
 /// The file's name inside the config directory.
 pub const CREDENTIALS_FILE_NAME: &str = "credentials.tfrc.json";
@@ -56,27 +56,25 @@ pub(crate) fn update(
     new: Option<&Credentials>,
 ) -> Result<String, String> {
     let mut document = if old.is_empty() {
-        Map::new()
+        BTreeMap::new()
     } else {
         // Read as any JSON first: serde's message for a value of the wrong
         // type would quote it (docs/behaviour.md, CFG-13).
-        match serde_json::from_str::<Value>(old)
-            .map_err(|e| format!("cannot read {}: {e}", path.display()))?
-        {
-            Value::Object(document) => document,
+        match GoValue::parse(old).map_err(|e| format!("cannot read {}: {e}", path.display()))? {
+            GoValue::Object(document) => document,
             other => {
                 return Err(format!(
                     "cannot read {}: the file holds {}, not a JSON object",
                     path.display(),
-                    json_kind(&other)
+                    other.kind()
                 ));
             }
         }
     };
     let entries = document
-        .entry("credentials")
-        .or_insert_with(|| Value::Object(Map::new()));
-    let Value::Object(entries) = entries else {
+        .entry("credentials".to_owned())
+        .or_insert_with(|| GoValue::Object(BTreeMap::new()));
+    let GoValue::Object(entries) = entries else {
         return Err(format!(
             "credentials file {} has invalid value for \"credentials\" property: must be a JSON object",
             path.display()
@@ -84,10 +82,13 @@ pub(crate) fn update(
     };
     entries.retain(|key, _| Hostname::parse(key).ok().as_ref() != Some(host));
     if let Some(new) = new {
-        entries.insert(host.display().into_owned(), to_store(new));
+        let token = GoValue::String(new.expose_token().to_owned());
+        entries.insert(
+            host.display().into_owned(),
+            GoValue::Object(BTreeMap::from([("token".to_owned(), token)])),
+        );
     }
-    serde_json::to_string_pretty(&document)
-        .map_err(|e| format!("cannot serialize updated credentials file: {e}"))
+    Ok(GoValue::Object(document).to_go_indented())
 }
 
 #[cfg(test)]

@@ -12,6 +12,7 @@ mod dialect_choice;
 mod error;
 mod files;
 mod fs_mirror;
+mod go_indent;
 mod hcl1;
 pub mod hcl_syntax;
 mod hcl_text;

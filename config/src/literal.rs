@@ -59,19 +59,6 @@ impl Lit {
     }
 }
 
-/// What a JSON value is, as [`Lit::kind`] says it, for messages that must
-/// not quote the value (docs/behaviour.md, CFG-13).
-pub(crate) fn json_kind(value: &Value) -> &'static str {
-    match value {
-        Value::Null => "null",
-        Value::Bool(_) => "a bool",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "a list",
-        Value::Object(_) => "an object",
-    }
-}
-
 /// The literal value of an HCL expression. HCL 1, the syntax of the CLI
 /// config files, has no variables, functions or operators; a quoted string
 /// with `${…}` in it is kept as written, as HCL 1 does.
