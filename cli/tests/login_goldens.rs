@@ -29,7 +29,12 @@ const COMPARED: [&str; 8] = [
 ];
 
 /// Secrets of the cases, which tfdisco must never print.
-const SECRETS: [&str; 4] = ["login-token-1", "tfe-token-1", "s3cret-pass", "not-the-token"];
+const SECRETS: [&str; 4] = [
+    "login-token-1",
+    "tfe-token-1",
+    "s3cret-pass",
+    "not-the-token",
+];
 
 /// The cases run on every transport (the others on tokio only).
 const ON_EVERY_TRANSPORT: [&str; 5] = [
@@ -109,8 +114,10 @@ fn check(case: &Case, transport: &str) -> Result<(), String> {
         }
     }
     let committed = |name: &str| std::fs::read(case.dir().join(name)).ok();
-    let mut expected: Vec<(&str, Option<Vec<u8>>)> =
-        COMPARED.iter().map(|&name| (name, committed(name))).collect();
+    let mut expected: Vec<(&str, Option<Vec<u8>>)> = COMPARED
+        .iter()
+        .map(|&name| (name, committed(name)))
+        .collect();
     for (name, value) in deliberately(case, &golden).unwrap_or_default() {
         if let Some(slot) = expected.iter_mut().find(|(n, _)| *n == name) {
             slot.1 = value;

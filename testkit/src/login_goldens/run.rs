@@ -463,7 +463,10 @@ pub fn run(
             .map_err(|e| e.to_string())?
             .permissions()
             .mode();
-        put("credentials.after.mode", &format!("{:04o}\n", mode & 0o7777));
+        put(
+            "credentials.after.mode",
+            &format!("{:04o}\n", mode & 0o7777),
+        );
     }
     let exit_text = match outcome.exit {
         Some(code) => format!("{code}\n"),

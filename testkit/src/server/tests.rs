@@ -94,34 +94,40 @@ fn the_rate_is_per_connection() {
     let server = TestServer::start();
     server.shape(bench_shape());
     let bytes = route_bytes(&server, "/four", 4 * MIB);
-    let start = Instant::now();
-    let took: Vec<Duration> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..2)
-            .map(|_| {
-                scope.spawn(|| {
-                    let (response, took) = get(&server, "/four");
-                    assert_eq!(body(&response), bytes);
-                    took
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().expect("a client"))
-            .collect()
-    });
-    let all = start.elapsed();
     // Each: 40 ms + 167.8 ms. One rate shared by both connections would
-    // take 40 + 335.5 ms for the two.
+    // take 40 + 335.5 ms for the two. A busy machine only adds time: the
+    // quickest of three tries is the one compared.
     let each = Duration::from_millis(40) + bench_shape().transfer_time(4 * MIB as u64);
-    for t in &took {
-        assert!(*t >= each, "{t:?} < {each:?}");
-    }
+    let quickest = (0..3)
+        .map(|_| {
+            let start = Instant::now();
+            let took: Vec<Duration> = std::thread::scope(|scope| {
+                let handles: Vec<_> = (0..2)
+                    .map(|_| {
+                        scope.spawn(|| {
+                            let (response, took) = get(&server, "/four");
+                            assert_eq!(body(&response), bytes);
+                            took
+                        })
+                    })
+                    .collect();
+                handles
+                    .into_iter()
+                    .map(|h| h.join().expect("a client"))
+                    .collect()
+            });
+            for t in &took {
+                assert!(*t >= each, "{t:?} < {each:?}");
+            }
+            start.elapsed()
+        })
+        .min()
+        .expect("three tries");
     assert!(
-        all < Duration::from_millis(320),
-        "{all:?} for two connections at once"
+        quickest < Duration::from_millis(320),
+        "{quickest:?} for two connections at once"
     );
-    assert_eq!(server.connections(), 2);
+    assert_eq!(server.connections(), 6);
 }
 
 #[test]
