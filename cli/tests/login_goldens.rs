@@ -14,7 +14,7 @@
 
 mod common;
 
-use tfdisco_testkit::login_goldens::{CASES, Case, Golden, run::run};
+use tfdisco_testkit::login_goldens::{BROWSER_SCRIPT, CASES, Case, Golden, run::run};
 
 /// The golden files both CLIs must leave alike.
 const COMPARED: [&str; 8] = [
@@ -103,9 +103,13 @@ fn check(case: &Case, transport: &str) -> Result<(), String> {
     let golden = case.golden();
     let scratch = tempfile::tempdir().map_err(|e| e.to_string())?;
     let program = std::ffi::OsString::from(env!("CARGO_BIN_EXE_tfdisco"));
-    let ran = run(case, scratch.path(), &program, &|authority| {
-        command_line(case, transport, authority)
-    })?;
+    let ran = run(
+        case,
+        scratch.path(),
+        &program,
+        BROWSER_SCRIPT,
+        &|authority| command_line(case, transport, authority),
+    )?;
     let printed = format!("{}{}", ran.text("stdout"), ran.text("stderr"));
     let mut differences = ran.problems.clone();
     for secret in SECRETS {

@@ -186,7 +186,7 @@ fn make_once(case: &Case) -> Result<String, String> {
     let scratch = &scratch_root().join(case.name);
     let _ = fs::remove_dir_all(scratch);
     let program = terraform_program();
-    let ran = run(case, scratch, &program, &|authority| {
+    let ran = run(case, scratch, &program, BROWSER_SCRIPT, &|authority| {
         case.command_line(authority)
     })?;
     let golden = case.dir();
@@ -243,14 +243,16 @@ impl Ran {
 
 /// Runs `case` with `program` (the real `terraform`, or a tool compared
 /// with it) in `scratch` (made; its length shows in wrapped output): the
-/// server, the home folder, the CLI configuration, the browser and helper
-/// scripts as [the module](super) says, the arguments `command_line`
+/// server, the home folder, the CLI configuration, `browser` as `xdg-open`
+/// ([`BROWSER_SCRIPT`], or another that honours its variables) and the
+/// helper script as [the module](super) says, the arguments `command_line`
 /// gives for the server's `localhost:PORT`, the prompts answered one at a
 /// time, the run killed at the case's limit.
 pub fn run(
     case: &Case,
     scratch: &Path,
     program: &std::ffi::OsStr,
+    browser: &str,
     command_line: &dyn Fn(&str) -> Vec<String>,
 ) -> Result<Ran, String> {
     let home = scratch.join("home");
@@ -307,7 +309,7 @@ pub fn run(
         home.join(".terraformrc")
     };
     write(&config_file, &config)?;
-    executable(&bin.join("xdg-open"), BROWSER_SCRIPT)?;
+    executable(&bin.join("xdg-open"), browser)?;
     let credentials = home.join(".terraform.d/credentials.tfrc.json");
     if let Some(before) = case.before {
         write(&credentials, before)?;
