@@ -4,9 +4,11 @@
 //! terminal), the browser launched as Terraform launches it.
 
 use std::io::{self, BufRead, IsTerminal, Write};
+use std::path::Path;
 use std::time::Duration;
 
 use clap::Args;
+use tfdisco_core::Dialect;
 use tfdisco_core::url::Url;
 use tfdisco_runs::{
     Cancel, CredentialsStorage, DEFAULT_LOGIN_HOST, LoginFailure, LoginMethod, LoginOptions,
@@ -41,8 +43,13 @@ pub(crate) struct LoginOpts {
 pub(crate) struct LogoutOpts {
     /// The host to log out of [default: app.terraform.io].
     host: Option<String>,
-    #[command(flatten)]
-    net: NetOpts,
+    /// Which CLI's configuration files to read (terraform, opentofu).
+    ///
+    /// The names are read in any case, and tofu is opentofu too.
+    ///
+    /// [default: as for discover]
+    #[arg(long, value_parser = net::parse_dialect)]
+    dialect: Option<Dialect>,
 }
 
 const RULE: &str =
@@ -90,7 +97,8 @@ pub(crate) fn login(opts: &LoginOpts) -> Result<u8, Failure> {
 
 pub(crate) fn logout(opts: &LogoutOpts) -> Result<u8, Failure> {
     let host = setup::hostname(opts.host.as_deref().unwrap_or(DEFAULT_LOGIN_HOST))?;
-    let setup = setup::load(&opts.net.client_options()?)?;
+    let dialect = net::choose_dialect(opts.dialect, Path::new(".")).dialect();
+    let setup = setup::load_dialect(dialect)?;
     let store = setup
         .cli_credentials()
         .expect("the CLI's credentials are read by default");

@@ -45,9 +45,12 @@ const ON_EVERY_TRANSPORT: [&str; 5] = [
     "login-by-discovery",
 ];
 
+/// Golden files by name: their bytes, `None` for a file not left.
+type Files = Vec<(&'static str, Option<Vec<u8>>)>;
+
 /// What tfdisco leaves where it differs from Terraform on purpose; `None`
 /// where it leaves what Terraform left.
-fn deliberately(case: &Case, golden: &Golden) -> Option<Vec<(&'static str, Option<Vec<u8>>)>> {
+fn deliberately(case: &Case, golden: &Golden) -> Option<Files> {
     let first_login = || tfdisco_testkit::login_goldens::case("first-login").map(Case::golden);
     let text = |s: &str| Some(s.as_bytes().to_vec());
     Some(match case.name {
@@ -91,7 +94,11 @@ fn command_line(case: &Case, transport: &str, authority: &str) -> Vec<String> {
             _ => arg,
         })
         .collect();
-    line.extend(["--dialect", "terraform", "--transport", transport].map(str::to_owned));
+    line.extend(["--dialect", "terraform"].map(str::to_owned));
+    // Logout makes no request: no transport to choose.
+    if case.command == "login" {
+        line.extend(["--transport", transport].map(str::to_owned));
+    }
     if matches!(case.name, "authz-wrong-state" | "authz-no-code") {
         line.extend(["--wait", "2"].map(str::to_owned));
     }
@@ -118,7 +125,7 @@ fn check(case: &Case, transport: &str) -> Result<(), String> {
         }
     }
     let committed = |name: &str| std::fs::read(case.dir().join(name)).ok();
-    let mut expected: Vec<(&str, Option<Vec<u8>>)> = COMPARED
+    let mut expected: Files = COMPARED
         .iter()
         .map(|&name| (name, committed(name)))
         .collect();
