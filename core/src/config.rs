@@ -48,7 +48,7 @@ pub enum RequestKind {
     /// `httpclient.New`; the `tfe.v2` ones send go-tfe's), no
     /// `X-Terraform-Version`, Go's 9 redirects, no
     /// retries (an authorization code is used once), a 1 MiB limit
-    /// (oauth2's), [`DEFAULT_LOGIN_TIMEOUT`] for the whole exchange, no
+    /// (oauth2's), `DEFAULT_LOGIN_TIMEOUT` (30 s) for the whole exchange, no
     /// `Content-Type` check (the goals read it themselves).
     Login,
 }
@@ -62,7 +62,7 @@ pub enum RequestKind {
 ///   most 10 s each, 1 s apart ([`RetryPolicy::registry`]), and, unlike the
 ///   CLIs, which read any size, a 16 MiB limit (D10);
 /// - login requests ([`RequestKind::Login`]): no retries, a 1 MiB answer,
-///   [`DEFAULT_LOGIN_TIMEOUT`] for the whole exchange (D41);
+///   `DEFAULT_LOGIN_TIMEOUT` (30 s) for the whole exchange (D41);
 /// - the `User-Agent` and `X-Terraform-Version` the dialect's CLI sends, for
 ///   version [`Dialect::default_cli_version`].
 ///
@@ -268,7 +268,7 @@ impl Config {
     }
 
     /// Sets the time allowed for a whole login request
-    /// ([`RequestKind::Login`], default [`DEFAULT_LOGIN_TIMEOUT`]).
+    /// ([`RequestKind::Login`], default `DEFAULT_LOGIN_TIMEOUT` (30 s)).
     pub fn with_login_timeout(mut self, timeout: Duration) -> Config {
         self.login_timeout = timeout;
         self
