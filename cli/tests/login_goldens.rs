@@ -36,6 +36,20 @@ const SECRETS: [&str; 4] = [
     "not-the-token",
 ];
 
+/// What both CLIs say for a case (compared without case): the failure's
+/// gist in Terraform's words.
+const SAID: [(&str, &str); 6] = [
+    ("tfe-fallback-401", "token is invalid: unauthorized"),
+    (
+        "login-credentials-in-cli-config",
+        "credentials for login.example.com are manually configured",
+    ),
+    ("ports-one-port", "between 10000 and 10000"),
+    ("no-login-service", "does not support terraform tokens api"),
+    ("login-answer-no", "login cancelled"),
+    ("token-invalid-grant", "\"invalid_grant\""),
+];
+
 /// The cases run on every transport (the others on tokio only).
 const ON_EVERY_TRANSPORT: [&str; 5] = [
     "first-login",
@@ -122,6 +136,13 @@ fn check(case: &Case, transport: &str) -> Result<(), String> {
     for secret in SECRETS {
         if printed.contains(secret) {
             differences.push(format!("printed the secret {secret:?}"));
+        }
+    }
+    for (name, gist) in SAID.iter().filter(|(name, _)| *name == case.name) {
+        for (who, text) in [("terraform", &golden.stderr), ("tfdisco", &printed)] {
+            if !text.to_lowercase().contains(gist) {
+                differences.push(format!("{name}: {who} does not say {gist:?}"));
+            }
         }
     }
     let committed = |name: &str| std::fs::read(case.dir().join(name)).ok();

@@ -17,8 +17,9 @@ use serde::Serialize;
 use tfdisco_config::{CliCredentials, CredentialsLocation, CredentialsStore};
 use tfdisco_core::url::Url;
 use tfdisco_core::{
-    AuthorizationRequest, Callback, Credentials, CredentialsError, Error, Hostname, LoginSeed,
-    OAuthClient, TokenGrant, callback_ports, tfe_tokens_page,
+    AuthorizationRequest, Callback, Credentials, CredentialsError, Error, Hostname, LoginGrantType,
+    LoginSeed, OAuthClient, TokenGrant, callback_ports, login_grant_type, tfe_account_message,
+    tfe_tokens_page,
 };
 use tfdisco_transport::{BlockingClient, Transport};
 
@@ -275,6 +276,14 @@ pub enum LoginFailure {
     Token(Error),
     /// The pasted token is not a token that can be sent.
     InvalidToken(String),
+    /// The host did not accept the pasted token, in Terraform's words
+    /// (`Token is invalid: unauthorized`, …).
+    TokenRefused {
+        /// What Terraform says.
+        message: String,
+        /// The request's error.
+        error: Error,
+    },
     /// Keeping or forgetting the token failed.
     Store(CredentialsError),
     /// The operating system gave no random bytes.
@@ -320,6 +329,7 @@ impl fmt::Display for LoginFailure {
             }
             LoginFailure::Token(e) => write!(f, "failed to obtain an API token: {e}"),
             LoginFailure::InvalidToken(why) => write!(f, "the token is not valid: {why}"),
+            LoginFailure::TokenRefused { message, .. } => f.write_str(message),
             LoginFailure::Store(e) => write!(f, "failed to save the API token: {e}"),
             LoginFailure::NoRandomness(e) => {
                 write!(f, "cannot make the login's random state: {e}")
@@ -331,7 +341,9 @@ impl fmt::Display for LoginFailure {
 impl std::error::Error for LoginFailure {
     fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
         match self {
-            LoginFailure::Discovery(e) | LoginFailure::Token(e) => Some(e),
+            LoginFailure::Discovery(e)
+            | LoginFailure::Token(e)
+            | LoginFailure::TokenRefused { error: e, .. } => Some(e),
             LoginFailure::Flow(e) => Some(e),
             LoginFailure::Listener(e) => Some(e),
             _ => None,
@@ -396,15 +408,9 @@ pub fn login<T: Transport>(
     let storage = storage(store, host)?;
     let (method, credentials, username) = match service {
         Ok(oauth) => {
-            let method = if oauth.supports_grant_type("authz_code") {
-                LoginMethod::AuthorizationCode
-            } else if oauth.supports_grant_type("password") && host.as_str() == DEFAULT_LOGIN_HOST {
-                LoginMethod::Password
-            } else {
-                return Err(LoginFailure::NotSupported {
-                    host: host.display().into_owned(),
-                    detail: "the host allows no OAuth grant type that tfdisco supports".into(),
-                });
+            let method = match login_grant_type(&oauth, host).map_err(LoginFailure::Flow)? {
+                LoginGrantType::Password => LoginMethod::Password,
+                _ => LoginMethod::AuthorizationCode,
             };
             consent(ui, host, method, &storage)?;
             let credentials = match method {
@@ -563,9 +569,13 @@ fn by_tokens_page<T: Transport>(
         .ok_or(LoginFailure::Cancelled)?;
     let credentials =
         Credentials::token(pasted.trim()).map_err(|e| LoginFailure::InvalidToken(e.to_string()))?;
-    let account = client
-        .tfe_account(tfe, &credentials)
-        .map_err(LoginFailure::Token)?;
+    let account =
+        client
+            .tfe_account(tfe, &credentials)
+            .map_err(|error| LoginFailure::TokenRefused {
+                message: tfe_account_message(&error),
+                error,
+            })?;
     ui.step(&LoginStep::TokenChecked {
         username: &account.username,
     });
