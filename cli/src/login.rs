@@ -25,7 +25,8 @@ use crate::setup;
 /// `tfdisco login …`
 #[derive(Args, Debug)]
 pub(crate) struct LoginOpts {
-    /// The host to log in to [default: app.terraform.io].
+    /// The host to log in to [default: app.terraform.io with --dialect
+    /// terraform; OpenTofu has no default].
     host: Option<String>,
     /// Ask for input (`-input=false` refuses: logging in needs a person).
     #[arg(long, value_name = "BOOL", default_value_t = true, action = clap::ArgAction::Set)]
@@ -41,7 +42,8 @@ pub(crate) struct LoginOpts {
 /// `tfdisco logout …`
 #[derive(Args, Debug)]
 pub(crate) struct LogoutOpts {
-    /// The host to log out of [default: app.terraform.io].
+    /// The host to log out of [default: app.terraform.io with --dialect
+    /// terraform; OpenTofu has no default].
     host: Option<String>,
     /// Which CLI's configuration files to read (terraform, opentofu).
     ///
@@ -64,7 +66,7 @@ pub(crate) fn login(opts: &LoginOpts) -> Result<u8, Failure> {
              credentials without a person, write them to a CLI configuration file",
         ));
     }
-    let host = setup::hostname(opts.host.as_deref().unwrap_or(DEFAULT_LOGIN_HOST))?;
+    let host = setup::hostname(host_argument(&opts.host, opts.net.dialect(), "log in to")?)?;
     let setup = setup::load(&opts.net.client_options()?)?;
     let client = net::client_with(opts.net.transport, &setup, |b| b)?;
     let store = setup
@@ -96,8 +98,8 @@ pub(crate) fn login(opts: &LoginOpts) -> Result<u8, Failure> {
 }
 
 pub(crate) fn logout(opts: &LogoutOpts) -> Result<u8, Failure> {
-    let host = setup::hostname(opts.host.as_deref().unwrap_or(DEFAULT_LOGIN_HOST))?;
     let dialect = net::choose_dialect(opts.dialect, Path::new(".")).dialect();
+    let host = setup::hostname(host_argument(&opts.host, dialect, "log out of")?)?;
     let setup = setup::load_dialect(dialect)?;
     let store = setup
         .cli_credentials()
@@ -118,6 +120,24 @@ pub(crate) fn logout(opts: &LogoutOpts) -> Result<u8, Failure> {
         }
     }
     Ok(exit::SUCCESS)
+}
+
+/// The host named, or the dialect's default: Terraform's is
+/// `app.terraform.io`; OpenTofu has none and wants one named.
+fn host_argument<'a>(
+    given: &'a Option<String>,
+    dialect: Dialect,
+    what: &str,
+) -> Result<&'a str, Failure> {
+    match (given.as_deref(), dialect) {
+        (Some(host), _) => Ok(host),
+        (None, Dialect::OpenTofu) => Err(Failure::new(
+            exit::USAGE,
+            kinds::LOGIN,
+            format!("name the host to {what}: OpenTofu has no default host"),
+        )),
+        (None, _) => Ok(DEFAULT_LOGIN_HOST),
+    }
 }
 
 fn failure(e: LoginFailure) -> Failure {

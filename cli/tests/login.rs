@@ -6,6 +6,8 @@
 //! (LOGINRUN-7).
 #![cfg(unix)]
 
+mod common;
+
 use std::ffi::OsString;
 
 use tfdisco_testkit::login_goldens::{BROWSER_SCRIPT, case, run::Ran, run::run};
@@ -107,4 +109,25 @@ fn after_a_login_registry_requests_send_the_token() {
         golden.services
     );
     assert_eq!(ran.text("services.txt"), golden.services);
+}
+
+#[test]
+fn opentofu_has_no_default_host() {
+    let home = tempfile::tempdir().expect("a home");
+    for command in ["login", "logout"] {
+        let run = common::tfdisco(home.path(), &[], &[command, "--dialect", "opentofu"]);
+        assert_eq!(run.code, Some(2), "{command}: {}", run.stderr);
+        assert!(
+            run.stderr.contains("OpenTofu has no default host"),
+            "{command}: {}",
+            run.stderr
+        );
+    }
+    assert!(
+        std::fs::read_dir(home.path())
+            .expect("home")
+            .next()
+            .is_none(),
+        "nothing written"
+    );
 }
