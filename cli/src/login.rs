@@ -232,6 +232,9 @@ impl LoginUi for Terminal {
                     );
                 }
             }
+            LoginStep::LoginServiceUnusable { error } => {
+                eprintln!("tfdisco: warning: the host's login.v1 cannot be used: {error}")
+            }
             LoginStep::Waiting => {
                 println!(
                     "tfdisco will now wait for the host to signal that login was successful.\n"

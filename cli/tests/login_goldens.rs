@@ -38,7 +38,7 @@ const SECRETS: [&str; 4] = [
 
 /// What both CLIs say for a case (compared without case): the failure's
 /// gist in Terraform's words.
-const SAID: [(&str, &str); 6] = [
+const SAID: [(&str, &str); 7] = [
     ("tfe-fallback-401", "token is invalid: unauthorized"),
     (
         "login-credentials-in-cli-config",
@@ -46,6 +46,7 @@ const SAID: [(&str, &str); 6] = [
     ),
     ("ports-one-port", "between 10000 and 10000"),
     ("no-login-service", "does not support terraform tokens api"),
+    ("authz-userinfo", "does not support terraform tokens api"),
     ("login-answer-no", "login cancelled"),
     ("token-invalid-grant", "\"invalid_grant\""),
 ];

@@ -121,6 +121,13 @@ pub enum LoginMethod {
 #[derive(Debug)]
 #[non_exhaustive]
 pub enum LoginStep<'a> {
+    /// The host's `login.v1` cannot be used (a URL with user
+    /// information, a version tfdisco does not know, …): the login falls
+    /// back to `tfe.v2`, as Terraform does after its warning.
+    LoginServiceUnusable {
+        /// Why.
+        error: &'a Error,
+    },
     /// Before the consent question: what will happen and where the token
     /// will go.
     Consent {
@@ -397,13 +404,18 @@ pub fn login<T: Transport>(
     let services = client.discover(host).map_err(LoginFailure::Discovery)?;
     let service = match services.oauth_client("login.v1") {
         Ok(oauth) => Ok(oauth),
-        Err(_) => services
-            .service_url("tfe.v2")
-            .map_err(|e| LoginFailure::NotSupported {
-                host: host.display().into_owned(),
-                detail: e.to_string(),
-            })
-            .map(Err)?,
+        Err(e) => {
+            if !matches!(e, Error::ServiceNotProvided { .. }) {
+                ui.step(&LoginStep::LoginServiceUnusable { error: &e });
+            }
+            services
+                .service_url("tfe.v2")
+                .map_err(|e| LoginFailure::NotSupported {
+                    host: host.display().into_owned(),
+                    detail: e.to_string(),
+                })
+                .map(Err)?
+        }
     };
     let storage = storage(store, host)?;
     let (method, credentials, username) = match service {
