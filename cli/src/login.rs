@@ -109,7 +109,7 @@ pub(crate) fn logout(opts: &LogoutOpts) -> Result<u8, Failure> {
         None => println!("No credentials for {} are stored.\n", report.host),
         Some(from) => {
             println!(
-                "Removed the stored credentials for {} from {}.\n",
+                "Removed the stored credentials for {} from {}\n",
                 report.host,
                 describe(from)
             );
