@@ -908,8 +908,20 @@ impl JobPlan for ModulePlan {
     type Job = Job;
     type Output = Result<Output, Error>;
 
+    /// Registry requests and call reads first, in the order they were
+    /// found: they are small, and each finds more work. Then fetches, the
+    /// most recently found first: a nested package (found once its parent
+    /// is unpacked, so on the longest chain) starts before the root's
+    /// packages still waiting.
     fn next_job(&mut self) -> Option<(JobId, Job)> {
-        self.jobs.pop_front()
+        match self
+            .jobs
+            .iter()
+            .position(|(_, job)| !matches!(job, Job::Fetch { .. }))
+        {
+            Some(at) => self.jobs.remove(at),
+            None => self.jobs.pop_back(),
+        }
     }
 
     fn is_finished(&self) -> bool {
