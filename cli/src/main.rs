@@ -105,8 +105,9 @@ enum Command {
     /// Every module call, recursively, into .terraform/modules with its
     /// modules.json, as the dialect's CLI writes them: registry modules at
     /// the newest version their constraint allows, https archives (.zip,
-    /// .tar.gz), git repositories (through the system git), oci://
-    /// packages (OpenTofu), local paths. What modules.json lists is kept
+    /// .tar.gz, .tar.bz2, .tar.xz; a ?checksum= checked), git repositories
+    /// (through the system git), oci:// packages (OpenTofu), local paths.
+    /// What modules.json lists is kept
     /// unless --upgrade; --lock writes tfdisco's module lock.
     ///
     /// Exit codes: 0 success; 1 a request, download or clone failed; 2 a

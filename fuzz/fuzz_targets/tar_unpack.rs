@@ -1,7 +1,8 @@
 //! Module package tarballs from arbitrary bytes, unpacked in arbitrary
 //! chunks (docs/behaviour.md, TAR-1 to TAR-9): the input is a tar stream,
 //! gzipped here so that the fuzzer works on the tar's structure (or, for
-//! selectors with the low bit set, taken as the `.tar.gz` itself).
+//! selectors with the low bit set, taken as the compressed archive itself:
+//! a `.tar.gz`, `.tar.bz2` or `.tar.xz` by the selector).
 //! `TarUnpacker` never panics or hangs; every path it gives is relative,
 //! normalized and inside the package's folder, created once, after its
 //! folder; `Data` comes only between `File` and `FileEnd`; whether it
@@ -16,7 +17,7 @@ use std::io::Write as _;
 use libfuzzer_sys::fuzz_target;
 use sha2::{Digest, Sha256};
 use tfdisco_provider::{
-    TarUnpacked, TarUnpacker, UnpackError, UnpackLimits, UnpackOp, hash1_of_files,
+    ArchiveFormat, TarUnpacked, TarUnpacker, UnpackError, UnpackLimits, UnpackOp, hash1_of_files,
 };
 
 /// A writer in memory that holds the unpacker to its contract.
@@ -83,11 +84,12 @@ impl Disk {
 
 fn unpack(
     archive: &[u8],
+    format: ArchiveFormat,
     selector: u8,
     whole: bool,
     limits: UnpackLimits,
 ) -> (Disk, Result<TarUnpacked, UnpackError>) {
-    let mut unpacker = TarUnpacker::with_limits(limits);
+    let mut unpacker = TarUnpacker::with_format(format, limits).expect("a tar format");
     let mut disk = Disk::default();
     let mut rest = archive;
     let mut size = if whole {
@@ -121,7 +123,13 @@ fuzz_target!(|data: &[u8]| {
     let Some((&selector, input)) = data.split_first() else {
         return;
     };
+    let mut format = ArchiveFormat::TarGz;
     let archive = if selector & 1 == 1 {
+        format = [
+            ArchiveFormat::TarGz,
+            ArchiveFormat::TarBz2,
+            ArchiveFormat::TarXz,
+        ][usize::from(selector >> 1) % 3];
         input.to_vec()
     } else {
         let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
@@ -138,8 +146,8 @@ fuzz_target!(|data: &[u8]| {
     } else {
         UnpackLimits::default()
     };
-    let (disk, whole) = unpack(&archive, selector, true, limits);
-    let (chunked_disk, chunked) = unpack(&archive, selector, false, limits);
+    let (disk, whole) = unpack(&archive, format, selector, true, limits);
+    let (chunked_disk, chunked) = unpack(&archive, format, selector, false, limits);
     for written in [&disk, &chunked_disk] {
         let total: u64 = written.files.values().map(|f| f.len() as u64).sum();
         assert!(

@@ -21,6 +21,7 @@ const { Client, LockError } = tfdisco;
 const FAILURES = {
   'archive-404': [['missing', 'download']],
   'archive-dotdot': [['dotdot', 'download']],
+  'checksum-mismatch': [['wrong', 'download']],
   'download-404': [['gone', 'registry']],
   'git-bad-ref': [['nope', 'download']],
   'init-partial': [['gone', 'registry']],
@@ -39,7 +40,7 @@ function hasGit() {
 
 describe('every module golden', { skip: hasGit() ? false : 'the cases need the system git' }, () => {
   test('the cases', () => {
-    assert.equal(MODULE_CASES.length, 19);
+    assert.equal(MODULE_CASES.length, 22);
     for (const name of Object.keys(FAILURES)) assert.ok(MODULE_CASES.includes(name), name);
   });
 

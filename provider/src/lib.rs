@@ -2,6 +2,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod archive_checksum;
 mod fs_mirror;
 mod installation;
 pub mod mirror_folder;
@@ -10,6 +11,9 @@ mod package_hash;
 pub mod plan;
 pub mod unpack;
 
+pub use archive_checksum::{
+    ArchiveChecksum, ChecksumError, ChecksumHasher, ChecksumKind, ChecksumRequest,
+};
 pub use fs_mirror::{
     EntryKind, LocalLocation, LocalPackage, LocalPackages, MirrorEntry, MirrorPath,
     classify_mirror_path, package_file_platform, package_filename,

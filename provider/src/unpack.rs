@@ -1,6 +1,7 @@
 //! A provider package unpacked as it downloads, without I/O
 //! (docs/behaviour.md, UNPACK-1 to UNPACK-10); a module package's
-//! `.tar.gz` by [`TarUnpacker`], to the same writer (TAR-1 to TAR-9).
+//! `.tar.gz`, `.tar.bz2` or `.tar.xz` by [`TarUnpacker`], to the same
+//! writer (TAR-1 to TAR-9).
 //!
 //! [`Unpacker`] reads the archive through the [`PackageHasher`]'s one-pass
 //! zip reader and turns it into [`UnpackOp`]s for a writer: the folders to
@@ -77,6 +78,7 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod compression;
 mod error;
 mod format;
 mod mode;

@@ -583,15 +583,27 @@ fn archive_formats() {
         Some(ArchiveFormat::TarGz)
     );
     assert_eq!(ArchiveFormat::from_archive_value(".zip"), None);
-    assert!(ArchiveFormat::TarGz.check_supported().is_ok());
-    let err = ArchiveFormat::TarBz2
-        .check_supported()
-        .expect_err("not yet");
-    assert_eq!(
-        err.to_string(),
-        "tar.bz2 archives are not supported yet (Terraform unpacks them; only zip and tar.gz \
-         module packages are unpacked)"
-    );
+    for format in [
+        ArchiveFormat::Zip,
+        ArchiveFormat::TarGz,
+        ArchiveFormat::TarBz2,
+        ArchiveFormat::TarXz,
+    ] {
+        assert!(format.check_supported().is_ok(), "{format}");
+    }
+    // One compressed file is no folder: go-getter's words.
+    for (format, words) in [
+        (ArchiveFormat::Bz2, "bzip2"),
+        (ArchiveFormat::Gz, "gzip"),
+        (ArchiveFormat::Xz, "xz"),
+    ] {
+        let err = format.check_supported().expect_err("one file");
+        assert_eq!(
+            err.to_string(),
+            format!("{words}-compressed files can only unarchive to a single file")
+        );
+        assert!(TarUnpacker::with_format(format, UnpackLimits::default()).is_err());
+    }
 }
 
 /// Every byte of a tarball with PAX, GNU and folder entries changed in

@@ -33,6 +33,7 @@ pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="the cases' 
 FAILURES: Dict[str, List[Tuple[str, str]]] = {
     "archive-404": [("missing", "download")],
     "archive-dotdot": [("dotdot", "download")],
+    "checksum-mismatch": [("wrong", "download")],
     "download-404": [("gone", "registry")],
     "git-bad-ref": [("nope", "download")],
     "init-partial": [("gone", "registry")],
@@ -42,7 +43,7 @@ FAILURES: Dict[str, List[Tuple[str, str]]] = {
 
 
 def test_every_case_has_a_folder() -> None:
-    assert len(CASES) == 19
+    assert len(CASES) == 22
     assert set(FAILURES) < set(CASES)
 
 

@@ -5,6 +5,7 @@
 //! client (`fetch.rs`) and places the result (`place.rs`).
 
 mod cache;
+mod checksum;
 mod failure;
 mod fetch;
 mod place;

@@ -270,6 +270,14 @@ pub const CASES: &[Case] = &[
         "archives named directly: .tar.gz, .tgz, .zip, ?archive=zip, each with a symlink",
     ),
     get(
+        "compressed-tars",
+        "archives named directly: .tar.bz2, .tbz2, .tar.xz, .txz, ?archive=tar.xz, each with a symlink",
+    ),
+    get(
+        "checksums",
+        "?checksum= of each kind: sha256:, md5 by its length, SHA512: in capitals, sha1:, and file: checksum files in GNU and BSD style",
+    ),
+    get(
         "git-refs",
         "git: no ref, a tag, a branch, a commit id, depth=1 with a tag, //subdir with a tag",
     ),
@@ -317,6 +325,10 @@ pub const CASES: &[Case] = &[
     )),
     failing(get("git-bad-ref", "a git ref that does not exist")),
     failing(get("archive-dotdot", "an archive with a ../ entry")),
+    failing(get(
+        "checksum-mismatch",
+        "an archive whose ?checksum=sha256: is another's",
+    )),
     Case {
         tfdisco: Expect::Differs {
             why: UNREADABLE_MODULE,

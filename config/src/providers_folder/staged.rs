@@ -2,8 +2,9 @@
 //! INSTALL-10): the provider crate's `Unpacker` reads it as it streams in
 //! and says what to create; its files are written here, into a private
 //! staging folder beside the package's final place, with mode 0600 until
-//! the package is verified and placed. A module package's `.tar.gz` is
-//! unpacked the same way by the provider crate's `TarUnpacker`
+//! the package is verified and placed. A module package's `.tar.gz`,
+//! `.tar.bz2` or `.tar.xz` is unpacked the same way by the provider crate's
+//! `TarUnpacker`
 //! ([`StagedPackage::with_format`], TAR-1 to TAR-9).
 
 use std::fs::{self, File, OpenOptions};
@@ -14,7 +15,7 @@ use sha2::{Digest, Sha256};
 use tfdisco_core::Sink;
 use tfdisco_provider::{
     ArchiveDigest, ArchiveFormat, PackageHashError, TarUnpacked, TarUnpacker, UnpackError,
-    UnpackOp, Unpacked, Unpacker, UnsupportedArchive,
+    UnpackLimits, UnpackOp, Unpacked, Unpacker, UnsupportedArchive,
 };
 
 /// The sink of a package archive being installed; what it gives when the
@@ -26,10 +27,10 @@ pub struct StagedPackage {
     /// Reads the archive; `None` once it refused it (the download still
     /// runs to its end, for the checksum check).
     unpacker: Option<Unpacker>,
-    /// Reads a `.tar.gz` instead (then `unpacker` is `None` from the
-    /// start); `None` once it refused it.
+    /// Reads a compressed tar archive instead (then `unpacker` is `None`
+    /// from the start); `None` once it refused it.
     tar: Option<TarUnpacker>,
-    /// Whether the archive is a `.tar.gz`.
+    /// Whether the archive is a compressed tar archive.
     is_tar: bool,
     /// The file being written.
     file: Option<BufWriter<File>>,
@@ -63,15 +64,17 @@ impl StagedPackage {
     /// A sink unpacking a module package's archive of `format` into
     /// `staging`, as [`new`](StagedPackage::new) does a zip, but with
     /// Terraform's rule for a module's links: a zip's symbolic link is a
-    /// file holding its target (`Unpacker::module_package`); `tar.gz` is
-    /// unpacked as Terraform's go-getter unpacks a module package's (TAR-1 to TAR-9): the staged
+    /// file holding its target (`Unpacker::module_package`); `tar.gz`,
+    /// `tar.bz2` and `tar.xz` are unpacked as Terraform's go-getter
+    /// unpacks a module package's (TAR-1 to TAR-9): the staged
     /// package's [`tar_unpacked`](Staged::tar_unpacked) then says what was
     /// written, [`apply_modes`](Staged::apply_modes) sets the files' and
     /// then the folders' modes, and its [`digest`](Staged::digest) has the
     /// archive's SHA-256 and size but no provider package hashes (a
     /// tarball is no provider package: `hashes` is an error saying so, or
-    /// why it was not unpacked). The other formats Terraform knows are an
-    /// `UnsupportedArchive`.
+    /// why it was not unpacked). The one-file compressions Terraform knows
+    /// (`bz2`, `gz`, `xz`) are an `UnsupportedArchive`, in go-getter's
+    /// words.
     pub fn with_format(
         staging: PathBuf,
         final_path: PathBuf,
@@ -79,9 +82,9 @@ impl StagedPackage {
     ) -> Result<StagedPackage, UnsupportedArchive> {
         let mut sink = StagedPackage::new(staging, final_path);
         sink.unpacker = Some(Unpacker::module_package());
-        if format.check_supported()? == ArchiveFormat::TarGz {
+        if format.check_supported()? != ArchiveFormat::Zip {
             sink.unpacker = None;
-            sink.tar = Some(TarUnpacker::new());
+            sink.tar = Some(TarUnpacker::with_format(format, UnpackLimits::default())?);
             sink.is_tar = true;
         }
         Ok(sink)
@@ -151,7 +154,7 @@ impl Staged {
     }
 
     /// The `h1:` of the files unpacked, when it could be unpacked (a zip
-    /// or a `.tar.gz`).
+    /// or a compressed tar archive).
     pub fn h1(&self) -> Option<String> {
         match (&self.unpacked, &self.tar) {
             (Some(u), _) => Some(u.h1.clone()),
@@ -160,7 +163,7 @@ impl Staged {
         }
     }
 
-    /// What a `.tar.gz` unpacked to (each file's and recorded folder's
+    /// What a compressed tar archive unpacked to (each file's and recorded folder's
     /// mode, the `h1:`, how many files and bytes, the archive's SHA-256
     /// and size), when it was one and could be unpacked.
     pub fn tar_unpacked(&self) -> Option<&TarUnpacked> {
@@ -263,16 +266,14 @@ impl Sink for StagedPackage {
 }
 
 impl StagedPackage {
-    /// [`Sink::finish`] for a `.tar.gz`.
+    /// [`Sink::finish`] for a compressed tar archive.
     fn finish_tar(&mut self, sha256: [u8; 32]) -> Result<Staged, String> {
         let mut tar = None;
         let problem = match self.tar.take() {
             Some(unpacker) => match unpacker.finish() {
                 Ok(done) => {
                     tar = Some(done);
-                    PackageHashError::not_unpacked(
-                        "a tar.gz archive has no provider package hashes",
-                    )
+                    PackageHashError::not_unpacked("a tar archive has no provider package hashes")
                 }
                 Err(UnpackError::Output(e)) => {
                     return Err(format!("writing {}: {e}", self.staging.display()));
@@ -556,13 +557,14 @@ mod tests {
         );
         fs::set_permissions(&staging, fs::Permissions::from_mode(0o755)).expect("cleanable");
 
+        // One compressed file is no folder (TAR-1).
         let err = StagedPackage::with_format(
             staging.clone(),
             scratch.path().join("module"),
-            ArchiveFormat::TarXz,
+            ArchiveFormat::Xz,
         )
-        .expect_err("not yet");
-        assert_eq!(err.format, ArchiveFormat::TarXz);
+        .expect_err("no folder");
+        assert_eq!(err.format, ArchiveFormat::Xz);
     }
 
     /// A `.tar.gz` the unpacker refuses: the download runs to its end, the

@@ -112,6 +112,13 @@ pub enum UnpackError {
     /// A `.tar.gz` whose gzip stream is not valid: not gzip, a bad header
     /// or checksum, cut short, trailing bytes that are no member.
     Gzip(&'static str),
+    /// A `.tar.bz2` whose bzip2 stream is not valid: not bzip2, a bad
+    /// block or checksum, cut short, trailing bytes that are no stream.
+    Bzip2(&'static str),
+    /// A `.tar.xz` whose xz stream is not valid: not xz, a bad block,
+    /// index or check, cut short, trailing bytes that are no stream, or a
+    /// dictionary larger than the decoder's memory limit (128 MiB).
+    Xz(&'static str),
     /// An archive the [`PackageHasher`](crate::PackageHasher) refuses: not
     /// a zip, cut short, damaged, encrypted, with names the `h1:` rules
     /// refuse (HASH-3 to HASH-9).
@@ -125,7 +132,7 @@ impl UnpackError {
     /// `absolute-name`, `parent-element`, `not-utf8`, `symlink`,
     /// `duplicate-name`, `name-conflict`, `folder-with-content`,
     /// `too-many-entries`, `too-large`, `too-expanded`, `empty-archive`,
-    /// `tar`, `gzip`, `output` (a tar entry's `..` is `parent-element`
+    /// `tar`, `gzip`, `bzip2`, `xz`, `output` (a tar entry's `..` is `parent-element`
     /// too), or for
     /// [`Archive`](UnpackError::Archive) the hasher's
     /// ([`PackageHashError::kind`]).
@@ -145,6 +152,8 @@ impl UnpackError {
             UnpackError::EmptyArchive => "empty-archive",
             UnpackError::Tar { .. } => "tar",
             UnpackError::Gzip(_) => "gzip",
+            UnpackError::Bzip2(_) => "bzip2",
+            UnpackError::Xz(_) => "xz",
             UnpackError::Archive(e) => e.kind(),
             UnpackError::Output(_) => "output",
         }
@@ -166,7 +175,11 @@ impl UnpackError {
             | UnpackError::EntryContainsDotDot { entry } => Some(entry),
             UnpackError::Tar { entry, .. } => entry.as_deref(),
             UnpackError::Archive(e) => e.entry(),
-            UnpackError::Output(_) | UnpackError::EmptyArchive | UnpackError::Gzip(_) => None,
+            UnpackError::Output(_)
+            | UnpackError::EmptyArchive
+            | UnpackError::Gzip(_)
+            | UnpackError::Bzip2(_)
+            | UnpackError::Xz(_) => None,
         }
     }
 
@@ -226,6 +239,8 @@ impl UnpackError {
                 reason: reason.clone(),
             },
             UnpackError::Gzip(reason) => UnpackError::Gzip(reason),
+            UnpackError::Bzip2(reason) => UnpackError::Bzip2(reason),
+            UnpackError::Xz(reason) => UnpackError::Xz(reason),
             UnpackError::Archive(e) => UnpackError::Archive(e.clone()),
             UnpackError::Output(e) => UnpackError::Output(io::Error::new(e.kind(), e.to_string())),
         }
@@ -309,6 +324,8 @@ impl fmt::Display for UnpackError {
                 reason,
             } => write!(f, "tar archive: {reason}"),
             UnpackError::Gzip(reason) => write!(f, "tar.gz archive: gzip: {reason}"),
+            UnpackError::Bzip2(reason) => write!(f, "tar.bz2 archive: bzip2: {reason}"),
+            UnpackError::Xz(reason) => write!(f, "tar.xz archive: xz: {reason}"),
             UnpackError::Archive(e) => e.fmt(f),
             UnpackError::Output(e) => write!(f, "writing the unpacked package: {e}"),
         }

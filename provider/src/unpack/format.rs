@@ -4,11 +4,15 @@
 
 use std::fmt;
 
-/// An archive format Terraform 1.11 unpacks module packages from (its
-/// `goGetterDecompressors` map). Only [`Zip`](ArchiveFormat::Zip) and
-/// [`TarGz`](ArchiveFormat::TarGz) can be unpacked here;
-/// [`check_supported`](ArchiveFormat::check_supported) says so of the
-/// others.
+/// An archive format Terraform 1.11 knows for module packages (its
+/// `goGetterDecompressors` map). [`Zip`](ArchiveFormat::Zip),
+/// [`TarGz`](ArchiveFormat::TarGz), [`TarBz2`](ArchiveFormat::TarBz2) and
+/// [`TarXz`](ArchiveFormat::TarXz) are unpacked into a module's folder;
+/// the one-file compressions ([`Bz2`](ArchiveFormat::Bz2),
+/// [`Gz`](ArchiveFormat::Gz), [`Xz`](ArchiveFormat::Xz)) are no folder,
+/// and Terraform refuses them for a module:
+/// [`check_supported`](ArchiveFormat::check_supported) says so in its
+/// words.
 ///
 /// ```
 /// use tfdisco_provider::ArchiveFormat;
@@ -19,7 +23,11 @@ use std::fmt;
 /// assert_eq!(ArchiveFormat::from_path("/m.tar.bz2"), Some(ArchiveFormat::TarBz2));
 /// assert_eq!(ArchiveFormat::from_path("/m.tar"), None);
 /// assert_eq!(ArchiveFormat::from_archive_value("zip"), Some(ArchiveFormat::Zip));
-/// assert!(ArchiveFormat::TarXz.check_supported().is_err());
+/// assert!(ArchiveFormat::TarXz.check_supported().is_ok());
+/// assert_eq!(
+///     ArchiveFormat::Xz.check_supported().unwrap_err().to_string(),
+///     "xz-compressed files can only unarchive to a single file"
+/// );
 /// ```
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -28,15 +36,15 @@ pub enum ArchiveFormat {
     Zip,
     /// `tar.gz`, `tgz`.
     TarGz,
-    /// `tar.bz2`, `tbz2`, `tar.tbz2` (not unpacked yet).
+    /// `tar.bz2`, `tbz2`, `tar.tbz2`.
     TarBz2,
-    /// `tar.xz`, `txz` (not unpacked yet).
+    /// `tar.xz`, `txz`.
     TarXz,
-    /// `bz2`: one file, bzip2-compressed (not unpacked yet).
+    /// `bz2`: one file, bzip2-compressed (no module package).
     Bz2,
-    /// `gz`: one file, gzip-compressed (not unpacked yet).
+    /// `gz`: one file, gzip-compressed (no module package).
     Gz,
-    /// `xz`: one file, xz-compressed (not unpacked yet).
+    /// `xz`: one file, xz-compressed (no module package).
     Xz,
 }
 
@@ -91,9 +99,16 @@ impl ArchiveFormat {
         }
     }
 
-    /// Whether this crate unpacks it: `zip` and `tar.gz`.
+    /// Whether this crate unpacks it into a folder: `zip`, `tar.gz`,
+    /// `tar.bz2`, `tar.xz`.
     pub fn is_supported(self) -> bool {
-        matches!(self, ArchiveFormat::Zip | ArchiveFormat::TarGz)
+        matches!(
+            self,
+            ArchiveFormat::Zip
+                | ArchiveFormat::TarGz
+                | ArchiveFormat::TarBz2
+                | ArchiveFormat::TarXz
+        )
     }
 
     /// `Ok` for a format this crate unpacks, or the error saying which one
@@ -113,7 +128,8 @@ impl fmt::Display for ArchiveFormat {
     }
 }
 
-/// An archive format Terraform unpacks and this crate does not yet.
+/// A format that is no folder: one compressed file, which go-getter
+/// refuses to unpack into a module's folder.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct UnsupportedArchive {
     /// The format.
@@ -122,11 +138,19 @@ pub struct UnsupportedArchive {
 
 impl fmt::Display for UnsupportedArchive {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // go-getter's words (`Bzip2Decompressor` and the others in
+        // directory mode).
+        let compression = match self.format {
+            ArchiveFormat::Bz2 => "bzip2",
+            ArchiveFormat::Xz => "xz",
+            ArchiveFormat::Gz => "gzip",
+            // Only asked of an unpacker of another kind
+            // (`TarUnpacker::with_format` of a zip).
+            other => return write!(f, "a {other} archive is not read by this unpacker"),
+        };
         write!(
             f,
-            "{} archives are not supported yet (Terraform unpacks them; only zip and tar.gz \
-             module packages are unpacked)",
-            self.format
+            "{compression}-compressed files can only unarchive to a single file"
         )
     }
 }

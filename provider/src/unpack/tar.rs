@@ -1,10 +1,10 @@
-//! A module package `.tar.gz` unpacked as it downloads, without I/O, as
-//! Terraform 1.11's go-getter (v1.7.5, `untar`) unpacks it
-//! (docs/behaviour.md, TAR-1 to TAR-9).
+//! A module package `.tar.gz`, `.tar.bz2` or `.tar.xz` unpacked as it
+//! downloads, without I/O, as Terraform 1.11's go-getter (v1.7.5, `untar`)
+//! unpacks it (docs/behaviour.md, TAR-1 to TAR-9).
 //!
-//! [`TarUnpacker`] decodes the gzip stream with the core's `Gunzip`
-//! (members one after another are one stream, as Go's `gzip.Reader` reads
-//! them), reads the tar entries as Go's `archive/tar` does (USTAR, GNU and
+//! [`TarUnpacker`] decodes the compressed stream (gzip with the core's
+//! `Gunzip`, bzip2, xz; streams one after another are one, as Go's readers
+//! take them), reads the tar entries as Go's `archive/tar` does (USTAR, GNU and
 //! PAX headers: GNU long names `L`/`K` and PAX `path`/`size` records apply
 //! to the next entry; PAX global headers `g` are skipped, as Go returns
 //! them and go-getter skips them), and gives the same [`UnpackOp`]s as the
@@ -80,15 +80,15 @@ use std::fmt;
 use std::io;
 
 use sha2::{Digest, Sha256};
-use tfdisco_core::{Gunzip, GzipError};
 
+use super::compression::Decompressor;
 use super::tree::{Leaf, Tree};
-use super::{UnpackError, UnpackLimits, UnpackOp};
+use super::{ArchiveFormat, UnpackError, UnpackLimits, UnpackOp, UnsupportedArchive};
 use crate::hash1_of_files;
 use crate::package_hash::check_name;
 use header::{BLOCK, Header, MAX_SPECIAL, Pax};
 
-/// A `.tar.gz` unpacked: what the writer still needs and what was written.
+/// A compressed tar archive unpacked: what the writer still needs and what was written.
 #[derive(Clone, Debug, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct TarUnpacked {
@@ -114,13 +114,14 @@ pub struct TarUnpacked {
     pub bytes: u64,
 }
 
-/// Unpacks a `.tar.gz` as it downloads, in chunks of any size: see [the
-/// module](self).
+/// Unpacks a `.tar.gz` (or `.tar.bz2`, `.tar.xz`:
+/// [`with_format`](TarUnpacker::with_format)) as it downloads, in chunks of
+/// any size: see [the module](self).
 ///
 /// An error is final: the call that meets it and every later one return it
 /// (an [`UnpackError::Output`] again with the same kind and message).
 pub struct TarUnpacker {
-    gunzip: Gunzip,
+    decompressor: Decompressor,
     sha256: Sha256,
     size: u64,
     reader: Reader,
@@ -151,12 +152,30 @@ impl TarUnpacker {
         TarUnpacker::with_limits(UnpackLimits::default())
     }
 
-    /// An unpacker with these limits: the entries (folders included, PAX
-    /// and GNU meta headers not), the bytes in all and to a multiple of the
-    /// archive read so far, as for a zip (UNPACK-9, UNPACK-10).
+    /// A `.tar.gz` unpacker with these limits: the entries (folders
+    /// included, PAX and GNU meta headers not), the bytes in all and to a
+    /// multiple of the archive read so far, as for a zip (UNPACK-9,
+    /// UNPACK-10).
     pub fn with_limits(limits: UnpackLimits) -> TarUnpacker {
-        TarUnpacker {
-            gunzip: Gunzip::new(),
+        TarUnpacker::unpacking(Decompressor::of(ArchiveFormat::TarGz), limits)
+            .expect("tar.gz is a compressed tar archive")
+    }
+
+    /// An unpacker of a tar archive compressed as `format` says
+    /// ([`TarGz`](ArchiveFormat::TarGz), [`TarBz2`](ArchiveFormat::TarBz2),
+    /// [`TarXz`](ArchiveFormat::TarXz)), with these limits; any other
+    /// format is no compressed tar archive: `UnsupportedArchive`.
+    pub fn with_format(
+        format: ArchiveFormat,
+        limits: UnpackLimits,
+    ) -> Result<TarUnpacker, UnsupportedArchive> {
+        TarUnpacker::unpacking(Decompressor::of(format), limits)
+            .ok_or(UnsupportedArchive { format })
+    }
+
+    fn unpacking(decompressor: Option<Decompressor>, limits: UnpackLimits) -> Option<TarUnpacker> {
+        Some(TarUnpacker {
+            decompressor: decompressor?,
             sha256: Sha256::new(),
             size: 0,
             reader: Reader {
@@ -177,7 +196,7 @@ impl TarUnpacker {
                 hashes: Vec::new(),
             },
             failed: None,
-        }
+        })
     }
 
     /// Reads the next bytes of the archive and gives `out` the operations
@@ -195,12 +214,8 @@ impl TarUnpacker {
         self.size += chunk.len() as u64;
         self.reader.read = self.size;
         let reader = &mut self.reader;
-        self.gunzip
+        self.decompressor
             .write(chunk, &mut |bytes: &[u8]| reader.feed(bytes, &mut out))
-            .map_err(|e| match e {
-                GzipError::Corrupt(reason) => UnpackError::Gzip(reason),
-                GzipError::Refused(e) => e,
-            })
             .inspect_err(|e| self.failed = Some(e.repeat()))
     }
 
@@ -209,17 +224,14 @@ impl TarUnpacker {
         self.size
     }
 
-    /// The package unpacked, once the whole archive has been read: a gzip
-    /// stream or a tar entry cut short is an error, and so is an archive
-    /// with no file (TAR-8).
-    pub fn finish(self) -> Result<TarUnpacked, UnpackError> {
+    /// The package unpacked, once the whole archive has been read: a
+    /// compressed stream or a tar entry cut short is an error, and so is an
+    /// archive with no file (TAR-8).
+    pub fn finish(mut self) -> Result<TarUnpacked, UnpackError> {
         if let Some(failed) = self.failed {
             return Err(failed);
         }
-        self.gunzip.finish::<()>().map_err(|e| match e {
-            GzipError::Corrupt(reason) => UnpackError::Gzip(reason),
-            GzipError::Refused(()) => UnpackError::Gzip("refused"),
-        })?;
+        self.decompressor.finish()?;
         let reader = self.reader;
         let at_boundary =
             reader.have == 0 && matches!(reader.phase, Phase::Header | Phase::Zero | Phase::End);

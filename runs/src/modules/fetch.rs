@@ -16,6 +16,7 @@ use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, Getter, Hostname, ModulePackage};
 use tfdisco_provider::ArchiveFormat;
 
+use super::checksum::Checked;
 use crate::off_thread::off_thread;
 use crate::{On, Transport, oci_module_source};
 
@@ -65,8 +66,9 @@ impl<T: Transport> On<'_, T> {
         }
     }
 
-    /// An http(s) archive: the URL without `archive=`, downloaded without
-    /// a token, unpacked into `into` as it streams.
+    /// An http(s) archive: the URL without `archive=` and `checksum=`,
+    /// downloaded without a token, unpacked into `into` as it streams, its
+    /// bytes checked against a `checksum=` once whole.
     async fn fetch_module_archive(
         &self,
         package: &ModulePackage,
@@ -75,28 +77,28 @@ impl<T: Transport> On<'_, T> {
         let Some(format) = package.archive() else {
             return Err(format!(
                 "{} is not an archive: tfdisco downloads module packages that are archives \
-                 (.zip, .tar.gz, .tgz, or ?archive=); a page that names the package with \
-                 X-Terraform-Get is not followed yet",
+                 (.zip, .tar.gz, .tgz, .tar.bz2, .tar.xz, or ?archive=); a page that names the \
+                 package with X-Terraform-Get is not followed yet",
                 package.url()
             ));
         };
-        if package.checksum().is_some() {
-            return Err("a ?checksum= on a module package is not checked by tfdisco yet".into());
-        }
         let url = archive_url(package.url())?;
         let format = ArchiveFormat::from_archive_value(format)
             .ok_or_else(|| format!("{format} is no archive format go-getter knows"))?;
+        let checksum = match package.checksum() {
+            Some(value) => Some(self.archive_checksum(value, &url).await?),
+            None => None,
+        };
         let sink = StagedPackage::with_format(into.to_owned(), into.to_owned(), format)
             .map_err(|e| e.to_string())?;
         fs::create_dir(into).map_err(|e| format!("{}: {e}", into.display()))?;
-        let host = url
-            .host_str()
-            .and_then(|h| Hostname::parse(h).ok())
-            .ok_or_else(|| format!("{url}: no host"))?;
-        let staged = self
+        let host = host_of(&url)?;
+        let sink = Checked::new(sink, checksum.as_ref(), url.to_string());
+        let (staged, checked) = self
             .download(url.clone(), sink, &host)
             .await
             .map_err(|e| e.to_string())?;
+        checked?;
         let h1 = match (staged.h1(), &staged.digest().hashes) {
             (Some(h1), _) => h1,
             (None, Err(e)) => return Err(format!("error downloading '{url}': {e}")),
@@ -109,15 +111,23 @@ impl<T: Transport> On<'_, T> {
     }
 }
 
-/// The archive's URL as go-getter requests it: `archive=` taken out of
-/// the query.
+/// The host a download from `url` is about.
+pub(super) fn host_of(url: &Url) -> Result<Hostname, String> {
+    url.host_str()
+        .and_then(|h| Hostname::parse(h).ok())
+        .ok_or_else(|| format!("{url}: no host"))
+}
+
+/// The archive's URL as go-getter requests it: `archive=` and `checksum=`
+/// taken out of the query, the rest sorted by name (Go's `Values.Encode`).
 fn archive_url(address: &str) -> Result<Url, String> {
     let mut url = Url::parse(address).map_err(|e| format!("{address}: {e}"))?;
-    let kept: Vec<(String, String)> = url
+    let mut kept: Vec<(String, String)> = url
         .query_pairs()
-        .filter(|(k, _)| k != "archive")
+        .filter(|(k, _)| k != "archive" && k != "checksum")
         .map(|(k, v)| (k.into_owned(), v.into_owned()))
         .collect();
+    kept.sort_by(|a, b| a.0.cmp(&b.0));
     if kept.is_empty() {
         url.set_query(None);
     } else {
@@ -296,6 +306,12 @@ mod tests {
                 .expect("a URL")
                 .as_str(),
             "https://h/p/x.zip"
+        );
+        assert_eq!(
+            archive_url("https://h/x.tar.xz?z=1&checksum=md5:00&a=2&a=1")
+                .expect("a URL")
+                .as_str(),
+            "https://h/x.tar.xz?a=2&a=1&z=1"
         );
         assert_eq!(
             git_url("file:///srv/repo.git?ref=v1&depth=1").expect("a URL"),

@@ -21,15 +21,20 @@
 //! `net`'s package calls `leaf` (the registry) and `./modules/sub`; it has
 //! a `0700` folder, a `0755` script, a symlink and a dot file. The direct
 //! archives under `/archives/`: `direct.tar.gz`, `direct.tgz`,
-//! `direct.zip` (with a symlink), `plain` (a zip, for `?archive=zip`),
+//! `direct.zip` (with a symlink), `direct.tar.bz2`, `direct.tbz2`,
+//! `direct.tar.xz`, `direct.txz`, `plain` (a zip, for `?archive=zip`),
+//! `plain-xz` (a `.tar.xz`, for `?archive=tar.xz`), the checksum files
+//! `SHA256SUMS` (GNU style) and `MD5SUMS` (BSD style),
 //! `link-tf.zip` (a symlink named `link.tf`),
 //! `dotdot.tar.gz` (an entry `../escape.txt`), `absolute.tar.gz` (an
 //! entry `/absolute.txt`).
 
 use std::path::Path;
 
+use sha2::Digest as _;
+
 use super::git;
-use super::tar::{Entry, tar_gz};
+use super::tar::{Entry, bzip2, gzip, tar, tar_gz, xz};
 use crate::install_goldens::stored_zip;
 use crate::{Reply, TestServer};
 
@@ -150,14 +155,15 @@ fn zipped_package() -> Vec<u8> {
     ])
 }
 
-fn direct_tar(kind: &str) -> Vec<u8> {
+/// A tarball of a module saying `kind`, compressed by `compress`.
+fn direct_tar(kind: &str, compress: fn(&[u8]) -> Vec<u8>) -> Vec<u8> {
     let main = format!("output \"kind\" {{\n  value = \"{kind}\"\n}}\n");
-    tar_gz(&[
+    compress(&tar(&[
         Entry::File("main.tf", 0o644, main.as_bytes()),
         Entry::Dir("lib", 0o755),
         Entry::File("lib/tool.sh", 0o755, b"#!/bin/sh\n"),
         Entry::Link("lib/main.tf", "../main.tf"),
-    ])
+    ]))
 }
 
 fn direct_zip(kind: &str) -> Vec<u8> {
@@ -187,6 +193,28 @@ fn hostile(name: &str) -> Vec<u8> {
         file("main.tf", "output \"hostile\" {\n  value = true\n}\n"),
         Entry::File(name, 0o644, b"outside\n"),
     ])
+}
+
+/// A GNU-style checksum file (`sha256sum`'s) of two direct archives, one
+/// named with `*`.
+fn sha256sums() -> String {
+    format!(
+        "{}  direct.tar.gz\n{} *direct.tgz\n",
+        sha256_hex(&direct_tar("tar.gz", gzip)),
+        sha256_hex(&direct_tar("tgz", gzip))
+    )
+}
+
+/// A BSD-style checksum file (`md5sum --tag`'s) of a direct archive.
+fn md5sums() -> String {
+    format!(
+        "MD5 (direct.tar.bz2) = {:x}\n",
+        md5::Md5::digest(direct_tar("tar.bz2", bzip2))
+    )
+}
+
+fn sha256_hex(bytes: &[u8]) -> String {
+    format!("{:x}", sha2::Sha256::digest(bytes))
 }
 
 fn archive(bytes: Vec<u8>, kind: &str) -> Reply {
@@ -255,11 +283,20 @@ pub fn serve(server: &TestServer, registry: Registry, host: &str, git_folder: &P
         }
     }
     let zip = "application/zip";
+    let bz2 = "application/x-bzip2";
+    let xzt = "application/x-xz";
     for (path, reply) in [
         ("leaf-1.0.0.tar.gz", archive(leaf_package(), gz)),
         ("zipped", archive(zipped_package(), zip)),
-        ("direct.tar.gz", archive(direct_tar("tar.gz"), gz)),
-        ("direct.tgz", archive(direct_tar("tgz"), gz)),
+        ("direct.tar.gz", archive(direct_tar("tar.gz", gzip), gz)),
+        ("direct.tgz", archive(direct_tar("tgz", gzip), gz)),
+        ("direct.tar.bz2", archive(direct_tar("tar.bz2", bzip2), bz2)),
+        ("direct.tbz2", archive(direct_tar("tbz2", bzip2), bz2)),
+        ("direct.tar.xz", archive(direct_tar("tar.xz", xz), xzt)),
+        ("direct.txz", archive(direct_tar("txz", xz), xzt)),
+        ("plain-xz", archive(direct_tar("archive=tar.xz", xz), xzt)),
+        ("SHA256SUMS", Reply::new(200).body(sha256sums().as_bytes())),
+        ("MD5SUMS", Reply::new(200).body(md5sums().as_bytes())),
         ("direct.zip", archive(direct_zip("zip"), zip)),
         ("plain", archive(direct_zip("archive=zip"), zip)),
         ("link-tf.zip", archive(link_tf_zip(), zip)),

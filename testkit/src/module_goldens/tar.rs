@@ -1,7 +1,7 @@
 //! Just enough tar for the module packages: a ustar writer (folders,
 //! files and symlinks, with the modes given, owned by 0:0, dated
-//! 2026-01-02 03:04:05 UTC) and its gzip framing, byte for byte the same
-//! at every run.
+//! 2026-01-02 03:04:05 UTC) and its gzip, bzip2 and xz framings, byte for
+//! byte the same at every run.
 
 use std::io::Write;
 
@@ -45,6 +45,20 @@ pub fn gzip(bytes: &[u8]) -> Vec<u8> {
         .write(Vec::new(), flate2::Compression::best());
     encoder.write_all(bytes).expect("gzip into memory");
     encoder.finish().expect("gzip into memory")
+}
+
+/// `bytes` bzip2ed (level 9).
+pub fn bzip2(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = bzip2::write::BzEncoder::new(Vec::new(), bzip2::Compression::best());
+    encoder.write_all(bytes).expect("bzip2 into memory");
+    encoder.finish().expect("bzip2 into memory")
+}
+
+/// `bytes` xzed (preset 6, CRC-64).
+pub fn xz(bytes: &[u8]) -> Vec<u8> {
+    let mut encoder = liblzma::write::XzEncoder::new(Vec::new(), 6);
+    encoder.write_all(bytes).expect("xz into memory");
+    encoder.finish().expect("xz into memory")
 }
 
 /// A `.tar.gz` of `entries`.

@@ -245,3 +245,45 @@ fn module_goldens_placeholders_round_trip() {
         ]
     );
 }
+
+/// The `checksums` case's `?checksum=` values are the hashes of the
+/// archives the server gives (the GNU and BSD checksum files too), so the
+/// case checks the hashes, not the fixtures' typing.
+#[test]
+fn the_checksum_cases_name_the_archives_hashes() {
+    let server = TestServer::start();
+    let scratch = tempfile::tempdir().expect("temp dir");
+    let setup = case("checksums").setup(&server, scratch.path());
+    let main = fs::read_to_string(setup.dir.join("main.tf")).expect("main.tf");
+    let mut checked = 0;
+    for line in main.lines() {
+        let Some((address, value)) = line.split_once("?checksum=") else {
+            continue;
+        };
+        let path = &address[address.find("/archives/").expect("an archive")..];
+        let value = value.trim_end_matches('"');
+        let checksum = match tfdisco_provider::ChecksumRequest::parse(value).expect(value) {
+            tfdisco_provider::ChecksumRequest::Digest(checksum) => checksum,
+            tfdisco_provider::ChecksumRequest::File(url) => {
+                let sums = &url[url.find("/archives/").expect("a checksum file")..];
+                let (status, _, text) = get(&server, sums);
+                assert_eq!(status, 200, "{sums}");
+                tfdisco_provider::ArchiveChecksum::from_checksum_file(
+                    &String::from_utf8_lossy(&text),
+                    path,
+                    sums,
+                )
+                .expect(value)
+            }
+        };
+        let (status, _, body) = get(&server, path);
+        assert_eq!(status, 200, "{path}");
+        let mut hasher = checksum.hasher();
+        hasher.update(&body);
+        hasher
+            .verify(path)
+            .unwrap_or_else(|e| panic!("{line}: {e}"));
+        checked += 1;
+    }
+    assert_eq!(checked, 6);
+}
