@@ -1,7 +1,8 @@
 //! Downloads, the third kind of request (docs/behaviour.md, DL-1 to DL-3): a
 //! file a registry names — a provider package's `SHA256SUMS`, its
 //! signature, its archive — streamed as it arrives into a [`Sink`], with
-//! the engine's rules for redirects, retries and limits, and never a token.
+//! the engine's rules for redirects, retries and limits, and without a
+//! token but for OpenTofu's direct module packages that ask for one.
 
 use std::fmt;
 use std::time::Instant;
@@ -11,7 +12,7 @@ use url::Url;
 
 use crate::registry_api::{RegistryCall, wrap};
 use crate::transfer::{Goal, Next, Transfer};
-use crate::{Config, Error, Hostname, RequestKind, StartError};
+use crate::{Config, Credentials, Error, Hostname, RequestKind, StartError};
 
 /// Where a download's bytes go, as they arrive: nothing is kept by the
 /// engine, so a sink that hashes (a provider archive's `PackageHasher`)
@@ -96,12 +97,36 @@ impl<S: Sink> Transfer<DownloadRequest<S>> {
         config: &Config,
         now: Instant,
     ) -> Result<Transfer<DownloadRequest<S>>, StartError> {
+        Transfer::download_with_credentials(url, sink, about, config, None, now)
+    }
+
+    /// Starts downloading `url` into `sink` as
+    /// [`download`](Transfer::download) does, with `credentials` (those of
+    /// `about`, the registry host), sent as every request's are: over
+    /// https only, to the first host and its subdomains, and dropped for
+    /// good once a redirect leaves them (D4). The one download that takes
+    /// them: OpenTofu's direct module packages whose registry asks for its
+    /// credentials (`use_registry_credentials`, MOD-4).
+    pub fn download_with_credentials(
+        url: Url,
+        sink: S,
+        about: Hostname,
+        config: &Config,
+        credentials: Option<Credentials>,
+        now: Instant,
+    ) -> Result<Transfer<DownloadRequest<S>>, StartError> {
         if !matches!(url.scheme(), "http" | "https") {
             return Err(StartError::new(Error::InvalidArgument {
                 message: format!("cannot download {url}: only http and https URLs can be"),
             }));
         }
-        Transfer::get(DownloadRequest { about, sink }, url, config, None, now)
+        Transfer::get(
+            DownloadRequest { about, sink },
+            url,
+            config,
+            credentials,
+            now,
+        )
     }
 }
 

@@ -184,3 +184,56 @@ fn only_http_and_https_are_downloaded() {
     .expect_err("not over the network");
     assert_eq!(error.kind(), ErrorKind::InvalidArgument);
 }
+
+/// With the registry's credentials (OpenTofu's direct module packages,
+/// MOD-4): the token goes to the first host over https, never over http,
+/// and not past a redirect to another host; without them none goes.
+#[test]
+fn credentials_go_only_where_a_token_may() {
+    let token = || Some(tfdisco_core::Credentials::token("direct-token").expect("valid"));
+    let run = |url: &str, credentials| {
+        let mut net = Net::new();
+        net.on(
+            "https://registry.example.com/pkg",
+            Reply::redirect(302, "https://cdn.example.net/pkg"),
+        );
+        net.on(
+            "https://cdn.example.net/pkg",
+            Reply::new(200).body(b"bytes"),
+        );
+        net.on(
+            "https://registry.example.com/own",
+            Reply::new(200).body(b"bytes"),
+        );
+        net.on(
+            "http://registry.example.com/own",
+            Reply::new(200).body(b"bytes"),
+        );
+        let url = Url::parse(url).expect("valid");
+        let start = Transfer::download_with_credentials(
+            url,
+            Contents::default(),
+            about(),
+            &Config::default(),
+            credentials,
+            net.now(),
+        );
+        net.run(start).expect("downloaded");
+        net.seen
+            .iter()
+            .map(|seen| seen.authorization().map(str::to_owned))
+            .collect::<Vec<_>>()
+    };
+    let bearer = Some("Bearer direct-token".to_owned());
+    assert_eq!(
+        run("https://registry.example.com/own", token()),
+        [bearer.clone()]
+    );
+    assert_eq!(run("https://registry.example.com/own", None), [None]);
+    assert_eq!(run("http://registry.example.com/own", token()), [None]);
+    assert_eq!(
+        run("https://registry.example.com/pkg", token()),
+        [bearer, None],
+        "dropped at the redirect to another host"
+    );
+}

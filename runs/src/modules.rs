@@ -6,6 +6,7 @@
 
 mod cache;
 mod checksum;
+mod direct;
 mod failure;
 mod fetch;
 mod place;
@@ -18,7 +19,7 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use tfdisco_config::{ModuleCall, ModuleLock, ModuleManifest};
-use tfdisco_core::{Dialect, ModulePackage};
+use tfdisco_core::Dialect;
 
 use crate::off_thread::off_thread;
 use crate::plan_jobs::{JobFuture, Jobs};
@@ -27,6 +28,7 @@ use crate::{ClientSetup, DEFAULT_JOBS, On, RunError, Transport};
 
 pub use failure::{FailureKind, ModuleFailure};
 pub use fetch::GIT_TIMEOUT;
+use fetch::Remote;
 use place::Staging;
 use plan::{Job, ModulePlan, Output};
 
@@ -256,7 +258,7 @@ impl<T: Transport> On<'_, T> {
     async fn fetch_through_cache(
         &self,
         dir: &Path,
-        package: &ModulePackage,
+        package: &Remote,
         into: &Path,
         expected: Option<String>,
         dialect: Dialect,

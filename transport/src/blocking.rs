@@ -174,6 +174,21 @@ impl<T: Transport> BlockingClient<T> {
         self.wait(self.inner.download(url, sink, about))
     }
 
+    /// A download with `about`'s credentials (see
+    /// [`AsyncClient::download_with_credentials`]).
+    pub fn download_with_credentials<S>(
+        &self,
+        url: Url,
+        sink: S,
+        about: &Hostname,
+    ) -> Result<S::Output, Error>
+    where
+        S: Sink,
+        S::Output: Send,
+    {
+        self.wait(self.inner.download_with_credentials(url, sink, about))
+    }
+
     /// Runs `call`, one of this client's async calls (made with
     /// [`as_async`](BlockingClient::as_async)), to completion on the calling
     /// thread: how an observed call runs in blocking code.

@@ -243,6 +243,35 @@ impl<T: Transport> AsyncClient<T> {
         })
     }
 
+    /// Downloads `url` into `sink` as [`download`](AsyncClient::download)
+    /// does, but with `about`'s credentials (over https only, to that host
+    /// and its subdomains: D4): OpenTofu's direct module packages whose
+    /// registry sets `use_registry_credentials` (MOD-4).
+    pub fn download_with_credentials<'a, S>(
+        &'a self,
+        url: Url,
+        sink: S,
+        about: &'a Hostname,
+    ) -> Call<'a, S::Output>
+    where
+        S: Sink + 'a,
+        S::Output: Send,
+    {
+        Call::new(move |observer| {
+            let start = |config: &Config, credentials, now| {
+                Transfer::download_with_credentials(
+                    url,
+                    sink,
+                    about.clone(),
+                    config,
+                    credentials,
+                    now,
+                )
+            };
+            self.credentialed_request(about, start, observer)
+        })
+    }
+
     /// The versions of a provider a network mirror lists (its `index.json`),
     /// asked with the mirror host's credentials, never over http
     /// (MIRROR-1 to MIRROR-5). No discovery is made.
@@ -324,13 +353,28 @@ impl<T: Transport> AsyncClient<T> {
         &self,
         mirror: &NetworkMirror,
         start: impl FnOnce(&Config, Option<Credentials>, Instant) -> Result<Transfer<G>, StartError>,
+        observer: Option<&mut dyn Observer>,
+    ) -> Result<G::Output, Error>
+    where
+        G: Goal + Send,
+        G::Output: Send,
+    {
+        self.credentialed_request(mirror.host(), start, observer)
+            .await
+    }
+
+    /// Runs the request `start` makes, without discovery, with `host`'s
+    /// credentials; `observer` hears of it.
+    async fn credentialed_request<G>(
+        &self,
+        host: &Hostname,
+        start: impl FnOnce(&Config, Option<Credentials>, Instant) -> Result<Transfer<G>, StartError>,
         mut observer: Option<&mut dyn Observer>,
     ) -> Result<G::Output, Error>
     where
         G: Goal + Send,
         G::Output: Send,
     {
-        let host = mirror.host();
         let (credentials, failure) = self.inner.cache.credentials(host);
         if let (Some(error), Some(observer)) = (&failure, observer.as_deref_mut()) {
             observer.event(&Event::CredentialsFailed { host, error });

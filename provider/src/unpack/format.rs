@@ -86,6 +86,40 @@ impl ArchiveFormat {
             .map(|&(_, f)| f)
     }
 
+    /// The format of an OpenTofu direct module package (no name to go
+    /// by) from its first bytes, as OpenTofu sniffs it, in its order: a
+    /// zip (`PK\x03\x04`, or `PK\x05\x06` for an empty one), then gzip
+    /// (`\x1f\x8b\x08`), xz (its six-byte magic) and bzip2 (`BZ`, in a
+    /// file of four bytes at least), each taken for a tar archive. `None`
+    /// when none matches (or `start` is shorter than
+    /// [`SNIFF_LEN`](ArchiveFormat::SNIFF_LEN) and the file may go on).
+    ///
+    /// ```
+    /// use tfdisco_provider::ArchiveFormat;
+    ///
+    /// assert_eq!(ArchiveFormat::sniff(b"PK\x03\x04\x14\x00"), Some(ArchiveFormat::Zip));
+    /// assert_eq!(ArchiveFormat::sniff(b"\xfd7zXZ\x00"), Some(ArchiveFormat::TarXz));
+    /// assert_eq!(ArchiveFormat::sniff(b"BZh9"), Some(ArchiveFormat::TarBz2));
+    /// assert_eq!(ArchiveFormat::sniff(b"<html>"), None);
+    /// ```
+    pub fn sniff(start: &[u8]) -> Option<ArchiveFormat> {
+        if start.starts_with(b"PK\x03\x04") || start.starts_with(b"PK\x05\x06") {
+            Some(ArchiveFormat::Zip)
+        } else if start.starts_with(b"\x1f\x8b\x08") {
+            Some(ArchiveFormat::TarGz)
+        } else if start.starts_with(b"\xfd7zXZ\x00") {
+            Some(ArchiveFormat::TarXz)
+        } else if start.len() >= 4 && start.starts_with(b"BZ") {
+            Some(ArchiveFormat::TarBz2)
+        } else {
+            None
+        }
+    }
+
+    /// How many first bytes [`sniff`](ArchiveFormat::sniff) needs to decide
+    /// (fewer only when the file is that short).
+    pub const SNIFF_LEN: usize = 6;
+
     /// The format's name, as Terraform's main key for it (`tar.gz`).
     pub fn name(self) -> &'static str {
         match self {

@@ -2,8 +2,8 @@
 //! `init` (docs/behaviour.md, MOD-7 to MOD-9): an http(s) archive
 //! downloaded through the client's one engine and unpacked as it streams;
 //! a Git repository cloned with the system `git`; an `oci://` package
-//! (OpenTofu's) through the OCI module download. Every other getter is
-//! refused by name.
+//! (OpenTofu's) through the OCI module download; OpenTofu's direct
+//! packages (MOD-4) in `direct.rs`. Every other getter is refused by name.
 
 use std::fs;
 use std::io::Read;
@@ -11,12 +11,13 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use tfdisco_config::StagedPackage;
+use tfdisco_config::{Staged, StagedPackage};
 use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, Getter, Hostname, ModulePackage};
 use tfdisco_provider::ArchiveFormat;
 
 use super::checksum::Checked;
+pub(crate) use super::direct::DirectPackage;
 use crate::off_thread::off_thread;
 use crate::{On, Transport, oci_module_source};
 
@@ -26,6 +27,27 @@ pub const GIT_TIMEOUT: Duration = Duration::from_secs(600);
 /// The most bytes of a failing `git` command's error output kept.
 const GIT_STDERR_LIMIT: usize = 8 << 10;
 
+/// What a fetch job fetches: a go-getter package address, or OpenTofu's
+/// direct package (MOD-4).
+#[derive(Clone, Debug)]
+pub(crate) enum Remote {
+    /// A module source's or a registry location's package address.
+    Address(ModulePackage),
+    /// A registry's direct package URL.
+    Direct(DirectPackage),
+}
+
+impl Remote {
+    /// What the package is known by: its address, or the direct URL (one
+    /// fetch per address in a run, one module cache entry per address).
+    pub(crate) fn address(&self) -> &str {
+        match self {
+            Remote::Address(package) => package.address(),
+            Remote::Direct(direct) => &direct.url,
+        }
+    }
+}
+
 impl<T: Transport> On<'_, T> {
     /// Fetches `package` into `into` (which does not exist yet; its parent
     /// does), and says what identifies it: the `h1:` of an archive's files,
@@ -34,10 +56,14 @@ impl<T: Transport> On<'_, T> {
     /// to remove with the staging area.
     pub(crate) async fn fetch_module_package(
         &self,
-        package: &ModulePackage,
+        package: &Remote,
         into: &Path,
         dialect: Dialect,
     ) -> Result<String, String> {
+        let package = match package {
+            Remote::Address(package) => package,
+            Remote::Direct(direct) => return self.fetch_direct_package(direct, into).await,
+        };
         match package.getter() {
             Some(Getter::Http | Getter::Https) => self.fetch_module_archive(package, into).await,
             Some(Getter::Git) => {
@@ -99,16 +125,22 @@ impl<T: Transport> On<'_, T> {
             .await
             .map_err(|e| e.to_string())?;
         checked?;
-        let h1 = match (staged.h1(), &staged.digest().hashes) {
-            (Some(h1), _) => h1,
-            (None, Err(e)) => return Err(format!("error downloading '{url}': {e}")),
-            (None, Ok(_)) => return Err(format!("error downloading '{url}': not unpacked")),
-        };
-        staged
-            .apply_modes()
-            .map_err(|e| format!("{}: {e}", into.display()))?;
-        Ok(h1)
+        placed_h1(&staged, &url, into)
     }
+}
+
+/// An archive unpacked into `into`: its modes set, the `h1:` of its files;
+/// else why it was not unpacked.
+pub(super) fn placed_h1(staged: &Staged, url: &Url, into: &Path) -> Result<String, String> {
+    let h1 = match (staged.h1(), &staged.digest().hashes) {
+        (Some(h1), _) => h1,
+        (None, Err(e)) => return Err(format!("error downloading '{url}': {e}")),
+        (None, Ok(_)) => return Err(format!("error downloading '{url}': not unpacked")),
+    };
+    staged
+        .apply_modes()
+        .map_err(|e| format!("{}: {e}", into.display()))?;
+    Ok(h1)
 }
 
 /// The host a download from `url` is about.

@@ -17,11 +17,12 @@ use tfdisco_config::{
     ModuleLock, ModuleLockEntry, ModuleManifest, ModuleRecord,
 };
 use tfdisco_core::{
-    Dialect, Error, ModuleAddress, ModuleLocation, ModulePackage, ModuleSource, ModuleVersions,
-    Version, VersionConstraints, go_clean, go_quote,
+    Dialect, Error, ModuleAddress, ModuleLocation, ModuleSource, ModuleVersions, Version,
+    VersionConstraints, go_clean, go_quote,
 };
 
 use super::failure::{FailureKind, ModuleFailure};
+use super::fetch::{DirectPackage, Remote};
 use crate::plan_jobs::JobPlan;
 
 /// A job's id: what [`ModulePlan::complete`] is told it answers.
@@ -43,7 +44,7 @@ pub(crate) enum Job {
     /// `expected` is what the module lock says identifies it, if anything
     /// (a module cache entry may stand for it then, MOD-13).
     Fetch {
-        package: ModulePackage,
+        package: Remote,
         into: PathBuf,
         expected: Option<String>,
     },
@@ -145,7 +146,7 @@ pub(crate) struct ModulePlan {
     /// What each job in flight answers for.
     in_flight: HashMap<JobId, Asked>,
     versions: HashMap<PackageKey, Waiting<Vec<Version>>>,
-    locations: HashMap<(PackageKey, String), Waiting<ModulePackage>>,
+    locations: HashMap<(PackageKey, String), Waiting<Remote>>,
     packages: Vec<Package>,
     by_address: HashMap<String, usize>,
     failures: Vec<ModuleFailure>,
@@ -428,7 +429,7 @@ impl ModulePlan {
             }
             ModuleAddress::Remote(package) => {
                 let subdir = package.subdir().to_owned();
-                self.fetch(node, &package, &subdir);
+                self.fetch(node, &Remote::Address(package), &subdir);
             }
             ModuleAddress::Registry(registry) => {
                 let key = package_key(&registry);
@@ -510,7 +511,7 @@ impl ModulePlan {
 
     /// Fetches `package` for a node (once per address), the module in its
     /// `subdir`.
-    fn fetch(&mut self, node: usize, package: &ModulePackage, subdir: &str) {
+    fn fetch(&mut self, node: usize, package: &Remote, subdir: &str) {
         let address = package.address().to_owned();
         let expected = self.expected_hash(node);
         let index = match self.by_address.get(&address) {
@@ -781,15 +782,16 @@ impl ModulePlan {
         version: String,
         result: Result<ModuleLocation, Error>,
     ) {
-        let answer = result.map_err(|e| e.to_string()).and_then(|location| {
-            location.package.clone().ok_or_else(|| {
-                format!(
-                    "the registry gave a direct package URL ({}), which this version of tfdisco \
-                     cannot download yet",
-                    location.location
-                )
-            })
-        });
+        let answer = result
+            .map_err(|e| e.to_string())
+            .map(|location| match location.package {
+                Some(package) => Remote::Address(package),
+                None => Remote::Direct(DirectPackage {
+                    url: location.location,
+                    registry: location.source.host().clone(),
+                    credentials: location.use_registry_credentials == Some(true),
+                }),
+            });
         let state = self
             .locations
             .insert((key, version), Waiting::Answered(answer.clone()));
@@ -802,14 +804,17 @@ impl ModulePlan {
 
     /// A registry node's package location is known: fetch it, the module
     /// in the location's subdir joined with the source's.
-    fn location_ready(&mut self, node: usize, answer: Result<ModulePackage, String>) {
+    fn location_ready(&mut self, node: usize, answer: Result<Remote, String>) {
         let n = &self.nodes[node];
         let ModuleAddress::Registry(registry) = &n.address else {
             return;
         };
         match answer {
             Ok(package) => {
-                let subdir = package.join_subdir(registry.subdir());
+                let subdir = match &package {
+                    Remote::Address(package) => package.join_subdir(registry.subdir()),
+                    Remote::Direct(_) => registry.subdir().to_owned(),
+                };
                 self.fetch(node, &package, &subdir);
             }
             Err(why) => {
