@@ -21,10 +21,12 @@ use serde::Serialize;
 use tfdisco_config::{ModuleCall, ModuleLock, ModuleManifest};
 use tfdisco_core::Dialect;
 
+use crate::oci_module::oci_module_from_cache;
 use crate::off_thread::off_thread;
 use crate::plan_jobs::{JobFuture, Jobs};
 use crate::report_text::path_text;
 use crate::{ClientSetup, DEFAULT_JOBS, On, RunError, Transport};
+use tfdisco_oci::module::OciModuleSource;
 
 pub use failure::{FailureKind, ModuleFailure};
 pub use fetch::GIT_TIMEOUT;
@@ -268,6 +270,13 @@ impl<T: Transport> On<'_, T> {
         let held = off_thread(move || waiting.lock())
             .await
             .unwrap_or_else(|| Err("the module cache's lock failed unexpectedly".into()))?;
+        if let Some(source) = fetch::oci_source(package, dialect)? {
+            let hash = self
+                .fetch_oci_through_cache(&entry, &source, into, expected)
+                .await;
+            drop(held);
+            return hash;
+        }
         if let Some(expected) = expected {
             let (entry, into, hash) = (
                 std::sync::Arc::clone(&entry),
@@ -285,6 +294,44 @@ impl<T: Transport> On<'_, T> {
         let _ = off_thread(move || entry.fill(&into)).await;
         drop(held);
         Ok(hash)
+    }
+
+    /// An `oci://` package through its cache entry (held): the entry when
+    /// its manifest has the digest the module lock records and its blob is
+    /// that manifest's layer, else fetched and the manifest and blob kept
+    /// as the new entry.
+    async fn fetch_oci_through_cache(
+        &self,
+        entry: &std::sync::Arc<cache::Entry>,
+        source: &OciModuleSource,
+        into: &Path,
+        expected: Option<String>,
+    ) -> Result<String, String> {
+        if let Some(expected) = expected {
+            let (folder, source, into, digest) = (
+                entry.folder().to_owned(),
+                source.clone(),
+                into.to_owned(),
+                expected.clone(),
+            );
+            let taken =
+                off_thread(move || oci_module_from_cache(&folder, &digest, &source, &into)).await;
+            if matches!(taken, Some(Ok(_))) {
+                return Ok(expected);
+            }
+        }
+        let fresh = entry.fresh().ok();
+        let keep = fresh.as_ref().map(cache::Entry::filled);
+        let module = self
+            .oci_module_download_keeping(source, into, keep.as_deref())
+            .await
+            .map_err(|e| e.to_string())?;
+        if let Some(fresh) = fresh {
+            // The run has its package whether or not the cache takes it.
+            let entry = std::sync::Arc::clone(entry);
+            let _ = off_thread(move || entry.replace(&fresh)).await;
+        }
+        Ok(module.resolved.digest.to_string())
     }
 
     /// Runs one job of a module plan.

@@ -12,13 +12,18 @@ use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 use serde::ser::{SerializeStruct, Serializer};
-use tfdisco_config::StagedPackage;
+use tfdisco_config::{Staged, StagedPackage};
 use tfdisco_core::{Dialect, Error, ErrorKind, RegistryCall};
 use tfdisco_oci::module::{MANIFEST_ACCEPT, OciModuleSource, not_found, package_layer};
-use tfdisco_oci::{Descriptor, Digest, Reference, RepositoryAddress};
+use tfdisco_oci::{Descriptor, Digest, FetchedManifest, Reference, RepositoryAddress};
 
 use crate::On;
 use crate::Transport;
+
+mod cached;
+
+use cached::Kept;
+pub(crate) use cached::oci_module_from_cache;
 
 /// What a module source's tag or digest selects (OCIMOD-4 to OCIMOD-6):
 /// the manifest, checked, and the layer that is the package.
@@ -176,6 +181,14 @@ impl<T: Transport> On<'_, T> {
         &self,
         source: &OciModuleSource,
     ) -> Result<ResolvedModule, Error> {
+        Ok(self.oci_module_resolve_fetched(source).await?.0)
+    }
+
+    /// The manifest `source` selects, as fetched, and what it resolves to.
+    async fn oci_module_resolve_fetched(
+        &self,
+        source: &OciModuleSource,
+    ) -> Result<(ResolvedModule, FetchedManifest), Error> {
         let address = source.address();
         let reference = source.reference();
         let url = address.manifest_url(reference);
@@ -189,21 +202,13 @@ impl<T: Transport> On<'_, T> {
             }
             Err(e) => return Err(wrap(e)),
         };
-        let layer = package_layer(&fetched).map_err(|problem| {
+        let resolved = resolved_from(source, &fetched).map_err(|problem| {
             wrap(Error::InvalidResponse {
                 url: url.into(),
                 problem,
             })
         })?;
-        Ok(ResolvedModule {
-            source: source.clone(),
-            address: address.clone(),
-            reference: reference.clone(),
-            size: fetched.bytes.len() as u64,
-            digest: fetched.digest,
-            media_type: fetched.media_type,
-            layer,
-        })
+        Ok((resolved, fetched))
     }
 
     /// [`Runs::oci_module_download`](crate::Runs::oci_module_download).
@@ -212,59 +217,108 @@ impl<T: Transport> On<'_, T> {
         source: &OciModuleSource,
         into: &Path,
     ) -> Result<DownloadedModule, Error> {
+        self.oci_module_download_keeping(source, into, None).await
+    }
+
+    /// As [`oci_module_download`](Self::oci_module_download); with `keep`
+    /// (an existing, empty folder) the manifest and the blob, as fetched,
+    /// are also written into it: a module cache entry of an `oci://`
+    /// package (MOD-13, `cached.rs`).
+    pub(crate) async fn oci_module_download_keeping(
+        &self,
+        source: &OciModuleSource,
+        into: &Path,
+        keep: Option<&Path>,
+    ) -> Result<DownloadedModule, Error> {
         check_destination(into)?;
-        let resolved = self.oci_module_resolve(source).await?;
-        let mut staging = Staging::make(into)?;
+        let (resolved, fetched) = self.oci_module_resolve_fetched(source).await?;
+        let staging = Staging::make(into)?;
         let blob_url = resolved.address.blob_url(&resolved.layer.digest);
-        let sink = StagedPackage::new(staging.path.clone(), into.to_owned());
+        let sink = Kept::new(
+            StagedPackage::new(staging.path.clone(), into.to_owned()),
+            keep,
+            &fetched,
+        )
+        .map_err(|e| Error::local_file(keep.unwrap_or(into), e))?;
         let staged = self
             .oci_blob(&resolved.address, &resolved.layer, sink)
             .await
             .map_err(wrap)?;
-        let unpacked = match (&staged.digest().hashes, staged.unpacked()) {
-            (Ok(_), Some(unpacked)) => unpacked.clone(),
-            (Err(e), _) => {
-                return Err(wrap(Error::InvalidResponse {
-                    url: blob_url.into(),
-                    problem: decompressing(into, &e.to_string()),
-                }));
-            }
-            (Ok(_), None) => {
-                return Err(wrap(Error::InvalidResponse {
-                    url: blob_url.into(),
-                    problem: decompressing(into, "the package was not unpacked"),
-                }));
-            }
-        };
-        staged
-            .apply_modes()
-            .map_err(|e| Error::local_file(&staging.path, e))?;
-        let subdir = source.subdir().trim_start_matches('/');
-        if !subdir.is_empty() && !staging.path.join(subdir).is_dir() {
-            return Err(wrap(Error::NotFound {
+        unpacked_module(&staged, staging, into, resolved, blob_url)
+    }
+}
+
+/// What a fetched manifest resolves `source` to: its digest and the
+/// package's layer, checked by `tfdisco_oci::module`'s rules.
+fn resolved_from(
+    source: &OciModuleSource,
+    fetched: &FetchedManifest,
+) -> Result<ResolvedModule, String> {
+    Ok(ResolvedModule {
+        source: source.clone(),
+        address: source.address().clone(),
+        reference: source.reference().clone(),
+        size: fetched.bytes.len() as u64,
+        digest: fetched.digest.clone(),
+        media_type: fetched.media_type.clone(),
+        layer: package_layer(fetched)?,
+    })
+}
+
+/// The package's blob read whole into the staging folder: verified (the
+/// blob's digest, by whoever read it), unpacked, its modes set, its
+/// subdirectory there, placed at `into`.
+fn unpacked_module(
+    staged: &Staged,
+    mut staging: Staging,
+    into: &Path,
+    resolved: ResolvedModule,
+    blob_url: tfdisco_core::url::Url,
+) -> Result<DownloadedModule, Error> {
+    let unpacked = match (&staged.digest().hashes, staged.unpacked()) {
+        (Ok(_), Some(unpacked)) => unpacked.clone(),
+        (Err(e), _) => {
+            return Err(wrap(Error::InvalidResponse {
                 url: blob_url.into(),
-                message: format!(
-                    "Module subdirectory not found: cannot find directory {:?} in the module \
-                     package {}",
-                    source.subdir(),
-                    resolved.pinned()
-                ),
+                problem: decompressing(into, &e.to_string()),
             }));
         }
-        staging.place(into)?;
-        let module_dir = if subdir.is_empty() {
-            into.to_owned()
-        } else {
-            into.join(subdir)
-        };
-        Ok(DownloadedModule {
-            resolved,
-            path: into.to_owned(),
-            module_dir,
-            files: unpacked.files,
-            bytes: unpacked.bytes,
-        })
+        (Ok(_), None) => {
+            return Err(wrap(Error::InvalidResponse {
+                url: blob_url.into(),
+                problem: decompressing(into, "the package was not unpacked"),
+            }));
+        }
+    };
+    staged
+        .apply_modes()
+        .map_err(|e| Error::local_file(&staging.path, e))?;
+    let source = &resolved.source;
+    let subdir = source.subdir().trim_start_matches('/');
+    if !subdir.is_empty() && !staging.path.join(subdir).is_dir() {
+        return Err(wrap(Error::NotFound {
+            url: blob_url.into(),
+            message: format!(
+                "Module subdirectory not found: cannot find directory {:?} in the module \
+                 package {}",
+                source.subdir(),
+                resolved.pinned()
+            ),
+        }));
     }
+    staging.place(into)?;
+    let module_dir = if subdir.is_empty() {
+        into.to_owned()
+    } else {
+        into.join(subdir)
+    };
+    Ok(DownloadedModule {
+        resolved,
+        path: into.to_owned(),
+        module_dir,
+        files: unpacked.files,
+        bytes: unpacked.bytes,
+    })
 }
 
 /// A failure named as the module package's, unless a request already

@@ -82,25 +82,47 @@ impl Entry {
 
     /// Replaces the entry by a copy of the package fetched into `from`.
     pub(crate) fn fill(&self, from: &Path) -> io::Result<()> {
+        let fresh = self.fresh()?;
+        copy_all(from, &Entry::filled(&fresh))?;
+        self.replace(&fresh)
+    }
+
+    /// A new, empty folder beside the entry (`Entry::filled` of it) to fill
+    /// and then [`replace`](Entry::replace) the entry with.
+    pub(crate) fn fresh(&self) -> io::Result<tempfile::TempDir> {
         let parent = self.package.parent().unwrap_or(&self.package);
         fs::create_dir_all(parent)?;
         let fresh = tempfile::Builder::new()
             .prefix(".fill-")
             .tempdir_in(parent)?;
-        let copy = fresh.path().join("package");
-        fs::create_dir(&copy)?;
-        copy_all(from, &copy)?;
+        fs::create_dir(Entry::filled(&fresh))?;
+        Ok(fresh)
+    }
+
+    /// The folder of a [`fresh`](Entry::fresh) one to fill.
+    pub(crate) fn filled(fresh: &tempfile::TempDir) -> PathBuf {
+        fresh.path().join("package")
+    }
+
+    /// The entry replaced by what was filled into `fresh`.
+    pub(crate) fn replace(&self, fresh: &tempfile::TempDir) -> io::Result<()> {
         if self.package.exists() {
             let old = fresh.path().join("old");
             fs::rename(&self.package, &old)?;
         }
-        fs::rename(&copy, &self.package)
+        fs::rename(Entry::filled(fresh), &self.package)
+    }
+
+    /// The entry's folder (which may not be there).
+    pub(crate) fn folder(&self) -> &Path {
+        &self.package
     }
 }
 
 /// Whether the package in `dir` is the one `expected` names: `h1:` of its
-/// files, or `git:COMMIT` checked with `git` (MOD-13). An OCI digest names
-/// the blob, not the files: no entry is taken for it.
+/// files, or `git:COMMIT` checked with `git` (MOD-13). An `oci://`
+/// package's entry holds its manifest and blob instead, checked as it is
+/// unpacked (`oci_module_from_cache`).
 fn identifies(dir: &Path, expected: &str) -> bool {
     if expected.starts_with("h1:") {
         return hash_folder(dir).is_ok_and(|h1| h1 == expected);

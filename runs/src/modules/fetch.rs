@@ -20,6 +20,7 @@ use super::checksum::Checked;
 pub(crate) use super::direct::DirectPackage;
 use crate::off_thread::off_thread;
 use crate::{On, Transport, oci_module_source};
+use tfdisco_oci::module::OciModuleSource;
 
 /// How long one `git` command may run.
 pub const GIT_TIMEOUT: Duration = Duration::from_secs(600);
@@ -141,6 +142,21 @@ pub(super) fn placed_h1(staged: &Staged, url: &Url, into: &Path) -> Result<Strin
         .apply_modes()
         .map_err(|e| format!("{}: {e}", into.display()))?;
     Ok(h1)
+}
+
+/// The `oci://` source a package address is, if it is one.
+pub(super) fn oci_source(
+    package: &Remote,
+    dialect: Dialect,
+) -> Result<Option<OciModuleSource>, String> {
+    match package {
+        Remote::Address(package) if package.getter() == Some(Getter::Oci) => {
+            oci_module_source(package.url(), dialect)
+                .map(Some)
+                .map_err(|e| e.to_string())
+        }
+        _ => Ok(None),
+    }
 }
 
 /// The host a download from `url` is about.
