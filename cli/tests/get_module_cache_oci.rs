@@ -124,7 +124,10 @@ fn an_oci_package_comes_from_the_cache_only_when_its_manifest_and_blob_are_the_l
 
     // A second working directory with the lock: no request at all.
     let before = logged(&registry, "HTTP/");
-    assert!(before >= 2, "the access log shows the manifest and blob requests");
+    assert!(
+        before >= 2,
+        "the access log shows the manifest and blob requests"
+    );
     let second = workdir(scratch.path(), "second", &source, Some(&lock));
     let run = get(&home, &second, &cache, &[]);
     assert_eq!(run.code, Some(0), "{}", run.stderr);

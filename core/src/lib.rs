@@ -52,9 +52,10 @@ pub use go_json::go_json_string;
 pub use go_quote::go_quote;
 pub use hostname::{Hostname, HostnameError, HostnameErrorKind};
 pub use login::{
-    AuthorizationCode, AuthorizationRequest, Callback, Endpoint as OAuthEndpoint, LoginError,
-    LoginGrantType, LoginSeed, TfeAccount, TfeAccountRequest, TfePing, TokenGrant, TokenRequest,
-    callback_ports, login_grant_type, tfe_account_message, tfe_tokens_page,
+    AuthorizationCode, AuthorizationRequest, Callback, Endpoint as OAuthEndpoint,
+    HCP_TERRAFORM_HOST, LoginError, LoginGrantType, LoginSeed, TfeAccount, TfeAccountRequest,
+    TfePing, TokenGrant, TokenRequest, callback_ports, login_grant_type, tfe_account_message,
+    tfe_tokens_page,
 };
 pub use network_mirror::{
     NetworkMirror, NetworkMirrorArchive, NetworkMirrorArchives, NetworkMirrorArchivesRequest,

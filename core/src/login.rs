@@ -100,6 +100,10 @@ pub enum LoginGrantType {
     Password,
 }
 
+/// HCP Terraform's host: the one `terraform login` logs in to when none
+/// is named, and the only one it uses the password grant with (LOGIN-11).
+pub const HCP_TERRAFORM_HOST: &str = "app.terraform.io";
+
 /// The grant `terraform login` uses with `client` for `host` (LOGIN-11):
 /// the authorization code when the client supports `authz_code`, else the
 /// password grant when it supports `password` and the host is
@@ -110,7 +114,7 @@ pub fn login_grant_type(
 ) -> Result<LoginGrantType, LoginError> {
     if client.supports_grant_type("authz_code") {
         Ok(LoginGrantType::AuthorizationCode)
-    } else if client.supports_grant_type("password") && host.as_str() == "app.terraform.io" {
+    } else if client.supports_grant_type("password") && host.as_str() == HCP_TERRAFORM_HOST {
         Ok(LoginGrantType::Password)
     } else {
         Err(LoginError::NoSupportedGrant {

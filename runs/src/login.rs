@@ -31,7 +31,7 @@ use listener::{Answer, CallbackListener, WaitEnd};
 pub const DEFAULT_LOGIN_TIMEOUT: Duration = Duration::from_secs(600);
 
 /// The host `login` and `logout` use when none is named: HCP Terraform's.
-pub const DEFAULT_LOGIN_HOST: &str = "app.terraform.io";
+pub const DEFAULT_LOGIN_HOST: &str = tfdisco_core::HCP_TERRAFORM_HOST;
 
 /// How a login runs.
 ///

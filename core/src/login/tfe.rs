@@ -126,22 +126,34 @@ impl Transfer<TfeAccountRequest> {
     }
 }
 
+/// What both `tfe.v2` goals share: their name, the login kind, the host,
+/// go-tfe's `Accept` and `User-Agent`, the call their errors name.
+macro_rules! tfe_goal {
+    ($name:literal, $call:ident) => {
+        const NAME: &'static str = $name;
+        const KIND: crate::RequestKind = crate::RequestKind::Login;
+
+        fn host(&self) -> &Hostname {
+            &self.host
+        }
+
+        fn accept(&self) -> Option<HeaderValue> {
+            Some(HeaderValue::from_static(JSON_API))
+        }
+
+        fn request_headers(&self, headers: &mut HeaderMap) {
+            headers.insert(USER_AGENT, HeaderValue::from_static(GO_TFE));
+        }
+
+        fn present_error(&self, error: Error) -> Error {
+            RegistryCall::$call.wrap(error)
+        }
+    };
+}
+
 impl Goal for TfePing {
     type Output = ();
-    const NAME: &'static str = "tfe.v2 ping";
-    const KIND: crate::RequestKind = crate::RequestKind::Login;
-
-    fn host(&self) -> &Hostname {
-        &self.host
-    }
-
-    fn accept(&self) -> Option<HeaderValue> {
-        Some(HeaderValue::from_static(JSON_API))
-    }
-
-    fn request_headers(&self, headers: &mut HeaderMap) {
-        headers.insert(USER_AGENT, HeaderValue::from_static(GO_TFE));
-    }
+    tfe_goal!("tfe.v2 ping", TfePing);
 
     fn on_head(&mut self, _url: &Url, _status: StatusCode, _headers: &HeaderMap) -> Next<()> {
         Next::Finish(Ok(()))
@@ -150,28 +162,11 @@ impl Goal for TfePing {
     fn on_body(&mut self, _url: &Url, _body: Vec<u8>) -> Result<(), Error> {
         Ok(())
     }
-
-    fn present_error(&self, error: Error) -> Error {
-        RegistryCall::TfePing.wrap(error)
-    }
 }
 
 impl Goal for TfeAccountRequest {
     type Output = TfeAccount;
-    const NAME: &'static str = "tfe.v2 account details";
-    const KIND: crate::RequestKind = crate::RequestKind::Login;
-
-    fn host(&self) -> &Hostname {
-        &self.host
-    }
-
-    fn accept(&self) -> Option<HeaderValue> {
-        Some(HeaderValue::from_static(JSON_API))
-    }
-
-    fn request_headers(&self, headers: &mut HeaderMap) {
-        headers.insert(USER_AGENT, HeaderValue::from_static(GO_TFE));
-    }
+    tfe_goal!("tfe.v2 account details", TfeAccount);
 
     /// go-tfe's `checkResponseCode`: 200 to 399 are answers, 401 is
     /// `unauthorized`, 404 `resource not found`, anything else an error.
@@ -226,10 +221,6 @@ impl Goal for TfeAccountRequest {
         Ok(TfeAccount {
             username: node.attributes.map(|a| a.username).unwrap_or_default(),
         })
-    }
-
-    fn present_error(&self, error: Error) -> Error {
-        RegistryCall::TfeAccount.wrap(error)
     }
 }
 
