@@ -10,7 +10,7 @@ mod common;
 
 use std::fs;
 
-use common::{Run, TRANSPORTS, ca_file, tfdisco};
+use common::{Run, TRANSPORTS, get_in};
 use tfdisco_testkit::install_goldens::stored_zip;
 use tfdisco_testkit::module_goldens::tar::{Entry, bzip2, tar, xz};
 use tfdisco_testkit::{Reply, TestServer};
@@ -114,22 +114,11 @@ fn setup(server: &TestServer, calls: &[(&str, &str)]) -> Setup {
 }
 
 fn get(setup: &Setup, transport: &str) -> Run {
-    let ca = ca_file();
-    let dir = setup.dir.to_string_lossy().into_owned();
-    tfdisco(
+    get_in(
         &setup.home,
-        &[],
-        &[
-            "get",
-            "--chdir",
-            &dir,
-            "--ca-file",
-            &ca,
-            "--dialect",
-            "opentofu",
-            "--transport",
-            transport,
-        ],
+        &setup.dir,
+        "opentofu",
+        &["--transport", transport],
     )
 }
 

@@ -11,7 +11,7 @@ mod common;
 use std::fs;
 use std::path::{Path, PathBuf};
 
-use common::{Run, ca_file, tfdisco};
+use common::{Run, get_in};
 use tfdisco_testkit::install_goldens::stored_zip;
 use tfdisco_testkit::oci_registry::{OciAuth, OciRegistry};
 
@@ -21,21 +21,10 @@ const FILES: &[(&str, u32, &[u8])] = &[
 ];
 
 fn get(home: &Path, dir: &Path, cache: &Path, extra: &[&str]) -> Run {
-    let ca = ca_file();
-    let (dir, cache) = (dir.to_string_lossy(), cache.to_string_lossy());
-    let mut args = vec![
-        "get",
-        "--chdir",
-        &dir,
-        "--ca-file",
-        &ca,
-        "--dialect",
-        "opentofu",
-        "--module-cache",
-        &cache,
-    ];
+    let cache = cache.to_string_lossy();
+    let mut args = vec!["--module-cache", &cache];
     args.extend_from_slice(extra);
-    tfdisco(home, &[], &args)
+    get_in(home, dir, "opentofu", &args)
 }
 
 /// How many requests for the package the registry's access log shows

@@ -79,3 +79,21 @@ pub fn each_case_on_each_transport<C>(
         failures.join("\n\n")
     );
 }
+
+/// `tfdisco get --chdir DIR --ca-file CA --dialect DIALECT EXTRA…` with the
+/// test CA.
+pub fn get_in(home: &Path, dir: &Path, dialect: &str, extra: &[&str]) -> Run {
+    let ca = ca_file();
+    let dir = dir.to_string_lossy();
+    let mut args = vec![
+        "get",
+        "--chdir",
+        &dir,
+        "--ca-file",
+        &ca,
+        "--dialect",
+        dialect,
+    ];
+    args.extend_from_slice(extra);
+    tfdisco(home, &[], &args)
+}
