@@ -71,7 +71,7 @@ pub use service_id::{ServiceId, ServiceIdError};
 pub use services::{JsonType, OAuthClient, Resolved, Services};
 pub use source::{
     Getter, ModuleAddress, ModulePackage, ModuleSource, PackageDetector, ProviderSource,
-    SourceError,
+    SourceError, without_ssh_key,
 };
 pub use transfer::gzip::{Gunzip, GzipError};
 pub use transfer::{
