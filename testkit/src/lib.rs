@@ -23,6 +23,8 @@
 pub mod any_registry;
 mod background;
 pub mod generator;
+#[cfg(unix)]
+pub mod git_http;
 mod golden_files;
 #[cfg(unix)]
 pub mod install_goldens;
@@ -43,6 +45,8 @@ mod reply;
 mod routes;
 pub mod sample;
 mod server;
+#[cfg(unix)]
+pub mod ssh_server;
 pub mod signed_registry;
 pub mod suite;
 pub mod terraform;
