@@ -35,6 +35,19 @@ pub struct SshKeyPair {
     pub public: String,
 }
 
+impl SshKeyPair {
+    /// The private key as go-getter's `sshkey=` takes it: standard base64,
+    /// with `+`, `/` and `=` percent-encoded for a URL's query.
+    pub fn sshkey_param(&self) -> String {
+        use base64::Engine;
+        base64::engine::general_purpose::STANDARD
+            .encode(&self.private)
+            .replace('+', "%2B")
+            .replace('/', "%2F")
+            .replace('=', "%3D")
+    }
+}
+
 impl std::fmt::Debug for SshKeyPair {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("SshKeyPair")

@@ -16,7 +16,7 @@ use crate::go_clean;
 use crate::{Dialect, ModuleSource, go_quote};
 use detect::{forced_getter, join};
 use getter::archive;
-use go_url::{GoUrl, Query, query_get};
+use go_url::{GoUrl, Query, encode_query, query_get};
 
 pub use detect::PackageDetector;
 pub use getter::Getter;
@@ -294,6 +294,28 @@ impl ModulePackage {
         self.ssh_key.as_deref()
     }
 
+    /// The URL as go-getter names it in an error (`error downloading
+    /// 'URL': …`): the getter's URL with `archive` and `checksum` taken out
+    /// of the query and the query encoded again (keys sorted), a password
+    /// and any `sshkey` value shown as `redacted` (go-getter's
+    /// `RedactURL`).
+    pub fn redacted_url(&self) -> String {
+        let Ok(mut url) = GoUrl::parse(self.url().as_bytes()) else {
+            return without_ssh_key(self.url()).into_owned();
+        };
+        let mut query = url.query();
+        query.remove(&b"archive"[..]);
+        query.remove(&b"checksum"[..]);
+        if let Some((_, Some(password))) = &mut url.user {
+            *password = REDACTED.as_bytes().to_vec();
+        }
+        if query_get(&query, "sshkey").is_some_and(|key| !key.is_empty()) {
+            query.insert(b"sshkey".to_vec(), vec![REDACTED.as_bytes().to_vec()]);
+        }
+        url.raw_query = encode_query(&query);
+        url.to_text()
+    }
+
     /// The archive format go-getter unpacks the download as (`zip`,
     /// `tar.gz`, …): `?archive=`, else the path's extension; `None` when
     /// nothing is unpacked (`?archive=false`, an unknown format, no
@@ -367,10 +389,10 @@ impl fmt::Debug for ModulePackage {
 }
 
 /// What stands for an `sshkey` value in [`without_ssh_key`].
-const REDACTED: &str = "REDACTED";
+const REDACTED: &str = "redacted";
 
 /// `text` (a source address, or a message holding some) with the value
-/// of every `sshkey=` query parameter replaced by `REDACTED`: what is shown
+/// of every `sshkey=` query parameter replaced by `redacted` (go-getter's word): what is shown
 /// of a Git address that carries a private key. `sshkey` counts where it
 /// starts a parameter (after `?` or `&`); its value runs to the next `&`,
 /// `#`, quote or white space.
@@ -380,7 +402,7 @@ const REDACTED: &str = "REDACTED";
 ///
 /// assert_eq!(
 ///     without_ssh_key("git::ssh://git@h/r.git?sshkey=a2V5&ref=v1"),
-///     "git::ssh://git@h/r.git?sshkey=REDACTED&ref=v1"
+///     "git::ssh://git@h/r.git?sshkey=redacted&ref=v1"
 /// );
 /// assert_eq!(without_ssh_key("git::https://h/r.git?ref=v1"), "git::https://h/r.git?ref=v1");
 /// ```
@@ -437,13 +459,13 @@ mod tests {
     #[test]
     fn every_ssh_key_value_is_left_out_and_nothing_else() {
         for (text, shown) in [
-            ("h/r?sshkey=a2V5", "h/r?sshkey=REDACTED"),
-            ("h/r?ref=v1&sshkey=a2V5&depth=1", "h/r?ref=v1&sshkey=REDACTED&depth=1"),
+            ("h/r?sshkey=a2V5", "h/r?sshkey=redacted"),
+            ("h/r?ref=v1&sshkey=a2V5&depth=1", "h/r?ref=v1&sshkey=redacted&depth=1"),
             (
                 r#"from "git::ssh://h/r?sshkey=a+/=": no"#,
-                r#"from "git::ssh://h/r?sshkey=REDACTED": no"#,
+                r#"from "git::ssh://h/r?sshkey=redacted": no"#,
             ),
-            ("h/r?sshkey=a&sshkey=b#x", "h/r?sshkey=REDACTED&sshkey=REDACTED#x"),
+            ("h/r?sshkey=a&sshkey=b#x", "h/r?sshkey=redacted&sshkey=redacted#x"),
             ("h/r?sshkey=&ref=v1", "h/r?sshkey=&ref=v1"),
             ("h/r?xsshkey=a2V5", "h/r?xsshkey=a2V5"),
             ("h/sshkey=a2V5", "h/sshkey=a2V5"),
@@ -474,6 +496,18 @@ mod tests {
             Some("a+V5=")
         );
         assert_eq!(package("https://h/r.zip?sshkey=a2V5").ssh_key(), None);
+        for (address, shown) in [
+            (
+                "git::ssh://u@h:22/r.git?ref=v1&sshkey=a2V5%2B&depth=1",
+                "ssh://u@h:22/r.git?depth=1&ref=v1&sshkey=redacted",
+            ),
+            ("git::https://h/r.git?ref=v1&depth=1", "https://h/r.git?depth=1&ref=v1"),
+            ("git::https://u:pw@h/r.git", "https://u:redacted@h/r.git"),
+            ("git::https://h/r.git?archive=zip&checksum=x", "https://h/r.git"),
+            ("git::https://h/r.git?x=a%20b&sshkey=", "https://h/r.git?sshkey=&x=a+b"),
+        ] {
+            assert_eq!(package(address).redacted_url(), shown, "{address}");
+        }
         for (depth, want) in [
             ("0", None),
             ("-1", None),

@@ -43,7 +43,11 @@ impl<T: Transport> On<'_, T> {
             Some(Getter::Http | Getter::Https) => self.fetch_module_archive(package, into).await,
             Some(Getter::Git) => {
                 let (package, into) = (package.clone(), into.to_owned());
-                off_thread(move || clone(&package, &into))
+                off_thread(move || {
+                    clone(&package, &into).map_err(|e| {
+                        format!("error downloading '{}': {e}", package.redacted_url())
+                    })
+                })
                     .await
                     .unwrap_or_else(|| Err("the git clone failed unexpectedly".to_owned()))
             }
