@@ -72,8 +72,7 @@ impl Work {
     }
 
     fn manifest(&self) -> String {
-        fs::read_to_string(self.dir.join(".terraform/modules/modules.json"))
-            .expect("a manifest")
+        fs::read_to_string(self.dir.join(".terraform/modules/modules.json")).expect("a manifest")
     }
 
     /// The clone's HEAD: `git PATH HEAD COMMIT REF`.
@@ -89,7 +88,12 @@ impl Work {
     fn leftovers(&self) -> Vec<String> {
         fs::read_dir(&self.tmp)
             .expect("the temporary folder")
-            .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+            .map(|e| {
+                e.expect("an entry")
+                    .file_name()
+                    .to_string_lossy()
+                    .into_owned()
+            })
             .collect()
     }
 }
@@ -142,8 +146,14 @@ module "sub" {{ source = "git::{url}//modules/sub" }}
         FEATURE_COMMIT
     );
     assert!(!work.dir.join(modules).join("tagged/.git/shallow").exists());
-    assert!(work.read(&format!("{modules}/tagged/main.tf")).contains("\"v1\""));
-    assert!(work.read(&format!("{modules}/sub/main.tf")).contains("\"v2\""));
+    assert!(
+        work.read(&format!("{modules}/tagged/main.tf"))
+            .contains("\"v1\"")
+    );
+    assert!(
+        work.read(&format!("{modules}/sub/main.tf"))
+            .contains("\"v2\"")
+    );
     assert!(work.dir.join(modules).join("shallow/feature.tf").is_file());
     assert!(!work.dir.join(modules).join("tagged/feature.tf").exists());
     let hello = work.dir.join(modules).join("tagged/scripts/hello.sh");
@@ -233,9 +243,13 @@ fn git_over_ssh_with_an_sshkey_logs_in_with_that_key_and_shows_it_nowhere() {
         work.head(".terraform/modules/overssh"),
         format!("git .terraform/modules/overssh HEAD {TAG_COMMIT} detached")
     );
-    assert!(work.read(".terraform/modules/overssh/main.tf").contains("\"v1\""));
     assert!(
-        run.stdout.contains(&format!("{url}?ref=v1.0.0&sshkey=redacted")),
+        work.read(".terraform/modules/overssh/main.tf")
+            .contains("\"v1\"")
+    );
+    assert!(
+        run.stdout
+            .contains(&format!("{url}?ref=v1.0.0&sshkey=redacted")),
         "{}",
         run.stdout
     );

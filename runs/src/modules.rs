@@ -9,9 +9,9 @@ mod failure;
 mod fetch;
 mod place;
 mod plan;
-mod ssh_key;
 #[cfg(test)]
 mod plan_tests;
+mod ssh_key;
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};

@@ -83,7 +83,9 @@ impl GitHttpServer {
             "no git-http-backend in {exec_path} (git --exec-path)"
         );
         let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a loopback port");
-        listener.set_nonblocking(true).expect("a non-blocking listener");
+        listener
+            .set_nonblocking(true)
+            .expect("a non-blocking listener");
         let port = listener.local_addr().expect("bound").port();
         let seen = Arc::new(Mutex::new(Vec::new()));
         let backend = Arc::new(Backend {
@@ -121,7 +123,11 @@ impl GitHttpServer {
 
     /// `https://127.0.0.1:PORT/PATH`: the repository at `root/PATH`.
     pub fn url(&self, path: &str) -> String {
-        format!("https://127.0.0.1:{}/{}", self.port, path.trim_start_matches('/'))
+        format!(
+            "https://127.0.0.1:{}/{}",
+            self.port,
+            path.trim_start_matches('/')
+        )
     }
 
     /// Every request answered so far, oldest first.
@@ -140,11 +146,7 @@ async fn answer(
     backend: Arc<Backend>,
 ) -> Result<Response<Full<Bytes>>, io::Error> {
     let (head, body) = request.into_parts();
-    let body = body
-        .collect()
-        .await
-        .map_err(io::Error::other)?
-        .to_bytes();
+    let body = body.collect().await.map_err(io::Error::other)?.to_bytes();
     let header = |name: &str| {
         head.headers
             .get(name)

@@ -45,9 +45,9 @@ mod reply;
 mod routes;
 pub mod sample;
 mod server;
+pub mod signed_registry;
 #[cfg(unix)]
 pub mod ssh_server;
-pub mod signed_registry;
 pub mod suite;
 pub mod terraform;
 mod trace;

@@ -239,9 +239,13 @@ fn wait_listening(child: &mut Child, port: u16) -> bool {
 /// `sshd` by absolute path (it re-executes itself): the system's, else
 /// the one on the `PATH`.
 fn sshd_program() -> PathBuf {
-    let on_path = std::env::var_os("PATH")
-        .map(|path| std::env::split_paths(&path).map(|d| d.join("sshd")).collect())
-        .unwrap_or_else(Vec::new);
+    let on_path: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|path| {
+            std::env::split_paths(&path)
+                .map(|d| d.join("sshd"))
+                .collect()
+        })
+        .unwrap_or_default();
     ["/usr/sbin/sshd", "/usr/local/sbin/sshd"]
         .iter()
         .map(PathBuf::from)

@@ -460,12 +460,18 @@ mod tests {
     fn every_ssh_key_value_is_left_out_and_nothing_else() {
         for (text, shown) in [
             ("h/r?sshkey=a2V5", "h/r?sshkey=redacted"),
-            ("h/r?ref=v1&sshkey=a2V5&depth=1", "h/r?ref=v1&sshkey=redacted&depth=1"),
+            (
+                "h/r?ref=v1&sshkey=a2V5&depth=1",
+                "h/r?ref=v1&sshkey=redacted&depth=1",
+            ),
             (
                 r#"from "git::ssh://h/r?sshkey=a+/=": no"#,
                 r#"from "git::ssh://h/r?sshkey=redacted": no"#,
             ),
-            ("h/r?sshkey=a&sshkey=b#x", "h/r?sshkey=redacted&sshkey=redacted#x"),
+            (
+                "h/r?sshkey=a&sshkey=b#x",
+                "h/r?sshkey=redacted&sshkey=redacted#x",
+            ),
             ("h/r?sshkey=&ref=v1", "h/r?sshkey=&ref=v1"),
             ("h/r?xsshkey=a2V5", "h/r?xsshkey=a2V5"),
             ("h/sshkey=a2V5", "h/sshkey=a2V5"),
@@ -501,10 +507,19 @@ mod tests {
                 "git::ssh://u@h:22/r.git?ref=v1&sshkey=a2V5%2B&depth=1",
                 "ssh://u@h:22/r.git?depth=1&ref=v1&sshkey=redacted",
             ),
-            ("git::https://h/r.git?ref=v1&depth=1", "https://h/r.git?depth=1&ref=v1"),
+            (
+                "git::https://h/r.git?ref=v1&depth=1",
+                "https://h/r.git?depth=1&ref=v1",
+            ),
             ("git::https://u:pw@h/r.git", "https://u:redacted@h/r.git"),
-            ("git::https://h/r.git?archive=zip&checksum=x", "https://h/r.git"),
-            ("git::https://h/r.git?x=a%20b&sshkey=", "https://h/r.git?sshkey=&x=a+b"),
+            (
+                "git::https://h/r.git?archive=zip&checksum=x",
+                "https://h/r.git",
+            ),
+            (
+                "git::https://h/r.git?x=a%20b&sshkey=",
+                "https://h/r.git?sshkey=&x=a+b",
+            ),
         ] {
             assert_eq!(package(address).redacted_url(), shown, "{address}");
         }

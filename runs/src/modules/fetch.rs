@@ -44,12 +44,11 @@ impl<T: Transport> On<'_, T> {
             Some(Getter::Git) => {
                 let (package, into) = (package.clone(), into.to_owned());
                 off_thread(move || {
-                    clone(&package, &into).map_err(|e| {
-                        format!("error downloading '{}': {e}", package.redacted_url())
-                    })
+                    clone(&package, &into)
+                        .map_err(|e| format!("error downloading '{}': {e}", package.redacted_url()))
                 })
-                    .await
-                    .unwrap_or_else(|| Err("the git clone failed unexpectedly".to_owned()))
+                .await
+                .unwrap_or_else(|| Err("the git clone failed unexpectedly".to_owned()))
             }
             Some(Getter::Oci) => {
                 let source =

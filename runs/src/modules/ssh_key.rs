@@ -90,7 +90,8 @@ fn go_std_base64(src: &[u8]) -> Result<Vec<u8>, String> {
     let mut out = Vec::with_capacity(src.len() / 4 * 3);
     let mut si = 0;
     while si < src.len() {
-        si = decode_quantum(src, si, &mut out).map_err(|at| format!("illegal base64 data at input byte {at}"))?;
+        si = decode_quantum(src, si, &mut out)
+            .map_err(|at| format!("illegal base64 data at input byte {at}"))?;
     }
     Ok(out)
 }
@@ -226,7 +227,10 @@ mod tests {
 
     #[test]
     fn a_path_is_quoted_only_when_a_shell_would_read_it() {
-        assert_eq!(shell_quoted("/tmp/tfdisco-sshkey-a1/key"), "/tmp/tfdisco-sshkey-a1/key");
+        assert_eq!(
+            shell_quoted("/tmp/tfdisco-sshkey-a1/key"),
+            "/tmp/tfdisco-sshkey-a1/key"
+        );
         assert_eq!(shell_quoted("/tmp/a b/key"), "'/tmp/a b/key'");
         assert_eq!(shell_quoted("/tmp/it's/key"), r"'/tmp/it'\''s/key'");
     }

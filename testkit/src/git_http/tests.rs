@@ -53,9 +53,9 @@ fn a_clone_over_https_trusts_the_test_ca_and_reaches_the_real_backend() {
         "{requests:#?}"
     );
     assert!(
-        requests
-            .iter()
-            .any(|r| r.method == "POST" && r.path == "/repo.git/git-upload-pack" && r.status == 200),
+        requests.iter().any(|r| r.method == "POST"
+            && r.path == "/repo.git/git-upload-pack"
+            && r.status == 200),
         "{requests:#?}"
     );
     // A repository that is not there is the backend's 404.
@@ -115,7 +115,14 @@ fn a_gzip_request_body_reaches_the_backend_inflated() {
     let cloned = git_with(
         work.path(),
         ca,
-        &["clone", "-q", "--mirror", "--", &server.url("repo.git"), "copy"],
+        &[
+            "clone",
+            "-q",
+            "--mirror",
+            "--",
+            &server.url("repo.git"),
+            "copy",
+        ],
     );
     assert!(cloned.status.success(), "{}", text(&cloned.stderr));
     let requests = server.requests();
@@ -132,13 +139,21 @@ fn a_gzip_request_body_reaches_the_backend_inflated() {
 
 #[test]
 fn cgi_output_becomes_a_response() {
-    let response =
-        cgi_response(b"Status: 404 Not Found\r\nContent-Type: text/plain\r\n\r\nnone\n").expect("a response");
+    let response = cgi_response(b"Status: 404 Not Found\r\nContent-Type: text/plain\r\n\r\nnone\n")
+        .expect("a response");
     assert_eq!(response.status(), 404);
     assert_eq!(response.headers()["content-type"], "text/plain");
     let response = cgi_response(b"Content-Type: a/b\n\nbody").expect("a response");
     assert_eq!(response.status(), 200);
-    for bad in [&b"Content-Type: a/b\r\n"[..], b"Status: none\n\n", b"no colon\n\n"] {
-        assert!(cgi_response(bad).is_err(), "{}", String::from_utf8_lossy(bad));
+    for bad in [
+        &b"Content-Type: a/b\r\n"[..],
+        b"Status: none\n\n",
+        b"no colon\n\n",
+    ] {
+        assert!(
+            cgi_response(bad).is_err(),
+            "{}",
+            String::from_utf8_lossy(bad)
+        );
     }
 }

@@ -102,7 +102,10 @@ fn an_authorized_key_reads_a_repository_and_no_other_gets_in() {
         .expect("git runs");
     assert!(!spoofed.status.success());
     let stderr = String::from_utf8_lossy(&spoofed.stderr);
-    assert!(stderr.contains("HOST IDENTIFICATION HAS CHANGED"), "{stderr}");
+    assert!(
+        stderr.contains("HOST IDENTIFICATION HAS CHANGED"),
+        "{stderr}"
+    );
 
     // Dropped, it stops listening.
     let port = server.port();
