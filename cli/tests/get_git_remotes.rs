@@ -216,14 +216,42 @@ fn shows_key(text: &str, key: &SshKeyPair) -> bool {
             .any(|l| text.contains(l))
 }
 
-#[test]
-fn git_over_ssh_with_an_sshkey_logs_in_with_that_key_and_shows_it_nowhere() {
+/// A work folder, an `sshd` that lets in one fresh key, the
+/// `GIT_SSH_COMMAND` for it ([`ssh_command`]) and the repository's
+/// `ssh://` URL.
+struct OverSsh {
+    work: Work,
+    server: SshServer,
+    key: SshKeyPair,
+    ssh: String,
+    url: String,
+}
+
+fn over_ssh() -> OverSsh {
     let work = Work::new();
     let server = SshServer::start();
     let key = new_key_pair();
     server.authorize(&key.public);
     let ssh = ssh_command(&work, &server);
     let url = server.url(&work.repo());
+    OverSsh {
+        work,
+        server,
+        key,
+        ssh,
+        url,
+    }
+}
+
+#[test]
+fn git_over_ssh_with_an_sshkey_logs_in_with_that_key_and_shows_it_nowhere() {
+    let OverSsh {
+        work,
+        server,
+        key,
+        ssh,
+        url,
+    } = over_ssh();
     let source = format!("git::{url}?ref=v1.0.0&sshkey={}", key.sshkey_param());
     work.configure(&format!("module \"overssh\" {{ source = \"{source}\" }}\n"));
     let run = work.get(&[("GIT_SSH_COMMAND", &ssh)], &[]);
@@ -271,13 +299,15 @@ fn git_over_ssh_with_an_sshkey_logs_in_with_that_key_and_shows_it_nowhere() {
 
 #[test]
 fn git_over_ssh_without_the_key_or_with_a_bad_one_fails_and_shows_no_key() {
-    let work = Work::new();
-    let server = SshServer::start();
-    let authorized = new_key_pair();
-    server.authorize(&authorized.public);
+    // The server stays up (bound) to the end; only the key goes unused.
+    let OverSsh {
+        work,
+        server: _server,
+        ssh,
+        url,
+        ..
+    } = over_ssh();
     let stranger = new_key_pair();
-    let ssh = ssh_command(&work, &server);
-    let url = server.url(&work.repo());
     work.configure(&format!(
         r#"module "nokey" {{ source = "git::{url}?ref=v1.0.0" }}
 module "bad" {{ source = "git::{url}?ref=v1.0.0&sshkey=not-base64" }}

@@ -21,6 +21,7 @@ mod registry_api;
 mod report;
 mod service_id;
 mod services;
+mod shell_word;
 mod source;
 mod transfer;
 mod url_rules;
@@ -69,6 +70,7 @@ pub use registry_api::{
 pub use report::ServicesReport;
 pub use service_id::{ServiceId, ServiceIdError};
 pub use services::{JsonType, OAuthClient, Resolved, Services};
+pub use shell_word::shell_word;
 pub use source::{
     Getter, ModuleAddress, ModulePackage, ModuleSource, PackageDetector, ProviderSource,
     SourceError, without_ssh_key,

@@ -13,6 +13,8 @@ use std::fs;
 use std::io::Write;
 use std::path::PathBuf;
 
+use tfdisco_core::shell_word;
+
 /// A private key in a file of its own, removed (with its folder) on drop.
 pub(super) struct SshKey {
     _folder: tempfile::TempDir,
@@ -66,19 +68,8 @@ impl SshKey {
         let path = self.file.to_string_lossy();
         #[cfg(windows)]
         let path = path.replace('\\', "/");
-        command.push(shell_quoted(&path));
+        command.push(shell_word(&path));
         command
-    }
-}
-
-/// `text` as one shell word: as it is when it holds only characters no
-/// shell reads specially, else in single quotes.
-fn shell_quoted(text: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+=:,@%".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
     }
 }
 
@@ -210,11 +201,11 @@ mod tests {
         let shown = key.file.to_string_lossy().into_owned();
         assert_eq!(
             key.ssh_command(None),
-            OsString::from(format!("ssh -i {}", shell_quoted(&shown)))
+            OsString::from(format!("ssh -i {}", shell_word(&shown)))
         );
         assert_eq!(
             key.ssh_command(Some("ssh -o BatchMode=yes".into())),
-            OsString::from(format!("ssh -o BatchMode=yes -i {}", shell_quoted(&shown)))
+            OsString::from(format!("ssh -o BatchMode=yes -i {}", shell_word(&shown)))
         );
         assert_eq!(
             key.ssh_command(Some(OsString::new())),
@@ -223,15 +214,5 @@ mod tests {
         assert!(!format!("{key:?}").contains("secret"));
         drop(key);
         assert!(!file.exists() && !folder.exists());
-    }
-
-    #[test]
-    fn a_path_is_quoted_only_when_a_shell_would_read_it() {
-        assert_eq!(
-            shell_quoted("/tmp/tfdisco-sshkey-a1/key"),
-            "/tmp/tfdisco-sshkey-a1/key"
-        );
-        assert_eq!(shell_quoted("/tmp/a b/key"), "'/tmp/a b/key'");
-        assert_eq!(shell_quoted("/tmp/it's/key"), r"'/tmp/it'\''s/key'");
     }
 }

@@ -26,12 +26,17 @@ fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).trim().to_owned()
 }
 
-#[test]
-fn a_clone_over_https_trusts_the_test_ca_and_reaches_the_real_backend() {
+/// `repo.git` served from a new folder, and a folder to work in.
+fn served() -> (tempfile::TempDir, GitHttpServer, tempfile::TempDir) {
     let root = tempfile::tempdir().expect("a folder");
     make_repo(root.path());
     let server = GitHttpServer::start(root.path());
-    let work = tempfile::tempdir().expect("a folder");
+    (root, server, tempfile::tempdir().expect("a folder"))
+}
+
+#[test]
+fn a_clone_over_https_trusts_the_test_ca_and_reaches_the_real_backend() {
+    let (_root, server, work) = served();
     let ca = pki().ca_file();
     let cloned = git_with(
         work.path(),
@@ -77,10 +82,7 @@ fn a_clone_over_https_trusts_the_test_ca_and_reaches_the_real_backend() {
 
 #[test]
 fn git_without_the_test_ca_refuses_the_server() {
-    let root = tempfile::tempdir().expect("a folder");
-    make_repo(root.path());
-    let server = GitHttpServer::start(root.path());
-    let work = tempfile::tempdir().expect("a folder");
+    let (_root, server, work) = served();
     let other = work.path().join("other-ca.pem");
     std::fs::write(&other, crate::chain().root_pem.as_bytes()).expect("a CA file");
     let refused = git_with(
@@ -98,8 +100,8 @@ fn git_without_the_test_ca_refuses_the_server() {
 fn a_gzip_request_body_reaches_the_backend_inflated() {
     // git gzips an upload-pack request over 1 KiB: 40 branches on commits
     // of their own make the clone's wants that long.
-    let root = tempfile::tempdir().expect("a folder");
-    let repo = make_repo(root.path());
+    let (root, server, work) = served();
+    let repo = root.path().join("repo.git");
     let date = "2026-01-05T03:04:05Z";
     for n in 0..40 {
         crate::module_goldens::git::git(
@@ -109,8 +111,6 @@ fn a_gzip_request_body_reaches_the_backend_inflated() {
         );
         crate::module_goldens::git::git(&repo, date, &["branch", &format!("b{n}")]);
     }
-    let server = GitHttpServer::start(root.path());
-    let work = tempfile::tempdir().expect("a folder");
     let ca = pki().ca_file();
     let cloned = git_with(
         work.path(),
