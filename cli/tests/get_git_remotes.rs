@@ -354,3 +354,32 @@ module "stranger" {{ source = "git::{url}?ref=v1.0.0&sshkey={}" }}
     assert!(work.leftovers().is_empty(), "{:?}", work.leftovers());
     assert!(!work.dir.join(".terraform/modules/nokey").exists());
 }
+
+#[test]
+fn a_shallow_clone_without_a_ref_asks_the_default_branch_with_the_key() {
+    // go-getter asks `git ls-remote` without the key, is refused, and
+    // tries `master`, which this repository does not have; tfdisco asks
+    // with the key and clones `main` (D48).
+    let OverSsh {
+        work,
+        server,
+        key,
+        ssh,
+        url,
+    } = over_ssh();
+    work.configure(&format!(
+        "module \"default\" {{ source = \"git::{url}?depth=1&sshkey={}\" }}\n",
+        key.sshkey_param()
+    ));
+    let run = work.get(&[("GIT_SSH_COMMAND", &ssh)], &[]);
+    assert_eq!(run.code, Some(0), "{}\n{}", run.stderr, server.log());
+    assert_eq!(
+        work.head(".terraform/modules/default"),
+        format!("git .terraform/modules/default HEAD {MAIN_COMMIT} refs/heads/main")
+    );
+    assert_eq!(
+        work.read(".terraform/modules/default/.git/shallow").trim(),
+        MAIN_COMMIT
+    );
+    assert!(work.leftovers().is_empty(), "{:?}", work.leftovers());
+}
