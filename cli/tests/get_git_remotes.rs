@@ -243,19 +243,34 @@ fn over_ssh() -> OverSsh {
     }
 }
 
+impl OverSsh {
+    /// `tfdisco get` on `main_tf` with the `GIT_SSH_COMMAND`, and `extra`.
+    fn get(&self, main_tf: &str, extra: &[&str]) -> Run {
+        self.work.configure(main_tf);
+        self.work.get(&[("GIT_SSH_COMMAND", &self.ssh)], extra)
+    }
+
+    /// [`OverSsh::get`], which must succeed.
+    fn get_ok(&self, main_tf: &str) -> Run {
+        let run = self.get(main_tf, &[]);
+        assert_eq!(run.code, Some(0), "{}\n{}", run.stderr, self.server.log());
+        run
+    }
+}
+
 #[test]
 fn git_over_ssh_with_an_sshkey_logs_in_with_that_key_and_shows_it_nowhere() {
+    let remote = over_ssh();
     let OverSsh {
         work,
         server,
         key,
-        ssh,
         url,
-    } = over_ssh();
+        ..
+    } = &remote;
     let source = format!("git::{url}?ref=v1.0.0&sshkey={}", key.sshkey_param());
-    work.configure(&format!("module \"overssh\" {{ source = \"{source}\" }}\n"));
-    let run = work.get(&[("GIT_SSH_COMMAND", &ssh)], &[]);
-    assert_eq!(run.code, Some(0), "{}\n{}", run.stderr, server.log());
+    let main_tf = format!("module \"overssh\" {{ source = \"{source}\" }}\n");
+    let run = remote.get_ok(&main_tf);
     assert_eq!(
         work.manifest(),
         format!(
@@ -281,41 +296,37 @@ fn git_over_ssh_with_an_sshkey_logs_in_with_that_key_and_shows_it_nowhere() {
         "{}",
         run.stdout
     );
-    assert!(!shows_key(&run.stdout, &key) && !shows_key(&run.stderr, &key));
+    assert!(!shows_key(&run.stdout, key) && !shows_key(&run.stderr, key));
     assert!(work.leftovers().is_empty(), "{:?}", work.leftovers());
     let accepted = format!("Accepted publickey for {} from 127.0.0.1", server.user());
     assert!(server.log().contains(&accepted), "{}", server.log());
 
     // Fetched again, as JSON: the report's source is shown without it too.
-    let again = work.get(&[("GIT_SSH_COMMAND", &ssh)], &["--upgrade", "--json"]);
+    let again = remote.get(&main_tf, &["--upgrade", "--json"]);
     assert_eq!(again.code, Some(0), "{}", again.stderr);
     assert_eq!(
         again.json()["modules"][0]["source"],
         format!("{url}?ref=v1.0.0&sshkey=redacted").replace("ssh://", "git::ssh://")
     );
-    assert!(!shows_key(&again.stdout, &key) && !shows_key(&again.stderr, &key));
+    assert!(!shows_key(&again.stdout, key) && !shows_key(&again.stderr, key));
     assert!(work.leftovers().is_empty(), "{:?}", work.leftovers());
 }
 
 #[test]
 fn git_over_ssh_without_the_key_or_with_a_bad_one_fails_and_shows_no_key() {
-    // The server stays up (bound) to the end; only the key goes unused.
-    let OverSsh {
-        work,
-        server: _server,
-        ssh,
-        url,
-        ..
-    } = over_ssh();
+    let remote = over_ssh();
+    let (work, url) = (&remote.work, &remote.url);
     let stranger = new_key_pair();
-    work.configure(&format!(
-        r#"module "nokey" {{ source = "git::{url}?ref=v1.0.0" }}
+    let run = remote.get(
+        &format!(
+            r#"module "nokey" {{ source = "git::{url}?ref=v1.0.0" }}
 module "bad" {{ source = "git::{url}?ref=v1.0.0&sshkey=not-base64" }}
 module "stranger" {{ source = "git::{url}?ref=v1.0.0&sshkey={}" }}
 "#,
-        stranger.sshkey_param()
-    ));
-    let run = work.get(&[("GIT_SSH_COMMAND", &ssh)], &[]);
+            stranger.sshkey_param()
+        ),
+        &[],
+    );
     assert_eq!(run.code, Some(1), "{}", run.stderr);
     let stderr = run.stderr.replace('\n', " ");
     let main = work.dir.join("main.tf").display().to_string();
@@ -360,19 +371,13 @@ fn a_shallow_clone_without_a_ref_asks_the_default_branch_with_the_key() {
     // go-getter asks `git ls-remote` without the key, is refused, and
     // tries `master`, which this repository does not have; tfdisco asks
     // with the key and clones `main` (D48).
-    let OverSsh {
-        work,
-        server,
-        key,
-        ssh,
-        url,
-    } = over_ssh();
-    work.configure(&format!(
-        "module \"default\" {{ source = \"git::{url}?depth=1&sshkey={}\" }}\n",
-        key.sshkey_param()
+    let remote = over_ssh();
+    remote.get_ok(&format!(
+        "module \"default\" {{ source = \"git::{}?depth=1&sshkey={}\" }}\n",
+        remote.url,
+        remote.key.sshkey_param()
     ));
-    let run = work.get(&[("GIT_SSH_COMMAND", &ssh)], &[]);
-    assert_eq!(run.code, Some(0), "{}\n{}", run.stderr, server.log());
+    let work = &remote.work;
     assert_eq!(
         work.head(".terraform/modules/default"),
         format!("git .terraform/modules/default HEAD {MAIN_COMMIT} refs/heads/main")
