@@ -16,11 +16,24 @@ use std::fs;
 use std::io::Read;
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// How long `sshd` may take to listen.
 const START_LIMIT: Duration = Duration::from_secs(15);
+
+/// How long a stopped `sshd` may take to exit before it is killed.
+const STOP_LIMIT: Duration = Duration::from_secs(5);
+
+/// What runs `sshd`: `sh` starts it and watches its own standard input, a
+/// pipe from this process; when the pipe closes (the server dropped, or
+/// this process gone, even killed) it stops `sshd`, which the system's
+/// service would otherwise keep running. The shell exits when `sshd` does.
+const WATCHDOG: &str = r#"exec 3<&0
+"$0" "$@" </dev/null &
+pid=$!
+{ read -r _ <&3; kill "$pid" 2>/dev/null; } &
+wait "$pid""#;
 
 /// How many ports are tried (another program may take a free port before
 /// `sshd` binds it).
@@ -90,7 +103,9 @@ pub struct SshServer {
     port: u16,
     user: String,
     host_key: String,
+    /// The watchdog shell ([`WATCHDOG`]) and the pipe it watches.
     child: Child,
+    watched: Option<ChildStdin>,
 }
 
 impl SshServer {
@@ -142,14 +157,17 @@ impl SshServer {
             .expect("the sshd configuration");
             let log = folder.path().join("sshd.log");
             let log_file = fs::File::create(&log).expect("the sshd log");
-            let mut child = Command::new(&sshd)
+            let mut child = Command::new("sh")
+                .args(["-c", WATCHDOG])
+                .arg(&sshd)
                 .args(["-D", "-e", "-f"])
                 .arg(&config)
-                .stdin(Stdio::null())
+                .stdin(Stdio::piped())
                 .stdout(Stdio::null())
                 .stderr(log_file)
                 .spawn()
-                .unwrap_or_else(|e| panic!("{}: {e}", sshd.display()));
+                .unwrap_or_else(|e| panic!("sh running {}: {e}", sshd.display()));
+            let watched = child.stdin.take();
             if wait_listening(&mut child, port) {
                 return SshServer {
                     folder,
@@ -157,10 +175,10 @@ impl SshServer {
                     user,
                     host_key,
                     child,
+                    watched,
                 };
             }
-            let _ = child.kill();
-            let _ = child.wait();
+            stop(&mut child, watched);
             // The next attempt reuses the folder and keys.
             last_log = fs::read_to_string(&log).unwrap_or_default();
         }
@@ -210,9 +228,23 @@ impl SshServer {
 
 impl Drop for SshServer {
     fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+        stop(&mut self.child, self.watched.take());
     }
+}
+
+/// Closes the watchdog's pipe (it stops `sshd`) and waits for the shell,
+/// within [`STOP_LIMIT`]; then kills it.
+fn stop(child: &mut Child, watched: Option<ChildStdin>) {
+    drop(watched);
+    let deadline = Instant::now() + STOP_LIMIT;
+    while Instant::now() < deadline {
+        if !matches!(child.try_wait(), Ok(None)) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Waits (within [`START_LIMIT`]) until `port` answers with an SSH

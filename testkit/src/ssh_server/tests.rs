@@ -113,3 +113,22 @@ fn an_authorized_key_reads_a_repository_and_no_other_gets_in() {
     let addr = SocketAddr::from(([127, 0, 0, 1], port));
     assert!(TcpStream::connect_timeout(&addr, Duration::from_secs(1)).is_err());
 }
+
+#[test]
+fn sshd_stops_when_the_pipe_it_watches_closes_as_when_this_process_dies() {
+    let server = SshServer::start();
+    let port = server.port();
+    let mut server = std::mem::ManuallyDrop::new(server);
+    // What the kernel does for a killed test process: the pipe closes,
+    // and nothing else happens (no Drop).
+    drop(server.watched.take());
+    let addr = SocketAddr::from(([127, 0, 0, 1], port));
+    let deadline = Instant::now() + STOP_LIMIT;
+    while TcpStream::connect_timeout(&addr, Duration::from_secs(1)).is_ok() {
+        assert!(Instant::now() < deadline, "sshd still listens on {port}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = server.child.wait();
+    // Not dropped: the folder is removed by hand.
+    let _ = fs::remove_dir_all(server.folder.path());
+}
