@@ -3,7 +3,8 @@
 //! folder and an `AuthorizedKeysFile` there ([`SshServer::authorize`]),
 //! for the user the tests run as (root too: `PermitRootLogin
 //! prohibit-password`). Only keys are accepted. The server stops when
-//! dropped.
+//! dropped, or when this process ends however it ends (a watchdog shell
+//! between them).
 //!
 //! Clients pin its host key with [`SshServer::known_hosts`]; a session
 //! runs the user's shell, so `ssh://USER@127.0.0.1:PORT/ABS/PATH/repo.git`
