@@ -76,7 +76,10 @@ fn human(report: &GetReport) -> String {
             .map_or(String::new(), |v| format!(" {v}"));
         out.push_str(&format!(
             "- {} ({}{version}): {} in {}\n",
-            module.key, module.source, module.installed, module.dir
+            module.key,
+            tfdisco_core::without_ssh_key(&module.source),
+            module.installed,
+            module.dir
         ));
     }
     if report.modules.is_empty() {

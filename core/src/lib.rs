@@ -21,6 +21,7 @@ mod registry_api;
 mod report;
 mod service_id;
 mod services;
+mod shell_word;
 mod source;
 mod transfer;
 mod url_rules;
@@ -70,9 +71,10 @@ pub use registry_api::{
 pub use report::ServicesReport;
 pub use service_id::{ServiceId, ServiceIdError};
 pub use services::{JsonType, OAuthClient, Resolved, Services};
+pub use shell_word::shell_word;
 pub use source::{
     Getter, ModuleAddress, ModulePackage, ModuleSource, PackageDetector, ProviderSource,
-    SourceError,
+    SourceError, without_ssh_key,
 };
 pub use transfer::gzip::{Gunzip, GzipError};
 pub use transfer::{

@@ -253,13 +253,14 @@ impl Serialize for ModuleLocation {
 
 /// `{"getter", "address", "url", "subdir", "ref", "depth", "sshkey",
 /// "archive", "checksum"}`: the parts of a go-getter address `init` reads
-/// (PKG-7, PKG-8).
+/// (PKG-7, PKG-8). An `sshkey` value is shown as `redacted`
+/// ([`crate::without_ssh_key`], D47).
 impl Serialize for ModulePackage {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_struct("ModulePackage", 9)?;
         map.serialize_field("getter", self.getter_name())?;
-        map.serialize_field("address", self.address())?;
-        map.serialize_field("url", self.url())?;
+        map.serialize_field("address", &crate::without_ssh_key(self.address()))?;
+        map.serialize_field("url", &crate::without_ssh_key(self.url()))?;
         map.serialize_field("subdir", self.subdir())?;
         map.serialize_field("ref", &self.revision())?;
         map.serialize_field("depth", &self.depth())?;
@@ -275,6 +276,23 @@ mod tests {
     use crate::{Dialect, Hostname};
 
     use super::*;
+
+    #[test]
+    fn a_package_report_shows_no_ssh_key() {
+        let package = crate::ModulePackage::parse(
+            "git::ssh://git@h/r.git?ref=v1&sshkey=c2VjcmV0",
+            Dialect::Terraform,
+        )
+        .expect("a package");
+        let json = serde_json::to_value(&package).expect("JSON");
+        assert_eq!(
+            json["address"],
+            "git::ssh://git@h/r.git?ref=v1&sshkey=redacted"
+        );
+        assert_eq!(json["url"], "ssh://git@h/r.git?ref=v1&sshkey=redacted");
+        assert_eq!(json["sshkey"], true);
+        assert!(!json.to_string().contains("c2VjcmV0"));
+    }
 
     fn services() -> Services {
         let body = br#"{"z.v1": "/z/", "login.v1": {"client": "c", "authz": "/a", "token": "/t"}, "bad.v1": "ftp://x/"}"#;

@@ -14,7 +14,7 @@ mod provider;
 use std::fmt;
 
 pub use module::ModuleSource;
-pub use package::{Getter, ModuleAddress, ModulePackage, PackageDetector};
+pub use package::{Getter, ModuleAddress, ModulePackage, PackageDetector, without_ssh_key};
 pub use provider::ProviderSource;
 
 crate::message_error! {

@@ -40,7 +40,7 @@ function hasGit() {
 
 describe('every module golden', { skip: hasGit() ? false : 'the cases need the system git' }, () => {
   test('the cases', () => {
-    assert.equal(MODULE_CASES.length, 22);
+    assert.equal(MODULE_CASES.length, 24);
     for (const name of Object.keys(FAILURES)) assert.ok(MODULE_CASES.includes(name), name);
   });
 
@@ -48,6 +48,18 @@ describe('every module golden', { skip: hasGit() ? false : 'the cases need the s
     test(name, async (t) => {
       const g = await ModuleGolden.start(name);
       t.after(() => g.stop());
+      // git reads its own settings (GIT_SSL_CAINFO, GIT_SSH_COMMAND) from
+      // the process's environment, not from the client's `env`; the tests
+      // of this suite run one at a time.
+      for (const [key, value] of Object.entries(g.env)) {
+        if (!key.startsWith('GIT_')) continue;
+        const before = process.env[key];
+        process.env[key] = value;
+        t.after(() => {
+          if (before === undefined) delete process.env[key];
+          else process.env[key] = before;
+        });
+      }
       const client = new Client({
         dialect: 'terraform',
         caFiles: [g.ca],

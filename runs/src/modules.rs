@@ -13,6 +13,7 @@ mod place;
 mod plan;
 #[cfg(test)]
 mod plan_tests;
+mod ssh_key;
 
 use std::num::NonZeroUsize;
 use std::path::{Path, PathBuf};
@@ -130,7 +131,9 @@ pub struct GetReport {
 pub struct InstalledModule {
     /// Its key (`vpc`, `vpc.subnets`).
     pub key: String,
-    /// Its source, as the manifest records it.
+    /// Its source, as the manifest records it (serialized with any
+    /// `sshkey` value left out: `tfdisco_core::without_ssh_key`).
+    #[serde(serialize_with = "source_shown")]
     pub source: String,
     /// The version installed, for a registry module.
     pub version: Option<String>,
@@ -140,6 +143,11 @@ pub struct InstalledModule {
     /// nothing fetched; a local path listed before too) or `local` (a path
     /// newly recorded, nothing installed).
     pub installed: &'static str,
+}
+
+/// A source as reports show it: without its `sshkey` value.
+fn source_shown<S: serde::Serializer>(source: &str, serializer: S) -> Result<S::Ok, S::Error> {
+    serializer.serialize_str(&tfdisco_core::without_ssh_key(source))
 }
 
 /// [`Runs::get`](crate::Runs::get) over `jobs`: the plan's jobs at most

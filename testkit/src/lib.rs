@@ -23,6 +23,8 @@
 pub mod any_registry;
 mod background;
 pub mod generator;
+#[cfg(unix)]
+pub mod git_http;
 mod golden_files;
 #[cfg(unix)]
 pub mod install_goldens;
@@ -44,6 +46,8 @@ mod routes;
 pub mod sample;
 mod server;
 pub mod signed_registry;
+#[cfg(unix)]
+pub mod ssh_server;
 pub mod suite;
 pub mod terraform;
 mod trace;

@@ -33,7 +33,10 @@
 //!
 //! The placeholders: `{HOST}` the registry host, `{SERVER}` the test
 //! server (`localhost:PORT`), `{GIT}` the folder holding `repo.git`,
-//! `{DIR}` the working directory, `{SCRATCH}` the folder holding them.
+//! `{DIR}` the working directory, `{SCRATCH}` the folder holding them;
+//! for a case whose repository is served over https and ssh too
+//! ([`Case::remotes`]), `{GIT_HTTPS}`, `{GIT_SSH}` and `{SSHKEY}`
+//! ([`remotes`]).
 //! Every run is under umask `022`.
 //! `cargo run -p tfdisco-testkit --bin module-goldens [CASE…]` makes them
 //! again with the `terraform` (and `git`) on the PATH; the tests never
@@ -100,6 +103,7 @@
 
 pub mod git;
 pub mod registry;
+pub mod remotes;
 pub mod tar;
 mod tree;
 
@@ -107,11 +111,13 @@ use std::ffi::OsString;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use crate::install_goldens::request_line;
 use crate::{Seen, TestServer, pki};
 
 pub use registry::Registry;
+pub use remotes::{GIT_HTTPS, GIT_SSH, Remotes, SSH_KEY};
 pub use tree::{MODULES_DIR, MODULES_JSON, module_tree, parse_module_line};
 
 /// The registry's host in the configurations and packages (no port: the
@@ -208,6 +214,9 @@ pub struct Case {
     pub exit: i32,
     /// What tfdisco must do.
     pub tfdisco: Expect,
+    /// Whether the git repository is served over https and ssh too
+    /// ([`Remotes`]).
+    pub remotes: bool,
 }
 
 /// Why tfdisco differs on a failure.
@@ -236,6 +245,7 @@ const fn get(name: &'static str, about: &'static str) -> Case {
         before: false,
         exit: 0,
         tfdisco: Expect::Same,
+        remotes: false,
     }
 }
 
@@ -346,6 +356,20 @@ pub const CASES: &[Case] = &[
         "an archive with an absolute /absolute.txt entry: Terraform drops the leading / and installs it inside the module",
     ),
     Case {
+        remotes: true,
+        ..get(
+            "git-https",
+            "git over https (the real git http-backend, trusted through GIT_SSL_CAINFO): a tag, a branch with depth=1, //subdir of the default branch",
+        )
+    },
+    Case {
+        remotes: true,
+        ..get(
+            "git-ssh-key",
+            "git over ssh (a real sshd) with sshkey= the only key that logs in: a tag, a branch with depth=1",
+        )
+    },
+    Case {
         command: Command::Init,
         ..get(
             "init-registry",
@@ -439,6 +463,9 @@ impl Case {
         let git = scratch.join("git");
         git::make_repo(&git);
         registry::serve(server, registry, REGISTRY_HOST, &git);
+        let remotes = self
+            .remotes
+            .then(|| Arc::new(Remotes::start(&git, scratch)));
         let setup = Setup {
             dir: scratch.join("work"),
             cli_config: scratch.join("terraformrc"),
@@ -446,6 +473,7 @@ impl Case {
             git,
             host: REGISTRY_HOST.to_owned(),
             server_host: server.host().to_string(),
+            remotes,
         };
         setup.copy_filled(&self.dir().join("input"), &setup.dir);
         mkdir(&setup.home, 0o755);
@@ -567,13 +595,17 @@ pub struct Setup {
     pub host: String,
     /// The test server's host, `localhost:PORT` (`{SERVER}`).
     pub server_host: String,
+    /// The git repository over https and ssh, for a case with
+    /// [`Case::remotes`] (running as long as a clone of the set-up).
+    pub remotes: Option<Arc<Remotes>>,
 }
 
 impl Setup {
     /// The variables of a run: `TF_CLI_CONFIG_FILE`, `HOME`,
-    /// `SSL_CERT_FILE` (the testkit's CA) and `GIT_CONFIG_NOSYSTEM=1`.
+    /// `SSL_CERT_FILE` (the testkit's CA) and `GIT_CONFIG_NOSYSTEM=1`;
+    /// with [`Remotes`], their `GIT_SSL_CAINFO` and `GIT_SSH_COMMAND`.
     pub fn env(&self) -> Vec<(&'static str, OsString)> {
-        vec![
+        let mut env = vec![
             (
                 "TF_CLI_CONFIG_FILE",
                 self.cli_config.clone().into_os_string(),
@@ -581,7 +613,11 @@ impl Setup {
             ("HOME", self.home.clone().into_os_string()),
             ("SSL_CERT_FILE", pki().ca_file().clone().into_os_string()),
             ("GIT_CONFIG_NOSYSTEM", "1".into()),
-        ]
+        ];
+        if let Some(remotes) = &self.remotes {
+            env.extend(remotes.env());
+        }
+        env
     }
 
     /// The manifest of `.terraform/modules` now.
@@ -608,7 +644,11 @@ impl Setup {
     /// git folder `{GIT}`, the scratch folder `{SCRATCH}`, the registry
     /// host `{HOST}`, the server `{SERVER}`.
     pub fn normalize(&self, text: &str) -> String {
-        let mut text = text.replace(&*self.dir.to_string_lossy(), DIR);
+        let mut text = match &self.remotes {
+            Some(remotes) => remotes.normalize(text),
+            None => text.to_owned(),
+        };
+        text = text.replace(&*self.dir.to_string_lossy(), DIR);
         text = text.replace(&*self.git.to_string_lossy(), GIT);
         if let Some(scratch) = self.dir.parent() {
             text = text.replace(&*scratch.to_string_lossy(), SCRATCH);
@@ -626,8 +666,13 @@ impl Setup {
         if let Some(scratch) = self.dir.parent() {
             text = text.replace(SCRATCH, &scratch.to_string_lossy());
         }
-        text.replace(HOST, &self.host)
-            .replace(SERVER, &self.server_host)
+        text = text
+            .replace(HOST, &self.host)
+            .replace(SERVER, &self.server_host);
+        match &self.remotes {
+            Some(remotes) => remotes.fill(&text),
+            None => text,
+        }
     }
 
     /// Copies the text files under `from` into `to` with the placeholders

@@ -284,6 +284,7 @@ impl Case {
             git,
             host: REGISTRY_HOST.to_owned(),
             server_host: server.host().to_string(),
+            remotes: None,
         };
         setup.copy_filled(&self.dir().join("input"), &setup.dir);
         mkdir(&setup.home, 0o755);

@@ -55,7 +55,7 @@ pub mod reexports {
         ModuleSource, ModuleVersions, Next, Platform, ProviderPackage, ProviderSource,
         ProviderVersion, ProviderVersions, RequestKind, Resolved, Retry, RetryPolicy, ServiceId,
         Services, Sink, SourceError, StartError, StaticCredentials, Ticket, Transfer,
-        TransportError, TransportErrorKind, credentials_for,
+        TransportError, TransportErrorKind, credentials_for, without_ssh_key,
     };
     pub use tfdisco_oci;
 }

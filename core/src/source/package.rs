@@ -16,7 +16,7 @@ use crate::go_clean;
 use crate::{Dialect, ModuleSource, go_quote};
 use detect::{forced_getter, join};
 use getter::archive;
-use go_url::{GoUrl, Query, query_get};
+use go_url::{GoUrl, Query, encode_query, query_get};
 
 pub use detect::PackageDetector;
 pub use getter::Getter;
@@ -107,7 +107,7 @@ impl fmt::Display for ModuleAddress {
 /// );
 /// # Ok::<(), tfdisco_core::SourceError>(())
 /// ```
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct ModulePackage {
     given: String,
     address: String,
@@ -121,7 +121,8 @@ pub struct ModulePackage {
     readable: bool,
     revision: Option<String>,
     depth: Option<u64>,
-    ssh_key: bool,
+    /// Git's `sshkey`: a private key, in base64. Never shown.
+    ssh_key: Option<String>,
     archive: Option<String>,
     checksum: Option<String>,
 }
@@ -205,7 +206,7 @@ impl ModulePackage {
                 .and_then(|d| d.parse::<i64>().ok())
                 .and_then(|d| u64::try_from(d).ok())
                 .filter(|&d| d > 0),
-            ssh_key: getter == Some(Getter::Git) && get("sshkey").is_some(),
+            ssh_key: get("sshkey").filter(|_| getter == Some(Getter::Git)),
             archive: archive(get("archive"), &path, dialect),
             checksum: get("checksum"),
             getter_name,
@@ -283,7 +284,36 @@ impl ModulePackage {
     /// Whether the address carries a Git `sshkey` (a private key, in
     /// base64; never shown).
     pub fn has_ssh_key(&self) -> bool {
-        self.ssh_key
+        self.ssh_key.is_some()
+    }
+
+    /// Git's `sshkey` as go-getter reads it from the query (unescaped): a
+    /// private key in standard base64. Never show it; show an address
+    /// through [`without_ssh_key`] instead.
+    pub fn ssh_key(&self) -> Option<&str> {
+        self.ssh_key.as_deref()
+    }
+
+    /// The URL as go-getter names it in an error (`error downloading
+    /// 'URL': …`): the getter's URL with `archive` and `checksum` taken out
+    /// of the query and the query encoded again (keys sorted), a password
+    /// and any `sshkey` value shown as `redacted` (go-getter's
+    /// `RedactURL`).
+    pub fn redacted_url(&self) -> String {
+        let Ok(mut url) = GoUrl::parse(self.url().as_bytes()) else {
+            return without_ssh_key(self.url()).into_owned();
+        };
+        let mut query = url.query();
+        query.remove(&b"archive"[..]);
+        query.remove(&b"checksum"[..]);
+        if let Some((_, Some(password))) = &mut url.user {
+            *password = REDACTED.as_bytes().to_vec();
+        }
+        if query_get(&query, "sshkey").is_some_and(|key| !key.is_empty()) {
+            query.insert(b"sshkey".to_vec(), vec![REDACTED.as_bytes().to_vec()]);
+        }
+        url.raw_query = encode_query(&query);
+        url.to_text()
     }
 
     /// The archive format go-getter unpacks the download as (`zip`,
@@ -340,6 +370,70 @@ impl ModulePackage {
     }
 }
 
+/// The fields, with every `sshkey` value left out ([`without_ssh_key`]).
+impl fmt::Debug for ModulePackage {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("ModulePackage")
+            .field("given", &without_ssh_key(&self.given))
+            .field("address", &without_ssh_key(&self.address))
+            .field("subdir", &self.subdir)
+            .field("getter_name", &self.getter_name)
+            .field("getter", &self.getter)
+            .field("revision", &self.revision)
+            .field("depth", &self.depth)
+            .field("ssh_key", &self.ssh_key.as_ref().map(|_| REDACTED))
+            .field("archive", &self.archive)
+            .field("checksum", &self.checksum)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What stands for an `sshkey` value in [`without_ssh_key`].
+const REDACTED: &str = "redacted";
+
+/// `text` (a source address, or a message holding some) with the value
+/// of every `sshkey=` query parameter replaced by `redacted` (go-getter's word): what is shown
+/// of a Git address that carries a private key. `sshkey` counts where it
+/// starts a parameter (after `?` or `&`); its value runs to the next `&`,
+/// `#`, quote or white space.
+///
+/// ```
+/// use tfdisco_core::without_ssh_key;
+///
+/// assert_eq!(
+///     without_ssh_key("git::ssh://git@h/r.git?sshkey=a2V5&ref=v1"),
+///     "git::ssh://git@h/r.git?sshkey=redacted&ref=v1"
+/// );
+/// assert_eq!(without_ssh_key("git::https://h/r.git?ref=v1"), "git::https://h/r.git?ref=v1");
+/// ```
+pub fn without_ssh_key(text: &str) -> std::borrow::Cow<'_, str> {
+    const NAME: &str = "sshkey=";
+    let starts = |i: usize| {
+        text[i..].starts_with(NAME) && i > 0 && matches!(text.as_bytes()[i - 1], b'?' | b'&')
+    };
+    if !text.match_indices(NAME).any(|(i, _)| starts(i)) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut rest = 0;
+    for (i, _) in text.match_indices(NAME) {
+        if i < rest || !starts(i) {
+            continue;
+        }
+        let value = i + NAME.len();
+        let end = text[value..]
+            .find(|c: char| matches!(c, '&' | '#' | '"' | '\'' | '`') || c.is_whitespace())
+            .map_or(text.len(), |n| value + n);
+        out.push_str(&text[rest..value]);
+        if end > value {
+            out.push_str(REDACTED);
+        }
+        rest = end;
+    }
+    out.push_str(&text[rest..]);
+    std::borrow::Cow::Owned(out)
+}
+
 /// Go's `ModuleSourceRemote.String`: the address with `//subdir` before
 /// its query.
 impl fmt::Display for ModulePackage {
@@ -363,6 +457,31 @@ mod tests {
     }
 
     #[test]
+    fn every_ssh_key_value_is_left_out_and_nothing_else() {
+        for (text, shown) in [
+            ("h/r?sshkey=a2V5", "h/r?sshkey=redacted"),
+            (
+                "h/r?ref=v1&sshkey=a2V5&depth=1",
+                "h/r?ref=v1&sshkey=redacted&depth=1",
+            ),
+            (
+                r#"from "git::ssh://h/r?sshkey=a+/=": no"#,
+                r#"from "git::ssh://h/r?sshkey=redacted": no"#,
+            ),
+            (
+                "h/r?sshkey=a&sshkey=b#x",
+                "h/r?sshkey=redacted&sshkey=redacted#x",
+            ),
+            ("h/r?sshkey=&ref=v1", "h/r?sshkey=&ref=v1"),
+            ("h/r?xsshkey=a2V5", "h/r?xsshkey=a2V5"),
+            ("h/sshkey=a2V5", "h/sshkey=a2V5"),
+            ("sshkey=a2V5", "sshkey=a2V5"),
+        ] {
+            assert_eq!(without_ssh_key(text), shown, "{text}");
+        }
+    }
+
+    #[test]
     fn query_parts_per_getter() {
         let git = package("git::https://h/r.git?ref=v1&depth=2&sshkey=a2V5&archive=false");
         assert_eq!(git.getter(), Some(Getter::Git));
@@ -376,6 +495,34 @@ mod tests {
             (Some("v1"), Some(2), true)
         );
         assert_eq!(git.archive(), None);
+        assert_eq!(git.ssh_key(), Some("a2V5"));
+        assert!(!format!("{git:?}").contains("a2V5"), "{git:?}");
+        assert_eq!(
+            package("git::ssh://g@h/r.git?sshkey=a%2BV5%3D").ssh_key(),
+            Some("a+V5=")
+        );
+        assert_eq!(package("https://h/r.zip?sshkey=a2V5").ssh_key(), None);
+        for (address, shown) in [
+            (
+                "git::ssh://u@h:22/r.git?ref=v1&sshkey=a2V5%2B&depth=1",
+                "ssh://u@h:22/r.git?depth=1&ref=v1&sshkey=redacted",
+            ),
+            (
+                "git::https://h/r.git?ref=v1&depth=1",
+                "https://h/r.git?depth=1&ref=v1",
+            ),
+            ("git::https://u:pw@h/r.git", "https://u:redacted@h/r.git"),
+            (
+                "git::https://h/r.git?archive=zip&checksum=x",
+                "https://h/r.git",
+            ),
+            (
+                "git::https://h/r.git?x=a%20b&sshkey=",
+                "https://h/r.git?sshkey=&x=a+b",
+            ),
+        ] {
+            assert_eq!(package(address).redacted_url(), shown, "{address}");
+        }
         for (depth, want) in [
             ("0", None),
             ("-1", None),

@@ -5,6 +5,7 @@ use std::fmt::Write as _;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::path::Path;
 
+use tfdisco_core::shell_word;
 use tfdisco_testkit::sample::{MODULES, PROVIDERS};
 
 /// What the commands say for the CA file of a certificate the user brought.
@@ -56,17 +57,6 @@ fn host_and_options(address: SocketAddr) -> (String, String) {
             let resolve = format!(" --resolve {host}:{}", v6.ip());
             (host, resolve)
         }
-    }
-}
-
-/// `text` as one shell word: quoted unless it is made of characters no
-/// shell reads specially.
-fn shell_word(text: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c);
-    if !text.is_empty() && text.chars().all(plain) {
-        text.to_owned()
-    } else {
-        format!("'{}'", text.replace('\'', r"'\''"))
     }
 }
 
@@ -179,12 +169,5 @@ mod tests {
         );
         assert!(text.contains("provider versions localhost:8443/"), "{text}");
         assert!(!text.contains("module versions"), "no dot: {text}");
-    }
-
-    #[test]
-    fn shell_words() {
-        assert_eq!(shell_word("/tmp/ca.pem"), "/tmp/ca.pem");
-        assert_eq!(shell_word("it's here"), r"'it'\''s here'");
-        assert_eq!(shell_word(""), "''");
     }
 }

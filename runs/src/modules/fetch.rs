@@ -5,6 +5,7 @@
 //! (OpenTofu's) through the OCI module download; OpenTofu's direct
 //! packages (MOD-4) in `direct.rs`. Every other getter is refused by name.
 
+use std::ffi::OsStr;
 use std::fs;
 use std::io::Read;
 use std::path::Path;
@@ -18,6 +19,7 @@ use tfdisco_provider::ArchiveFormat;
 
 use super::checksum::Checked;
 pub(crate) use super::direct::DirectPackage;
+use super::ssh_key::SshKey;
 use crate::off_thread::off_thread;
 use crate::{On, Transport, oci_module_source};
 use tfdisco_oci::module::OciModuleSource;
@@ -69,9 +71,12 @@ impl<T: Transport> On<'_, T> {
             Some(Getter::Http | Getter::Https) => self.fetch_module_archive(package, into).await,
             Some(Getter::Git) => {
                 let (package, into) = (package.clone(), into.to_owned());
-                off_thread(move || clone(&package, &into))
-                    .await
-                    .unwrap_or_else(|| Err("the git clone failed unexpectedly".to_owned()))
+                off_thread(move || {
+                    clone(&package, &into)
+                        .map_err(|e| format!("error downloading '{}': {e}", package.redacted_url()))
+                })
+                .await
+                .unwrap_or_else(|| Err("the git clone failed unexpectedly".to_owned()))
             }
             Some(Getter::Oci) => {
                 let source =
@@ -186,11 +191,15 @@ fn archive_url(address: &str) -> Result<Url, String> {
 
 /// go-getter's Git getter: `git clone` (with `--depth N --branch REF` for
 /// a shallow clone), then `git checkout REF` for a full one, then the
-/// submodules; `git:` and the commit checked out.
+/// submodules; `git:` and the commit checked out. With `sshkey=`, every
+/// one of them runs with the key ([`SshKey`]); its file is removed when
+/// the clone ends, whichever way.
 fn clone(package: &ModulePackage, into: &Path) -> Result<String, String> {
-    if package.has_ssh_key() {
-        return Err("a git package with ?sshkey= is not cloned by tfdisco yet".into());
-    }
+    let key = package.ssh_key().map(SshKey::write).transpose()?;
+    let ssh = key
+        .as_ref()
+        .map(|key| key.ssh_command(std::env::var_os("GIT_SSH_COMMAND")));
+    let git = |dir: Option<&Path>, args: &[String]| run_git(dir, args, ssh.as_deref());
     let url = git_url(package.url())?;
     let revision = package.revision().filter(|r| !r.is_empty());
     let depth = package.depth().filter(|d| *d > 0);
@@ -198,7 +207,7 @@ fn clone(package: &ModulePackage, into: &Path) -> Result<String, String> {
     if let Some(depth) = depth {
         let branch = match revision {
             Some(r) => r.to_owned(),
-            None => default_branch(&url),
+            None => default_branch(&url, ssh.as_deref()),
         };
         args.extend([
             "--depth".into(),
@@ -251,9 +260,9 @@ fn git_url(address: &str) -> Result<String, String> {
 
 /// The remote's default branch, as go-getter finds it for a shallow clone
 /// without a `ref` (`git ls-remote --symref URL HEAD`), `master` when it
-/// says none.
-fn default_branch(url: &str) -> String {
-    let out = git(
+/// says none. With an `sshkey=`, with the key (`ssh`).
+fn default_branch(url: &str, ssh: Option<&OsStr>) -> String {
+    let out = run_git(
         None,
         &[
             "ls-remote".into(),
@@ -261,6 +270,7 @@ fn default_branch(url: &str) -> String {
             url.into(),
             "HEAD".into(),
         ],
+        ssh,
     );
     let text = out.unwrap_or_default();
     text.lines()
@@ -276,6 +286,11 @@ fn default_branch(url: &str) -> String {
 /// [`GIT_TIMEOUT`]; its output on success, else go-getter's `git exited
 /// with N: STDERR`.
 pub(super) fn git(dir: Option<&Path>, args: &[String]) -> Result<String, String> {
+    run_git(dir, args, None)
+}
+
+/// [`git`], with `GIT_SSH_COMMAND` set to `ssh` when there is one.
+fn run_git(dir: Option<&Path>, args: &[String], ssh: Option<&OsStr>) -> Result<String, String> {
     let mut command = Command::new("git");
     command
         .args(args)
@@ -285,6 +300,9 @@ pub(super) fn git(dir: Option<&Path>, args: &[String]) -> Result<String, String>
         .stderr(Stdio::piped());
     if let Some(dir) = dir {
         command.current_dir(dir);
+    }
+    if let Some(ssh) = ssh {
+        command.env("GIT_SSH_COMMAND", ssh);
     }
     let mut child = command.spawn().map_err(|e| {
         format!("cannot run git (it must be installed to fetch git:: module sources): {e}")

@@ -18,7 +18,7 @@ use tfdisco_config::{
 };
 use tfdisco_core::{
     Dialect, Error, ModuleAddress, ModuleLocation, ModuleSource, ModuleVersions, Version,
-    VersionConstraints, go_clean, go_quote,
+    VersionConstraints, go_clean, go_quote, without_ssh_key,
 };
 
 use super::failure::{FailureKind, ModuleFailure};
@@ -600,7 +600,7 @@ impl ModulePlan {
                 go_quote(&n.call.name),
                 n.call.file.display(),
                 n.call.line.unwrap_or(0),
-                go_quote(&self.packages[index].address),
+                go_quote(&without_ssh_key(&self.packages[index].address)),
             );
             let diagnostic = at_call(&n.call, "Failed to download module", detail);
             let key = n.key.clone();
