@@ -69,6 +69,10 @@
 //!   whole package, `Dir` naming the subfolder (`registry-subdir`); a
 //!   registry module's `Source` in `modules.json` is its address, with the
 //!   call's `//subdir` but not the location's;
+//! - a `github.com/O/R[/SUB]` or `bitbucket.org/O/R` call is cloned from
+//!   `https://github.com/O/R.git` (`…bitbucket.org…`), the rest of the
+//!   path a subdirectory, and `modules.json`'s `Source` is the detected
+//!   `git::https://…` address (`git-shorthands`);
 //! - a git clone keeps its `.git` (a branch checked out as
 //!   `refs/heads/NAME`, a tag or commit id detached); `?ref=` of a missing
 //!   ref leaves the clone of the default branch in place (`git-bad-ref`);
@@ -367,6 +371,13 @@ pub const CASES: &[Case] = &[
         ..get(
             "git-ssh-key",
             "git over ssh (a real sshd) with sshkey= the only key that logs in: a tag, a branch with depth=1",
+        )
+    },
+    Case {
+        remotes: true,
+        ..get(
+            "git-shorthands",
+            "github.com/… and bitbucket.org/… shorthands, detected into git::https:// and cloned by the real git (rewritten to the test's server by git's own insteadOf): a ref, a //subdir",
         )
     },
     Case {

@@ -6,6 +6,14 @@
 //! `sshkey=`. `GIT_SSH_COMMAND` pins the server's host key and offers no key
 //! of its own, so only `sshkey=` logs in.
 //!
+//! The `github.com/…` and `bitbucket.org/…` shorthands reach the HTTPS
+//! server too: git's own `url.BASE.insteadOf` (given in the environment,
+//! `GIT_CONFIG_COUNT`) rewrites `https://github.com/` and
+//! `https://bitbucket.org/` to it, so the clone Terraform and tfdisco
+//! detect from the shorthand (`git::https://github.com/O/R.git`) is made
+//! by the real `git`, of `tfdisco/repo.git` (the repository under that
+//! name too).
+//!
 //! Their addresses differ at every run: `{GIT_HTTPS}` stands for
 //! `https://127.0.0.1:PORT`, `{GIT_SSH}` for `ssh://USER@127.0.0.1:PORT`
 //! and `{SSHKEY}` for the key's `sshkey=` value in the committed files.
@@ -25,6 +33,9 @@ pub const GIT_HTTPS: &str = "{GIT_HTTPS}";
 pub const GIT_SSH: &str = "{GIT_SSH}";
 /// The placeholder for the fresh key as `sshkey=` takes it.
 pub const SSH_KEY: &str = "{SSHKEY}";
+
+/// The owner a shorthand names (`github.com/tfdisco/repo`).
+pub const SHORTHAND_OWNER: &str = "tfdisco";
 
 /// The two servers and the key (see the module's documentation).
 pub struct Remotes {
@@ -47,6 +58,11 @@ impl Remotes {
     /// Serves the repositories in `git`; the host key is pinned in
     /// `scratch/known_hosts`.
     pub(crate) fn start(git: &Path, scratch: &Path) -> Remotes {
+        // `O/R` of a shorthand: the repository under `tfdisco/repo.git`.
+        let owner = git.join(SHORTHAND_OWNER);
+        fs::create_dir_all(&owner).unwrap_or_else(|e| panic!("{}: {e}", owner.display()));
+        std::os::unix::fs::symlink("../repo.git", owner.join("repo.git"))
+            .unwrap_or_else(|e| panic!("{}: {e}", owner.display()));
         let https = GitHttpServer::start(git);
         let ssh = SshServer::start();
         let key = new_key_pair();
@@ -76,12 +92,19 @@ impl Remotes {
         format!("ssh://{}@127.0.0.1:{}", self.ssh.user(), self.ssh.port())
     }
 
-    /// What git needs to reach them: `GIT_SSL_CAINFO` (the test CA) and
-    /// `GIT_SSH_COMMAND`.
+    /// What git needs to reach them: `GIT_SSL_CAINFO` (the test CA),
+    /// `GIT_SSH_COMMAND`, and the `insteadOf` rewrites of GitHub's and
+    /// Bitbucket's https URLs to the HTTPS server.
     pub fn env(&self) -> Vec<(&'static str, OsString)> {
+        let base = format!("url.{}/.insteadOf", self.https_base());
         vec![
             ("GIT_SSL_CAINFO", pki().ca_file().clone().into_os_string()),
             ("GIT_SSH_COMMAND", self.ssh_command.clone().into()),
+            ("GIT_CONFIG_COUNT", "2".into()),
+            ("GIT_CONFIG_KEY_0", base.clone().into()),
+            ("GIT_CONFIG_VALUE_0", "https://github.com/".into()),
+            ("GIT_CONFIG_KEY_1", base.into()),
+            ("GIT_CONFIG_VALUE_1", "https://bitbucket.org/".into()),
         ]
     }
 
