@@ -138,7 +138,11 @@ fn pages_name_their_package_by_header_or_meta_tag_through_hops_and_subdirs() {
         assert_eq!(read("meta/main.tf"), "# tar.gz\n", "{transport}");
         assert_eq!(read("hops/main.tf"), "# zip\n", "{transport}");
         // Only the subdirectory the page named is installed.
-        assert_eq!(files(&modules.join("sub")), ["main.tf", "run.sh"], "{transport}");
+        assert_eq!(
+            files(&modules.join("sub")),
+            ["main.tf", "run.sh"],
+            "{transport}"
+        );
         assert_eq!(read("sub/main.tf"), "# inner\n");
         assert_eq!(mode(&modules.join("sub/run.sh")), 0o755);
         assert_eq!(mode(&modules.join("sub")), 0o755);
@@ -152,7 +156,10 @@ fn pages_name_their_package_by_header_or_meta_tag_through_hops_and_subdirs() {
                 .collect()
         };
         // `terraform-get=1` added, the query sorted.
-        assert_eq!(asked("/pages/zip"), [Some("terraform-get=1&v=1".to_owned())]);
+        assert_eq!(
+            asked("/pages/zip"),
+            [Some("terraform-get=1&v=1".to_owned())]
+        );
         assert_eq!(asked("/pages/meta"), [Some("terraform-get=1".to_owned())]);
         assert_eq!(asked("/pages/second"), [Some("terraform-get=1".to_owned())]);
         assert_eq!(asked("/files/m.tar.gz"), [None]);
@@ -174,14 +181,19 @@ fn failure(path: &str) -> (String, Vec<String>) {
         "{path}: nothing placed"
     );
     let paths = server.requests().into_iter().map(|r| r.path).collect();
-    (run.stderr.split_whitespace().collect::<Vec<_>>().join(" "), paths)
+    (
+        run.stderr.split_whitespace().collect::<Vec<_>>().join(" "),
+        paths,
+    )
 }
 
 #[test]
 fn a_page_that_fails_says_why_in_go_getter_s_words() {
     let server_url = |stderr: &str, page: &str| {
         // The port is the test server's: read it back from the message.
-        let start = stderr.find("error downloading 'https://127.0.0.1:").expect(stderr);
+        let start = stderr
+            .find("error downloading 'https://127.0.0.1:")
+            .expect(stderr);
         let rest = &stderr[start..];
         let end = rest.find(page).expect(stderr);
         rest[..end].to_owned()
@@ -199,8 +211,16 @@ fn a_page_that_fails_says_why_in_go_getter_s_words() {
     );
     // Ten pages are asked; the eleventh is refused, each wrapping the next.
     let (stderr, paths) = failure("/pages/loop");
-    assert_eq!(paths.iter().filter(|p| *p == "/pages/loop").count(), 10, "{paths:?}");
-    assert_eq!(stderr.matches("error downloading '").count(), 11, "{stderr}");
+    assert_eq!(
+        paths.iter().filter(|p| *p == "/pages/loop").count(),
+        10,
+        "{paths:?}"
+    );
+    assert_eq!(
+        stderr.matches("error downloading '").count(),
+        11,
+        "{stderr}"
+    );
     assert!(
         stderr.contains("/pages/loop': too many X-Terraform-Get redirects: 11"),
         "{stderr}"
