@@ -9,9 +9,9 @@
 mod common;
 
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use common::{Run, TRANSPORTS, get_in};
+use common::{Run, TRANSPORTS, Workspace, mode};
 use tfdisco_testkit::install_goldens::stored_zip;
 use tfdisco_testkit::module_goldens::tar::{Entry, tar_gz};
 use tfdisco_testkit::{Reply, TestServer};
@@ -54,19 +54,8 @@ fn server() -> TestServer {
     server
 }
 
-struct Setup {
-    _scratch: tempfile::TempDir,
-    home: PathBuf,
-    dir: PathBuf,
-}
-
 /// A configuration calling each `(name, path)` of `server`.
-fn setup(server: &TestServer, calls: &[(&str, &str)]) -> Setup {
-    let scratch = tempfile::tempdir().expect("a folder");
-    let home = scratch.path().join("home");
-    let dir = scratch.path().join("work");
-    fs::create_dir_all(&home).expect("a home");
-    fs::create_dir_all(&dir).expect("a folder");
+fn setup(server: &TestServer, calls: &[(&str, &str)]) -> Workspace {
     let main: String = calls
         .iter()
         .map(|(name, path)| {
@@ -76,26 +65,11 @@ fn setup(server: &TestServer, calls: &[(&str, &str)]) -> Setup {
             )
         })
         .collect();
-    fs::write(dir.join("main.tf"), main).expect("a configuration");
-    Setup {
-        _scratch: scratch,
-        home,
-        dir,
-    }
+    Workspace::new(&main)
 }
 
-fn get(setup: &Setup, transport: &str) -> Run {
-    get_in(
-        &setup.home,
-        &setup.dir,
-        "terraform",
-        &["--transport", transport],
-    )
-}
-
-fn mode(path: &Path) -> u32 {
-    use std::os::unix::fs::PermissionsExt;
-    fs::metadata(path).expect("there").permissions().mode() & 0o7777
+fn get(setup: &Workspace, transport: &str) -> Run {
+    setup.get("terraform", transport)
 }
 
 /// The files under `dir`, relative, sorted.
