@@ -51,23 +51,19 @@ impl<T: Transport> On<'_, T> {
                 Err(e) => return Err(wrapped(&hops, e)),
             }
         };
-        let subdir = kept_subdir(&hops)?;
-        let Some((path, at)) = subdir else {
+        let kept = kept_subdirs(&hops)?;
+        if kept.is_empty() {
             return Box::pin(self.fetch_module_package(&Remote::Address(last), into, dialect))
                 .await
                 .map_err(|e| wrapped(&hops, e));
-        };
+        }
         // go-getter's `getSubdir`: the whole package in a folder of its
-        // own, then that subdirectory copied.
+        // own, then the subdirectory copied.
         let whole = whole_folder(into);
         let result = Box::pin(self.fetch_module_package(&Remote::Address(last), &whole, dialect))
             .await
             .map_err(|e| wrapped(&hops, e))
-            .and_then(|id| {
-                keep_subdir(&whole, &path, into)
-                    .map_err(|e| wrapped(&hops[..=at], e))
-                    .map(|()| id)
-            });
+            .and_then(|id| keep_subdir(&whole, &kept, &hops, into).map(|()| id));
         let _ = fs::remove_dir_all(&whole);
         result
     }
@@ -85,7 +81,7 @@ impl<T: Transport> On<'_, T> {
             self.archive_checksum(value, &url).await?;
             return Err("checksum cannot be specified for directory download".to_owned());
         }
-        let at = |e: String| format!("error downloading '{url}': {e}");
+        let at = |e: String| format!("error downloading '{}': {e}", redacted(&url));
         if hops.len() >= PAGE_HOPS {
             return Err(at(format!(
                 "too many X-Terraform-Get redirects: {}",
@@ -120,44 +116,56 @@ fn page_error(error: Error) -> String {
 /// `error` as the clients of the pages `hops` wrap it, the first outside.
 fn wrapped(hops: &[Hop], error: String) -> String {
     hops.iter().rev().fold(error, |e, hop| {
-        format!("error downloading '{}': {e}", hop.url)
+        format!("error downloading '{}': {e}", redacted(&hop.url))
     })
 }
 
-/// The folder of the package the pages' subdirectories keep, and the last
-/// page that named one (whose client reports a missing folder): each
-/// page's subdirectory is one of what the next page's source gives, so
-/// the last page's comes first. `None` when no page named one.
-fn kept_subdir(hops: &[Hop]) -> Result<Option<(PathBuf, usize)>, String> {
-    let mut path = PathBuf::new();
-    let mut last = None;
+/// go-getter's `RedactURL`: a password in the URL shown as `redacted`.
+fn redacted(url: &Url) -> Url {
+    let mut shown = url.clone();
+    if shown.password().is_some() {
+        let _ = shown.set_password(Some("redacted"));
+    }
+    shown
+}
+
+/// A page's subdirectory: cleaned, as written, and which page named it.
+#[derive(Debug, PartialEq)]
+struct Kept {
+    path: PathBuf,
+    given: String,
+    at: usize,
+}
+
+/// The subdirectories the pages named, the last page's first: each is one
+/// of what the next page's source gives (go-getter's nested `getSubdir`s).
+fn kept_subdirs(hops: &[Hop]) -> Result<Vec<Kept>, String> {
+    let mut kept = Vec::new();
     for (at, hop) in hops.iter().enumerate().rev() {
         if hop.subdir.is_empty() {
             continue;
         }
         let clean = go_clean(&hop.subdir);
+        let refuse = |why: String| Err(wrapped(&hops[..=at], why));
         if clean == ".." || clean.starts_with("../") || clean.starts_with('/') {
-            return Err(wrapped(
-                &hops[..=at],
-                format!(
-                    "the subdirectory {} leads outside of the package",
-                    go_quote(&hop.subdir)
-                ),
+            return refuse(format!(
+                "the subdirectory {} leads outside of the package",
+                go_quote(&hop.subdir)
             ));
         }
         if hop.subdir.contains(['*', '?', '[', '\\']) {
-            return Err(wrapped(
-                &hops[..=at],
-                format!(
-                    "tfdisco does not read a glob in a subdirectory ({}) yet",
-                    go_quote(&hop.subdir)
-                ),
+            return refuse(format!(
+                "tfdisco does not read a glob in a subdirectory ({}) yet",
+                go_quote(&hop.subdir)
             ));
         }
-        path.push(clean);
-        last.get_or_insert(at);
+        kept.push(Kept {
+            path: PathBuf::from(clean),
+            given: hop.subdir.clone(),
+            at,
+        });
     }
-    Ok(last.map(|at| (path, at)))
+    Ok(kept)
 }
 
 /// The folder beside `into` the whole package goes into first.
@@ -167,15 +175,18 @@ fn whole_folder(into: &Path) -> PathBuf {
     into.with_file_name(name)
 }
 
-/// go-getter's `SubdirGlob` and `copyDir`: `path` of `whole` must exist;
-/// it is copied into `into` (made with mode 0755).
-fn keep_subdir(whole: &Path, path: &Path, into: &Path) -> Result<(), String> {
-    let from = whole.join(path);
-    if fs::symlink_metadata(&from).is_err() {
-        return Err(format!(
-            "subdir {} not found",
-            go_quote(&path.to_string_lossy())
-        ));
+/// go-getter's `SubdirGlob` and `copyDir`, from the last page's
+/// subdirectory to the first: each must exist (else `subdir "x" not
+/// found`, wrapped by the pages up to the one that named it); the last
+/// folder is copied into `into` (made with mode 0755).
+fn keep_subdir(whole: &Path, kept: &[Kept], hops: &[Hop], into: &Path) -> Result<(), String> {
+    let mut from = whole.to_owned();
+    for subdir in kept {
+        from.push(&subdir.path);
+        if fs::symlink_metadata(&from).is_err() {
+            let missing = format!("subdir {} not found", go_quote(&subdir.given));
+            return Err(wrapped(&hops[..=subdir.at], missing));
+        }
     }
     make_folder(into)
         .and_then(|()| match fs::canonicalize(&from) {
@@ -214,4 +225,70 @@ fn make_folder(path: &Path) -> io::Result<()> {
 #[cfg(not(unix))]
 fn make_folder(path: &Path) -> io::Result<()> {
     fs::create_dir(path)
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_page_url_is_shown_without_its_password_and_subdirs_are_kept_last_first() {
+        let url = Url::parse("https://me:secret@h/p?x=1").expect("a URL");
+        assert_eq!(redacted(&url).as_str(), "https://me:redacted@h/p?x=1");
+        let hop = |url: &str, subdir: &str| Hop {
+            url: Url::parse(url).expect("a URL"),
+            subdir: subdir.to_owned(),
+        };
+        let hops = [
+            hop("https://h/a", "x/"),
+            hop("https://h/b", ""),
+            hop("https://h/c", "y/z"),
+        ];
+        let kept = |path: &str, given: &str, at| Kept {
+            path: PathBuf::from(path),
+            given: given.to_owned(),
+            at,
+        };
+        assert_eq!(
+            kept_subdirs(&hops).expect("kept"),
+            [kept("y/z", "y/z", 2), kept("x", "x/", 0)]
+        );
+        assert_eq!(kept_subdirs(&hops[1..2]).expect("none"), []);
+
+        // The first that is missing is reported by the page that named it.
+        let whole = tempfile::tempdir().expect("a folder");
+        fs::create_dir_all(whole.path().join("y/z")).expect("folders");
+        let into = whole.path().join("into");
+        assert_eq!(
+            keep_subdir(
+                whole.path(),
+                &kept_subdirs(&hops).expect("kept"),
+                &hops,
+                &into
+            ),
+            Err("error downloading 'https://h/a': subdir \"x/\" not found".to_owned())
+        );
+        fs::create_dir_all(whole.path().join("y/z/x/d")).expect("folders");
+        fs::write(whole.path().join("y/z/x/d/f.tf"), "# f\n").expect("a file");
+        std::os::unix::fs::symlink("d/f.tf", whole.path().join("y/z/x/l.tf")).expect("a link");
+        keep_subdir(
+            whole.path(),
+            &kept_subdirs(&hops).expect("kept"),
+            &hops,
+            &into,
+        )
+        .expect("copied");
+        assert_eq!(
+            fs::read_to_string(into.join("d/f.tf")).expect("copied"),
+            "# f\n"
+        );
+        let link = fs::symlink_metadata(into.join("l.tf")).expect("copied");
+        assert!(link.is_file(), "a link is copied as its file");
+        assert_eq!(
+            kept_subdirs(&[hop("https://u:p@h/a", "../up")]).expect_err("outside"),
+            "error downloading 'https://u:redacted@h/a': the subdirectory \"../up\" leads outside \
+             of the package"
+        );
+        assert!(kept_subdirs(&[hop("https://h/a", "m*")]).is_err());
+    }
 }
