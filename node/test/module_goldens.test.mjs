@@ -26,6 +26,7 @@ const FAILURES = {
   'git-bad-ref': [['nope', 'download']],
   'init-partial': [['gone', 'registry']],
   'no-version-matches': [['net', 'no_version']],
+  'page-hop-limit': [['loop', 'download']],
   'zip-link-named-tf': [['linked', 'configuration']],
 };
 

@@ -38,6 +38,7 @@ FAILURES: Dict[str, List[Tuple[str, str]]] = {
     "git-bad-ref": [("nope", "download")],
     "init-partial": [("gone", "registry")],
     "no-version-matches": [("net", "no_version")],
+    "page-hop-limit": [("loop", "download")],
     "zip-link-named-tf": [("linked", "configuration")],
 }
 
