@@ -51,6 +51,14 @@ fn server() -> TestServer {
         Reply::new(200).body(b"<html><head><title>none</title></head><body></body></html>"),
     );
     server.route("/pages/missing", Reply::new(404));
+    server.route(
+        "/pages/shorthand",
+        Reply::new(200).header("X-Terraform-Get", "github.com/acme/vpc"),
+    );
+    server.route(
+        "/pages/ftp",
+        Reply::new(200).header("X-Terraform-Get", "ftp://h/vpc.zip"),
+    );
     server
 }
 
@@ -183,6 +191,26 @@ fn a_page_that_fails_says_why_in_go_getter_s_words() {
         stderr.contains("/pages/none': no source URL was returned"),
         "{stderr}"
     );
+    let (stderr, _) = failure("/pages/shorthand");
+    assert!(
+        stderr.contains("/pages/shorthand': invalid source string: github.com/acme/vpc"),
+        "{stderr}"
+    );
+    let (stderr, _) = failure("/pages/ftp");
+    assert!(
+        stderr.contains(
+            "/pages/ftp': no getter available for X-Terraform-Get source protocol: \"ftp\""
+        ),
+        "{stderr}"
+    );
+    // A checksum is refused before the page is asked.
+    let sum = "0".repeat(64);
+    let (stderr, paths) = failure(&format!("/pages/zip?checksum=sha256:{sum}"));
+    assert!(
+        stderr.contains("checksum cannot be specified for directory download"),
+        "{stderr}"
+    );
+    assert!(paths.is_empty(), "{paths:?}");
     // Ten pages are asked; the eleventh is refused, each wrapping the next.
     let (stderr, paths) = failure("/pages/loop");
     assert_eq!(
