@@ -10,7 +10,7 @@ mod common;
 
 use std::fs;
 
-use common::{Run, TRANSPORTS, get_in};
+use common::{Run, TRANSPORTS, Workspace, mode};
 use tfdisco_testkit::install_goldens::stored_zip;
 use tfdisco_testkit::module_goldens::tar::{Entry, bzip2, tar, xz};
 use tfdisco_testkit::{Reply, TestServer};
@@ -79,24 +79,8 @@ fn registry() -> TestServer {
     server
 }
 
-struct Setup {
-    _scratch: tempfile::TempDir,
-    home: std::path::PathBuf,
-    dir: std::path::PathBuf,
-}
-
-fn setup(server: &TestServer, calls: &[(&str, &str)]) -> Setup {
-    let scratch = tempfile::tempdir().expect("a folder");
-    let home = scratch.path().join("home");
-    let dir = scratch.path().join("work");
-    fs::create_dir_all(&home).expect("a home");
-    fs::create_dir_all(&dir).expect("a folder");
+fn setup(server: &TestServer, calls: &[(&str, &str)]) -> Workspace {
     let host = format!("127.0.0.1:{}", server.port());
-    fs::write(
-        home.join(".tofurc"),
-        format!("credentials \"{host}\" {{\n  token = \"{TOKEN}\"\n}}\n"),
-    )
-    .expect("a CLI configuration");
     let main: String = calls
         .iter()
         .map(|(name, source)| {
@@ -105,26 +89,17 @@ fn setup(server: &TestServer, calls: &[(&str, &str)]) -> Setup {
             )
         })
         .collect();
-    fs::write(dir.join("main.tf"), main).expect("a configuration");
-    Setup {
-        _scratch: scratch,
-        home,
-        dir,
-    }
-}
-
-fn get(setup: &Setup, transport: &str) -> Run {
-    get_in(
-        &setup.home,
-        &setup.dir,
-        "opentofu",
-        &["--transport", transport],
+    let setup = Workspace::new(&main);
+    fs::write(
+        setup.home.join(".tofurc"),
+        format!("credentials \"{host}\" {{\n  token = \"{TOKEN}\"\n}}\n"),
     )
+    .expect("a CLI configuration");
+    setup
 }
 
-fn mode(path: &std::path::Path) -> u32 {
-    use std::os::unix::fs::PermissionsExt;
-    fs::metadata(path).expect("there").permissions().mode() & 0o7777
+fn get(setup: &Workspace, transport: &str) -> Run {
+    setup.get("opentofu", transport)
 }
 
 #[test]

@@ -17,6 +17,7 @@ pub mod hostname;
 mod login;
 mod message_error;
 mod network_mirror;
+mod package_page;
 mod registry_api;
 mod report;
 mod service_id;
@@ -62,6 +63,7 @@ pub use network_mirror::{
     NetworkMirror, NetworkMirrorArchive, NetworkMirrorArchives, NetworkMirrorArchivesRequest,
     NetworkMirrorUrlError, NetworkMirrorVersions, NetworkMirrorVersionsRequest,
 };
+pub use package_page::{PAGE_LIMIT, PackagePageRequest, package_page_url, terraform_get_meta};
 pub use registry_api::PlatformPackage;
 pub use registry_api::{
     ModuleDownloadRequest, ModuleLocation, ModuleVersions, ModuleVersionsRequest, Platform,

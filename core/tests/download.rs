@@ -227,7 +227,7 @@ fn credentials_go_only_where_a_token_may() {
     let bearer = Some("Bearer direct-token".to_owned());
     assert_eq!(
         run("https://registry.example.com/own", token()),
-        [bearer.clone()]
+        std::slice::from_ref(&bearer)
     );
     assert_eq!(run("https://registry.example.com/own", None), [None]);
     assert_eq!(run("http://registry.example.com/own", token()), [None]);

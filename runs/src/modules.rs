@@ -9,6 +9,7 @@ mod checksum;
 mod direct;
 mod failure;
 mod fetch;
+mod page;
 mod place;
 mod plan;
 #[cfg(test)]

@@ -73,6 +73,11 @@
 //!   `https://github.com/O/R.git` (`…bitbucket.org…`), the rest of the
 //!   path a subdirectory, and `modules.json`'s `Source` is the detected
 //!   `git::https://…` address (`git-shorthands`);
+//! - a package URL that is no archive is a page (`?terraform-get=1`) naming
+//!   the package in its `X-Terraform-Get` header or a meta tag; a
+//!   `//subdir` in what it names installs only that folder, its files'
+//!   modes kept, folders `0755` (`http-pages`); a page naming itself is
+//!   asked ten times, each error wrapping the next (`page-hop-limit`);
 //! - a git clone keeps its `.git` (a branch checked out as
 //!   `refs/heads/NAME`, a tag or commit id detached); `?ref=` of a missing
 //!   ref leaves the clone of the default branch in place (`git-bad-ref`);
@@ -106,6 +111,7 @@
 //! ```
 
 pub mod git;
+pub mod pages;
 pub mod registry;
 pub mod remotes;
 pub mod tar;
@@ -359,6 +365,14 @@ pub const CASES: &[Case] = &[
         "archive-absolute",
         "an archive with an absolute /absolute.txt entry: Terraform drops the leading / and installs it inside the module",
     ),
+    get(
+        "http-pages",
+        "package URLs that are no archive: a page's X-Terraform-Get header to a .zip, a meta tag to a .tgz, two pages (the second ?archive=false), a //lib subdir of a .tar.gz kept alone",
+    ),
+    failing(get(
+        "page-hop-limit",
+        "a page whose X-Terraform-Get names itself: ten pages asked, the eleventh refused",
+    )),
     Case {
         remotes: true,
         ..get(
@@ -477,6 +491,7 @@ impl Case {
         let remotes = self
             .remotes
             .then(|| Arc::new(Remotes::start(&git, scratch)));
+        pages::serve(server);
         let setup = Setup {
             dir: scratch.join("work"),
             cli_config: scratch.join("terraformrc"),
@@ -589,6 +604,13 @@ fn is_archive(path: &str) -> bool {
     !(path.starts_with("/.well-known/")
         || path.starts_with(registry::MODULES_PATH)
             && (path.ends_with("/versions") || path.ends_with("/download")))
+}
+
+/// Whether `path` is a package page's request (go-getter adds
+/// `terraform-get=1` to the page's query).
+fn is_page(path: &str) -> bool {
+    path.split_once('?')
+        .is_some_and(|(_, query)| query.split('&').any(|p| p == "terraform-get=1"))
 }
 
 /// Where a case's run reads and writes ([`Case::setup`]).
@@ -777,7 +799,8 @@ pub struct Expected {
 impl Expected {
     /// Checks `observed`: the exit code, the tree and `modules.json` byte
     /// for byte, the archives downloaded (each once, no other; `HEAD`s and
-    /// the registry's API are free). The error says every difference.
+    /// the registry's API are free; a package page as often as it is
+    /// named). The error says every difference.
     pub fn check(&self, observed: &Observed) -> Result<(), String> {
         let mut problems = Vec::new();
         if observed.exit != self.exit {
@@ -809,7 +832,13 @@ impl Expected {
         got.sort();
         let mut once = got.clone();
         once.dedup();
-        if once.len() != got.len() {
+        // A page (`?terraform-get=1`, MOD-7) is asked again by each page
+        // that names it (`page-hop-limit`); an archive is downloaded once.
+        let mut archives = got.clone();
+        archives.retain(|path| !is_page(path));
+        let archive_count = archives.len();
+        archives.dedup();
+        if archives.len() != archive_count {
             problems.push(format!("an archive was downloaded more than once: {got:?}"));
         }
         if once != self.downloads {

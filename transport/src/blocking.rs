@@ -174,6 +174,11 @@ impl<T: Transport> BlockingClient<T> {
         self.wait(self.inner.download(url, sink, about))
     }
 
+    /// A package page's source (see [`AsyncClient::package_page`]).
+    pub fn package_page(&self, url: &Url, about: &Hostname) -> Result<Option<String>, Error> {
+        self.wait(self.inner.package_page(url, about))
+    }
+
     /// A download with `about`'s credentials (see
     /// [`AsyncClient::download_with_credentials`]).
     pub fn download_with_credentials<S>(

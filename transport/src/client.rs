@@ -243,6 +243,27 @@ impl<T: Transport> AsyncClient<T> {
         })
     }
 
+    /// Asks the page at `url` (a module package URL that is no archive)
+    /// for the package's source, as go-getter's http getter does: `GET
+    /// URL?terraform-get=1` without a token, the `X-Terraform-Get` header,
+    /// else the head's `<meta name="terraform-get">`; `None` when it names
+    /// none (MOD-7).
+    pub fn package_page<'a>(
+        &'a self,
+        url: &'a Url,
+        about: &'a Hostname,
+    ) -> Call<'a, Option<String>> {
+        Call::new(move |observer| async move {
+            let config = self.inner.cache.config();
+            let now = self.inner.transport.now();
+            self.run(
+                Transfer::package_page(url, about.clone(), &config, now),
+                observer,
+            )
+            .await
+        })
+    }
+
     /// Downloads `url` into `sink` as [`download`](AsyncClient::download)
     /// does, but with `about`'s credentials (over https only, to that host
     /// and its subdomains: D4): OpenTofu's direct module packages whose

@@ -1,7 +1,7 @@
 //! Running the real `tfdisco` binary with a clean environment and its own home.
 #![allow(dead_code, unreachable_pub)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub use tfdisco_testkit::program::Run;
 
@@ -96,4 +96,42 @@ pub fn get_in(home: &Path, dir: &Path, dialect: &str, extra: &[&str]) -> Run {
     ];
     args.extend_from_slice(extra);
     tfdisco(home, &[], &args)
+}
+
+/// A scratch folder for a `get` run: an empty home and a working folder
+/// whose `main.tf` is the given text, removed when dropped.
+pub struct Workspace {
+    _scratch: tempfile::TempDir,
+    /// The home folder.
+    pub home: PathBuf,
+    /// The working folder.
+    pub dir: PathBuf,
+}
+
+impl Workspace {
+    pub fn new(main: &str) -> Workspace {
+        let scratch = tempfile::tempdir().expect("a folder");
+        let home = scratch.path().join("home");
+        let dir = scratch.path().join("work");
+        std::fs::create_dir_all(&home).expect("a home");
+        std::fs::create_dir_all(&dir).expect("a folder");
+        std::fs::write(dir.join("main.tf"), main).expect("a configuration");
+        Workspace {
+            _scratch: scratch,
+            home,
+            dir,
+        }
+    }
+
+    /// `tfdisco get` in it with `dialect` on `transport`.
+    pub fn get(&self, dialect: &str, transport: &str) -> Run {
+        get_in(&self.home, &self.dir, dialect, &["--transport", transport])
+    }
+}
+
+/// The permission bits of `path`.
+#[cfg(unix)]
+pub fn mode(path: &Path) -> u32 {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).expect("there").permissions().mode() & 0o7777
 }

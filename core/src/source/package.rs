@@ -7,6 +7,7 @@
 mod detect;
 mod getter;
 mod go_url;
+mod page_source;
 
 use std::fmt;
 

@@ -68,6 +68,9 @@ impl<T: Transport> On<'_, T> {
             Remote::Direct(direct) => return self.fetch_direct_package(direct, into).await,
         };
         match package.getter() {
+            Some(Getter::Http | Getter::Https) if package.archive().is_none() => {
+                self.fetch_module_page(package, into, dialect).await
+            }
             Some(Getter::Http | Getter::Https) => self.fetch_module_archive(package, into).await,
             Some(Getter::Git) => {
                 let (package, into) = (package.clone(), into.to_owned());
@@ -107,12 +110,7 @@ impl<T: Transport> On<'_, T> {
         into: &Path,
     ) -> Result<String, String> {
         let Some(format) = package.archive() else {
-            return Err(format!(
-                "{} is not an archive: tfdisco downloads module packages that are archives \
-                 (.zip, .tar.gz, .tgz, .tar.bz2, .tar.xz, or ?archive=); a page that names the \
-                 package with X-Terraform-Get is not followed yet",
-                package.url()
-            ));
+            return Err(format!("{} is not an archive", package.url()));
         };
         let url = archive_url(package.url())?;
         let format = ArchiveFormat::from_archive_value(format)
@@ -173,7 +171,7 @@ pub(super) fn host_of(url: &Url) -> Result<Hostname, String> {
 
 /// The archive's URL as go-getter requests it: `archive=` and `checksum=`
 /// taken out of the query, the rest sorted by name (Go's `Values.Encode`).
-fn archive_url(address: &str) -> Result<Url, String> {
+pub(super) fn archive_url(address: &str) -> Result<Url, String> {
     let mut url = Url::parse(address).map_err(|e| format!("{address}: {e}"))?;
     let mut kept: Vec<(String, String)> = url
         .query_pairs()
