@@ -59,7 +59,7 @@ pub fn package_page_url(url: &Url) -> Url {
 
 impl Transfer<PackagePageRequest> {
     /// Starts asking the page at `url` (the package URL, without
-    /// `archive=` and `checksum=`) for its source, at [`package_page_url`].
+    /// `archive=` and `checksum=`) for its source, at `package_page_url`.
     /// `about` is the host named in traces. No credentials are sent (DL-1).
     pub fn package_page(
         url: &Url,
