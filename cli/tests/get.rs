@@ -12,7 +12,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 use std::process::Command;
 
-use common::{Run, TRANSPORTS, ca_file, tfdisco};
+use common::{Run, TRANSPORTS, ca_file, get_in, tfdisco};
 use tfdisco_testkit::install_goldens::stored_zip;
 use tfdisco_testkit::{Reply, TestServer};
 
@@ -125,21 +125,9 @@ module "again" {{ source = "git::file://{repo}//sub?ref=v1.0.0" }}
 }
 
 fn get(setup: &Setup, transport: &str, extra: &[&str]) -> Run {
-    let ca = ca_file();
-    let dir = setup.dir.to_string_lossy().into_owned();
-    let mut args = vec![
-        "get",
-        "--chdir",
-        &dir,
-        "--ca-file",
-        &ca,
-        "--dialect",
-        "terraform",
-        "--transport",
-        transport,
-    ];
+    let mut args = vec!["--transport", transport];
     args.extend_from_slice(extra);
-    tfdisco(&setup.home, &[], &args)
+    get_in(&setup.home, &setup.dir, "terraform", &args)
 }
 
 fn manifest(setup: &Setup) -> String {

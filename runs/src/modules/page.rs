@@ -9,7 +9,6 @@ use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
 
-use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, Error, Getter, ModulePackage, go_clean, go_quote};
 
 use super::fetch::{Remote, archive_url, host_of};
@@ -22,7 +21,8 @@ pub(super) const PAGE_HOPS: usize = 10;
 /// go-getter client wraps its getter's: `error downloading 'URL': …`) and
 /// the subdirectory its source named.
 struct Hop {
-    url: Url,
+    /// The page's URL as go-getter shows it (`ModulePackage::redacted_url`).
+    shown: String,
     subdir: String,
 }
 
@@ -81,7 +81,8 @@ impl<T: Transport> On<'_, T> {
             self.archive_checksum(value, &url).await?;
             return Err("checksum cannot be specified for directory download".to_owned());
         }
-        let at = |e: String| format!("error downloading '{}': {e}", redacted(&url));
+        let shown = page.redacted_url();
+        let at = |e: String| format!("error downloading '{shown}': {e}");
         if hops.len() >= PAGE_HOPS {
             return Err(at(format!(
                 "too many X-Terraform-Get redirects: {}",
@@ -95,7 +96,7 @@ impl<T: Transport> On<'_, T> {
             .map_err(|e| at(page_error(e)))?
             .ok_or_else(|| at("no source URL was returned".to_owned()))?;
         let (next, subdir) = ModulePackage::from_page_source(&source, dialect).map_err(at)?;
-        Ok((Hop { url, subdir }, next))
+        Ok((Hop { shown, subdir }, next))
     }
 }
 
@@ -116,17 +117,8 @@ fn page_error(error: Error) -> String {
 /// `error` as the clients of the pages `hops` wrap it, the first outside.
 fn wrapped(hops: &[Hop], error: String) -> String {
     hops.iter().rev().fold(error, |e, hop| {
-        format!("error downloading '{}': {e}", redacted(&hop.url))
+        format!("error downloading '{}': {e}", hop.shown)
     })
-}
-
-/// go-getter's `RedactURL`: a password in the URL shown as `redacted`.
-fn redacted(url: &Url) -> Url {
-    let mut shown = url.clone();
-    if shown.password().is_some() {
-        let _ = shown.set_password(Some("redacted"));
-    }
-    shown
 }
 
 /// A page's subdirectory: cleaned, as written, and which page named it.
@@ -233,10 +225,13 @@ mod tests {
 
     #[test]
     fn a_page_url_is_shown_without_its_password_and_subdirs_are_kept_last_first() {
-        let url = Url::parse("https://me:secret@h/p?x=1").expect("a URL");
-        assert_eq!(redacted(&url).as_str(), "https://me:redacted@h/p?x=1");
+        let page = ModulePackage::parse("https://me:secret@h/p?x=1", Dialect::Terraform)
+            .expect("a package");
+        assert_eq!(page.redacted_url(), "https://me:redacted@h/p?x=1");
         let hop = |url: &str, subdir: &str| Hop {
-            url: Url::parse(url).expect("a URL"),
+            shown: ModulePackage::parse(url, Dialect::Terraform)
+                .expect("a package")
+                .redacted_url(),
             subdir: subdir.to_owned(),
         };
         let hops = [
