@@ -265,6 +265,27 @@ impl ModuleCall {
             .map_err(|diagnostics| ConfigurationError { diagnostics })
     }
 
+    /// The module calls of one configuration file, read as if it were its
+    /// module's only file, sorted by name: what a module package's file
+    /// says of the package's calls before the rest of the package is there
+    /// (a guess, not the module's calls: an override file may change them,
+    /// another file add more). A file that does not read is an error with
+    /// its diagnostics.
+    pub fn read_file(
+        dialect: Dialect,
+        file: impl AsRef<Path>,
+    ) -> Result<Vec<ModuleCall>, ConfigurationError> {
+        tree::calls_in_file(dialect, file.as_ref())
+            .map_err(|diagnostics| ConfigurationError { diagnostics })
+    }
+
+    /// Whether a module folder's file of this name is one of its
+    /// configuration files, as [`read_all`](ModuleCall::read_all) picks
+    /// them (by extension; hidden and editor files are not).
+    pub fn is_config_file(dialect: Dialect, name: &str) -> bool {
+        tree::config_file(dialect, name).is_some()
+    }
+
     /// "Missing required argument", at the call, for a call without a
     /// `source`.
     pub fn missing_source(&self) -> Diagnostic {

@@ -25,7 +25,7 @@ use tfdisco_provider::plan::{
 use tfdisco_provider::{LocalPackages, SignatureCheck};
 
 use crate::inputs::{Inputs, dialect_choice, record, write_if_changed};
-use crate::plan_jobs::{JobFuture, Jobs};
+use crate::plan_jobs::{JobFuture, Jobs, Notes};
 use crate::{GetOptions, On, RunError};
 
 pub(crate) use installer::Installer;
@@ -289,7 +289,8 @@ pub(crate) async fn install(
     let (run, mut plan) = InstallRun::prepare(dir, dialect, options, now)?;
     let installer = &run.installer;
     let each = |job| -> JobFuture<'_> { Box::pin(On(client).install_job(installer, job)) };
-    jobs.run(&mut plan, options.jobs, &each).await;
+    jobs.run(&mut plan, options.jobs, &each, &Notes::new())
+        .await;
     let mut report = run.apply(plan)?;
     report.modules = modules;
     Ok(report)

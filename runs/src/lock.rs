@@ -23,7 +23,7 @@ use crate::Cancel;
 use crate::On;
 use crate::inputs::{Inputs, dialect_choice, record, write_if_changed};
 use crate::install::Installer;
-use crate::plan_jobs::{Archives, JobFuture, Jobs, run_plan_into};
+use crate::plan_jobs::{Archives, JobFuture, Jobs, Notes, run_plan_into};
 
 pub use options::{DEFAULT_JOBS, LockOptions, ProvidersFrom, jobs};
 pub use report::{LockReport, ProviderReport, RunError, failure_exit_code};
@@ -220,7 +220,8 @@ pub(crate) async fn lock(
     match run.installer() {
         Some(installer) => {
             let each = |job| -> JobFuture<'_> { Box::pin(On(client).install_job(installer, job)) };
-            jobs.run(&mut plan, options.jobs, &each).await
+            jobs.run(&mut plan, options.jobs, &each, &Notes::new())
+                .await
         }
         None => run_plan_into(jobs, &mut plan, options.jobs, Archives::Hashed).await,
     }

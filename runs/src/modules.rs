@@ -10,6 +10,7 @@ mod direct;
 mod failure;
 mod fetch;
 mod page;
+mod peek;
 mod place;
 mod plan;
 #[cfg(test)]
@@ -25,7 +26,7 @@ use tfdisco_core::Dialect;
 
 use crate::oci_module::oci_module_from_cache;
 use crate::off_thread::off_thread;
-use crate::plan_jobs::{JobFuture, Jobs};
+use crate::plan_jobs::{JobFuture, Jobs, Notes};
 use crate::report_text::path_text;
 use crate::{ClientSetup, DEFAULT_JOBS, On, RunError, Transport};
 use tfdisco_oci::module::OciModuleSource;
@@ -33,6 +34,7 @@ use tfdisco_oci::module::OciModuleSource;
 pub use failure::{FailureKind, ModuleFailure};
 pub use fetch::GIT_TIMEOUT;
 use fetch::Remote;
+use peek::Peek;
 use place::Staging;
 use plan::{Job, ModulePlan, Output};
 
@@ -186,10 +188,12 @@ pub(crate) async fn get(
         options.lock,
     );
     let cache = options.module_cache.as_deref();
+    let notes = Notes::new();
+    let notes = &notes;
     let each = |job| -> JobFuture<'_, ModulePlan> {
-        Box::pin(async move { Ok(On(client).run_module_job(job, dialect, cache).await) })
+        Box::pin(async move { Ok(On(client).run_module_job(job, dialect, cache, notes).await) })
     };
-    jobs.run(&mut plan, options.jobs, &each).await;
+    jobs.run(&mut plan, options.jobs, &each, notes).await;
     let finished = plan.finish().map_err(RunError::Modules)?;
     let before = std::fs::read(root.join(tfdisco_config::MODULE_MANIFEST)).ok();
     let changed = before.as_deref() != Some(&finished.manifest.to_bytes()[..]);
@@ -273,6 +277,7 @@ impl<T: Transport> On<'_, T> {
         into: &Path,
         expected: Option<String>,
         dialect: Dialect,
+        peek: &Peek<'_>,
     ) -> Result<String, String> {
         let entry = std::sync::Arc::new(cache::Entry::of(dir, package.address()));
         let waiting = std::sync::Arc::clone(&entry);
@@ -297,7 +302,9 @@ impl<T: Transport> On<'_, T> {
                 return Ok(expected);
             }
         }
-        let hash = self.fetch_module_package(package, into, dialect).await?;
+        let hash = self
+            .fetch_module_package(package, into, dialect, Some(peek))
+            .await?;
         // The run has its package whether or not the cache takes a copy.
         let into = into.to_owned();
         let _ = off_thread(move || entry.fill(&into)).await;
@@ -343,8 +350,15 @@ impl<T: Transport> On<'_, T> {
         Ok(module.resolved.digest.to_string())
     }
 
-    /// Runs one job of a module plan.
-    async fn run_module_job(&self, job: Job, dialect: Dialect, cache: Option<&Path>) -> Output {
+    /// Runs one job of a module plan, a fetch telling `notes` its
+    /// package's calls as it streams in.
+    async fn run_module_job(
+        &self,
+        job: Job,
+        dialect: Dialect,
+        cache: Option<&Path>,
+        notes: &Notes<plan::Peeked>,
+    ) -> Output {
         match job {
             Job::Calls { key, dir } => Output::Calls(ModuleCall::read_all(dialect, &key, &dir)),
             Job::Versions { source } => Output::Versions(self.module_versions(&source).await),
@@ -355,13 +369,24 @@ impl<T: Transport> On<'_, T> {
                 package,
                 into,
                 expected,
-            } => Output::Fetch(match cache {
-                None => self.fetch_module_package(&package, &into, dialect).await,
-                Some(dir) => {
-                    self.fetch_through_cache(dir, &package, &into, expected, dialect)
-                        .await
-                }
-            }),
+                watch,
+            } => {
+                let peek = Peek {
+                    notes,
+                    watch,
+                    dialect,
+                };
+                Output::Fetch(match cache {
+                    None => {
+                        self.fetch_module_package(&package, &into, dialect, Some(&peek))
+                            .await
+                    }
+                    Some(dir) => {
+                        self.fetch_through_cache(dir, &package, &into, expected, dialect, &peek)
+                            .await
+                    }
+                })
+            }
         }
     }
 }

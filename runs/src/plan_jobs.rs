@@ -10,8 +10,8 @@
 use std::future::Future;
 use std::num::NonZeroUsize;
 use std::pin::Pin;
-use std::sync::{Condvar, Mutex, PoisonError};
-use std::task::Poll;
+use std::sync::{Condvar, Mutex, MutexGuard, PoisonError};
+use std::task::{Poll, Waker};
 
 use tfdisco_config::{MirrorError, MirrorFolder, StagedArchive, hash_local_package};
 use tfdisco_core::url::Url;
@@ -47,6 +47,86 @@ pub(crate) trait JobPlan: Send {
 
     /// The result of a job that could not run.
     fn not_run(error: Error) -> Self::Output;
+
+    /// What a running job may tell the plan before it ends.
+    type Note: Send;
+
+    /// A running job's note (given before that job's result).
+    fn noted(&mut self, note: Self::Note);
+}
+
+/// What a run's jobs tell their plan while they run (a module package's
+/// calls, read from its first files while the rest streams in), held
+/// until the driver hands them to the plan, between jobs and before any
+/// job's result. A note wakes the driver: the future polling the jobs,
+/// or the threads waiting for a job.
+pub(crate) struct Notes<N> {
+    queue: Mutex<Vec<N>>,
+    /// Counts notes and jobs' ends: what an idle thread waits to change.
+    rung: Mutex<u64>,
+    bell: Condvar,
+    /// The task polling the jobs, when it waits.
+    waker: Mutex<Option<Waker>>,
+}
+
+impl<N> Notes<N> {
+    pub(crate) fn new() -> Notes<N> {
+        Notes {
+            queue: Mutex::new(Vec::new()),
+            rung: Mutex::new(0),
+            bell: Condvar::new(),
+            waker: Mutex::new(None),
+        }
+    }
+
+    /// Tells the plan `note`, as soon as the driver can.
+    pub(crate) fn note(&self, note: N) {
+        guard(&self.queue).push(note);
+        self.ring();
+        if let Some(waker) = guard(&self.waker).take() {
+            waker.wake();
+        }
+    }
+
+    /// Every note not yet handed to the plan, in the order told.
+    fn take(&self) -> Vec<N> {
+        std::mem::take(&mut *guard(&self.queue))
+    }
+
+    fn has_any(&self) -> bool {
+        !guard(&self.queue).is_empty()
+    }
+
+    /// Something changed (a note, a job's end): idle threads look again.
+    fn ring(&self) {
+        *guard(&self.rung) += 1;
+        self.bell.notify_all();
+    }
+
+    /// How many times the bell rang so far.
+    fn rung(&self) -> u64 {
+        *guard(&self.rung)
+    }
+
+    /// Waits until the bell rang after `seen`.
+    fn wait_past(&self, seen: u64) {
+        let mut rung = guard(&self.rung);
+        while *rung == seen {
+            rung = self.bell.wait(rung).unwrap_or_else(PoisonError::into_inner);
+        }
+    }
+}
+
+/// A mutex's guard, whether or not a thread panicked holding it.
+fn guard<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Hands every note held to `plan`.
+fn hand_notes<P: JobPlan>(plan: &mut P, notes: &Notes<P::Note>) {
+    for note in notes.take() {
+        plan.noted(note);
+    }
 }
 
 impl JobPlan for ProviderPlan {
@@ -69,6 +149,12 @@ impl JobPlan for ProviderPlan {
     fn not_run(error: Error) -> Result<JobOutput, Error> {
         Err(error)
     }
+
+    type Note = std::convert::Infallible;
+
+    fn noted(&mut self, note: std::convert::Infallible) {
+        match note {}
+    }
 }
 
 /// How a run's jobs run: the one difference between a run on an async
@@ -81,12 +167,14 @@ pub(crate) trait Jobs: Sync {
     fn client(&self) -> &AsyncClient<Self::T>;
 
     /// Runs `plan`'s jobs with `run`, at most `jobs` at once, until it is
-    /// finished.
+    /// finished; what they note on `notes` is handed to the plan as they
+    /// run.
     fn run<'a, P: JobPlan>(
         &'a self,
         plan: &'a mut P,
         jobs: NonZeroUsize,
         run: &'a RunJob<'a, P>,
+        notes: &'a Notes<P::Note>,
     ) -> impl Future<Output = ()> + Send + 'a;
 }
 
@@ -117,8 +205,9 @@ impl<T: Transport> Jobs for Futures<'_, T> {
         plan: &'a mut P,
         jobs: NonZeroUsize,
         run: &'a RunJob<'a, P>,
+        notes: &'a Notes<P::Note>,
     ) {
-        run_concurrently(plan, jobs, run).await;
+        run_concurrently(plan, jobs, run, notes).await;
     }
 }
 
@@ -134,8 +223,9 @@ impl<T: Transport> Jobs for Threads<'_, T> {
         plan: &'a mut P,
         jobs: NonZeroUsize,
         run: &'a RunJob<'a, P>,
+        notes: &'a Notes<P::Note>,
     ) {
-        run_on_threads(plan, jobs, |job| {
+        run_on_threads(plan, jobs, notes, |job| {
             self.0
                 .wait(async { Ok(run(job).await) })
                 .unwrap_or_else(P::not_run)
@@ -153,14 +243,20 @@ pub(crate) async fn run_plan_into(
 ) {
     let client = jobs.client();
     let run = |job| -> JobFuture<'_> { Box::pin(On(client).run_job_into(job, archives)) };
-    jobs.run(plan, count, &run).await;
+    jobs.run(plan, count, &run, &Notes::new()).await;
 }
 
 /// Runs a plan's jobs with `run` as concurrent futures of this one, at
-/// most `jobs` at once, until it is finished.
-async fn run_concurrently<'a, P: JobPlan>(plan: &mut P, jobs: NonZeroUsize, run: &RunJob<'a, P>) {
+/// most `jobs` at once, until it is finished, handing it their notes.
+async fn run_concurrently<'a, P: JobPlan>(
+    plan: &mut P,
+    jobs: NonZeroUsize,
+    run: &RunJob<'a, P>,
+    notes: &Notes<P::Note>,
+) {
     let mut running: Vec<(P::Id, JobFuture<'a, P>)> = Vec::new();
     loop {
+        hand_notes(plan, notes);
         while running.len() < jobs.get() {
             let Some((id, job)) = plan.next_job() else {
                 break;
@@ -170,7 +266,8 @@ async fn run_concurrently<'a, P: JobPlan>(plan: &mut P, jobs: NonZeroUsize, run:
         if running.is_empty() {
             break;
         }
-        let (id, result) = std::future::poll_fn(|cx| {
+        let done = std::future::poll_fn(|cx| {
+            *guard(&notes.waker) = Some(cx.waker().clone());
             let done = running.iter_mut().enumerate().find_map(|(i, (_, job))| {
                 match job.as_mut().poll(cx) {
                     Poll::Ready(result) => Some((i, result)),
@@ -178,12 +275,17 @@ async fn run_concurrently<'a, P: JobPlan>(plan: &mut P, jobs: NonZeroUsize, run:
                 }
             });
             match done {
-                Some((i, result)) => Poll::Ready((running.swap_remove(i).0, result)),
+                Some((i, result)) => Poll::Ready(Some((running.swap_remove(i).0, result))),
+                // A note may make a job ready.
+                None if notes.has_any() => Poll::Ready(None),
                 None => Poll::Pending,
             }
         })
         .await;
-        plan.complete(id, result);
+        if let Some((id, result)) = done {
+            hand_notes(plan, notes);
+            plan.complete(id, result);
+        }
     }
 }
 
@@ -381,37 +483,211 @@ fn hash_local(package: &LocalPackage) -> Result<JobOutput, Error> {
 }
 
 /// Runs a plan's jobs with `run` on `jobs` threads of this call until it
-/// is finished.
+/// is finished, handing it their notes. An idle thread waits for the bell
+/// of `notes`, which rings at every note and every job's end.
 fn run_on_threads<P: JobPlan>(
     plan: &mut P,
     jobs: NonZeroUsize,
+    notes: &Notes<P::Note>,
     run: impl Fn(P::Job) -> P::Output + Sync,
 ) {
     let plan = Mutex::new(plan);
-    let changed = Condvar::new();
-    let lock = || plan.lock().unwrap_or_else(PoisonError::into_inner);
     std::thread::scope(|scope| {
         for _ in 0..jobs.get() {
             scope.spawn(|| {
                 loop {
-                    let (id, job) = {
-                        let mut guard = lock();
-                        loop {
-                            if let Some(next) = guard.next_job() {
+                    let (id, job) = loop {
+                        let seen = notes.rung();
+                        {
+                            let mut plan = guard(&plan);
+                            hand_notes(&mut **plan, notes);
+                            if let Some(next) = plan.next_job() {
                                 break next;
                             }
-                            if guard.is_finished() {
-                                changed.notify_all();
+                            if plan.is_finished() {
+                                drop(plan);
+                                notes.ring();
                                 return;
                             }
-                            guard = changed.wait(guard).unwrap_or_else(PoisonError::into_inner);
                         }
+                        notes.wait_past(seen);
                     };
                     let result = run(job);
-                    lock().complete(id, result);
-                    changed.notify_all();
+                    {
+                        let mut plan = guard(&plan);
+                        hand_notes(&mut **plan, notes);
+                        plan.complete(id, result);
+                    }
+                    notes.ring();
                 }
             });
         }
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::VecDeque;
+    use std::sync::Arc;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+
+    /// A plan of one job, `first`, that adds `second` when told `go`.
+    #[derive(Default)]
+    struct Toy {
+        ready: VecDeque<(u32, &'static str)>,
+        running: usize,
+        noted: Vec<&'static str>,
+        done: Vec<&'static str>,
+    }
+
+    impl JobPlan for Toy {
+        type Id = u32;
+        type Job = &'static str;
+        type Output = &'static str;
+        type Note = &'static str;
+
+        fn next_job(&mut self) -> Option<(u32, &'static str)> {
+            let next = self.ready.pop_front()?;
+            self.running += 1;
+            Some(next)
+        }
+
+        fn is_finished(&self) -> bool {
+            self.ready.is_empty() && self.running == 0
+        }
+
+        fn complete(&mut self, _: u32, output: &'static str) {
+            self.running -= 1;
+            self.done.push(output);
+        }
+
+        fn not_run(_: Error) -> &'static str {
+            "not run"
+        }
+
+        fn noted(&mut self, note: &'static str) {
+            self.noted.push(note);
+            if note == "go" {
+                self.ready.push_back((2, "second"));
+            }
+        }
+    }
+
+    fn toy() -> Toy {
+        let mut plan = Toy::default();
+        plan.ready.push_back((1, "first"));
+        plan
+    }
+
+    /// Whether `second` ran, and the task waiting for it.
+    #[derive(Default)]
+    struct Flag {
+        state: Mutex<(Option<bool>, Option<Waker>)>,
+        changed: Condvar,
+    }
+
+    impl Flag {
+        /// Sets it (`true`: `second` ran; `false`: the test gave up).
+        fn set(&self, ran: bool) {
+            let mut state = guard(&self.state);
+            state.0.get_or_insert(ran);
+            if let Some(waker) = state.1.take() {
+                waker.wake();
+            }
+            self.changed.notify_all();
+        }
+
+        fn wait(&self) -> bool {
+            let mut state = guard(&self.state);
+            while state.0.is_none() {
+                state = self
+                    .changed
+                    .wait(state)
+                    .unwrap_or_else(PoisonError::into_inner);
+            }
+            state.0 == Some(true)
+        }
+
+        fn poll(&self, cx: &mut std::task::Context<'_>) -> Poll<bool> {
+            let mut state = guard(&self.state);
+            match state.0 {
+                Some(ran) => Poll::Ready(ran),
+                None => {
+                    state.1 = Some(cx.waker().clone());
+                    Poll::Pending
+                }
+            }
+        }
+    }
+
+    /// Runs `body` with a flag that a watchdog gives up on after 10 s, so
+    /// that a runner that never hands the note over fails the test
+    /// instead of hanging it.
+    fn with_watchdog(body: impl FnOnce(&Arc<Flag>)) {
+        let flag = Arc::new(Flag::default());
+        let (stop, stopped) = mpsc::channel::<()>();
+        let dog = {
+            let flag = Arc::clone(&flag);
+            std::thread::spawn(move || {
+                if stopped.recv_timeout(Duration::from_secs(10)).is_err() {
+                    flag.set(false);
+                }
+            })
+        };
+        body(&flag);
+        drop(stop);
+        dog.join().expect("the watchdog");
+    }
+
+    /// On threads: `first` notes `go` and then waits for `second`, which
+    /// the plan adds only on that note; both run at once.
+    #[test]
+    fn a_note_reaches_the_plan_while_its_job_runs_on_threads() {
+        with_watchdog(|flag| {
+            let mut plan = toy();
+            let notes = Notes::new();
+            let two = NonZeroUsize::new(2).expect("two");
+            run_on_threads(&mut plan, two, &notes, |job| match job {
+                "first" => {
+                    notes.note("go");
+                    if flag.wait() { "first" } else { "first, alone" }
+                }
+                _ => {
+                    flag.set(true);
+                    "second"
+                }
+            });
+            assert_eq!(plan.noted, ["go"]);
+            assert_eq!(plan.done, ["second", "first"]);
+        });
+    }
+
+    /// As concurrent futures of one task: the same.
+    #[test]
+    fn a_note_reaches_the_plan_while_its_job_runs_as_a_future() {
+        with_watchdog(|flag| {
+            let mut plan = toy();
+            let notes = Notes::new();
+            let run = |job: &'static str| -> JobFuture<'_, Toy> {
+                let (flag, notes) = (Arc::clone(flag), &notes);
+                Box::pin(async move {
+                    if job == "first" {
+                        notes.note("go");
+                        let ran = std::future::poll_fn(|cx| flag.poll(cx)).await;
+                        if ran { "first" } else { "first, alone" }
+                    } else {
+                        flag.set(true);
+                        "second"
+                    }
+                })
+            };
+            let two = NonZeroUsize::new(2).expect("two");
+            futures_lite::future::block_on(run_concurrently(&mut plan, two, &run, &notes));
+            assert_eq!(plan.noted, ["go"]);
+            assert_eq!(plan.done, ["second", "first"]);
+        });
+    }
 }

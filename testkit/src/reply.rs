@@ -27,6 +27,7 @@ pub struct Reply {
     pub(crate) reset_after: Option<u64>,
     pub(crate) reset: bool,
     pub(crate) hold: bool,
+    pub(crate) hold_rest: bool,
 }
 
 /// Where body bytes come from.
@@ -48,6 +49,7 @@ impl Reply {
             reset_after: None,
             reset: false,
             hold: false,
+            hold_rest: false,
         }
     }
 
@@ -138,6 +140,14 @@ impl Reply {
     /// Holds the head until [`crate::TestServer::release`] (at most 30 s).
     pub fn hold(mut self) -> Reply {
         self.hold = true;
+        self
+    }
+
+    /// Sends the body's first chunk, then holds the rest until
+    /// [`crate::TestServer::release`] (at most 30 s): a download the test
+    /// keeps streaming while it looks at what the client does meanwhile.
+    pub fn hold_rest(mut self) -> Reply {
+        self.hold_rest = true;
         self
     }
 }

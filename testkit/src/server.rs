@@ -473,8 +473,16 @@ async fn respond(
         let _ = socket2::SockRef::from(&conn.raw).set_linger(Some(Duration::ZERO));
         return Err(io::Error::other("scripted reset before the response"));
     }
+    let held = reply.hold_rest.then(|| {
+        let mut released = conn.shared.release.subscribe();
+        let held: Pin<Box<dyn Future<Output = ()> + Send + Sync>> = Box::pin(async move {
+            let _ = tokio::time::timeout(HOLD_LIMIT, released.wait_for(|r| *r)).await;
+        });
+        held
+    });
     let mut response = Response::new(ReplyBody {
         body: reply.body,
+        held,
         pending: None,
         interval: reply.interval,
         sleep: None,
@@ -500,6 +508,9 @@ async fn respond(
 /// keeps to the server's rate, and can end in a TCP reset.
 struct ReplyBody {
     body: Body,
+    /// What the body waits for after its first chunk
+    /// ([`Reply::hold_rest`](crate::Reply::hold_rest)), until it is sent.
+    held: Option<Pin<Box<dyn Future<Output = ()> + Send + Sync>>>,
     /// What is left of the part being sent under a rate.
     pending: Option<Bytes>,
     interval: Duration,
@@ -551,6 +562,13 @@ impl hyper::body::Body for ReplyBody {
             if let Some(sleep) = &mut this.sleep {
                 ready!(sleep.as_mut().poll(cx));
                 this.sleep = None;
+            }
+            if this.sent > 0
+                && this.pending.is_none()
+                && let Some(held) = &mut this.held
+            {
+                ready!(held.as_mut().poll(cx));
+                this.held = None;
             }
             if this.reset_after.is_some_and(|n| this.sent >= n) {
                 // Linger 0: closing the socket sends RST instead of FIN.

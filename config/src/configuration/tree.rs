@@ -177,6 +177,28 @@ pub(super) fn calls(
 ) -> Result<Vec<super::ModuleCall>, Vec<Diagnostic>> {
     let mut diags = Vec::new();
     let module = load_module(dialect, path, dir, &mut diags);
+    calls_of(&module, diags)
+}
+
+/// The module calls of one configuration file read as if it were its
+/// module's only one (an override file as a primary one), sorted by name.
+pub(super) fn calls_in_file(
+    dialect: Dialect,
+    file: &Path,
+) -> Result<Vec<super::ModuleCall>, Vec<Diagnostic>> {
+    let mut diags = Vec::new();
+    let parsed: Vec<ParsedFile> = parse_file(file.to_owned(), false, &mut diags)
+        .into_iter()
+        .collect();
+    let module = module::assemble(dialect, "", parsed, &mut diags);
+    calls_of(&module, diags)
+}
+
+/// A module's calls, sorted by name; its diagnostics, if any, instead.
+fn calls_of(
+    module: &Module,
+    diags: Vec<Diagnostic>,
+) -> Result<Vec<super::ModuleCall>, Vec<Diagnostic>> {
     if !diags.is_empty() {
         return Err(diags);
     }
@@ -213,37 +235,43 @@ fn load_module(dialect: Dialect, path: &str, dir: &Path, diags: &mut Vec<Diagnos
             Vec::new()
         }
     };
-    let mut parsed = Vec::new();
-    for (file, is_override) in files {
-        let text = match hcl_text::read_limited(&file) {
-            Ok(text) => text,
-            Err(e) => {
-                diags.push(
-                    Diagnostic::with_detail(
-                        "Failed to read file",
-                        format!(
-                            "The configuration file {} could not be read: {e}.",
-                            file.display()
-                        ),
-                    )
-                    .at(&file, None),
-                );
-                continue;
-            }
-        };
-        let name = file.to_string_lossy();
-        let items = if name.ends_with(".json") {
-            json_file::read(&file, &text, diags)
-        } else {
-            hcl_file::read(&file, &text, diags)
-        };
-        parsed.push(ParsedFile {
-            path: file,
-            items,
-            is_override,
-        });
-    }
+    let parsed = files
+        .into_iter()
+        .filter_map(|(file, is_override)| parse_file(file, is_override, diags))
+        .collect();
     module::assemble(dialect, path, parsed, diags)
+}
+
+/// One configuration file read and parsed (HCL or JSON by its name); `None`
+/// when it cannot be read, with a diagnostic saying so.
+fn parse_file(file: PathBuf, is_override: bool, diags: &mut Vec<Diagnostic>) -> Option<ParsedFile> {
+    let text = match hcl_text::read_limited(&file) {
+        Ok(text) => text,
+        Err(e) => {
+            diags.push(
+                Diagnostic::with_detail(
+                    "Failed to read file",
+                    format!(
+                        "The configuration file {} could not be read: {e}.",
+                        file.display()
+                    ),
+                )
+                .at(&file, None),
+            );
+            return None;
+        }
+    };
+    let name = file.to_string_lossy();
+    let items = if name.ends_with(".json") {
+        json_file::read(&file, &text, diags)
+    } else {
+        hcl_file::read(&file, &text, diags)
+    };
+    Some(ParsedFile {
+        path: file,
+        items,
+        is_override,
+    })
 }
 
 /// Go's `dirFiles`: the directory's configuration files, sorted by name,
@@ -260,17 +288,9 @@ pub(super) fn dir_files(dialect: Dialect, dir: &Path) -> std::io::Result<Vec<(Pa
         let Ok(name) = entry.file_name().into_string() else {
             continue;
         };
-        let Some(ext) = extension(dialect, &name) else {
+        let Some(is_override) = config_file(dialect, &name) else {
             continue;
         };
-        if name.starts_with('.')
-            || name.ends_with('~')
-            || (name.starts_with('#') && name.ends_with('#'))
-        {
-            continue;
-        }
-        let base = &name[..name.len() - ext.len()];
-        let is_override = base == "override" || base.ends_with("_override");
         names.push((name, is_override));
     }
     names.sort();
@@ -293,6 +313,21 @@ pub(super) fn dir_files(dialect: Dialect, dir: &Path) -> std::io::Result<Vec<(Pa
         .collect())
 }
 
+/// Whether a file name is of a configuration file Go's `dirFiles` reads
+/// (`Some`, and whether it is an override file) or not (hidden and editor
+/// files, other extensions).
+pub(super) fn config_file(dialect: Dialect, name: &str) -> Option<bool> {
+    let ext = extension(dialect, name)?;
+    if name.starts_with('.')
+        || name.ends_with('~')
+        || (name.starts_with('#') && name.ends_with('#'))
+    {
+        return None;
+    }
+    let base = &name[..name.len() - ext.len()];
+    Some(base == "override" || base.ends_with("_override"))
+}
+
 /// The configuration extension of a file name (test files are not
 /// configuration files).
 fn extension(dialect: Dialect, name: &str) -> Option<&'static str> {
@@ -313,6 +348,44 @@ mod tests {
         assert_eq!(clean(Path::new("./x")), PathBuf::from("x"));
         assert_eq!(clean(Path::new("../x/..")), PathBuf::from(".."));
         assert_eq!(clean(Path::new("/a/../..")), PathBuf::from("/"));
+    }
+
+    /// One file's calls, read alone (an override file as a primary one);
+    /// which names are configuration files.
+    #[test]
+    fn one_files_calls() {
+        let dir = tempfile::tempdir().expect("a folder");
+        let file = dir.path().join("x_override.tf");
+        fs::write(
+            &file,
+            "module \"b\" {\n  source = \"./b\"\n}\nmodule \"a\" {\n  source  = \"h.test/n/a/s\"\n  version = \"~> 1.0\"\n}\n",
+        )
+        .expect("written");
+        let calls = calls_in_file(Dialect::Terraform, &file).expect("read");
+        let names: Vec<(&str, Option<&str>, Option<usize>)> = calls
+            .iter()
+            .map(|c| (c.name.as_str(), c.version.as_deref(), c.line))
+            .collect();
+        assert_eq!(
+            names,
+            [("a", Some("~> 1.0"), Some(4)), ("b", None, Some(1))]
+        );
+        fs::write(&file, "module \"a\" {").expect("written");
+        assert!(calls_in_file(Dialect::Terraform, &file).is_err());
+        assert!(calls_in_file(Dialect::Terraform, &dir.path().join("none.tf")).is_err());
+        for (name, config) in [
+            ("main.tf", Some(false)),
+            ("override.tf.json", Some(true)),
+            ("a_override.tf", Some(true)),
+            (".hidden.tf", None),
+            ("main.tf~", None),
+            ("#main.tf#", None),
+            ("main.tofu", None),
+            ("README.md", None),
+        ] {
+            assert_eq!(config_file(Dialect::Terraform, name), config, "{name}");
+        }
+        assert_eq!(config_file(Dialect::OpenTofu, "main.tofu"), Some(false));
     }
 
     #[test]

@@ -34,6 +34,9 @@ pub struct StagedPackage {
     is_tar: bool,
     /// The file being written.
     file: Option<BufWriter<File>>,
+    /// The files written whole since [`take_written`](StagedPackage::take_written)
+    /// was last called, and the one being written, when asked to keep them.
+    written: Option<(Vec<String>, String)>,
     /// Why the archive could not be unpacked.
     refused: Option<UnpackError>,
     /// The SHA-256 and size of every byte (the archive's `zh:`, also when
@@ -55,6 +58,7 @@ impl StagedPackage {
             tar: None,
             is_tar: false,
             file: None,
+            written: None,
             refused: None,
             sha256: Sha256::new(),
             size: 0,
@@ -90,6 +94,24 @@ impl StagedPackage {
         Ok(sink)
     }
 
+    /// Keeps the path of every file written whole, for
+    /// [`take_written`](StagedPackage::take_written): what a module
+    /// installer reads of a package while the rest of it streams in.
+    pub fn keeping_written(mut self) -> StagedPackage {
+        self.written = Some((Vec::new(), String::new()));
+        self
+    }
+
+    /// The files (their paths in the staging folder, `/`-separated)
+    /// written whole and closed since the last call, when
+    /// [`keeping_written`](StagedPackage::keeping_written); none otherwise.
+    pub fn take_written(&mut self) -> Vec<String> {
+        match &mut self.written {
+            Some((done, _)) => std::mem::take(done),
+            None => Vec::new(),
+        }
+    }
+
     /// Does one thing the unpacker says. Each folder and file is created
     /// exclusively (UNPACK-2): the staging folder is new, the unpacker
     /// gives a folder's parent before it and no path twice, so a name
@@ -105,16 +127,24 @@ impl StagedPackage {
                 let file =
                     create_file(&self.staging.join(path)).map_err(|e| already_there(e, path))?;
                 self.file = Some(BufWriter::with_capacity(64 * 1024, file));
+                if let Some((_, current)) = &mut self.written {
+                    path.clone_into(current);
+                }
                 Ok(())
             }
             UnpackOp::Data(bytes) => match &mut self.file {
                 Some(file) => file.write_all(bytes),
                 None => Err(io::Error::other("data outside a file")),
             },
-            UnpackOp::FileEnd => match self.file.take() {
-                Some(file) => file.into_inner().map_err(|e| e.into_error()).map(drop),
-                None => Ok(()),
-            },
+            UnpackOp::FileEnd => {
+                if let Some(file) = self.file.take() {
+                    file.into_inner().map_err(|e| e.into_error())?;
+                    if let Some((done, current)) = &mut self.written {
+                        done.push(std::mem::take(current));
+                    }
+                }
+                Ok(())
+            }
         }
     }
 
@@ -464,6 +494,26 @@ mod tests {
                 .mode();
             assert_eq!(mode & 0o7777 & !0o755, 0, "{mode:o}");
         }
+    }
+
+    /// Asked to keep them, the sink says each file it wrote whole, once,
+    /// as the chunks come; folders are not files. Not asked, it says none.
+    #[test]
+    fn the_files_written_whole_are_said_once_when_asked() {
+        let archive = empty_entries(&["docs/", "docs/main.tf", "README"]);
+        let (_scratch, sink) = staged();
+        let mut sink = sink.keeping_written();
+        let (start, rest) = archive.split_at(archive.len() / 2);
+        sink.write(start).expect("written");
+        let first = sink.take_written();
+        sink.write(rest).expect("written");
+        let mut all = first.clone();
+        all.extend(sink.take_written());
+        assert_eq!(all, ["docs/main.tf", "README"]);
+        assert!(sink.take_written().is_empty(), "each once");
+        let (_scratch, mut plain) = staged();
+        plain.write(&archive).expect("written");
+        assert!(plain.take_written().is_empty());
     }
 
     /// A `.tar.gz` the system's GNU tar made of a real tree, written into

@@ -15,6 +15,7 @@ use tfdisco_core::{Hostname, Sink};
 use tfdisco_provider::ArchiveFormat;
 
 use super::fetch::placed_h1;
+use super::peek::{Peek, Peeking, WritesFiles};
 use crate::{On, Transport};
 
 /// OpenTofu's words for a package that is none of the formats.
@@ -39,6 +40,7 @@ impl<T: Transport> On<'_, T> {
         &self,
         direct: &DirectPackage,
         into: &Path,
+        peek: Option<&Peek<'_>>,
     ) -> Result<String, String> {
         let url = Url::parse(&direct.url).map_err(|e| format!("{}: {e}", direct.url))?;
         fs::create_dir(into).map_err(|e| format!("{}: {e}", into.display()))?;
@@ -46,7 +48,9 @@ impl<T: Transport> On<'_, T> {
             into: into.to_owned(),
             start: Vec::new(),
             staged: None,
+            keep_written: peek.is_some(),
         };
+        let sink = Peeking::new(sink, into.to_owned(), peek);
         let staged = if direct.credentials {
             self.download_with_credentials(url.clone(), sink, &direct.registry)
                 .await
@@ -64,6 +68,8 @@ struct Sniffing {
     /// The first bytes, until they tell the format.
     start: Vec<u8>,
     staged: Option<StagedPackage>,
+    /// Whether the files written whole are kept, for a [`Peek`].
+    keep_written: bool,
 }
 
 impl Sniffing {
@@ -72,8 +78,19 @@ impl Sniffing {
         let format = ArchiveFormat::sniff(&self.start).ok_or(NOT_AN_ARCHIVE)?;
         let mut staged = StagedPackage::with_format(self.into.clone(), self.into.clone(), format)
             .map_err(|e| e.to_string())?;
+        if self.keep_written {
+            staged = staged.keeping_written();
+        }
         staged.write(&std::mem::take(&mut self.start))?;
         Ok(self.staged.insert(staged))
+    }
+}
+
+impl WritesFiles for Sniffing {
+    fn take_written(&mut self) -> Vec<String> {
+        self.staged
+            .as_mut()
+            .map_or_else(Vec::new, StagedPackage::take_written)
     }
 }
 

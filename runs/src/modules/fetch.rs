@@ -19,6 +19,7 @@ use tfdisco_provider::ArchiveFormat;
 
 use super::checksum::Checked;
 pub(crate) use super::direct::DirectPackage;
+use super::peek::{Peek, Peeking};
 use super::ssh_key::SshKey;
 use crate::off_thread::off_thread;
 use crate::{On, Transport, oci_module_source};
@@ -56,22 +57,26 @@ impl<T: Transport> On<'_, T> {
     /// does), and says what identifies it: the `h1:` of an archive's files,
     /// `git:` and the commit checked out, an `oci://` manifest's digest.
     /// On failure, whatever was written into `into` stays for the caller
-    /// to remove with the staging area.
+    /// to remove with the staging area. An archive unpacked as it streams
+    /// tells its calls to `peek`, if any (MOD-16).
     pub(crate) async fn fetch_module_package(
         &self,
         package: &Remote,
         into: &Path,
         dialect: Dialect,
+        peek: Option<&Peek<'_>>,
     ) -> Result<String, String> {
         let package = match package {
             Remote::Address(package) => package,
-            Remote::Direct(direct) => return self.fetch_direct_package(direct, into).await,
+            Remote::Direct(direct) => return self.fetch_direct_package(direct, into, peek).await,
         };
         match package.getter() {
             Some(Getter::Http | Getter::Https) if package.archive().is_none() => {
                 self.fetch_module_page(package, into, dialect).await
             }
-            Some(Getter::Http | Getter::Https) => self.fetch_module_archive(package, into).await,
+            Some(Getter::Http | Getter::Https) => {
+                self.fetch_module_archive(package, into, peek).await
+            }
             Some(Getter::Git) => {
                 let (package, into) = (package.clone(), into.to_owned());
                 off_thread(move || {
@@ -108,6 +113,7 @@ impl<T: Transport> On<'_, T> {
         &self,
         package: &ModulePackage,
         into: &Path,
+        peek: Option<&Peek<'_>>,
     ) -> Result<String, String> {
         let Some(format) = package.archive() else {
             return Err(format!("{} is not an archive", package.url()));
@@ -119,10 +125,14 @@ impl<T: Transport> On<'_, T> {
             Some(value) => Some(self.archive_checksum(value, &url).await?),
             None => None,
         };
-        let sink = StagedPackage::with_format(into.to_owned(), into.to_owned(), format)
+        let mut sink = StagedPackage::with_format(into.to_owned(), into.to_owned(), format)
             .map_err(|e| e.to_string())?;
+        if peek.is_some() {
+            sink = sink.keeping_written();
+        }
         fs::create_dir(into).map_err(|e| format!("{}: {e}", into.display()))?;
         let host = host_of(&url)?;
+        let sink = Peeking::new(sink, into.to_owned(), peek);
         let sink = Checked::new(sink, checksum.as_ref(), url.to_string());
         let (staged, checked) = self
             .download(url.clone(), sink, &host)

@@ -53,17 +53,23 @@ impl<T: Transport> On<'_, T> {
         };
         let kept = kept_subdirs(&hops)?;
         if kept.is_empty() {
-            return Box::pin(self.fetch_module_package(&Remote::Address(last), into, dialect))
-                .await
-                .map_err(|e| wrapped(&hops, e));
+            return Box::pin(self.fetch_module_package(
+                &Remote::Address(last),
+                into,
+                dialect,
+                None,
+            ))
+            .await
+            .map_err(|e| wrapped(&hops, e));
         }
         // go-getter's `getSubdir`: the whole package in a folder of its
         // own, then the subdirectory copied.
         let whole = whole_folder(into);
-        let result = Box::pin(self.fetch_module_package(&Remote::Address(last), &whole, dialect))
-            .await
-            .map_err(|e| wrapped(&hops, e))
-            .and_then(|id| keep_subdir(&whole, &kept, &hops, into).map(|()| id));
+        let result =
+            Box::pin(self.fetch_module_package(&Remote::Address(last), &whole, dialect, None))
+                .await
+                .map_err(|e| wrapped(&hops, e))
+                .and_then(|id| keep_subdir(&whole, &kept, &hops, into).map(|()| id));
         let _ = fs::remove_dir_all(&whole);
         result
     }

@@ -8,8 +8,16 @@
 //! The driver runs the jobs [`ModulePlan::next_job`] gives and hands each
 //! result to [`ModulePlan::complete`], in any order and as many at once as
 //! it likes; when no job is left, [`ModulePlan::finish`] says what to place.
+//!
+//! While a package streams in, its fetch job tells the plan the calls of
+//! each configuration file of the module's folder written whole
+//! ([`Peeked`], MOD-16): each becomes a hint, whose registry requests and
+//! archive are asked ahead of the call they guess, from the hosts the run
+//! already talks to. A hint decides nothing: it only fills the answers
+//! the calls read once the package is whole then find already asked (or
+//! never use).
 
-use std::collections::{BTreeMap, HashMap, VecDeque};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 use std::path::{Path, PathBuf};
 
 use tfdisco_config::{
@@ -17,7 +25,7 @@ use tfdisco_config::{
     ModuleLock, ModuleLockEntry, ModuleManifest, ModuleRecord,
 };
 use tfdisco_core::{
-    Dialect, Error, ModuleAddress, ModuleLocation, ModuleSource, ModuleVersions, Version,
+    Dialect, Error, Getter, ModuleAddress, ModuleLocation, ModuleSource, ModuleVersions, Version,
     VersionConstraints, go_clean, go_quote, without_ssh_key,
 };
 
@@ -47,7 +55,28 @@ pub(crate) enum Job {
         package: Remote,
         into: PathBuf,
         expected: Option<String>,
+        watch: Watch,
     },
+}
+
+/// The folder of a package being fetched whose configuration files the
+/// fetch reads as each is written whole, telling the plan their calls
+/// ([`Peeked`]).
+#[derive(Clone, Debug)]
+pub(crate) struct Watch {
+    /// The package (what [`Peeked::package`] names).
+    pub(crate) package: usize,
+    /// The folder, in the package (`""` for its top).
+    pub(crate) folder: String,
+}
+
+/// What a fetch job tells the plan before it ends: the calls of one
+/// configuration file of its watched folder, read while the rest of the
+/// package streams in.
+#[derive(Debug)]
+pub(crate) struct Peeked {
+    pub(crate) package: usize,
+    pub(crate) calls: Vec<ModuleCall>,
 }
 
 /// A job's result.
@@ -80,19 +109,41 @@ struct Node {
 }
 
 /// A package fetched this run: its address, where it is in the staging
-/// area, and the nodes waiting for it.
+/// area, the folder its fetch watches, and the nodes and hints waiting for
+/// it.
 #[derive(Debug)]
 struct Package {
     address: String,
     folder: PathBuf,
+    watched: String,
     state: Waiting<String>,
 }
 
-/// A request's state: asked (with the nodes waiting), or answered.
+/// A request's state: asked (with who waits, and for a package the
+/// subdir each wants), or answered.
 #[derive(Debug)]
 enum Waiting<T> {
-    Asked(Vec<(usize, String)>),
+    Asked(Vec<(For, String)>),
     Answered(Result<T, String>),
+}
+
+/// Who waits for an answer: a node (a call read), or a hint (a call
+/// guessed from a package still streaming in).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum For {
+    Node(usize),
+    Hint(usize),
+}
+
+/// A call guessed from one file of a package still streaming in: its key,
+/// address and constraint as the call would have them, and the version it
+/// would pick.
+#[derive(Debug)]
+struct Hint {
+    key: String,
+    address: ModuleAddress,
+    constraints: VersionConstraints,
+    version: Option<String>,
 }
 
 /// The registry package a node's registry source names (no subdir).
@@ -150,6 +201,12 @@ pub(crate) struct ModulePlan {
     packages: Vec<Package>,
     by_address: HashMap<String, usize>,
     failures: Vec<ModuleFailure>,
+    hints: Vec<Hint>,
+    /// The keys hinted, each once.
+    hinted: HashSet<String>,
+    /// The hosts the calls read so far ask (registries, archives): the
+    /// only ones a hint may ask.
+    hosts: HashSet<String>,
 }
 
 /// What a job in flight was asked for.
@@ -220,6 +277,9 @@ impl ModulePlan {
             packages: Vec::new(),
             by_address: HashMap::new(),
             failures: Vec::new(),
+            hints: Vec::new(),
+            hinted: HashSet::new(),
+            hosts: HashSet::new(),
         };
         plan.push(
             Job::Calls {
@@ -429,25 +489,39 @@ impl ModulePlan {
             }
             ModuleAddress::Remote(package) => {
                 let subdir = package.subdir().to_owned();
-                self.fetch(node, &Remote::Address(package), &subdir);
+                self.fetch(For::Node(node), &Remote::Address(package), &subdir);
             }
-            ModuleAddress::Registry(registry) => {
-                let key = package_key(&registry);
-                match self.versions.get_mut(&key) {
-                    Some(Waiting::Asked(waiting)) => waiting.push((node, String::new())),
-                    Some(Waiting::Answered(_)) => self.pick_version(node),
-                    None => {
-                        self.versions
-                            .insert(key.clone(), Waiting::Asked(vec![(node, String::new())]));
-                        self.push(
-                            Job::Versions {
-                                source: without_subdir(&registry),
-                            },
-                            Asked::Versions(key),
-                        );
-                    }
-                }
+            ModuleAddress::Registry(registry) => self.ask_versions(For::Node(node), &registry),
+        }
+    }
+
+    /// Asks a registry package's versions for `who` (once per package).
+    fn ask_versions(&mut self, who: For, registry: &ModuleSource) {
+        if let For::Node(_) = who {
+            self.hosts.insert(registry.host().to_string());
+        }
+        let key = package_key(registry);
+        match self.versions.get_mut(&key) {
+            Some(Waiting::Asked(waiting)) => waiting.push((who, String::new())),
+            Some(Waiting::Answered(_)) => self.versions_ready(who),
+            None => {
+                self.versions
+                    .insert(key.clone(), Waiting::Asked(vec![(who, String::new())]));
+                self.push(
+                    Job::Versions {
+                        source: without_subdir(registry),
+                    },
+                    Asked::Versions(key),
+                );
             }
+        }
+    }
+
+    /// The versions `who` waited for are known.
+    fn versions_ready(&mut self, who: For) {
+        match who {
+            For::Node(node) => self.pick_version(node),
+            For::Hint(hint) => self.pick_hint_version(hint),
         }
     }
 
@@ -509,11 +583,13 @@ impl ModulePlan {
         self.push(Job::Calls { key, dir }, Asked::Calls(node));
     }
 
-    /// Fetches `package` for a node (once per address), the module in its
-    /// `subdir`.
-    fn fetch(&mut self, node: usize, package: &Remote, subdir: &str) {
+    /// Fetches `package` for `who` (once per address), the module in its
+    /// `subdir`; the fetch watches the `subdir` of whoever asked first.
+    fn fetch(&mut self, who: For, package: &Remote, subdir: &str) {
         let address = package.address().to_owned();
-        let expected = self.expected_hash(node);
+        if let (For::Node(_), Some(host)) = (who, remote_host(package)) {
+            self.hosts.insert(host);
+        }
         let index = match self.by_address.get(&address) {
             Some(index) => *index,
             None => {
@@ -522,6 +598,7 @@ impl ModulePlan {
                 self.packages.push(Package {
                     address: address.clone(),
                     folder: folder.clone(),
+                    watched: subdir.to_owned(),
                     state: Waiting::Asked(Vec::new()),
                 });
                 self.by_address.insert(address, index);
@@ -529,16 +606,30 @@ impl ModulePlan {
                     Job::Fetch {
                         package: package.clone(),
                         into: folder,
-                        expected,
+                        expected: self.expected_hash(who),
+                        watch: Watch {
+                            package: index,
+                            folder: subdir.to_owned(),
+                        },
                     },
                     Asked::Fetch(index),
                 );
                 index
             }
         };
+        let node = match who {
+            For::Node(node) => node,
+            // A hint waits only for the calls its package's files tell.
+            For::Hint(_) => {
+                if let Waiting::Asked(waiting) = &mut self.packages[index].state {
+                    waiting.push((who, subdir.to_owned()));
+                }
+                return;
+            }
+        };
         self.nodes[node].package = Some(index);
         match &mut self.packages[index].state {
-            Waiting::Asked(waiting) => waiting.push((node, subdir.to_owned())),
+            Waiting::Asked(waiting) => waiting.push((who, subdir.to_owned())),
             Waiting::Answered(result) => {
                 let result = result.clone();
                 self.package_ready(node, index, subdir, result);
@@ -546,14 +637,21 @@ impl ModulePlan {
         }
     }
 
-    /// The hash the lock records for a node's package: its entry for the
-    /// node's source and, for a registry module, the version chosen.
-    fn expected_hash(&self, node: usize) -> Option<String> {
-        let version = match &self.nodes[node].address {
-            ModuleAddress::Registry(_) => self.chosen_version(node),
-            _ => None,
+    /// The hash the lock records for the package of `who`: its entry for
+    /// the key and source and, for a registry module, the version chosen.
+    fn expected_hash(&self, who: For) -> Option<String> {
+        let (key, address, version) = match who {
+            For::Node(node) => {
+                let n = &self.nodes[node];
+                (&n.key, &n.address, self.chosen_version(node))
+            }
+            For::Hint(hint) => {
+                let h = &self.hints[hint];
+                (&h.key, &h.address, h.version.clone())
+            }
         };
-        self.locked_entry(node)
+        let version = version.filter(|_| matches!(address, ModuleAddress::Registry(_)));
+        self.locked_for(key, address)
             .filter(|entry| entry.version == version)
             .map(|entry| entry.hash.clone())
     }
@@ -561,10 +659,15 @@ impl ModulePlan {
     /// The lock's entry for a node, when it is for the node's source.
     fn locked_entry(&self, node: usize) -> Option<&ModuleLockEntry> {
         let n = &self.nodes[node];
+        self.locked_for(&n.key, &n.address)
+    }
+
+    /// The lock's entry for a key, when it is for `address`.
+    fn locked_for(&self, key: &str, address: &ModuleAddress) -> Option<&ModuleLockEntry> {
         self.lock
             .modules
-            .get(&n.key)
-            .filter(|entry| entry.source == n.address.to_string())
+            .get(key)
+            .filter(|entry| entry.source == address.to_string())
     }
 
     fn fetched(&mut self, index: usize, result: Result<String, String>) {
@@ -573,8 +676,10 @@ impl ModulePlan {
             Waiting::Answered(result.clone()),
         );
         if let Waiting::Asked(waiting) = state {
-            for (node, subdir) in waiting {
-                self.package_ready(node, index, &subdir, result.clone());
+            for (who, subdir) in waiting {
+                if let For::Node(node) = who {
+                    self.package_ready(node, index, &subdir, result.clone());
+                }
             }
         }
     }
@@ -671,9 +776,37 @@ impl ModulePlan {
             .map_err(|e| e.to_string());
         let state = self.versions.insert(key, Waiting::Answered(answer));
         if let Some(Waiting::Asked(waiting)) = state {
-            for (node, _) in waiting {
-                self.pick_version(node);
+            for (who, _) in waiting {
+                self.versions_ready(who);
             }
+        }
+    }
+
+    /// The version a call at `key` of `address` with `constraints`
+    /// installs from `versions` (MOD-3, MOD-12): the module lock's when it
+    /// is there and still allowed (and not upgrading), else the newest
+    /// allowed; when none is, the newest there is, if any.
+    fn choose<'v>(
+        &self,
+        key: &str,
+        address: &ModuleAddress,
+        constraints: &VersionConstraints,
+        versions: &'v [Version],
+    ) -> Result<&'v Version, Option<&'v Version>> {
+        let newest = versions
+            .iter()
+            .filter(|v| !v.is_prerelease() || constraints.allows(v))
+            .max();
+        let locked = self
+            .locked_for(key, address)
+            .filter(|_| !self.upgrade)
+            .and_then(|entry| entry.version.as_deref())
+            .and_then(|v| versions.iter().find(|known| known.to_string() == v))
+            .filter(|v| constraints.allows(v));
+        let chosen = locked.or_else(|| versions.iter().filter(|v| constraints.allows(v)).max());
+        match (newest, chosen) {
+            (Some(_), Some(chosen)) => Ok(chosen),
+            (newest, _) => Err(newest),
         }
     }
 
@@ -704,43 +837,35 @@ impl ModulePlan {
                 return;
             }
         };
-        let newest = versions
-            .iter()
-            .filter(|v| !v.is_prerelease() || n.constraints.allows(v))
-            .max();
-        let locked = self
-            .locked_entry(node)
-            .filter(|_| !self.upgrade)
-            .and_then(|entry| entry.version.as_deref())
-            .and_then(|v| versions.iter().find(|known| known.to_string() == v))
-            .filter(|v| n.constraints.allows(v));
-        let chosen = locked.or_else(|| versions.iter().filter(|v| n.constraints.allows(v)).max());
-        let (Some(_), Some(chosen)) = (newest, chosen) else {
-            let (summary, detail) = match newest {
-                None => (
-                    "Module has no versions",
-                    format!(
-                        "Module {} ({}:{}) has no versions available on {}.",
-                        go_quote(&registry.to_string()),
-                        n.call.file.display(),
-                        n.call.line.unwrap_or(0),
-                        registry.host()
+        let chosen = match self.choose(&n.key, &n.address, &n.constraints, versions) {
+            Ok(chosen) => chosen,
+            Err(newest) => {
+                let (summary, detail) = match newest {
+                    None => (
+                        "Module has no versions",
+                        format!(
+                            "Module {} ({}:{}) has no versions available on {}.",
+                            go_quote(&registry.to_string()),
+                            n.call.file.display(),
+                            n.call.line.unwrap_or(0),
+                            registry.host()
+                        ),
                     ),
-                ),
-                Some(newest) => (
-                    "Unresolvable module version constraint",
-                    format!(
-                        "There is no available version of module {} ({}:{}) which matches the given version constraint. The newest available version is {newest}.",
-                        go_quote(&registry.to_string()),
-                        n.call.file.display(),
-                        n.call.line.unwrap_or(0),
+                    Some(newest) => (
+                        "Unresolvable module version constraint",
+                        format!(
+                            "There is no available version of module {} ({}:{}) which matches the given version constraint. The newest available version is {newest}.",
+                            go_quote(&registry.to_string()),
+                            n.call.file.display(),
+                            n.call.line.unwrap_or(0),
+                        ),
                     ),
-                ),
-            };
-            let diagnostic = at_call(&n.call, summary, detail.clone());
-            let key = n.key.clone();
-            self.fail(&key, FailureKind::NoVersion, diagnostic);
-            return;
+                };
+                let diagnostic = at_call(&n.call, summary, detail.clone());
+                let key = n.key.clone();
+                self.fail(&key, FailureKind::NoVersion, diagnostic);
+                return;
+            }
         };
         let version = chosen.to_string();
         let registry = registry.clone();
@@ -750,24 +875,44 @@ impl ModulePlan {
             version: Some(version.clone()),
             dir: String::new(),
         });
+        self.ask_location(For::Node(node), key, version, &registry);
+    }
+
+    /// Asks where a version of a registry package is, for `who` (once per
+    /// package and version).
+    fn ask_location(
+        &mut self,
+        who: For,
+        key: PackageKey,
+        version: String,
+        registry: &ModuleSource,
+    ) {
         let location_key = (key.clone(), version.clone());
         match self.locations.get_mut(&location_key) {
-            Some(Waiting::Asked(waiting)) => waiting.push((node, String::new())),
+            Some(Waiting::Asked(waiting)) => waiting.push((who, String::new())),
             Some(Waiting::Answered(answer)) => {
                 let answer = answer.clone();
-                self.location_ready(node, answer);
+                self.location_for(who, answer);
             }
             None => {
                 self.locations
-                    .insert(location_key, Waiting::Asked(vec![(node, String::new())]));
+                    .insert(location_key, Waiting::Asked(vec![(who, String::new())]));
                 self.push(
                     Job::Location {
-                        source: without_subdir(&registry),
+                        source: without_subdir(registry),
                         version: version.clone(),
                     },
                     Asked::Location(key, version),
                 );
             }
+        }
+    }
+
+    /// The location `who` waited for is known.
+    fn location_for(&mut self, who: For, answer: Result<Remote, String>) {
+        match who {
+            For::Node(node) => self.location_ready(node, answer),
+            For::Hint(hint) => self.hint_located(hint, answer),
         }
     }
 
@@ -796,8 +941,8 @@ impl ModulePlan {
             .locations
             .insert((key, version), Waiting::Answered(answer.clone()));
         if let Some(Waiting::Asked(waiting)) = state {
-            for (node, _) in waiting {
-                self.location_ready(node, answer.clone());
+            for (who, _) in waiting {
+                self.location_for(who, answer.clone());
             }
         }
     }
@@ -811,11 +956,8 @@ impl ModulePlan {
         };
         match answer {
             Ok(package) => {
-                let subdir = match &package {
-                    Remote::Address(package) => package.join_subdir(registry.subdir()),
-                    Remote::Direct(_) => registry.subdir().to_owned(),
-                };
-                self.fetch(node, &package, &subdir);
+                let subdir = located_subdir(&package, registry);
+                self.fetch(For::Node(node), &package, &subdir);
             }
             Err(why) => {
                 let version = self.chosen_version(node).unwrap_or_default();
@@ -828,6 +970,128 @@ impl ModulePlan {
                 self.fail(&key, FailureKind::Registry, diagnostic);
             }
         }
+    }
+
+    /// A fetch's note: each call of the file it read guessed, for each
+    /// node or hint waiting for the module in the folder the fetch watches
+    /// (nothing once the package is whole: its calls are read then).
+    fn peeked(&mut self, peeked: Peeked) {
+        let Some(package) = self.packages.get(peeked.package) else {
+            return;
+        };
+        let Waiting::Asked(waiting) = &package.state else {
+            return;
+        };
+        let mut parents: Vec<String> = waiting
+            .iter()
+            .filter(|(_, subdir)| *subdir == package.watched)
+            .map(|(who, _)| match who {
+                For::Node(node) => self.nodes[*node].key.clone(),
+                For::Hint(hint) => self.hints[*hint].key.clone(),
+            })
+            .collect();
+        parents.dedup();
+        for parent in parents {
+            for call in &peeked.calls {
+                self.hint(&parent, call);
+            }
+        }
+    }
+
+    /// A call guessed in the module at `parent`: its registry requests and
+    /// archive asked now, when they are on a host the run already asks
+    /// (each key once; a guess that does not parse is dropped).
+    fn hint(&mut self, parent: &str, call: &ModuleCall) {
+        if self.nodes.len() + self.hints.len() + 1 >= MAX_MODULES
+            || !tfdisco_config::hcl_syntax::is_identifier(&call.name)
+        {
+            return;
+        }
+        let key = format!("{parent}.{}", call.name);
+        let Some(Ok(address)) = call
+            .source
+            .as_deref()
+            .map(|source| ModuleAddress::parse(source, self.dialect))
+        else {
+            return;
+        };
+        let constraints = match call.version.as_deref() {
+            None => VersionConstraints::new(),
+            Some(text) => match VersionConstraints::parse(text, self.dialect) {
+                Ok(constraints) => constraints,
+                Err(_) => return,
+            },
+        };
+        let asked = match &address {
+            ModuleAddress::Registry(registry) => self.hosts.contains(&registry.host().to_string()),
+            ModuleAddress::Remote(package) => self.may_prefetch(&Remote::Address(package.clone())),
+            ModuleAddress::Local(_) => false,
+        };
+        if !asked || !self.hinted.insert(key.clone()) {
+            return;
+        }
+        let hint = self.hints.len();
+        self.hints.push(Hint {
+            key,
+            address: address.clone(),
+            constraints,
+            version: None,
+        });
+        match address {
+            ModuleAddress::Registry(registry) => self.ask_versions(For::Hint(hint), &registry),
+            ModuleAddress::Remote(package) => {
+                let subdir = package.subdir().to_owned();
+                self.fetch(For::Hint(hint), &Remote::Address(package), &subdir);
+            }
+            ModuleAddress::Local(_) => {}
+        }
+    }
+
+    /// A hint's versions are known: the version its call would pick, and
+    /// then its location (nothing when none would be picked).
+    fn pick_hint_version(&mut self, hint: usize) {
+        let h = &self.hints[hint];
+        let ModuleAddress::Registry(registry) = &h.address else {
+            return;
+        };
+        let key = package_key(registry);
+        let Some(Waiting::Answered(Ok(versions))) = self.versions.get(&key) else {
+            return;
+        };
+        let Ok(version) = self.choose(&h.key, &h.address, &h.constraints, versions) else {
+            return;
+        };
+        let version = version.to_string();
+        let registry = registry.clone();
+        self.hints[hint].version = Some(version.clone());
+        self.ask_location(For::Hint(hint), key, version, &registry);
+    }
+
+    /// A hint's location is known: its package fetched when it is an
+    /// archive on a host the run already asks.
+    fn hint_located(&mut self, hint: usize, answer: Result<Remote, String>) {
+        let ModuleAddress::Registry(registry) = &self.hints[hint].address else {
+            return;
+        };
+        if let Ok(package) = answer
+            && self.may_prefetch(&package)
+        {
+            let subdir = located_subdir(&package, registry);
+            self.fetch(For::Hint(hint), &package, &subdir);
+        }
+    }
+
+    /// Whether a hint may fetch `package` before a call asks for it: an
+    /// http(s) archive (no page, no clone) on a host the run already asks.
+    fn may_prefetch(&self, package: &Remote) -> bool {
+        let archive = match package {
+            Remote::Address(package) => {
+                matches!(package.getter(), Some(Getter::Http | Getter::Https))
+                    && package.archive().is_some()
+            }
+            Remote::Direct(_) => true,
+        };
+        archive && remote_host(package).is_some_and(|host| self.hosts.contains(&host))
     }
 
     fn fail(&mut self, key: &str, kind: FailureKind, diagnostic: Diagnostic) {
@@ -940,11 +1204,41 @@ impl JobPlan for ModulePlan {
     fn not_run(error: Error) -> Result<Output, Error> {
         Err(error)
     }
+
+    type Note = Peeked;
+
+    fn noted(&mut self, note: Peeked) {
+        self.peeked(note);
+    }
 }
 
 /// A diagnostic at a module call.
 fn at_call(call: &ModuleCall, summary: &str, detail: String) -> Diagnostic {
     Diagnostic::with_detail(summary, detail).at(&call.file, call.line)
+}
+
+/// The folder of a located package a registry source's module is in: the
+/// location's subdir joined with the source's.
+fn located_subdir(package: &Remote, registry: &ModuleSource) -> String {
+    match package {
+        Remote::Address(package) => package.join_subdir(registry.subdir()),
+        Remote::Direct(_) => registry.subdir().to_owned(),
+    }
+}
+
+/// The host a package is fetched from (with its port, when the URL names
+/// one), when its address has one.
+fn remote_host(package: &Remote) -> Option<String> {
+    let url = match package {
+        Remote::Address(package) => package.url(),
+        Remote::Direct(direct) => &direct.url,
+    };
+    let url = tfdisco_core::url::Url::parse(url).ok()?;
+    let host = url.host_str()?;
+    Some(match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
+    })
 }
 
 /// A registry source's package, as the versions are asked for it.

@@ -10,7 +10,7 @@ use tfdisco_core::url::Url;
 use tfdisco_core::{Dialect, ModuleLocation, ModulePackage, ModuleVersions};
 
 use super::failure::FailureKind;
-use super::plan::{Finished, Job, ModulePlan, Output};
+use super::plan::{Finished, Job, ModulePlan, Output, Peeked};
 use crate::plan_jobs::JobPlan;
 
 const T: Dialect = Dialect::Terraform;
@@ -55,11 +55,16 @@ impl World {
             }
             Job::Location { source, version } => {
                 self.asked.push(format!("location {source} {version}"));
-                let (_, _, location) = self
+                let Some((_, _, location)) = self
                     .locations
                     .iter()
                     .find(|(p, v, _)| *p == source.to_string() && *v == version)
-                    .expect("a location the test gives");
+                else {
+                    return Output::Location(Err(tfdisco_core::Error::NotFound {
+                        url: Box::new(Url::parse("https://registry.test/").expect("a URL")),
+                        message: "no such version".into(),
+                    }));
+                };
                 Output::Location(Ok(ModuleLocation {
                     source,
                     version,
@@ -82,6 +87,53 @@ impl World {
                 Output::Fetch(Ok(format!("h1:{}", package.address())))
             }
         }
+    }
+
+    /// Runs the plan to its end, one job at a time, but the fetch of
+    /// `package` as a download still streaming: when it is asked, its
+    /// fetch first tells the calls of `peeked` (a file's text), and it
+    /// ends only once no other job is left.
+    fn run_peeking(
+        &mut self,
+        mut plan: ModulePlan,
+        package: &str,
+        peeked: &str,
+    ) -> Result<Finished, Vec<super::ModuleFailure>> {
+        let scratch = tempfile::tempdir().expect("a folder");
+        let mut streaming = None;
+        loop {
+            let Some((id, job)) = plan.next_job() else {
+                match streaming.take() {
+                    Some((id, job)) => {
+                        let output = self.answer(job);
+                        plan.complete(id, Ok(output));
+                        continue;
+                    }
+                    None => break,
+                }
+            };
+            if let Job::Fetch {
+                package: p, watch, ..
+            } = &job
+                && p.address() == package
+                && streaming.is_none()
+            {
+                self.asked.push(format!("streaming {package}"));
+                write(scratch.path(), "peeked.tf", peeked);
+                let calls =
+                    ModuleCall::read_file(T, scratch.path().join("peeked.tf")).expect("calls");
+                plan.noted(Peeked {
+                    package: watch.package,
+                    calls,
+                });
+                streaming = Some((id, job));
+                continue;
+            }
+            let output = self.answer(job);
+            plan.complete(id, Ok(output));
+        }
+        assert!(plan.is_finished());
+        plan.finish()
     }
 
     /// Runs the plan to its end, one job at a time.
@@ -374,4 +426,217 @@ fn a_call_name_that_is_a_path_is_refused() {
         failures[0].diagnostic.summary(),
         "Invalid module instance name"
     );
+}
+
+/// The registry of the hint tests: `app`, whose package calls `lib` (and
+/// a module of another host, and a local folder), `lib` in two versions.
+fn hinted_world() -> World {
+    World {
+        versions: vec![
+            ("registry.test/acme/app/aws", &["1.0.0"]),
+            ("registry.test/acme/lib/aws", &["1.0.0", "1.1.0", "2.0.0"]),
+        ],
+        locations: vec![
+            (
+                "registry.test/acme/app/aws",
+                "1.0.0",
+                "https://registry.test/files/app.zip",
+            ),
+            (
+                "registry.test/acme/lib/aws",
+                "1.1.0",
+                "https://registry.test/files/lib-1.1.0.zip",
+            ),
+            (
+                "registry.test/acme/lib/aws",
+                "2.0.0",
+                "https://registry.test/files/lib-2.0.0.zip",
+            ),
+        ],
+        packages: vec![
+            (
+                "https://registry.test/files/app.zip",
+                &[
+                    (
+                        "main.tf",
+                        r#"module "lib" {
+  source  = "registry.test/acme/lib/aws"
+  version = "~> 1.0"
+}
+module "far" { source = "elsewhere.test/acme/far/aws" }
+module "sub" { source = "./sub" }
+"#,
+                    ),
+                    ("sub/main.tf", ""),
+                ],
+            ),
+            (
+                "https://registry.test/files/lib-1.1.0.zip",
+                &[("main.tf", "")],
+            ),
+            (
+                "https://registry.test/files/lib-2.0.0.zip",
+                &[("main.tf", "")],
+            ),
+        ],
+        ..World::default()
+    }
+}
+
+/// The root of the hint tests: one call of `app`.
+fn app_root() -> tempfile::TempDir {
+    let root = tempfile::tempdir().expect("a folder");
+    write(
+        root.path(),
+        "main.tf",
+        r#"module "app" { source = "registry.test/acme/app/aws" }"#,
+    );
+    root
+}
+
+/// A package's file told while it streams (MOD-16): the call it names on
+/// the run's host is asked, and its archive fetched, before the package is
+/// whole; once it is, the call read finds them and asks nothing twice. The
+/// call on another host waits for the read, as without the hint.
+#[test]
+fn a_call_told_while_its_package_streams_is_asked_before_the_package_is_whole() {
+    let root = app_root();
+    let staging = tempfile::tempdir().expect("a folder");
+    let mut world = hinted_world();
+    world
+        .versions
+        .push(("elsewhere.test/acme/far/aws", &["3.0.0"]));
+    world.locations.push((
+        "elsewhere.test/acme/far/aws",
+        "3.0.0",
+        "https://elsewhere.test/far.zip",
+    ));
+    world
+        .packages
+        .push(("https://elsewhere.test/far.zip", &[("main.tf", "")]));
+    let told = world.packages[0].1[0].1;
+    let plan = ModulePlan::new(
+        T,
+        root.path(),
+        ModuleManifest::default(),
+        staging.path(),
+        false,
+    );
+    let finished = world
+        .run_peeking(plan, "https://registry.test/files/app.zip", told)
+        .expect("installed");
+    assert_eq!(
+        world.asked,
+        [
+            "versions registry.test/acme/app/aws",
+            "location registry.test/acme/app/aws 1.0.0",
+            "streaming https://registry.test/files/app.zip",
+            "versions registry.test/acme/lib/aws",
+            "location registry.test/acme/lib/aws 1.1.0",
+            "fetch https://registry.test/files/lib-1.1.0.zip",
+            "fetch https://registry.test/files/app.zip",
+            "versions elsewhere.test/acme/far/aws",
+            "location elsewhere.test/acme/far/aws 3.0.0",
+            "fetch https://elsewhere.test/far.zip",
+        ]
+    );
+    let mut unhinted = World {
+        versions: world.versions.clone(),
+        locations: world.locations.clone(),
+        packages: world.packages.clone(),
+        ..World::default()
+    };
+    let staging = tempfile::tempdir().expect("a folder");
+    let plan = ModulePlan::new(
+        T,
+        root.path(),
+        ModuleManifest::default(),
+        staging.path(),
+        false,
+    );
+    let without = unhinted.run(plan).expect("installed");
+    assert_eq!(
+        keys_and_dirs(&finished.manifest),
+        keys_and_dirs(&without.manifest)
+    );
+    assert_eq!(
+        finished
+            .manifest
+            .get("app.lib")
+            .and_then(|r| r.version.as_deref()),
+        Some("1.1.0")
+    );
+    let keys: Vec<&str> = finished.placements.iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(keys, ["app", "app.far", "app.lib"]);
+}
+
+/// A wrong guess (an override file the package streams later changes the
+/// constraint) costs requests, never the result: what is installed is
+/// what the package's calls say, and nothing the guess asked fails the
+/// run, not even a version the registry cannot locate.
+#[test]
+fn a_wrong_guess_changes_nothing_installed_and_fails_nothing() {
+    let root = app_root();
+    for locatable in [true, false] {
+        let staging = tempfile::tempdir().expect("a folder");
+        let mut world = hinted_world();
+        world.packages[0].1 = &[
+            (
+                "main.tf",
+                r#"module "lib" {
+  source  = "registry.test/acme/lib/aws"
+  version = "~> 1.0"
+}
+"#,
+            ),
+            ("override.tf", r#"module "lib" { version = "2.0.0" }"#),
+        ];
+        if !locatable {
+            world.locations.retain(|(_, v, _)| *v != "1.1.0");
+        }
+        let told = world.packages[0].1[0].1;
+        let plan = ModulePlan::new(
+            T,
+            root.path(),
+            ModuleManifest::default(),
+            staging.path(),
+            false,
+        );
+        let finished = world
+            .run_peeking(plan, "https://registry.test/files/app.zip", told)
+            .expect("installed");
+        assert_eq!(
+            finished
+                .manifest
+                .get("app.lib")
+                .and_then(|r| r.version.as_deref()),
+            Some("2.0.0")
+        );
+        let mut asked = vec![
+            "versions registry.test/acme/app/aws",
+            "location registry.test/acme/app/aws 1.0.0",
+            "streaming https://registry.test/files/app.zip",
+            "versions registry.test/acme/lib/aws",
+            "location registry.test/acme/lib/aws 1.1.0",
+            "fetch https://registry.test/files/lib-1.1.0.zip",
+            "fetch https://registry.test/files/app.zip",
+            "location registry.test/acme/lib/aws 2.0.0",
+            "fetch https://registry.test/files/lib-2.0.0.zip",
+        ];
+        if !locatable {
+            asked.remove(5);
+        }
+        assert_eq!(world.asked, asked);
+        let lib = finished
+            .placements
+            .iter()
+            .find(|p| p.key == "app.lib")
+            .expect("placed");
+        assert_eq!(
+            fs::read_dir(&lib.from).expect("its package").count(),
+            1,
+            "lib-2.0.0.zip's one file"
+        );
+        assert_ne!(lib.from, finished.placements[0].from);
+    }
 }
