@@ -474,10 +474,12 @@ impl Bench {
             if let (Some(caller), Some(v)) = (caller, versions)
                 && let Some(cd) = due_of.iter().find(|d| d.0 == caller.name).and_then(|d| d.1)
             {
+                let after = (secs(v) - secs(cd)) * 1e3;
                 let _ = write!(
                     line,
-                    "   (asked {:+.0} ms after {}'s last byte was due)",
-                    (secs(v) - secs(cd)) * 1e3,
+                    "   (asked {:.0} ms {} {}'s last byte was due)",
+                    after.abs(),
+                    if after < 0.0 { "before" } else { "after" },
                     caller.name
                 );
             }
