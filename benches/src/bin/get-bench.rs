@@ -32,7 +32,10 @@
 //! in its median run, and whether each target is met; writes the report
 //! to `WORK/report.md` and the request timelines beside it; exits with
 //! status 1 when a target is missed or a check fails (and panics, naming
-//! the command and showing its output, when a run fails).
+//! the command and showing its output, when a run fails). Last, the shared
+//! module cache: a second working directory, with the first's module lock
+//! and the cache the first filled, must install with no archive
+//! downloaded.
 
 use std::ffi::OsString;
 use std::fmt::Write as _;
@@ -329,6 +332,55 @@ impl Bench {
                 .push(format!("get at {to_floor:.2}× the floor"));
         }
         self.timelines(&tf, &td, floor);
+        self.warm_cache(&td_args, &mut expected);
+    }
+
+    /// The shared module cache: `tfdisco get --lock --module-cache DIR` in
+    /// one working directory (the cache empty), then `get --module-cache
+    /// DIR` in a second one that has only the first's module lock: its
+    /// packages come from the cache, with no archive downloaded, and its
+    /// tree is the reference's.
+    fn warm_cache(&mut self, td_args: &[String], expected: &mut Option<Left>) {
+        let main_tf = self.registry.main_tf();
+        let cache = self.args.work.join("module-cache");
+        let _ = fs::remove_dir_all(&cache);
+        let with_cache = |extra: &[&str]| -> Vec<String> {
+            let mut args = td_args.to_vec();
+            args.extend(["--module-cache", &cache.to_string_lossy()].map(str::to_owned));
+            args.extend(extra.iter().map(|a| (*a).to_owned()));
+            args
+        };
+        let tfdisco = self.args.tfdisco.clone();
+        let first = fresh_run(&self.args.work, "get-cache-first", &main_tf);
+        let cold = self.run(&first, &tfdisco, &with_cache(&["--lock"]));
+        self.check(expected, "tfdisco (cold cache)", &first);
+        let second = fresh_run(&self.args.work, "get-cache-second", &main_tf);
+        let lock = tfdisco_config::MODULE_LOCK_FILE;
+        fs::copy(first.join(lock), second.join(lock)).expect("the module lock");
+        let warm = self.run(&second, &tfdisco, &with_cache(&[]));
+        self.check(expected, "tfdisco (warm cache)", &second);
+        let archives = |m: &Measure| m.requests.iter().filter(|r| r.2.ends_with(".zip")).count();
+        self.report.out(format!(
+            "\nmodule cache: a first working directory with `--lock` and an empty cache \
+             {:.3} s ({} requests, {} archives); a second one with its module lock and the \
+             warm cache {:.3} s ({} requests, {} archives: target 0, {})",
+            secs(cold.wall),
+            cold.requests.len(),
+            archives(&cold),
+            secs(warm.wall),
+            warm.requests.len(),
+            archives(&warm),
+            met(archives(&warm) == 0)
+        ));
+        if archives(&warm) > 0 {
+            self.report.failures.push(format!(
+                "{} archives downloaded with a warm module cache",
+                archives(&warm)
+            ));
+        }
+        for dir in [first, second] {
+            let _ = fs::remove_dir_all(dir);
+        }
     }
 
     fn table(&mut self, tf: &[Measure], td: &[Measure]) {
