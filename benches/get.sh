@@ -7,7 +7,9 @@
 # connection's bodies at 25 MB/s. Builds tfdisco and the harness
 # (benches/src/bin/get-bench.rs, which has the details) in release, and
 # benches/c/timed.c with cc; prints medians, ratios, the network's floor,
-# when tfdisco's requests came, and whether each target is met; exits 1 if
+# when tfdisco's requests came, a second working directory's run on a warm
+# module cache (no archive may be downloaded), and whether each target is
+# met; exits 1 if
 # one is missed or a check fails (both tools' .terraform/modules and
 # modules.json must be the same), non-zero if a run fails.
 #
