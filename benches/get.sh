@@ -9,9 +9,9 @@
 # benches/c/timed.c with cc; prints medians, ratios, the network's floor,
 # when tfdisco's requests came, a second working directory's run on a warm
 # module cache (no archive may be downloaded), and whether each target is
-# met; exits 1 if
-# one is missed or a check fails (both tools' .terraform/modules and
-# modules.json must be the same), non-zero if a run fails.
+# met; exits 1 if one is missed or a check fails (both tools'
+# .terraform/modules and modules.json must be the same), non-zero if a run
+# fails.
 #
 #   sh benches/get.sh [RUNS] [get-bench options...]   # 5 runs of each by default
 #
