@@ -147,6 +147,12 @@ impl World {
     }
 }
 
+/// The plan for the configuration in `root` with no manifest, fetching
+/// into `staging`.
+fn fresh_plan(root: &Path, staging: &Path) -> ModulePlan {
+    ModulePlan::new(T, root, ModuleManifest::default(), staging, false)
+}
+
 fn keys_and_dirs(manifest: &ModuleManifest) -> Vec<(String, String, Option<String>)> {
     manifest
         .records()
@@ -191,13 +197,7 @@ module "app" { source = "./app" }
         )],
         ..World::default()
     };
-    let plan = ModulePlan::new(
-        T,
-        root.path(),
-        ModuleManifest::default(),
-        staging.path(),
-        false,
-    );
+    let plan = fresh_plan(root.path(), staging.path());
     let finished = world.run(plan).expect("installed");
     assert_eq!(
         keys_and_dirs(&finished.manifest),
@@ -252,13 +252,7 @@ module "a" { source = "./a" }
         )],
         ..World::default()
     };
-    let plan = ModulePlan::new(
-        T,
-        root.path(),
-        ModuleManifest::default(),
-        staging.path(),
-        false,
-    );
+    let plan = fresh_plan(root.path(), staging.path());
     let finished = world.run(plan).expect("installed");
     assert_eq!(world.asked, ["fetch git::https://git.test/net.git?ref=v1"]);
     // `a.x` comes before `b` in the walk: depth first, names sorted.
@@ -346,13 +340,7 @@ module "bad" { source = "?archive=zip" }
         versions: vec![("registry.test/acme/vpc/aws", &["1.0.0", "2.0.0"])],
         ..World::default()
     };
-    let plan = ModulePlan::new(
-        T,
-        root.path(),
-        ModuleManifest::default(),
-        staging.path(),
-        false,
-    );
+    let plan = fresh_plan(root.path(), staging.path());
     let failures = world.run(plan).expect_err("failures");
     let mut kinds: Vec<(String, FailureKind)> =
         failures.iter().map(|f| (f.key.clone(), f.kind)).collect();
@@ -385,13 +373,7 @@ fn a_module_that_calls_itself_stops_at_the_module_limit() {
     let root = tempfile::tempdir().expect("a folder");
     let staging = tempfile::tempdir().expect("a folder");
     write(root.path(), "main.tf", r#"module "me" { source = "./" }"#);
-    let plan = ModulePlan::new(
-        T,
-        root.path(),
-        ModuleManifest::default(),
-        staging.path(),
-        false,
-    );
+    let plan = fresh_plan(root.path(), staging.path());
     let failures = World::default().run(plan).expect_err("too many");
     assert_eq!(failures.len(), 1);
     assert_eq!(failures[0].diagnostic.summary(), "Too many modules");
@@ -413,13 +395,7 @@ fn a_call_name_that_is_a_path_is_refused() {
         r#"{"module": {"../../escape": {"source": "./a"}, "fine-name_1": {"source": "./a"}}}"#,
     );
     write(root.path(), "a/main.tf", "");
-    let plan = ModulePlan::new(
-        T,
-        root.path(),
-        ModuleManifest::default(),
-        staging.path(),
-        false,
-    );
+    let plan = fresh_plan(root.path(), staging.path());
     let failures = World::default().run(plan).expect_err("refused");
     assert_eq!(failures.len(), 1);
     assert_eq!(
@@ -483,6 +459,19 @@ module "sub" { source = "./sub" }
     }
 }
 
+/// What the hint tests' registry is asked first: `app`, its package
+/// streaming, `lib` asked ahead (its archive too), then `app`'s package
+/// whole.
+const AHEAD: [&str; 7] = [
+    "versions registry.test/acme/app/aws",
+    "location registry.test/acme/app/aws 1.0.0",
+    "streaming https://registry.test/files/app.zip",
+    "versions registry.test/acme/lib/aws",
+    "location registry.test/acme/lib/aws 1.1.0",
+    "fetch https://registry.test/files/lib-1.1.0.zip",
+    "fetch https://registry.test/files/app.zip",
+];
+
 /// The root of the hint tests: one call of `app`.
 fn app_root() -> tempfile::TempDir {
     let root = tempfile::tempdir().expect("a folder");
@@ -515,31 +504,16 @@ fn a_call_told_while_its_package_streams_is_asked_before_the_package_is_whole() 
         .packages
         .push(("https://elsewhere.test/far.zip", &[("main.tf", "")]));
     let told = world.packages[0].1[0].1;
-    let plan = ModulePlan::new(
-        T,
-        root.path(),
-        ModuleManifest::default(),
-        staging.path(),
-        false,
-    );
+    let plan = fresh_plan(root.path(), staging.path());
     let finished = world
         .run_peeking(plan, "https://registry.test/files/app.zip", told)
         .expect("installed");
-    assert_eq!(
-        world.asked,
-        [
-            "versions registry.test/acme/app/aws",
-            "location registry.test/acme/app/aws 1.0.0",
-            "streaming https://registry.test/files/app.zip",
-            "versions registry.test/acme/lib/aws",
-            "location registry.test/acme/lib/aws 1.1.0",
-            "fetch https://registry.test/files/lib-1.1.0.zip",
-            "fetch https://registry.test/files/app.zip",
-            "versions elsewhere.test/acme/far/aws",
-            "location elsewhere.test/acme/far/aws 3.0.0",
-            "fetch https://elsewhere.test/far.zip",
-        ]
-    );
+    let far = [
+        "versions elsewhere.test/acme/far/aws",
+        "location elsewhere.test/acme/far/aws 3.0.0",
+        "fetch https://elsewhere.test/far.zip",
+    ];
+    assert_eq!(world.asked, [&AHEAD[..], &far].concat());
     let mut unhinted = World {
         versions: world.versions.clone(),
         locations: world.locations.clone(),
@@ -547,13 +521,7 @@ fn a_call_told_while_its_package_streams_is_asked_before_the_package_is_whole() 
         ..World::default()
     };
     let staging = tempfile::tempdir().expect("a folder");
-    let plan = ModulePlan::new(
-        T,
-        root.path(),
-        ModuleManifest::default(),
-        staging.path(),
-        false,
-    );
+    let plan = fresh_plan(root.path(), staging.path());
     let without = unhinted.run(plan).expect("installed");
     assert_eq!(
         keys_and_dirs(&finished.manifest),
@@ -595,13 +563,7 @@ fn a_wrong_guess_changes_nothing_installed_and_fails_nothing() {
             world.locations.retain(|(_, v, _)| *v != "1.1.0");
         }
         let told = world.packages[0].1[0].1;
-        let plan = ModulePlan::new(
-            T,
-            root.path(),
-            ModuleManifest::default(),
-            staging.path(),
-            false,
-        );
+        let plan = fresh_plan(root.path(), staging.path());
         let finished = world
             .run_peeking(plan, "https://registry.test/files/app.zip", told)
             .expect("installed");
@@ -612,17 +574,11 @@ fn a_wrong_guess_changes_nothing_installed_and_fails_nothing() {
                 .and_then(|r| r.version.as_deref()),
             Some("2.0.0")
         );
-        let mut asked = vec![
-            "versions registry.test/acme/app/aws",
-            "location registry.test/acme/app/aws 1.0.0",
-            "streaming https://registry.test/files/app.zip",
-            "versions registry.test/acme/lib/aws",
-            "location registry.test/acme/lib/aws 1.1.0",
-            "fetch https://registry.test/files/lib-1.1.0.zip",
-            "fetch https://registry.test/files/app.zip",
+        let read = [
             "location registry.test/acme/lib/aws 2.0.0",
             "fetch https://registry.test/files/lib-2.0.0.zip",
         ];
+        let mut asked = [&AHEAD[..], &read].concat();
         if !locatable {
             asked.remove(5);
         }
