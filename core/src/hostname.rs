@@ -54,6 +54,27 @@ impl Hostname {
         }
     }
 
+    /// The host of a URL, with its port when the URL names one, parsed as
+    /// [`parse`](Hostname::parse) does.
+    ///
+    /// ```
+    /// use tfdisco_core::Hostname;
+    /// use tfdisco_core::url::Url;
+    ///
+    /// let url = Url::parse("https://Example.COM:8443/x").unwrap();
+    /// assert_eq!(Hostname::of_url(&url).unwrap().to_string(), "example.com:8443");
+    /// let url = Url::parse("https://example.com:443/x").unwrap();
+    /// assert_eq!(Hostname::of_url(&url).unwrap().to_string(), "example.com");
+    /// assert!(Hostname::of_url(&Url::parse("file:///x").unwrap()).is_err());
+    /// ```
+    pub fn of_url(url: &url::Url) -> Result<Hostname, HostnameError> {
+        let host = url.host_str().unwrap_or_default();
+        match url.port() {
+            Some(port) => Hostname::parse(&format!("{host}:{port}")),
+            None => Hostname::parse(host),
+        }
+    }
+
     /// [`Hostname::parse`] for whatever the ASCII fast path leaves: every
     /// check, every error.
     #[cold]

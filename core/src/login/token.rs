@@ -126,12 +126,7 @@ impl Transfer<TokenRequest> {
 
 /// The hostname of an https URL, for traces and the transfer's host.
 pub(super) fn url_host(url: &Url) -> Result<Hostname, Error> {
-    let host = url.host_str().unwrap_or_default();
-    let given = match url.port() {
-        Some(port) => format!("{host}:{port}"),
-        None => host.to_owned(),
-    };
-    Hostname::parse(&given).map_err(|e| Error::InvalidArgument {
+    Hostname::of_url(url).map_err(|e| Error::InvalidArgument {
         message: format!("cannot request {url}: its host is not a valid hostname: {e}"),
     })
 }

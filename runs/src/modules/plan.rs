@@ -1234,11 +1234,9 @@ fn remote_host(package: &Remote) -> Option<String> {
         Remote::Direct(direct) => &direct.url,
     };
     let url = tfdisco_core::url::Url::parse(url).ok()?;
-    let host = url.host_str()?;
-    Some(match url.port() {
-        Some(port) => format!("{host}:{port}"),
-        None => host.to_owned(),
-    })
+    tfdisco_core::Hostname::of_url(&url)
+        .ok()
+        .map(|host| host.to_string())
 }
 
 /// A registry source's package, as the versions are asked for it.
